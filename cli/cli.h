@@ -1,0 +1,40 @@
+/* Shared by the CLI commands: option parsing, device opening, output. */
+#ifndef VKOCC_CLI_H
+#define VKOCC_CLI_H
+#include "jsonio.h"
+#include "vkocc.h"
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct cli_common {
+  const char *device;    /* --device (else VKOCC_DEVICE) */
+  bool json;             /* --json */
+  bool no_clock;         /* --no-shader-clock */
+} cli_common;
+
+/* Every command: int cmd_NAME(int argc, char **argv) returning the exit code. */
+int cmd_devices(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_surface(int argc, char **argv);
+int cmd_calc(int argc, char **argv);
+int cmd_fingerprint(int argc, char **argv);
+int cmd_cluster(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+
+/* Prints "vkocc CMD: message" on stderr and returns the status as exit code. */
+int cli_error(const char *cmd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Same with vkocc_last_error(). */
+int cli_fail(const char *cmd, vkocc_status s);
+/* Strict unsigned parsing: whole string, decimal, optional K/KiB/M suffix when allow_units. */
+bool cli_parse_u32(const char *s, bool allow_units, uint32_t *out);
+/* Comma list and/or ranges A-B[:STEP] of unsigned values; sorted, duplicates removed. */
+bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n);
+bool cli_is_tty(void);
+/* Opens the context per --device / VKOCC_DEVICE; on error prints and returns the exit code (>0). */
+int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
+/* Prints or writes JSON; returns exit code. */
+int cli_emit_json(const char *cmd, json_t *doc, const char *path);
+#endif

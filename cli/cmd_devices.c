@@ -1,0 +1,54 @@
+#include "cli.h"
+#include <getopt.h>
+#include <stdlib.h>
+
+static const char *help =
+    "usage: vkocc devices [--json]\n"
+    "Lists every Vulkan physical device: index, name, vendor, type, driver, API version, subgroup size,\n"
+    "maxComputeSharedMemorySize, maxComputeWorkGroupInvocations, compute-queue timestamps (valid bits),\n"
+    "timestampPeriod and shader clock support (subgroup/device). The default device is marked with '*'.\n";
+
+int cmd_devices(int argc, char **argv) {
+  cli_common c = {0};
+  static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
+  int ch;
+  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    if (ch == 'j') c.json = true;
+    else if (ch == 'h') { fputs(help, stdout); return 0; }
+    else { fputs(help, stderr); return 2; }
+  }
+  if (optind < argc) return cli_error("devices", 2, "unexpected argument '%s'", argv[optind]);
+  vkocc_device_info *d;
+  uint32_t n;
+  vkocc_status s = vkocc_enumerate_devices(&d, &n);
+  if (s) return cli_fail("devices", s);
+  uint32_t def = 0;
+  vkocc_select_device(d, n, NULL, &def);
+  if (c.json) {
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < n; i++) {
+      json_t *o = vkocc_device_info_json(&d[i]);
+      json_object_set_new(o, "default", json_boolean(i == def));
+      json_array_append_new(a, o);
+    }
+    free(d);
+    return cli_emit_json("devices", json_pack("{s:s, s:o}", "schema", "vkocc.devices/1", "devices", a), NULL);
+  }
+  printf("%-3s %-34s %-6s %-10s %-22s %-7s %-4s %-9s %-6s %-14s %-8s %s\n", "#", "name", "vendor", "type",
+         "driver", "api", "sg", "shmem", "maxinv", "timestamps", "period", "clock sg/dev");
+  for (uint32_t i = 0; i < n; i++) {
+    char api[32], drv[32], ts[32];
+    vkocc_format_api_version(d[i].api_version, api);
+    vkocc_format_driver_version(d[i].vendor_id, d[i].driver_version, drv);
+    if (d[i].timestamp_valid_bits) snprintf(ts, sizeof ts, "%u bits", d[i].timestamp_valid_bits);
+    else snprintf(ts, sizeof ts, "none");
+    char driver[300];
+    snprintf(driver, sizeof driver, "%s %s", d[i].driver_name[0] ? d[i].driver_name : "?", drv);
+    printf("%u%-2s %-34.34s 0x%04x %-10s %-22.22s %-7s %-4u %-9u %-6u %-14s %-8g %s/%s\n", i, i == def ? "*" : "",
+           d[i].name, d[i].vendor_id, vkocc_device_type_name(d[i].device_type), driver, api, d[i].subgroup_size,
+           d[i].max_shared_bytes, d[i].max_invocations, ts, d[i].timestamp_period,
+           d[i].shader_subgroup_clock ? "yes" : "no", d[i].shader_device_clock ? "yes" : "no");
+  }
+  free(d);
+  return 0;
+}

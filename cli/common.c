@@ -1,0 +1,89 @@
+#include "cli.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cli_error(const char *cmd, int status, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "vkocc %s: ", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return status;
+}
+
+int cli_fail(const char *cmd, vkocc_status s) { return cli_error(cmd, (int)s, "%s", vkocc_last_error()); }
+
+bool cli_parse_u32(const char *s, bool allow_units, uint32_t *out) {
+  if (!s || !isdigit((unsigned char)*s)) return false;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno) return false;
+  unsigned long long mul = 1;
+  if (allow_units && *end) {
+    if (!strcasecmp(end, "k") || !strcasecmp(end, "kib") || !strcasecmp(end, "kb")) mul = 1024, end += strlen(end);
+    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mib") || !strcasecmp(end, "mb")) mul = 1024 * 1024, end += strlen(end);
+  }
+  if (*end || v * mul > UINT32_MAX) return false;
+  *out = (uint32_t)(v * mul);
+  return true;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n) {
+  char *copy = strdup(s), *save = NULL;
+  uint32_t cap = 64, m = 0, *v = malloc(cap * sizeof *v);
+  bool ok = *s != 0;
+  for (char *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
+    char *dash = strchr(tok, '-'), *colon = strchr(tok, ':');
+    uint32_t a, b, step = 1;
+    if (dash) {
+      *dash = 0;
+      if (colon) *colon = 0;
+      ok = cli_parse_u32(tok, allow_units, &a) && cli_parse_u32(dash + 1, allow_units, &b) && a <= b &&
+           (!colon || (cli_parse_u32(colon + 1, allow_units, &step) && step > 0)) && (b - a) / step < 100000;
+      for (uint64_t x = a; ok && x <= b; x += step) {
+        if (m == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        v[m++] = (uint32_t)x;
+      }
+    } else {
+      ok = !colon && cli_parse_u32(tok, allow_units, &a);
+      if (ok) {
+        if (m == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        v[m++] = a;
+      }
+    }
+  }
+  free(copy);
+  if (!ok || m == 0) { free(v); return false; }
+  qsort(v, m, sizeof *v, cmp_u32);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < m; i++)
+    if (i == 0 || v[i] != v[k - 1]) v[k++] = v[i];
+  *out = v;
+  *n = k;
+  return true;
+}
+
+bool cli_is_tty(void) { return isatty(STDERR_FILENO); }
+
+int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx) {
+  vkocc_context_options o = {.device = c->device, .disable_shader_clock = c->no_clock};
+  vkocc_status s = vkocc_context_create(&o, ctx);
+  return s ? cli_fail(cmd, s) : 0;
+}
+
+int cli_emit_json(const char *cmd, json_t *doc, const char *path) {
+  vkocc_status s = vkocc_json_write(doc, path ? path : "-");
+  json_decref(doc);
+  return s ? cli_fail(cmd, s) : 0;
+}

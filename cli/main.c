@@ -1,0 +1,30 @@
+/* vkocc <command> [options]: one file per command (cmd_<name>.c), the work in libvkocc. */
+#include "cli.h"
+#include <string.h>
+
+typedef struct { const char *name; int (*fn)(int, char **); const char *what; } command;
+
+static const command commands[] = {
+    {"devices", cmd_devices, "list Vulkan devices and what vkocc needs of them"},
+    {"calibrate", cmd_calibrate, "calibrate shader clocks against queue timestamps"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: vkocc <command> [options]   (vkocc <command> --help for its options)\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].what);
+  fprintf(f, "\nEvery device command takes --device INDEX|NAME|UUID (default: $VKOCC_DEVICE, else the first\n"
+             "discrete GPU, integrated, virtual, then CPU). Exit codes: 0 ok, 1 measurement/runtime failure,\n"
+             "2 bad usage or input, 3 the device or system lacks what the command needs.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) { usage(stderr); return 2; }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return 0; }
+  if (!strcmp(argv[1], "--version")) { printf("vkocc %s\n", vkocc_version()); return 0; }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "vkocc: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

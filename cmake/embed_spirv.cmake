@@ -1,0 +1,11 @@
+# Turns a SPIR-V binary into a C source with a uint32_t array (SPIR-V is a stream of 32-bit words).
+file(READ ${SPV} hex HEX)
+string(LENGTH "${hex}" n)
+math(EXPR bytes "${n} / 2")
+string(REGEX MATCHALL "([0-9a-f][0-9a-f])([0-9a-f][0-9a-f])([0-9a-f][0-9a-f])([0-9a-f][0-9a-f])" words "${hex}")
+set(body "")
+foreach(w IN LISTS words)
+  string(REGEX REPLACE "(..)(..)(..)(..)" "0x\\4\\3\\2\\1u," w "${w}")
+  string(APPEND body "${w}\n")
+endforeach()
+file(WRITE ${OUT} "#include <stddef.h>\n#include <stdint.h>\nconst uint32_t vkocc_spv_${NAME}[] = {\n${body}};\nconst size_t vkocc_spv_${NAME}_size = ${bytes};\n")

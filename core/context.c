@@ -1,0 +1,314 @@
+#include "internal.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
+  char dir[900], uuid[37];
+  void *data = NULL;
+  size_t len = 0;
+  vkocc_format_uuid(ctx->info.uuid, uuid);
+  if (vkocc_cache_dir(dir, sizeof dir) == VKOCC_OK) {
+    snprintf(ctx->cache_path, sizeof ctx->cache_path, "%s/pipelines-%s.bin", dir, uuid);
+    if (vkocc_read_file(ctx->cache_path, &data, &len) != VKOCC_OK) { data = NULL; len = 0; }
+  }
+  vkocc_clear_error();
+  /* The driver validates the header (vendor, device, pipelineCacheUUID) and ignores a foreign cache. */
+  VkPipelineCacheCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
+                                  .initialDataSize = len, .pInitialData = data};
+  VkResult r = vkocc_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
+  if (r != VK_SUCCESS && data) {
+    ci.initialDataSize = 0;
+    ci.pInitialData = NULL;
+    r = vkocc_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
+  }
+  free(data);
+  return r == VK_SUCCESS ? VKOCC_OK : vkocc_vk_fail(r, "vkCreatePipelineCache");
+}
+
+static void save_pipeline_cache(vkocc_context *ctx) {
+  if (!ctx->cache || !ctx->cache_path[0]) return;
+  size_t len = 0;
+  if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, NULL) != VK_SUCCESS || !len) return;
+  void *data = malloc(len);
+  if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, data) == VK_SUCCESS)
+    vkocc_write_file_atomic(ctx->cache_path, data, len); /* a cache that cannot be written is no error */
+  free(data);
+}
+
+vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_context **out) {
+  vkocc_context_options defaults = {0};
+  if (!opt) opt = &defaults;
+  *out = NULL;
+  vkocc_context *ctx = calloc(1, sizeof *ctx);
+  ctx->timeout_ns = (uint64_t)((opt->timeout_s > 0 ? opt->timeout_s : 10.0) * 1e9);
+  vkocc_status s = vkocc_instance_create(&ctx->instance);
+  if (s) { free(ctx); return s; }
+
+  uint32_t n = 0;
+  vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
+  if (n == 0) {
+    vkocc_context_destroy(ctx);
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device; install a "
+                      "driver, e.g. mesa-vulkan-drivers for lavapipe");
+  }
+  VkPhysicalDevice *pds = calloc(n, sizeof *pds);
+  vkocc_device_info *infos = calloc(n, sizeof *infos);
+  vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, pds);
+  for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
+  const char *spec = opt->device ? opt->device : getenv("VKOCC_DEVICE");
+  uint32_t idx = 0;
+  s = vkocc_select_device(infos, n, spec, &idx);
+  if (!s) { ctx->phys = pds[idx]; ctx->info = infos[idx]; }
+  free(pds);
+  free(infos);
+  if (s) { vkocc_context_destroy(ctx); return s; }
+
+  if (ctx->info.compute_queue_family == UINT32_MAX) {
+    vkocc_context_destroy(ctx);
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "device %u (%s) has no compute queue", idx, ctx->info.name);
+  }
+  if (ctx->info.timestamp_valid_bits == 0) {
+    vkocc_context_destroy(ctx);
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "device %u (%s) has no timestamps on its compute queue "
+                      "(timestampValidBits = 0); vkocc needs them", idx, ctx->info.name);
+  }
+  vkocc_fn.vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem);
+
+  ctx->device_clock = ctx->info.shader_device_clock && !opt->disable_shader_clock;
+  ctx->subgroup_clock = ctx->info.shader_subgroup_clock && !opt->disable_shader_clock;
+  VkPhysicalDeviceShaderClockFeaturesKHR clk = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR,
+                                                .shaderSubgroupClock = ctx->subgroup_clock,
+                                                .shaderDeviceClock = ctx->device_clock};
+  const char *ext[] = {VK_KHR_SHADER_CLOCK_EXTENSION_NAME};
+  bool use_clock = ctx->device_clock || ctx->subgroup_clock;
+  float prio = 1.0f;
+  VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                 .queueFamilyIndex = ctx->info.compute_queue_family,
+                                 .queueCount = 1, .pQueuePriorities = &prio};
+  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = use_clock ? &clk : NULL,
+                            .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
+                            .enabledExtensionCount = use_clock ? 1 : 0, .ppEnabledExtensionNames = ext};
+  VkResult r = vkocc_fn.vkCreateDevice(ctx->phys, &dci, NULL, &ctx->device);
+  if (r != VK_SUCCESS) {
+    char what[300];
+    snprintf(what, sizeof what, "vkCreateDevice on %s", ctx->info.name);
+    s = vkocc_vk_fail(r, what);
+    vkocc_context_destroy(ctx);
+    return s;
+  }
+  vkocc_load_device_functions(ctx->device);
+  vkocc_fn.vkGetDeviceQueue(ctx->device, ctx->info.compute_queue_family, 0, &ctx->queue);
+
+  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                 .queueFamilyIndex = ctx->info.compute_queue_family};
+  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkQueryPoolCreateInfo qpci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+  if ((r = vkocc_fn.vkCreateCommandPool(ctx->device, &pci, NULL, &ctx->cmd_pool)) ||
+      (cai.commandPool = ctx->cmd_pool, r = vkocc_fn.vkAllocateCommandBuffers(ctx->device, &cai, &ctx->cmd)) ||
+      (r = vkocc_fn.vkCreateFence(ctx->device, &fci, NULL, &ctx->fence)) ||
+      (r = vkocc_fn.vkCreateQueryPool(ctx->device, &qpci, NULL, &ctx->queries))) {
+    s = vkocc_vk_fail(r, "creating command pool, fence and query pool");
+    vkocc_context_destroy(ctx);
+    return s;
+  }
+  if ((s = load_pipeline_cache(ctx))) { vkocc_context_destroy(ctx); return s; }
+  *out = ctx;
+  return VKOCC_OK;
+}
+
+void vkocc_context_destroy(vkocc_context *ctx) {
+  if (!ctx) return;
+  if (ctx->device) {
+    vkocc_fn.vkDeviceWaitIdle(ctx->device);
+    save_pipeline_cache(ctx);
+    if (ctx->cache) vkocc_fn.vkDestroyPipelineCache(ctx->device, ctx->cache, NULL);
+    if (ctx->queries) vkocc_fn.vkDestroyQueryPool(ctx->device, ctx->queries, NULL);
+    if (ctx->fence) vkocc_fn.vkDestroyFence(ctx->device, ctx->fence, NULL);
+    if (ctx->cmd_pool) vkocc_fn.vkDestroyCommandPool(ctx->device, ctx->cmd_pool, NULL);
+    vkocc_fn.vkDestroyDevice(ctx->device, NULL);
+  }
+  if (ctx->instance) vkocc_fn.vkDestroyInstance(ctx->instance, NULL);
+  free(ctx);
+}
+
+const vkocc_device_info *vkocc_context_device(const vkocc_context *ctx) { return &ctx->info; }
+bool vkocc_context_has_device_clock(const vkocc_context *ctx) { return ctx->device_clock; }
+bool vkocc_context_has_subgroup_clock(const vkocc_context *ctx) { return ctx->subgroup_clock; }
+
+static int32_t find_memory(const vkocc_context *ctx, uint32_t bits, VkMemoryPropertyFlags want) {
+  for (uint32_t i = 0; i < ctx->mem.memoryTypeCount; i++)
+    if ((bits & (1u << i)) && (ctx->mem.memoryTypes[i].propertyFlags & want) == want) return (int32_t)i;
+  return -1;
+}
+
+vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool host_visible, vkocc_buffer *b) {
+  memset(b, 0, sizeof *b);
+  b->size = size;
+  VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
+                            .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+  VkResult r = vkocc_fn.vkCreateBuffer(ctx->device, &bci, NULL, &b->buffer);
+  if (r) return vkocc_vk_fail(r, "vkCreateBuffer");
+  VkMemoryRequirements req;
+  vkocc_fn.vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
+  int32_t type = host_visible
+                     ? find_memory(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
+                     : find_memory(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  if (type < 0 && !host_visible) type = find_memory(ctx, req.memoryTypeBits, 0);
+  if (type < 0) {
+    vkocc_buffer_destroy(ctx, b);
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no %s memory type for a %llu-byte buffer",
+                      host_visible ? "host-visible coherent" : "device", (unsigned long long)size);
+  }
+  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
+                              .memoryTypeIndex = (uint32_t)type};
+  if ((r = vkocc_fn.vkAllocateMemory(ctx->device, &mai, NULL, &b->memory)) ||
+      (r = vkocc_fn.vkBindBufferMemory(ctx->device, b->buffer, b->memory, 0)) ||
+      (host_visible && (r = vkocc_fn.vkMapMemory(ctx->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map)))) {
+    vkocc_buffer_destroy(ctx, b);
+    return vkocc_vk_fail(r, "allocating buffer memory");
+  }
+  return VKOCC_OK;
+}
+
+void vkocc_buffer_destroy(vkocc_context *ctx, vkocc_buffer *b) {
+  if (b->buffer) vkocc_fn.vkDestroyBuffer(ctx->device, b->buffer, NULL);
+  if (b->memory) vkocc_fn.vkFreeMemory(ctx->device, b->memory, NULL);
+  memset(b, 0, sizeof *b);
+}
+
+static vkocc_status submit_and_wait(vkocc_context *ctx, const char *what) {
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
+  VkResult r = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
+  if (r) return vkocc_vk_fail(r, what);
+  r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns);
+  if (r == VK_TIMEOUT)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: the GPU did not finish within %.1f s (VK_TIMEOUT)", what,
+                      (double)ctx->timeout_ns / 1e9);
+  if (r) return vkocc_vk_fail(r, what);
+  vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
+  return VKOCC_OK;
+}
+
+static void begin(vkocc_context *ctx) {
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  vkocc_fn.vkResetCommandBuffer(ctx->cmd, 0);
+  vkocc_fn.vkBeginCommandBuffer(ctx->cmd, &bi);
+}
+
+vkocc_status vkocc_buffer_upload(vkocc_context *ctx, vkocc_buffer *dst, const void *data, VkDeviceSize size) {
+  if (dst->map) { memcpy(dst->map, data, size); return VKOCC_OK; }
+  vkocc_buffer staging;
+  vkocc_status s = vkocc_buffer_create(ctx, size, true, &staging);
+  if (s) return s;
+  memcpy(staging.map, data, size);
+  begin(ctx);
+  VkBufferCopy region = {.size = size};
+  vkocc_fn.vkCmdCopyBuffer(ctx->cmd, staging.buffer, dst->buffer, 1, &region);
+  vkocc_fn.vkEndCommandBuffer(ctx->cmd);
+  s = submit_and_wait(ctx, "uploading a buffer");
+  vkocc_buffer_destroy(ctx, &staging);
+  return s;
+}
+
+vkocc_status vkocc_kernel_create(vkocc_context *ctx, const uint32_t *spv, size_t spv_bytes, uint32_t bindings,
+                                 uint32_t push_bytes, const uint32_t *spec, uint32_t spec_count, vkocc_kernel *k) {
+  memset(k, 0, sizeof *k);
+  k->bindings = bindings;
+  k->push_bytes = push_bytes;
+  VkDescriptorSetLayoutBinding b[4];
+  for (uint32_t i = 0; i < bindings; i++)
+    b[i] = (VkDescriptorSetLayoutBinding){.binding = i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                          .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+  VkShaderModuleCreateInfo smci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spv_bytes,
+                                   .pCode = spv};
+  VkDescriptorSetLayoutCreateInfo dslci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                           .bindingCount = bindings, .pBindings = b};
+  VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = push_bytes};
+  VkSpecializationMapEntry entries[4];
+  for (uint32_t i = 0; i < spec_count; i++)
+    entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = 4 * i, .size = 4};
+  VkSpecializationInfo si = {.mapEntryCount = spec_count, .pMapEntries = entries, .dataSize = 4 * spec_count,
+                             .pData = spec};
+  VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = bindings};
+  VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
+                                     .poolSizeCount = 1, .pPoolSizes = &ps};
+  VkResult r;
+  if ((r = vkocc_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &k->module)) ||
+      (r = vkocc_fn.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &k->set_layout)))
+    goto fail;
+  VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
+                                     .pSetLayouts = &k->set_layout, .pushConstantRangeCount = push_bytes ? 1 : 0,
+                                     .pPushConstantRanges = &pcr};
+  if ((r = vkocc_fn.vkCreatePipelineLayout(ctx->device, &plci, NULL, &k->layout))) goto fail;
+  VkComputePipelineCreateInfo cpci = {
+      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = k->module, .pName = "main", .pSpecializationInfo = spec_count ? &si : NULL},
+      .layout = k->layout};
+  if ((r = vkocc_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &k->pipeline)) ||
+      (r = vkocc_fn.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &k->pool)))
+    goto fail;
+  VkDescriptorSetAllocateInfo dsai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                      .descriptorPool = k->pool, .descriptorSetCount = 1,
+                                      .pSetLayouts = &k->set_layout};
+  if ((r = vkocc_fn.vkAllocateDescriptorSets(ctx->device, &dsai, &k->set))) goto fail;
+  return VKOCC_OK;
+fail:
+  vkocc_kernel_destroy(ctx, k);
+  return vkocc_vk_fail(r, "creating a compute pipeline");
+}
+
+void vkocc_kernel_bind(vkocc_context *ctx, vkocc_kernel *k, vkocc_buffer *const *buffers) {
+  VkDescriptorBufferInfo bi[4];
+  VkWriteDescriptorSet w[4];
+  for (uint32_t i = 0; i < k->bindings; i++) {
+    bi[i] = (VkDescriptorBufferInfo){.buffer = buffers[i]->buffer, .range = VK_WHOLE_SIZE};
+    w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = k->set, .dstBinding = i,
+                                  .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  .pBufferInfo = &bi[i]};
+  }
+  vkocc_fn.vkUpdateDescriptorSets(ctx->device, k->bindings, w, 0, NULL);
+}
+
+void vkocc_kernel_destroy(vkocc_context *ctx, vkocc_kernel *k) {
+  if (k->pool) vkocc_fn.vkDestroyDescriptorPool(ctx->device, k->pool, NULL);
+  if (k->pipeline) vkocc_fn.vkDestroyPipeline(ctx->device, k->pipeline, NULL);
+  if (k->layout) vkocc_fn.vkDestroyPipelineLayout(ctx->device, k->layout, NULL);
+  if (k->set_layout) vkocc_fn.vkDestroyDescriptorSetLayout(ctx->device, k->set_layout, NULL);
+  if (k->module) vkocc_fn.vkDestroyShaderModule(ctx->device, k->module, NULL);
+  memset(k, 0, sizeof *k);
+}
+
+vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
+                                  double *ns, vkocc_tick_status *tick) {
+  if (groups == 0 || groups > ctx->info.max_wg_count_x)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "dispatch of %u workgroups is outside 1..maxComputeWorkGroupCount[0]=%u",
+                      groups, ctx->info.max_wg_count_x);
+  begin(ctx);
+  vkocc_fn.vkCmdResetQueryPool(ctx->cmd, ctx->queries, 0, 2);
+  vkocc_fn.vkCmdBindPipeline(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+  vkocc_fn.vkCmdBindDescriptorSets(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &k->set, 0, NULL);
+  if (k->push_bytes) vkocc_fn.vkCmdPushConstants(ctx->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_bytes, push);
+  vkocc_fn.vkCmdWriteTimestamp(ctx->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx->queries, 0);
+  vkocc_fn.vkCmdDispatch(ctx->cmd, groups, 1, 1);
+  vkocc_fn.vkCmdWriteTimestamp(ctx->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx->queries, 1);
+  vkocc_fn.vkEndCommandBuffer(ctx->cmd);
+  vkocc_status s = submit_and_wait(ctx, "compute dispatch");
+  if (s) return s;
+  uint64_t ts[2];
+  VkResult r = vkocc_fn.vkGetQueryPoolResults(ctx->device, ctx->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
+                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r) return vkocc_vk_fail(r, "vkGetQueryPoolResults");
+  uint64_t d;
+  *tick = vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &d);
+  *ns = (double)d * ctx->info.timestamp_period;
+  return VKOCC_OK;
+}

@@ -1,0 +1,201 @@
+#include "internal.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *vkocc_device_type_name(uint32_t t) {
+  switch (t) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+  case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+  default: return "other";
+  }
+}
+
+void vkocc_format_api_version(uint32_t v, char out[32]) {
+  snprintf(out, 32, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+}
+
+void vkocc_format_driver_version(uint32_t vendor, uint32_t v, char out[32]) {
+  if (vendor == 0x10de) /* NVIDIA packs 10.8.8.6 bits */
+    snprintf(out, 32, "%u.%u.%u.%u", v >> 22, (v >> 14) & 0xff, (v >> 6) & 0xff, v & 0x3f);
+  else
+    vkocc_format_api_version(v, out);
+}
+
+void vkocc_format_uuid(const uint8_t u[16], char out[37]) {
+  char *p = out;
+  for (int i = 0; i < 16; i++) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
+    p += sprintf(p, "%02x", u[i]);
+  }
+  *p = 0;
+}
+
+static bool has_extension(VkPhysicalDevice pd, const char *name) {
+  uint32_t n = 0;
+  vkocc_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL);
+  VkExtensionProperties *e = calloc(n ? n : 1, sizeof *e);
+  vkocc_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, e);
+  bool found = false;
+  for (uint32_t i = 0; i < n && !found; i++) found = strcmp(e[i].extensionName, name) == 0;
+  free(e);
+  return found;
+}
+
+void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info) {
+  memset(info, 0, sizeof *info);
+  info->index = index;
+  VkPhysicalDeviceProperties base;
+  vkocc_fn.vkGetPhysicalDeviceProperties(pd, &base);
+  bool v12 = base.apiVersion >= VK_API_VERSION_1_2 || has_extension(pd, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
+  VkPhysicalDeviceDriverProperties drv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES, .pNext = &sg};
+  if (v12) sg.pNext = &drv;
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
+  vkocc_fn.vkGetPhysicalDeviceProperties2(pd, &p2);
+  const VkPhysicalDeviceProperties *p = &p2.properties;
+  snprintf(info->name, sizeof info->name, "%s", p->deviceName);
+  info->vendor_id = p->vendorID;
+  info->device_id = p->deviceID;
+  info->device_type = p->deviceType;
+  info->driver_version = p->driverVersion;
+  info->api_version = p->apiVersion;
+  if (v12) {
+    snprintf(info->driver_name, sizeof info->driver_name, "%s", drv.driverName);
+    snprintf(info->driver_info, sizeof info->driver_info, "%s", drv.driverInfo);
+  }
+  memcpy(info->uuid, id.deviceUUID, 16);
+  info->subgroup_size = sg.subgroupSize;
+  info->max_shared_bytes = p->limits.maxComputeSharedMemorySize;
+  info->max_invocations = p->limits.maxComputeWorkGroupInvocations;
+  info->max_wg_size_x = p->limits.maxComputeWorkGroupSize[0];
+  info->max_wg_count_x = p->limits.maxComputeWorkGroupCount[0];
+  info->timestamp_period = p->limits.timestampPeriod;
+  info->timestamp_compute_and_graphics = p->limits.timestampComputeAndGraphics;
+
+  uint32_t nq = 0;
+  vkocc_fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
+  VkQueueFamilyProperties *q = calloc(nq ? nq : 1, sizeof *q);
+  vkocc_fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, q);
+  info->compute_queue_family = UINT32_MAX;
+  /* Prefer a family with compute and timestamps; a compute-only family first (less contention). */
+  for (int pass = 0; pass < 3 && info->compute_queue_family == UINT32_MAX; pass++)
+    for (uint32_t i = 0; i < nq; i++) {
+      bool compute = q[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
+      bool gfx = q[i].queueFlags & VK_QUEUE_GRAPHICS_BIT;
+      bool ts = q[i].timestampValidBits > 0;
+      if (compute && ((pass == 0 && ts && !gfx) || (pass == 1 && ts) || pass == 2)) {
+        info->compute_queue_family = i;
+        info->timestamp_valid_bits = q[i].timestampValidBits;
+        break;
+      }
+    }
+  free(q);
+
+  info->has_shader_clock_ext = has_extension(pd, VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+  if (info->has_shader_clock_ext) {
+    VkPhysicalDeviceShaderClockFeaturesKHR clk = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &clk};
+    vkocc_fn.vkGetPhysicalDeviceFeatures2(pd, &f2);
+    info->shader_subgroup_clock = clk.shaderSubgroupClock;
+    info->shader_device_clock = clk.shaderDeviceClock;
+  }
+}
+
+vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *count) {
+  *devices = NULL;
+  *count = 0;
+  VkInstance inst;
+  vkocc_status s = vkocc_instance_create(&inst);
+  if (s) return s;
+  uint32_t n = 0;
+  VkResult r = vkocc_fn.vkEnumeratePhysicalDevices(inst, &n, NULL);
+  if (r != VK_SUCCESS || n == 0) {
+    vkocc_fn.vkDestroyInstance(inst, NULL);
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device (%s); "
+                      "install a driver, e.g. mesa-vulkan-drivers for lavapipe", vkocc_vk_result_name(r));
+  }
+  VkPhysicalDevice *pds = calloc(n, sizeof *pds);
+  vkocc_fn.vkEnumeratePhysicalDevices(inst, &n, pds);
+  vkocc_device_info *infos = calloc(n, sizeof *infos);
+  for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
+  free(pds);
+  vkocc_fn.vkDestroyInstance(inst, NULL);
+  *devices = infos;
+  *count = n;
+  return VKOCC_OK;
+}
+
+static int type_rank(uint32_t t) {
+  switch (t) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+  case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+  default: return 4;
+  }
+}
+
+/* Parses 32 hex digits with optional dashes. */
+static bool parse_uuid(const char *s, uint8_t out[16]) {
+  int nib = 0;
+  for (; *s; s++) {
+    if (*s == '-') continue;
+    if (!isxdigit((unsigned char)*s) || nib >= 32) return false;
+    int v = isdigit((unsigned char)*s) ? *s - '0' : tolower((unsigned char)*s) - 'a' + 10;
+    if (nib % 2 == 0) out[nib / 2] = (uint8_t)(v << 4);
+    else out[nib / 2] |= (uint8_t)v;
+    nib++;
+  }
+  return nib == 32;
+}
+
+static bool contains_ci(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++)
+    if (strncasecmp(hay, needle, n) == 0) return true;
+  return n == 0;
+}
+
+static vkocc_status no_match(const vkocc_device_info *d, uint32_t n, const char *spec, const char *why) {
+  char list[768] = "";
+  size_t off = 0;
+  for (uint32_t i = 0; i < n && off < sizeof list - 1; i++)
+    off += (size_t)snprintf(list + off, sizeof list - off, "%s%u: %s", i ? "; " : "", i, d[i].name);
+  return vkocc_fail(VKOCC_ERROR_USAGE, "--device '%s' %s; devices: %s", spec, why, list);
+}
+
+vkocc_status vkocc_select_device(const vkocc_device_info *d, uint32_t n, const char *spec, uint32_t *index) {
+  if (n == 0) return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device");
+  if (!spec || !*spec) {
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < n; i++)
+      if (type_rank(d[i].device_type) < type_rank(d[best].device_type)) best = i;
+    *index = best;
+    return VKOCC_OK;
+  }
+  char *end;
+  unsigned long v = strtoul(spec, &end, 10);
+  if (*end == 0 && isdigit((unsigned char)spec[0])) {
+    if (v >= n) return no_match(d, n, spec, "is not a device index");
+    *index = (uint32_t)v;
+    return VKOCC_OK;
+  }
+  uint8_t uuid[16];
+  if (parse_uuid(spec, uuid)) {
+    for (uint32_t i = 0; i < n; i++)
+      if (memcmp(uuid, d[i].uuid, 16) == 0) { *index = i; return VKOCC_OK; }
+    return no_match(d, n, spec, "matches no device UUID");
+  }
+  uint32_t found = UINT32_MAX, hits = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (contains_ci(d[i].name, spec)) { if (!hits) found = i; hits++; }
+  if (hits == 0) return no_match(d, n, spec, "matches no device");
+  if (hits > 1) return no_match(d, n, spec, "matches several devices (use the index or UUID)");
+  *index = found;
+  return VKOCC_OK;
+}

@@ -1,0 +1,117 @@
+/* Internal to libvkocc: the Vulkan function table, the context and the helpers stages share. */
+#ifndef VKOCC_INTERNAL_H
+#define VKOCC_INTERNAL_H
+
+#include "vkocc.h"
+#include <vulkan/vulkan.h>
+
+#define VKOCC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* error.c */
+vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *vkocc_vk_result_name(VkResult r);
+/* Maps a VkResult from `what` to a status with a message; VK_ERROR_DEVICE_LOST gets its own wording. */
+vkocc_status vkocc_vk_fail(VkResult r, const char *what);
+void vkocc_clear_error(void);
+
+/* loader.c: Vulkan entry points, loaded at run time (volk-style) so a missing loader is a clear error. */
+#define VKOCC_VK_GLOBAL(X) X(vkCreateInstance) X(vkEnumerateInstanceVersion)
+#define VKOCC_VK_INSTANCE(X) \
+  X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties) \
+  X(vkGetPhysicalDeviceProperties2) X(vkGetPhysicalDeviceFeatures2) \
+  X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties) \
+  X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice) X(vkGetDeviceProcAddr)
+#define VKOCC_VK_DEVICE(X) \
+  X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateCommandPool) X(vkDestroyCommandPool) \
+  X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkResetCommandBuffer) \
+  X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences) X(vkResetFences) X(vkQueueSubmit) \
+  X(vkCreateQueryPool) X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkCmdResetQueryPool) \
+  X(vkCmdWriteTimestamp) X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) \
+  X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory) X(vkUnmapMemory) \
+  X(vkCreateShaderModule) X(vkDestroyShaderModule) X(vkCreateDescriptorSetLayout) \
+  X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout) \
+  X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCreatePipelineCache) X(vkDestroyPipelineCache) \
+  X(vkGetPipelineCacheData) X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool) \
+  X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets) X(vkCmdBindPipeline) \
+  X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCmdCopyBuffer) \
+  X(vkCmdPipelineBarrier) X(vkCmdFillBuffer) X(vkDeviceWaitIdle)
+
+typedef struct vkocc_vk {
+#define VKOCC_PFN(name) PFN_##name name;
+  PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+  VKOCC_VK_GLOBAL(VKOCC_PFN) VKOCC_VK_INSTANCE(VKOCC_PFN) VKOCC_VK_DEVICE(VKOCC_PFN)
+#undef VKOCC_PFN
+} vkocc_vk;
+extern vkocc_vk vkocc_fn;
+
+vkocc_status vkocc_loader_open(void);
+vkocc_status vkocc_instance_create(VkInstance *instance);
+void vkocc_load_device_functions(VkDevice device);
+
+/* devices.c */
+void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info);
+
+/* context.c */
+typedef struct vkocc_buffer {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  VkDeviceSize size;
+  void *map; /* NULL for device-local memory */
+} vkocc_buffer;
+
+typedef struct vkocc_kernel {
+  VkShaderModule module;
+  VkDescriptorSetLayout set_layout;
+  VkPipelineLayout layout;
+  VkPipeline pipeline;
+  VkDescriptorPool pool;
+  VkDescriptorSet set;
+  uint32_t bindings, push_bytes;
+} vkocc_kernel;
+
+struct vkocc_context {
+  VkInstance instance;
+  VkPhysicalDevice phys;
+  VkDevice device;
+  VkQueue queue;
+  vkocc_device_info info;
+  VkPhysicalDeviceMemoryProperties mem;
+  VkCommandPool cmd_pool;
+  VkCommandBuffer cmd;
+  VkFence fence;
+  VkQueryPool queries;
+  VkPipelineCache cache;
+  char cache_path[1024];
+  bool device_clock, subgroup_clock;
+  uint64_t timeout_ns;
+};
+
+vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool host_visible, vkocc_buffer *b);
+void vkocc_buffer_destroy(vkocc_context *ctx, vkocc_buffer *b);
+/* Copies host data into a (device-local) buffer through a staging buffer. */
+vkocc_status vkocc_buffer_upload(vkocc_context *ctx, vkocc_buffer *dst, const void *data, VkDeviceSize size);
+
+/* Compute pipeline from embedded SPIR-V with `bindings` storage buffers (bindings 0..n-1), push constants
+ * and up to 4 uint32 specialization constants (ids 0..n-1). */
+vkocc_status vkocc_kernel_create(vkocc_context *ctx, const uint32_t *spv, size_t spv_bytes, uint32_t bindings,
+                                 uint32_t push_bytes, const uint32_t *spec, uint32_t spec_count,
+                                 vkocc_kernel *k);
+void vkocc_kernel_bind(vkocc_context *ctx, vkocc_kernel *k, vkocc_buffer *const *buffers);
+void vkocc_kernel_destroy(vkocc_context *ctx, vkocc_kernel *k);
+
+/* One dispatch between two queue timestamps; waits with the context timeout. *ns: the timestamp interval
+ * (masked to timestampValidBits, converted with timestampPeriod). *tick: how the delta was read. */
+vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
+                                  double *ns, vkocc_tick_status *tick);
+
+/* cache.c: $XDG_CACHE_HOME/vkocc (else ~/.cache/vkocc), created on demand. */
+vkocc_status vkocc_cache_dir(char *out, size_t len);
+/* Writes data to path through a temporary file and a rename. */
+vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len);
+vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
+
+double vkocc_now_ns(void);
+int vkocc_cmp_double(const void *a, const void *b);
+double vkocc_median(double *v, uint32_t n); /* sorts v */
+
+#endif

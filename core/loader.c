@@ -1,0 +1,60 @@
+#include "internal.h"
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+vkocc_vk vkocc_fn;
+static void *loader_handle;
+
+vkocc_status vkocc_loader_open(void) {
+  if (vkocc_fn.vkGetInstanceProcAddr) return VKOCC_OK;
+  /* VKOCC_VULKAN_LIBRARY lets tests (and odd installs) name the loader. */
+  const char *name = getenv("VKOCC_VULKAN_LIBRARY");
+  if (!name || !*name) name = "libvulkan.so.1";
+  loader_handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!loader_handle)
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED,
+                      "no Vulkan loader: cannot open %s (install libvulkan1, e.g. scripts/install-deps.sh)", name);
+  vkocc_fn.vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)dlsym(loader_handle, "vkGetInstanceProcAddr");
+  if (!vkocc_fn.vkGetInstanceProcAddr)
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s is not a Vulkan loader (no vkGetInstanceProcAddr)", name);
+#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(NULL, #n);
+  VKOCC_VK_GLOBAL(LOAD)
+#undef LOAD
+  if (!vkocc_fn.vkCreateInstance)
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s does not provide vkCreateInstance", name);
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_instance_create(VkInstance *instance) {
+  vkocc_status s = vkocc_loader_open();
+  if (s) return s;
+  uint32_t api = VK_API_VERSION_1_0;
+  if (vkocc_fn.vkEnumerateInstanceVersion) vkocc_fn.vkEnumerateInstanceVersion(&api);
+  VkApplicationInfo app = {
+      .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+      .pApplicationName = "vkocc",
+      .applicationVersion = VK_MAKE_API_VERSION(0, 0, 1, 0),
+      .pEngineName = "vkocc",
+      .apiVersion = api >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1,
+  };
+  VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+  VkResult r = vkocc_fn.vkCreateInstance(&ci, NULL, instance);
+  if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED)
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED,
+                      "no Vulkan driver: vkCreateInstance returned %s (install a driver, e.g. mesa-vulkan-drivers "
+                      "for lavapipe)", vkocc_vk_result_name(r));
+  if (r != VK_SUCCESS) return vkocc_vk_fail(r, "vkCreateInstance");
+#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(*instance, #n);
+  VKOCC_VK_INSTANCE(LOAD)
+#undef LOAD
+  if (!vkocc_fn.vkGetPhysicalDeviceProperties2)
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the Vulkan loader lacks Vulkan 1.1 (vkGetPhysicalDeviceProperties2)");
+  return VKOCC_OK;
+}
+
+void vkocc_load_device_functions(VkDevice device) {
+#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetDeviceProcAddr(device, #n);
+  VKOCC_VK_DEVICE(LOAD)
+#undef LOAD
+}

@@ -1,0 +1,248 @@
+/* vkocc — portable GPU occupancy through Vulkan microbenchmarks.
+ *
+ * One public header. Every function returns a vkocc_status; on failure vkocc_last_error() holds one line
+ * naming what failed and with what (device, flag, file and JSON path, VkResult name). Results go through
+ * out-parameters. Times are in nanoseconds unless a name says otherwise. Not thread-safe per context.
+ */
+#ifndef VKOCC_H
+#define VKOCC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status values double as the CLI's exit codes. */
+typedef enum vkocc_status {
+  VKOCC_OK = 0,
+  VKOCC_ERROR_RUNTIME = 1,     /* measurement or runtime failure (device lost, timeout, inconsistent data) */
+  VKOCC_ERROR_USAGE = 2,       /* bad input: flag, file, JSON, no such device */
+  VKOCC_ERROR_UNSUPPORTED = 3, /* the device or system lacks what is needed (loader, driver, timestamps) */
+} vkocc_status;
+
+/* The message of the last failure on this thread (never NULL; "" when none). */
+const char *vkocc_last_error(void);
+const char *vkocc_version(void);
+
+/* ---------------------------------------------------------------- devices */
+
+typedef struct vkocc_device_info {
+  uint32_t index;               /* position in vkEnumeratePhysicalDevices */
+  char name[256];
+  uint32_t vendor_id, device_id;
+  uint32_t device_type;         /* VkPhysicalDeviceType */
+  char driver_name[256];        /* VkPhysicalDeviceDriverProperties (empty if unavailable) */
+  char driver_info[256];
+  uint32_t driver_version;      /* raw VkPhysicalDeviceProperties::driverVersion */
+  uint32_t api_version;
+  uint8_t uuid[16];             /* deviceUUID */
+  uint32_t subgroup_size;
+  uint32_t max_shared_bytes;    /* maxComputeSharedMemorySize */
+  uint32_t max_invocations;     /* maxComputeWorkGroupInvocations */
+  uint32_t max_wg_size_x;       /* maxComputeWorkGroupSize[0] */
+  uint32_t max_wg_count_x;      /* maxComputeWorkGroupCount[0] */
+  uint32_t compute_queue_family;/* first family with COMPUTE; UINT32_MAX if none */
+  uint32_t timestamp_valid_bits;/* of that family; 0 = no timestamps there */
+  float timestamp_period;       /* ns per timestamp tick */
+  bool timestamp_compute_and_graphics;
+  bool has_shader_clock_ext;    /* VK_KHR_shader_clock */
+  bool shader_subgroup_clock;   /* feature shaderSubgroupClock */
+  bool shader_device_clock;     /* feature shaderDeviceClock */
+} vkocc_device_info;
+
+/* Lists every physical device. *devices is malloc'd; free with free(). Fails with
+ * VKOCC_ERROR_UNSUPPORTED when there is no loader, no driver or no device. */
+vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *count);
+
+/* Picks a device. spec: NULL/"" for the default (first discrete GPU, else integrated, else virtual, else
+ * CPU, else other), a decimal index, a device UUID (32 hex digits, dashes allowed), or a case-insensitive
+ * substring of the name. VKOCC_ERROR_USAGE with the list of devices in the message when nothing matches
+ * or a substring is ambiguous. */
+vkocc_status vkocc_select_device(const vkocc_device_info *devices, uint32_t count, const char *spec,
+                                 uint32_t *index);
+
+const char *vkocc_device_type_name(uint32_t vk_device_type);
+/* "MAJOR.MINOR.PATCH" of a Vulkan API version; driver versions are vendor-encoded (NVIDIA 10.8.8.6 bits). */
+void vkocc_format_api_version(uint32_t v, char out[32]);
+void vkocc_format_driver_version(uint32_t vendor_id, uint32_t v, char out[32]);
+void vkocc_format_uuid(const uint8_t uuid[16], char out[37]);
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct vkocc_context vkocc_context;
+
+typedef struct vkocc_context_options {
+  const char *device;           /* see vkocc_select_device; NULL: VKOCC_DEVICE from the environment */
+  bool disable_shader_clock;    /* act as if the device had no VK_KHR_shader_clock (tests the fallbacks) */
+  double timeout_s;             /* host wait limit for one submission; 0 = 10 s */
+} vkocc_context_options;
+
+/* Opens the device with one compute queue. VKOCC_ERROR_UNSUPPORTED if the compute queue has no
+ * timestamps. */
+vkocc_status vkocc_context_create(const vkocc_context_options *options, vkocc_context **ctx);
+void vkocc_context_destroy(vkocc_context *ctx);
+const vkocc_device_info *vkocc_context_device(const vkocc_context *ctx);
+/* Whether the context enabled the realtime / subgroup clock (false when disabled by option). */
+bool vkocc_context_has_device_clock(const vkocc_context *ctx);
+bool vkocc_context_has_subgroup_clock(const vkocc_context *ctx);
+
+/* ---------------------------------------------------------------- small tools (no device) */
+
+typedef enum vkocc_tick_status {
+  VKOCC_TICKS_OK = 0,
+  VKOCC_TICKS_WRAPPED = 1,   /* end < start within valid_bits, explained by one wrap: delta is valid */
+  VKOCC_TICKS_BACKWARDS = 2, /* the counter went backwards (or wrapped more than half its range): invalid */
+} vkocc_tick_status;
+
+/* Masks start and end to valid_bits (1..64) and returns their forward distance modulo 2^valid_bits.
+ * A 64-bit counter never legitimately wraps, so end < start there is BACKWARDS. *delta is 0 on BACKWARDS. */
+vkocc_tick_status vkocc_tick_delta(uint64_t start, uint64_t end, uint32_t valid_bits, uint64_t *delta);
+
+typedef struct vkocc_linfit {
+  double slope, intercept;
+  double r2;                 /* coefficient of determination over the points kept */
+  double max_rel_residual;   /* max |y - fit| / |fit| over the points kept */
+  uint32_t n, n_used;        /* points given, points kept after outlier rejection */
+} vkocc_linfit;
+
+/* Least squares y = intercept + slope x. With reject_outliers, points whose residual exceeds
+ * max(4 robust sigmas, 1e-9 |y|) are dropped and the line refitted (at most 3 rounds, at least half kept).
+ * VKOCC_ERROR_RUNTIME when fewer than 2 points or all x equal. */
+vkocc_status vkocc_linfit_compute(const double *x, const double *y, uint32_t n, bool reject_outliers,
+                                  vkocc_linfit *out);
+
+typedef struct vkocc_summary {
+  double median, min, max, mad; /* mad: median absolute deviation */
+  uint32_t n;
+} vkocc_summary;
+void vkocc_summarize(const double *v, uint32_t n, vkocc_summary *out);
+
+/* ---------------------------------------------------------------- calibration */
+
+typedef struct vkocc_calibrate_options {
+  uint32_t lengths;     /* spin lengths; 0 = 8 */
+  double span;          /* longest / shortest; 0 = 20 */
+  uint32_t repeats;     /* per length; 0 = 5 */
+  uint32_t warmups;     /* discarded dispatches before measuring; 0 = 3 */
+  double longest_ns;    /* target duration of the longest spin; 0 = 4 ms */
+} vkocc_calibrate_options;
+
+typedef struct vkocc_calibration {
+  bool has_device_clock, has_subgroup_clock;
+  double ns_per_tick;        /* realtime clock: queue ns per clockRealtimeEXT tick (fit slope) */
+  vkocc_linfit realtime_fit; /* queue ns against realtime ticks */
+  double shader_clock_mhz;   /* subgroup clock: cycles per microsecond of queue time */
+  vkocc_linfit subgroup_fit; /* queue ns against subgroup-clock cycles */
+  vkocc_linfit spin_fit;     /* queue ns against spin iterations (always measured) */
+  double overhead_ns;        /* dispatch overhead: intercept of the realtime fit, else of the spin fit */
+  double timestamp_period;
+  uint32_t timestamp_valid_bits;
+  bool tick_equals_period;   /* ns_per_tick within 2% of timestampPeriod */
+  uint32_t samples;          /* dispatches measured (warm-ups excluded) */
+  uint32_t wraps;            /* deltas that needed a wrap correction */
+  uint32_t backwards;        /* samples dropped because a clock went backwards */
+  double longest_ns;         /* longest spin actually measured */
+  char note[256];            /* what could not be measured, if anything */
+} vkocc_calibration;
+
+vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *options,
+                             vkocc_calibration *out);
+
+/* ---------------------------------------------------------------- occupancy probes */
+
+typedef enum vkocc_method {
+  VKOCC_METHOD_COMB = 1,   /* sleeping-workgroup comb, needs the device clock */
+  VKOCC_METHOD_BISECT = 2, /* dispatch bisection, queue timestamps only */
+  VKOCC_METHOD_BOTH = 3,
+} vkocc_method;
+
+/* One workgroup's sleep, in ns on a common time base. valid = false for a record the device never wrote. */
+typedef struct vkocc_interval {
+  double start, end;
+  bool valid;
+} vkocc_interval;
+
+#define VKOCC_MAX_TEETH 64
+typedef struct vkocc_comb_estimate {
+  uint32_t P;                /* maximum number of sleeps that overlap for at least min_dwell */
+  bool lower_bound;          /* every valid workgroup overlapped: P >= this, dispatch more */
+  uint32_t n_valid, n_missing;
+  uint32_t teeth;            /* groups of start times separated by gaps > half the median sleep */
+  uint32_t tooth_heights[VKOCC_MAX_TEETH]; /* the first min(teeth, VKOCC_MAX_TEETH) */
+  double first_tooth_spread_ns;            /* last start - first start within the first tooth */
+  double median_sleep_ns;
+} vkocc_comb_estimate;
+
+/* Estimates P from the sleep intervals of one dispatch (any order). min_dwell_ns: how long a level of
+ * overlap must hold to count (0 = 2% of the median sleep), which ignores coincidences of a few ns.
+ * VKOCC_ERROR_RUNTIME when no record is valid. */
+vkocc_status vkocc_comb_estimate_P(const vkocc_interval *intervals, uint32_t n, double min_dwell_ns,
+                                   vkocc_comb_estimate *out);
+
+/* Measures the runtime (ns) of one dispatch of `groups` workgroups. */
+typedef vkocc_status (*vkocc_runtime_fn)(void *user, uint32_t groups, double *ns);
+
+typedef struct vkocc_bisect_estimate {
+  uint32_t P;           /* largest dispatch that still ran in one wave */
+  bool certain;         /* the step was found (false: max_groups reached without serialization) */
+  uint32_t dispatches;  /* runtime measurements made */
+  double base_ns;       /* runtime of one wave */
+  double threshold_ns;  /* runtimes above this are serialized */
+} vkocc_bisect_estimate;
+
+/* Doubles the dispatch from `start` until the runtime steps up by more than half of wave_ns over the
+ * one-wave runtime, then bisects to the first serialized size, which is P + 1. Each size is measured
+ * `repeats` times (median). */
+vkocc_status vkocc_bisect_search(vkocc_runtime_fn fn, void *user, uint32_t start, uint32_t max_groups,
+                                 double wave_ns, uint32_t repeats, vkocc_bisect_estimate *out);
+
+typedef struct vkocc_probe_options {
+  uint32_t wg_size;        /* threads per workgroup, 1..maxComputeWorkGroupInvocations */
+  uint32_t shared_bytes;   /* 0..maxComputeSharedMemorySize (rounded up to 4-byte words) */
+  vkocc_method method;     /* 0 = both where the clock exists, else bisect */
+  uint32_t repeat;         /* repetitions; 0 = 1 */
+  double sleep_ns;         /* 0 = chosen from the calibration and the launch jitter */
+  uint32_t hint;           /* expected P (0 = unknown); only sizes the first dispatch */
+  bool keep_raw;           /* keep the intervals of the last comb for plotting */
+} vkocc_probe_options;
+
+typedef struct vkocc_probe_rep {
+  uint32_t comb_P, bisect_P;      /* 0 where not measured */
+  vkocc_comb_estimate comb;
+  vkocc_bisect_estimate bisect;
+  double comb_gpu_ns, bisect_gpu_ns;   /* sum of queue-timestamp intervals of its dispatches */
+  double comb_wall_ns, bisect_wall_ns;
+  uint32_t comb_dispatches, comb_groups; /* dispatches made; groups in the deciding dispatch */
+} vkocc_probe_rep;
+
+#define VKOCC_MAX_REPEAT 64
+typedef struct vkocc_probe_result {
+  uint32_t wg_size, shared_bytes;
+  vkocc_method method;
+  bool bisect_by_chase;     /* bisection used the pointer chase (no device clock) */
+  double sleep_ns;          /* the sleep (or one chase) length used */
+  uint32_t repeat;
+  vkocc_probe_rep reps[VKOCC_MAX_REPEAT];
+  uint32_t comb_median, bisect_median;         /* medians over the repetitions (0: not measured) */
+  uint32_t comb_min, comb_max, bisect_min, bisect_max;
+  bool agree;               /* every repetition of both methods gave one value */
+  uint32_t P;               /* the answer: comb median if measured, else bisect median */
+  double floor_ns;          /* fewest waves that can reveal P (2) times the sleep, per method run */
+  vkocc_interval *raw;      /* last comb's intervals (keep_raw), malloc'd; free with vkocc_probe_result_free */
+  uint32_t raw_count;
+} vkocc_probe_result;
+
+/* Validates the point (VKOCC_ERROR_USAGE before anything is dispatched), then measures. cal may be NULL
+ * (a short calibration is run). */
+vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_probe_options *options,
+                         vkocc_probe_result *out);
+void vkocc_probe_result_free(vkocc_probe_result *r);
+vkocc_status vkocc_probe_check_point(const vkocc_device_info *dev, uint32_t wg_size, uint32_t shared_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

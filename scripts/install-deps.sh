@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages vkocc needs to build, test and run its main job on lavapipe.
+# Idempotent: installs only what is missing. As non-root it prints the exact command and exits 1.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config
+      libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc   # loader + headers, lavapipe, shader compiler
+      libjansson-dev libcairo2-dev libglfw3-dev            # JSON, plots, optional interactive viewer
+      xvfb xauth)                                          # headless window test of the viewer
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root:  sudo sh -c '$cmd'" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+sh -c "$cmd"

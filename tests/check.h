@@ -1,0 +1,41 @@
+/* Minimal test support: CHECK counts, prints failures with location, and the closing line is
+ * "N passed, N failed" (what CI reads). */
+#ifndef VKOCC_CHECK_H
+#define VKOCC_CHECK_H
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static int check_passed, check_failed;
+
+#define CHECK(cond, ...)                                                          \
+  do {                                                                            \
+    if (cond) check_passed++;                                                     \
+    else {                                                                        \
+      check_failed++;                                                             \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);     \
+      fprintf(stderr, __VA_ARGS__);                                               \
+      fputc('\n', stderr);                                                        \
+    }                                                                             \
+  } while (0)
+#define CHECK_EQ_U(a, b) CHECK((a) == (b), "%s = %llu, expected %llu", #a, (unsigned long long)(a), (unsigned long long)(b))
+#define CHECK_NEAR(a, b, tol) CHECK(fabs((double)(a) - (double)(b)) <= (tol), "%s = %.9g, expected %.9g +- %.3g", #a, (double)(a), (double)(b), (double)(tol))
+#define CHECK_CONTAINS(hay, needle) CHECK((hay) && strstr((hay), (needle)), "'%s' does not contain '%s'", (hay) ? (hay) : "(null)", (needle))
+
+static inline int check_report(void) {
+  printf("%d passed, %d failed\n", check_passed, check_failed);
+  return check_failed ? 1 : 0;
+}
+
+/* Deterministic pseudo-random numbers for synthetic data (xorshift + Box-Muller). */
+static unsigned long long check_rng = 88172645463325252ull;
+static inline double check_uniform(void) {
+  check_rng ^= check_rng << 13; check_rng ^= check_rng >> 7; check_rng ^= check_rng << 17;
+  return (double)(check_rng >> 11) / 9007199254740992.0;
+}
+static inline double check_gauss(void) {
+  double u = check_uniform() + 1e-12, v = check_uniform();
+  return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+}
+#endif

@@ -1,0 +1,79 @@
+/* CLI on lavapipe: devices (table, JSON), device selection errors, missing loader/driver, --help, bad flags. */
+#include "check.h"
+#include "run.h"
+#include <jansson.h>
+
+int main(int argc, char **argv) {
+  if (argc < 2) { fprintf(stderr, "usage: %s VKOCC_BINARY\n", argv[0]); return 2; }
+  const char *bin = argv[1];
+  char *out;
+  int rc = run_fmt(&out, "%s devices --json 2>/dev/null", bin);
+  CHECK(rc == 0, "devices --json exit %d", rc);
+  json_error_t e;
+  json_t *doc = json_loads(out, 0, &e);
+  CHECK(doc != NULL, "devices --json is not JSON: %s", e.text);
+  json_t *devs = json_object_get(doc, "devices");
+  CHECK(json_is_array(devs) && json_array_size(devs) >= 1, "no devices array");
+  bool llvmpipe = false;
+  for (size_t i = 0; i < json_array_size(devs); i++) {
+    json_t *d = json_array_get(devs, i);
+    const char *name = json_string_value(json_object_get(d, "name"));
+    if (name && strstr(name, "llvmpipe")) {
+      llvmpipe = true;
+      CHECK(!strcmp(json_string_value(json_object_get(d, "device_type")), "cpu"), "llvmpipe is a cpu device");
+      CHECK(json_integer_value(json_object_get(d, "timestamp_valid_bits")) == 64, "llvmpipe timestamps");
+      CHECK(json_integer_value(json_object_get(d, "max_compute_work_group_invocations")) >= 1024, "max invocations");
+      CHECK(json_is_boolean(json_object_get(json_object_get(d, "shader_clock"), "device")), "shader_clock.device");
+      CHECK(json_integer_value(json_object_get(d, "subgroup_size")) > 0, "subgroup size");
+    }
+  }
+  CHECK(llvmpipe, "devices --json does not name llvmpipe");
+  CHECK(!strcmp(json_string_value(json_object_get(doc, "schema")), "vkocc.devices/1"), "schema");
+  json_decref(doc);
+  free(out);
+
+  rc = run_fmt(&out, "%s devices 2>&1", bin);
+  CHECK(rc == 0, "devices exit %d", rc);
+  CHECK_CONTAINS(out, "llvmpipe");
+  CHECK_CONTAINS(out, "64 bits");
+  free(out);
+
+  /* --device that matches nothing: exit 2, one line listing the devices */
+  rc = run_fmt(&out, "%s calibrate --device nosuchgpu 2>&1", bin);
+  CHECK(rc == 2, "nosuchgpu exit %d", rc);
+  CHECK_CONTAINS(out, "'nosuchgpu' matches no device");
+  CHECK_CONTAINS(out, "llvmpipe");
+  CHECK(strchr(out, '\n') == out + strlen(out) - 1, "error is not one line: %s", out);
+  free(out);
+  rc = run_fmt(&out, "VKOCC_DEVICE=nosuchgpu %s calibrate 2>&1", bin);
+  CHECK(rc == 2, "VKOCC_DEVICE=nosuchgpu exit %d", rc);
+  CHECK_CONTAINS(out, "nosuchgpu");
+  free(out);
+
+  /* no loader / no driver: exit 3 with a clear line */
+  rc = run_fmt(&out, "VKOCC_VULKAN_LIBRARY=/nonexistent/libvulkan.so.1 %s devices 2>&1", bin);
+  CHECK(rc == 3, "no loader exit %d", rc);
+  CHECK_CONTAINS(out, "no Vulkan loader");
+  free(out);
+  rc = run_fmt(&out, "VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json %s devices 2>&1", bin);
+  CHECK(rc == 3, "no driver exit %d", rc);
+  CHECK(strstr(out, "no Vulkan driver") || strstr(out, "no Vulkan device"), "no driver message: %s", out);
+  free(out);
+
+  /* usage errors */
+  rc = run_fmt(&out, "%s calibrate --repeats abc 2>&1", bin);
+  CHECK(rc == 2, "bad --repeats exit %d", rc);
+  CHECK_CONTAINS(out, "--repeats 'abc'");
+  free(out);
+  rc = run_fmt(&out, "%s frobnicate 2>&1", bin);
+  CHECK(rc == 2, "unknown command exit %d", rc);
+  free(out);
+  const char *cmds[] = {"devices", "calibrate"};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    rc = run_fmt(&out, "%s %s --help", bin, cmds[i]);
+    CHECK(rc == 0, "%s --help exit %d", cmds[i], rc);
+    CHECK_CONTAINS(out, "usage: vkocc");
+    free(out);
+  }
+  return check_report();
+}
