@@ -7,6 +7,7 @@ typedef struct { const char *name; int (*fn)(int, char **); const char *what; } 
 static const command commands[] = {
     {"devices", cmd_devices, "list Vulkan devices and what vkocc needs of them"},
     {"calibrate", cmd_calibrate, "calibrate shader clocks against queue timestamps"},
+    {"probe", cmd_probe, "occupancy P for one workgroup size and shared-memory size"},
 };
 
 static void usage(FILE *f) {

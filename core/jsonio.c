@@ -94,3 +94,62 @@ vkocc_status vkocc_json_write(json_t *doc, const char *path) {
   free(text);
   return s;
 }
+
+static const char *method_name(vkocc_method m) {
+  return m == VKOCC_METHOD_COMB ? "comb" : m == VKOCC_METHOD_BISECT ? "bisect" : "both";
+}
+
+json_t *vkocc_probe_result_json(const vkocc_probe_result *r) {
+  json_t *o = json_object(), *reps = json_array();
+  json_object_set_new(o, "wg_size", json_integer(r->wg_size));
+  json_object_set_new(o, "shared_bytes", json_integer(r->shared_bytes));
+  json_object_set_new(o, "method", json_string(method_name(r->method)));
+  json_object_set_new(o, "P", json_integer(r->P));
+  json_object_set_new(o, "agree", json_boolean(r->agree));
+  json_object_set_new(o, "repeat", json_integer(r->repeat));
+  json_object_set_new(o, "sleep_ns", num(r->sleep_ns));
+  json_object_set_new(o, "bisect_wave_ns", num(r->bisect_wave_ns));
+  json_object_set_new(o, "floor_ns", num(r->floor_ns));
+  json_object_set_new(o, "bisect_workload", json_string(r->bisect_by_chase ? "pointer-chase" : "sleep"));
+  if (r->method & VKOCC_METHOD_COMB)
+    json_object_set_new(o, "comb", json_pack("{s:I, s:I, s:I}", "median", (json_int_t)r->comb_median, "min",
+                                             (json_int_t)r->comb_min, "max", (json_int_t)r->comb_max));
+  if (r->method & VKOCC_METHOD_BISECT)
+    json_object_set_new(o, "bisect", json_pack("{s:I, s:I, s:I}", "median", (json_int_t)r->bisect_median, "min",
+                                               (json_int_t)r->bisect_min, "max", (json_int_t)r->bisect_max));
+  for (uint32_t i = 0; i < r->repeat; i++) {
+    const vkocc_probe_rep *p = &r->reps[i];
+    json_t *e = json_object();
+    if (r->method & VKOCC_METHOD_COMB) {
+      json_t *h = json_array();
+      uint32_t nt = p->comb.teeth < VKOCC_MAX_TEETH ? p->comb.teeth : VKOCC_MAX_TEETH;
+      for (uint32_t t = 0; t < nt; t++) json_array_append_new(h, json_integer(p->comb.tooth_heights[t]));
+      json_t *c = json_object();
+      json_object_set_new(c, "P", json_integer(p->comb_P));
+      json_object_set_new(c, "groups", json_integer(p->comb_groups));
+      json_object_set_new(c, "valid_records", json_integer(p->comb.n_valid));
+      json_object_set_new(c, "missing_records", json_integer(p->comb.n_missing));
+      json_object_set_new(c, "teeth", json_integer(p->comb.teeth));
+      json_object_set_new(c, "tooth_heights", h);
+      json_object_set_new(c, "first_tooth_spread_ns", num(p->comb.first_tooth_spread_ns));
+      json_object_set_new(c, "median_sleep_ns", num(p->comb.median_sleep_ns));
+      json_object_set_new(c, "dispatches", json_integer(p->comb_dispatches));
+      json_object_set_new(c, "gpu_ns", num(p->comb_gpu_ns));
+      json_object_set_new(c, "wall_ns", num(p->comb_wall_ns));
+      json_object_set_new(e, "comb", c);
+    }
+    if (r->method & VKOCC_METHOD_BISECT) {
+      json_t *b = json_object();
+      json_object_set_new(b, "P", json_integer(p->bisect_P));
+      json_object_set_new(b, "dispatches", json_integer(p->bisect.dispatches));
+      json_object_set_new(b, "one_wave_ns", num(p->bisect.base_ns));
+      json_object_set_new(b, "threshold_ns", num(p->bisect.threshold_ns));
+      json_object_set_new(b, "gpu_ns", num(p->bisect_gpu_ns));
+      json_object_set_new(b, "wall_ns", num(p->bisect_wall_ns));
+      json_object_set_new(e, "bisect", b);
+    }
+    json_array_append_new(reps, e);
+  }
+  json_object_set_new(o, "repetitions", reps);
+  return o;
+}

@@ -194,8 +194,11 @@ typedef struct vkocc_bisect_estimate {
 } vkocc_bisect_estimate;
 
 /* Doubles the dispatch from `start` until the runtime steps up by more than half of wave_ns over the
- * one-wave runtime, then bisects to the first serialized size, which is P + 1. Each size is measured
- * `repeats` times (median). */
+ * one-wave runtime, then bisects to the first serialized size, which is P + 1. Each size is timed
+ * `repeats` times and the fastest run counts. With VKOCC_BISECT_EARLY_EXIT or'ed into repeats, a size
+ * stops at its first run under the threshold: valid when the workload's length is fixed (a sleep), so
+ * interference can only add time and one fast run proves one wave. */
+#define VKOCC_BISECT_EARLY_EXIT 0x80000000u
 vkocc_status vkocc_bisect_search(vkocc_runtime_fn fn, void *user, uint32_t start, uint32_t max_groups,
                                  double wave_ns, uint32_t repeats, vkocc_bisect_estimate *out);
 
@@ -223,14 +226,15 @@ typedef struct vkocc_probe_result {
   uint32_t wg_size, shared_bytes;
   vkocc_method method;
   bool bisect_by_chase;     /* bisection used the pointer chase (no device clock) */
-  double sleep_ns;          /* the sleep (or one chase) length used */
+  double sleep_ns;          /* the comb's sleep */
+  double bisect_wave_ns;    /* bisection's one-wave workload (sleep or chase) */
   uint32_t repeat;
   vkocc_probe_rep reps[VKOCC_MAX_REPEAT];
   uint32_t comb_median, bisect_median;         /* medians over the repetitions (0: not measured) */
   uint32_t comb_min, comb_max, bisect_min, bisect_max;
   bool agree;               /* every repetition of both methods gave one value */
   uint32_t P;               /* the answer: comb median if measured, else bisect median */
-  double floor_ns;          /* fewest waves that can reveal P (2) times the sleep, per method run */
+  double floor_ns;          /* per repetition: fewest waves that can reveal P (2) times each method's wave */
   vkocc_interval *raw;      /* last comb's intervals (keep_raw), malloc'd; free with vkocc_probe_result_free */
   uint32_t raw_count;
 } vkocc_probe_result;

@@ -19,7 +19,7 @@ layout(constant_id = 1) const uint SHMEM_WORDS = 1u;
 layout(push_constant) uniform PC {
   uint mode;         // 0 sleep on the clock, 1 pointer chase
   uint sleep_ticks;  // sleep length in realtime ticks (< 2^31)
-  uint max_rounds;   // iteration bound of the sleep loop (one clock read and 64 ALU steps a round)
+  uint max_rounds;   // iteration bound of the sleep loop (one clock read and 128 ALU steps a round)
   uint chase_rounds; // mode 1: rounds of 16 dependent loads
   uint chase_mask;   // chase table size - 1 (power of two)
   uint key;          // a value the compiler cannot know; never equal to what the shared array holds
@@ -55,6 +55,7 @@ void main() {
         t1 = clockRealtime2x32EXT();
         ++iters;
         if ((t1.x - t0.x) >= pc.sleep_ticks) { done = true; break; }
+        STEP8 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8
         STEP8 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8
       }
       sink = x;

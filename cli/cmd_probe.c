@@ -1,0 +1,130 @@
+#include "cli.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *help =
+    "usage: vkocc probe --wg N --shmem BYTES [--method comb|bisect|both] [--repeat K] [--json]\n"
+    "                   [--raw FILE] [--sleep-us US] [--device D] [--no-shader-clock]\n"
+    "Measures occupancy P (workgroups resident at once) at one workgroup size and shared-memory size:\n"
+    "  comb    sleeping workgroups record start/end on the realtime clock; P = most overlapping sleeps\n"
+    "  bisect  double the dispatch until the runtime steps up by a wave, bisect to the step (P+1);\n"
+    "          queue timestamps only (a pointer chase replaces the sleep without a shader clock)\n"
+    "Default: both where the device clock exists, else bisect. --shmem takes bytes or K/KiB.\n"
+    "--raw FILE writes the last comb's start and end times (ns) as JSON for plotting.\n";
+
+int cmd_probe(int argc, char **argv) {
+  cli_common c = {0};
+  vkocc_probe_options o = {0};
+  const char *raw = NULL;
+  bool have_wg = false, have_shm = false;
+  static const struct option opts[] = {
+      {"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'}, {"wg", required_argument, 0, 'w'},
+      {"shmem", required_argument, 0, 's'}, {"method", required_argument, 0, 'm'},
+      {"repeat", required_argument, 0, 'r'}, {"raw", required_argument, 0, 'R'},
+      {"sleep-us", required_argument, 0, 'S'}, {"no-shader-clock", no_argument, 0, 'n'},
+      {"help", no_argument, 0, 'h'}, {0}};
+  int ch;
+  uint32_t v;
+  while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
+    switch (ch) {
+    case 'd': c.device = optarg; break;
+    case 'j': c.json = true; break;
+    case 'n': c.no_clock = true; break;
+    case 'w':
+      if (!cli_parse_u32(optarg, false, &o.wg_size) || o.wg_size == 0)
+        return cli_error("probe", 2, "--wg '%s': expected a positive integer", optarg);
+      have_wg = true;
+      break;
+    case 's':
+      if (!cli_parse_u32(optarg, true, &o.shared_bytes))
+        return cli_error("probe", 2, "--shmem '%s': expected bytes (e.g. 16384 or 16K)", optarg);
+      have_shm = true;
+      break;
+    case 'm':
+      if (!strcmp(optarg, "comb")) o.method = VKOCC_METHOD_COMB;
+      else if (!strcmp(optarg, "bisect")) o.method = VKOCC_METHOD_BISECT;
+      else if (!strcmp(optarg, "both")) o.method = VKOCC_METHOD_BOTH;
+      else return cli_error("probe", 2, "--method '%s': expected comb, bisect or both", optarg);
+      break;
+    case 'r':
+      if (!cli_parse_u32(optarg, false, &v) || v < 1 || v > VKOCC_MAX_REPEAT)
+        return cli_error("probe", 2, "--repeat '%s': expected an integer 1..%d", optarg, VKOCC_MAX_REPEAT);
+      o.repeat = v;
+      break;
+    case 'R': raw = optarg; o.keep_raw = true; break;
+    case 'S': {
+      char *end;
+      double us = strtod(optarg, &end);
+      if (*end || !(us >= 1 && us <= 50000))
+        return cli_error("probe", 2, "--sleep-us '%s': expected a number 1..50000", optarg);
+      o.sleep_ns = us * 1e3;
+      break;
+    }
+    case 'h': fputs(help, stdout); return 0;
+    default: fputs(help, stderr); return 2;
+    }
+  }
+  if (optind < argc) return cli_error("probe", 2, "unexpected argument '%s'", argv[optind]);
+  if (!have_wg || !have_shm) return cli_error("probe", 2, "--wg and --shmem are required (see --help)");
+  vkocc_context *ctx;
+  int rc = cli_open("probe", &c, &ctx);
+  if (rc) return rc;
+  const vkocc_device_info *d = vkocc_context_device(ctx);
+  vkocc_status s = vkocc_probe_check_point(d, o.wg_size, o.shared_bytes);
+  if (s) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  if (raw && !(o.method ? o.method & VKOCC_METHOD_COMB : vkocc_context_has_device_clock(ctx))) {
+    vkocc_context_destroy(ctx);
+    return cli_error("probe", 2, "--raw needs the comb (the realtime shader clock)");
+  }
+  vkocc_calibration cal;
+  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  if ((s = vkocc_calibrate(ctx, &co, &cal))) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  vkocc_probe_result r;
+  if ((s = vkocc_probe(ctx, &cal, &o, &r))) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  if (raw) {
+    json_t *doc = json_pack("{s:s, s:o, s:I, s:I, s:f, s:I, s:o}", "schema", "vkocc.raw-probe/1", "device",
+                            vkocc_device_info_json(d), "wg_size", (json_int_t)r.wg_size, "shared_bytes",
+                            (json_int_t)r.shared_bytes, "sleep_ns", r.sleep_ns, "P", (json_int_t)r.reps[r.repeat - 1].comb_P,
+                            "intervals_ns", vkocc_intervals_json(r.raw, r.raw_count));
+    s = vkocc_json_write(doc, raw);
+    json_decref(doc);
+    if (s) { vkocc_probe_result_free(&r); vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  }
+  if (c.json) {
+    json_t *doc = json_pack("{s:s, s:s, s:o, s:o}", "schema", "vkocc.probe/1", "tool_version", vkocc_version(),
+                            "device", vkocc_device_info_json(d), "probe", vkocc_probe_result_json(&r));
+    vkocc_probe_result_free(&r);
+    vkocc_context_destroy(ctx);
+    return cli_emit_json("probe", doc, NULL);
+  }
+  printf("device: %s\npoint:  workgroup %u threads, %u bytes shared\n", d->name, r.wg_size, r.shared_bytes);
+  printf("%-4s %-8s %-8s %-10s %-12s %-12s %s\n", "rep", "comb P", "bisect P", "dispatches", "gpu ms", "wall ms",
+         "comb evidence (teeth: heights; first-tooth spread)");
+  for (uint32_t i = 0; i < r.repeat; i++) {
+    const vkocc_probe_rep *p = &r.reps[i];
+    char cp[16] = "-", bp[16] = "-", ev[128] = "";
+    if (r.method & VKOCC_METHOD_COMB) {
+      snprintf(cp, sizeof cp, "%u", p->comb_P);
+      int off = snprintf(ev, sizeof ev, "%u:", p->comb.teeth);
+      for (uint32_t t = 0; t < p->comb.teeth && t < 4 && off < (int)sizeof ev; t++)
+        off += snprintf(ev + off, sizeof ev - off, " %u", p->comb.tooth_heights[t]);
+      if (off < (int)sizeof ev)
+        snprintf(ev + off, sizeof ev - off, "%s; %.1f us", p->comb.teeth > 4 ? " ..." : "",
+                 p->comb.first_tooth_spread_ns / 1e3);
+    }
+    if (r.method & VKOCC_METHOD_BISECT) snprintf(bp, sizeof bp, "%u", p->bisect_P);
+    printf("%-4u %-8s %-8s %-10u %-12.3f %-12.3f %s\n", i + 1, cp, bp, p->comb_dispatches + p->bisect.dispatches,
+           (p->comb_gpu_ns + p->bisect_gpu_ns) / 1e6, (p->comb_wall_ns + p->bisect_wall_ns) / 1e6, ev);
+  }
+  printf("P = %u", r.P);
+  if (r.method & VKOCC_METHOD_COMB) printf("; comb median %u [%u..%u]", r.comb_median, r.comb_min, r.comb_max);
+  if (r.method & VKOCC_METHOD_BISECT)
+    printf("; bisect median %u [%u..%u]%s", r.bisect_median, r.bisect_min, r.bisect_max,
+           r.bisect_by_chase ? " (pointer chase)" : "");
+  printf("; %s\ncomb sleep %.1f us, bisect wave %.1f us; floor per repetition (2 waves each) %.3f ms\n",
+         r.agree ? "all runs agree" : "RUNS DISAGREE", r.sleep_ns / 1e3, r.bisect_wave_ns / 1e3, r.floor_ns / 1e6);
+  vkocc_probe_result_free(&r);
+  vkocc_context_destroy(ctx);
+  return r.agree ? 0 : 1;
+}

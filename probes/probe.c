@@ -1,0 +1,331 @@
+/* One occupancy probe: P at one (workgroup size, shared bytes) point, by the comb and/or by bisection.
+ * Dispatch sizes grow from what is known (a hint, then the previous repetition), never from a fixed
+ * large count; the sleep comes from the calibrated dispatch overhead and grows while the launch spread
+ * of the first tooth is too large a part of it. */
+#include "internal.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const uint32_t vkocc_spv_probe_clock_shm[], vkocc_spv_probe_clock[], vkocc_spv_probe_chase_shm[],
+    vkocc_spv_probe_chase[];
+extern const size_t vkocc_spv_probe_clock_shm_size, vkocc_spv_probe_clock_size, vkocc_spv_probe_chase_shm_size,
+    vkocc_spv_probe_chase_size;
+
+#define MAX_ROUNDS 65000u      /* sleep/chase loop bound: under lavapipe's 65535 loop-iteration cap */
+#define CHASE_ENTRIES (1u << 20) /* 4 MiB: past a CPU's L2, so lavapipe's chasers do not contend */
+#define RECORD_WORDS 8u
+#define MAX_SLEEP_NS 8e6 /* adaptive growth stops here: under the loop bound on every device we know */
+
+typedef struct {
+  uint32_t mode, sleep_ticks, max_rounds, chase_rounds, chase_mask, key;
+} probe_push;
+
+typedef struct {
+  vkocc_context *ctx;
+  vkocc_kernel k;
+  vkocc_buffer rec, chase;
+  uint32_t max_groups;
+  probe_push push;
+  double gpu_ns;       /* sum of timestamp intervals of the dispatches made */
+  uint32_t dispatches;
+  uint32_t cut_short;  /* workgroups whose sleep ended at the iteration bound */
+} probe_run;
+
+vkocc_status vkocc_probe_check_point(const vkocc_device_info *d, uint32_t wg, uint32_t shared) {
+  uint32_t max_wg = d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
+  if (wg == 0 || wg > max_wg)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "workgroup size %u is outside 1..%u (maxComputeWorkGroupInvocations and "
+                      "maxComputeWorkGroupSize[0] of %s)", wg, max_wg, d->name);
+  if (shared > d->max_shared_bytes)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "shared memory %u bytes is above maxComputeSharedMemorySize = %u of %s",
+                      shared, d->max_shared_bytes, d->name);
+  return VKOCC_OK;
+}
+
+static vkocc_status dispatch(probe_run *r, uint32_t groups, double *ns) {
+  vkocc_tick_status ts;
+  vkocc_status s = vkocc_dispatch_timed(r->ctx, &r->k, &r->push, groups, ns, &ts);
+  if (s) return s;
+  if (ts == VKOCC_TICKS_BACKWARDS)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "queue timestamps went backwards around a probe dispatch");
+  r->gpu_ns += *ns;
+  r->dispatches++;
+  return VKOCC_OK;
+}
+
+static vkocc_status runtime_fn(void *user, uint32_t groups, double *ns) { return dispatch(user, groups, ns); }
+
+/* Runs one comb of n workgroups and reads the records into intervals (ns from the first start). */
+static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkocc_interval *iv) {
+  memset(r->rec.map, 0, (size_t)n * RECORD_WORDS * 4);
+  double ns;
+  vkocc_status s = dispatch(r, n, &ns);
+  if (s) return s;
+  const uint32_t *w = r->rec.map;
+  uint64_t t0 = UINT64_MAX;
+  for (uint32_t i = 0; i < n; i++) {
+    const uint32_t *x = w + i * RECORD_WORDS;
+    uint64_t a = x[0] | (uint64_t)x[1] << 32;
+    if ((x[4] & 1) && a < t0) t0 = a;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const uint32_t *x = w + i * RECORD_WORDS;
+    uint64_t a = x[0] | (uint64_t)x[1] << 32, b = x[2] | (uint64_t)x[3] << 32, d;
+    iv[i].valid = (x[4] & 1) && vkocc_tick_delta(a, b, 64, &d) != VKOCC_TICKS_BACKWARDS;
+    if (x[4] & 2) r->cut_short++;
+    iv[i].start = iv[i].valid ? (double)(a - t0) * ns_per_tick : 0;
+    iv[i].end = iv[i].valid ? iv[i].start + (double)d * ns_per_tick : 0;
+  }
+  return VKOCC_OK;
+}
+
+static vkocc_status make_kernel(vkocc_context *ctx, uint32_t wg, uint32_t shared, bool clock, vkocc_kernel *k) {
+  uint32_t words = (shared + 3) / 4;
+  uint32_t spec[2] = {wg, words ? words : 1};
+  const uint32_t *spv;
+  size_t size;
+  if (clock) spv = words ? vkocc_spv_probe_clock_shm : vkocc_spv_probe_clock,
+             size = words ? vkocc_spv_probe_clock_shm_size : vkocc_spv_probe_clock_size;
+  else spv = words ? vkocc_spv_probe_chase_shm : vkocc_spv_probe_chase,
+       size = words ? vkocc_spv_probe_chase_shm_size : vkocc_spv_probe_chase_size;
+  return vkocc_kernel_create(ctx, spv, size, 2, sizeof(probe_push), spec, 2, k);
+}
+
+static vkocc_status setup(probe_run *r, vkocc_context *ctx, const vkocc_probe_options *o, bool clock) {
+  memset(r, 0, sizeof *r);
+  r->ctx = ctx;
+  r->max_groups = ctx->info.max_wg_count_x < (1u << 20) ? ctx->info.max_wg_count_x : (1u << 20);
+  vkocc_status s = vkocc_buffer_create(ctx, (VkDeviceSize)r->max_groups * RECORD_WORDS * 4, true, &r->rec);
+  if (!s) s = vkocc_buffer_create(ctx, CHASE_ENTRIES * 4, false, &r->chase);
+  if (!s) {
+    /* one random cycle through the table (Sattolo), so every load depends on the previous one */
+    uint32_t *next = malloc(CHASE_ENTRIES * 4), *perm = malloc(CHASE_ENTRIES * 4);
+    uint64_t rng = 0x2545F4914F6CDD1Dull;
+    for (uint32_t i = 0; i < CHASE_ENTRIES; i++) perm[i] = i;
+    for (uint32_t i = CHASE_ENTRIES - 1; i > 0; i--) {
+      rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+      uint32_t j = (uint32_t)(rng % i), t = perm[i];
+      perm[i] = perm[j]; perm[j] = t;
+    }
+    for (uint32_t i = 0; i < CHASE_ENTRIES; i++) next[perm[i]] = perm[(i + 1) % CHASE_ENTRIES];
+    s = vkocc_buffer_upload(ctx, &r->chase, next, CHASE_ENTRIES * 4);
+    free(next);
+    free(perm);
+  }
+  if (!s) s = make_kernel(ctx, o->wg_size, o->shared_bytes, clock, &r->k);
+  if (!s) {
+    vkocc_buffer *b[] = {&r->rec, &r->chase};
+    vkocc_kernel_bind(ctx, &r->k, b);
+  }
+  r->push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
+  return s;
+}
+
+static void teardown(probe_run *r) {
+  vkocc_kernel_destroy(r->ctx, &r->k);
+  vkocc_buffer_destroy(r->ctx, &r->rec);
+  vkocc_buffer_destroy(r->ctx, &r->chase);
+}
+
+static uint32_t median_u32(const uint32_t *v, uint32_t n, uint32_t *mn, uint32_t *mx) {
+  double t[VKOCC_MAX_REPEAT];
+  *mn = UINT32_MAX; *mx = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    t[i] = v[i];
+    if (v[i] < *mn) *mn = v[i];
+    if (v[i] > *mx) *mx = v[i];
+  }
+  return (uint32_t)floor(vkocc_median(t, n));
+}
+
+/* Comb with adaptive size and sleep. hint: expected P or 0.
+ * Overlap can only undercount residency (a late launch or a worker that sits out looks like a refill),
+ * never overcount, so the estimate is the largest overlap seen, accepted once a dispatch of at least
+ * three waves of it reproduces it. */
+static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double *sleep_ns, bool sleep_fixed,
+                             uint32_t hint, vkocc_probe_rep *rep, vkocc_interval **raw, uint32_t *raw_n) {
+  double t0 = vkocc_now_ns(), gpu0 = r->gpu_ns;
+  uint32_t d0 = r->dispatches;
+  uint32_t n = hint ? 3 * hint + 3 : 2, best = 0;
+  vkocc_interval *iv = NULL;
+  vkocc_status s = VKOCC_OK;
+  bool done = false;
+  for (int attempt = 0; attempt < 40 && !done; attempt++) {
+    if (n > r->max_groups) n = r->max_groups;
+    r->push.mode = 0;
+    r->push.sleep_ticks = (uint32_t)fmin(2e9, *sleep_ns / cal->ns_per_tick);
+    iv = realloc(iv, n * sizeof *iv);
+    r->cut_short = 0;
+    if ((s = comb_once(r, cal->ns_per_tick, n, iv))) break;
+    if (r->cut_short) {
+      s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: %u sleeps of %.0f us ended at the iteration bound (%u rounds) "
+                     "before their time; use a shorter --sleep-us", r->cut_short, *sleep_ns / 1e3, MAX_ROUNDS);
+      break;
+    }
+    if ((s = vkocc_comb_estimate_P(iv, n, 0, &rep->comb))) break;
+    /* Launch spread too large a part of the sleep: the overlap may be underestimated. Sleep longer. */
+    if (!sleep_fixed && rep->comb.first_tooth_spread_ns > 0.25 * *sleep_ns && *sleep_ns < MAX_SLEEP_NS) {
+      *sleep_ns = fmin(MAX_SLEEP_NS, fmax(2 * *sleep_ns, 5 * rep->comb.first_tooth_spread_ns));
+      best = 0;
+      continue;
+    }
+    if (!rep->comb.lower_bound && rep->comb.P >= best && n >= 3 * rep->comb.P + 3) { done = true; break; }
+    if (!rep->comb.lower_bound && rep->comb.P > best) best = rep->comb.P;
+    if (n >= r->max_groups) {
+      s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: no stable P up to the largest dispatch (%u workgroups)", n);
+      break;
+    }
+    /* grow: double while everything is resident, else to three waves of the best seen */
+    uint32_t want = rep->comb.lower_bound ? 2 * n : 3 * best + 3;
+    n = want > n ? want : n + 1;
+  }
+  if (!s && !done) s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: no stable P after 40 dispatches");
+  if (!s) {
+    rep->comb_P = rep->comb.P;
+    rep->comb_groups = n;
+    if (raw) { free(*raw); *raw = iv; *raw_n = n; iv = NULL; }
+  }
+  free(iv);
+  rep->comb_gpu_ns = r->gpu_ns - gpu0;
+  rep->comb_wall_ns = vkocc_now_ns() - t0;
+  rep->comb_dispatches = r->dispatches - d0;
+  return s;
+}
+
+/* Length of one wave for bisection without a clock: the extra time of one chasing workgroup over an
+ * empty dispatch, with the chase sized to about target_ns. Fastest of 5 each (interference only adds). */
+static vkocc_status min_runtime(probe_run *r, uint32_t groups, int reps, double *ns) {
+  double t[8];
+  vkocc_status s;
+  for (int i = 0; i < reps; i++) if ((s = dispatch(r, groups, &t[i]))) return s;
+  vkocc_summary sum;
+  vkocc_summarize(t, (uint32_t)reps, &sum);
+  *ns = sum.min;
+  return VKOCC_OK;
+}
+
+static vkocc_status chase_wave(probe_run *r, double target_ns, double *wave_ns) {
+  double empty, one;
+  vkocc_status s;
+  r->push.mode = 1;
+  r->push.chase_rounds = 0;
+  if ((s = min_runtime(r, 1, 5, &empty))) return s;
+  uint32_t rounds = 8;
+  for (;;) {
+    r->push.chase_rounds = rounds;
+    if ((s = min_runtime(r, 1, 3, &one))) return s;
+    one -= empty;
+    if (one >= target_ns / 4 || rounds >= MAX_ROUNDS / 2) break;
+    rounds *= 2;
+  }
+  r->push.chase_rounds = (uint32_t)fmin(MAX_ROUNDS, fmax(1, rounds * target_ns / fmax(one, 1)));
+  if ((s = min_runtime(r, 2, 2, &one))) return s; /* warm the table for two chasers before timing */
+  if ((s = min_runtime(r, 1, 5, &one))) return s;
+  *wave_ns = one - empty;
+  if (!(*wave_ns > 0)) return vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: a chasing workgroup takes no measurable time");
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_probe_options *opt,
+                         vkocc_probe_result *out) {
+  memset(out, 0, sizeof *out);
+  vkocc_status s = vkocc_probe_check_point(&ctx->info, opt->wg_size, opt->shared_bytes);
+  if (s) return s;
+  vkocc_method method = opt->method ? opt->method : (ctx->device_clock ? VKOCC_METHOD_BOTH : VKOCC_METHOD_BISECT);
+  if ((method & VKOCC_METHOD_COMB) && !ctx->device_clock)
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the comb needs the realtime shader clock (VK_KHR_shader_clock "
+                      "shaderDeviceClock), which %s lacks%s; use --method bisect", ctx->info.name,
+                      ctx->info.shader_device_clock ? " here (disabled)" : "");
+  uint32_t repeat = opt->repeat ? opt->repeat : 1;
+  if (repeat > VKOCC_MAX_REPEAT)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--repeat %u is above %u", repeat, VKOCC_MAX_REPEAT);
+  vkocc_calibration cal_local;
+  const vkocc_calibration *cal = cal_in;
+  if (!cal) {
+    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+    if ((s = vkocc_calibrate(ctx, &co, &cal_local))) return s;
+    cal = &cal_local;
+  }
+  out->wg_size = opt->wg_size;
+  out->shared_bytes = opt->shared_bytes;
+  out->method = method;
+  out->repeat = repeat;
+  out->bisect_by_chase = !ctx->device_clock;
+  /* The sleep must dwarf launch jitter. On a GPU that is a few dispatch overheads; on a CPU device the
+   * workers are OS threads whose wake-up and scheduling delays reach milliseconds. */
+  bool cpu = ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  double floor_sleep = cpu ? 2e6 : 20e3;
+  double sleep = opt->sleep_ns > 0 ? opt->sleep_ns : fmin(4e6, fmax(floor_sleep, 20 * fabs(cal->overhead_ns)));
+
+  probe_run r;
+  if ((s = setup(&r, ctx, opt, ctx->device_clock))) { teardown(&r); return s; }
+  /* The first dispatches after pipeline creation are slow; they are not part of any estimate. Many
+   * short workgroups, so that every worker (SM, CPU thread) has run the new pipeline. */
+  double ignore;
+  r.push.mode = ctx->device_clock ? 0 : 1;
+  r.push.sleep_ticks = 1;
+  r.push.chase_rounds = 1;
+  for (int i = 0; i < 3 && !s; i++) s = dispatch(&r, 256, &ignore);
+  r.gpu_ns = 0;
+  r.dispatches = 0;
+
+  uint32_t hint = opt->hint;
+  uint32_t comb_v[VKOCC_MAX_REPEAT], bis_v[VKOCC_MAX_REPEAT];
+  for (uint32_t i = 0; i < repeat && !s; i++) {
+    vkocc_probe_rep *rep = &out->reps[i];
+    if (method & VKOCC_METHOD_COMB) {
+      s = run_comb(&r, cal, &sleep, opt->sleep_ns > 0, hint, rep, opt->keep_raw ? &out->raw : NULL, &out->raw_count);
+      if (s) break;
+      comb_v[i] = rep->comb_P;
+      hint = rep->comb_P;
+    }
+    if (method & VKOCC_METHOD_BISECT) {
+      double t0 = vkocc_now_ns(), g0 = r.gpu_ns, wave;
+      /* Bisection sees no launch times, only totals: on a CPU device, whose workers wake with OS
+       * latencies of a millisecond or two, its wave must be several times that. */
+      double bisect_wave = cpu ? fmax(sleep, 8e6) : sleep;
+      if (ctx->device_clock) {
+        r.push.mode = 0;
+        r.push.sleep_ticks = (uint32_t)fmin(2e9, bisect_wave / cal->ns_per_tick);
+        wave = bisect_wave;
+      } else if ((s = chase_wave(&r, bisect_wave, &wave))) break;
+      uint32_t reps = ctx->device_clock ? (5 | VKOCC_BISECT_EARLY_EXIT) : 5;
+      s = vkocc_bisect_search(runtime_fn, &r, hint ? hint : 1, r.max_groups, wave, reps, &rep->bisect);
+      if (s) break;
+      if (!rep->bisect.certain) {
+        s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: no serialization up to %u workgroups", r.max_groups);
+        break;
+      }
+      rep->bisect_P = rep->bisect.P;
+      rep->bisect_gpu_ns = r.gpu_ns - g0;
+      rep->bisect_wall_ns = vkocc_now_ns() - t0;
+      bis_v[i] = rep->bisect_P;
+      if (!(method & VKOCC_METHOD_COMB)) hint = rep->bisect_P;
+      out->bisect_wave_ns = wave;
+    }
+  }
+  teardown(&r);
+  if (s) { vkocc_probe_result_free(out); return s; }
+  out->sleep_ns = sleep;
+  /* floor: the fewest waves that reveal P (2) of each method's wave, per repetition */
+  out->floor_ns = ((method & VKOCC_METHOD_COMB) ? 2 * sleep : 0) + ((method & VKOCC_METHOD_BISECT) ? 2 * out->bisect_wave_ns : 0);
+  out->agree = true;
+  if (method & VKOCC_METHOD_COMB) {
+    out->comb_median = median_u32(comb_v, repeat, &out->comb_min, &out->comb_max);
+    out->agree &= out->comb_min == out->comb_max;
+  }
+  if (method & VKOCC_METHOD_BISECT) {
+    out->bisect_median = median_u32(bis_v, repeat, &out->bisect_min, &out->bisect_max);
+    out->agree &= out->bisect_min == out->bisect_max;
+  }
+  if (method == VKOCC_METHOD_BOTH) out->agree &= out->comb_min == out->bisect_min;
+  out->P = (method & VKOCC_METHOD_COMB) ? out->comb_median : out->bisect_median;
+  return VKOCC_OK;
+}
+
+void vkocc_probe_result_free(vkocc_probe_result *r) {
+  free(r->raw);
+  r->raw = NULL;
+  r->raw_count = 0;
+}
