@@ -8,6 +8,8 @@ static const command commands[] = {
     {"devices", cmd_devices, "list Vulkan devices and what vkocc needs of them"},
     {"calibrate", cmd_calibrate, "calibrate shader clocks against queue timestamps"},
     {"probe", cmd_probe, "occupancy P for one workgroup size and shared-memory size"},
+    {"surface", cmd_surface, "P over a grid, with the derived SM count and per-SM limits"},
+    {"calc", cmd_calc, "occupancy calculator: one point or a table, live or from saved data"},
 };
 
 static void usage(FILE *f) {

@@ -22,6 +22,7 @@ static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
     ci.pInitialData = NULL;
     r = vkocc_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
   }
+  ctx->cache_was_loaded = r == VK_SUCCESS && ci.pInitialData != NULL;
   free(data);
   return r == VK_SUCCESS ? VKOCC_OK : vkocc_vk_fail(r, "vkCreatePipelineCache");
 }

@@ -82,6 +82,7 @@ struct vkocc_context {
   VkQueryPool queries;
   VkPipelineCache cache;
   char cache_path[1024];
+  bool cache_was_loaded;
   bool device_clock, subgroup_clock;
   uint64_t timeout_ns;
 };
@@ -103,6 +104,19 @@ void vkocc_kernel_destroy(vkocc_context *ctx, vkocc_kernel *k);
  * (masked to timestampValidBits, converted with timestampPeriod). *tick: how the delta was read. */
 vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
                                   double *ns, vkocc_tick_status *tick);
+
+/* probes/probe.c: a session holds the buffers every probe shares; kernels are per point, so a sweep can
+ * create all of them first (in parallel) and measure afterwards. */
+typedef struct vkocc_probe_session {
+  vkocc_context *ctx;
+  vkocc_buffer rec, chase;
+  uint32_t max_groups;
+} vkocc_probe_session;
+vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps);
+void vkocc_probe_session_destroy(vkocc_probe_session *ps);
+vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k);
+vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
+                                 const vkocc_probe_options *opt, vkocc_probe_result *out);
 
 /* cache.c: $XDG_CACHE_HOME/vkocc (else ~/.cache/vkocc), created on demand. */
 vkocc_status vkocc_cache_dir(char *out, size_t len);

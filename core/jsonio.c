@@ -153,3 +153,202 @@ json_t *vkocc_probe_result_json(const vkocc_probe_result *r) {
   json_object_set_new(o, "repetitions", reps);
   return o;
 }
+
+vkocc_status vkocc_json_u32(json_t *obj, const char *key, const char *file, const char *path, bool required,
+                            uint32_t *out) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) {
+    if (!required) return VKOCC_OK;
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: missing (expected a non-negative integer)", file, path, key);
+  }
+  if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: expected a non-negative 32-bit integer", file, path, key);
+  *out = (uint32_t)json_integer_value(v);
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_json_f64(json_t *obj, const char *key, const char *file, const char *path, bool required,
+                            double *out) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) {
+    if (!required) return VKOCC_OK;
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: missing (expected a number)", file, path, key);
+  }
+  if (!json_is_number(v)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: expected a number", file, path, key);
+  *out = json_number_value(v);
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_json_str(json_t *obj, const char *key, const char *file, const char *path, bool required,
+                            char *out, size_t len) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) {
+    if (!required) return VKOCC_OK;
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: missing (expected a string)", file, path, key);
+  }
+  if (!json_is_string(v)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: expected a string", file, path, key);
+  snprintf(out, len, "%s", json_string_value(v));
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_json_bool(json_t *obj, const char *key, const char *file, const char *path, bool required,
+                             bool *out) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) {
+    if (!required) return VKOCC_OK;
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: missing (expected true or false)", file, path, key);
+  }
+  if (!json_is_boolean(v)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: expected true or false", file, path, key);
+  *out = json_is_true(v);
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_json_load(const char *file, const char *name, json_t **doc) {
+  json_error_t e;
+  *doc = json_load_file(file, JSON_REJECT_DUPLICATES, &e);
+  if (!*doc) {
+    if (e.line <= 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s", file, e.text);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", file, e.line, e.column, e.text);
+  }
+  if (!json_is_object(*doc)) {
+    json_decref(*doc);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $: expected a JSON object", file);
+  }
+  const char *schema = json_string_value(json_object_get(*doc, "schema"));
+  size_t n = strlen(name);
+  if (!schema || strncmp(schema, name, n) != 0 || schema[n] != '/') {
+    vkocc_status s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: expected \"%s/1\", found %s%s%s", file, name,
+                                schema ? "\"" : "", schema ? schema : "none", schema ? "\"" : "");
+    json_decref(*doc);
+    return s;
+  }
+  if (strcmp(schema + n + 1, "1") != 0) {
+    vkocc_status s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: version %s of %s is not supported (this vkocc "
+                                "reads version 1)", file, schema + n + 1, name);
+    json_decref(*doc);
+    return s;
+  }
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char *path, vkocc_device_info *d) {
+  memset(d, 0, sizeof *d);
+  if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, path);
+  vkocc_status s;
+  char uuid[64] = "";
+  if ((s = vkocc_json_str(o, "name", file, path, true, d->name, sizeof d->name)) ||
+      (s = vkocc_json_str(o, "driver_name", file, path, false, d->driver_name, sizeof d->driver_name)) ||
+      (s = vkocc_json_str(o, "driver_info", file, path, false, d->driver_info, sizeof d->driver_info)) ||
+      (s = vkocc_json_u32(o, "vendor_id", file, path, false, &d->vendor_id)) ||
+      (s = vkocc_json_u32(o, "device_id", file, path, false, &d->device_id)) ||
+      (s = vkocc_json_u32(o, "driver_version_raw", file, path, false, &d->driver_version)) ||
+      (s = vkocc_json_u32(o, "subgroup_size", file, path, false, &d->subgroup_size)) ||
+      (s = vkocc_json_u32(o, "max_compute_shared_memory_size", file, path, false, &d->max_shared_bytes)) ||
+      (s = vkocc_json_u32(o, "max_compute_work_group_invocations", file, path, false, &d->max_invocations)) ||
+      (s = vkocc_json_str(o, "uuid", file, path, false, uuid, sizeof uuid)))
+    return s;
+  d->max_wg_size_x = d->max_invocations;
+  uint32_t nib = 0;
+  for (const char *c = uuid; *c && nib < 32; c++) {
+    if (*c == '-') continue;
+    int v = (*c >= '0' && *c <= '9') ? *c - '0' : (*c >= 'a' && *c <= 'f') ? *c - 'a' + 10 : -1;
+    if (v < 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.uuid: expected 32 hex digits", file, path);
+    d->uuid[nib / 2] |= (uint8_t)(nib % 2 ? v : v << 4);
+    nib++;
+  }
+  return VKOCC_OK;
+}
+
+json_t *vkocc_surface_json(const vkocc_surface *s) {
+  json_t *o = json_object(), *pts = json_array();
+  if (s->has_device) json_object_set_new(o, "device", vkocc_device_info_json(&s->device));
+  json_object_set_new(o, "subgroup_size", s->subgroup_size ? json_integer(s->subgroup_size) : json_null());
+  json_object_set_new(o, "method", json_string(s->method == VKOCC_METHOD_COMB ? "comb" : s->method == VKOCC_METHOD_BISECT
+                                                                                         ? "bisect" : "both"));
+  json_object_set_new(o, "repeat", json_integer(s->repeat));
+  json_object_set_new(o, "timing", json_pack("{s:I, s:f, s:f, s:b}", "pipelines", (json_int_t)s->pipelines,
+                                             "pipelines_ms", s->pipelines_ms, "measure_ms", s->measure_ms,
+                                             "pipeline_cache_warm", s->cache_warm));
+  for (uint32_t i = 0; i < s->count; i++) {
+    const vkocc_surface_point *p = &s->points[i];
+    json_t *e = json_object();
+    json_object_set_new(e, "wg_size", json_integer(p->wg_size));
+    json_object_set_new(e, "shared_bytes", json_integer(p->shared_bytes));
+    json_object_set_new(e, "P", json_integer(p->P));
+    if (p->comb_P) json_object_set_new(e, "comb_P", json_integer(p->comb_P));
+    if (p->bisect_P) json_object_set_new(e, "bisect_P", json_integer(p->bisect_P));
+    json_object_set_new(e, "agree", json_boolean(p->agree));
+    if (p->refined) json_object_set_new(e, "refined", json_true());
+    json_array_append_new(pts, e);
+  }
+  json_object_set_new(o, "points", pts);
+  return o;
+}
+
+vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s) {
+  memset(s, 0, sizeof *s);
+  char sub[256];
+  vkocc_status st;
+  json_t *dev = json_object_get(o, "device");
+  if (dev && !json_is_null(dev)) {
+    snprintf(sub, sizeof sub, "%s.device", path);
+    if ((st = vkocc_device_info_from_json(dev, file, sub, &s->device))) return st;
+    s->has_device = true;
+  }
+  if ((st = vkocc_json_u32(o, "subgroup_size", file, path, false, &s->subgroup_size))) return st;
+  if (!s->subgroup_size) s->subgroup_size = s->device.subgroup_size;
+  if ((st = vkocc_json_u32(o, "repeat", file, path, false, &s->repeat))) return st;
+  json_t *pts = json_object_get(o, "points");
+  if (!json_is_array(pts)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.points: expected an array", file, path);
+  s->count = (uint32_t)json_array_size(pts);
+  if (s->count == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.points: the surface is empty", file, path);
+  s->points = calloc(s->count, sizeof *s->points);
+  for (uint32_t i = 0; i < s->count; i++) {
+    json_t *e = json_array_get(pts, i);
+    vkocc_surface_point *p = &s->points[i];
+    snprintf(sub, sizeof sub, "%s.points[%u]", path, i);
+    if (!json_is_object(e)) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub); break; }
+    p->agree = true;
+    if ((st = vkocc_json_u32(e, "wg_size", file, sub, true, &p->wg_size)) ||
+        (st = vkocc_json_u32(e, "shared_bytes", file, sub, true, &p->shared_bytes)) ||
+        (st = vkocc_json_u32(e, "P", file, sub, true, &p->P)) ||
+        (st = vkocc_json_u32(e, "comb_P", file, sub, false, &p->comb_P)) ||
+        (st = vkocc_json_u32(e, "bisect_P", file, sub, false, &p->bisect_P)) ||
+        (st = vkocc_json_bool(e, "agree", file, sub, false, &p->agree)) ||
+        (st = vkocc_json_bool(e, "refined", file, sub, false, &p->refined)))
+      break;
+    if (p->wg_size == 0) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.wg_size: must be positive", file, sub); break; }
+  }
+  if (st) vkocc_surface_free(s);
+  return st;
+}
+
+json_t *vkocc_derived_json(const vkocc_derived *d, const vkocc_surface *s) {
+  json_t *o = json_object(), *un = json_array();
+  json_object_set_new(o, "sm_count", json_integer(d->sm_count));
+  json_object_set_new(o, "sm_count_ambiguous", json_boolean(d->sm_count_ambiguous));
+  json_object_set_new(o, "workgroups_per_sm", json_integer(d->wg_per_sm));
+  json_object_set_new(o, "subgroups_per_sm", json_integer(d->subgroups_per_sm));
+  json_object_set_new(o, "subgroups_per_sm_max",
+                      d->subgroups_per_sm_max == UINT32_MAX ? json_null() : json_integer(d->subgroups_per_sm_max));
+  json_object_set_new(o, "subgroup_limit_seen", json_boolean(d->subgroups_bound_seen));
+  json_object_set_new(o, "subgroup_size", json_integer(d->subgroup_size));
+  json_object_set_new(o, "subgroup_size_inferred", json_boolean(d->subgroup_size_inferred));
+  json_object_set_new(o, "threads_per_sm", json_integer(d->threads_per_sm));
+  json_object_set_new(o, "shared_bytes_per_sm", json_integer(d->shared_per_sm));
+  json_object_set_new(o, "shared_bytes_per_sm_max",
+                      d->shared_per_sm_max == UINT32_MAX ? json_null() : json_integer(d->shared_per_sm_max));
+  json_object_set_new(o, "shared_limit_seen", json_boolean(d->shared_bound_seen));
+  json_object_set_new(o, "points_explained", json_integer(d->explained));
+  json_object_set_new(o, "points", json_integer(d->total));
+  for (uint32_t i = 0; i < d->n_unexplained; i++) {
+    const vkocc_surface_point *p = &s->points[d->unexplained[i]];
+    vkocc_occupancy oc;
+    vkocc_occupancy_compute(d, p->wg_size, p->shared_bytes, &oc);
+    json_array_append_new(un, json_pack("{s:I, s:I, s:I, s:I}", "wg_size", (json_int_t)p->wg_size, "shared_bytes",
+                                        (json_int_t)p->shared_bytes, "P", (json_int_t)p->P, "model_P",
+                                        (json_int_t)oc.wgs));
+  }
+  json_object_set_new(o, "unexplained", un);
+  return o;
+}

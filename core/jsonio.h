@@ -12,3 +12,21 @@ json_t *vkocc_intervals_json(const vkocc_interval *iv, uint32_t n);
 /* Writes a JSON document through a temporary file and a rename (path "-" = stdout). */
 vkocc_status vkocc_json_write(json_t *doc, const char *path);
 #endif
+
+/* Typed readers: on a missing (when required) or mistyped member they fail with
+ * "FILE: PATH.KEY: expected ..." and VKOCC_ERROR_USAGE. Absent optional members leave *out as is. */
+vkocc_status vkocc_json_u32(json_t *obj, const char *key, const char *file, const char *path, bool required,
+                            uint32_t *out);
+vkocc_status vkocc_json_f64(json_t *obj, const char *key, const char *file, const char *path, bool required,
+                            double *out);
+vkocc_status vkocc_json_str(json_t *obj, const char *key, const char *file, const char *path, bool required,
+                            char *out, size_t len);
+vkocc_status vkocc_json_bool(json_t *obj, const char *key, const char *file, const char *path, bool required,
+                             bool *out);
+/* Loads a JSON file, checking its "schema" is NAME/1. */
+vkocc_status vkocc_json_load(const char *file, const char *name, json_t **doc);
+/* Reads the device object written by vkocc_device_info_json. */
+vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char *path, vkocc_device_info *d);
+json_t *vkocc_surface_json(const vkocc_surface *s);
+vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s);
+json_t *vkocc_derived_json(const vkocc_derived *d, const vkocc_surface *s);

@@ -21,3 +21,5 @@ double vkocc_now_ns(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
+
+double vkocc_now_ms(void) { return vkocc_now_ns() / 1e6; }

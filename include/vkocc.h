@@ -26,6 +26,8 @@ typedef enum vkocc_status {
 /* The message of the last failure on this thread (never NULL; "" when none). */
 const char *vkocc_last_error(void);
 const char *vkocc_version(void);
+/* Monotonic clock in milliseconds (for timing what callers do around the library). */
+double vkocc_now_ms(void);
 
 /* ---------------------------------------------------------------- devices */
 
@@ -245,6 +247,107 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal, const
                          vkocc_probe_result *out);
 void vkocc_probe_result_free(vkocc_probe_result *r);
 vkocc_status vkocc_probe_check_point(const vkocc_device_info *dev, uint32_t wg_size, uint32_t shared_bytes);
+
+
+/* ---------------------------------------------------------------- surface */
+
+typedef struct vkocc_surface_point {
+  uint32_t wg_size, shared_bytes;
+  uint32_t P;             /* the answer: comb median where measured, else the bisection's */
+  uint32_t comb_P, bisect_P; /* medians of the repetitions; 0 = not measured */
+  bool agree;             /* every repetition of every method gave one value */
+  bool refined;           /* added by refinement between ladder points */
+  uint32_t hint_P;        /* internal: expected P used to size the first dispatch */
+} vkocc_surface_point;
+
+typedef struct vkocc_surface {
+  vkocc_device_info device;  /* zeroed when read from a CSV */
+  bool has_device;
+  uint32_t subgroup_size;    /* 0 when unknown (CSV) */
+  vkocc_method method;
+  uint32_t repeat;
+  vkocc_surface_point *points;
+  uint32_t count;
+  uint32_t pipelines;        /* pipelines created */
+  double pipelines_ms;       /* pipeline creation, all points, in parallel */
+  double measure_ms;         /* measurement only */
+  bool cache_warm;           /* the pipeline cache file existed when the context opened */
+} vkocc_surface;
+
+typedef struct vkocc_surface_options {
+  const uint32_t *wg_sizes;  /* NULL: subgroup size .. maxComputeWorkGroupInvocations, step subgroup size */
+  uint32_t wg_count;
+  const uint32_t *shared;    /* NULL: a ladder 0 .. maxComputeSharedMemorySize, refined where P changes */
+  uint32_t shared_count;
+  vkocc_method method;       /* 0: comb where the device clock exists, else bisect */
+  uint32_t repeat;           /* 0 = 1 */
+  bool no_refine;            /* keep the given grid */
+  uint32_t refine_bytes;     /* refinement stops at this spacing; 0 = 256 */
+  uint32_t threads;          /* pipeline-creation threads; 0 = up to 8 */
+  void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total);
+  void *user;
+} vkocc_surface_options;
+
+/* Measures P at every grid point. Pipelines for a round are all created (in parallel, through the
+ * context's persisted VkPipelineCache) before any is measured. Points are sorted by (wg, shared). */
+vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *cal,
+                                   const vkocc_surface_options *options, vkocc_surface *out);
+void vkocc_surface_free(vkocc_surface *s);
+/* The default grid of a device (malloc'd arrays). */
+void vkocc_surface_default_grid(const vkocc_device_info *d, uint32_t **wg, uint32_t *nwg, uint32_t **shared,
+                                uint32_t *nshared);
+/* Surface files: JSON (schema vkocc.surface/1, or a fingerprint's "surface") or a CSV with the header
+ * wg_size,shared_bytes,P. Errors name the file and the line or JSON path. */
+vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out);
+vkocc_status vkocc_surface_save(const vkocc_surface *s, const char *path);
+
+/* ---------------------------------------------------------------- derived limits
+ * The model (docs/model.md): P(wg, s) = SMs x min(W, floor(S / ceil(wg / sg)), floor(M / s)) with W the
+ * workgroup slots, S the subgroup slots and M the shared bytes of one multiprocessor (the last term only
+ * for s > 0). */
+
+typedef enum vkocc_limit {
+  VKOCC_LIMIT_WORKGROUPS = 1,
+  VKOCC_LIMIT_SUBGROUPS = 2,
+  VKOCC_LIMIT_SHARED = 4,
+} vkocc_limit;
+
+#define VKOCC_MAX_UNEXPLAINED 64
+typedef struct vkocc_derived {
+  uint32_t sm_count;
+  uint32_t wg_per_sm;            /* W */
+  uint32_t subgroups_per_sm;     /* S (lowest value consistent with the points) */
+  uint32_t subgroups_per_sm_max; /* highest consistent value (== S when pinned) */
+  bool subgroups_bound_seen;     /* some point was limited by subgroups; else S is only a lower bound */
+  uint32_t subgroup_size;        /* given, or inferred when 0 was given */
+  bool subgroup_size_inferred;
+  uint32_t threads_per_sm;       /* S x subgroup size */
+  uint32_t shared_per_sm;        /* M (lowest consistent value) */
+  uint32_t shared_per_sm_max;    /* highest consistent value */
+  bool shared_bound_seen;        /* some point was limited by shared memory; else M is a lower bound */
+  uint32_t explained, total;     /* points the model reproduces exactly */
+  uint32_t unexplained[VKOCC_MAX_UNEXPLAINED]; /* indices of the others (the first 64) */
+  uint32_t n_unexplained;
+  bool sm_count_ambiguous;       /* another SM count explained as many points */
+} vkocc_derived;
+
+/* Finds the SM count and per-SM limits that explain the most points exactly (vendor-neutral: only the
+ * points). subgroup_size 0 = infer. VKOCC_ERROR_RUNTIME when no point is usable. */
+vkocc_status vkocc_derive(const vkocc_surface_point *points, uint32_t n, uint32_t subgroup_size, vkocc_derived *out);
+
+typedef struct vkocc_occupancy {
+  uint32_t wg_per_sm, subgroups_per_sm, threads_per_sm; /* resident on one SM */
+  uint32_t wgs, subgroups, threads;                     /* on the whole device */
+  double occupancy_pct;  /* threads per SM over the per-SM thread maximum */
+  uint32_t binding;      /* vkocc_limit bits of the limits that bind (ties: several) */
+} vkocc_occupancy;
+
+/* Occupancy of (wg, shared) under the derived model. */
+void vkocc_occupancy_compute(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes, vkocc_occupancy *out);
+/* Same, but with a measured P (the device total) in place of the model's; binding from the model. */
+void vkocc_occupancy_from_P(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes, uint32_t P,
+                            vkocc_occupancy *out);
+const char *vkocc_limit_name(uint32_t binding); /* "workgroup slots", "subgroup slots", "shared memory", ... */
 
 #ifdef __cplusplus
 }

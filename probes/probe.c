@@ -23,8 +23,8 @@ typedef struct {
 
 typedef struct {
   vkocc_context *ctx;
-  vkocc_kernel k;
-  vkocc_buffer rec, chase;
+  vkocc_kernel k;            /* borrowed from the caller */
+  vkocc_buffer rec, chase;   /* borrowed from the session */
   uint32_t max_groups;
   probe_push push;
   double gpu_ns;       /* sum of timestamp intervals of the dispatches made */
@@ -80,9 +80,10 @@ static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkoc
   return VKOCC_OK;
 }
 
-static vkocc_status make_kernel(vkocc_context *ctx, uint32_t wg, uint32_t shared, bool clock, vkocc_kernel *k) {
+vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k) {
   uint32_t words = (shared + 3) / 4;
   uint32_t spec[2] = {wg, words ? words : 1};
+  bool clock = ctx->device_clock;
   const uint32_t *spv;
   size_t size;
   if (clock) spv = words ? vkocc_spv_probe_clock_shm : vkocc_spv_probe_clock,
@@ -92,12 +93,12 @@ static vkocc_status make_kernel(vkocc_context *ctx, uint32_t wg, uint32_t shared
   return vkocc_kernel_create(ctx, spv, size, 2, sizeof(probe_push), spec, 2, k);
 }
 
-static vkocc_status setup(probe_run *r, vkocc_context *ctx, const vkocc_probe_options *o, bool clock) {
-  memset(r, 0, sizeof *r);
-  r->ctx = ctx;
-  r->max_groups = ctx->info.max_wg_count_x < (1u << 20) ? ctx->info.max_wg_count_x : (1u << 20);
-  vkocc_status s = vkocc_buffer_create(ctx, (VkDeviceSize)r->max_groups * RECORD_WORDS * 4, true, &r->rec);
-  if (!s) s = vkocc_buffer_create(ctx, CHASE_ENTRIES * 4, false, &r->chase);
+vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps) {
+  memset(ps, 0, sizeof *ps);
+  ps->ctx = ctx;
+  ps->max_groups = ctx->info.max_wg_count_x < (1u << 20) ? ctx->info.max_wg_count_x : (1u << 20);
+  vkocc_status s = vkocc_buffer_create(ctx, (VkDeviceSize)ps->max_groups * RECORD_WORDS * 4, true, &ps->rec);
+  if (!s) s = vkocc_buffer_create(ctx, CHASE_ENTRIES * 4, false, &ps->chase);
   if (!s) {
     /* one random cycle through the table (Sattolo), so every load depends on the previous one */
     uint32_t *next = malloc(CHASE_ENTRIES * 4), *perm = malloc(CHASE_ENTRIES * 4);
@@ -109,23 +110,19 @@ static vkocc_status setup(probe_run *r, vkocc_context *ctx, const vkocc_probe_op
       perm[i] = perm[j]; perm[j] = t;
     }
     for (uint32_t i = 0; i < CHASE_ENTRIES; i++) next[perm[i]] = perm[(i + 1) % CHASE_ENTRIES];
-    s = vkocc_buffer_upload(ctx, &r->chase, next, CHASE_ENTRIES * 4);
+    s = vkocc_buffer_upload(ctx, &ps->chase, next, CHASE_ENTRIES * 4);
     free(next);
     free(perm);
   }
-  if (!s) s = make_kernel(ctx, o->wg_size, o->shared_bytes, clock, &r->k);
-  if (!s) {
-    vkocc_buffer *b[] = {&r->rec, &r->chase};
-    vkocc_kernel_bind(ctx, &r->k, b);
-  }
-  r->push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
+  if (s) vkocc_probe_session_destroy(ps);
   return s;
 }
 
-static void teardown(probe_run *r) {
-  vkocc_kernel_destroy(r->ctx, &r->k);
-  vkocc_buffer_destroy(r->ctx, &r->rec);
-  vkocc_buffer_destroy(r->ctx, &r->chase);
+void vkocc_probe_session_destroy(vkocc_probe_session *ps) {
+  if (!ps->ctx) return;
+  vkocc_buffer_destroy(ps->ctx, &ps->rec);
+  vkocc_buffer_destroy(ps->ctx, &ps->chase);
+  ps->ctx = NULL;
 }
 
 static uint32_t median_u32(const uint32_t *v, uint32_t n, uint32_t *mn, uint32_t *mx) {
@@ -227,8 +224,9 @@ static vkocc_status chase_wave(probe_run *r, double target_ns, double *wave_ns) 
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_probe_options *opt,
-                         vkocc_probe_result *out) {
+vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
+                                 const vkocc_probe_options *opt, vkocc_probe_result *out) {
+  vkocc_context *ctx = ps->ctx;
   memset(out, 0, sizeof *out);
   vkocc_status s = vkocc_probe_check_point(&ctx->info, opt->wg_size, opt->shared_bytes);
   if (s) return s;
@@ -240,13 +238,6 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, co
   uint32_t repeat = opt->repeat ? opt->repeat : 1;
   if (repeat > VKOCC_MAX_REPEAT)
     return vkocc_fail(VKOCC_ERROR_USAGE, "--repeat %u is above %u", repeat, VKOCC_MAX_REPEAT);
-  vkocc_calibration cal_local;
-  const vkocc_calibration *cal = cal_in;
-  if (!cal) {
-    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
-    if ((s = vkocc_calibrate(ctx, &co, &cal_local))) return s;
-    cal = &cal_local;
-  }
   out->wg_size = opt->wg_size;
   out->shared_bytes = opt->shared_bytes;
   out->method = method;
@@ -258,8 +249,10 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, co
   double floor_sleep = cpu ? 2e6 : 20e3;
   double sleep = opt->sleep_ns > 0 ? opt->sleep_ns : fmin(4e6, fmax(floor_sleep, 20 * fabs(cal->overhead_ns)));
 
-  probe_run r;
-  if ((s = setup(&r, ctx, opt, ctx->device_clock))) { teardown(&r); return s; }
+  probe_run r = {.ctx = ctx, .k = *kernel, .rec = ps->rec, .chase = ps->chase, .max_groups = ps->max_groups};
+  r.push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
+  vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
+  vkocc_kernel_bind(ctx, kernel, bufs);
   /* The first dispatches after pipeline creation are slow; they are not part of any estimate. Many
    * short workgroups, so that every worker (SM, CPU thread) has run the new pipeline. */
   double ignore;
@@ -305,7 +298,6 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, co
       out->bisect_wave_ns = wave;
     }
   }
-  teardown(&r);
   if (s) { vkocc_probe_result_free(out); return s; }
   out->sleep_ns = sleep;
   /* floor: the fewest waves that reveal P (2) of each method's wave, per repetition */
@@ -322,6 +314,29 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, co
   if (method == VKOCC_METHOD_BOTH) out->agree &= out->comb_min == out->bisect_min;
   out->P = (method & VKOCC_METHOD_COMB) ? out->comb_median : out->bisect_median;
   return VKOCC_OK;
+}
+
+vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_probe_options *opt,
+                         vkocc_probe_result *out) {
+  memset(out, 0, sizeof *out);
+  vkocc_status s = vkocc_probe_check_point(&ctx->info, opt->wg_size, opt->shared_bytes);
+  if (s) return s;
+  vkocc_calibration cal_local;
+  const vkocc_calibration *cal = cal_in;
+  if (!cal) {
+    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+    if ((s = vkocc_calibrate(ctx, &co, &cal_local))) return s;
+    cal = &cal_local;
+  }
+  vkocc_probe_session ps;
+  vkocc_kernel k;
+  if ((s = vkocc_probe_session_create(ctx, &ps))) return s;
+  if (!(s = vkocc_probe_kernel_create(ctx, opt->wg_size, opt->shared_bytes, &k))) {
+    s = vkocc_probe_measure(&ps, &k, cal, opt, out);
+    vkocc_kernel_destroy(ctx, &k);
+  }
+  vkocc_probe_session_destroy(&ps);
+  return s;
 }
 
 void vkocc_probe_result_free(vkocc_probe_result *r) {

@@ -1,0 +1,141 @@
+#include "cli.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *help =
+    "usage: vkocc surface [--wg LIST|RANGE] [--shmem LIST|RANGE] [--method comb|bisect|both] [--repeat K]\n"
+    "                     [--no-refine] [-o FILE] [--json] [--device D] [--no-shader-clock]\n"
+    "Measures occupancy P over a grid and derives the SM count and per-SM limits.\n"
+    "Default grid: workgroup sizes from the subgroup size to maxComputeWorkGroupInvocations in steps of\n"
+    "the subgroup size; shared memory 0, 1 KiB, 2 KiB and eighths of maxComputeSharedMemorySize, refined\n"
+    "(bisected to 256 bytes) wherever neighbouring points differ. LIST: 32,64,128; RANGE: 32-1024:32;\n"
+    "shared sizes take K suffixes. Pipelines are created up front, in parallel, through a pipeline cache\n"
+    "kept in the XDG cache directory. -o writes the surface JSON (schema vkocc.surface/1).\n";
+
+static void progress(void *user, const char *phase, uint32_t done, uint32_t total) {
+  (void)user;
+  fprintf(stderr, "\r%-10s %5u/%-5u", phase, done, total);
+  if (done == total) fputc('\n', stderr);
+}
+
+int cmd_surface(int argc, char **argv) {
+  cli_common c = {0};
+  vkocc_surface_options o = {0};
+  const char *out_path = NULL;
+  uint32_t *wg = NULL, *sh = NULL;
+  static const struct option opts[] = {
+      {"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'}, {"wg", required_argument, 0, 'w'},
+      {"shmem", required_argument, 0, 's'}, {"method", required_argument, 0, 'm'},
+      {"repeat", required_argument, 0, 'r'}, {"no-refine", no_argument, 0, 'N'}, {"output", required_argument, 0, 'o'},
+      {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0}};
+  int ch, rc = 0;
+  while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
+    switch (ch) {
+    case 'd': c.device = optarg; break;
+    case 'j': c.json = true; break;
+    case 'n': c.no_clock = true; break;
+    case 'N': o.no_refine = true; break;
+    case 'o': out_path = optarg; break;
+    case 'w':
+      free(wg);
+      if (!cli_parse_list(optarg, false, &wg, &o.wg_count) || wg[0] == 0) {
+        rc = cli_error("surface", 2, "--wg '%s': expected positive integers, e.g. 32,64 or 32-1024:32", optarg);
+        goto out;
+      }
+      o.wg_sizes = wg;
+      break;
+    case 's':
+      free(sh);
+      if (!cli_parse_list(optarg, true, &sh, &o.shared_count)) {
+        rc = cli_error("surface", 2, "--shmem '%s': expected byte counts, e.g. 0,16K,48K or 0-48K:4K", optarg);
+        goto out;
+      }
+      o.shared = sh;
+      break;
+    case 'm':
+      if (!strcmp(optarg, "comb")) o.method = VKOCC_METHOD_COMB;
+      else if (!strcmp(optarg, "bisect")) o.method = VKOCC_METHOD_BISECT;
+      else if (!strcmp(optarg, "both")) o.method = VKOCC_METHOD_BOTH;
+      else { rc = cli_error("surface", 2, "--method '%s': expected comb, bisect or both", optarg); goto out; }
+      break;
+    case 'r':
+      if (!cli_parse_u32(optarg, false, &o.repeat) || o.repeat < 1 || o.repeat > VKOCC_MAX_REPEAT) {
+        rc = cli_error("surface", 2, "--repeat '%s': expected an integer 1..%d", optarg, VKOCC_MAX_REPEAT);
+        goto out;
+      }
+      break;
+    case 'h': fputs(help, stdout); goto out;
+    default: fputs(help, stderr); rc = 2; goto out;
+    }
+  }
+  if (optind < argc) { rc = cli_error("surface", 2, "unexpected argument '%s'", argv[optind]); goto out; }
+  if (cli_is_tty()) o.progress = progress;
+  double t0 = vkocc_now_ms();
+  vkocc_context *ctx;
+  if ((rc = cli_open("surface", &c, &ctx))) goto out;
+  double startup_ms = vkocc_now_ms() - t0;
+  vkocc_calibration cal;
+  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  vkocc_surface s;
+  vkocc_status st = vkocc_calibrate(ctx, &co, &cal);
+  if (!st) st = vkocc_surface_measure(ctx, &cal, &o, &s);
+  vkocc_context_destroy(ctx);
+  if (st) { rc = cli_fail("surface", st); goto out; }
+  vkocc_derived d;
+  bool derived = vkocc_derive(s.points, s.count, s.subgroup_size, &d) == VKOCC_OK;
+  json_t *doc = vkocc_surface_json(&s);
+  json_object_set_new(doc, "schema", json_string("vkocc.surface/1"));
+  json_object_set_new(doc, "tool_version", json_string(vkocc_version()));
+  json_object_set_new(json_object_get(doc, "timing"), "startup_ms", json_real(startup_ms));
+  json_object_set_new(doc, "calibration", vkocc_calibration_json(&cal));
+  if (derived) json_object_set_new(doc, "derived", vkocc_derived_json(&d, &s));
+  if (out_path && (st = vkocc_json_write(doc, out_path))) {
+    json_decref(doc);
+    vkocc_surface_free(&s);
+    rc = cli_fail("surface", st);
+    goto out;
+  }
+  if (c.json) {
+    rc = cli_emit_json("surface", doc, NULL);
+    vkocc_surface_free(&s);
+    goto out;
+  }
+  json_decref(doc);
+  /* human table: rows = workgroup sizes, columns = shared sizes of the ladder (refined points listed apart) */
+  uint32_t nref = 0;
+  for (uint32_t i = 0; i < s.count; i++) nref += s.points[i].refined;
+  printf("device: %s  (%u points, %u of them refinements; pipelines %.0f ms%s, measurement %.0f ms, "
+         "start-up %.0f ms)\n", s.device.name, s.count, nref, s.pipelines_ms,
+         s.cache_warm ? " with a warm cache" : " with a cold cache", s.measure_ms, startup_ms);
+  printf("P at each (workgroup size, shared bytes) of the ladder; * where repetitions or methods disagree\n");
+  uint32_t cols[64], nc = 0;
+  for (uint32_t i = 0; i < s.count && nc < 64; i++) {
+    if (s.points[i].refined || s.points[i].wg_size != s.points[0].wg_size) continue;
+    cols[nc++] = s.points[i].shared_bytes;
+  }
+  printf("%6s", "wg");
+  for (uint32_t j = 0; j < nc; j++) printf(" %7u", cols[j]);
+  printf("\n");
+  for (uint32_t i = 0; i < s.count;) {
+    uint32_t w = s.points[i].wg_size;
+    printf("%6u", w);
+    for (; i < s.count && s.points[i].wg_size == w; i++)
+      if (!s.points[i].refined) printf(" %6u%s", s.points[i].P, s.points[i].agree ? " " : "*");
+    printf("\n");
+  }
+  if (derived) {
+    printf("derived: %u SMs%s; per SM: %u workgroups, %u subgroups%s (%u threads), %u shared bytes%s; "
+           "%u/%u points explained\n", d.sm_count, d.sm_count_ambiguous ? " (ambiguous)" : "", d.wg_per_sm,
+           d.subgroups_per_sm, d.subgroups_bound_seen ? "" : " or more", d.threads_per_sm, d.shared_per_sm,
+           d.shared_bound_seen ? "" : " or more", d.explained, d.total);
+    for (uint32_t i = 0; i < d.n_unexplained; i++)
+      printf("  not explained: wg %u, %u bytes: P %u\n", s.points[d.unexplained[i]].wg_size,
+             s.points[d.unexplained[i]].shared_bytes, s.points[d.unexplained[i]].P);
+  }
+  vkocc_surface_free(&s);
+out:
+  free(wg);
+  free(sh);
+  return rc;
+}

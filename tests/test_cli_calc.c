@@ -1,0 +1,56 @@
+/* calc from saved data: the committed H100 CSV gives the committed listing; bad input fails cleanly. */
+#include "check.h"
+#include "run.h"
+
+int main(int argc, char **argv) {
+  if (argc < 3) { fprintf(stderr, "usage: %s VKOCC DATA_DIR\n", argv[0]); return 2; }
+  const char *bin = argv[1], *data = argv[2];
+  char *out, *expected;
+  int rc = run_fmt(&out, "%s calc --table --from %s/h100-grid.csv --csv", bin, data);
+  CHECK(rc == 0, "calc --table exit %d", rc);
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cat %s/h100-grid.calc.csv", data);
+  run_cmd(cmd, &expected);
+  CHECK(strlen(expected) > 100 && strcmp(out, expected) == 0, "listing differs from %s/h100-grid.calc.csv:\n%s", data, out);
+  free(out);
+  free(expected);
+  rc = run_fmt(&out, "%s calc --wg 96 --shmem 8K --from %s/h100-grid.csv", bin, data);
+  CHECK(rc == 0, "calc point exit %d", rc);
+  CHECK_CONTAINS(out, "resident workgroups          1584         12");
+  CHECK_CONTAINS(out, "occupancy: 56.25% of 2048 threads per SM; binding limit: shared memory");
+  CHECK_CONTAINS(out, "derived: 132 SMs; per SM 32 workgroups, 64 subgroups of 32 (inferred), 2048 threads, 102400 shared bytes");
+  free(out);
+  /* a point between measured ones comes from the model */
+  rc = run_fmt(&out, "%s calc --wg 160 --shmem 6000 --from %s/h100-grid.csv", bin, data);
+  CHECK(rc == 0, "calc model point exit %d", rc);
+  CHECK_CONTAINS(out, "(model)");
+  CHECK_CONTAINS(out, "resident workgroups          1584         12");
+  free(out);
+  rc = run_fmt(&out, "%s calc --table --shmem 16K --from %s/h100-grid.csv --json", bin, data);
+  CHECK(rc == 0, "calc json exit %d", rc);
+  CHECK_CONTAINS(out, "\"schema\": \"vkocc.calc/1\"");
+  CHECK_CONTAINS(out, "\"sm_count\": 132");
+  free(out);
+  /* bad input: clear errors, exit 2 */
+  rc = run_fmt(&out, "%s calc --table --from /nonexistent.csv 2>&1", bin);
+  CHECK(rc == 2, "missing file exit %d", rc);
+  CHECK_CONTAINS(out, "/nonexistent.csv");
+  free(out);
+  rc = run_fmt(&out, "printf 'wg_size,shared_bytes,P\\n32,0,x\\n' > /tmp/vkocc-bad.csv; %s calc --table --from /tmp/vkocc-bad.csv 2>&1", bin);
+  CHECK(rc == 2, "bad csv exit %d", rc);
+  CHECK_CONTAINS(out, "/tmp/vkocc-bad.csv:2: P 'x' is not a non-negative integer");
+  free(out);
+  rc = run_fmt(&out, "%s calc --wg 64 2>&1", bin);
+  CHECK(rc == 2, "missing --shmem exit %d", rc);
+  free(out);
+  rc = run_fmt(&out, "%s calc --table --wg 64 --from %s/h100-grid.csv 2>&1", bin, data);
+  CHECK(rc == 2, "--table with --wg exit %d", rc);
+  free(out);
+  const char *cmds[] = {"surface", "calc", "probe"};
+  for (int i = 0; i < 3; i++) {
+    rc = run_fmt(&out, "%s %s --help", bin, cmds[i]);
+    CHECK(rc == 0 && strstr(out, "usage: vkocc"), "%s --help", cmds[i]);
+    free(out);
+  }
+  return check_report();
+}

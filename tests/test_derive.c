@@ -1,0 +1,97 @@
+/* Derivation on synthetic surfaces from several architecture rule sets (SM counts, workgroup and
+ * subgroup slots, shared memory per SM, subgroup sizes 8/16/32/64), clean and with noisy points. */
+#include "check.h"
+#include "vkocc.h"
+#include <stdlib.h>
+
+typedef struct { const char *name; uint32_t sms, W, S, sg, M, max_shared; } arch;
+
+static uint32_t rule(const arch *a, uint32_t wg, uint32_t s) {
+  uint32_t k = (wg + a->sg - 1) / a->sg, p = a->W;
+  if (a->S / k < p) p = a->S / k;
+  if (s && a->M / s < p) p = a->M / s;
+  return p * a->sms;
+}
+
+/* The default-like grid: workgroup sizes in subgroup steps (never above what one SM holds, as no device
+ * allows), a shared-memory ladder, and for the smallest workgroup a row every 256 bytes as the
+ * surface's refinement adds where P changes. */
+static uint32_t build(const arch *a, vkocc_surface_point *pts) {
+  static const uint32_t ladder[] = {0, 1024, 2048, 4096, 8192, 12288, 16384, 24576, 32768, 49152, 65536};
+  uint32_t n = 0, maxwg = a->S * a->sg < 1024 ? a->S * a->sg : 1024;
+  for (uint32_t wg = a->sg; wg <= maxwg; wg += a->sg)
+    for (size_t j = 0; j < sizeof ladder / sizeof ladder[0]; j++) {
+      if (ladder[j] > a->max_shared) continue;
+      pts[n] = (vkocc_surface_point){.wg_size = wg, .shared_bytes = ladder[j], .P = rule(a, wg, ladder[j]), .agree = true};
+      n++;
+    }
+  for (uint32_t s = 256; s <= a->max_shared; s += 256) {
+    bool on_ladder = false;
+    for (size_t j = 0; j < sizeof ladder / sizeof ladder[0]; j++) on_ladder |= ladder[j] == s;
+    if (!on_ladder) pts[n++] = (vkocc_surface_point){.wg_size = a->sg, .shared_bytes = s, .P = rule(a, a->sg, s), .agree = true, .refined = true};
+  }
+  return n;
+}
+
+static void check_arch(const arch *a, vkocc_surface_point *pts, uint32_t n, uint32_t sg_given, uint32_t noisy,
+                       const char *what) {
+  vkocc_derived d;
+  CHECK(vkocc_derive(pts, n, sg_given, &d) == VKOCC_OK, "%s %s: %s", a->name, what, vkocc_last_error());
+  CHECK(d.sm_count == a->sms, "%s %s: SMs %u, expected %u", a->name, what, d.sm_count, a->sms);
+  CHECK(d.wg_per_sm == a->W, "%s %s: W %u, expected %u", a->name, what, d.wg_per_sm, a->W);
+  CHECK(d.subgroups_per_sm == a->S, "%s %s: S %u, expected %u", a->name, what, d.subgroups_per_sm, a->S);
+  CHECK(d.subgroup_size == a->sg, "%s %s: sg %u, expected %u", a->name, what, d.subgroup_size, a->sg);
+  CHECK(d.threads_per_sm == a->S * a->sg, "%s %s: threads %u", a->name, what, d.threads_per_sm);
+  CHECK(d.shared_per_sm == a->M, "%s %s: M %u, expected %u", a->name, what, d.shared_per_sm, a->M);
+  CHECK(d.shared_bound_seen && d.subgroups_bound_seen, "%s %s: limits seen", a->name, what);
+  CHECK(d.explained == n - noisy && d.n_unexplained == noisy, "%s %s: explained %u of %u, %u noisy", a->name, what,
+        d.explained, n, noisy);
+}
+
+int main(void) {
+  const arch archs[] = {
+      {"hopper-vk", 132, 32, 64, 32, 102400, 49152},   /* the H100 as Vulkan grants it */
+      {"ampere-ga102", 82, 16, 48, 32, 102400, 49152}, /* 1536 threads, 16 blocks per SM */
+      {"rdna-wave32", 40, 32, 32, 32, 65536, 65536},   /* WGP-like: 32 waves of 32 */
+      {"gcn-wave64", 60, 40, 40, 64, 65536, 65536},    /* CU: 40 waves of 64 */
+      {"xe-simd16", 32, 16, 64, 16, 131072, 65536},    /* subgroup 16 */
+      {"mali-like", 16, 8, 96, 8, 32768, 32768},       /* subgroup 8, small shared memory */
+  };
+  static vkocc_surface_point pts[8192];
+  for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+    const arch *a = &archs[i];
+    uint32_t n = build(a, pts);
+    check_arch(a, pts, n, a->sg, 0, "clean");
+    check_arch(a, pts, n, 0, 0, "clean, subgroup size inferred");
+    /* noise: three points off (one a multiple of the SM count, one not, one zero) */
+    pts[5].P += a->sms;
+    pts[n / 2].P += 1;
+    pts[n - 3].P = 0;
+    check_arch(a, pts, n, a->sg, 3, "noisy");
+    vkocc_derived d;
+    vkocc_derive(pts, n, a->sg, &d);
+    bool listed = false;
+    for (uint32_t k = 0; k < d.n_unexplained; k++) listed |= d.unexplained[k] == n / 2;
+    CHECK(listed, "%s: the noisy point %u must be listed", a->name, n / 2);
+  }
+  /* occupancy on the Hopper rules: 96 threads and 8 KiB -> 12 per SM by shared memory */
+  vkocc_derived d;
+  uint32_t n = build(&archs[0], pts);
+  vkocc_derive(pts, n, 32, &d);
+  vkocc_occupancy oc;
+  vkocc_occupancy_compute(&d, 96, 8192, &oc);
+  CHECK(oc.wg_per_sm == 12 && oc.wgs == 1584 && oc.subgroups == 4752 && oc.threads == 152064, "occupancy %u %u",
+        oc.wg_per_sm, oc.wgs);
+  CHECK_NEAR(oc.occupancy_pct, 56.25, 1e-9);
+  CHECK(oc.binding == VKOCC_LIMIT_SHARED, "binding %u", oc.binding);
+  vkocc_occupancy_compute(&d, 32, 0, &oc);
+  CHECK(oc.binding == VKOCC_LIMIT_WORKGROUPS && oc.wg_per_sm == 32, "wg 32 binding %u", oc.binding);
+  CHECK_NEAR(oc.occupancy_pct, 50.0, 1e-9);
+  vkocc_occupancy_compute(&d, 1024, 0, &oc);
+  CHECK(oc.binding == VKOCC_LIMIT_SUBGROUPS && oc.wg_per_sm == 2, "wg 1024 binding %u", oc.binding);
+  CHECK_NEAR(oc.occupancy_pct, 100.0, 1e-9);
+  /* nothing usable */
+  vkocc_surface_point zero = {.wg_size = 32};
+  CHECK(vkocc_derive(&zero, 1, 32, &d) == VKOCC_ERROR_RUNTIME, "all-zero surface must fail");
+  return check_report();
+}
