@@ -253,13 +253,15 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   r.push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
   vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
   vkocc_kernel_bind(ctx, kernel, bufs);
-  /* The first dispatches after pipeline creation are slow; they are not part of any estimate. Many
-   * short workgroups, so that every worker (SM, CPU thread) has run the new pipeline. */
+  /* The first dispatch after pipeline creation is slow; it is not part of any estimate. Short
+   * workgroups, enough that every worker (SM, CPU thread) runs the new pipeline: twice the expected P,
+   * or 256 when nothing is known. */
   double ignore;
   r.push.mode = ctx->device_clock ? 0 : 1;
   r.push.sleep_ticks = 1;
   r.push.chase_rounds = 1;
-  for (int i = 0; i < 3 && !s; i++) s = dispatch(&r, 256, &ignore);
+  uint32_t warm = opt->hint ? 2 * opt->hint + 2 : 256;
+  s = dispatch(&r, warm < r.max_groups ? warm : r.max_groups, &ignore);
   r.gpu_ns = 0;
   r.dispatches = 0;
 

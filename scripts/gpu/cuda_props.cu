@@ -40,6 +40,21 @@ int main() {
              blocks, blocks * p.multiProcessorCount);
       first = false;
     }
+  printf("\n  ],\n");
+  // The same grid with the shared-memory carveout asked down to 100 KiB (the driver rounds the percentage
+  // to a supported configuration): what a CUDA kernel gets when configured like the Vulkan pipelines.
+  int pct = (int)((100.0 * 102400 + p.sharedMemPerMultiprocessor - 1) / p.sharedMemPerMultiprocessor);
+  CK(cudaFuncSetAttribute(probe_like, cudaFuncAttributePreferredSharedMemoryCarveout, pct));
+  printf("  \"carveout_percent\": %d,\n  \"occupancy_carveout_100k\": [\n", pct);
+  first = true;
+  for (int a = 0; a < 10; a++)
+    for (int b = 0; b < 7; b++) {
+      int blocks = 0;
+      CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, probe_like, wgs[a], shm[b] ? shm[b] : 4));
+      printf("%s    {\"wg\": %d, \"shared\": %d, \"blocks_per_sm\": %d, \"P\": %d}", first ? "" : ",\n", wgs[a], shm[b],
+             blocks, blocks * p.multiProcessorCount);
+      first = false;
+    }
   printf("\n  ]\n}\n");
   return 0;
 }
