@@ -157,10 +157,12 @@ vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool hos
   if (r) return vkocc_vk_fail(r, "vkCreateBuffer");
   VkMemoryRequirements req;
   vkocc_fn.vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
-  int32_t type = host_visible
-                     ? find_memory(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                                                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
-                     : find_memory(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  /* Host-visible buffers are read back by the host: prefer cached memory (reads from write-combined
+   * memory are slow). */
+  const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  int32_t type = host_visible ? find_memory(ctx, req.memoryTypeBits, hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+                              : find_memory(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  if (type < 0 && host_visible) type = find_memory(ctx, req.memoryTypeBits, hv);
   if (type < 0 && !host_visible) type = find_memory(ctx, req.memoryTypeBits, 0);
   if (type < 0) {
     vkocc_buffer_destroy(ctx, b);

@@ -111,6 +111,7 @@ typedef struct vkocc_probe_session {
   vkocc_context *ctx;
   vkocc_buffer rec, chase;
   uint32_t max_groups;
+  double sleep_ns;  /* the comb's sleep as grown by the launch spread so far (0: not yet) */
 } vkocc_probe_session;
 vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps);
 void vkocc_probe_session_destroy(vkocc_probe_session *ps);

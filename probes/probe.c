@@ -138,13 +138,15 @@ static uint32_t median_u32(const uint32_t *v, uint32_t n, uint32_t *mn, uint32_t
 
 /* Comb with adaptive size and sleep. hint: expected P or 0.
  * Overlap can only undercount residency (a late launch or a worker that sits out looks like a refill),
- * never overcount, so the estimate is the largest overlap seen, accepted once a dispatch of at least
- * three waves of it reproduces it. */
+ * never overcount, so the estimate is the largest overlap seen, accepted once a dispatch of `waves`
+ * waves of it ((waves - 1) (P + 1) workgroups) reproduces it. */
 static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double *sleep_ns, bool sleep_fixed,
-                             uint32_t hint, vkocc_probe_rep *rep, vkocc_interval **raw, uint32_t *raw_n) {
+                             uint32_t hint, uint32_t waves, vkocc_probe_rep *rep, vkocc_interval **raw,
+                             uint32_t *raw_n) {
+  const uint32_t m = waves - 1;
   double t0 = vkocc_now_ns(), gpu0 = r->gpu_ns;
   uint32_t d0 = r->dispatches;
-  uint32_t n = hint ? 3 * hint + 3 : 2, best = 0;
+  uint32_t n = hint ? m * hint + m : 2, best = 0;
   vkocc_interval *iv = NULL;
   vkocc_status s = VKOCC_OK;
   bool done = false;
@@ -167,14 +169,14 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
       best = 0;
       continue;
     }
-    if (!rep->comb.lower_bound && rep->comb.P >= best && n >= 3 * rep->comb.P + 3) { done = true; break; }
+    if (!rep->comb.lower_bound && rep->comb.P >= best && n >= m * rep->comb.P + m) { done = true; break; }
     if (!rep->comb.lower_bound && rep->comb.P > best) best = rep->comb.P;
     if (n >= r->max_groups) {
       s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: no stable P up to the largest dispatch (%u workgroups)", n);
       break;
     }
-    /* grow: double while everything is resident, else to three waves of the best seen */
-    uint32_t want = rep->comb.lower_bound ? 2 * n : 3 * best + 3;
+    /* grow: double while everything is resident, else to `waves` waves of the best seen */
+    uint32_t want = rep->comb.lower_bound ? 2 * n : m * best + m;
     n = want > n ? want : n + 1;
   }
   if (!s && !done) s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: no stable P after 40 dispatches");
@@ -248,6 +250,7 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   bool cpu = ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   double floor_sleep = cpu ? 2e6 : 20e3;
   double sleep = opt->sleep_ns > 0 ? opt->sleep_ns : fmin(4e6, fmax(floor_sleep, 20 * fabs(cal->overhead_ns)));
+  if (!(opt->sleep_ns > 0) && ps->sleep_ns > sleep) sleep = ps->sleep_ns; /* grown by an earlier probe */
 
   probe_run r = {.ctx = ctx, .k = *kernel, .rec = ps->rec, .chase = ps->chase, .max_groups = ps->max_groups};
   r.push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
@@ -270,7 +273,9 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   for (uint32_t i = 0; i < repeat && !s; i++) {
     vkocc_probe_rep *rep = &out->reps[i];
     if (method & VKOCC_METHOD_COMB) {
-      s = run_comb(&r, cal, &sleep, opt->sleep_ns > 0, hint, rep, opt->keep_raw ? &out->raw : NULL, &out->raw_count);
+      /* CPU workers are OS threads that may sit out a whole wave: confirm over more waves there */
+      s = run_comb(&r, cal, &sleep, opt->sleep_ns > 0, hint, cpu ? 4 : 3, rep, opt->keep_raw ? &out->raw : NULL,
+                   &out->raw_count);
       if (s) break;
       comb_v[i] = rep->comb_P;
       hint = rep->comb_P;
@@ -302,6 +307,7 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   }
   if (s) { vkocc_probe_result_free(out); return s; }
   out->sleep_ns = sleep;
+  if (!(opt->sleep_ns > 0)) ps->sleep_ns = sleep;
   /* floor: the fewest waves that reveal P (2) of each method's wave, per repetition */
   out->floor_ns = ((method & VKOCC_METHOD_COMB) ? 2 * sleep : 0) + ((method & VKOCC_METHOD_BISECT) ? 2 * out->bisect_wave_ns : 0);
   out->agree = true;
