@@ -5,6 +5,7 @@
 #include "vkocc.h"
 #include <stdbool.h>
 #include <stdio.h>
+#include "internal.h"
 
 typedef struct cli_common {
   const char *device;    /* --device (else VKOCC_DEVICE) */
@@ -35,6 +36,9 @@ bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n
 bool cli_is_tty(void);
 /* Opens the context per --device / VKOCC_DEVICE; on error prints and returns the exit code (>0). */
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
+/* cmd_fingerprint.c: the device's fingerprint, measured or from the cache; used by policy too. */
+int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
+void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
 /* Prints or writes JSON; returns exit code. */
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
 #endif

@@ -10,6 +10,9 @@ static const command commands[] = {
     {"probe", cmd_probe, "occupancy P for one workgroup size and shared-memory size"},
     {"surface", cmd_surface, "P over a grid, with the derived SM count and per-SM limits"},
     {"calc", cmd_calc, "occupancy calculator: one point or a table, live or from saved data"},
+    {"fingerprint", cmd_fingerprint, "characterize the device: normalized surface, limits, cluster ID (JSON)"},
+    {"cluster", cmd_cluster, "group fingerprints into architecture clusters"},
+    {"policy", cmd_policy, "pick tuned parameters by cluster (policy select)"},
 };
 
 static void usage(FILE *f) {

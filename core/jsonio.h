@@ -30,3 +30,5 @@ vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char
 json_t *vkocc_surface_json(const vkocc_surface *s);
 vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s);
 json_t *vkocc_derived_json(const vkocc_derived *d, const vkocc_surface *s);
+/* The normalized part of a fingerprint document (canonical grid, values, sources, cluster ID). */
+json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp);

@@ -349,6 +349,78 @@ void vkocc_occupancy_from_P(const vkocc_derived *d, uint32_t wg_size, uint32_t s
                             vkocc_occupancy *out);
 const char *vkocc_limit_name(uint32_t binding); /* "workgroup slots", "subgroup slots", "shared memory", ... */
 
+/* ---------------------------------------------------------------- fingerprint (docs/fingerprint.md) */
+
+/* The canonical grid every device shares: P per SM is resampled onto it. */
+#define VKOCC_CANON_WG 16
+#define VKOCC_CANON_SHARED 9
+extern const uint32_t vkocc_canonical_wg[VKOCC_CANON_WG];         /* 32 .. 1024 */
+extern const uint32_t vkocc_canonical_shared[VKOCC_CANON_SHARED]; /* 0 .. 48 KiB */
+
+typedef enum vkocc_canon_source {
+  VKOCC_CANON_UNRUNNABLE = 0, /* the device cannot run this point (above its limits) */
+  VKOCC_CANON_MEASURED = 1,   /* P measured at exactly this point */
+  VKOCC_CANON_MODEL = 2,      /* filled from the derived model (the surface did not hold the point) */
+} vkocc_canon_source;
+
+typedef struct vkocc_fingerprint {
+  char cluster_id[24];                    /* "c1-" + 12 hex digits */
+  uint32_t subgroup_size;
+  double normalized[VKOCC_CANON_WG][VKOCC_CANON_SHARED]; /* P / SMs; NAN where unrunnable */
+  uint8_t source[VKOCC_CANON_WG][VKOCC_CANON_SHARED];    /* vkocc_canon_source */
+  char device_name[256];
+  char driver_info[256];
+} vkocc_fingerprint;
+
+/* Normalizes a surface by its derived SM count onto the canonical grid and computes the cluster ID. */
+vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_derived *d, vkocc_fingerprint *fp);
+/* The cluster ID of a normalized surface (FNV-1a 64 over its canonical text, see docs/fingerprint.md). */
+void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]);
+/* Distance in [0, 1] between two normalized surfaces: the mean over canonical points of
+ * |a - b| / max(a, b), a point runnable on one device only counting 1; different subgroup sizes: 1. */
+double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b);
+/* Reads the fingerprint part of a vkocc.fingerprint/1 document; errors name the file and JSON path.
+ * The cluster ID stored in the file must match the one recomputed from its normalized surface. */
+vkocc_status vkocc_fingerprint_load(const char *path, vkocc_fingerprint *fp);
+vkocc_status vkocc_fingerprint_parse(const char *text, size_t len, const char *name, vkocc_fingerprint *fp);
+
+#define VKOCC_CLUSTER_THRESHOLD 0.02
+/* Groups fingerprints: exact cluster-ID matches first, then leader clustering of the groups (largest
+ * first) by distance <= threshold. cluster_of[i]: index of the leader fingerprint; distance[i]: to it. */
+vkocc_status vkocc_cluster(const vkocc_fingerprint *fps, uint32_t n, double threshold, uint32_t *cluster_of,
+                           double *distance, uint32_t *clusters);
+
+/* ---------------------------------------------------------------- policy selection (docs/policy.md) */
+
+typedef struct vkocc_policy_db vkocc_policy_db;
+typedef enum vkocc_policy_rule {
+  VKOCC_POLICY_EXACT = 1,    /* an entry for the device's own cluster ID */
+  VKOCC_POLICY_NEAREST = 2,  /* an entry for the nearest known cluster within the threshold */
+  VKOCC_POLICY_DEFAULT = 3,  /* the kernel's default */
+} vkocc_policy_rule;
+
+typedef struct vkocc_policy_var { const char *name, *value; } vkocc_policy_var;
+
+typedef struct vkocc_policy_choice {
+  vkocc_policy_rule rule;
+  char cluster_id[24];   /* the cluster whose entry was used ("" for the default) */
+  double distance;       /* to that cluster (0 for exact) */
+  int entry;             /* index in the kernel's entries; -1 for the default */
+  char *params_json;     /* the tuned parameters as JSON text (malloc'd; free with vkocc_policy_choice_free) */
+} vkocc_policy_choice;
+
+/* Loads a vkocc.policy-db/1 document; errors name the file and JSON path. */
+vkocc_status vkocc_policy_db_load(const char *path, vkocc_policy_db **db);
+void vkocc_policy_db_free(vkocc_policy_db *db);
+/* Exact cluster match, else the nearest cluster of the database within threshold (<= 0: the default
+ * VKOCC_CLUSTER_THRESHOLD), else the kernel's default; entries must also meet their conditions on the
+ * variables. fp may be NULL (only the default can match). VKOCC_ERROR_USAGE for an unknown kernel,
+ * VKOCC_ERROR_RUNTIME when nothing matches and the kernel has no default. */
+vkocc_status vkocc_policy_select(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                 const vkocc_policy_var *vars, uint32_t nvars, double threshold,
+                                 vkocc_policy_choice *out);
+void vkocc_policy_choice_free(vkocc_policy_choice *c);
+
 #ifdef __cplusplus
 }
 #endif

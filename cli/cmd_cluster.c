@@ -1,0 +1,70 @@
+#include "cli.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *help =
+    "usage: vkocc cluster FILE... [--threshold T] [--json]\n"
+    "Groups fingerprints into architecture clusters: identical cluster IDs first, then groups whose\n"
+    "normalized surfaces are within distance T (default 0.02: the mean relative difference per canonical\n"
+    "point, docs/fingerprint.md) join the nearest larger group. Prints each cluster with its members and\n"
+    "their distances to the cluster's leader.\n";
+
+int cmd_cluster(int argc, char **argv) {
+  bool json = false;
+  double threshold = VKOCC_CLUSTER_THRESHOLD;
+  static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"threshold", required_argument, 0, 't'},
+                                       {"help", no_argument, 0, 'h'}, {0}};
+  int ch;
+  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (ch) {
+    case 'j': json = true; break;
+    case 't': {
+      char *end;
+      threshold = strtod(optarg, &end);
+      if (*end || !(threshold >= 0 && threshold <= 1))
+        return cli_error("cluster", 2, "--threshold '%s': expected a number 0..1", optarg);
+      break;
+    }
+    case 'h': fputs(help, stdout); return 0;
+    default: fputs(help, stderr); return 2;
+    }
+  }
+  uint32_t n = (uint32_t)(argc - optind);
+  if (n == 0) return cli_error("cluster", 2, "give at least one fingerprint file (see --help)");
+  vkocc_fingerprint *fps = malloc(n * sizeof *fps);
+  uint32_t *of = malloc(n * sizeof *of);
+  double *dist = malloc(n * sizeof *dist);
+  for (uint32_t i = 0; i < n; i++) {
+    vkocc_status st = vkocc_fingerprint_load(argv[optind + i], &fps[i]);
+    if (st) { free(fps); free(of); free(dist); return cli_fail("cluster", st); }
+  }
+  uint32_t nc;
+  vkocc_cluster(fps, n, threshold, of, dist, &nc);
+  json_t *arr = json_array();
+  uint32_t k = 0;
+  for (uint32_t l = 0; l < n; l++) {
+    if (of[l] != l) continue; /* l leads a cluster */
+    uint32_t members = 0;
+    for (uint32_t i = 0; i < n; i++) members += of[i] == l;
+    json_t *m = json_array();
+    if (!json) printf("cluster %u: %s (%u member%s)\n", ++k, fps[l].cluster_id, members, members == 1 ? "" : "s");
+    for (uint32_t i = 0; i < n; i++) {
+      if (of[i] != l) continue;
+      if (json)
+        json_array_append_new(m, json_pack("{s:s, s:s, s:s, s:f}", "file", argv[optind + i], "device",
+                                           fps[i].device_name, "cluster_id", fps[i].cluster_id, "distance", dist[i]));
+      else
+        printf("  %-40s %-34.34s %s  distance %.4f\n", argv[optind + i], fps[i].device_name, fps[i].cluster_id, dist[i]);
+    }
+    json_array_append_new(arr, json_pack("{s:s, s:I, s:o}", "leader", fps[l].cluster_id, "members_count",
+                                         (json_int_t)members, "members", m));
+  }
+  free(fps); free(of); free(dist);
+  if (json)
+    return cli_emit_json("cluster", json_pack("{s:s, s:f, s:I, s:o}", "schema", "vkocc.clusters/1", "threshold",
+                                              threshold, "clusters_count", (json_int_t)nc, "clusters", arr), NULL);
+  json_decref(arr);
+  printf("%u fingerprint%s in %u cluster%s (threshold %.3f)\n", n, n == 1 ? "" : "s", nc, nc == 1 ? "" : "s", threshold);
+  return 0;
+}

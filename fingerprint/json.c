@@ -1,0 +1,110 @@
+/* Fingerprint documents (schema vkocc.fingerprint/1, docs/fingerprint.schema.json): the normalized part
+ * is written and read here; the CLI adds device, calibration, surface and derived limits. */
+#include "internal.h"
+#include "jsonio.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *source_name[] = {"unrunnable", "measured", "model"};
+
+json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp) {
+  json_t *wg = json_array(), *sh = json_array(), *vals = json_array(), *src = json_array();
+  for (int b = 0; b < VKOCC_CANON_SHARED; b++) json_array_append_new(sh, json_integer(vkocc_canonical_shared[b]));
+  for (int a = 0; a < VKOCC_CANON_WG; a++) {
+    json_array_append_new(wg, json_integer(vkocc_canonical_wg[a]));
+    json_t *row = json_array(), *srow = json_array();
+    for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
+      double v = fp->normalized[a][b];
+      json_array_append_new(row, isnan(v) ? json_null() : json_real(round(v * 1000) / 1000));
+      json_array_append_new(srow, json_string(source_name[fp->source[a][b] < 3 ? fp->source[a][b] : 0]));
+    }
+    json_array_append_new(vals, row);
+    json_array_append_new(src, srow);
+  }
+  return json_pack("{s:s, s:I, s:{s:o, s:o, s:o, s:o}}", "cluster_id", fp->cluster_id, "subgroup_size",
+                   (json_int_t)fp->subgroup_size, "normalized", "wg_sizes", wg, "shared_bytes", sh,
+                   "workgroups_per_sm", vals, "source", src);
+}
+
+static vkocc_status parse_doc(json_t *doc, const char *name, vkocc_fingerprint *fp) {
+  memset(fp, 0, sizeof *fp);
+  vkocc_status s;
+  char stored[64] = "";
+  if ((s = vkocc_json_str(doc, "cluster_id", name, "$", true, stored, sizeof stored)) ||
+      (s = vkocc_json_u32(doc, "subgroup_size", name, "$", true, &fp->subgroup_size)))
+    return s;
+  json_t *dev = json_object_get(doc, "device");
+  if (json_is_object(dev)) {
+    if ((s = vkocc_json_str(dev, "name", name, "$.device", false, fp->device_name, sizeof fp->device_name)) ||
+        (s = vkocc_json_str(dev, "driver_info", name, "$.device", false, fp->driver_info, sizeof fp->driver_info)))
+      return s;
+  }
+  json_t *norm = json_object_get(doc, "normalized");
+  if (!json_is_object(norm)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.normalized: expected an object", name);
+  json_t *wg = json_object_get(norm, "wg_sizes"), *sh = json_object_get(norm, "shared_bytes");
+  json_t *vals = json_object_get(norm, "workgroups_per_sm");
+  /* the grid must be the canonical one of schema version 1 */
+  if (!json_is_array(wg) || json_array_size(wg) != VKOCC_CANON_WG)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.normalized.wg_sizes: expected the %d canonical sizes", name, VKOCC_CANON_WG);
+  if (!json_is_array(sh) || json_array_size(sh) != VKOCC_CANON_SHARED)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.normalized.shared_bytes: expected the %d canonical sizes", name,
+                      VKOCC_CANON_SHARED);
+  for (int a = 0; a < VKOCC_CANON_WG; a++)
+    if (!json_is_integer(json_array_get(wg, a)) || json_integer_value(json_array_get(wg, a)) != vkocc_canonical_wg[a])
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.normalized.wg_sizes[%d]: expected %u", name, a, vkocc_canonical_wg[a]);
+  for (int b = 0; b < VKOCC_CANON_SHARED; b++)
+    if (!json_is_integer(json_array_get(sh, b)) || json_integer_value(json_array_get(sh, b)) != vkocc_canonical_shared[b])
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.normalized.shared_bytes[%d]: expected %u", name, b,
+                        vkocc_canonical_shared[b]);
+  if (!json_is_array(vals) || json_array_size(vals) != VKOCC_CANON_WG)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.normalized.workgroups_per_sm: expected %d rows", name, VKOCC_CANON_WG);
+  for (int a = 0; a < VKOCC_CANON_WG; a++) {
+    json_t *row = json_array_get(vals, a);
+    if (!json_is_array(row) || json_array_size(row) != VKOCC_CANON_SHARED)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.normalized.workgroups_per_sm[%d]: expected %d values", name, a,
+                        VKOCC_CANON_SHARED);
+    for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
+      json_t *v = json_array_get(row, b);
+      if (json_is_null(v)) { fp->normalized[a][b] = NAN; continue; }
+      if (!json_is_number(v) || !(json_number_value(v) >= 0) || json_number_value(v) > 1e6)
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.normalized.workgroups_per_sm[%d][%d]: expected a number >= 0 "
+                          "or null", name, a, b);
+      fp->normalized[a][b] = json_number_value(v);
+      fp->source[a][b] = VKOCC_CANON_MEASURED;
+    }
+  }
+  vkocc_cluster_id(fp, fp->cluster_id);
+  if (strcmp(stored, fp->cluster_id) != 0)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: \"%s\" does not match its normalized surface (%s)", name,
+                      stored, fp->cluster_id);
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_fingerprint_parse(const char *text, size_t len, const char *name, vkocc_fingerprint *fp) {
+  json_error_t e;
+  json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+  if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", name, e.line, e.column, e.text);
+  vkocc_status s = VKOCC_OK;
+  const char *schema = json_string_value(json_object_get(doc, "schema"));
+  if (!json_is_object(doc)) s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $: expected a JSON object", name);
+  else if (!schema || strncmp(schema, "vkocc.fingerprint/", 18) != 0)
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: expected \"vkocc.fingerprint/1\"", name);
+  else if (strcmp(schema + 18, "1") != 0)
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: version %s of vkocc.fingerprint is not supported (this vkocc "
+                   "reads version 1)", name, schema + 18);
+  else s = parse_doc(doc, name, fp);
+  json_decref(doc);
+  return s;
+}
+
+vkocc_status vkocc_fingerprint_load(const char *path, vkocc_fingerprint *fp) {
+  void *data;
+  size_t len;
+  vkocc_status s = vkocc_read_file(path, &data, &len);
+  if (s) return s;
+  s = vkocc_fingerprint_parse(data, len, path, fp);
+  free(data);
+  return s;
+}

@@ -1,0 +1,78 @@
+/* Normalization onto the canonical grid and the cluster ID. */
+#include "internal.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const uint32_t vkocc_canonical_wg[VKOCC_CANON_WG] = {32, 64, 96, 128, 160, 192, 224, 256,
+                                                     320, 384, 448, 512, 640, 768, 896, 1024};
+const uint32_t vkocc_canonical_shared[VKOCC_CANON_SHARED] = {0, 2048, 4096, 8192, 12288, 16384, 24576, 32768, 49152};
+
+vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_derived *d, vkocc_fingerprint *fp) {
+  memset(fp, 0, sizeof *fp);
+  if (!d->sm_count) return vkocc_fail(VKOCC_ERROR_RUNTIME, "fingerprint: no SM count was derived");
+  fp->subgroup_size = d->subgroup_size;
+  snprintf(fp->device_name, sizeof fp->device_name, "%s", s->has_device ? s->device.name : "");
+  snprintf(fp->driver_info, sizeof fp->driver_info, "%s", s->has_device ? s->device.driver_info : "");
+  /* what the device can run: its limits, else the largest measured point */
+  uint32_t maxwg = 0, maxsh = 0;
+  for (uint32_t i = 0; i < s->count; i++) {
+    if (s->points[i].wg_size > maxwg) maxwg = s->points[i].wg_size;
+    if (s->points[i].shared_bytes > maxsh) maxsh = s->points[i].shared_bytes;
+  }
+  if (s->has_device && s->device.max_invocations) maxwg = s->device.max_invocations;
+  if (s->has_device && s->device.max_shared_bytes) maxsh = s->device.max_shared_bytes;
+  for (int a = 0; a < VKOCC_CANON_WG; a++)
+    for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
+      uint32_t wg = vkocc_canonical_wg[a], sh = vkocc_canonical_shared[b];
+      if (wg > maxwg || sh > maxsh) { fp->normalized[a][b] = NAN; continue; }
+      bool found = false;
+      for (uint32_t i = 0; i < s->count && !found; i++)
+        if (s->points[i].wg_size == wg && s->points[i].shared_bytes == sh) {
+          fp->normalized[a][b] = (double)s->points[i].P / d->sm_count;
+          fp->source[a][b] = VKOCC_CANON_MEASURED;
+          found = true;
+        }
+      if (!found) {
+        vkocc_occupancy oc;
+        vkocc_occupancy_compute(d, wg, sh, &oc);
+        fp->normalized[a][b] = oc.wg_per_sm;
+        fp->source[a][b] = VKOCC_CANON_MODEL;
+      }
+    }
+  vkocc_cluster_id(fp, fp->cluster_id);
+  return VKOCC_OK;
+}
+
+/* Canonical text: "vkocc-fp/1;sg=G;" then for each canonical (wg, shared) in row order "WG,SH=V;" with V
+ * the value to 3 decimals ("x" where unrunnable). The ID is "c1-" + the top 48 bits of FNV-1a 64 of it. */
+void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  char buf[64];
+  int n = snprintf(buf, sizeof buf, "vkocc-fp/1;sg=%u;", fp->subgroup_size);
+  for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
+  for (int a = 0; a < VKOCC_CANON_WG; a++)
+    for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
+      double v = fp->normalized[a][b];
+      if (isnan(v)) n = snprintf(buf, sizeof buf, "%u,%u=x;", vkocc_canonical_wg[a], vkocc_canonical_shared[b]);
+      else n = snprintf(buf, sizeof buf, "%u,%u=%.3f;", vkocc_canonical_wg[a], vkocc_canonical_shared[b], v);
+      for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
+    }
+  snprintf(out, 24, "c1-%012llx", (unsigned long long)(h >> 16));
+}
+
+double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
+  if (a->subgroup_size != b->subgroup_size) return 1.0;
+  double sum = 0;
+  int n = 0;
+  for (int i = 0; i < VKOCC_CANON_WG; i++)
+    for (int j = 0; j < VKOCC_CANON_SHARED; j++) {
+      double x = a->normalized[i][j], y = b->normalized[i][j];
+      if (isnan(x) && isnan(y)) continue;
+      n++;
+      if (isnan(x) || isnan(y)) { sum += 1; continue; }
+      double m = fmax(x, y);
+      if (m > 0) sum += fabs(x - y) / m;
+    }
+  return n ? sum / n : 0;
+}

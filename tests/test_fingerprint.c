@@ -1,0 +1,96 @@
+/* Fingerprints: one architecture at several SM counts gives one cluster ID; different per-SM limits give
+ * different IDs; noisy copies keep their cluster by distance; the reader checks schema, types, the grid and
+ * the stored ID. */
+#include "check.h"
+#include "jsonio.h"
+#include "synth.h"
+#include <stdlib.h>
+
+int main(void) {
+  const synth_arch *archs[] = {&SYNTH_HOPPER, &SYNTH_AMPERE, &SYNTH_RDNA, &SYNTH_GCN, &SYNTH_XE};
+  const uint32_t sms[] = {132, 114, 78, 28, 46, 1};
+  char ids[5][24];
+  for (int a = 0; a < 5; a++) {
+    vkocc_fingerprint ref;
+    CHECK(synth_fingerprint(archs[a], sms[0], 0, &ref) == VKOCC_OK, "%s: %s", archs[a]->name, vkocc_last_error());
+    snprintf(ids[a], sizeof ids[a], "%s", ref.cluster_id);
+    CHECK(!strncmp(ref.cluster_id, "c1-", 3) && strlen(ref.cluster_id) == 15, "id format %s", ref.cluster_id);
+    for (int k = 1; k < 6; k++) {
+      vkocc_fingerprint fp;
+      CHECK(synth_fingerprint(archs[a], sms[k], 0, &fp) == VKOCC_OK, "%s at %u SMs", archs[a]->name, sms[k]);
+      CHECK(!strcmp(fp.cluster_id, ref.cluster_id), "%s: %u SMs gives %s, %u SMs %s", archs[a]->name, sms[k],
+            fp.cluster_id, sms[0], ref.cluster_id);
+      CHECK(vkocc_fingerprint_distance(&fp, &ref) == 0, "same architecture, distance 0");
+    }
+    /* a noisy copy: another ID, but within the threshold */
+    vkocc_fingerprint noisy;
+    CHECK(synth_fingerprint(archs[a], 114, 2, &noisy) == VKOCC_OK, "noisy");
+    double d = vkocc_fingerprint_distance(&noisy, &ref);
+    CHECK(strcmp(noisy.cluster_id, ref.cluster_id) != 0, "%s: 2 noisy points must change the ID", archs[a]->name);
+    CHECK(d > 0 && d <= VKOCC_CLUSTER_THRESHOLD, "%s: noisy distance %g", archs[a]->name, d);
+  }
+  for (int a = 0; a < 5; a++)
+    for (int b = a + 1; b < 5; b++) {
+      CHECK(strcmp(ids[a], ids[b]) != 0, "%s and %s share an ID", archs[a]->name, archs[b]->name);
+      vkocc_fingerprint x, y;
+      synth_fingerprint(archs[a], 100, 0, &x);
+      synth_fingerprint(archs[b], 100, 0, &y);
+      CHECK(vkocc_fingerprint_distance(&x, &y) > 5 * VKOCC_CLUSTER_THRESHOLD, "%s vs %s distance %g", archs[a]->name,
+            archs[b]->name, vkocc_fingerprint_distance(&x, &y));
+    }
+  /* one per-SM limit changed (shared memory 100 KiB -> 132 KiB) changes the ID */
+  synth_arch h2 = SYNTH_HOPPER;
+  h2.M = 135168;
+  vkocc_fingerprint f1, f2;
+  synth_fingerprint(&SYNTH_HOPPER, 132, 0, &f1);
+  synth_fingerprint(&h2, 132, 0, &f2);
+  CHECK(strcmp(f1.cluster_id, f2.cluster_id) != 0, "a different shared memory per SM must change the ID");
+
+  /* clustering: 5 architectures x 6 SM counts, plus noisy copies -> 5 clusters */
+  vkocc_fingerprint fps[60];
+  uint32_t n = 0, of[60];
+  double dist[60];
+  for (int a = 0; a < 5; a++)
+    for (int k = 0; k < 6; k++) {
+      synth_fingerprint(archs[a], sms[k], 0, &fps[n++]);
+      if (k < 2) synth_fingerprint(archs[a], sms[k], 1 + k, &fps[n++]);
+    }
+  uint32_t nc;
+  CHECK(vkocc_cluster(fps, n, VKOCC_CLUSTER_THRESHOLD, of, dist, &nc) == VKOCC_OK, "cluster");
+  CHECK_EQ_U(nc, 5);
+  for (uint32_t i = 0; i < n; i++)
+    CHECK(strstr(fps[i].device_name, "") && !strncmp(fps[of[i]].device_name, fps[i].device_name,
+                                                      strcspn(fps[i].device_name, " ")),
+          "%s clustered with %s", fps[i].device_name, fps[of[i]].device_name);
+  CHECK(vkocc_cluster(fps, n, 0, of, dist, &nc) == VKOCC_OK && nc > 5, "threshold 0 keeps noisy copies apart: %u", nc);
+
+  /* the reader: a written document reads back to the same ID; bad documents name the path */
+  json_t *doc = vkocc_fingerprint_json(&f1);
+  json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/1"));
+  char *text = json_dumps(doc, 0);
+  vkocc_fingerprint back;
+  CHECK(vkocc_fingerprint_parse(text, strlen(text), "mem.json", &back) == VKOCC_OK, "parse: %s", vkocc_last_error());
+  CHECK(!strcmp(back.cluster_id, f1.cluster_id) && vkocc_fingerprint_distance(&back, &f1) == 0, "round trip");
+  free(text);
+  json_object_set_new(doc, "cluster_id", json_string("c1-000000000000"));
+  text = json_dumps(doc, 0);
+  CHECK(vkocc_fingerprint_parse(text, strlen(text), "mem.json", &back) == VKOCC_ERROR_USAGE, "tampered ID");
+  CHECK_CONTAINS(vkocc_last_error(), "mem.json: $.cluster_id: \"c1-000000000000\" does not match");
+  free(text);
+  json_object_set_new(doc, "cluster_id", json_string(f1.cluster_id));
+  json_array_set_new(json_array_get(json_object_get(json_object_get(doc, "normalized"), "workgroups_per_sm"), 3), 2,
+                     json_string("many"));
+  text = json_dumps(doc, 0);
+  CHECK(vkocc_fingerprint_parse(text, strlen(text), "mem.json", &back) == VKOCC_ERROR_USAGE, "bad value");
+  CHECK_CONTAINS(vkocc_last_error(), "$.normalized.workgroups_per_sm[3][2]: expected a number");
+  free(text);
+  json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/2"));
+  text = json_dumps(doc, 0);
+  CHECK(vkocc_fingerprint_parse(text, strlen(text), "mem.json", &back) == VKOCC_ERROR_USAGE, "version 2");
+  CHECK_CONTAINS(vkocc_last_error(), "$.schema: version 2");
+  free(text);
+  json_decref(doc);
+  CHECK(vkocc_fingerprint_parse("[1,2", 4, "x.json", &back) == VKOCC_ERROR_USAGE, "broken JSON");
+  CHECK_CONTAINS(vkocc_last_error(), "x.json:1:");
+  return check_report();
+}
