@@ -1,0 +1,92 @@
+/* fingerprint, cluster and policy through the CLI: lavapipe with 1 and 2 worker threads gives one cluster
+ * ID; the cache is reused and says so; bad input fails cleanly and writes nothing. */
+#include "check.h"
+#include "run.h"
+#include <jansson.h>
+#include <unistd.h>
+
+static char *field(const char *json_text, const char *key) {
+  json_error_t e;
+  json_t *doc = json_loads(json_text, 0, &e);
+  const char *v = doc ? json_string_value(json_object_get(doc, key)) : NULL;
+  char *r = strdup(v ? v : "");
+  json_decref(doc);
+  return r;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) { fprintf(stderr, "usage: %s VKOCC DATA_DIR\n", argv[0]); return 2; }
+  const char *bin = argv[1], *data = argv[2];
+  char *out, *id1, *id2;
+  int rc = run_fmt(&out, "LP_NUM_THREADS=1 %s fingerprint --fresh -o /tmp/vkocc-fp1.json --json 2>/dev/null", bin);
+  CHECK(rc == 0, "fingerprint LP=1 exit %d", rc);
+  id1 = field(out, "cluster_id");
+  CHECK_CONTAINS(out, "\"schema\": \"vkocc.fingerprint/1\"");
+  CHECK_CONTAINS(out, "\"sm_count\": 1,");
+  free(out);
+  rc = run_fmt(&out, "LP_NUM_THREADS=2 %s fingerprint --fresh -o /tmp/vkocc-fp2.json --json 2>/dev/null", bin);
+  CHECK(rc == 0, "fingerprint LP=2 exit %d", rc);
+  id2 = field(out, "cluster_id");
+  CHECK_CONTAINS(out, "\"sm_count\": 2,");
+  free(out);
+  CHECK(id1[0] && !strcmp(id1, id2), "lavapipe 1 and 2 threads: %s vs %s", id1, id2);
+  /* the second run of the same configuration comes from the cache, and says so */
+  rc = run_fmt(&out, "LP_NUM_THREADS=2 %s fingerprint 2>&1", bin);
+  CHECK(rc == 0, "cached fingerprint exit %d", rc);
+  CHECK_CONTAINS(out, "using the cached fingerprint");
+  CHECK_CONTAINS(out, id2);
+  CHECK_CONTAINS(out, "derived:     2 SMs");
+  free(out);
+  /* both lavapipe fingerprints form one cluster; the synthetic ones form three */
+  rc = run_fmt(&out, "%s cluster /tmp/vkocc-fp1.json /tmp/vkocc-fp2.json", bin);
+  CHECK(rc == 0 && strstr(out, "2 fingerprints in 1 cluster"), "lavapipe cluster: %s", out);
+  free(out);
+  rc = run_fmt(&out, "%s cluster --json %s/fp-hopper-132.json %s/fp-hopper-114.json %s/fp-hopper-noisy.json "
+               "%s/fp-ampere-82.json %s/fp-rdna-40.json", bin, data, data, data, data, data);
+  CHECK(rc == 0, "cluster exit %d", rc);
+  CHECK_CONTAINS(out, "\"clusters_count\": 3");
+  free(out);
+  /* policy select from files */
+  rc = run_fmt(&out, "%s policy select --db %s/policy-db.json --kernel radix_sort --fingerprint %s/fp-hopper-114.json "
+               "--var problem_size=1000 --var element_type=u32", bin, data, data);
+  CHECK(rc == 0, "policy exit %d", rc);
+  CHECK_CONTAINS(out, "rule:    exact");
+  CHECK_CONTAINS(out, "{\"elements_per_thread\":14,\"wg_size\":512}");
+  free(out);
+  rc = run_fmt(&out, "%s policy select --db %s/policy-db.json --kernel radix_sort --fingerprint %s/fp-rdna-40.json --json",
+               bin, data, data);
+  CHECK(rc == 0, "policy default exit %d", rc);
+  CHECK_CONTAINS(out, "\"rule\": \"default\"");
+  free(out);
+  /* live: lavapipe is unknown to the database -> default, from the cached fingerprint */
+  rc = run_fmt(&out, "LP_NUM_THREADS=2 %s policy select --db %s/policy-db.json --kernel radix_sort 2>&1", bin, data);
+  CHECK(rc == 0 && strstr(out, "rule:    default"), "live policy: %s", out);
+  free(out);
+  /* bad input */
+  rc = run_fmt(&out, "%s policy select --db %s/h100-grid.csv --kernel radix_sort --fingerprint %s/fp-rdna-40.json 2>&1",
+               bin, data, data);
+  CHECK(rc == 2, "csv as db exit %d", rc);
+  CHECK_CONTAINS(out, "h100-grid.csv");
+  free(out);
+  rc = run_fmt(&out, "%s cluster %s/policy-db.json 2>&1", bin, data);
+  CHECK(rc == 2, "db as fingerprint exit %d", rc);
+  CHECK_CONTAINS(out, "$.schema: expected \"vkocc.fingerprint/1\"");
+  free(out);
+  unlink("/tmp/vkocc-nodir-check");
+  rc = run_fmt(&out, "LP_NUM_THREADS=2 %s fingerprint -o /nonexistent/dir/fp.json 2>&1", bin);
+  CHECK(rc == 2, "unwritable output exit %d", rc);
+  CHECK_CONTAINS(out, "/nonexistent/dir/fp.json");
+  free(out);
+  rc = run_fmt(&out, "%s cluster 2>&1", bin);
+  CHECK(rc == 2, "cluster without files exit %d", rc);
+  free(out);
+  const char *cmds[] = {"fingerprint", "cluster", "policy select"};
+  for (int i = 0; i < 3; i++) {
+    rc = run_fmt(&out, "%s %s --help", bin, cmds[i]);
+    CHECK(rc == 0 && strstr(out, "usage: vkocc"), "%s --help", cmds[i]);
+    free(out);
+  }
+  free(id1);
+  free(id2);
+  return check_report();
+}
