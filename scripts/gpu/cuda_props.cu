@@ -43,7 +43,7 @@ int main() {
   printf("\n  ],\n");
   // The same grid with the shared-memory carveout asked down to 100 KiB (the driver rounds the percentage
   // to a supported configuration): what a CUDA kernel gets when configured like the Vulkan pipelines.
-  int pct = (int)((100.0 * 102400 + p.sharedMemPerMultiprocessor - 1) / p.sharedMemPerMultiprocessor);
+  int pct = (int)(100.0 * 102400 / p.sharedMemPerMultiprocessor); // rounded down: the driver rounds up to a step
   CK(cudaFuncSetAttribute(probe_like, cudaFuncAttributePreferredSharedMemoryCarveout, pct));
   printf("  \"carveout_percent\": %d,\n  \"occupancy_carveout_100k\": [\n", pct);
   first = true;
