@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct { double startup, calibrate, pipelines, measure, total; uint32_t points; bool warm; } pass;
+typedef struct { double startup, calibrate, pipelines, measure, warmup, comb, total; uint32_t points; bool warm; } pass;
 
 static int run_pass(const char *device, pass *p) {
   double t0 = vkocc_now_ms();
@@ -29,6 +29,8 @@ static int run_pass(const char *device, pass *p) {
   p->total = vkocc_now_ms() - t0;
   p->pipelines = s.pipelines_ms;
   p->measure = s.measure_ms;
+  p->warmup = s.warmup_ms;
+  p->comb = s.comb_ms;
   p->points = s.count;
   p->warm = s.cache_warm;
   vkocc_surface_free(&s);
@@ -46,8 +48,8 @@ int main(int argc, char **argv) {
   }
   if (runs < 1 || runs > 20) { fprintf(stderr, "bench_surface: --runs 1..20\n"); return 2; }
   json_t *rows = json_array();
-  printf("%-4s %-5s %-7s %-11s %-11s %-13s %-12s %-12s %s\n", "run", "cache", "points", "startup ms", "calib ms",
-         "pipelines ms", "measure ms", "total ms", "after start-up ms");
+  printf("%-4s %-5s %-7s %-11s %-11s %-13s %-12s %-11s %-10s %-12s %s\n", "run", "cache", "points", "startup ms",
+         "calib ms", "pipelines ms", "measure ms", "(warm-up", "comb)", "total ms", "after start-up ms");
   for (int r = 0; r < runs; r++) {
     char dir[] = "/tmp/vkocc-bench-XXXXXX";
     if (!mkdtemp(dir)) return 1;
@@ -57,12 +59,14 @@ int main(int argc, char **argv) {
       int rc = run_pass(device, &p);
       if (rc) return rc;
       double after = p.total - p.startup;
-      printf("%-4d %-5s %-7u %-11.1f %-11.1f %-13.1f %-12.1f %-12.1f %.1f\n", r + 1, p.warm ? "warm" : "cold",
-             p.points, p.startup, p.calibrate, p.pipelines, p.measure, p.total, after);
-      json_array_append_new(rows, json_pack("{s:i, s:b, s:I, s:f, s:f, s:f, s:f, s:f}", "run", r + 1, "cache_warm",
-                                            p.warm, "points", (json_int_t)p.points, "startup_ms", p.startup,
-                                            "calibrate_ms", p.calibrate, "pipelines_ms", p.pipelines, "measure_ms",
-                                            p.measure, "total_ms", p.total));
+      printf("%-4d %-5s %-7u %-11.1f %-11.1f %-13.1f %-12.1f %-11.1f %-10.1f %-12.1f %.1f\n", r + 1,
+             p.warm ? "warm" : "cold", p.points, p.startup, p.calibrate, p.pipelines, p.measure, p.warmup, p.comb,
+             p.total, after);
+      json_array_append_new(rows, json_pack("{s:i, s:b, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "run", r + 1,
+                                            "cache_warm", p.warm, "points", (json_int_t)p.points, "startup_ms",
+                                            p.startup, "calibrate_ms", p.calibrate, "pipelines_ms", p.pipelines,
+                                            "measure_ms", p.measure, "warmup_ms", p.warmup, "comb_ms", p.comb,
+                                            "total_ms", p.total));
     }
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

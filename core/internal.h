@@ -111,11 +111,12 @@ typedef struct vkocc_probe_session {
   vkocc_context *ctx;
   vkocc_buffer rec, chase;
   uint32_t max_groups;
-  double sleep_ns;  /* the comb's sleep as grown by the launch spread so far (0: not yet) */
 } vkocc_probe_session;
 vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps);
 void vkocc_probe_session_destroy(vkocc_probe_session *ps);
 vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k);
+/* One one-workgroup dispatch: drivers that finish pipelines at first use do it here. */
+vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel);
 vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
                                  const vkocc_probe_options *opt, vkocc_probe_result *out);
 

@@ -237,6 +237,7 @@ typedef struct vkocc_probe_result {
   bool agree;               /* every repetition of both methods gave one value */
   uint32_t P;               /* the answer: comb median if measured, else bisect median */
   double floor_ns;          /* per repetition: fewest waves that can reveal P (2) times each method's wave */
+  double warmup_wall_ns;    /* the discarded first dispatch of the pipeline (wall time) */
   vkocc_interval *raw;      /* last comb's intervals (keep_raw), malloc'd; free with vkocc_probe_result_free */
   uint32_t raw_count;
 } vkocc_probe_result;
@@ -271,6 +272,8 @@ typedef struct vkocc_surface {
   uint32_t pipelines;        /* pipelines created */
   double pipelines_ms;       /* pipeline creation, all points, in parallel */
   double measure_ms;         /* measurement only */
+  double warmup_ms;          /* of measure_ms: first dispatches of each pipeline (discarded) */
+  double comb_ms, bisect_ms; /* of measure_ms: the methods' wall time */
   bool cache_warm;           /* the pipeline cache file existed when the context opened */
 } vkocc_surface;
 

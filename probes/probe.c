@@ -93,6 +93,16 @@ vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t
   return vkocc_kernel_create(ctx, spv, size, 2, sizeof(probe_push), spec, 2, k);
 }
 
+vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel) {
+  vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
+  vkocc_kernel_bind(ps->ctx, kernel, bufs);
+  probe_push push = {.mode = ps->ctx->device_clock ? 0 : 1, .sleep_ticks = 1, .max_rounds = MAX_ROUNDS,
+                     .chase_rounds = 1, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
+  double ns;
+  vkocc_tick_status ts;
+  return vkocc_dispatch_timed(ps->ctx, kernel, &push, 1, &ns, &ts);
+}
+
 vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps) {
   memset(ps, 0, sizeof *ps);
   ps->ctx = ctx;
@@ -250,7 +260,6 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   bool cpu = ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   double floor_sleep = cpu ? 2e6 : 20e3;
   double sleep = opt->sleep_ns > 0 ? opt->sleep_ns : fmin(4e6, fmax(floor_sleep, 20 * fabs(cal->overhead_ns)));
-  if (!(opt->sleep_ns > 0) && ps->sleep_ns > sleep) sleep = ps->sleep_ns; /* grown by an earlier probe */
 
   probe_run r = {.ctx = ctx, .k = *kernel, .rec = ps->rec, .chase = ps->chase, .max_groups = ps->max_groups};
   r.push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
@@ -264,7 +273,9 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   r.push.sleep_ticks = 1;
   r.push.chase_rounds = 1;
   uint32_t warm = opt->hint ? 2 * opt->hint + 2 : 256;
+  double tw = vkocc_now_ns();
   s = dispatch(&r, warm < r.max_groups ? warm : r.max_groups, &ignore);
+  out->warmup_wall_ns = vkocc_now_ns() - tw;
   r.gpu_ns = 0;
   r.dispatches = 0;
 
@@ -307,7 +318,6 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   }
   if (s) { vkocc_probe_result_free(out); return s; }
   out->sleep_ns = sleep;
-  if (!(opt->sleep_ns > 0)) ps->sleep_ns = sleep;
   /* floor: the fewest waves that reveal P (2) of each method's wave, per repetition */
   out->floor_ns = ((method & VKOCC_METHOD_COMB) ? 2 * sleep : 0) + ((method & VKOCC_METHOD_BISECT) ? 2 * out->bisect_wave_ns : 0);
   out->agree = true;
