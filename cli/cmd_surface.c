@@ -9,7 +9,7 @@ static const char *help =
     "Measures occupancy P over a grid and derives the SM count and per-SM limits.\n"
     "Default grid: workgroup sizes from the subgroup size to maxComputeWorkGroupInvocations in steps of\n"
     "the subgroup size; shared memory 0, 1 KiB, 2 KiB and eighths of maxComputeSharedMemorySize, refined\n"
-    "(bisected to 256 bytes) wherever neighbouring points differ. LIST: 32,64,128; RANGE: 32-1024:32;\n"
+    "(bisected to 512 bytes) wherever neighbouring points differ. LIST: 32,64,128; RANGE: 32-1024:32;\n"
     "shared sizes take K suffixes. Pipelines are created up front, in parallel, through a pipeline cache\n"
     "kept in the XDG cache directory. -o writes the surface JSON (schema vkocc.surface/1).\n";
 

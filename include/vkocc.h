@@ -211,6 +211,7 @@ typedef struct vkocc_probe_options {
   uint32_t repeat;         /* repetitions; 0 = 1 */
   double sleep_ns;         /* 0 = chosen from the calibration and the launch jitter */
   uint32_t hint;           /* expected P (0 = unknown); only sizes the first dispatch */
+  double sleep_start_ns;   /* 0, or a comb sleep to start from (it may still grow), e.g. a neighbour's */
   bool keep_raw;           /* keep the intervals of the last comb for plotting */
 } vkocc_probe_options;
 
@@ -285,7 +286,7 @@ typedef struct vkocc_surface_options {
   vkocc_method method;       /* 0: comb where the device clock exists, else bisect */
   uint32_t repeat;           /* 0 = 1 */
   bool no_refine;            /* keep the given grid */
-  uint32_t refine_bytes;     /* refinement stops at this spacing; 0 = 256 */
+  uint32_t refine_bytes;     /* refinement stops at this spacing; 0 = 512 */
   uint32_t threads;          /* pipeline-creation threads; 0 = up to 8 */
   void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total);
   void *user;

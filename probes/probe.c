@@ -260,6 +260,7 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   bool cpu = ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   double floor_sleep = cpu ? 2e6 : 20e3;
   double sleep = opt->sleep_ns > 0 ? opt->sleep_ns : fmin(4e6, fmax(floor_sleep, 20 * fabs(cal->overhead_ns)));
+  if (!(opt->sleep_ns > 0) && opt->sleep_start_ns > sleep) sleep = fmin(MAX_SLEEP_NS, opt->sleep_start_ns);
 
   probe_run r = {.ctx = ctx, .k = *kernel, .rec = ps->rec, .chase = ps->chase, .max_groups = ps->max_groups};
   r.push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};

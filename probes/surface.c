@@ -111,16 +111,19 @@ static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, c
   out->pipelines += n;
   t0 = vkocc_now_ns();
   uint32_t hint = 0;
+  double sleep = 0;
   for (uint32_t i = 0; i < n && !s; i++) {
-    if (i == 0 || pts[i].wg_size != pts[i - 1].wg_size) hint = pts[i].hint_P;
+    /* Along a row P only falls, and with it the launch spread: the row's hint and grown sleep carry on. */
+    if (i == 0 || pts[i].wg_size != pts[i - 1].wg_size) hint = pts[i].hint_P, sleep = 0;
     vkocc_probe_options po = {.wg_size = pts[i].wg_size, .shared_bytes = pts[i].shared_bytes, .method = method,
-                              .repeat = repeat, .hint = hint};
+                              .repeat = repeat, .hint = hint, .sleep_start_ns = sleep};
     vkocc_probe_result r;
     if ((s = vkocc_probe_measure(ps, &kernels[i], cal, &po, &r))) {
       s = vkocc_fail(s, "wg %u, %u shared bytes: %s", pts[i].wg_size, pts[i].shared_bytes, vkocc_last_error());
       break;
     }
     point_from_result(&pts[i], &r);
+    sleep = r.sleep_ns;
     out->warmup_ms += r.warmup_wall_ns / 1e6;
     for (uint32_t k = 0; k < r.repeat; k++) {
       out->comb_ms += r.reps[k].comb_wall_ns / 1e6;
@@ -180,7 +183,7 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
   vkocc_probe_session ps;
   if ((s = vkocc_probe_session_create(ctx, &ps))) { vkocc_surface_free(out); return s; }
   s = measure_round(ctx, &ps, cal, &o, method, repeat, out->points, out->count, out);
-  uint32_t step = o.refine_bytes ? o.refine_bytes : 256;
+  uint32_t step = o.refine_bytes ? o.refine_bytes : 512;
   for (int round = 0; !s && !o.no_refine && round < 16; round++) {
     /* midpoints of shared-memory gaps wider than `step` whose ends differ */
     vkocc_surface_point *mid = NULL;
