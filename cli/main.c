@@ -13,6 +13,8 @@ static const command commands[] = {
     {"fingerprint", cmd_fingerprint, "characterize the device: normalized surface, limits, cluster ID (JSON)"},
     {"cluster", cmd_cluster, "group fingerprints into architecture clusters"},
     {"policy", cmd_policy, "pick tuned parameters by cluster (policy select)"},
+    {"plot", cmd_plot, "plots of surfaces, workgroup-size impact, combs, comparisons (PNG/SVG/PDF)"},
+    {"view", cmd_view, "interactive surface viewer with a live calculator readout (GLFW)"},
 };
 
 static void usage(FILE *f) {

@@ -111,3 +111,35 @@ vkocc_status vkocc_surface_save(const vkocc_surface *s, const char *path) {
   json_decref(doc);
   return st;
 }
+
+vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_t *n, vkocc_device_info *dev) {
+  *iv = NULL;
+  *n = 0;
+  json_t *doc;
+  vkocc_status s = vkocc_json_load(path, "vkocc.raw-probe", &doc);
+  if (s) return s;
+  memset(dev, 0, sizeof *dev);
+  json_t *d = json_object_get(doc, "device");
+  if (d && (s = vkocc_device_info_from_json(d, path, "$.device", dev))) { json_decref(doc); return s; }
+  json_t *a = json_object_get(doc, "intervals_ns");
+  if (!json_is_array(a) || json_array_size(a) == 0) {
+    json_decref(doc);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.intervals_ns: expected a non-empty array", path);
+  }
+  *n = (uint32_t)json_array_size(a);
+  *iv = calloc(*n, sizeof **iv);
+  for (uint32_t i = 0; i < *n; i++) {
+    json_t *e = json_array_get(a, i);
+    if (json_is_null(e)) continue; /* a record the device never wrote */
+    if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_number(json_array_get(e, 0)) ||
+        !json_is_number(json_array_get(e, 1))) {
+      free(*iv);
+      *iv = NULL;
+      json_decref(doc);
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.intervals_ns[%u]: expected [start, end] or null", path, i);
+    }
+    (*iv)[i] = (vkocc_interval){json_number_value(json_array_get(e, 0)), json_number_value(json_array_get(e, 1)), true};
+  }
+  json_decref(doc);
+  return VKOCC_OK;
+}

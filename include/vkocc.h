@@ -425,6 +425,30 @@ vkocc_status vkocc_policy_select(const vkocc_policy_db *db, const char *kernel, 
                                  vkocc_policy_choice *out);
 void vkocc_policy_choice_free(vkocc_policy_choice *c);
 
+/* ---------------------------------------------------------------- plots (viewer/plot.c; cairo) */
+
+typedef struct vkocc_plot_options {
+  uint32_t width, height;   /* pixels (PNG) or points (SVG, PDF); 0 = 1000 x 700 */
+} vkocc_plot_options;
+
+/* Every plot picks PNG, SVG or PDF from the path's extension, writes through a temporary file and a
+ * rename (nothing is left behind on error), and is titled with the device name and driver. */
+/* Heatmap over workgroup size x shared memory; colour = occupancy (% of the per-SM thread maximum),
+ * P printed in each cell where it fits, colour bar. Refined points are shown in the table only. */
+vkocc_status vkocc_plot_surface(const vkocc_surface *s, const vkocc_derived *d, const char *path,
+                                const vkocc_plot_options *o);
+/* Occupancy against workgroup size, one line per shared size (measured points, the model between). */
+vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const uint32_t *shared, uint32_t n,
+                           const char *path, const vkocc_plot_options *o);
+/* Start-time histogram of one comb, its teeth and the estimated P. */
+vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *title, const char *path,
+                             const vkocc_plot_options *o);
+/* Normalized surfaces side by side, titled with device names and cluster IDs. */
+vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const char *path,
+                                const vkocc_plot_options *o);
+/* The intervals of a raw probe file (schema vkocc.raw-probe/1, `vkocc probe --raw`), malloc'd. */
+vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_t *n, vkocc_device_info *dev);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,8 +4,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc   # loader + headers, lavapipe, shader compiler
-      libjansson-dev libcairo2-dev libglfw3-dev            # JSON, plots, optional interactive viewer
-      xvfb xauth)                                          # headless window test of the viewer
+      libjansson-dev libcairo2-dev libglfw3-dev libgl-dev  # JSON, plots, optional interactive viewer
+      libgl1-mesa-dri xvfb xauth)                          # headless (Xvfb) window test of the viewer
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

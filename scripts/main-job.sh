@@ -7,4 +7,8 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
 mkdir -p out
 ./build/vkocc devices
-./build/vkocc calibrate
+# Characterize the default device: calibration, surface on the canonical grid, derived limits,
+# normalized surface and cluster ID (a summary table), the fingerprint JSON and a plot of its surface.
+./build/vkocc fingerprint -o out/fingerprint.json
+./build/vkocc plot surface out/fingerprint.json -o out/surface.png
+echo "main job: wrote out/fingerprint.json and out/surface.png"
