@@ -87,7 +87,8 @@ int cmd_calibrate(int argc, char **argv) {
     printf("; realtime tick %s timestampPeriod", cal.tick_equals_period ? "equals" : "differs from");
   printf("\nsamples:                 %u (longest %.2f ms), %u wraps corrected, %u backwards dropped\n", cal.samples,
          cal.longest_ns / 1e6, cal.wraps, cal.backwards);
+  if (cal.attempts > 1) printf("attempts:                %u (a poor fit is measured again)\n", cal.attempts);
   if (cal.note[0]) printf("note: %s\n", cal.note);
   vkocc_context_destroy(ctx);
-  return 0;
+  return cal.poor_fit ? 1 : 0;
 }

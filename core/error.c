@@ -1,6 +1,7 @@
 #include "internal.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_error[1024];
 
@@ -9,10 +10,13 @@ void vkocc_clear_error(void) { last_error[0] = 0; }
 const char *vkocc_version(void) { return VKOCC_VERSION; }
 
 vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...) {
+  /* through a copy: callers may pass vkocc_last_error() itself as an argument, to add context */
+  char buf[sizeof last_error];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  memcpy(last_error, buf, sizeof buf);
   return s;
 }
 

@@ -70,6 +70,8 @@ json_t *vkocc_calibration_json(const vkocc_calibration *c) {
   json_object_set_new(o, "wraps_corrected", json_integer(c->wraps));
   json_object_set_new(o, "backwards_dropped", json_integer(c->backwards));
   json_object_set_new(o, "longest_spin_ns", num(c->longest_ns));
+  json_object_set_new(o, "attempts", json_integer(c->attempts));
+  json_object_set_new(o, "poor_fit", json_boolean(c->poor_fit));
   json_object_set_new(o, "note", c->note[0] ? json_string(c->note) : json_null());
   return o;
 }

@@ -48,6 +48,34 @@ static uint32_t model_p(uint32_t W, uint32_t S, uint64_t M, bool m_binds, uint32
   return (uint32_t)m;
 }
 
+/* M: points with shared memory below the other two limits are limited by it: M in [p s, (p + 1) s - 1]. */
+static bool vote_M(const vkocc_surface_point *pt, uint32_t n, const bool *ok, const uint32_t *p, uint32_t W,
+                   uint32_t S, uint32_t sg, uint64_t *lo, uint64_t *hi) {
+  interval *iv = malloc((n + 1) * sizeof *iv);
+  uint32_t ni = 0;
+  uint64_t Mlow = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!ok[i] || pt[i].shared_bytes == 0) continue;
+    uint32_t k = ceil_div(pt[i].wg_size, sg), other = W < S / k ? W : S / k;
+    uint64_t s = pt[i].shared_bytes;
+    if (p[i] < other) iv[ni++] = (interval){p[i] * s, (p[i] + 1) * s - 1};
+    if (p[i] * s > Mlow) Mlow = p[i] * s;
+  }
+  *lo = Mlow;
+  *hi = UINT64_MAX;
+  bool binds = ni && vote(iv, ni, lo, hi);
+  free(iv);
+  return binds;
+}
+
+static uint32_t count_explained(const vkocc_surface_point *pt, uint32_t n, const bool *ok, const uint32_t *p,
+                                uint32_t W, uint32_t S, uint64_t M, bool m_binds, uint32_t sg) {
+  uint32_t c = 0;
+  for (uint32_t i = 0; i < n; i++)
+    c += ok[i] && model_p(W, S, M, m_binds, sg, pt[i].wg_size, pt[i].shared_bytes, NULL) == p[i];
+  return c;
+}
+
 /* Fits W, S, M for one SM count and subgroup size; returns the number of points explained. */
 static uint32_t fit(const vkocc_surface_point *pt, uint32_t n, uint32_t sms, uint32_t sg, vkocc_derived *d) {
   memset(d, 0, sizeof *d);
@@ -84,20 +112,28 @@ static uint32_t fit(const vkocc_surface_point *pt, uint32_t n, uint32_t sms, uin
   uint64_t Slo = Slow, Shi = UINT64_MAX;
   if (ni && vote(iv, ni, &Slo, &Shi)) d->subgroups_bound_seen = true;
   if (Slo < Slow && !d->subgroups_bound_seen) Slo = Slow;
-  uint32_t S = (uint32_t)(Slo > UINT32_MAX ? UINT32_MAX : Slo);
-  /* M: points with shared memory below the other two limits are limited by it */
-  ni = 0;
-  uint64_t Mlow = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    if (!ok[i] || pt[i].shared_bytes == 0) continue;
-    uint32_t k = ceil_div(pt[i].wg_size, sg), other = W < S / k ? W : S / k;
-    uint64_t s = pt[i].shared_bytes;
-    if (p[i] < other) iv[ni++] = (interval){p[i] * s, (p[i] + 1) * s - 1};
-    if (p[i] * s > Mlow) Mlow = p[i] * s;
-  }
-  uint64_t Mlo = Mlow, Mhi = UINT64_MAX;
-  bool m_binds = ni && vote(iv, ni, &Mlo, &Mhi);
+  /* Voting can be swung by one noisy interval on a small grid: also try every interval end as S and keep
+   * the value whose whole model (with M voted for it) reproduces the most points. */
+  uint64_t Mlo = 0, Mhi = UINT64_MAX;
+  bool m_binds = vote_M(pt, n, ok, p, W, (uint32_t)(Slo > UINT32_MAX ? UINT32_MAX : Slo), sg, &Mlo, &Mhi);
+  uint32_t best = count_explained(pt, n, ok, p, W, (uint32_t)Slo, Mlo, m_binds, sg);
+  for (uint32_t i = 0; i < ni; i++)
+    for (int e = 0; e < 2; e++) {
+      uint64_t cand = e ? iv[i].hi : iv[i].lo;
+      if (cand == Slo || cand > UINT32_MAX) continue;
+      uint64_t ml = 0, mh = UINT64_MAX;
+      bool mb = vote_M(pt, n, ok, p, W, (uint32_t)cand, sg, &ml, &mh);
+      uint32_t c = count_explained(pt, n, ok, p, W, (uint32_t)cand, ml, mb, sg);
+      if (c > best) {
+        best = c, Slo = cand, Mlo = ml, Mhi = mh, m_binds = mb;
+        /* the consistent range of S: the intersection of the intervals that contain it */
+        Shi = UINT64_MAX;
+        for (uint32_t j = 0; j < ni; j++)
+          if (iv[j].lo <= cand && cand <= iv[j].hi && iv[j].hi < Shi) Shi = iv[j].hi;
+      }
+    }
   free(iv);
+  uint32_t S = (uint32_t)(Slo > UINT32_MAX ? UINT32_MAX : Slo);
   d->wg_per_sm = W;
   d->subgroups_per_sm = S;
   d->subgroups_per_sm_max = d->subgroups_bound_seen ? (uint32_t)(Shi > UINT32_MAX ? UINT32_MAX : Shi) : UINT32_MAX;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *source_name[] = {"unrunnable", "measured", "model"};
+static const char *source_name[] = {"unrunnable", "measured", "model", "model-replaced-noisy"};
 
 json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp) {
   json_t *wg = json_array(), *sh = json_array(), *vals = json_array(), *src = json_array();
@@ -18,7 +18,7 @@ json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp) {
     for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
       double v = fp->normalized[a][b];
       json_array_append_new(row, isnan(v) ? json_null() : json_real(round(v * 1000) / 1000));
-      json_array_append_new(srow, json_string(source_name[fp->source[a][b] < 3 ? fp->source[a][b] : 0]));
+      json_array_append_new(srow, json_string(source_name[fp->source[a][b] < 4 ? fp->source[a][b] : 0]));
     }
     json_array_append_new(vals, row);
     json_array_append_new(src, srow);

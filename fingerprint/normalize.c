@@ -22,6 +22,10 @@ vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_
   }
   if (s->has_device && s->device.max_invocations) maxwg = s->device.max_invocations;
   if (s->has_device && s->device.max_shared_bytes) maxsh = s->device.max_shared_bytes;
+  /* Isolated measurement errors (at most 5% of the points disagree with the model the rest agree on) take
+   * the model's value, so one mis-measured point does not change the ID; they stay listed in the derived
+   * limits' "unexplained". More disagreement is kept as measured: it is the device, not noise. */
+  bool replace_noisy = d->total && 20 * (d->total - d->explained) <= d->total;
   for (int a = 0; a < VKOCC_CANON_WG; a++)
     for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
       uint32_t wg = vkocc_canonical_wg[a], sh = vkocc_canonical_shared[b];
@@ -32,6 +36,14 @@ vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_
           fp->normalized[a][b] = (double)s->points[i].P / d->sm_count;
           fp->source[a][b] = VKOCC_CANON_MEASURED;
           found = true;
+          bool unexplained = false;
+          for (uint32_t k = 0; k < d->n_unexplained; k++) unexplained |= d->unexplained[k] == i;
+          if (unexplained && replace_noisy) {
+            vkocc_occupancy oc;
+            vkocc_occupancy_compute(d, wg, sh, &oc);
+            fp->normalized[a][b] = oc.wg_per_sm;
+            fp->source[a][b] = VKOCC_CANON_MODEL_NOISY;
+          }
         }
       if (!found) {
         vkocc_occupancy oc;

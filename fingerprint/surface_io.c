@@ -86,8 +86,8 @@ vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out) {
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
   if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", path, e.line, e.column, e.text);
   const char *schema = json_string_value(json_object_get(doc, "schema"));
-  json_decref(doc);
   bool fp = schema && !strncmp(schema, "vkocc.fingerprint/", 18);
+  json_decref(doc);
   if ((s = vkocc_json_load(path, fp ? "vkocc.fingerprint" : "vkocc.surface", &doc))) return s;
   json_t *obj = fp ? json_object_get(doc, "surface") : doc;
   if (fp && !json_is_object(obj)) s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.surface: expected an object", path);

@@ -129,7 +129,7 @@ typedef struct vkocc_calibrate_options {
   double span;          /* longest / shortest; 0 = 20 */
   uint32_t repeats;     /* per length; 0 = 5 */
   uint32_t warmups;     /* discarded dispatches before measuring; 0 = 3 */
-  double longest_ns;    /* target duration of the longest spin; 0 = 4 ms */
+  double longest_ns;    /* target duration of the longest spin; 0 = 4 ms (16 ms on CPU devices) */
 } vkocc_calibrate_options;
 
 typedef struct vkocc_calibration {
@@ -147,6 +147,8 @@ typedef struct vkocc_calibration {
   uint32_t wraps;            /* deltas that needed a wrap correction */
   uint32_t backwards;        /* samples dropped because a clock went backwards */
   double longest_ns;         /* longest spin actually measured */
+  uint32_t attempts;         /* measurements made: a poor fit (R^2 < 0.999) is measured again, 3 at most */
+  bool poor_fit;             /* still poor after 3: the figures are not to be trusted */
   char note[256];            /* what could not be measured, if anything */
 } vkocc_calibration;
 
@@ -196,10 +198,11 @@ typedef struct vkocc_bisect_estimate {
 } vkocc_bisect_estimate;
 
 /* Doubles the dispatch from `start` until the runtime steps up by more than half of wave_ns over the
- * one-wave runtime, then bisects to the first serialized size, which is P + 1. Each size is timed
- * `repeats` times and the fastest run counts. With VKOCC_BISECT_EARLY_EXIT or'ed into repeats, a size
- * stops at its first run under the threshold: valid when the workload's length is fixed (a sleep), so
- * interference can only add time and one fast run proves one wave. */
+ * one-wave runtime, then bisects to the first serialized size, which is P + 1. With
+ * VKOCC_BISECT_EARLY_EXIT or'ed into repeats (a fixed-length workload: a sleep) each size is timed up to
+ * `repeats` times, stops at its first run under the threshold, and the fastest run counts. Without it
+ * (a workload whose speed drifts) each run is paired with a one-workgroup run just before it and the
+ * median ratio counts. */
 #define VKOCC_BISECT_EARLY_EXIT 0x80000000u
 vkocc_status vkocc_bisect_search(vkocc_runtime_fn fn, void *user, uint32_t start, uint32_t max_groups,
                                  double wave_ns, uint32_t repeats, vkocc_bisect_estimate *out);
@@ -365,6 +368,7 @@ typedef enum vkocc_canon_source {
   VKOCC_CANON_UNRUNNABLE = 0, /* the device cannot run this point (above its limits) */
   VKOCC_CANON_MEASURED = 1,   /* P measured at exactly this point */
   VKOCC_CANON_MODEL = 2,      /* filled from the derived model (the surface did not hold the point) */
+  VKOCC_CANON_MODEL_NOISY = 3, /* measured, but an isolated point the model does not explain: model value */
 } vkocc_canon_source;
 
 typedef struct vkocc_fingerprint {

@@ -13,19 +13,29 @@ typedef struct {
   vkocc_bisect_estimate *out;
 } searcher;
 
-/* Fastest of up to `repeats` runs. Interference only adds time and nothing makes two waves finish in
- * the time of one, so with a fixed-length workload (a sleep) a single run under the threshold proves
- * one wave and ends the measurement of that size. */
+/* Fixed-length workload (a sleep, early_exit): the fastest of up to `repeats` runs. Interference only
+ * adds time and nothing makes two waves finish in the time of one, so a single run under the threshold
+ * proves one wave and ends the measurement of that size.
+ * Drifting workload (a pointer chase on a CPU, whose speed wanders by tens of percent within a second):
+ * each run of `groups` is paired with a run of one workgroup just before it, and the median ratio,
+ * scaled to the one-wave time, is the estimate; drift common to the pair cancels. */
 static vkocc_status measure(searcher *s, uint32_t groups, double *ns) {
-  double best = INFINITY, t;
+  double best = INFINITY, t, one, ratio[16];
+  uint32_t nr = 0;
+  bool paired = !s->early_exit && s->out->base_ns > 0 && groups > 1;
   for (uint32_t i = 0; i < s->repeats; i++) {
-    vkocc_status st = s->fn(s->user, groups, &t);
-    if (st) return st;
+    vkocc_status st;
+    if (paired) {
+      if ((st = s->fn(s->user, 1, &one))) return st;
+      s->out->dispatches++;
+    }
+    if ((st = s->fn(s->user, groups, &t))) return st;
     s->out->dispatches++;
+    if (paired && one > 0) ratio[nr++] = t / one;
     if (t < best) best = t;
     if (s->early_exit && s->out->threshold_ns > 0 && best <= s->out->threshold_ns) break;
   }
-  *ns = best;
+  *ns = paired && nr ? s->out->base_ns * vkocc_median(ratio, nr) : best;
   return VKOCC_OK;
 }
 

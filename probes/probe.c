@@ -154,6 +154,8 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
                              uint32_t hint, uint32_t waves, vkocc_probe_rep *rep, vkocc_interval **raw,
                              uint32_t *raw_n) {
   const uint32_t m = waves - 1;
+  double cap = MAX_SLEEP_NS;
+  int cuts = 0;
   double t0 = vkocc_now_ns(), gpu0 = r->gpu_ns;
   uint32_t d0 = r->dispatches;
   uint32_t n = hint ? m * hint + m : 2, best = 0;
@@ -168,14 +170,24 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
     r->cut_short = 0;
     if ((s = comb_once(r, cal->ns_per_tick, n, iv))) break;
     if (r->cut_short) {
+      /* A sleep ended at the loop's iteration bound, not at its time: the dispatch proves nothing. Seen
+       * transiently on lavapipe (its loops end after 65535 iterations, normally 6 ms or more of sleep):
+       * retry twice, then halve the sleep and cap it there. */
+      best = 0;
+      if (++cuts <= 2) continue;
+      if (!sleep_fixed && *sleep_ns > 250e3) {
+        cap = *sleep_ns = *sleep_ns / 2;
+        cuts = 0;
+        continue;
+      }
       s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: %u sleeps of %.0f us ended at the iteration bound (%u rounds) "
                      "before their time; use a shorter --sleep-us", r->cut_short, *sleep_ns / 1e3, MAX_ROUNDS);
       break;
     }
     if ((s = vkocc_comb_estimate_P(iv, n, 0, &rep->comb))) break;
     /* Launch spread too large a part of the sleep: the overlap may be underestimated. Sleep longer. */
-    if (!sleep_fixed && rep->comb.first_tooth_spread_ns > 0.25 * *sleep_ns && *sleep_ns < MAX_SLEEP_NS) {
-      *sleep_ns = fmin(MAX_SLEEP_NS, fmax(2 * *sleep_ns, 5 * rep->comb.first_tooth_spread_ns));
+    if (!sleep_fixed && rep->comb.first_tooth_spread_ns > 0.25 * *sleep_ns && *sleep_ns < cap) {
+      *sleep_ns = fmin(cap, fmax(2 * *sleep_ns, 5 * rep->comb.first_tooth_spread_ns));
       best = 0;
       continue;
     }

@@ -12,7 +12,7 @@
 layout(local_size_x = 1) in;
 
 layout(push_constant) uniform PC {
-  uint rounds;       // spin length in rounds of 64 dependent steps; host-capped below 65535
+  uint rounds;       // spin length in rounds of 256 dependent steps; host-capped below 65535
   uint seed;
 } pc;
 
@@ -31,8 +31,9 @@ void main() {
   // iterations in total, so the work per iteration must be large.
 #define STEP x = x * 1664525u + 1013904223u; x ^= x >> 13;
 #define STEP8 STEP STEP STEP STEP STEP STEP STEP STEP
+#define STEP64 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8
   for (uint j = 0u; j < pc.rounds; ++j) {      // bounded: rounds is host-capped
-    STEP8 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8 STEP8
+    STEP64 STEP64 STEP64 STEP64
   }
 #ifdef HAS_SUBGROUP_CLOCK
   uvec2 c1 = clock2x32ARB();

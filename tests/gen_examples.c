@@ -3,6 +3,7 @@
 #include "jsonio.h"
 #include "synth.h"
 #include <stdio.h>
+#include <string.h>
 
 static json_t *fp_doc(const vkocc_fingerprint *fp) {
   json_t *doc = vkocc_fingerprint_json(fp);
@@ -12,10 +13,16 @@ static json_t *fp_doc(const vkocc_fingerprint *fp) {
   return doc;
 }
 
+/* "noisy" in the name: one normalized value off by one workgroup per SM, as a fingerprint measured where
+ * the model could not correct it (or edited by hand) would hold; it gets its own ID. */
 static int write_fp(const char *dir, const char *name, const synth_arch *a, uint32_t sms, uint32_t noise,
                     vkocc_fingerprint *fp) {
   char path[512];
   if (synth_fingerprint(a, sms, noise, fp)) return 1;
+  if (strstr(name, "noisy")) {
+    fp->normalized[3][1] += 1;
+    vkocc_cluster_id(fp, fp->cluster_id);
+  }
   snprintf(path, sizeof path, "%s/%s", dir, name);
   json_t *doc = fp_doc(fp);
   vkocc_status s = vkocc_json_write(doc, path);
@@ -28,7 +35,7 @@ int main(int argc, char **argv) {
   vkocc_fingerprint h132, h114, hn, amp, rdna;
   if (write_fp(argv[1], "fp-hopper-132.json", &SYNTH_HOPPER, 132, 0, &h132) ||
       write_fp(argv[1], "fp-hopper-114.json", &SYNTH_HOPPER, 114, 0, &h114) ||
-      write_fp(argv[1], "fp-hopper-noisy.json", &SYNTH_HOPPER, 114, 1, &hn) ||
+      write_fp(argv[1], "fp-hopper-noisy.json", &SYNTH_HOPPER, 114, 0, &hn) ||
       write_fp(argv[1], "fp-ampere-82.json", &SYNTH_AMPERE, 82, 0, &amp) ||
       write_fp(argv[1], "fp-rdna-40.json", &SYNTH_RDNA, 40, 0, &rdna))
     return 1;

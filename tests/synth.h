@@ -3,6 +3,7 @@
 #ifndef VKOCC_TEST_SYNTH_H
 #define VKOCC_TEST_SYNTH_H
 #include "vkocc.h"
+#include <stdio.h>
 #include <string.h>
 
 typedef struct { const char *name; uint32_t W, S, sg, M, max_wg, max_shared; } synth_arch;

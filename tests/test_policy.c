@@ -30,7 +30,9 @@ int main(int argc, char **argv) {
   if (!db) return check_report();
   vkocc_fingerprint h114, hnoisy, amp, rdna;
   synth_fingerprint(&SYNTH_HOPPER, 114, 0, &h114);   /* same cluster as the DB's Hopper (132 SMs) */
-  synth_fingerprint(&SYNTH_HOPPER, 114, 1, &hnoisy); /* another ID, within the threshold */
+  synth_fingerprint(&SYNTH_HOPPER, 114, 0, &hnoisy); /* then one value changed: another ID, within the threshold */
+  hnoisy.normalized[3][1] += 1;
+  vkocc_cluster_id(&hnoisy, hnoisy.cluster_id);
   synth_fingerprint(&SYNTH_AMPERE, 28, 0, &amp);
   synth_fingerprint(&SYNTH_RDNA, 40, 0, &rdna);      /* unknown to the DB */
   vkocc_policy_var small_u32[] = {{"problem_size", "1000"}, {"element_type", "u32"}};
