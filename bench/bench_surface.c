@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct { double startup, calibrate, pipelines, measure, warmup, comb, total; uint32_t points; bool warm; } pass;
+typedef struct { double startup, calibrate, pipelines, measure, warmup, comb, comb_gpu, total; uint32_t points, dispatches; bool warm; } pass;
 
 static int run_pass(const char *device, pass *p) {
   double t0 = vkocc_now_ms();
@@ -31,6 +31,8 @@ static int run_pass(const char *device, pass *p) {
   p->measure = s.measure_ms;
   p->warmup = s.warmup_ms;
   p->comb = s.comb_ms;
+  p->comb_gpu = s.comb_gpu_ms;
+  p->dispatches = s.comb_dispatches;
   p->points = s.count;
   p->warm = s.cache_warm;
   vkocc_surface_free(&s);
@@ -62,11 +64,15 @@ int main(int argc, char **argv) {
       printf("%-4d %-5s %-7u %-11.1f %-11.1f %-13.1f %-12.1f %-11.1f %-10.1f %-12.1f %.1f\n", r + 1,
              p.warm ? "warm" : "cold", p.points, p.startup, p.calibrate, p.pipelines, p.measure, p.warmup, p.comb,
              p.total, after);
-      json_array_append_new(rows, json_pack("{s:i, s:b, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "run", r + 1,
-                                            "cache_warm", p.warm, "points", (json_int_t)p.points, "startup_ms",
+      json_array_append_new(rows, json_pack("{s:i, s:b, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:f}", "run",
+                                            r + 1, "cache_warm", p.warm, "points", (json_int_t)p.points, "startup_ms",
                                             p.startup, "calibrate_ms", p.calibrate, "pipelines_ms", p.pipelines,
                                             "measure_ms", p.measure, "warmup_ms", p.warmup, "comb_ms", p.comb,
+                                            "comb_gpu_ms", p.comb_gpu, "comb_dispatches", (json_int_t)p.dispatches,
                                             "total_ms", p.total));
+      if (r == runs - 1 && k == 1)
+        printf("last warm run: comb %.1f ms wall, %.1f ms GPU, %u comb dispatches for %u points\n", p.comb,
+               p.comb_gpu, p.dispatches, p.points);
     }
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

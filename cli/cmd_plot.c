@@ -89,7 +89,7 @@ done:
 }
 #else
 int cmd_plot(int argc, char **argv) {
-  (void)argc, (void)argv;
+  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { fputs(help, stdout); return 0; }
   return cli_error("plot", 3, "this vkocc was built without cairo (VKOCC_WITH_VIEWER=OFF)");
 }
 #endif

@@ -177,7 +177,7 @@ int cmd_view(int argc, char **argv) {
 }
 #else
 int cmd_view(int argc, char **argv) {
-  (void)argc, (void)argv;
+  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { fputs(help, stdout); return 0; }
   return cli_error("view", 3, "this vkocc was built without GLFW (install libglfw3-dev and rebuild)");
 }
 #endif

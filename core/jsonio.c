@@ -268,10 +268,12 @@ json_t *vkocc_surface_json(const vkocc_surface *s) {
   json_object_set_new(o, "method", json_string(s->method == VKOCC_METHOD_COMB ? "comb" : s->method == VKOCC_METHOD_BISECT
                                                                                          ? "bisect" : "both"));
   json_object_set_new(o, "repeat", json_integer(s->repeat));
-  json_object_set_new(o, "timing", json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:b}", "pipelines",
+  json_object_set_new(o, "timing", json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:b}", "pipelines",
                                              (json_int_t)s->pipelines, "pipelines_ms", s->pipelines_ms, "measure_ms",
                                              s->measure_ms, "warmup_ms", s->warmup_ms, "comb_ms", s->comb_ms,
-                                             "bisect_ms", s->bisect_ms, "pipeline_cache_warm", s->cache_warm));
+                                             "comb_gpu_ms", s->comb_gpu_ms, "comb_dispatches",
+                                             (json_int_t)s->comb_dispatches, "bisect_ms", s->bisect_ms,
+                                             "pipeline_cache_warm", s->cache_warm));
   for (uint32_t i = 0; i < s->count; i++) {
     const vkocc_surface_point *p = &s->points[i];
     json_t *e = json_object();

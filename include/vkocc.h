@@ -278,6 +278,8 @@ typedef struct vkocc_surface {
   double measure_ms;         /* measurement only */
   double warmup_ms;          /* of measure_ms: first dispatches of each pipeline (discarded) */
   double comb_ms, bisect_ms; /* of measure_ms: the methods' wall time */
+  double comb_gpu_ms;        /* of comb_ms: timestamp intervals of the comb dispatches */
+  uint32_t comb_dispatches;
   bool cache_warm;           /* the pipeline cache file existed when the context opened */
 } vkocc_surface;
 

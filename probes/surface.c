@@ -110,11 +110,17 @@ static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, c
   out->pipelines_ms += (vkocc_now_ns() - t0) / 1e6;
   out->pipelines += n;
   t0 = vkocc_now_ns();
-  uint32_t hint = 0;
+  uint32_t hint = 0, row_hint = 0;
   double sleep = 0;
   for (uint32_t i = 0; i < n && !s; i++) {
-    /* Along a row P only falls, and with it the launch spread: the row's hint and grown sleep carry on. */
-    if (i == 0 || pts[i].wg_size != pts[i - 1].wg_size) hint = pts[i].hint_P, sleep = 0;
+    /* Along a row P only falls, and with it the launch spread: the row's hint and grown sleep carry on.
+     * A new row starts from the previous row's first P (P changes gradually with the workgroup size; a
+     * wrong hint costs a doubling step, never a wrong answer). */
+    if (i == 0 || pts[i].wg_size != pts[i - 1].wg_size) {
+      hint = pts[i].hint_P ? pts[i].hint_P : row_hint;
+      sleep = 0;
+      row_hint = 0;
+    }
     vkocc_probe_options po = {.wg_size = pts[i].wg_size, .shared_bytes = pts[i].shared_bytes, .method = method,
                               .repeat = repeat, .hint = hint, .sleep_start_ns = sleep};
     vkocc_probe_result r;
@@ -124,8 +130,11 @@ static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, c
     }
     point_from_result(&pts[i], &r);
     sleep = r.sleep_ns;
+    if (!row_hint) row_hint = r.P;
     out->warmup_ms += r.warmup_wall_ns / 1e6;
     for (uint32_t k = 0; k < r.repeat; k++) {
+      out->comb_gpu_ms += r.reps[k].comb_gpu_ns / 1e6;
+      out->comb_dispatches += r.reps[k].comb_dispatches;
       out->comb_ms += r.reps[k].comb_wall_ns / 1e6;
       out->bisect_ms += r.reps[k].bisect_wall_ns / 1e6;
     }
