@@ -41,11 +41,17 @@ int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_
   char cpath[1024];
   cache_path(d, cpath, sizeof cpath);
   if (!fresh && !c->no_clock && cpath[0] && access(cpath, R_OK) == 0) {
+    /* reused only when written by this very version of vkocc (measurement code changes between versions) */
     json_error_t e;
     if (vkocc_fingerprint_load(cpath, fp) == VKOCC_OK && (*doc = json_load_file(cpath, 0, &e))) {
-      fprintf(stderr, "vkocc fingerprint: using the cached fingerprint %s (--fresh measures again)\n", cpath);
-      vkocc_context_destroy(ctx);
-      return 0;
+      const char *v = json_string_value(json_object_get(*doc, "tool_version"));
+      if (v && !strcmp(v, vkocc_version())) {
+        fprintf(stderr, "vkocc fingerprint: using the cached fingerprint %s (--fresh measures again)\n", cpath);
+        vkocc_context_destroy(ctx);
+        return 0;
+      }
+      json_decref(*doc);
+      *doc = NULL;
     }
   }
   double t0 = vkocc_now_ms();
