@@ -34,6 +34,8 @@ bool cli_parse_u32(const char *s, bool allow_units, uint32_t *out);
 /* Comma list and/or ranges A-B[:STEP] of unsigned values; sorted, duplicates removed. */
 bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n);
 bool cli_is_tty(void);
+/* Progress callback for the library (stderr; set only when stderr is a terminal). */
+void cli_progress(void *user, const char *phase, uint32_t done, uint32_t total);
 /* Opens the context per --device / VKOCC_DEVICE; on error prints and returns the exit code (>0). */
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
 /* cmd_fingerprint.c: the device's fingerprint, measured or from the cache; used by policy too. */

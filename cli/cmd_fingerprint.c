@@ -13,12 +13,6 @@ static const char *help =
     "vkocc.fingerprint/1, docs/fingerprint.schema.json) and prints a summary. A fingerprint of the same\n"
     "device (UUID) and driver version is reused from the XDG cache directory unless --fresh.\n";
 
-static void progress(void *user, const char *phase, uint32_t done, uint32_t total) {
-  (void)user;
-  fprintf(stderr, "\r%-10s %5u/%-5u", phase, done, total);
-  if (done == total) fputc('\n', stderr);
-}
-
 /* Keyed by device UUID and driver version; also by LP_NUM_THREADS, which changes what lavapipe is
  * without changing its UUID. */
 static void cache_path(const vkocc_device_info *d, char *out, size_t len) {
@@ -65,7 +59,7 @@ int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_
   for (int i = 0; i < VKOCC_CANON_WG; i++) if (vkocc_canonical_wg[i] <= d->max_invocations && vkocc_canonical_wg[i] <= d->max_wg_size_x) wg[nw++] = vkocc_canonical_wg[i];
   for (int i = 0; i < VKOCC_CANON_SHARED; i++) if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[ns++] = vkocc_canonical_shared[i];
   so.wg_sizes = wg, so.wg_count = nw, so.shared = sh, so.shared_count = ns;
-  if (cli_is_tty()) so.progress = progress;
+  if (cli_is_tty()) so.progress = cli_progress;
   if (!st) st = vkocc_surface_measure(ctx, &cal, &so, &s);
   vkocc_context_destroy(ctx);
   if (st) return cli_fail("fingerprint", st);

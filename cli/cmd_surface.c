@@ -13,12 +13,6 @@ static const char *help =
     "shared sizes take K suffixes. Pipelines are created up front, in parallel, through a pipeline cache\n"
     "kept in the XDG cache directory. -o writes the surface JSON (schema vkocc.surface/1).\n";
 
-static void progress(void *user, const char *phase, uint32_t done, uint32_t total) {
-  (void)user;
-  fprintf(stderr, "\r%-10s %5u/%-5u", phase, done, total);
-  if (done == total) fputc('\n', stderr);
-}
-
 int cmd_surface(int argc, char **argv) {
   cli_common c = {0};
   vkocc_surface_options o = {0};
@@ -70,7 +64,7 @@ int cmd_surface(int argc, char **argv) {
     }
   }
   if (optind < argc) { rc = cli_error("surface", 2, "unexpected argument '%s'", argv[optind]); goto out; }
-  if (cli_is_tty()) o.progress = progress;
+  if (cli_is_tty()) o.progress = cli_progress;
   double t0 = vkocc_now_ms();
   vkocc_context *ctx;
   if ((rc = cli_open("surface", &c, &ctx))) goto out;

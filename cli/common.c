@@ -87,3 +87,9 @@ int cli_emit_json(const char *cmd, json_t *doc, const char *path) {
   json_decref(doc);
   return s ? cli_fail(cmd, s) : 0;
 }
+
+void cli_progress(void *user, const char *phase, uint32_t done, uint32_t total) {
+  (void)user;
+  fprintf(stderr, "\r%-10s %5u/%-5u", phase, done, total);
+  if (done == total) fputc('\n', stderr);
+}

@@ -28,6 +28,15 @@ static inline int check_report(void) {
   return check_failed ? 1 : 0;
 }
 
+/* Writes text to DIR/NAME and returns the path (a static buffer). */
+static inline const char *check_write_tmp(const char *dir, const char *name, const char *text) {
+  static char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (f) { fputs(text, f); fclose(f); }
+  return path;
+}
+
 /* Deterministic pseudo-random numbers for synthetic data (xorshift + Box-Muller). */
 static unsigned long long check_rng = 88172645463325252ull;
 static inline double check_uniform(void) {

@@ -4,15 +4,7 @@
 #include <stdlib.h>
 
 static char dir[] = "/tmp/vkocc-policy-XXXXXX";
-
-static const char *write_tmp(const char *name, const char *text) {
-  static char path[256];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  fputs(text, f);
-  fclose(f);
-  return path;
-}
+#define write_tmp(name, text) check_write_tmp(dir, name, text)
 
 static void expect_bad(const char *name, const char *text, const char *needle) {
   vkocc_policy_db *db;

@@ -5,15 +5,7 @@
 #include <unistd.h>
 
 static char dir[] = "/tmp/vkocc-io-XXXXXX";
-
-static const char *write_tmp(const char *name, const char *text) {
-  static char path[256];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  fputs(text, f);
-  fclose(f);
-  return path;
-}
+#define write_tmp(name, text) check_write_tmp(dir, name, text)
 
 static void expect_error(const char *name, const char *text, const char *needle) {
   vkocc_surface s;

@@ -205,6 +205,22 @@ static void colour_bar(cairo_t *cr, double x, double y, double w, double h, doub
   vtext(cr, x + w + 52, y + h / 2, 12, label);
 }
 
+/* One heatmap cell: viridis colour for t in [0, 1], its label centred where it fits, in black or white. */
+static void heat_cell(cairo_t *cr, double x, double y, double cw, double ch, double t, const char *label,
+                      double max_font) {
+  double rgb[3];
+  viridis(t, rgb);
+  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+  cairo_rectangle(cr, x, y, cw + 0.5, ch + 0.5);
+  cairo_fill(cr);
+  double fs = fmin(max_font, ch * 0.7);
+  if (fs >= 7 && text_width(cr, fs, label) < cw - 3) {
+    double lum = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
+    cairo_set_source_rgb(cr, lum > 0.5 ? 0 : 1, lum > 0.5 ? 0 : 1, lum > 0.5 ? 0 : 1);
+    text(cr, x + cw / 2, y + ch / 2 + fs * 0.35, fs, false, CENTER, label);
+  }
+}
+
 static void kib_label(uint32_t bytes, char *out, size_t len) {
   if (bytes % 1024 == 0) snprintf(out, len, "%u", bytes / 1024);
   else snprintf(out, len, "%.2g", bytes / 1024.0);
@@ -262,18 +278,8 @@ void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s,
       }
       vkocc_occupancy oc;
       vkocc_occupancy_from_P(d, p->wg_size, p->shared_bytes, p->P, &oc);
-      double rgb[3];
-      viridis(oc.occupancy_pct / 100, rgb);
-      cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-      cairo_rectangle(cr, x, y, cw + 0.5, ch + 0.5);
-      cairo_fill(cr);
-      double fs = fmin(11, ch * 0.7);
       snprintf(buf, sizeof buf, "%u", p->P);
-      if (fs >= 7 && text_width(cr, fs, buf) < cw - 4) {
-        double lum = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
-        cairo_set_source_rgb(cr, lum > 0.5 ? 0 : 1, lum > 0.5 ? 0 : 1, lum > 0.5 ? 0 : 1);
-        text(cr, x + cw / 2, y + ch / 2 + fs * 0.35, fs, false, CENTER, buf);
-      }
+      heat_cell(cr, x, y, cw, ch, oc.occupancy_pct / 100, buf, 11);
     }
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_line_width(cr, 1);
@@ -521,18 +527,8 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
           cairo_stroke(cr);
           continue;
         }
-        double rgb[3];
-        viridis(v / vmax, rgb);
-        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-        cairo_rectangle(cr, x, y, cw + 0.5, ch + 0.5);
-        cairo_fill(cr);
         snprintf(buf, sizeof buf, v == floor(v) ? "%.0f" : "%.1f", v);
-        double fs = fmin(10, ch * 0.7);
-        if (text_width(cr, fs, buf) < cw - 3) {
-          double lum = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
-          cairo_set_source_rgb(cr, lum > 0.5 ? 0 : 1, lum > 0.5 ? 0 : 1, lum > 0.5 ? 0 : 1);
-          text(cr, x + cw / 2, y + ch / 2 + fs * 0.35, fs, false, CENTER, buf);
-        }
+        heat_cell(cr, x, y, cw, ch, v / vmax, buf, 10);
       }
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 1);

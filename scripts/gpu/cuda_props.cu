@@ -13,6 +13,22 @@ __global__ void probe_like(unsigned *out) {
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); return 1; } } while (0)
 
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor over vkocc's probe grid, as a JSON array.
+static int print_grid(int sms) {
+  const int wgs[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
+  const int shm[] = {0, 1024, 4096, 8192, 16384, 32768, 49152};
+  printf("[\n");
+  for (int a = 0; a < 10; a++)
+    for (int b = 0; b < 7; b++) {
+      int blocks = 0;
+      CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, probe_like, wgs[a], shm[b] ? shm[b] : 4));
+      printf("%s    {\"wg\": %d, \"shared\": %d, \"blocks_per_sm\": %d, \"P\": %d}", a + b ? ",\n" : "", wgs[a],
+             shm[b], blocks, blocks * sms);
+    }
+  printf("\n  ]");
+  return 0;
+}
+
 int main() {
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
@@ -28,33 +44,14 @@ int main() {
          p.sharedMemPerMultiprocessor, p.sharedMemPerBlock, p.sharedMemPerBlockOptin);
   printf("  \"reservedSharedMemPerBlock\": %zu,\n  \"regsPerMultiprocessor\": %d,\n  \"clockRate_kHz\": %d,\n",
          p.reservedSharedMemPerBlock, p.regsPerMultiprocessor, clock_khz);
-  const int wgs[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
-  const int shm[] = {0, 1024, 4096, 8192, 16384, 32768, 49152};
-  printf("  \"occupancy\": [\n");
-  bool first = true;
-  for (int a = 0; a < 10; a++)
-    for (int b = 0; b < 7; b++) {
-      int blocks = 0;
-      CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, probe_like, wgs[a], shm[b] ? shm[b] : 4));
-      printf("%s    {\"wg\": %d, \"shared\": %d, \"blocks_per_sm\": %d, \"P\": %d}", first ? "" : ",\n", wgs[a], shm[b],
-             blocks, blocks * p.multiProcessorCount);
-      first = false;
-    }
-  printf("\n  ],\n");
+  printf("  \"occupancy\": ");
+  if (print_grid(p.multiProcessorCount)) return 1;
   // The same grid with the shared-memory carveout asked down to 100 KiB (the driver rounds the percentage
   // to a supported configuration): what a CUDA kernel gets when configured like the Vulkan pipelines.
   int pct = (int)(100.0 * 102400 / p.sharedMemPerMultiprocessor); // rounded down: the driver rounds up to a step
   CK(cudaFuncSetAttribute(probe_like, cudaFuncAttributePreferredSharedMemoryCarveout, pct));
-  printf("  \"carveout_percent\": %d,\n  \"occupancy_carveout_100k\": [\n", pct);
-  first = true;
-  for (int a = 0; a < 10; a++)
-    for (int b = 0; b < 7; b++) {
-      int blocks = 0;
-      CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, probe_like, wgs[a], shm[b] ? shm[b] : 4));
-      printf("%s    {\"wg\": %d, \"shared\": %d, \"blocks_per_sm\": %d, \"P\": %d}", first ? "" : ",\n", wgs[a], shm[b],
-             blocks, blocks * p.multiProcessorCount);
-      first = false;
-    }
-  printf("\n  ]\n}\n");
+  printf(",\n  \"carveout_percent\": %d,\n  \"occupancy_carveout_100k\": ", pct);
+  if (print_grid(p.multiProcessorCount)) return 1;
+  printf("\n}\n");
   return 0;
 }
