@@ -148,14 +148,15 @@ static uint32_t median_u32(const uint32_t *v, uint32_t n, uint32_t *mn, uint32_t
 
 /* Comb with adaptive size and sleep. hint: expected P or 0.
  * Overlap can only undercount residency (a late launch or a worker that sits out looks like a refill),
- * never overcount, so the estimate is the largest overlap seen, accepted once a dispatch of `waves`
- * waves of it ((waves - 1) (P + 1) workgroups) reproduces it. */
+ * never overcount, so the estimate is the largest overlap seen, accepted once `confirmations` dispatches
+ * in a row of `waves` waves of it ((waves - 1) (P + 1) workgroups) reproduce it. */
 static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double *sleep_ns, bool sleep_fixed,
-                             uint32_t hint, uint32_t waves, vkocc_probe_rep *rep, vkocc_interval **raw,
-                             uint32_t *raw_n) {
+                             uint32_t hint, uint32_t waves, uint32_t confirmations, vkocc_probe_rep *rep,
+                             vkocc_interval **raw, uint32_t *raw_n) {
   const uint32_t m = waves - 1;
   double cap = MAX_SLEEP_NS;
   int cuts = 0;
+  uint32_t confirmed = 0;
   double t0 = vkocc_now_ns(), gpu0 = r->gpu_ns;
   uint32_t d0 = r->dispatches;
   uint32_t n = hint ? m * hint + m : 2, best = 0;
@@ -191,7 +192,12 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
       best = 0;
       continue;
     }
-    if (!rep->comb.lower_bound && rep->comb.P >= best && n >= m * rep->comb.P + m) { done = true; break; }
+    if (!rep->comb.lower_bound && rep->comb.P >= best && n >= m * rep->comb.P + m) {
+      if (++confirmed >= confirmations) { done = true; break; }
+      best = rep->comb.P;
+      continue; /* confirm again at the same size */
+    }
+    confirmed = 0;
     if (!rep->comb.lower_bound && rep->comb.P > best) best = rep->comb.P;
     if (n >= r->max_groups) {
       s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: no stable P up to the largest dispatch (%u workgroups)", n);
@@ -297,9 +303,9 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   for (uint32_t i = 0; i < repeat && !s; i++) {
     vkocc_probe_rep *rep = &out->reps[i];
     if (method & VKOCC_METHOD_COMB) {
-      /* CPU workers are OS threads that may sit out a whole wave: confirm over more waves there */
-      s = run_comb(&r, cal, &sleep, opt->sleep_ns > 0, hint, cpu ? 4 : 3, rep, opt->keep_raw ? &out->raw : NULL,
-                   &out->raw_count);
+      /* CPU workers are OS threads that may sit out a whole dispatch: confirm over more waves, twice */
+      s = run_comb(&r, cal, &sleep, opt->sleep_ns > 0, hint, cpu ? 4 : 3, cpu ? 2 : 1, rep,
+                   opt->keep_raw ? &out->raw : NULL, &out->raw_count);
       if (s) break;
       comb_v[i] = rep->comb_P;
       hint = rep->comb_P;
