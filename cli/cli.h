@@ -31,6 +31,8 @@ int cli_error(const char *cmd, int status, const char *fmt, ...) __attribute__((
 int cli_fail(const char *cmd, vkocc_status s);
 /* Strict unsigned parsing: whole string, decimal, optional K/KiB/M suffix when allow_units. */
 bool cli_parse_u32(const char *s, bool allow_units, uint32_t *out);
+/* Whole-string decimal number within [lo, hi]. */
+bool cli_parse_double(const char *s, double lo, double hi, double *out);
 /* Comma list and/or ranges A-B[:STEP] of unsigned values; sorted, duplicates removed. */
 bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n);
 bool cli_is_tty(void);

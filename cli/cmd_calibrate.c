@@ -41,9 +41,8 @@ int cmd_calibrate(int argc, char **argv) {
       o.repeats = v;
       break;
     case 'L': {
-      char *end;
-      double ms = strtod(optarg, &end);
-      if (*end || !(ms >= 0.01 && ms <= 1000))
+      double ms;
+      if (!cli_parse_double(optarg, 0.01, 1000, &ms))
         return cli_error("calibrate", 2, "--longest-ms '%s': expected a number 0.01..1000", optarg);
       o.longest_ns = ms * 1e6;
       break;

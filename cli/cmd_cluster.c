@@ -19,13 +19,10 @@ int cmd_cluster(int argc, char **argv) {
   while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (ch) {
     case 'j': json = true; break;
-    case 't': {
-      char *end;
-      threshold = strtod(optarg, &end);
-      if (*end || !(threshold >= 0 && threshold <= 1))
+    case 't':
+      if (!cli_parse_double(optarg, 0, 1, &threshold))
         return cli_error("cluster", 2, "--threshold '%s': expected a number 0..1", optarg);
       break;
-    }
     case 'h': fputs(help, stdout); return 0;
     default: fputs(help, stderr); return 2;
     }

@@ -47,13 +47,10 @@ int cmd_policy(int argc, char **argv) {
       vars[nv++] = (vkocc_policy_var){optarg, eq + 1};
       break;
     }
-    case 't': {
-      char *end;
-      threshold = strtod(optarg, &end);
-      if (*end || !(threshold > 0 && threshold <= 1))
+    case 't':
+      if (!cli_parse_double(optarg, 1e-12, 1, &threshold))
         return cli_error("policy", 2, "--threshold '%s': expected a number in (0, 1]", optarg);
       break;
-    }
     case 'h': fputs(help, stdout); return 0;
     default: fputs(help, stderr); return 2;
     }

@@ -54,9 +54,8 @@ int cmd_probe(int argc, char **argv) {
       break;
     case 'R': raw = optarg; o.keep_raw = true; break;
     case 'S': {
-      char *end;
-      double us = strtod(optarg, &end);
-      if (*end || !(us >= 1 && us <= 50000))
+      double us;
+      if (!cli_parse_double(optarg, 1, 50000, &us))
         return cli_error("probe", 2, "--sleep-us '%s': expected a number 1..50000", optarg);
       o.sleep_ns = us * 1e3;
       break;

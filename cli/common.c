@@ -93,3 +93,12 @@ void cli_progress(void *user, const char *phase, uint32_t done, uint32_t total) 
   fprintf(stderr, "\r%-10s %5u/%-5u", phase, done, total);
   if (done == total) fputc('\n', stderr);
 }
+
+bool cli_parse_double(const char *s, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (!*s || *end || errno || !(v >= lo && v <= hi)) return false;
+  *out = v;
+  return true;
+}

@@ -83,11 +83,9 @@ static uint32_t fit(const vkocc_surface_point *pt, uint32_t n, uint32_t sms, uin
   d->subgroup_size = sg;
   uint32_t *p = malloc(n * sizeof *p);
   bool *ok = malloc(n * sizeof *ok);
-  uint32_t m = 0;
   for (uint32_t i = 0; i < n; i++) {
     ok[i] = pt[i].P > 0 && pt[i].P % sms == 0;
     p[i] = ok[i] ? pt[i].P / sms : 0;
-    m += ok[i];
   }
   /* W: the largest per-SM value that at least two points share (one point alone may be noise) */
   uint32_t W = 0, Wany = 0;

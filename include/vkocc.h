@@ -262,7 +262,6 @@ typedef struct vkocc_surface_point {
   uint32_t comb_P, bisect_P; /* medians of the repetitions; 0 = not measured */
   bool agree;             /* every repetition of every method gave one value */
   bool refined;           /* added by refinement between ladder points */
-  uint32_t hint_P;        /* internal: expected P used to size the first dispatch */
 } vkocc_surface_point;
 
 typedef struct vkocc_surface {

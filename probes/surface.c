@@ -97,10 +97,11 @@ static void point_from_result(vkocc_surface_point *p, const vkocc_probe_result *
   p->agree = r->agree;
 }
 
-/* Measures pts[0..n) (kernels built first). hint: P of the previous point in the same row. */
+/* Measures pts[0..n) (kernels built first). hints: an expected P for each point (NULL: none), used where
+ * a row starts; within a row the previous point's P is the hint. */
 static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, const vkocc_calibration *cal,
                                   const vkocc_surface_options *o, vkocc_method method, uint32_t repeat,
-                                  vkocc_surface_point *pts, uint32_t n, vkocc_surface *out) {
+                                  vkocc_surface_point *pts, const uint32_t *hints, uint32_t n, vkocc_surface *out) {
   vkocc_kernel *kernels = calloc(n ? n : 1, sizeof *kernels);
   double t0 = vkocc_now_ns();
   vkocc_status s = build_kernels(ctx, o, pts, n, kernels);
@@ -117,7 +118,7 @@ static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, c
      * A new row starts from the previous row's first P (P changes gradually with the workgroup size; a
      * wrong hint costs a doubling step, never a wrong answer). */
     if (i == 0 || pts[i].wg_size != pts[i - 1].wg_size) {
-      hint = pts[i].hint_P ? pts[i].hint_P : row_hint;
+      hint = hints && hints[i] ? hints[i] : row_hint;
       sleep = 0;
       row_hint = 0;
     }
@@ -191,24 +192,30 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
 
   vkocc_probe_session ps;
   if ((s = vkocc_probe_session_create(ctx, &ps))) { vkocc_surface_free(out); return s; }
-  s = measure_round(ctx, &ps, cal, &o, method, repeat, out->points, out->count, out);
+  s = measure_round(ctx, &ps, cal, &o, method, repeat, out->points, NULL, out->count, out);
   uint32_t step = o.refine_bytes ? o.refine_bytes : 512;
   for (int round = 0; !s && !o.no_refine && round < 16; round++) {
     /* midpoints of shared-memory gaps wider than `step` whose ends differ */
     vkocc_surface_point *mid = NULL;
-    uint32_t nmid = 0, mcap = 0;
+    uint32_t nmid = 0, mcap = 0, *hints = NULL;
     for (uint32_t i = 0; i + 1 < out->count; i++) {
       vkocc_surface_point *l = &out->points[i], *r = &out->points[i + 1];
       if (l->wg_size != r->wg_size || l->P == r->P || r->shared_bytes - l->shared_bytes <= step) continue;
       uint32_t m = (l->shared_bytes + (r->shared_bytes - l->shared_bytes) / 2) / step * step;
       if (m <= l->shared_bytes || m >= r->shared_bytes) continue;
-      if (nmid == mcap) mid = realloc(mid, (mcap = mcap ? 2 * mcap : 64) * sizeof *mid);
-      mid[nmid++] = (vkocc_surface_point){.wg_size = l->wg_size, .shared_bytes = m, .refined = true, .hint_P = l->P};
+      if (nmid == mcap) {
+        mcap = mcap ? 2 * mcap : 64;
+        mid = realloc(mid, mcap * sizeof *mid);
+        hints = realloc(hints, mcap * sizeof *hints);
+      }
+      hints[nmid] = l->P; /* P only falls with more shared memory: the left neighbour bounds it */
+      mid[nmid++] = (vkocc_surface_point){.wg_size = l->wg_size, .shared_bytes = m, .refined = true};
     }
     if (nmid == 0) { free(mid); break; }
-    s = measure_round(ctx, &ps, cal, &o, method, repeat, mid, nmid, out);
+    s = measure_round(ctx, &ps, cal, &o, method, repeat, mid, hints, nmid, out);
     for (uint32_t i = 0; i < nmid && !s; i++) append(out, &cap, &mid[i]);
     free(mid);
+    free(hints);
     qsort(out->points, out->count, sizeof *out->points, cmp_point);
   }
   vkocc_probe_session_destroy(&ps);

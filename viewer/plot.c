@@ -221,6 +221,22 @@ static void heat_cell(cairo_t *cr, double x, double y, double cw, double ch, dou
   }
 }
 
+/* Horizontal grid lines with left labels: n intervals from 0 to vmax over the plot area. */
+static void y_grid(cairo_t *cr, double L, double T, double pw, double ph, int n, double vmax, const char *fmtstr) {
+  char buf[64];
+  cairo_set_line_width(cr, 1);
+  for (int i = 0; i <= n; i++) {
+    double y = T + ph - ph * i / n;
+    cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+    cairo_move_to(cr, L, y);
+    cairo_line_to(cr, L + pw, y);
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    snprintf(buf, sizeof buf, fmtstr, vmax * i / n);
+    text(cr, L - 6, y + 4, 11, false, RIGHT, buf);
+  }
+}
+
 static void kib_label(uint32_t bytes, char *out, size_t len) {
   if (bytes % 1024 == 0) snprintf(out, len, "%u", bytes / 1024);
   else snprintf(out, len, "%.2g", bytes / 1024.0);
@@ -352,18 +368,7 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
   double L = 80, R = 30, T = 70, B = 60, pw = c.w - L - R, ph = c.h - T - B;
   double xmax = wgs[nw - 1];
   char buf[64];
-  /* grid and axes */
-  cairo_set_line_width(cr, 1);
-  for (int i = 0; i <= 5; i++) {
-    double y = T + ph - ph * i / 5;
-    cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
-    cairo_move_to(cr, L, y);
-    cairo_line_to(cr, L + pw, y);
-    cairo_stroke(cr);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    snprintf(buf, sizeof buf, "%d%%", i * 20);
-    text(cr, L - 6, y + 4, 11, false, RIGHT, buf);
-  }
+  y_grid(cr, L, T, pw, ph, 5, 100, "%.0f%%");
   uint32_t xstep = xmax > 512 ? 128 : xmax > 128 ? 32 : 8;
   for (uint32_t x = 0; x <= xmax; x += xstep) {
     snprintf(buf, sizeof buf, "%u", x);
@@ -437,17 +442,7 @@ vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *t
   text(cr, c.w / 2, 50, 13, false, CENTER, ttl);
   double L = 80, R = 30, T = 70, B = 60, pw = c.w - L - R, ph = c.h - T - B;
   char buf[128];
-  cairo_set_line_width(cr, 1);
-  for (int i = 0; i <= 4; i++) {
-    double y = T + ph - ph * i / 4;
-    cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
-    cairo_move_to(cr, L, y);
-    cairo_line_to(cr, L + pw, y);
-    cairo_stroke(cr);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    snprintf(buf, sizeof buf, "%.0f", hmax * i / 4.0);
-    text(cr, L - 6, y + 4, 11, false, RIGHT, buf);
-  }
+  y_grid(cr, L, T, pw, ph, 4, hmax, "%.0f");
   cairo_set_source_rgb(cr, okabe_ito[0][0], okabe_ito[0][1], okabe_ito[0][2]);
   for (uint32_t k = 0; k < nb; k++) {
     if (!h[k]) continue;
