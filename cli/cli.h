@@ -43,6 +43,8 @@ int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
 /* cmd_fingerprint.c: the device's fingerprint, measured or from the cache; used by policy too. */
 int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
+/* One line "LABEL<source> reports ... ; measured ..." from a "vendor_reported" object (nothing if absent). */
+void cli_print_vendor_check(const char *label, json_t *vendor_check);
 /* Prints or writes JSON; returns exit code. */
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
 #endif

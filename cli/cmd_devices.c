@@ -6,7 +6,9 @@ static const char *help =
     "usage: vkocc devices [--json]\n"
     "Lists every Vulkan physical device: index, name, vendor, type, driver, API version, subgroup size,\n"
     "maxComputeSharedMemorySize, maxComputeWorkGroupInvocations, compute-queue timestamps (valid bits),\n"
-    "timestampPeriod and shader clock support (subgroup/device). The default device is marked with '*'.\n";
+    "timestampPeriod and shader clock support (subgroup/device). The default device is marked with '*'.\n"
+    "Where the driver reports its cores through VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2)\n"
+    "or VK_ARM_shader_core_builtins, a second line (JSON: vendor_reported) gives them.\n";
 
 int cmd_devices(int argc, char **argv) {
   cli_common c = {0};
@@ -48,6 +50,12 @@ int cmd_devices(int argc, char **argv) {
            d[i].name, d[i].vendor_id, vkocc_device_type_name(d[i].device_type), driver, api, d[i].subgroup_size,
            d[i].max_shared_bytes, d[i].max_invocations, ts, d[i].timestamp_period,
            d[i].shader_subgroup_clock ? "yes" : "no", d[i].shader_device_clock ? "yes" : "no");
+    const vkocc_vendor_reported *v = &d[i].vendor;
+    if (v->source[0]) /* what the driver reports, for comparison with what vkocc measures */
+      printf("    vendor reported (%s): %u %s, %u %s per %s\n", v->source, v->cores,
+             v->amd_shader_engines ? "compute units" : d[i].vendor_id == 0x10de ? "SMs" : "cores", v->warps_per_core,
+             v->amd_shader_engines ? "wavefronts" : "warps",
+             v->amd_shader_engines ? "CU" : d[i].vendor_id == 0x10de ? "SM" : "core");
   }
   free(d);
   return 0;

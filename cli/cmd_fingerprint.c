@@ -77,6 +77,10 @@ int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_
   json_object_set_new(*doc, "device", vkocc_device_info_json(&s.device));
   json_object_set_new(*doc, "calibration", vkocc_calibration_json(&cal));
   json_object_set_new(*doc, "derived", vkocc_derived_json(&der, &s));
+  vkocc_vendor_check vc;
+  vkocc_vendor_check_compute(&s.device.vendor, &der, &vc);
+  json_t *vcj = vkocc_vendor_check_json(&vc, s.device.vendor.source); /* a cross-check, not in the cluster ID */
+  if (vcj) json_object_set_new(*doc, "vendor_reported", vcj);
   json_t *surf = vkocc_surface_json(&s);
   json_object_del(surf, "device");
   json_object_set_new(*doc, "surface", surf);
@@ -109,6 +113,7 @@ void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp) {
          json_integer_value(json_object_get(der, "subgroup_size")), json_integer_value(json_object_get(der, "threads_per_sm")),
          sg_seen ? "" : " or more", json_integer_value(json_object_get(der, "shared_bytes_per_sm")), sh_seen ? "" : " or more",
          json_integer_value(json_object_get(der, "points_explained")), json_integer_value(json_object_get(der, "points")));
+  cli_print_vendor_check("vendor:      ", json_object_get(doc, "vendor_reported"));
   printf("cluster ID:  %s\n", fp->cluster_id);
   printf("normalized surface: resident workgroups per SM ('-': the device cannot run the point)\n%8s", "wg \\ B");
   for (int b = 0; b < VKOCC_CANON_SHARED; b++) printf(" %6u", vkocc_canonical_shared[b]);

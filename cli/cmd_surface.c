@@ -84,6 +84,10 @@ int cmd_surface(int argc, char **argv) {
   json_object_set_new(json_object_get(doc, "timing"), "startup_ms", json_real(startup_ms));
   json_object_set_new(doc, "calibration", vkocc_calibration_json(&cal));
   if (derived) json_object_set_new(doc, "derived", vkocc_derived_json(&d, &s));
+  vkocc_vendor_check vc = {0};
+  if (derived) vkocc_vendor_check_compute(&s.device.vendor, &d, &vc);
+  json_t *vcj = vkocc_vendor_check_json(&vc, s.device.vendor.source); /* measured vs reported, if reported */
+  if (vcj) json_object_set_new(doc, "vendor_reported", vcj);
   if (out_path && (st = vkocc_json_write(doc, out_path))) {
     json_decref(doc);
     vkocc_surface_free(&s);
@@ -95,6 +99,7 @@ int cmd_surface(int argc, char **argv) {
     vkocc_surface_free(&s);
     goto out;
   }
+  json_t *vendor_line = json_incref(json_object_get(doc, "vendor_reported"));
   json_decref(doc);
   /* human table: rows = workgroup sizes, columns = shared sizes of the ladder (refined points listed apart) */
   uint32_t nref = 0;
@@ -127,6 +132,8 @@ int cmd_surface(int argc, char **argv) {
       printf("  not explained: wg %u, %u bytes: P %u\n", s.points[d.unexplained[i]].wg_size,
              s.points[d.unexplained[i]].shared_bytes, s.points[d.unexplained[i]].P);
   }
+  cli_print_vendor_check("vendor: ", vendor_line);
+  json_decref(vendor_line);
   vkocc_surface_free(&s);
 out:
   free(wg);

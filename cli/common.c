@@ -102,3 +102,16 @@ bool cli_parse_double(const char *s, double lo, double hi, double *out) {
   *out = v;
   return true;
 }
+
+void cli_print_vendor_check(const char *label, json_t *vc) {
+  if (!json_is_object(vc)) return;
+  json_t *sm = json_object_get(vc, "sm_count"), *sg = json_object_get(vc, "subgroups_per_sm");
+  bool bound = json_is_true(json_object_get(sg, "measured_is_lower_bound"));
+  printf("%s%s reports %lld SMs, %lld subgroups per SM; measured %lld SMs (%s), %lld%s subgroups per SM (%s)\n",
+         label, json_string_value(json_object_get(vc, "source")),
+         json_integer_value(json_object_get(sm, "reported")), json_integer_value(json_object_get(sg, "reported")),
+         json_integer_value(json_object_get(sm, "measured")),
+         json_is_true(json_object_get(sm, "agree")) ? "agree" : "DIFFERS",
+         json_integer_value(json_object_get(sg, "measured")), bound ? " or more" : "",
+         json_is_true(json_object_get(sg, "agree")) ? (bound ? "consistent" : "agree") : "DIFFERS");
+}

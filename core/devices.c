@@ -45,6 +45,65 @@ static bool has_extension(VkPhysicalDevice pd, const char *name) {
   return found;
 }
 
+/* Vendor-reported core counts: properties2 chains only (nothing to enable), for a cross-check. */
+static void fill_vendor_reported(VkPhysicalDevice pd, vkocc_vendor_reported *v) {
+  memset(v, 0, sizeof *v);
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  VkPhysicalDeviceShaderCorePropertiesAMD amd = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+  VkPhysicalDeviceShaderCoreProperties2AMD amd2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_2_AMD};
+  VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM arm = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM};
+  bool has_nv = has_extension(pd, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  bool has_amd = has_extension(pd, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+  bool has_amd2 = has_amd && has_extension(pd, VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME);
+  bool has_arm = has_extension(pd, VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
+  if (!has_nv && !has_amd && !has_arm) return;
+  /* Chain only structs of extensions the device has: others are undefined behaviour to pass. */
+  void *chain = NULL;
+  if (has_nv) { nv.pNext = chain; chain = &nv; }
+  if (has_amd) { amd.pNext = chain; chain = &amd; }
+  if (has_amd2) { amd2.pNext = chain; chain = &amd2; }
+  if (has_arm) { arm.pNext = chain; chain = &arm; }
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = chain};
+  vkocc_fn.vkGetPhysicalDeviceProperties2(pd, &p2);
+  if (has_nv) {
+    snprintf(v->source, sizeof v->source, "%s", VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+    v->cores = nv.shaderSMCount;
+    v->warps_per_core = nv.shaderWarpsPerSM;
+  } else if (has_amd) {
+    snprintf(v->source, sizeof v->source, "%s", has_amd2 ? "VK_AMD_shader_core_properties(2)"
+                                                         : VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+    v->amd_shader_engines = amd.shaderEngineCount;
+    v->amd_arrays_per_engine = amd.shaderArraysPerEngineCount;
+    v->amd_cus_per_array = amd.computeUnitsPerShaderArray;
+    v->amd_simds_per_cu = amd.simdPerComputeUnit;
+    v->amd_wavefronts_per_simd = amd.wavefrontsPerSimd;
+    v->amd_wavefront_size = amd.wavefrontSize;
+    v->amd_active_cus = has_amd2 ? amd2.activeComputeUnitCount : 0;
+    /* Harvested parts have fewer active CUs than engines x arrays x CUs per array: prefer the active count. */
+    v->cores = v->amd_active_cus ? v->amd_active_cus
+                                 : amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray;
+    v->warps_per_core = amd.wavefrontsPerSimd * amd.simdPerComputeUnit;
+  } else {
+    snprintf(v->source, sizeof v->source, "%s", VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
+    v->cores = arm.shaderCoreCount;
+    v->warps_per_core = arm.shaderWarpsPerCore;
+  }
+}
+
+void vkocc_vendor_check_compute(const vkocc_vendor_reported *v, const vkocc_derived *d, vkocc_vendor_check *out) {
+  memset(out, 0, sizeof *out);
+  out->available = v->source[0] != 0;
+  if (!out->available) return;
+  out->sm_reported = v->cores;
+  out->sm_measured = d->sm_count;
+  out->sm_agree = v->cores == d->sm_count;
+  out->subgroups_reported = v->warps_per_core;
+  out->subgroups_measured = d->subgroups_per_sm;
+  out->subgroups_measured_is_lower_bound = !d->subgroups_bound_seen;
+  out->subgroups_agree = v->warps_per_core && (d->subgroups_bound_seen ? d->subgroups_per_sm == v->warps_per_core
+                                                                        : d->subgroups_per_sm <= v->warps_per_core);
+}
+
 void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info) {
   memset(info, 0, sizeof *info);
   info->index = index;
@@ -104,6 +163,7 @@ void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_in
     info->shader_subgroup_clock = clk.shaderSubgroupClock;
     info->shader_device_clock = clk.shaderDeviceClock;
   }
+  fill_vendor_reported(pd, &info->vendor);
 }
 
 vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *count) {

@@ -37,8 +37,49 @@ json_t *vkocc_device_info_json(const vkocc_device_info *d) {
   SET("timestamp_compute_and_graphics", json_boolean(d->timestamp_compute_and_graphics));
   SET("shader_clock", json_pack("{s:b, s:b, s:b}", "extension", d->has_shader_clock_ext, "subgroup",
                                 d->shader_subgroup_clock, "device", d->shader_device_clock));
+  if (d->vendor.source[0]) SET("vendor_reported", vkocc_vendor_reported_json(&d->vendor));
 #undef SET
   return o;
+}
+
+json_t *vkocc_vendor_reported_json(const vkocc_vendor_reported *v) {
+  json_t *o = json_pack("{s:s, s:I, s:I}", "source", v->source, "cores", (json_int_t)v->cores, "warps_per_core",
+                        (json_int_t)v->warps_per_core);
+  if (v->amd_shader_engines)
+    json_object_set_new(o, "amd", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "shader_engines",
+                                            (json_int_t)v->amd_shader_engines, "arrays_per_engine",
+                                            (json_int_t)v->amd_arrays_per_engine, "cus_per_array",
+                                            (json_int_t)v->amd_cus_per_array, "simds_per_cu",
+                                            (json_int_t)v->amd_simds_per_cu, "wavefronts_per_simd",
+                                            (json_int_t)v->amd_wavefronts_per_simd, "wavefront_size",
+                                            (json_int_t)v->amd_wavefront_size, "active_cus",
+                                            (json_int_t)v->amd_active_cus));
+  return o;
+}
+
+vkocc_status vkocc_vendor_reported_from_json(json_t *o, const char *file, const char *path, vkocc_vendor_reported *v) {
+  memset(v, 0, sizeof *v);
+  if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, path);
+  vkocc_status s;
+  if ((s = vkocc_json_str(o, "source", file, path, true, v->source, sizeof v->source)) ||
+      (s = vkocc_json_u32(o, "cores", file, path, true, &v->cores)) ||
+      (s = vkocc_json_u32(o, "warps_per_core", file, path, true, &v->warps_per_core)))
+    return s;
+  json_t *amd = json_object_get(o, "amd");
+  if (amd) {
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s.amd", path);
+    if (!json_is_object(amd)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub);
+    if ((s = vkocc_json_u32(amd, "shader_engines", file, sub, false, &v->amd_shader_engines)) ||
+        (s = vkocc_json_u32(amd, "arrays_per_engine", file, sub, false, &v->amd_arrays_per_engine)) ||
+        (s = vkocc_json_u32(amd, "cus_per_array", file, sub, false, &v->amd_cus_per_array)) ||
+        (s = vkocc_json_u32(amd, "simds_per_cu", file, sub, false, &v->amd_simds_per_cu)) ||
+        (s = vkocc_json_u32(amd, "wavefronts_per_simd", file, sub, false, &v->amd_wavefronts_per_simd)) ||
+        (s = vkocc_json_u32(amd, "wavefront_size", file, sub, false, &v->amd_wavefront_size)) ||
+        (s = vkocc_json_u32(amd, "active_cus", file, sub, false, &v->amd_active_cus)))
+      return s;
+  }
+  return VKOCC_OK;
 }
 
 json_t *vkocc_linfit_json(const vkocc_linfit *f) {
@@ -249,6 +290,12 @@ vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char
       (s = vkocc_json_u32(o, "max_compute_work_group_invocations", file, path, false, &d->max_invocations)) ||
       (s = vkocc_json_str(o, "uuid", file, path, false, uuid, sizeof uuid)))
     return s;
+  json_t *vendor = json_object_get(o, "vendor_reported"); /* optional: only devices with a vendor extension */
+  if (vendor) {
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s.vendor_reported", path);
+    if ((s = vkocc_vendor_reported_from_json(vendor, file, sub, &d->vendor))) return s;
+  }
   d->max_wg_size_x = d->max_invocations;
   uint32_t nib = 0;
   for (const char *c = uuid; *c && nib < 32; c++) {

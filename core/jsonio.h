@@ -6,6 +6,10 @@
 
 json_t *vkocc_device_info_json(const vkocc_device_info *d);
 json_t *vkocc_linfit_json(const vkocc_linfit *f);
+/* The device's "vendor_reported" object (written only when source is not empty) and its reader. */
+json_t *vkocc_vendor_reported_json(const vkocc_vendor_reported *v);
+vkocc_status vkocc_vendor_reported_from_json(json_t *o, const char *file, const char *path,
+                                             vkocc_vendor_reported *v);
 json_t *vkocc_calibration_json(const vkocc_calibration *c);
 json_t *vkocc_probe_result_json(const vkocc_probe_result *r);
 json_t *vkocc_intervals_json(const vkocc_interval *iv, uint32_t n);
@@ -30,5 +34,8 @@ vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char
 json_t *vkocc_surface_json(const vkocc_surface *s);
 vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s);
 json_t *vkocc_derived_json(const vkocc_derived *d, const vkocc_surface *s);
+/* The "vendor_reported" object of surface and fingerprint documents: measured vs reported SM count and
+ * subgroups per SM (NULL when the device reports nothing). Never part of the cluster ID. */
+json_t *vkocc_vendor_check_json(const vkocc_vendor_check *c, const char *source);
 /* The normalized part of a fingerprint document (canonical grid, values, sources, cluster ID). */
 json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp);

@@ -28,6 +28,15 @@ json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp) {
                    "workgroups_per_sm", vals, "source", src);
 }
 
+json_t *vkocc_vendor_check_json(const vkocc_vendor_check *c, const char *source) {
+  if (!c->available) return NULL;
+  return json_pack("{s:s, s:{s:I, s:I, s:b}, s:{s:I, s:I, s:b, s:b}}", "source", source, "sm_count", "reported",
+                   (json_int_t)c->sm_reported, "measured", (json_int_t)c->sm_measured, "agree", c->sm_agree,
+                   "subgroups_per_sm", "reported", (json_int_t)c->subgroups_reported, "measured",
+                   (json_int_t)c->subgroups_measured, "measured_is_lower_bound", c->subgroups_measured_is_lower_bound,
+                   "agree", c->subgroups_agree);
+}
+
 static vkocc_status parse_doc(json_t *doc, const char *name, vkocc_fingerprint *fp) {
   memset(fp, 0, sizeof *fp);
   vkocc_status s;

@@ -31,6 +31,21 @@ double vkocc_now_ms(void);
 
 /* ---------------------------------------------------------------- devices */
 
+/* What the driver itself says about the device's cores, through a vendor extension (optional: read from
+ * properties2, no extension is enabled). vkocc never uses these to measure; they are shown next to what it
+ * measured as a cross-check. source is "" when the device exposes none of the extensions. */
+typedef struct vkocc_vendor_reported {
+  char source[48];              /* "VK_NV_shader_sm_builtins", "VK_AMD_shader_core_properties(2)",
+                                   "VK_ARM_shader_core_builtins" or "" */
+  uint32_t cores;               /* SMs (NV), active compute units (AMD), shader cores (ARM); 0 unknown */
+  uint32_t warps_per_core;      /* warps per SM (NV), wavefronts per CU (AMD: per SIMD x SIMDs per CU),
+                                   warps per core (ARM); 0 unknown */
+  /* AMD detail (0 elsewhere) */
+  uint32_t amd_shader_engines, amd_arrays_per_engine, amd_cus_per_array, amd_simds_per_cu;
+  uint32_t amd_wavefronts_per_simd, amd_wavefront_size;
+  uint32_t amd_active_cus;      /* VK_AMD_shader_core_properties2; 0 without it */
+} vkocc_vendor_reported;
+
 typedef struct vkocc_device_info {
   uint32_t index;               /* position in vkEnumeratePhysicalDevices */
   char name[256];
@@ -53,6 +68,7 @@ typedef struct vkocc_device_info {
   bool has_shader_clock_ext;    /* VK_KHR_shader_clock */
   bool shader_subgroup_clock;   /* feature shaderSubgroupClock */
   bool shader_device_clock;     /* feature shaderDeviceClock */
+  vkocc_vendor_reported vendor; /* vendor cross-check (source "" when none) */
 } vkocc_device_info;
 
 /* Lists every physical device. *devices is malloc'd; free with free(). Fails with
@@ -349,6 +365,19 @@ typedef struct vkocc_occupancy {
   double occupancy_pct;  /* threads per SM over the per-SM thread maximum */
   uint32_t binding;      /* vkocc_limit bits of the limits that bind (ties: several) */
 } vkocc_occupancy;
+
+/* Measured vs vendor-reported: the derived SM count and subgroup slots per SM next to what the driver
+ * reports through a vendor extension (vkocc_vendor_reported). A cross-check only; the cluster ID never
+ * depends on it. */
+typedef struct vkocc_vendor_check {
+  bool available;                 /* the device reports its cores (vendor.source not empty) */
+  uint32_t sm_reported, sm_measured;
+  bool sm_agree;
+  uint32_t subgroups_reported, subgroups_measured; /* warps per SM; 0 reported = unknown */
+  bool subgroups_measured_is_lower_bound;           /* no point was limited by subgroup slots */
+  bool subgroups_agree;           /* equal, or (lower bound) measured <= reported */
+} vkocc_vendor_check;
+void vkocc_vendor_check_compute(const vkocc_vendor_reported *v, const vkocc_derived *d, vkocc_vendor_check *out);
 
 /* Occupancy of (wg, shared) under the derived model. */
 void vkocc_occupancy_compute(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes, vkocc_occupancy *out);

@@ -25,6 +25,8 @@ int main(int argc, char **argv) {
       CHECK(json_integer_value(json_object_get(d, "max_compute_work_group_invocations")) >= 1024, "max invocations");
       CHECK(json_is_boolean(json_object_get(json_object_get(d, "shader_clock"), "device")), "shader_clock.device");
       CHECK(json_integer_value(json_object_get(d, "subgroup_size")) > 0, "subgroup size");
+      /* lavapipe has none of the vendor core-count extensions: the key is omitted, not zero */
+      CHECK(json_object_get(d, "vendor_reported") == NULL, "llvmpipe has vendor_reported");
     }
   }
   CHECK(llvmpipe, "devices --json does not name llvmpipe");
@@ -36,6 +38,7 @@ int main(int argc, char **argv) {
   CHECK(rc == 0, "devices exit %d", rc);
   CHECK_CONTAINS(out, "llvmpipe");
   CHECK_CONTAINS(out, "64 bits");
+  CHECK(!strstr(out, "vendor reported"), "vendor line printed for lavapipe: %s", out);
   free(out);
 
   /* --device that matches nothing: exit 2, one line listing the devices */

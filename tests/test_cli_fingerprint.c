@@ -23,6 +23,7 @@ int main(int argc, char **argv) {
   id1 = field(out, "cluster_id");
   CHECK_CONTAINS(out, "\"schema\": \"vkocc.fingerprint/1\"");
   CHECK_CONTAINS(out, "\"sm_count\": 1,");
+  CHECK(!strstr(out, "vendor_reported"), "lavapipe fingerprint has vendor_reported"); /* no vendor extension */
   free(out);
   rc = run_fmt(&out, "LP_NUM_THREADS=2 %s fingerprint --fresh -o /tmp/vkocc-fp2.json --json 2>/dev/null", bin);
   CHECK(rc == 0, "fingerprint LP=2 exit %d", rc);
@@ -36,6 +37,7 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(out, "using the cached fingerprint");
   CHECK_CONTAINS(out, id2);
   CHECK_CONTAINS(out, "derived:     2 SMs");
+  CHECK(!strstr(out, "vendor:"), "vendor line printed for lavapipe");
   free(out);
   /* both lavapipe fingerprints form one cluster; the synthetic ones form three */
   rc = run_fmt(&out, "%s cluster /tmp/vkocc-fp1.json /tmp/vkocc-fp2.json", bin);
