@@ -43,6 +43,9 @@ int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
 /* cmd_fingerprint.c: the device's fingerprint, measured or from the cache; used by policy too. */
 int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
+/* Checks, before any measurement, that FLAG's output PATH (NULL: none) can be written as
+ * vkocc_write_file_atomic would; on error prints and returns the exit code (>0). */
+int cli_check_output(const char *cmd, const char *flag, const char *path);
 /* Prints or writes JSON; returns exit code. */
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
 #endif
