@@ -149,10 +149,25 @@ static bool parse_tmp_name(const char *name, long *pid) {
   return *end == 0 && *pid > 0;
 }
 
+/* The temporaries earlier vkocc builds named after this target: "<name>.tmp.<pid>", plots "<name>.tmp.<pid><ext>". */
+static bool parse_old_tmp_name(const char *name, const char *base, long *pid) {
+  size_t n = strlen(base);
+  if (strncmp(name, base, n) || strncmp(name + n, ".tmp.", 5)) return false;
+  char *end;
+  const char *digits = name + n + 5, *ext = strrchr(base, '.');
+  if (*digits < '0' || *digits > '9') return false;
+  *pid = strtol(digits, &end, 10);
+  return *pid > 0 && (!*end || (ext && !strcmp(end, ext)));
+}
+
+static bool pid_of_tmp(const char *name, const char *base, long *pid) {
+  return parse_tmp_name(name, pid) || parse_old_tmp_name(name, base, pid);
+}
+
 /* Removes temporaries left by writers that died (killed between create and rename): ours by name, owned
  * by this user, their process gone, and untouched for a minute (a writer in another PID namespace sharing
  * the directory is still alive then). */
-static void clean_stale(int dfd) {
+static void clean_stale(int dfd, const char *base) {
   int dup_fd = dup(dfd);
   DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
   if (!d) { if (dup_fd >= 0) close(dup_fd); return; }
@@ -160,7 +175,7 @@ static void clean_stale(int dfd) {
   for (struct dirent *e; (e = readdir(d));) {
     long pid;
     struct stat st;
-    if (!parse_tmp_name(e->d_name, &pid) || pid == (long)getpid()) continue;
+    if (!strcmp(e->d_name, base) || !pid_of_tmp(e->d_name, base, &pid) || pid == (long)getpid()) continue;
     if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
         now - st.st_mtime < 60)
       continue;
@@ -184,7 +199,7 @@ vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t 
     s = vkocc_fail(errno_status(errno), "cannot write %s: directory %s: %s", path, dir, strerror(errno));
     goto out;
   }
-  clean_stale(dfd);
+  clean_stale(dfd, t.base);
   for (int tries = 0; tries < 1000 && fd < 0; tries++) {
     snprintf(tmp, sizeof tmp, ".%.24s" TMP_TAG "%ld.%u", t.base, (long)getpid(), atomic_fetch_add(&counter, 1));
     if (!strcmp(tmp, t.base)) continue; /* a target named like one of our temporaries */

@@ -69,11 +69,13 @@ static void test_writer(void) {
   CHECK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0600, "mode after rewrite %o, expected 600", st.st_mode & 0777);
 
   /* stale temporaries of a dead writer go; a fresh one, a live writer's and other files stay */
-  const char *stale = ".a.json.vkocc-tmp.999999999.0", *fresh = ".a.json.vkocc-tmp.999999998.1", *other = "a.json.tmp.999999999";
+  /* (also the old "a.json.tmp.PID" of this target, not of another) */
+  const char *stale = ".a.json.vkocc-tmp.999999999.0", *fresh = ".a.json.vkocc-tmp.999999998.1",
+             *old_stale = "a.json.tmp.999999999", *other = "b.json.tmp.999999999";
   char live[64], path[PATH_MAX + 300];
   snprintf(live, sizeof live, ".a.json.vkocc-tmp.%ld.2", (long)getppid());
-  const char *names[] = {stale, fresh, live, other};
-  for (int i = 0; i < 4; i++) {
+  const char *names[] = {stale, fresh, live, old_stale, other};
+  for (int i = 0; i < 5; i++) {
     snprintf(path, sizeof path, "%s/%s", q, names[i]);
     FILE *f = fopen(path, "w");
     if (f) fclose(f);
@@ -81,7 +83,9 @@ static void test_writer(void) {
   }
   CHECK(vkocc_write_file_atomic(p, "three\n", 6) == VKOCC_OK, "write beside temporaries: %s", vkocc_last_error());
   CHECK(extra_entries(q, (const char *const[]){"a.json", fresh, live, other, NULL}) == 0,
-        "the stale temporary of pid 999999999 (2 h old) was not removed, or something else was");
+        "the stale temporaries of pid 999999999 (2 h old) were not removed, or something else was");
+  snprintf(path, sizeof path, "%s/%s", q, other);
+  CHECK(access(path, F_OK) == 0, "another target's temporary was removed");
   snprintf(path, sizeof path, "%s/%s", q, fresh);
   CHECK(access(path, F_OK) == 0, "a temporary touched just now was removed");
   snprintf(path, sizeof path, "%s/%s", q, live);
