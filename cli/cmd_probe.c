@@ -78,9 +78,10 @@ int cmd_probe(int argc, char **argv) {
     return cli_error("probe", 2, "--raw needs the comb (the realtime shader clock)");
   }
   if ((o.method & VKOCC_METHOD_COMB) && !vkocc_context_has_device_clock(ctx)) { /* before the calibration */
+    rc = cli_error("probe", 3, "--method %s needs the realtime shader clock, which %s lacks here; use --method "
+                   "bisect", o.method == VKOCC_METHOD_COMB ? "comb" : "both", d->name);
     vkocc_context_destroy(ctx);
-    return cli_error("probe", 3, "--method %s needs the realtime shader clock, which %s lacks here; use --method "
-                     "bisect", o.method == VKOCC_METHOD_COMB ? "comb" : "both", d->name);
+    return rc;
   }
   vkocc_calibration cal;
   vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};

@@ -256,6 +256,18 @@ static void test_cli(const char *bin, const char *data) {
   CHECK(dt < 4, "surface --wg 4096 took %.1f s (it must fail before measuring)", dt);
   free(out);
 
+  /* the comb without a realtime clock: refused before the calibration, not after it */
+  const char *comb[] = {"probe --wg 32 --shmem 0", "surface --wg 32 --shmem 0"};
+  for (int i = 0; i < 2; i++) {
+    t0 = now_s();
+    rc = run_fmt(&out, "%s %s --method comb --no-shader-clock 2>&1", bin, comb[i]);
+    dt = now_s() - t0;
+    CHECK(rc == 3, "%s --method comb --no-shader-clock: exit %d", comb[i], rc);
+    CHECK_CONTAINS(out, "needs the realtime shader clock");
+    CHECK(dt < 4, "%s --method comb --no-shader-clock took %.1f s (it must fail before measuring)", comb[i], dt);
+    free(out);
+  }
+
   /* units: 17592186044416m is 2^64 bytes, which wrapped to 0 */
   rc = run_fmt(&out, "%s calc --wg 64 --shmem 17592186044416m --from %s/h100-grid.csv 2>&1", bin, data);
   CHECK(rc == 2, "--shmem 17592186044416m: exit %d", rc);
@@ -291,6 +303,17 @@ static void test_cli(const char *bin, const char *data) {
   CHECK(rc == 0, "plot -o 1100-character path: exit %d", rc);
   CHECK(stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 1000, "the plot is not at its 1100-character path");
   CHECK(extra_entries(q, (const char *const[]){name, NULL}) == 0, "litter beside the plot");
+  free(out);
+
+  /* the viewer's screenshot path is checked before a window opens (no display needed) */
+  rc = run_fmt(&out, "%s view %s/surface-h100.json --screenshot %s/dir.png 2>&1", bin, data, dir);
+  if (rc == 3 && strstr(out, "built without")) {
+    printf("skip: view: %s", out);
+  } else {
+    CHECK(rc == 2, "view --screenshot DIR.png: exit %d", rc);
+    CHECK_CONTAINS(out, "--screenshot: ");
+    CHECK_CONTAINS(out, "dir.png is a directory");
+  }
   free(out);
 
   /* messages */
