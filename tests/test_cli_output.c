@@ -331,6 +331,10 @@ static void test_cli(const char *bin, const char *data) {
   CHECK(rc == 2, "VKOCC_DEVICE=garbage: exit %d", rc);
   CHECK_CONTAINS(out, "VKOCC_DEVICE 'garbage' matches no device");
   free(out);
+  rc = run_fmt(&out, "VKOCC_DEVICE=garbage %s devices 2>&1 >/dev/null", bin);
+  CHECK(rc == 0, "devices with VKOCC_DEVICE=garbage: exit %d (the list still helps)", rc);
+  CHECK_CONTAINS(out, "warning: VKOCC_DEVICE 'garbage' matches no device");
+  free(out);
   rc = run_fmt(&out, "%s calibrate --device garbage 2>&1", bin);
   CHECK(rc == 2, "--device garbage: exit %d", rc);
   CHECK_CONTAINS(out, "--device 'garbage' matches no device");
