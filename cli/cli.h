@@ -45,6 +45,9 @@ int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
 /* One line "LABEL<source> reports ... ; measured ..." from a "vendor_reported" object (nothing if absent). */
 void cli_print_vendor_check(const char *label, json_t *vendor_check);
+/* Checks, before any measurement, that FLAG's output PATH (NULL: none) can be written as
+ * vkocc_write_file_atomic would; on error prints and returns the exit code (>0). */
+int cli_check_output(const char *cmd, const char *flag, const char *path);
 /* Prints or writes JSON; returns exit code. */
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
 #endif

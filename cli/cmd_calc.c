@@ -23,11 +23,14 @@ static bool measured_P(const vkocc_surface *s, uint32_t wg, uint32_t sh, uint32_
 
 /* A live surface just dense enough to derive from: every multiple of the subgroup size up to 8 of them,
  * then about 25% steps, always the maximum; the default shared-memory ladder, refined. */
-static int measure_live(const cli_common *c, vkocc_surface *s) {
+static int measure_live(const cli_common *c, vkocc_surface *s, uint32_t want_wg, uint32_t want_shm) {
   vkocc_context *ctx;
   int rc = cli_open("calc", c, &ctx);
   if (rc) return rc;
   const vkocc_device_info *d = vkocc_context_device(ctx);
+  /* the asked point against the device's limits now, not after seconds of measuring */
+  vkocc_status cs = vkocc_probe_check_point(d, want_wg ? want_wg : 1, want_shm);
+  if (cs) { vkocc_context_destroy(ctx); return cli_fail("calc", cs); }
   uint32_t sg = d->subgroup_size ? d->subgroup_size : 32, maxwg = d->max_invocations, wg[256], n = 0;
   for (uint32_t k = 1; k * sg <= maxwg && n < 255; k = k < 8 ? k + 1 : k + k / 4) wg[n++] = k * sg;
   if (wg[n - 1] != maxwg / sg * sg) wg[n++] = maxwg / sg * sg;
@@ -88,7 +91,7 @@ int cmd_calc(int argc, char **argv) {
   if (from) {
     vkocc_status st = vkocc_surface_load(from, &s);
     if (st) return cli_fail("calc", st);
-  } else if ((rc = measure_live(&c, &s))) {
+  } else if ((rc = measure_live(&c, &s, have_wg ? wg : 0, have_shm ? shm : 0))) {
     return rc;
   }
   uint32_t sg = sg_override ? sg_override : s.subgroup_size;

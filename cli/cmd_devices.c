@@ -6,9 +6,14 @@ static const char *help =
     "usage: vkocc devices [--json]\n"
     "Lists every Vulkan physical device: index, name, vendor, type, driver, API version, subgroup size,\n"
     "maxComputeSharedMemorySize, maxComputeWorkGroupInvocations, compute-queue timestamps (valid bits),\n"
-    "timestampPeriod and shader clock support (subgroup/device). The default device is marked with '*'.\n"
-    "Where the driver reports its cores through VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2)\n"
-    "or VK_ARM_shader_core_builtins, a second line (JSON: vendor_reported) gives them.\n";
+    "timestampPeriod and shader clock support (subgroup/device). The device the other commands use without
+"
+    "--device is marked with '*' ($VKOCC_DEVICE, else the first discrete GPU, integrated, virtual, then CPU).
+"
+    "Where the driver reports its cores through VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2)
+"
+    "or VK_ARM_shader_core_builtins, a second line (JSON: vendor_reported) gives them.
+";
 
 int cmd_devices(int argc, char **argv) {
   cli_common c = {0};
@@ -24,8 +29,16 @@ int cmd_devices(int argc, char **argv) {
   uint32_t n;
   vkocc_status s = vkocc_enumerate_devices(&d, &n);
   if (s) return cli_fail("devices", s);
+  /* the mark shows the device the other commands would use: VKOCC_DEVICE's, else the built-in default;
+   * a VKOCC_DEVICE that matches nothing is said (the list is what finds the right one) */
   uint32_t def = 0;
-  vkocc_select_device(d, n, NULL, &def);
+  const char *env = getenv("VKOCC_DEVICE");
+  if (env && *env && vkocc_select_device_from(d, n, env, "VKOCC_DEVICE", &def) != VKOCC_OK) {
+    fprintf(stderr, "vkocc devices: warning: %s (other commands fail with it)\n", vkocc_last_error());
+    vkocc_select_device(d, n, NULL, &def);
+  } else if (!env || !*env) {
+    vkocc_select_device(d, n, NULL, &def);
+  }
   if (c.json) {
     json_t *a = json_array();
     for (uint32_t i = 0; i < n; i++) {

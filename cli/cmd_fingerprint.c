@@ -40,7 +40,8 @@ int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_
     if (vkocc_fingerprint_load(cpath, fp) == VKOCC_OK && (*doc = json_load_file(cpath, 0, &e))) {
       const char *v = json_string_value(json_object_get(*doc, "tool_version"));
       if (v && !strcmp(v, vkocc_version())) {
-        fprintf(stderr, "vkocc fingerprint: using the cached fingerprint %s (--fresh measures again)\n", cpath);
+        if (cli_is_tty()) /* progress and notes only on a terminal (DESIGN.md) */
+          fprintf(stderr, "vkocc fingerprint: using the cached fingerprint %s (--fresh measures again)\n", cpath);
         vkocc_context_destroy(ctx);
         return 0;
       }
@@ -150,10 +151,11 @@ int cmd_fingerprint(int argc, char **argv) {
     }
   }
   if (optind < argc) return cli_error("fingerprint", 2, "unexpected argument '%s'", argv[optind]);
+  int rc = cli_check_output("fingerprint", "-o", out); /* before a measurement of half a minute */
+  if (rc) return rc;
   json_t *doc;
   vkocc_fingerprint fp;
-  int rc = cli_fingerprint_device(&c, fresh, &doc, &fp);
-  if (rc) return rc;
+  if ((rc = cli_fingerprint_device(&c, fresh, &doc, &fp))) return rc;
   if (out) {
     vkocc_status st = vkocc_json_write(doc, out);
     if (st) { json_decref(doc); return cli_fail("fingerprint", st); }

@@ -49,6 +49,13 @@ int cmd_plot(int argc, char **argv) {
     }
   }
   if (!out) { rc = cli_error("plot", 2, "-o OUT is required (.png, .svg or .pdf)"); goto done; }
+  /* the output checked before the input is read and derived, which can take a while */
+  const char *ext = strrchr(out, '.');
+  if (!ext || (strcasecmp(ext, ".png") && strcasecmp(ext, ".svg") && strcasecmp(ext, ".pdf"))) {
+    rc = cli_error("plot", 2, "-o '%s': unknown image type (use .png, .svg or .pdf)", out);
+    goto done;
+  }
+  if ((rc = cli_check_output("plot", "-o", out))) goto done;
   uint32_t nfiles = (uint32_t)(argc - optind);
   if (nfiles == 0 || (strcmp(kind, "compare") && nfiles != 1)) {
     rc = cli_error("plot", 2, "plot %s takes %s", kind, strcmp(kind, "compare") ? "one input file" : "1 to 6 fingerprints");

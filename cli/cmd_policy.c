@@ -60,6 +60,13 @@ int cmd_policy(int argc, char **argv) {
   vkocc_policy_db *db;
   vkocc_status st = vkocc_policy_db_load(db_path, &db);
   if (st) return cli_fail("policy", st);
+  if (!fp_path) {
+    /* an unknown kernel is a usage error: say so before fingerprinting the device (half a minute) */
+    vkocc_policy_choice probe_choice;
+    st = vkocc_policy_select(db, kernel, NULL, vars, nv, threshold, &probe_choice);
+    if (st == VKOCC_OK) vkocc_policy_choice_free(&probe_choice);
+    if (st == VKOCC_ERROR_USAGE) { vkocc_policy_db_free(db); return cli_fail("policy", st); }
+  }
   vkocc_fingerprint fp;
   if (fp_path) {
     if ((st = vkocc_fingerprint_load(fp_path, &fp))) { vkocc_policy_db_free(db); return cli_fail("policy", st); }

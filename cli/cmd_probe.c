@@ -66,15 +66,22 @@ int cmd_probe(int argc, char **argv) {
   }
   if (optind < argc) return cli_error("probe", 2, "unexpected argument '%s'", argv[optind]);
   if (!have_wg || !have_shm) return cli_error("probe", 2, "--wg and --shmem are required (see --help)");
-  vkocc_context *ctx;
-  int rc = cli_open("probe", &c, &ctx);
+  int rc = cli_check_output("probe", "--raw", raw);
   if (rc) return rc;
+  vkocc_context *ctx;
+  if ((rc = cli_open("probe", &c, &ctx))) return rc;
   const vkocc_device_info *d = vkocc_context_device(ctx);
   vkocc_status s = vkocc_probe_check_point(d, o.wg_size, o.shared_bytes);
   if (s) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
   if (raw && !(o.method ? o.method & VKOCC_METHOD_COMB : vkocc_context_has_device_clock(ctx))) {
     vkocc_context_destroy(ctx);
     return cli_error("probe", 2, "--raw needs the comb (the realtime shader clock)");
+  }
+  if ((o.method & VKOCC_METHOD_COMB) && !vkocc_context_has_device_clock(ctx)) { /* before the calibration */
+    rc = cli_error("probe", 3, "--method %s needs the realtime shader clock, which %s lacks here; use --method "
+                   "bisect", o.method == VKOCC_METHOD_COMB ? "comb" : "both", d->name);
+    vkocc_context_destroy(ctx);
+    return rc;
   }
   vkocc_calibration cal;
   vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};

@@ -64,15 +64,25 @@ int cmd_surface(int argc, char **argv) {
     }
   }
   if (optind < argc) { rc = cli_error("surface", 2, "unexpected argument '%s'", argv[optind]); goto out; }
+  if ((rc = cli_check_output("surface", "-o", out_path))) goto out;
   if (cli_is_tty()) o.progress = cli_progress;
   double t0 = vkocc_now_ms();
   vkocc_context *ctx;
   if ((rc = cli_open("surface", &c, &ctx))) goto out;
   double startup_ms = vkocc_now_ms() - t0;
+  /* the grid against the device's limits before the calibration, not after it */
+  const vkocc_device_info *dev = vkocc_context_device(ctx);
+  vkocc_status st = VKOCC_OK;
+  for (uint32_t i = 0; i < o.wg_count && !st; i++) st = vkocc_probe_check_point(dev, wg[i], 0);
+  for (uint32_t i = 0; i < o.shared_count && !st; i++) st = vkocc_probe_check_point(dev, 1, sh[i]);
+  if (!st && (o.method & VKOCC_METHOD_COMB) && !vkocc_context_has_device_clock(ctx))
+    st = vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "--method %s needs the realtime shader clock, which %s lacks here; "
+                    "use --method bisect", o.method == VKOCC_METHOD_COMB ? "comb" : "both", dev->name);
+  if (st) { vkocc_context_destroy(ctx); rc = cli_fail("surface", st); goto out; }
   vkocc_calibration cal;
   vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
   vkocc_surface s;
-  vkocc_status st = vkocc_calibrate(ctx, &co, &cal);
+  st = vkocc_calibrate(ctx, &co, &cal);
   if (!st) st = vkocc_surface_measure(ctx, &cal, &o, &s);
   vkocc_context_destroy(ctx);
   if (st) { rc = cli_fail("surface", st); goto out; }

@@ -70,6 +70,10 @@ static void render(GLFWwindow *w, view_state *v, cairo_surface_t *img, bool swap
 
 static void draw(GLFWwindow *w, view_state *v, cairo_surface_t *img) { render(w, v, img, true); }
 
+static cairo_status_t png_sink(void *f, const unsigned char *data, unsigned int n) {
+  return fwrite(data, 1, n, f) == n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
 static int screenshot(GLFWwindow *w, const char *path) {
   int W, H;
   glfwGetFramebufferSize(w, &W, &H);
@@ -83,15 +87,18 @@ static int screenshot(GLFWwindow *w, const char *path) {
   for (int y = 0; y < H; y++) memcpy(px + (size_t)y * stride, tmp + (size_t)(H - 1 - y) * stride, (size_t)stride);
   free(tmp);
   cairo_surface_mark_dirty(img);
-  char t[1100];
-  snprintf(t, sizeof t, "%s.tmp", path);
-  cairo_status_t st = cairo_surface_write_to_png(img, t);
+  /* encoded in memory, then written by the one atomic writer (checks on the target, temporary + rename) */
+  char *png = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&png, &len);
+  cairo_status_t st = f ? cairo_surface_write_to_png_stream(img, png_sink, f) : CAIRO_STATUS_NO_MEMORY;
+  if (f && fclose(f) != 0 && st == CAIRO_STATUS_SUCCESS) st = CAIRO_STATUS_NO_MEMORY;
   cairo_surface_destroy(img);
-  if (st != CAIRO_STATUS_SUCCESS || rename(t, path) != 0) {
-    remove(t);
-    return cli_error("view", 2, "cannot write %s", path);
-  }
-  return 0;
+  vkocc_status s = st == CAIRO_STATUS_SUCCESS ? vkocc_write_file_atomic(path, png, len)
+                                              : vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot encode the PNG (%s)", path,
+                                                           cairo_status_to_string(st));
+  free(png);
+  return s ? cli_fail("view", s) : 0;
 }
 
 int cmd_view(int argc, char **argv) {
@@ -114,6 +121,8 @@ int cmd_view(int argc, char **argv) {
   if (optind + 1 != argc) return cli_error("view", 2, "give one surface file (see --help)");
   if (shot && (strlen(shot) < 4 || strcasecmp(shot + strlen(shot) - 4, ".png")))
     return cli_error("view", 2, "--screenshot '%s': expected a .png path", shot);
+  int orc = cli_check_output("view", "--screenshot", shot);
+  if (orc) return orc;
   /* the script is checked before anything opens */
   int keys[256], nkeys = 0;
   if (script) {

@@ -29,7 +29,7 @@ bool cli_parse_u32(const char *s, bool allow_units, uint32_t *out) {
     if (!strcasecmp(end, "k") || !strcasecmp(end, "kib") || !strcasecmp(end, "kb")) mul = 1024, end += strlen(end);
     else if (!strcasecmp(end, "m") || !strcasecmp(end, "mib") || !strcasecmp(end, "mb")) mul = 1024 * 1024, end += strlen(end);
   }
-  if (*end || v * mul > UINT32_MAX) return false;
+  if (*end || v > UINT32_MAX / mul) return false; /* divided, so 17592186044416m cannot wrap to 0 */
   *out = (uint32_t)(v * mul);
   return true;
 }
@@ -80,6 +80,12 @@ int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx) {
   vkocc_context_options o = {.device = c->device, .disable_shader_clock = c->no_clock};
   vkocc_status s = vkocc_context_create(&o, ctx);
   return s ? cli_fail(cmd, s) : 0;
+}
+
+int cli_check_output(const char *cmd, const char *flag, const char *path) {
+  if (!path || !strcmp(path, "-")) return 0; /* "-": stdout (vkocc_json_write) */
+  vkocc_status s = vkocc_output_check(path);
+  return s ? cli_error(cmd, (int)s, "%s: %s", flag, vkocc_last_error()) : 0;
 }
 
 int cli_emit_json(const char *cmd, json_t *doc, const char *path) {

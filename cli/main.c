@@ -1,5 +1,6 @@
 /* vkocc <command> [options]: one file per command (cmd_<name>.c), the work in libvkocc. */
 #include "cli.h"
+#include <errno.h>
 #include <string.h>
 
 typedef struct { const char *name; int (*fn)(int, char **); const char *what; } command;
@@ -26,12 +27,28 @@ static void usage(FILE *f) {
              "2 bad usage or input, 3 the device or system lacks what the command needs.\n");
 }
 
+/* Buffered output fails late: a full disk or a closed stdout shows only when the buffer is flushed, so
+ * every exit goes through here (as coreutils' close_stdout does). */
+static int finish(int rc) {
+  errno = 0;
+  bool bad = fflush(stdout) != 0;
+  bad = ferror(stdout) || bad;
+  int e = errno;
+  bad = fclose(stdout) != 0 || bad;
+  if (!e) e = errno;
+  if (bad && rc == 0) { /* a command that failed has said why already */
+    fprintf(stderr, "vkocc: cannot write to standard output: %s\n", e ? strerror(e) : "write error");
+    rc = 1;
+  }
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) { usage(stderr); return 2; }
-  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return 0; }
-  if (!strcmp(argv[1], "--version")) { printf("vkocc %s\n", vkocc_version()); return 0; }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return finish(0); }
+  if (!strcmp(argv[1], "--version")) { printf("vkocc %s\n", vkocc_version()); return finish(0); }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    if (!strcmp(argv[1], commands[i].name)) return finish(commands[i].fn(argc - 1, argv + 1));
   fprintf(stderr, "vkocc: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

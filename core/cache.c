@@ -1,9 +1,17 @@
+/* Files in and out: the cache directory, whole-file reads, and atomic writes that refuse to replace
+ * anything but a regular file. */
 #include "internal.h"
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int mkdir_p(char *path) {
@@ -27,34 +35,233 @@ vkocc_status vkocc_cache_dir(char *out, size_t len) {
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len) {
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return vkocc_fail(VKOCC_ERROR_USAGE, "cannot write %s: %s", path, strerror(errno));
-  bool ok = fwrite(data, 1, len, f) == len;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    int e = errno;
-    unlink(tmp);
-    return vkocc_fail(VKOCC_ERROR_USAGE, "cannot write %s: %s", path, strerror(e));
-  }
-  return VKOCC_OK;
+static const char *kind_name(mode_t m) {
+  return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+       : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISLNK(m) ? "a symbolic link" : "not a regular file";
 }
+
+/* Errors the user can fix by naming another place are usage errors (exit 2); a full disk or an I/O error
+ * is a runtime failure (exit 1). */
+static vkocc_status errno_status(int e) {
+  return e == ENOSPC || e == EIO || e == EDQUOT || e == ENOMEM ? VKOCC_ERROR_RUNTIME : VKOCC_ERROR_USAGE;
+}
+
+/* Where a write to PATH lands: the directory and the name in it. A symbolic link is followed to the
+ * file it names, which is then replaced (the link stays); a link to nothing is refused. */
+typedef struct {
+  char *dir, *base; /* malloc'd */
+  bool exists;
+  mode_t mode;
+} out_target;
+
+static void target_free(out_target *t) {
+  free(t->dir);
+  free(t->base);
+  t->dir = t->base = NULL;
+}
+
+/* Paths in messages: a long one shown by its start and its end, so the message stays readable. */
+#define SHOWN 160
+static const char *show(const char *p, char out[SHOWN]) {
+  size_t n = strlen(p);
+  if (n < SHOWN) return p;
+  snprintf(out, SHOWN, "%.60s...%s", p, p + n - 90);
+  return out;
+}
+
+static vkocc_status resolve_target(const char *full, out_target *t) {
+  memset(t, 0, sizeof *t);
+  if (!full || !*full) return vkocc_fail(VKOCC_ERROR_USAGE, "empty output path");
+  char shown[SHOWN], shown_dir[SHOWN];
+  const char *path = show(full, shown);
+  size_t n = strlen(full);
+  if (n >= PATH_MAX)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: path too long (%zu bytes; this system allows %d)", path, n, PATH_MAX - 1);
+  if (full[n - 1] == '/') return vkocc_fail(VKOCC_ERROR_USAGE, "%s: names a directory (expected a file path)", path);
+  const char *name = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
+  if (strlen(name) > NAME_MAX)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: file name too long (%zu bytes; this system allows %d)", path, strlen(name),
+                      NAME_MAX);
+  char *real = NULL;
+  struct stat st;
+  if (lstat(full, &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      real = realpath(full, NULL);
+      if (!real || stat(real, &st) != 0) {
+        int e = errno;
+        free(real);
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: a symbolic link to a missing or unreachable file (%s); vkocc "
+                          "replaces the file a link names, so the link must name one", path, strerror(e));
+      }
+    }
+    if (!S_ISREG(st.st_mode)) {
+      free(real);
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s is %s: refusing to replace it (give the path of a regular file)", path,
+                        kind_name(st.st_mode));
+    }
+    t->exists = true;
+    t->mode = st.st_mode;
+  } else if (errno != ENOENT) {
+    return vkocc_fail(errno_status(errno), "cannot write %s: %s", path, strerror(errno));
+  }
+  const char *p = real ? real : full, *slash = strrchr(p, '/');
+  if (!slash) t->dir = strdup("."), t->base = strdup(p);
+  else if (slash == p) t->dir = strdup("/"), t->base = strdup(slash + 1);
+  else t->dir = strndup(p, (size_t)(slash - p)), t->base = strdup(slash + 1);
+  free(real);
+  vkocc_status s = VKOCC_OK;
+  const char *dir = show(t->dir, shown_dir);
+  if (stat(t->dir, &st) != 0) {
+    int e = errno;
+    s = e == ENOENT ? vkocc_fail(VKOCC_ERROR_USAGE, "cannot write %s: directory %s does not exist", path, dir)
+                    : vkocc_fail(errno_status(e), "cannot write %s: directory %s: %s", path, dir, strerror(e));
+  }
+  else if (!S_ISDIR(st.st_mode))
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "cannot write %s: %s is not a directory", path, dir);
+  else if (access(t->dir, W_OK | X_OK) != 0)
+    s = vkocc_fail(errno_status(errno), "cannot write %s: directory %s is not writable (%s)", path, dir,
+                   strerror(errno));
+  if (s) target_free(t);
+  return s;
+}
+
+vkocc_status vkocc_output_check(const char *path) {
+  out_target t;
+  vkocc_status s = resolve_target(path, &t);
+  target_free(&t);
+  return s;
+}
+
+/* Our temporaries: ".<up to 24 bytes of the name>.vkocc-tmp.<pid>.<counter>", in the target's directory.
+ * Short whatever the target's length, so they never collide with it or overflow NAME_MAX. */
+#define TMP_TAG ".vkocc-tmp."
+
+static bool parse_tmp_name(const char *name, long *pid) {
+  const char *tag = name[0] == '.' ? strstr(name + 1, TMP_TAG) : NULL;
+  if (!tag) return false;
+  for (const char *next; (next = strstr(tag + 1, TMP_TAG));) tag = next;
+  char *end;
+  const char *digits = tag + strlen(TMP_TAG);
+  if (*digits < '0' || *digits > '9') return false;
+  *pid = strtol(digits, &end, 10);
+  if (*end != '.' || end[1] < '0' || end[1] > '9') return false;
+  strtoul(end + 1, &end, 10);
+  return *end == 0 && *pid > 0;
+}
+
+/* The temporaries earlier vkocc builds named after this target: "<name>.tmp.<pid>", plots "<name>.tmp.<pid><ext>". */
+static bool parse_old_tmp_name(const char *name, const char *base, long *pid) {
+  size_t n = strlen(base);
+  if (strncmp(name, base, n) || strncmp(name + n, ".tmp.", 5)) return false;
+  char *end;
+  const char *digits = name + n + 5, *ext = strrchr(base, '.');
+  if (*digits < '0' || *digits > '9') return false;
+  *pid = strtol(digits, &end, 10);
+  return *pid > 0 && (!*end || (ext && !strcmp(end, ext)));
+}
+
+static bool pid_of_tmp(const char *name, const char *base, long *pid) {
+  return parse_tmp_name(name, pid) || parse_old_tmp_name(name, base, pid);
+}
+
+/* Removes temporaries left by writers that died (killed between create and rename): ours by name, owned
+ * by this user, their process gone, and untouched for a minute (a writer in another PID namespace sharing
+ * the directory is still alive then). */
+static void clean_stale(int dfd, const char *base) {
+  int dup_fd = dup(dfd);
+  DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+  if (!d) { if (dup_fd >= 0) close(dup_fd); return; }
+  time_t now = time(NULL);
+  for (struct dirent *e; (e = readdir(d));) {
+    long pid;
+    struct stat st;
+    if (!strcmp(e->d_name, base) || !pid_of_tmp(e->d_name, base, &pid) || pid == (long)getpid()) continue;
+    if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        now - st.st_mtime < 60)
+      continue;
+    if (pid <= INT_MAX && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue;
+    unlinkat(dfd, e->d_name, 0);
+  }
+  closedir(d);
+}
+
+vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len) {
+  static atomic_uint counter;
+  out_target t;
+  vkocc_status s = resolve_target(path, &t);
+  if (s) return s;
+  char shown[SHOWN], shown_dir[SHOWN];
+  const char *dir = show(t.dir, shown_dir);
+  path = show(path, shown);
+  int dfd = open(t.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
+  char tmp[NAME_MAX + 1] = "";
+  if (dfd < 0) {
+    s = vkocc_fail(errno_status(errno), "cannot write %s: directory %s: %s", path, dir, strerror(errno));
+    goto out;
+  }
+  clean_stale(dfd, t.base);
+  for (int tries = 0; tries < 1000 && fd < 0; tries++) {
+    snprintf(tmp, sizeof tmp, ".%.24s" TMP_TAG "%ld.%u", t.base, (long)getpid(), atomic_fetch_add(&counter, 1));
+    if (!strcmp(tmp, t.base)) continue; /* a target named like one of our temporaries */
+    fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    s = vkocc_fail(errno_status(errno), "cannot write %s: cannot create a temporary file in %s: %s", path, dir,
+                   strerror(errno));
+    goto out;
+  }
+  if (t.exists) (void)fchmod(fd, t.mode & 07777); /* the replacement keeps the permissions of the replaced file */
+  int err = 0;
+  for (const char *p = data; len > 0 && !err;) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) err = w < 0 ? errno : EIO;
+    else p += w, len -= (size_t)w;
+  }
+  if (!err && fsync(fd) != 0 && errno != EINVAL) err = errno;
+  if (close(fd) != 0 && !err) err = errno;
+  if (!err && renameat(dfd, tmp, dfd, t.base) != 0) err = errno;
+  if (err) {
+    unlinkat(dfd, tmp, 0);
+    s = vkocc_fail(errno_status(err), "cannot write %s: %s", path, strerror(err));
+  }
+out:
+  if (dfd >= 0) close(dfd);
+  target_free(&t);
+  return s;
+}
+
+/* Inputs are read whole; a cap keeps `--from /dev/zero` from eating the memory. */
+#define READ_LIMIT ((size_t)256 << 20)
 
 vkocc_status vkocc_read_file(const char *path, void **data, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return vkocc_fail(VKOCC_ERROR_USAGE, "cannot open %s: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s is a directory (expected a file)", path);
+  }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap + 1);
   size_t got;
   while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
     n += got;
-    if (n == cap) { cap *= 2; buf = realloc(buf, cap + 1); }
+    if (n == cap) {
+      if (cap >= READ_LIMIT) {
+        free(buf);
+        fclose(f);
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: larger than %zu MiB (not a vkocc input file)", path, READ_LIMIT >> 20);
+      }
+      cap *= 2;
+      buf = realloc(buf, cap + 1);
+    }
   }
   bool err = ferror(f);
+  int e = errno;
   fclose(f);
-  if (err) { free(buf); return vkocc_fail(VKOCC_ERROR_USAGE, "cannot read %s", path); }
+  if (err) { free(buf); return vkocc_fail(VKOCC_ERROR_USAGE, "cannot read %s: %s", path, strerror(e)); }
   buf[n] = 0;
   *data = buf;
   *len = n;

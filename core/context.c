@@ -59,7 +59,7 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
   for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
   const char *spec = opt->device ? opt->device : getenv("VKOCC_DEVICE");
   uint32_t idx = 0;
-  s = vkocc_select_device(infos, n, spec, &idx);
+  s = vkocc_select_device_from(infos, n, spec, opt->device ? "--device" : "VKOCC_DEVICE", &idx);
   if (!s) { ctx->phys = pds[idx]; ctx->info = infos[idx]; }
   free(pds);
   free(infos);

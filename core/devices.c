@@ -221,15 +221,21 @@ static bool contains_ci(const char *hay, const char *needle) {
   return n == 0;
 }
 
-static vkocc_status no_match(const vkocc_device_info *d, uint32_t n, const char *spec, const char *why) {
+static vkocc_status no_match(const vkocc_device_info *d, uint32_t n, const char *source, const char *spec,
+                             const char *why) {
   char list[768] = "";
   size_t off = 0;
   for (uint32_t i = 0; i < n && off < sizeof list - 1; i++)
     off += (size_t)snprintf(list + off, sizeof list - off, "%s%u: %s", i ? "; " : "", i, d[i].name);
-  return vkocc_fail(VKOCC_ERROR_USAGE, "--device '%s' %s; devices: %s", spec, why, list);
+  return vkocc_fail(VKOCC_ERROR_USAGE, "%s '%s' %s; devices: %s", source, spec, why, list);
 }
 
 vkocc_status vkocc_select_device(const vkocc_device_info *d, uint32_t n, const char *spec, uint32_t *index) {
+  return vkocc_select_device_from(d, n, spec, "--device", index);
+}
+
+vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, const char *spec, const char *source,
+                                      uint32_t *index) {
   if (n == 0) return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device");
   if (!spec || !*spec) {
     uint32_t best = 0;
@@ -241,7 +247,7 @@ vkocc_status vkocc_select_device(const vkocc_device_info *d, uint32_t n, const c
   char *end;
   unsigned long v = strtoul(spec, &end, 10);
   if (*end == 0 && isdigit((unsigned char)spec[0])) {
-    if (v >= n) return no_match(d, n, spec, "is not a device index");
+    if (v >= n) return no_match(d, n, source, spec, "is not a device index");
     *index = (uint32_t)v;
     return VKOCC_OK;
   }
@@ -249,13 +255,13 @@ vkocc_status vkocc_select_device(const vkocc_device_info *d, uint32_t n, const c
   if (parse_uuid(spec, uuid)) {
     for (uint32_t i = 0; i < n; i++)
       if (memcmp(uuid, d[i].uuid, 16) == 0) { *index = i; return VKOCC_OK; }
-    return no_match(d, n, spec, "matches no device UUID");
+    return no_match(d, n, source, spec, "matches no device UUID");
   }
   uint32_t found = UINT32_MAX, hits = 0;
   for (uint32_t i = 0; i < n; i++)
     if (contains_ci(d[i].name, spec)) { if (!hits) found = i; hits++; }
-  if (hits == 0) return no_match(d, n, spec, "matches no device");
-  if (hits > 1) return no_match(d, n, spec, "matches several devices (use the index or UUID)");
+  if (hits == 0) return no_match(d, n, source, spec, "matches no device");
+  if (hits > 1) return no_match(d, n, source, spec, "matches several devices (use the index or UUID)");
   *index = found;
   return VKOCC_OK;
 }

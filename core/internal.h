@@ -120,10 +120,20 @@ vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel
 vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
                                  const vkocc_probe_options *opt, vkocc_probe_result *out);
 
+/* devices.c: vkocc_select_device, with the messages naming where spec came from ("--device", "VKOCC_DEVICE"). */
+vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, const char *spec, const char *source,
+                                      uint32_t *index);
+
 /* cache.c: $XDG_CACHE_HOME/vkocc (else ~/.cache/vkocc), created on demand. */
 vkocc_status vkocc_cache_dir(char *out, size_t len);
-/* Writes data to path through a temporary file and a rename. */
+/* Writes data to path through a temporary file in the same directory and a rename. Replaces only a
+ * regular file: a directory, device, FIFO or socket is refused (VKOCC_ERROR_USAGE); a symbolic link is
+ * followed and the file it names replaced (the link stays), a link to nothing refused. Removes our own
+ * temporaries that a killed writer left in that directory. */
 vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len);
+/* The checks of vkocc_write_file_atomic without writing: run them before measuring. */
+vkocc_status vkocc_output_check(const char *path);
+/* Reads a whole file (a directory or more than 256 MiB is refused); *data is NUL-terminated, malloc'd. */
 vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
 
 double vkocc_now_ns(void);

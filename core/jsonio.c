@@ -1,5 +1,6 @@
 #include "jsonio.h"
 #include "internal.h"
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,8 +133,13 @@ vkocc_status vkocc_json_write(json_t *doc, const char *path) {
   text[len++] = '\n';
   text[len] = 0;
   vkocc_status s = VKOCC_OK;
-  if (strcmp(path, "-") == 0) fputs(text, stdout);
-  else s = vkocc_write_file_atomic(path, text, len);
+  if (strcmp(path, "-") == 0) {
+    /* flushed here so a full disk or a closed pipe is reported now, not lost at exit */
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0 || ferror(stdout))
+      s = vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot write to standard output: %s", strerror(errno));
+  } else {
+    s = vkocc_write_file_atomic(path, text, len);
+  }
   free(text);
   return s;
 }
@@ -248,7 +254,12 @@ vkocc_status vkocc_json_bool(json_t *obj, const char *key, const char *file, con
 
 vkocc_status vkocc_json_load(const char *file, const char *name, json_t **doc) {
   json_error_t e;
-  *doc = json_load_file(file, JSON_REJECT_DUPLICATES, &e);
+  void *text;
+  size_t len;
+  vkocc_status rs = vkocc_read_file(file, &text, &len); /* names a directory or an unreadable file as such */
+  if (rs) { *doc = NULL; return rs; }
+  *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+  free(text);
   if (!*doc) {
     if (e.line <= 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s", file, e.text);
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", file, e.line, e.column, e.text);

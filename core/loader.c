@@ -1,5 +1,6 @@
 #include "internal.h"
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,11 +41,16 @@ vkocc_status vkocc_instance_create(VkInstance *instance) {
   };
   VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
   VkResult r = vkocc_fn.vkCreateInstance(&ci, NULL, instance);
-  if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED)
-    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED,
-                      "no Vulkan driver: vkCreateInstance returned %s (install a driver, e.g. mesa-vulkan-drivers "
-                      "for lavapipe)", vkocc_vk_result_name(r));
-  if (r != VK_SUCCESS) return vkocc_vk_fail(r, "vkCreateInstance");
+  if (r != VK_SUCCESS) {
+    /* The loader reports a broken driver manifest in odd ways (a garbage VK_DRIVER_FILES gives
+     * VK_ERROR_OUT_OF_HOST_MEMORY): without an instance the system lacks a usable driver, whatever the code. */
+    const char *files = getenv("VK_DRIVER_FILES"), *var = "VK_DRIVER_FILES";
+    if (!files || !*files) files = getenv("VK_ICD_FILENAMES"), var = "VK_ICD_FILENAMES";
+    char hint[600] = "install a driver, e.g. mesa-vulkan-drivers for lavapipe";
+    if (files && *files) snprintf(hint, sizeof hint, "check the driver manifests in %s=%s", var, files);
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no usable Vulkan driver: instance creation failed (vkCreateInstance "
+                      "returned %s); %s", vkocc_vk_result_name(r), hint);
+  }
 #define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(*instance, #n);
   VKOCC_VK_INSTANCE(LOAD)
 #undef LOAD

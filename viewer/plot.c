@@ -1,6 +1,6 @@
 /* Plots with cairo: PNG, SVG or PDF by file extension. Colours: viridis for values (perceptually uniform,
- * colour-blind safe), Okabe-Ito for lines. Each plot draws into a canvas that writes a temporary file and
- * renames it only when everything succeeded. */
+ * colour-blind safe), Okabe-Ito for lines. Each plot draws into a canvas encoded in memory and written
+ * (vkocc_write_file_atomic: temporary file and rename) only when everything succeeded. */
 #include "internal.h"
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
@@ -18,7 +18,9 @@ typedef struct {
   cairo_surface_t *surface;
   cairo_t *cr;
   fmt format;
-  char path[1024], tmp[1100];
+  const char *path; /* the caller's, alive until canvas_close */
+  char *buf;        /* the encoded image, written to path at once by vkocc_write_file_atomic */
+  size_t len, cap;
   double w, h;
 } canvas;
 
@@ -46,14 +48,30 @@ static void xml_escape(FILE *f, const char *s, size_t n) {
   }
 }
 
+/* cairo's stream sink: the image is encoded into memory, so nothing is written under any name until it
+ * is complete (and then through the one atomic writer, with its checks on the target). */
+static cairo_status_t buf_write(void *closure, const unsigned char *data, unsigned int n) {
+  canvas *c = closure;
+  if (c->len + n + 1 > c->cap) {
+    size_t cap = c->cap ? c->cap : 1 << 16;
+    while (cap < c->len + n + 1) cap *= 2;
+    char *b = realloc(c->buf, cap);
+    if (!b) return CAIRO_STATUS_WRITE_ERROR;
+    c->buf = b, c->cap = cap;
+  }
+  memcpy(c->buf + c->len, data, n);
+  c->len += n;
+  c->buf[c->len] = 0;
+  return CAIRO_STATUS_SUCCESS;
+}
+
 /* Inserts <title> (the first label) and <desc> (all labels) after the <svg ...> tag. */
-static bool svg_add_text(const char *path) {
-  void *data;
-  size_t len;
-  if (vkocc_read_file(path, &data, &len)) return false;
-  char *svg = data, *tag = strstr(svg, "<svg"), *end = tag ? strchr(tag, '>') : NULL;
-  FILE *f = end ? fopen(path, "wb") : NULL;
-  if (!f) { free(data); return false; }
+static bool svg_add_text(canvas *c) {
+  char *svg = c->buf, *tag = svg ? strstr(svg, "<svg") : NULL, *end = tag ? strchr(tag, '>') : NULL;
+  char *out = NULL;
+  size_t n = 0;
+  FILE *f = end ? open_memstream(&out, &n) : NULL;
+  if (!f) return false;
   fwrite(svg, 1, (size_t)(end + 1 - svg), f);
   const char *nl = labels ? strchr(labels, '\n') : NULL;
   fputs("\n<title>", f);
@@ -61,9 +79,11 @@ static bool svg_add_text(const char *path) {
   fputs("</title>\n<desc>", f);
   if (labels) xml_escape(f, labels, labels_len);
   fputs("</desc>", f);
-  fwrite(end + 1, 1, len - (size_t)(end + 1 - svg), f);
-  bool ok = fclose(f) == 0;
-  free(data);
+  fwrite(end + 1, 1, c->len - (size_t)(end + 1 - svg), f);
+  bool ok = !ferror(f);
+  ok = fclose(f) == 0 && ok;
+  free(c->buf);
+  c->buf = out, c->len = n, c->cap = n;
   return ok;
 }
 
@@ -81,16 +101,17 @@ static vkocc_status canvas_open(canvas *c, const char *path, const vkocc_plot_op
   c->h = o && o->height ? o->height : 700;
   if (c->w < 200 || c->h < 150 || c->w > 10000 || c->h > 10000)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: size %gx%g is outside 200x150 .. 10000x10000", path, c->w, c->h);
-  snprintf(c->path, sizeof c->path, "%s", path);
-  snprintf(c->tmp, sizeof c->tmp, "%s.tmp.%ld%s", path, (long)getpid(), ext);
+  vkocc_status s = vkocc_output_check(path); /* a directory, device or missing folder: say so before drawing */
+  if (s) return s;
+  c->path = path;
   if (c->format == FMT_PNG) c->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)c->w, (int)c->h);
-  else if (c->format == FMT_SVG) c->surface = cairo_svg_surface_create(c->tmp, c->w, c->h);
-  else c->surface = cairo_pdf_surface_create(c->tmp, c->w, c->h);
-  if (cairo_surface_status(c->surface) != CAIRO_STATUS_SUCCESS) {
+  else if (c->format == FMT_SVG) c->surface = cairo_svg_surface_create_for_stream(buf_write, c, c->w, c->h);
+  else c->surface = cairo_pdf_surface_create_for_stream(buf_write, c, c->w, c->h);
+  cairo_status_t st = cairo_surface_status(c->surface);
+  if (st != CAIRO_STATUS_SUCCESS) {
     cairo_surface_destroy(c->surface);
-    unlink(c->tmp);
-    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: cannot create the image: %s", path,
-                      cairo_status_to_string(cairo_surface_status(c->surface)));
+    free(c->buf);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot create the image: %s", path, cairo_status_to_string(st));
   }
   c->cr = cairo_create(c->surface);
   cairo_set_source_rgb(c->cr, 1, 1, 1);
@@ -101,20 +122,24 @@ static vkocc_status canvas_open(canvas *c, const char *path, const vkocc_plot_op
 static vkocc_status canvas_close(canvas *c, bool ok) {
   cairo_status_t st = cairo_status(c->cr);
   cairo_destroy(c->cr);
-  if (ok && st == CAIRO_STATUS_SUCCESS && c->format == FMT_PNG) st = cairo_surface_write_to_png(c->surface, c->tmp);
+  if (ok && st == CAIRO_STATUS_SUCCESS && c->format == FMT_PNG)
+    st = cairo_surface_write_to_png_stream(c->surface, buf_write, c);
   cairo_surface_finish(c->surface);
   if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(c->surface);
   cairo_surface_destroy(c->surface);
-  bool text_ok = !ok || st != CAIRO_STATUS_SUCCESS || c->format != FMT_SVG || svg_add_text(c->tmp);
+  bool text_ok = !ok || st != CAIRO_STATUS_SUCCESS || c->format != FMT_SVG || svg_add_text(c);
   free(labels);
   labels = NULL;
   labels_len = 0;
-  if (!ok || st != CAIRO_STATUS_SUCCESS || !text_ok || rename(c->tmp, c->path) != 0) {
-    unlink(c->tmp);
-    if (!ok) return VKOCC_ERROR_USAGE;
-    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: cannot write the image (%s)", c->path, cairo_status_to_string(st));
-  }
-  return VKOCC_OK;
+  vkocc_status s = VKOCC_OK;
+  if (!ok) s = VKOCC_ERROR_USAGE; /* the caller has set the message */
+  else if (st != CAIRO_STATUS_SUCCESS || !text_ok)
+    s = vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot encode the image (%s)", c->path,
+                   st != CAIRO_STATUS_SUCCESS ? cairo_status_to_string(st) : "out of memory");
+  else s = vkocc_write_file_atomic(c->path, c->buf, c->len);
+  free(c->buf);
+  c->buf = NULL;
+  return s;
 }
 
 /* viridis, sampled at 9 points and interpolated */
