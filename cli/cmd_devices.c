@@ -6,14 +6,10 @@ static const char *help =
     "usage: vkocc devices [--json]\n"
     "Lists every Vulkan physical device: index, name, vendor, type, driver, API version, subgroup size,\n"
     "maxComputeSharedMemorySize, maxComputeWorkGroupInvocations, compute-queue timestamps (valid bits),\n"
-    "timestampPeriod and shader clock support (subgroup/device). The device the other commands use without
-"
-    "--device is marked with '*' ($VKOCC_DEVICE, else the first discrete GPU, integrated, virtual, then CPU).
-"
-    "Where the driver reports its cores through VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2)
-"
-    "or VK_ARM_shader_core_builtins, a second line (JSON: vendor_reported) gives them.
-";
+    "timestampPeriod and shader clock support (subgroup/device). The device the other commands use without\n"
+    "--device is marked with '*' ($VKOCC_DEVICE, else the first discrete GPU, integrated, virtual, then CPU).\n"
+    "Where the driver reports its cores through VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2)\n"
+    "or VK_ARM_shader_core_builtins, a second line (JSON: vendor_reported) gives them.\n";
 
 int cmd_devices(int argc, char **argv) {
   cli_common c = {0};
