@@ -152,7 +152,9 @@ vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool hos
   b->size = size;
   VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
                             .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                     VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                     VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT}; /* + user shaders' dummies */
   VkResult r = vkocc_fn.vkCreateBuffer(ctx->device, &bci, NULL, &b->buffer);
   if (r) return vkocc_vk_fail(r, "vkCreateBuffer");
   VkMemoryRequirements req;

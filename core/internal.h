@@ -111,6 +111,10 @@ typedef struct vkocc_probe_session {
   vkocc_context *ctx;
   vkocc_buffer rec, chase;
   uint32_t max_groups;
+  /* Another pipeline than the built-in probe (probes/pipeline.c): each dispatch goes through this call with
+   * the probe's push-constant words, records land in rec as usual. NULL for the built-in probe. */
+  vkocc_status (*dispatch)(void *user, const uint32_t *push, uint32_t groups, double *ns, vkocc_tick_status *tick);
+  void *user;
 } vkocc_probe_session;
 vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps);
 void vkocc_probe_session_destroy(vkocc_probe_session *ps);
