@@ -448,7 +448,7 @@ static bool cache_read(uint64_t key, vkocc_pipeline_result *out) {
   FILE *f = fopen(path, "rb");
   if (!f) return false;
   fclose(f);
-  if (vkocc_json_load(path, path, &doc)) { vkocc_clear_error(); return false; }
+  if (vkocc_json_load(path, "vkocc.pipeline-cache", &doc)) { vkocc_clear_error(); return false; }
   const char *schema = json_string_value(json_object_get(doc, "schema"));
   json_t *P = json_object_get(doc, "P");
   bool ok = schema && !strcmp(schema, "vkocc.pipeline-cache/1") && json_is_integer(P) && json_integer_value(P) > 0;
@@ -530,25 +530,29 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
   const char *name;
   vkocc_status s = load_module(sh, &spv, &words, &name);
   if (s) return s;
-  user_pipeline u;
-  s = user_pipeline_create(ctx, spv, words, name, sh, &u);
-  if (s) { user_pipeline_destroy(&u); free(spv); return s; }
-  memcpy(out->wg, u.info.wg, sizeof out->wg);
-  out->wg_size = u.info.wg[0] * u.info.wg[1] * u.info.wg[2];
-  out->shared_bytes = u.info.shared_bytes;
-  out->shared_exact = u.info.shared_exact;
-  out->aug_set = u.info.first_free_set;
-  out->descriptors = u.refl.nbindings;
-  out->push_bytes = u.refl.push_bytes;
-  snprintf(out->entry, sizeof out->entry, "%s", u.info.entry);
+  /* The cheap checks and the cache first: a hit builds no pipeline. */
+  vkocc_spirv_info info;
+  s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
+  if (s) { free(spv); return s; }
+  memcpy(out->wg, info.wg, sizeof out->wg);
+  out->wg_size = info.wg[0] * info.wg[1] * info.wg[2];
+  out->shared_bytes = info.shared_bytes;
+  out->shared_exact = info.shared_exact;
+  out->aug_set = info.first_free_set;
+  snprintf(out->entry, sizeof out->entry, "%s", info.entry);
   out->key = cache_key(&ctx->info, spv, words, sh, &opt);
-  free(spv);
-  if (use_cache && cache_read(out->key, out)) {
+  if (use_cache && info.shared_bytes <= ctx->info.max_shared_bytes && cache_read(out->key, out)) {
+    free(spv);
     out->probe.wg_size = out->wg_size;
     out->probe.shared_bytes = out->shared_bytes;
-    user_pipeline_destroy(&u);
     return VKOCC_OK;
   }
+  user_pipeline u;
+  s = user_pipeline_create(ctx, spv, words, name, sh, &u);
+  free(spv);
+  if (s) { user_pipeline_destroy(&u); return s; }
+  out->descriptors = u.refl.nbindings;
+  out->push_bytes = u.refl.push_bytes;
   vkocc_calibration cal_local;
   const vkocc_calibration *cal = cal_in;
   if (!cal) {

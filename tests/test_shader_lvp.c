@@ -1,0 +1,108 @@
+/* The user's own pipeline on lavapipe: P == LP_NUM_THREADS for a histogram (shared memory, specialization
+ * constants), a reduction (push constants) and a shader with a uniform buffer and a storage image, as
+ * GLSL, HLSL and glslc's SPIR-V; the user's code never runs during estimation (its real path writes to
+ * its buffers, which stay zero), while the same pipeline with the flag cleared does write them (so the
+ * check can fail); the answer is cached. argv: tests/shaders source dir, build dir of the .spv files. */
+#include "check.h"
+#include "compile.h"
+#include "internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+  if (argc < 3) { fprintf(stderr, "usage: test_shader_lvp SRC_DIR SPV_DIR\n"); return 2; }
+  const char *env = getenv("LP_NUM_THREADS");
+  uint32_t expect = env ? (uint32_t)atoi(env) : 0;
+  if (expect == 0) { fprintf(stderr, "set LP_NUM_THREADS\n"); return 2; }
+  vkocc_context *ctx;
+  vkocc_context_options o = {.device = "llvmpipe"};
+  CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
+  if (!ctx) return check_report();
+  vkocc_calibration cal;
+  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  CHECK(vkocc_calibrate(ctx, &co, &cal) == VKOCC_OK, "calibrate: %s", vkocc_last_error());
+
+  struct { const char *file; bool spv; const char *entry; uint32_t wg, shared; } cases[] = {
+      {"histogram.comp", false, NULL, 64, 1024},      {"histogram.comp", true, NULL, 64, 1024},
+      {"histogram.hlsl", false, "CSMain", 64, 1024},  {"histogram.hlsl", true, "CSMain", 64, 1024},
+      {"reduction.comp", false, NULL, 128, 512},      {"reduction.comp", true, NULL, 128, 512},
+      {"reduction.hlsl", false, "CSMain", 128, 512},  {"reduction.hlsl", true, "CSMain", 128, 512},
+      {"uniform_image.comp", false, NULL, 64, 0},     {"uniform_image.comp", true, NULL, 64, 0},
+      {"uniform_image.hlsl", false, "CSMain", 64, 0}, {"uniform_image.hlsl", true, "CSMain", 64, 0},
+  };
+  vkocc_spec_value wg64 = {0, 64};
+  for (size_t i = 0; i < VKOCC_ARRAY_LEN(cases); i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s%s", cases[i].spv ? argv[2] : argv[1], cases[i].file, cases[i].spv ? ".spv" : "");
+    bool hist_glsl = !strcmp(cases[i].file, "histogram.comp");
+    vkocc_shader_desc sh = {.path = path, .entry = cases[i].entry, .spec = hist_glsl ? &wg64 : NULL,
+                            .nspec = hist_glsl ? 1 : 0};
+    /* never runs: estimator mode leaves every user buffer zero and writes every record */
+    uint32_t written = 99, records = 0;
+    vkocc_status s = vkocc_user_pipeline_test(ctx, &sh, 1, 8, &written, &records);
+    CHECK(s == VKOCC_OK, "%s estimate dispatch: %s", path, vkocc_last_error());
+    CHECK(written == 0, "%s: the user's code ran during estimation (%u nonzero words)", path, written);
+    CHECK(records == 8, "%s: %u of 8 records written", path, records);
+    /* control: the user's path (flag 0) does write its buffers and no record */
+    s = vkocc_user_pipeline_test(ctx, &sh, 0, 8, &written, &records);
+    CHECK(s == VKOCC_OK, "%s user dispatch: %s", path, vkocc_last_error());
+    CHECK(written > 0 && records == 0, "%s user path: %u words written, %u records", path, written, records);
+
+    vkocc_pipeline_result r;
+    vkocc_probe_options po = {.method = VKOCC_METHOD_COMB};
+    s = vkocc_pipeline_occupancy(ctx, &cal, &sh, &po, false, &r);
+    CHECK(s == VKOCC_OK, "%s: %s", path, vkocc_last_error());
+    if (s) continue;
+    CHECK(r.P == expect, "%s: P = %u, expected %u", path, r.P, expect);
+    CHECK_EQ_U(r.wg_size, cases[i].wg);
+    CHECK_EQ_U(r.shared_bytes, cases[i].shared);
+    vkocc_pipeline_result_free(&r);
+  }
+
+  /* both methods once, then the cache: the second call reads the answer back */
+  char path[1024];
+  snprintf(path, sizeof path, "%s/histogram.comp", argv[1]);
+  vkocc_spec_value sp[2] = {{0, 128}, {1, 2048}};
+  vkocc_shader_desc sh = {.path = path, .spec = sp, .nspec = 2};
+  vkocc_pipeline_result r;
+  /* Both methods: the comb is exact; the bisection measures throughput, which a loaded 2-core CI machine
+   * can lower (a worker thread sharing its core) but never raise above the residency. */
+  vkocc_status s = vkocc_pipeline_occupancy(ctx, &cal, &sh, NULL, false, &r);
+  CHECK(s == VKOCC_OK, "both methods: %s", vkocc_last_error());
+  if (!s) {
+    CHECK(r.probe.comb_median == expect && r.probe.bisect_median >= 1 && r.probe.bisect_median <= expect,
+          "comb %u bisect %u, expected %u", r.probe.comb_median, r.probe.bisect_median, expect);
+    vkocc_pipeline_result_free(&r);
+  }
+  vkocc_probe_options comb = {.method = VKOCC_METHOD_COMB};
+  s = vkocc_pipeline_occupancy(ctx, &cal, &sh, &comb, true, &r);
+  CHECK(s == VKOCC_OK, "comb: %s", vkocc_last_error());
+  if (!s) {
+    CHECK(r.P == expect, "P %u", r.P);
+    CHECK(!r.from_cache && r.wg_size == 128 && r.shared_bytes == 8192, "first: wg %u shared %u", r.wg_size, r.shared_bytes);
+    vkocc_pipeline_result r2;
+    double t0 = vkocc_now_ms();
+    CHECK(vkocc_pipeline_occupancy(ctx, &cal, &sh, &comb, true, &r2) == VKOCC_OK, "cached: %s", vkocc_last_error());
+    CHECK(r2.from_cache && r2.P == r.P && r2.key == r.key, "cache hit: %d P %u", r2.from_cache, r2.P);
+    fprintf(stderr, "cached answer in %.1f ms\n", vkocc_now_ms() - t0);
+    /* another constant is another key */
+    sp[1].value = 1024;
+    vkocc_pipeline_result r3;
+    CHECK(vkocc_pipeline_occupancy(ctx, &cal, &sh, &comb, true, &r3) ==
+              VKOCC_OK && !r3.from_cache && r3.key != r.key && r3.shared_bytes == 4096, "new constants, new key");
+    vkocc_pipeline_result_free(&r);
+    vkocc_pipeline_result_free(&r2);
+    vkocc_pipeline_result_free(&r3);
+  }
+
+  /* unsupported path: without the device clock the user's shader cannot be measured (exit 3) */
+  vkocc_context_destroy(ctx);
+  o.disable_shader_clock = true;
+  CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
+  if (ctx) {
+    CHECK(vkocc_pipeline_occupancy(ctx, NULL, &sh, NULL, false, &r) == VKOCC_ERROR_UNSUPPORTED, "no clock");
+    CHECK_CONTAINS(vkocc_last_error(), "shaderDeviceClock");
+    vkocc_context_destroy(ctx);
+  }
+  return check_report();
+}
