@@ -184,10 +184,6 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   for (uint32_t v = 0; v < o->nvary; v++) total *= o->vary[v].n;
   if (base + o->nvary > CLI_MAX_SPEC) { vkocc_context_destroy(ctx); return cli_error(cmd, 2, "too many constants"); }
   json_t *points = json_array();
-  if (!c->json) {
-    for (uint32_t v = 0; v < o->nvary; v++) printf("spec %-5u ", o->vary[v].id);
-    printf("%-8s %-12s %-6s %s\n", "WG size", "Shared [B]", "P", "agree");
-  }
   uint32_t prevP = 0;
   for (uint32_t k = 0; k < total && !st; k++) {
     uint32_t rest = k;
@@ -204,6 +200,10 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
     o->nspec = base;
     if (st) break;
     prevP = r.P;
+    if (!c->json && k == 0) { /* the header once the first point stands: bad input prints only its error */
+      for (uint32_t v = 0; v < o->nvary; v++) printf("spec %-5u ", o->vary[v].id);
+      printf("%-8s %-12s %-6s %s\n", "WG size", "Shared [B]", "P", "agree");
+    }
     json_t *spec = json_object();
     for (uint32_t v = 0; v < o->nvary; v++) {
       char key[16];
