@@ -147,6 +147,12 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                             "shader", shader_json(o, &r));
     json_object_set_new(json_object_get(doc, "probe"), "P", json_integer(r.P));
     if (have_d) json_object_set_new(doc, "limits", limits(&d, &r, false));
+    json_t *stats = json_array();
+    for (uint32_t i = 0; i < r.nstats; i++)
+      json_array_append_new(stats, json_pack("{s:s, s:o, s:f}", "name", r.stats[i].name, "value",
+                                             isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
+                                             "augmented", r.stats[i].augmented));
+    json_object_set_new(doc, "statistics", stats);
     vkocc_pipeline_result_free(&r);
     vkocc_context_destroy(ctx);
     return cli_emit_json(cmd, doc, NULL);
@@ -162,6 +168,10 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
     printf("; %s", r.probe.agree ? "all runs agree" : "RUNS DISAGREE");
   }
   printf("\n");
+  if (r.nstats) printf("driver statistics (VK_KHR_pipeline_executable_properties), as written / augmented:\n");
+  for (uint32_t i = 0; i < r.nstats; i++)
+    printf("  %-40s %12g %12g%s\n", r.stats[i].name, r.stats[i].value, r.stats[i].augmented,
+           r.stats[i].value == r.stats[i].augmented ? "" : "  (differs)");
   if (have_d) json_decref(limits(&d, &r, true));
   bool agree = r.from_cache || r.probe.agree;
   vkocc_pipeline_result_free(&r);

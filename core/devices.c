@@ -199,3 +199,5 @@ vkocc_status vkocc_select_device(const vkocc_device_info *d, uint32_t n, const c
   *index = found;
   return VKOCC_OK;
 }
+
+bool vkocc_device_has_extension(VkPhysicalDevice pd, const char *name) { return has_extension(pd, name); }

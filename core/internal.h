@@ -50,6 +50,7 @@ void vkocc_load_device_functions(VkDevice device);
 
 /* devices.c */
 void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info);
+bool vkocc_device_has_extension(VkPhysicalDevice pd, const char *name);
 
 /* context.c */
 typedef struct vkocc_buffer {
@@ -84,6 +85,7 @@ struct vkocc_context {
   char cache_path[1024];
   bool cache_was_loaded;
   bool device_clock, subgroup_clock;
+  bool exec_props; /* VK_KHR_pipeline_executable_properties enabled (statistics of a user's pipeline) */
   uint64_t timeout_ns;
 };
 

@@ -497,6 +497,10 @@ typedef struct vkocc_pipeline_result {
   bool from_cache;               /* read from $XDG_CACHE_HOME/vkocc; probe then holds only P */
   uint64_t key;                  /* cache key: hash of device UUID, driver, vkocc version, module, constants */
   vkocc_probe_result probe;      /* the evidence (comb teeth, bisection steps, timings) */
+  /* VK_KHR_pipeline_executable_properties statistics where the driver offers them (else nstats 0): of the
+   * user's pipeline as given and of the augmented one, so a difference the estimator makes shows */
+  struct { char name[64]; double value; double augmented; } stats[24];
+  uint32_t nstats;
 } vkocc_pipeline_result;
 
 /* Compiles (GLSL/HLSL through libshaderc), inspects, augments and measures the user's compute pipeline.

@@ -27,12 +27,14 @@ static struct {
   PFN_vkDestroySampler vkDestroySampler;
   PFN_vkCreateBufferView vkCreateBufferView;
   PFN_vkDestroyBufferView vkDestroyBufferView;
+  PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR;
 } img_fn;
 
 static void load_image_fns(VkDevice d) {
 #define L(n) img_fn.n = (PFN_##n)vkocc_fn.vkGetDeviceProcAddr(d, #n);
   L(vkCreateImage) L(vkDestroyImage) L(vkGetImageMemoryRequirements) L(vkBindImageMemory) L(vkCreateImageView)
   L(vkDestroyImageView) L(vkCreateSampler) L(vkDestroySampler) L(vkCreateBufferView) L(vkDestroyBufferView)
+  L(vkGetPipelineExecutableStatisticsKHR)
 #undef L
 }
 
@@ -60,7 +62,33 @@ typedef struct user_pipeline {
   vkocc_buffer aug;        /* parameters + records */
   uint32_t max_groups;
   uint8_t push[256];
+  char stat_name[24][64];  /* executable statistics (VK_KHR_pipeline_executable_properties) */
+  double stat_user[24], stat_aug[24];
+  uint32_t nstats;
 } user_pipeline;
+
+/* Statistics of executable 0 of a pipeline created with CAPTURE_STATISTICS: names and values. */
+static uint32_t read_stats(VkDevice dev, VkPipeline p, char (*names)[64], double *vals, uint32_t max) {
+  if (!img_fn.vkGetPipelineExecutableStatisticsKHR) return 0;
+  VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = p};
+  uint32_t n = 0;
+  if (img_fn.vkGetPipelineExecutableStatisticsKHR(dev, &ei, &n, NULL) != VK_SUCCESS || !n) return 0;
+  VkPipelineExecutableStatisticKHR *st = calloc(n, sizeof *st);
+  for (uint32_t i = 0; i < n; i++) st[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+  if (img_fn.vkGetPipelineExecutableStatisticsKHR(dev, &ei, &n, st) < 0) n = 0;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n && k < max; i++, k++) {
+    if (names) snprintf(names[k], 64, "%.63s", st[i].name);
+    switch (st[i].format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: vals[k] = st[i].value.b32; break;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: vals[k] = (double)st[i].value.i64; break;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: vals[k] = (double)st[i].value.u64; break;
+    default: vals[k] = st[i].value.f64; break;
+    }
+  }
+  free(st);
+  return k;
+}
 
 static int32_t memory_type(const vkocc_context *ctx, uint32_t bits, VkMemoryPropertyFlags want) {
   for (uint32_t i = 0; i < ctx->mem.memoryTypeCount; i++)
@@ -322,9 +350,33 @@ static vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv
       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                 .module = u->module, .pName = u->info.entry, .pSpecializationInfo = nentries ? &si : NULL},
       .layout = u->layout};
+  if (ctx->exec_props) cpci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   if ((r = vkocc_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &u->pipeline)))
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: the driver rejects the augmented pipeline: "
                       "vkCreateComputePipelines gave %s", name, vkocc_vk_result_name(r));
+  if (ctx->exec_props) {
+    /* the same statistics of the pipeline as the user wrote it (same layout; vkocc's set unused there) */
+    u->nstats = read_stats(ctx->device, u->pipeline, u->stat_name, u->stat_aug, 24);
+    for (uint32_t i = 0; i < u->nstats; i++) u->stat_user[i] = NAN;
+    VkShaderModule plain = VK_NULL_HANDLE;
+    VkPipeline pp = VK_NULL_HANDLE;
+    smci.codeSize = words * 4;
+    smci.pCode = spv;
+    if (u->nstats && !vkocc_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &plain)) {
+      cpci.stage.module = plain;
+      if (!vkocc_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &pp)) {
+        char nm[24][64];
+        double v[24];
+        uint32_t n = read_stats(ctx->device, pp, nm, v, 24);
+        for (uint32_t i = 0; i < u->nstats; i++) {
+          u->stat_user[i] = NAN;
+          for (uint32_t j = 0; j < n; j++) if (!strcmp(nm[j], u->stat_name[i])) u->stat_user[i] = v[j];
+        }
+        vkocc_fn.vkDestroyPipeline(ctx->device, pp, NULL);
+      }
+      vkocc_fn.vkDestroyShaderModule(ctx->device, plain, NULL);
+    }
+  }
   VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = u->nsets,
                                      .poolSizeCount = nsizes, .pPoolSizes = sizes};
   if ((r = vkocc_fn.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &u->pool)))
@@ -553,6 +605,12 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
   if (s) { user_pipeline_destroy(&u); return s; }
   out->descriptors = u.refl.nbindings;
   out->push_bytes = u.refl.push_bytes;
+  out->nstats = u.nstats;
+  for (uint32_t i = 0; i < u.nstats; i++) {
+    snprintf(out->stats[i].name, sizeof out->stats[i].name, "%s", u.stat_name[i]);
+    out->stats[i].value = u.stat_user[i];
+    out->stats[i].augmented = u.stat_aug[i];
+  }
   vkocc_calibration cal_local;
   const vkocc_calibration *cal = cal_in;
   if (!cal) {
