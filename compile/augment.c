@@ -237,7 +237,8 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
   memset(info, 0, sizeof *info);
   module m;
   vkocc_status s = check_stream(spv, words, name, &m);
-  if (!s) s = find_entry(&m, entry);
+  if (!s) s = find_entry(&m, entry); /* before validation: "no compute entry point" beats a validator message */
+  if (!s) s = vkocc_spirv_validate(spv, words, name, "the module");
   if (s) return s;
   consts c;
   if ((s = eval_consts(&m, spec, nspec, &c))) { consts_free(&c); return s; }

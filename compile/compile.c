@@ -4,6 +4,7 @@
 #include "compile.h"
 #include "internal.h"
 #include <shaderc/shaderc.h>
+#include <spirv-tools/libspirv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,5 +133,34 @@ vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, co
   }
   s = vkocc_shader_compile(data, len, path, lang, entry, defines, ndefines, spv, words);
   free(data);
+  return s;
+}
+
+/* Full validation through SPIRV-Tools (linked with libshaderc), for the Vulkan version the module's SPIR-V
+ * version implies, lenient on block layouts (device features decide those). The walker in augment.c trusts
+ * ids and types only after this. */
+vkocc_status vkocc_spirv_validate(const uint32_t *spv, size_t words, const char *name, const char *what) {
+  uint32_t v = words >= 2 ? spv[1] : 0;
+  spv_target_env env = v <= 0x10300 ? SPV_ENV_VULKAN_1_1 : v == 0x10400 ? SPV_ENV_VULKAN_1_1_SPIRV_1_4
+                       : v == 0x10500 ? SPV_ENV_VULKAN_1_2 : SPV_ENV_VULKAN_1_3;
+  spv_context c = spvContextCreate(env);
+  spv_validator_options o = spvValidatorOptionsCreate();
+  spvValidatorOptionsSetRelaxBlockLayout(o, true);
+  spvValidatorOptionsSetScalarBlockLayout(o, true);
+  spv_const_binary_t bin = {spv, words};
+  spv_diagnostic diag = NULL;
+  spv_result_t r = spvValidateWithOptions(c, o, &bin, &diag);
+  vkocc_status s = VKOCC_OK;
+  if (r != SPV_SUCCESS) {
+    char msg[400] = "";
+    if (diag && diag->error) {
+      snprintf(msg, sizeof msg, "%s", diag->error);
+      for (char *p = msg; *p; p++) if (*p == '\n') *p = ' ';
+    }
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s does not validate: %s", name, what, msg[0] ? msg : "(no message)");
+  }
+  spvDiagnosticDestroy(diag);
+  spvValidatorOptionsDestroy(o);
+  spvContextDestroy(c);
   return s;
 }

@@ -23,6 +23,10 @@ vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name
                                   const char *entry, const char *const *defines, uint32_t ndefines,
                                   uint32_t **spv, size_t *words);
 
+/* SPIRV-Tools validation (Vulkan environment from the module's version); VKOCC_ERROR_USAGE with the
+ * validator's message, `what` naming the module ("the module", "the augmented module"). */
+vkocc_status vkocc_spirv_validate(const uint32_t *spv, size_t words, const char *name, const char *what);
+
 /* augment.c */
 typedef struct vkocc_spirv_info {
   uint32_t version;          /* header word 1 */

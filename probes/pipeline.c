@@ -302,6 +302,13 @@ static vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv
   uint32_t *aug = NULL;
   size_t aug_words = 0;
   if ((s = vkocc_spirv_augment(spv, words, name, u->info.entry, aug_set, &aug, &aug_words))) return s;
+  if (vkocc_spirv_validate(aug, aug_words, name, "the augmented module")) {
+    /* vkocc's insertion, not the user's input, is at fault: the device path cannot be taken */
+    char why[512];
+    snprintf(why, sizeof why, "%s", vkocc_last_error());
+    free(aug);
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s", why);
+  }
   VkShaderModuleCreateInfo smci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = aug_words * 4,
                                    .pCode = aug};
   VkResult r = vkocc_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &u->module);

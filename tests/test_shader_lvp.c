@@ -53,9 +53,9 @@ int main(int argc, char **argv) {
     s = vkocc_pipeline_occupancy(ctx, &cal, &sh, &po, false, &r);
     CHECK(s == VKOCC_OK, "%s: %s", path, vkocc_last_error());
     if (s) continue;
-    if (r.P < expect) {
+    for (int attempt = 0; attempt < 2 && r.P < expect; attempt++) {
       /* The comb can only undercount (a worker thread that a loaded CI machine starves for a whole
-       * dispatch looks like a missing slot), never overcount: one more measurement, the larger counts. */
+       * dispatch looks like a missing slot), never overcount: up to two more measurements, the largest counts. */
       vkocc_pipeline_result again;
       fprintf(stderr, "%s: P = %u under load, measuring once more\n", path, r.P);
       if (vkocc_pipeline_occupancy(ctx, &cal, &sh, &po, false, &again) == VKOCC_OK) {
