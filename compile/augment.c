@@ -56,6 +56,7 @@ static vkocc_status find_entry(module *m, const char *entry) {
     if (op_of(m->w[i]) != SpvOpEntryPoint) continue;
     const uint32_t *x = m->w + i;
     uint32_t len = len_of(x[0]);
+    if (len < 4) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: OpEntryPoint at word %zu is too short", m->name, i);
     const char *nm = (const char *)(x + 3);
     size_t maxc = (len - 3) * 4;
     size_t nl = strnlen(nm, maxc);

@@ -154,6 +154,39 @@ int main(int argc, char **argv) {
     free(spv);
   }
 
+  /* corrupted modules: random word flips of a valid module are rejected with a usage error or pass
+   * validation and augment; nothing reads out of bounds (the sanitizer build checks) */
+  snprintf(path, sizeof path, "%s/uniform_image.hlsl.spv", spv_dir);
+  if (vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, "CSMain", NULL, 0, &spv, &words) == VKOCC_OK) {
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    uint32_t rejected = 0, accepted = 0;
+    uint32_t *mut = malloc(words * 4);
+    for (int k = 0; k < 300; k++) {
+      memcpy(mut, spv, words * 4);
+      for (int f = 0; f < 1 + k % 3; f++) {
+        rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+        size_t at = 1 + rng % (words - 1);
+        mut[at] = (k & 4) ? (uint32_t)(rng >> 32) : mut[at] ^ (1u << (rng >> 59));
+      }
+      size_t n = (k % 7 == 0) ? words - 1 - (rng % (words / 2)) : words;
+      vkocc_spirv_info info;
+      vkocc_status s = vkocc_spirv_inspect(mut, n, "mutated", "CSMain", NULL, 0, &info);
+      if (s) { rejected++; CHECK(s == VKOCC_ERROR_USAGE, "mutation %d: status %d", k, s); continue; }
+      uint32_t *aug;
+      size_t aw;
+      if (vkocc_spirv_augment(mut, n, "mutated", "CSMain", info.first_free_set, &aug, &aw) == VKOCC_OK) {
+        accepted++;
+        CHECK(vkocc_spirv_validate(aug, aw, "mutated", "the augmented module") == VKOCC_OK, "mutation %d: %s", k,
+              vkocc_last_error());
+        free(aug);
+      }
+    }
+    fprintf(stderr, "mutations: %u rejected, %u augmented\n", rejected, accepted);
+    CHECK(rejected > 200, "most mutations rejected: %u", rejected);
+    free(mut);
+    free(spv);
+  }
+
   /* bad input: one line naming the problem */
   expect_fail("bad_syntax.comp", false, NULL, NULL, 0, "bad_syntax.comp:5: error");
   expect_fail("fragment.frag.spv", true, NULL, NULL, 0, "no compute entry point");

@@ -14,6 +14,10 @@ int main(int argc, char **argv) {
   const char *env = getenv("LP_NUM_THREADS");
   uint32_t expect = env ? (uint32_t)atoi(env) : 0;
   if (expect == 0) { fprintf(stderr, "set LP_NUM_THREADS\n"); return 2; }
+  /* a fresh cache: the first answer below must be measured, the second read back */
+  char cache[] = "/tmp/vkocc-shader-cache-XXXXXX";
+  CHECK(mkdtemp(cache) != NULL, "mkdtemp");
+  setenv("XDG_CACHE_HOME", cache, 1);
   vkocc_context *ctx;
   vkocc_context_options o = {.device = "llvmpipe"};
   CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
@@ -114,5 +118,8 @@ int main(int argc, char **argv) {
     CHECK_CONTAINS(vkocc_last_error(), "shaderDeviceClock");
     vkocc_context_destroy(ctx);
   }
+  char rm[256];
+  snprintf(rm, sizeof rm, "rm -rf '%s'", cache);
+  CHECK(system(rm) == 0, "removing %s", cache);
   return check_report();
 }
