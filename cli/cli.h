@@ -43,6 +43,8 @@ int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
 /* cmd_fingerprint.c: the device's fingerprint, measured or from the cache; used by policy too. */
 int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
+/* Where cli_fingerprint_device keeps the device's fingerprint ("" when there is no cache directory). */
+void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
 /* Prints or writes JSON; returns exit code. */
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
 /* shader.c: --shader FILE [--entry NAME] [--spec ID=V]... [--define N=V]... [--vary ID=LIST]... [--from SURFACE]

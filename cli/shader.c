@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ID=VALUE, VALUE an integer or a float */
 static bool parse_spec(const char *s, vkocc_spec_value *v) {
@@ -88,13 +89,16 @@ static json_t *limits(const vkocc_derived *d, const vkocc_pipeline_result *r, bo
     snprintf(verdict, sizeof verdict, "none of the surface's limits: the pipeline holds more than the surface "
              "predicts (%u > %u)", r->P, oc.wgs);
   }
+  vkocc_occupancy mo;
+  vkocc_occupancy_from_P(d, r->wg_size, r->shared_bytes, r->P, &mo);
   if (print) {
+    printf("occupancy: %.2f%% of %u threads per SM\n", mo.occupancy_pct, d->threads_per_sm);
     printf("per SM: %.2f workgroups measured (%u SMs); limits in workgroups per SM: workgroup slots %u, subgroup "
            "slots %u (%u subgroups each)", per_sm, d->sm_count, by_wg, by_sg, sgs);
     if (r->shared_bytes) printf(", shared memory %u (%u bytes per SM)", by_sh, d->shared_per_sm);
     printf("\nsurface predicts P = %u; binding limit: %s\n", oc.wgs, verdict);
   }
-  return json_pack("{s:f, s:I, s:I, s:I, s:I, s:o, s:I, s:s}", "per_sm", per_sm, "sm_count", (json_int_t)d->sm_count,
+  return json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:o, s:I, s:s}", "occupancy_pct", mo.occupancy_pct, "per_sm", per_sm, "sm_count", (json_int_t)d->sm_count,
                    "by_workgroup_slots", (json_int_t)by_wg, "by_subgroup_slots", (json_int_t)by_sg,
                    "subgroups_per_workgroup", (json_int_t)sgs,
                    "by_shared_memory", r->shared_bytes ? json_integer(by_sh) : json_null(), "surface_P",
@@ -115,15 +119,16 @@ static json_t *shader_json(const cli_shader *o, const vkocc_pipeline_result *r) 
                    "push_bytes", (json_int_t)r->push_bytes, "from_cache", r->from_cache);
 }
 
-static int load_derived(const char *cmd, const char *from, vkocc_derived *d, bool *have) {
+/* quiet: a cache that does not load is no error (returns 1 without a message) */
+static int load_derived(const char *cmd, const char *from, vkocc_derived *d, bool *have, bool quiet) {
   *have = false;
   if (!from) return 0;
   vkocc_surface s;
   vkocc_status st = vkocc_surface_load(from, &s);
-  if (st) return cli_fail(cmd, st);
+  if (st) return quiet ? 1 : cli_fail(cmd, st);
   st = vkocc_derive(s.points, s.count, s.subgroup_size, d);
   vkocc_surface_free(&s);
-  if (st) return cli_fail(cmd, st);
+  if (st) return quiet ? 1 : cli_fail(cmd, st);
   *have = true;
   return 0;
 }
@@ -132,15 +137,24 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                      bool use_cache) {
   vkocc_derived d;
   bool have_d;
-  int rc = load_derived(cmd, o->from, &d, &have_d);
+  int rc = load_derived(cmd, o->from, &d, &have_d, false);
   if (rc) return rc;
   vkocc_context *ctx;
   if ((rc = cli_open(cmd, c, &ctx))) return rc;
   const vkocc_device_info *dev = vkocc_context_device(ctx);
+  char fp_path[1024] = "";
+  if (!o->from) { /* no surface given: the device's cached fingerprint, when `vkocc fingerprint` made one */
+    cli_fingerprint_cache_path(dev, fp_path, sizeof fp_path);
+    if (!(fp_path[0] && access(fp_path, R_OK) == 0 && load_derived(cmd, fp_path, &d, &have_d, true) == 0 && have_d)) {
+      have_d = false;
+      fp_path[0] = 0;
+    }
+  }
   vkocc_shader_desc sh = desc_of(o);
   vkocc_pipeline_result r;
   vkocc_status st = vkocc_pipeline_occupancy(ctx, NULL, &sh, po, use_cache, &r);
   if (st) { vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
+  if (fp_path[0] && !c->json) fprintf(stderr, "vkocc %s: per SM from the cached fingerprint %s\n", cmd, fp_path);
   if (c->json) {
     json_t *doc = json_pack("{s:s, s:s, s:o, s:o, s:o}", "schema", "vkocc.probe/1", "tool_version", vkocc_version(),
                             "device", vkocc_device_info_json(dev), "probe", vkocc_probe_result_json(&r.probe),
