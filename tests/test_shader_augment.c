@@ -187,8 +187,19 @@ int main(int argc, char **argv) {
     free(spv);
   }
 
+  /* --define reaches the preprocessor, #include resolves next to the including file */
+  snprintf(path, sizeof path, "%s/reduction.comp", src_dir);
+  const char *defs[] = {"WG=256"};
+  if (vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, defs, 1, &spv, &words) == VKOCC_OK) {
+    vkocc_spirv_info info;
+    CHECK(vkocc_spirv_inspect(spv, words, path, NULL, NULL, 0, &info) == VKOCC_OK, "inspect: %s", vkocc_last_error());
+    CHECK(info.wg[0] == 256 && info.shared_bytes == 1024, "WG=256: wg %u shared %u", info.wg[0], info.shared_bytes);
+    free(spv);
+  } else CHECK(0, "reduction.comp with WG=256: %s", vkocc_last_error());
+
   /* bad input: one line naming the problem */
   expect_fail("bad_syntax.comp", false, NULL, NULL, 0, "bad_syntax.comp:5: error");
+  expect_fail("bad_include.comp", false, NULL, NULL, 0, "bad_include.comp:3: error");
   expect_fail("fragment.frag.spv", true, NULL, NULL, 0, "no compute entry point");
   expect_fail("reduction.comp.spv", true, "nosuch", NULL, 0, "no entry point 'nosuch'");
   vkocc_spec_value unknown = {7, 1};
