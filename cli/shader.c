@@ -1,6 +1,7 @@
 /* --shader on probe, calc and surface: P of the user's own pipeline (vkocc_pipeline_occupancy), compared
  * with the device surface where one is given (--from), and swept over specialization constants (--vary). */
 #include "cli.h"
+#include "compile.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,27 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   for (uint32_t v = 0; v < o->nvary; v++) total *= o->vary[v].n;
   if (base + o->nvary > CLI_MAX_SPEC) { vkocc_context_destroy(ctx); return cli_error(cmd, 2, "too many constants"); }
   json_t *points = json_array();
+  /* Compiled once; every combination checked before anything is measured or printed, so bad input
+   * (an unknown ID, a point above the device's limits) is one line and nothing else. */
+  uint32_t *spv = NULL;
+  size_t words = 0;
+  st = vkocc_shader_load_file(o->path, VKOCC_SHADER_AUTO, o->entry, o->defines, o->ndefines, &spv, &words);
+  const vkocc_device_info *dev = vkocc_context_device(ctx);
+  for (uint32_t k = 0; k < total && !st; k++) {
+    uint32_t rest = k;
+    for (int v = (int)o->nvary - 1; v >= 0; v--) {
+      o->spec[base + v] = (vkocc_spec_value){o->vary[v].id, o->vary[v].values[rest % o->vary[v].n]};
+      rest /= o->vary[v].n;
+    }
+    vkocc_spirv_info info;
+    st = vkocc_spirv_inspect(spv, words, o->path, o->entry, o->spec, base + o->nvary, &info);
+    uint32_t wgs = info.wg[0] * info.wg[1] * info.wg[2];
+    if (!st && (info.shared_bytes > dev->max_shared_bytes || wgs > dev->max_invocations))
+      st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: a point of --vary (workgroup %u, %u shared bytes) is above the limits of "
+                      "%s (%u invocations, %u shared bytes)", o->path, wgs, info.shared_bytes, dev->name,
+                      dev->max_invocations, dev->max_shared_bytes);
+  }
+  if (st) { free(spv); json_decref(points); vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
   uint32_t prevP = 0;
   for (uint32_t k = 0; k < total && !st; k++) {
     uint32_t rest = k;
@@ -217,6 +239,10 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
     }
     o->nspec = base + o->nvary;
     vkocc_shader_desc sh = desc_of(o);
+    sh.path = NULL;
+    sh.name = o->path;
+    sh.spirv = spv;
+    sh.spirv_words = words;
     vkocc_probe_options p = *po;
     p.hint = prevP;
     vkocc_pipeline_result r;
@@ -242,6 +268,7 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
                                             (json_int_t)r.probe.bisect_median, "agree", r.probe.agree));
     vkocc_pipeline_result_free(&r);
   }
+  free(spv);
   json_t *doc = json_pack("{s:s, s:s, s:o, s:s, s:o}", "schema", "vkocc.shader-surface/1", "tool_version",
                           vkocc_version(), "device", vkocc_device_info_json(vkocc_context_device(ctx)), "shader",
                           o->path, "points", points);

@@ -476,6 +476,7 @@ typedef struct vkocc_shader_desc {
   size_t source_len;
   const uint32_t *spirv;         /* a SPIR-V module */
   size_t spirv_words;
+  const char *name;              /* names source or spirv in messages (NULL: "source.comp" / "module.spv") */
   vkocc_shader_lang lang;
   const char *entry;             /* entry point; NULL: "main", or the module's only compute entry point */
   const char *const *defines;    /* "NAME=VALUE" or "NAME", for source shaders */

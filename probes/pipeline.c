@@ -537,12 +537,12 @@ static vkocc_status load_module(const vkocc_shader_desc *sh, uint32_t **spv, siz
     return vkocc_shader_load_file(sh->path, sh->lang, sh->entry, sh->defines, sh->ndefines, spv, words);
   }
   if (sh->source) {
-    *name = sh->lang == VKOCC_SHADER_HLSL ? "source.hlsl" : "source.comp";
+    *name = sh->name ? sh->name : sh->lang == VKOCC_SHADER_HLSL ? "source.hlsl" : "source.comp";
     return vkocc_shader_compile(sh->source, sh->source_len, *name, sh->lang, sh->entry, sh->defines, sh->ndefines,
                                 spv, words);
   }
   if (sh->spirv) {
-    *name = "module.spv";
+    *name = sh->name ? sh->name : "module.spv";
     *spv = malloc(sh->spirv_words * 4 + 4);
     memcpy(*spv, sh->spirv, sh->spirv_words * 4);
     *words = sh->spirv_words;

@@ -2,8 +2,13 @@
 # Issue 9 on a lent NVIDIA GPU: P of a user's shader (tests/shaders/histogram.comp, shared bytes = 4 x BINS)
 # over 10 workgroup sizes x 9 shared sizes, as GLSL (comb alone, bisection alone) and as glslc's SPIR-V
 # (both methods), the device surface (vkocc's probe) on the same grid, and per-point verdicts with the
-# driver's executable statistics. Run from the repository root on the GPU machine:
-#   source .gpu/enter.sh && scripts/gpu/validate-shader.sh OUTDIR   (build-gpu/vkocc and its .spv built here)
+# driver's executable statistics. Build here, carry build-gpu and .gpu (libspirv-cross-c-shared0, libjansson4;
+# libshaderc is linked statically):
+#   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DVKOCC_WITH_VIEWER=OFF -DVKOCC_WITH_GLFW=OFF -DBUILD_TESTING=OFF
+#   make -C build-gpu vkocc-cli && mkdir -p build-gpu/shaders &&
+#   glslc --target-env=vulkan1.1 -o build-gpu/shaders/histogram.comp.spv tests/shaders/histogram.comp
+# then on the GPU machine, from the repository root:
+#   source .gpu/enter.sh && scripts/gpu/validate-shader.sh OUTDIR
 set -uo pipefail
 out=${1:?output directory}
 bin=build-gpu/vkocc
