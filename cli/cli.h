@@ -43,8 +43,6 @@ int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
 /* cmd_fingerprint.c: the device's fingerprint, measured or from the cache; used by policy too. */
 int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
-/* Where cli_fingerprint_device keeps the device's fingerprint ("" when there is no cache directory). */
-void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
 /* Prints or writes JSON; returns exit code. */
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
 /* shader.c: --shader FILE [--entry NAME] [--spec ID=V]... [--define N=V]... [--vary ID=LIST]... [--from SURFACE]
@@ -67,6 +65,8 @@ typedef struct cli_shader {
 /* Handles one of the CLI_OPT_* options: 0 when taken, an exit code on a bad value, -1 when not ours. */
 int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o);
 void cli_shader_free(cli_shader *o);
+/* cmd_fingerprint.c: where cli_fingerprint_device keeps the device's fingerprint ("" without a cache dir). */
+void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
 /* probe --shader / calc --shader: P of the pipeline, per SM and the binding limit when o->from names a
  * surface or fingerprint. */
 int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po, bool use_cache);

@@ -458,12 +458,11 @@ static vkocc_status user_dispatch(user_pipeline *u, const uint32_t params[4], ui
   return VKOCC_OK;
 }
 
-/* The probe's hook: its push-constant words (mode, sleep_ticks, max_rounds, chase_rounds, chase_mask, key)
- * become the buffer's parameters. */
-static vkocc_status hook(void *user, const uint32_t *push, uint32_t groups, double *ns, vkocc_tick_status *tick) {
-  if (push[0] != 0)
+/* The probe's hook: its parameters become the augmentation buffer's (mode 1 there: estimate). */
+static vkocc_status hook(void *user, const vkocc_probe_params *p, uint32_t groups, double *ns, vkocc_tick_status *tick) {
+  if (p->mode != 0)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the augmented shader sleeps on the realtime clock only (no pointer chase)");
-  uint32_t params[4] = {1, push[1], push[2], push[5]};
+  uint32_t params[4] = {1, p->sleep_ticks, p->max_rounds, p->key};
   return user_dispatch(user, params, groups, ns, tick);
 }
 

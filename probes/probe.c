@@ -27,7 +27,7 @@ typedef struct {
   vkocc_buffer rec, chase;   /* borrowed from the session */
   uint32_t max_groups;
   probe_push push;
-  vkocc_status (*hook)(void *user, const uint32_t *push, uint32_t groups, double *ns, vkocc_tick_status *tick);
+  vkocc_status (*hook)(void *user, const vkocc_probe_params *p, uint32_t groups, double *ns, vkocc_tick_status *tick);
   void *hook_user; /* the session's dispatch hook (a user's pipeline), or NULL */
   double gpu_ns;       /* sum of timestamp intervals of the dispatches made */
   uint32_t dispatches;
@@ -47,7 +47,8 @@ vkocc_status vkocc_probe_check_point(const vkocc_device_info *d, uint32_t wg, ui
 
 static vkocc_status dispatch(probe_run *r, uint32_t groups, double *ns) {
   vkocc_tick_status ts;
-  vkocc_status s = r->hook ? r->hook(r->hook_user, (const uint32_t *)&r->push, groups, ns, &ts)
+  vkocc_probe_params p = {r->push.mode, r->push.sleep_ticks, r->push.max_rounds, r->push.key};
+  vkocc_status s = r->hook ? r->hook(r->hook_user, &p, groups, ns, &ts)
                           : vkocc_dispatch_timed(r->ctx, &r->k, &r->push, groups, ns, &ts);
   if (s) return s;
   if (ts == VKOCC_TICKS_BACKWARDS)
