@@ -73,6 +73,29 @@ int main(int argc, char **argv) {
     vkocc_pipeline_result_free(&r);
   }
 
+  /* the C API from source text (no file): GLSL with a define, named in messages */
+  {
+    static const char src[] = "#version 450\nlayout(local_size_x = WG) in;\nshared uint s[WG];\n"
+                              "layout(std430, binding = 0) buffer B { uint v[]; };\n"
+                              "void main() { s[gl_LocalInvocationIndex] = 1u; barrier(); v[gl_WorkGroupID.x] = s[0]; }\n";
+    const char *defs[] = {"WG=96"};
+    vkocc_shader_desc sh = {.source = src, .source_len = sizeof src - 1, .lang = VKOCC_SHADER_GLSL, .name = "inline.comp",
+                            .defines = defs, .ndefines = 1};
+    vkocc_pipeline_result r;
+    vkocc_status s = vkocc_pipeline_occupancy(ctx, &cal, &sh, &(vkocc_probe_options){.method = VKOCC_METHOD_COMB},
+                                              false, &r);
+    CHECK(s == VKOCC_OK, "source: %s", vkocc_last_error());
+    if (!s) {
+      CHECK(r.wg_size == 96 && r.shared_bytes == 384 && r.P >= 1 && r.P <= expect, "source: wg %u shared %u P %u",
+            r.wg_size, r.shared_bytes, r.P);
+      vkocc_pipeline_result_free(&r);
+    }
+    static const char bad[] = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() { oops }\n";
+    sh = (vkocc_shader_desc){.source = bad, .source_len = sizeof bad - 1, .lang = VKOCC_SHADER_GLSL, .name = "inline.comp"};
+    CHECK(vkocc_pipeline_occupancy(ctx, &cal, &sh, NULL, false, &r) == VKOCC_ERROR_USAGE, "bad source");
+    CHECK_CONTAINS(vkocc_last_error(), "inline.comp:3: error");
+  }
+
   /* both methods once, then the cache: the second call reads the answer back */
   char path[1024];
   snprintf(path, sizeof path, "%s/histogram.comp", argv[1]);
