@@ -50,4 +50,31 @@ void cli_print_vendor_check(const char *label, json_t *vendor_check);
 int cli_check_output(const char *cmd, const char *flag, const char *path);
 /* Prints or writes JSON; returns exit code. */
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
+/* shader.c: --shader FILE [--entry NAME] [--spec ID=V]... [--define N=V]... [--vary ID=LIST]... [--from SURFACE]
+ * on probe, calc and surface (the user's own pipeline, docs/shader.md). */
+enum { CLI_OPT_SHADER = 1000, CLI_OPT_ENTRY, CLI_OPT_SPEC, CLI_OPT_DEFINE, CLI_OPT_VARY, CLI_OPT_FROM };
+#define CLI_SHADER_OPTIONS                                                                                 \
+  {"shader", required_argument, 0, CLI_OPT_SHADER}, {"entry", required_argument, 0, CLI_OPT_ENTRY},       \
+      {"spec", required_argument, 0, CLI_OPT_SPEC}, {"define", required_argument, 0, CLI_OPT_DEFINE}
+#define CLI_MAX_SPEC 64
+typedef struct cli_vary { uint32_t id, n; uint32_t *values; } cli_vary;
+typedef struct cli_shader {
+  const char *path, *entry, *from;
+  vkocc_spec_value spec[CLI_MAX_SPEC];
+  uint32_t nspec;
+  const char *defines[CLI_MAX_SPEC];
+  uint32_t ndefines;
+  cli_vary vary[4];
+  uint32_t nvary;
+} cli_shader;
+/* Handles one of the CLI_OPT_* options: 0 when taken, an exit code on a bad value, -1 when not ours. */
+int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o);
+void cli_shader_free(cli_shader *o);
+/* cmd_fingerprint.c: where cli_fingerprint_device keeps the device's fingerprint ("" without a cache dir). */
+void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
+/* probe --shader / calc --shader: P of the pipeline, per SM and the binding limit when o->from names a
+ * surface or fingerprint. */
+int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po, bool use_cache);
+int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
+                       const char *out_path);
 #endif

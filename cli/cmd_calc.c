@@ -11,7 +11,9 @@ static const char *help =
     "One point: resident workgroups, subgroups and threads on the whole device and per SM, occupancy in\n"
     "percent of the per-SM thread maximum, and the limit that binds. --table: the listing for every\n"
     "workgroup size at --shmem (default: the points of the --from file, else 0 bytes).\n"
-    "--subgroup-size N overrides the subgroup size a CSV cannot carry (default: inferred).\n";
+    "--subgroup-size N overrides the subgroup size a CSV cannot carry (default: inferred).\n"
+    "       vkocc calc --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]... [--from FILE]\n"
+    "P of your own pipeline, measured live (cached); with --from: per SM and the limit that binds.\n";
 
 typedef struct { uint32_t wg, shared, P; bool measured; } row;
 
@@ -52,8 +54,9 @@ int cmd_calc(int argc, char **argv) {
       {"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'}, {"csv", no_argument, 0, 'c'},
       {"wg", required_argument, 0, 'w'}, {"shmem", required_argument, 0, 's'}, {"table", no_argument, 0, 't'},
       {"from", required_argument, 0, 'f'}, {"subgroup-size", required_argument, 0, 'g'},
-      {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0}};
+      {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS, {0}};
   int ch;
+  cli_shader sho = {0};
   while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
     switch (ch) {
     case 'd': c.device = optarg; break;
@@ -77,10 +80,22 @@ int cmd_calc(int argc, char **argv) {
         return cli_error("calc", 2, "--subgroup-size '%s': expected an integer 1..256", optarg);
       break;
     case 'h': fputs(help, stdout); return 0;
-    default: fputs(help, stderr); return 2;
+    default: {
+      int rc = cli_shader_option("calc", ch, optarg, &sho);
+      if (rc == 0) break;
+      if (rc > 0) return rc;
+      fputs(help, stderr);
+      return 2;
+    }
     }
   }
   if (optind < argc) return cli_error("calc", 2, "unexpected argument '%s'", argv[optind]);
+  if (sho.path) { /* one point live: the pipeline's own P, against the --from surface when given */
+    if (have_wg || have_shm || table) return cli_error("calc", 2, "--shader takes its point from the shader: drop "
+                                                       "--wg, --shmem and --table");
+    sho.from = from;
+    return cli_probe_shader("calc", &c, &sho, &(vkocc_probe_options){.method = VKOCC_METHOD_COMB}, true);
+  }
   if (!table && !(have_wg && have_shm)) return cli_error("calc", 2, "give --wg and --shmem, or --table (see --help)");
   if (table && have_wg) return cli_error("calc", 2, "--table lists every workgroup size; drop --wg");
   if (csv && c.json) return cli_error("calc", 2, "--csv and --json exclude each other");

@@ -26,6 +26,8 @@ static void cache_path(const vkocc_device_info *d, char *out, size_t len) {
     if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '-' || *p == '.')) *p = '_';
 }
 
+void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len) { cache_path(d, out, len); }
+
 /* Measures (or reuses) the fingerprint of the device named by c; *doc gets the whole document. */
 int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp) {
   vkocc_context *ctx;

@@ -11,6 +11,10 @@ static const char *help =
     "  bisect  double the dispatch until the runtime steps up by a wave, bisect to the step (P+1);\n"
     "          queue timestamps only (a pointer chase replaces the sleep without a shader clock)\n"
     "Default: both where the device clock exists, else bisect. --shmem takes bytes or K/KiB.\n"
+    "       vkocc probe --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]...\n"
+    "                   [--from SURFACE] [--no-cache] [--method ...] [--repeat K] [--json]\n"
+    "P of your own compute pipeline (GLSL .comp/.glsl, HLSL .hlsl, SPIR-V .spv), measured on the pipeline\n"
+    "itself (docs/shader.md); with --from a surface or fingerprint: per SM and the limit that binds.\n"
     "--raw FILE writes the last comb's start and end times (ns) as JSON for plotting.\n";
 
 int cmd_probe(int argc, char **argv) {
@@ -23,9 +27,12 @@ int cmd_probe(int argc, char **argv) {
       {"shmem", required_argument, 0, 's'}, {"method", required_argument, 0, 'm'},
       {"repeat", required_argument, 0, 'r'}, {"raw", required_argument, 0, 'R'},
       {"sleep-us", required_argument, 0, 'S'}, {"no-shader-clock", no_argument, 0, 'n'},
-      {"help", no_argument, 0, 'h'}, {0}};
+      {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS, {"from", required_argument, 0, CLI_OPT_FROM},
+      {"no-cache", no_argument, 0, 'C'}, {0}};
   int ch;
   uint32_t v;
+  cli_shader sho = {0};
+  bool no_cache = false;
   while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
     switch (ch) {
     case 'd': c.device = optarg; break;
@@ -61,10 +68,24 @@ int cmd_probe(int argc, char **argv) {
       break;
     }
     case 'h': fputs(help, stdout); return 0;
-    default: fputs(help, stderr); return 2;
+    case 'C': no_cache = true; break;
+    default: {
+      int rc = cli_shader_option("probe", ch, optarg, &sho);
+      if (rc == 0) break;
+      if (rc > 0) return rc;
+      fputs(help, stderr);
+      return 2;
+    }
     }
   }
   if (optind < argc) return cli_error("probe", 2, "unexpected argument '%s'", argv[optind]);
+  if (sho.path) {
+    if (have_wg || have_shm || raw) return cli_error("probe", 2, "--shader takes its workgroup and shared sizes from "
+                                                     "the shader: drop --wg, --shmem and --raw");
+    return cli_probe_shader("probe", &c, &sho, &o, !no_cache);
+  }
+  if (sho.entry || sho.nspec || sho.ndefines || sho.from || no_cache)
+    return cli_error("probe", 2, "--entry, --spec, --define, --from and --no-cache go with --shader");
   if (!have_wg || !have_shm) return cli_error("probe", 2, "--wg and --shmem are required (see --help)");
   int rc = cli_check_output("probe", "--raw", raw);
   if (rc) return rc;

@@ -11,7 +11,11 @@ static const char *help =
     "the subgroup size; shared memory 0, 1 KiB, 2 KiB and eighths of maxComputeSharedMemorySize, refined\n"
     "(bisected to 512 bytes) wherever neighbouring points differ. LIST: 32,64,128; RANGE: 32-1024:32;\n"
     "shared sizes take K suffixes. Pipelines are created up front, in parallel, through a pipeline cache\n"
-    "kept in the XDG cache directory. -o writes the surface JSON (schema vkocc.surface/1).\n";
+    "kept in the XDG cache directory. -o writes the surface JSON (schema vkocc.surface/1).\n"
+    "       vkocc surface --shader FILE --vary ID=V1,V2,... [--vary ...] [--spec ID=V]... [--entry NAME]\n"
+    "                     [--define NAME=VALUE]... [-o FILE] [--json]\n"
+    "Your own pipeline's P over every combination of specialization constants (e.g. workgroup size and a\n"
+    "shared-array length); -o writes schema vkocc.shader-surface/1.\n";
 
 int cmd_surface(int argc, char **argv) {
   cli_common c = {0};
@@ -22,8 +26,10 @@ int cmd_surface(int argc, char **argv) {
       {"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'}, {"wg", required_argument, 0, 'w'},
       {"shmem", required_argument, 0, 's'}, {"method", required_argument, 0, 'm'},
       {"repeat", required_argument, 0, 'r'}, {"no-refine", no_argument, 0, 'N'}, {"output", required_argument, 0, 'o'},
-      {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0}};
+      {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS,
+      {"vary", required_argument, 0, CLI_OPT_VARY}, {0}};
   int ch, rc = 0;
+  cli_shader sho = {0};
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
     case 'd': c.device = optarg; break;
@@ -60,11 +66,21 @@ int cmd_surface(int argc, char **argv) {
       }
       break;
     case 'h': fputs(help, stdout); goto out;
-    default: fputs(help, stderr); rc = 2; goto out;
+    default:
+      if ((rc = cli_shader_option("surface", ch, optarg, &sho)) == 0) break;
+      if (rc < 0) { fputs(help, stderr); rc = 2; }
+      goto out;
     }
   }
   if (optind < argc) { rc = cli_error("surface", 2, "unexpected argument '%s'", argv[optind]); goto out; }
   if ((rc = cli_check_output("surface", "-o", out_path))) goto out;
+  if (sho.path || sho.nvary) { /* the user's own surface over specialization constants */
+    if (!sho.path) { rc = cli_error("surface", 2, "--vary goes with --shader"); goto out; }
+    if (wg || sh) { rc = cli_error("surface", 2, "--shader sweeps --vary constants: drop --wg and --shmem"); goto out; }
+    rc = cli_surface_shader("surface", &c, &sho, &(vkocc_probe_options){.method = o.method ? o.method
+                            : VKOCC_METHOD_COMB, .repeat = o.repeat}, out_path);
+    goto out;
+  }
   if (cli_is_tty()) o.progress = cli_progress;
   double t0 = vkocc_now_ms();
   vkocc_context *ctx;
@@ -146,6 +162,7 @@ int cmd_surface(int argc, char **argv) {
   json_decref(vendor_line);
   vkocc_surface_free(&s);
 out:
+  cli_shader_free(&sho);
   free(wg);
   free(sh);
   return rc;

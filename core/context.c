@@ -90,6 +90,23 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = use_clock ? &clk : NULL,
                             .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
                             .enabledExtensionCount = use_clock ? 1 : 0, .ppEnabledExtensionNames = ext};
+  /* The driver's statistics of a user's pipeline (registers, shared memory; probes/pipeline.c), where offered */
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pep = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  const char *ext_pep[2];
+  if (vkocc_device_has_extension(ctx->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &pep};
+    vkocc_fn.vkGetPhysicalDeviceFeatures2(ctx->phys, &f2);
+    if ((ctx->exec_props = pep.pipelineExecutableInfo)) {
+      uint32_t k = 0;
+      if (use_clock) ext_pep[k++] = ext[0];
+      ext_pep[k++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+      dci.enabledExtensionCount = k;
+      dci.ppEnabledExtensionNames = ext_pep;
+      pep.pNext = (void *)dci.pNext;
+      dci.pNext = &pep;
+    }
+  }
   VkResult r = vkocc_fn.vkCreateDevice(ctx->phys, &dci, NULL, &ctx->device);
   if (r != VK_SUCCESS) {
     char what[300];
@@ -152,7 +169,9 @@ vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool hos
   b->size = size;
   VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
                             .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                     VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                     VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT}; /* + user shaders' dummies */
   VkResult r = vkocc_fn.vkCreateBuffer(ctx->device, &bci, NULL, &b->buffer);
   if (r) return vkocc_vk_fail(r, "vkCreateBuffer");
   VkMemoryRequirements req;

@@ -265,3 +265,5 @@ vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, co
   *index = found;
   return VKOCC_OK;
 }
+
+bool vkocc_device_has_extension(VkPhysicalDevice pd, const char *name) { return has_extension(pd, name); }

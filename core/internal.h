@@ -50,6 +50,7 @@ void vkocc_load_device_functions(VkDevice device);
 
 /* devices.c */
 void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info);
+bool vkocc_device_has_extension(VkPhysicalDevice pd, const char *name);
 
 /* context.c */
 typedef struct vkocc_buffer {
@@ -84,6 +85,7 @@ struct vkocc_context {
   char cache_path[1024];
   bool cache_was_loaded;
   bool device_clock, subgroup_clock;
+  bool exec_props; /* VK_KHR_pipeline_executable_properties enabled (statistics of a user's pipeline) */
   uint64_t timeout_ns;
 };
 
@@ -107,10 +109,18 @@ vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const voi
 
 /* probes/probe.c: a session holds the buffers every probe shares; kernels are per point, so a sweep can
  * create all of them first (in parallel) and measure afterwards. */
+/* What a probe dispatch asks of the shader: mode 0 sleep on the realtime clock for sleep_ticks, at most
+ * max_rounds loop iterations; mode 1 the pointer chase; key a value the compiler cannot know. */
+typedef struct vkocc_probe_params { uint32_t mode, sleep_ticks, max_rounds, key; } vkocc_probe_params;
 typedef struct vkocc_probe_session {
   vkocc_context *ctx;
   vkocc_buffer rec, chase;
   uint32_t max_groups;
+  /* Another pipeline than the built-in probe (probes/pipeline.c): each dispatch goes through this call with
+   * the probe's parameters, records land in rec as usual. NULL for the built-in probe. */
+  vkocc_status (*dispatch)(void *user, const vkocc_probe_params *p, uint32_t groups, double *ns,
+                           vkocc_tick_status *tick);
+  void *user;
 } vkocc_probe_session;
 vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps);
 void vkocc_probe_session_destroy(vkocc_probe_session *ps);

@@ -483,6 +483,68 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
 /* The intervals of a raw probe file (schema vkocc.raw-probe/1, `vkocc probe --raw`), malloc'd. */
 vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_t *n, vkocc_device_info *dev);
 
+/* ---------------------------------------------------------------- the user's own shader (docs/shader.md)
+ * P of the user's pipeline, measured on the pipeline itself: vkocc augments the SPIR-V with an estimator
+ * branch at the top of the entry point (a flag read from a buffer, so no compiler can fold it) and measures
+ * with the comb/bisection while the user's code stays in the pipeline, keeping its registers and shared
+ * memory, but never runs. */
+
+typedef enum vkocc_shader_lang {
+  VKOCC_SHADER_AUTO = 0,  /* from the file extension: .comp/.glsl GLSL, .hlsl HLSL, .spv SPIR-V */
+  VKOCC_SHADER_GLSL = 1,
+  VKOCC_SHADER_HLSL = 2,
+  VKOCC_SHADER_SPIRV = 3,
+} vkocc_shader_lang;
+
+/* A specialization constant: converted to the constant's own type (int, uint, bool, float). */
+typedef struct vkocc_spec_value { uint32_t id; double value; } vkocc_spec_value;
+
+typedef struct vkocc_shader_desc {
+  const char *path;              /* a shader file; or NULL and one of: */
+  const char *source;            /* GLSL/HLSL text (lang must say which) */
+  size_t source_len;
+  const uint32_t *spirv;         /* a SPIR-V module */
+  size_t spirv_words;
+  const char *name;              /* names source or spirv in messages (NULL: "source.comp" / "module.spv") */
+  vkocc_shader_lang lang;
+  const char *entry;             /* entry point; NULL: "main", or the module's only compute entry point */
+  const char *const *defines;    /* "NAME=VALUE" or "NAME", for source shaders */
+  uint32_t ndefines;
+  const vkocc_spec_value *spec;  /* specialization constants (IDs must exist in the module) */
+  uint32_t nspec;
+} vkocc_shader_desc;
+
+typedef struct vkocc_pipeline_result {
+  uint32_t P;                    /* workgroups of this pipeline resident at once on the whole device */
+  uint32_t wg[3];                /* its workgroup size (specialization applied) */
+  uint32_t wg_size;              /* wg[0] * wg[1] * wg[2] */
+  uint32_t shared_bytes;         /* its Workgroup variables, naturally aligned (a lower bound if !shared_exact) */
+  bool shared_exact;
+  uint32_t aug_set;              /* the descriptor set index the estimator's buffer took */
+  uint32_t descriptors;          /* user bindings given dummy resources */
+  uint32_t push_bytes;           /* the user's push-constant block */
+  char entry[128];
+  bool from_cache;               /* read from $XDG_CACHE_HOME/vkocc; probe then holds only P */
+  uint64_t key;                  /* cache key: hash of device UUID, driver, vkocc version, module, constants */
+  vkocc_probe_result probe;      /* the evidence (comb teeth, bisection steps, timings) */
+  /* VK_KHR_pipeline_executable_properties statistics where the driver offers them (else nstats 0): of the
+   * user's pipeline as given and of the augmented one, so a difference the estimator makes shows */
+  struct { char name[64]; double value; double augmented; } stats[24];
+  uint32_t nstats;
+} vkocc_pipeline_result;
+
+/* Compiles (GLSL/HLSL through libshaderc), inspects, augments and measures the user's compute pipeline.
+ * opt: method, repeat, sleep as for vkocc_probe (wg_size and shared_bytes are taken from the shader);
+ * NULL for defaults. cal may be NULL (a short calibration is run). use_cache: look the answer up in (and
+ * store it to) $XDG_CACHE_HOME/vkocc. Errors: VKOCC_ERROR_USAGE for a shader that does not compile
+ * (with file:line), is not compute, lacks the entry point, names an unknown specialization ID, is not
+ * (whole) SPIR-V, or uses more shared memory than the device allows; VKOCC_ERROR_UNSUPPORTED when the
+ * device lacks the realtime shader clock or the driver rejects the augmented pipeline (message names the
+ * VkResult). */
+vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *shader,
+                                      const vkocc_probe_options *opt, bool use_cache, vkocc_pipeline_result *out);
+void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
+
 #ifdef __cplusplus
 }
 #endif

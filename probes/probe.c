@@ -27,6 +27,8 @@ typedef struct {
   vkocc_buffer rec, chase;   /* borrowed from the session */
   uint32_t max_groups;
   probe_push push;
+  vkocc_status (*hook)(void *user, const vkocc_probe_params *p, uint32_t groups, double *ns, vkocc_tick_status *tick);
+  void *hook_user; /* the session's dispatch hook (a user's pipeline), or NULL */
   double gpu_ns;       /* sum of timestamp intervals of the dispatches made */
   uint32_t dispatches;
   uint32_t cut_short;  /* workgroups whose sleep ended at the iteration bound */
@@ -45,7 +47,9 @@ vkocc_status vkocc_probe_check_point(const vkocc_device_info *d, uint32_t wg, ui
 
 static vkocc_status dispatch(probe_run *r, uint32_t groups, double *ns) {
   vkocc_tick_status ts;
-  vkocc_status s = vkocc_dispatch_timed(r->ctx, &r->k, &r->push, groups, ns, &ts);
+  vkocc_probe_params p = {r->push.mode, r->push.sleep_ticks, r->push.max_rounds, r->push.key};
+  vkocc_status s = r->hook ? r->hook(r->hook_user, &p, groups, ns, &ts)
+                          : vkocc_dispatch_timed(r->ctx, &r->k, &r->push, groups, ns, &ts);
   if (s) return s;
   if (ts == VKOCC_TICKS_BACKWARDS)
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "queue timestamps went backwards around a probe dispatch");
@@ -280,7 +284,8 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   double sleep = opt->sleep_ns > 0 ? opt->sleep_ns : fmin(4e6, fmax(floor_sleep, 20 * fabs(cal->overhead_ns)));
   if (!(opt->sleep_ns > 0) && opt->sleep_start_ns > sleep) sleep = fmin(MAX_SLEEP_NS, opt->sleep_start_ns);
 
-  probe_run r = {.ctx = ctx, .k = *kernel, .rec = ps->rec, .chase = ps->chase, .max_groups = ps->max_groups};
+  probe_run r = {.ctx = ctx, .k = *kernel, .rec = ps->rec, .chase = ps->chase, .max_groups = ps->max_groups,
+                 .hook = ps->dispatch, .hook_user = ps->user};
   r.push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
   vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
   vkocc_kernel_bind(ctx, kernel, bufs);

@@ -5,7 +5,10 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc   # loader + headers, lavapipe, shader compiler
       libjansson-dev libcairo2-dev libglfw3-dev libgl-dev  # JSON, plots, optional interactive viewer
-      libgl1-mesa-dri xvfb xauth)                          # headless (Xvfb) window test of the viewer
+      libgl1-mesa-dri xvfb xauth                           # headless (Xvfb) window test of the viewer
+      libshaderc-dev glslang-dev spirv-tools               # the user's shader: libshaderc (linked statically
+                                                           # with glslang and SPIRV-Tools), spirv-val in tests
+      libspirv-cross-c-shared-dev)                         # reflection of the user's shader (SPIRV-Cross)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,281 @@
+/* --shader on probe, calc and surface: P of the user's own pipeline (vkocc_pipeline_occupancy), compared
+ * with the device surface where one is given (--from), and swept over specialization constants (--vary). */
+#include "cli.h"
+#include "compile.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ID=VALUE, VALUE an integer or a float */
+static bool parse_spec(const char *s, vkocc_spec_value *v) {
+  const char *eq = strchr(s, '=');
+  if (!eq || eq == s) return false;
+  char id[32];
+  if ((size_t)(eq - s) >= sizeof id) return false;
+  memcpy(id, s, eq - s);
+  id[eq - s] = 0;
+  if (!cli_parse_u32(id, false, &v->id)) return false;
+  char *end;
+  v->value = strtod(eq + 1, &end);
+  return eq[1] && !*end && isfinite(v->value);
+}
+
+int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o) {
+  switch (ch) {
+  case CLI_OPT_SHADER: o->path = arg; return 0;
+  case CLI_OPT_ENTRY: o->entry = arg; return 0;
+  case CLI_OPT_FROM: o->from = arg; return 0;
+  case CLI_OPT_SPEC:
+    if (o->nspec >= CLI_MAX_SPEC) return cli_error(cmd, 2, "--spec: at most %d", CLI_MAX_SPEC);
+    if (!parse_spec(arg, &o->spec[o->nspec]))
+      return cli_error(cmd, 2, "--spec '%s': expected ID=VALUE (an integer ID, a number)", arg);
+    o->nspec++;
+    return 0;
+  case CLI_OPT_DEFINE:
+    if (o->ndefines >= CLI_MAX_SPEC) return cli_error(cmd, 2, "--define: at most %d", CLI_MAX_SPEC);
+    if (!arg[0] || arg[0] == '=') return cli_error(cmd, 2, "--define '%s': expected NAME=VALUE or NAME", arg);
+    o->defines[o->ndefines++] = arg;
+    return 0;
+  case CLI_OPT_VARY: {
+    if (o->nvary >= 4) return cli_error(cmd, 2, "--vary: at most 4");
+    const char *eq = strchr(arg, '=');
+    char id[32];
+    cli_vary *v = &o->vary[o->nvary];
+    if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof id)
+      return cli_error(cmd, 2, "--vary '%s': expected ID=V1,V2,...", arg);
+    memcpy(id, arg, eq - arg);
+    id[eq - arg] = 0;
+    if (!cli_parse_u32(id, false, &v->id) || !cli_parse_list(eq + 1, true, &v->values, &v->n) || !v->n)
+      return cli_error(cmd, 2, "--vary '%s': expected ID=V1,V2,... (unsigned values, lists or ranges)", arg);
+    o->nvary++;
+    return 0;
+  }
+  }
+  return -1;
+}
+
+void cli_shader_free(cli_shader *o) {
+  for (uint32_t i = 0; i < o->nvary; i++) free(o->vary[i].values);
+}
+
+static vkocc_shader_desc desc_of(const cli_shader *o) {
+  return (vkocc_shader_desc){.path = o->path, .entry = o->entry, .defines = o->defines, .ndefines = o->ndefines,
+                             .spec = o->spec, .nspec = o->nspec};
+}
+
+/* The limit that binds for this pipeline, against the device model derived from a surface: the
+ * workgroups per SM each limit allows (as Nsight Compute's occupancy section lists them) and what the
+ * measured P says beyond the model. */
+static json_t *limits(const vkocc_derived *d, const vkocc_pipeline_result *r, bool print) {
+  vkocc_occupancy oc;
+  vkocc_occupancy_compute(d, r->wg_size, r->shared_bytes, &oc);
+  uint32_t sg = d->subgroup_size ? d->subgroup_size : 32;
+  uint32_t sgs = (r->wg_size + sg - 1) / sg;
+  uint32_t by_wg = d->wg_per_sm, by_sg = sgs ? d->subgroups_per_sm / sgs : 0;
+  uint32_t by_sh = r->shared_bytes ? d->shared_per_sm / r->shared_bytes : UINT32_MAX;
+  double per_sm = d->sm_count ? (double)r->P / d->sm_count : 0;
+  uint32_t P_sm = (uint32_t)floor(per_sm);
+  char verdict[256];
+  if (r->P == oc.wgs) {
+    snprintf(verdict, sizeof verdict, "%s (as the device surface predicts)", vkocc_limit_name(oc.binding));
+  } else if (r->P < oc.wgs && r->shared_bytes && P_sm * r->shared_bytes < d->shared_per_sm) {
+    /* fewer than the surface: the capacity this pipeline got, if shared memory is what binds */
+    snprintf(verdict, sizeof verdict, "shared memory with less capacity than the probe got: this pipeline got "
+             "%u..%u bytes per SM (probe: %u); or registers", P_sm * r->shared_bytes,
+             (P_sm + 1) * r->shared_bytes - 1, d->shared_per_sm);
+  } else if (r->P < oc.wgs) {
+    snprintf(verdict, sizeof verdict, "something beyond workgroup, subgroup and shared-memory slots (registers?)");
+  } else {
+    snprintf(verdict, sizeof verdict, "none of the surface's limits: the pipeline holds more than the surface "
+             "predicts (%u > %u)", r->P, oc.wgs);
+  }
+  vkocc_occupancy mo;
+  vkocc_occupancy_from_P(d, r->wg_size, r->shared_bytes, r->P, &mo);
+  if (print) {
+    printf("occupancy: %.2f%% of %u threads per SM\n", mo.occupancy_pct, d->threads_per_sm);
+    printf("per SM: %.2f workgroups measured (%u SMs); limits in workgroups per SM: workgroup slots %u, subgroup "
+           "slots %u (%u subgroups each)", per_sm, d->sm_count, by_wg, by_sg, sgs);
+    if (r->shared_bytes) printf(", shared memory %u (%u bytes per SM)", by_sh, d->shared_per_sm);
+    printf("\nsurface predicts P = %u; binding limit: %s\n", oc.wgs, verdict);
+  }
+  return json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:o, s:I, s:s}", "occupancy_pct", mo.occupancy_pct, "per_sm", per_sm, "sm_count", (json_int_t)d->sm_count,
+                   "by_workgroup_slots", (json_int_t)by_wg, "by_subgroup_slots", (json_int_t)by_sg,
+                   "subgroups_per_workgroup", (json_int_t)sgs,
+                   "by_shared_memory", r->shared_bytes ? json_integer(by_sh) : json_null(), "surface_P",
+                   (json_int_t)oc.wgs, "binding", verdict);
+}
+
+static json_t *shader_json(const cli_shader *o, const vkocc_pipeline_result *r) {
+  json_t *spec = json_object();
+  for (uint32_t i = 0; i < o->nspec; i++) {
+    char k[16];
+    snprintf(k, sizeof k, "%u", o->spec[i].id);
+    json_object_set_new(spec, k, json_real(o->spec[i].value));
+  }
+  return json_pack("{s:s, s:s, s:[I,I,I], s:I, s:I, s:b, s:o, s:I, s:I, s:I, s:b}", "path", o->path, "entry", r->entry,
+                   "workgroup", (json_int_t)r->wg[0], (json_int_t)r->wg[1], (json_int_t)r->wg[2], "wg_size",
+                   (json_int_t)r->wg_size, "shared_bytes", (json_int_t)r->shared_bytes, "shared_exact", r->shared_exact,
+                   "spec", spec, "augmentation_set", (json_int_t)r->aug_set, "descriptors", (json_int_t)r->descriptors,
+                   "push_bytes", (json_int_t)r->push_bytes, "from_cache", r->from_cache);
+}
+
+/* quiet: a cache that does not load is no error (returns 1 without a message) */
+static int load_derived(const char *cmd, const char *from, vkocc_derived *d, bool *have, bool quiet) {
+  *have = false;
+  if (!from) return 0;
+  vkocc_surface s;
+  vkocc_status st = vkocc_surface_load(from, &s);
+  if (st) return quiet ? 1 : cli_fail(cmd, st);
+  st = vkocc_derive(s.points, s.count, s.subgroup_size, d);
+  vkocc_surface_free(&s);
+  if (st) return quiet ? 1 : cli_fail(cmd, st);
+  *have = true;
+  return 0;
+}
+
+int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
+                     bool use_cache) {
+  vkocc_derived d;
+  bool have_d;
+  int rc = load_derived(cmd, o->from, &d, &have_d, false);
+  if (rc) return rc;
+  vkocc_context *ctx;
+  if ((rc = cli_open(cmd, c, &ctx))) return rc;
+  const vkocc_device_info *dev = vkocc_context_device(ctx);
+  char fp_path[1024] = "";
+  if (!o->from) { /* no surface given: the device's cached fingerprint, when `vkocc fingerprint` made one */
+    cli_fingerprint_cache_path(dev, fp_path, sizeof fp_path);
+    if (!(fp_path[0] && access(fp_path, R_OK) == 0 && load_derived(cmd, fp_path, &d, &have_d, true) == 0 && have_d)) {
+      have_d = false;
+      fp_path[0] = 0;
+    }
+  }
+  vkocc_shader_desc sh = desc_of(o);
+  vkocc_pipeline_result r;
+  vkocc_status st = vkocc_pipeline_occupancy(ctx, NULL, &sh, po, use_cache, &r);
+  if (st) { vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
+  if (fp_path[0] && !c->json) fprintf(stderr, "vkocc %s: per SM from the cached fingerprint %s\n", cmd, fp_path);
+  if (c->json) {
+    json_t *doc = json_pack("{s:s, s:s, s:o, s:o, s:o}", "schema", "vkocc.probe/1", "tool_version", vkocc_version(),
+                            "device", vkocc_device_info_json(dev), "probe", vkocc_probe_result_json(&r.probe),
+                            "shader", shader_json(o, &r));
+    json_object_set_new(json_object_get(doc, "probe"), "P", json_integer(r.P));
+    if (have_d) json_object_set_new(doc, "limits", limits(&d, &r, false));
+    json_t *stats = json_array();
+    for (uint32_t i = 0; i < r.nstats; i++)
+      json_array_append_new(stats, json_pack("{s:s, s:o, s:f}", "name", r.stats[i].name, "value",
+                                             isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
+                                             "augmented", r.stats[i].augmented));
+    json_object_set_new(doc, "statistics", stats);
+    vkocc_pipeline_result_free(&r);
+    vkocc_context_destroy(ctx);
+    return cli_emit_json(cmd, doc, NULL);
+  }
+  printf("device: %s\nshader: %s, entry %s: workgroup %ux%ux%u (%u threads), %u shared bytes%s\n", dev->name, o->path,
+         r.entry, r.wg[0], r.wg[1], r.wg[2], r.wg_size, r.shared_bytes, r.shared_exact ? "" : " or more");
+  printf("P = %u", r.P);
+  if (r.from_cache) printf(" (cached)");
+  else {
+    if (r.probe.method & VKOCC_METHOD_COMB) printf("; comb median %u [%u..%u]", r.probe.comb_median, r.probe.comb_min, r.probe.comb_max);
+    if (r.probe.method & VKOCC_METHOD_BISECT)
+      printf("; bisect median %u [%u..%u]", r.probe.bisect_median, r.probe.bisect_min, r.probe.bisect_max);
+    printf("; %s", r.probe.agree ? "all runs agree" : "RUNS DISAGREE");
+  }
+  printf("\n");
+  if (r.nstats) printf("driver statistics (VK_KHR_pipeline_executable_properties), as written / augmented:\n");
+  for (uint32_t i = 0; i < r.nstats; i++)
+    printf("  %-40s %12g %12g%s\n", r.stats[i].name, r.stats[i].value, r.stats[i].augmented,
+           r.stats[i].value == r.stats[i].augmented ? "" : "  (differs)");
+  if (have_d) json_decref(limits(&d, &r, true));
+  bool agree = r.from_cache || r.probe.agree;
+  vkocc_pipeline_result_free(&r);
+  vkocc_context_destroy(ctx);
+  return agree ? 0 : 1;
+}
+
+/* surface --shader: every combination of the --vary values, the --spec values held. */
+int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
+                       const char *out_path) {
+  if (!o->nvary) return cli_error(cmd, 2, "--shader needs at least one --vary ID=V1,V2,...");
+  vkocc_context *ctx;
+  int rc = cli_open(cmd, c, &ctx);
+  if (rc) return rc;
+  vkocc_calibration cal;
+  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  vkocc_status st = vkocc_calibrate(ctx, &co, &cal);
+  if (st) { vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
+  uint32_t total = 1, base = o->nspec;
+  for (uint32_t v = 0; v < o->nvary; v++) total *= o->vary[v].n;
+  if (base + o->nvary > CLI_MAX_SPEC) { vkocc_context_destroy(ctx); return cli_error(cmd, 2, "too many constants"); }
+  json_t *points = json_array();
+  /* Compiled once; every combination checked before anything is measured or printed, so bad input
+   * (an unknown ID, a point above the device's limits) is one line and nothing else. */
+  uint32_t *spv = NULL;
+  size_t words = 0;
+  st = vkocc_shader_load_file(o->path, VKOCC_SHADER_AUTO, o->entry, o->defines, o->ndefines, &spv, &words);
+  const vkocc_device_info *dev = vkocc_context_device(ctx);
+  for (uint32_t k = 0; k < total && !st; k++) {
+    uint32_t rest = k;
+    for (int v = (int)o->nvary - 1; v >= 0; v--) {
+      o->spec[base + v] = (vkocc_spec_value){o->vary[v].id, o->vary[v].values[rest % o->vary[v].n]};
+      rest /= o->vary[v].n;
+    }
+    vkocc_spirv_info info;
+    st = vkocc_spirv_inspect(spv, words, o->path, o->entry, o->spec, base + o->nvary, &info);
+    uint32_t wgs = info.wg[0] * info.wg[1] * info.wg[2];
+    if (!st && (info.shared_bytes > dev->max_shared_bytes || wgs > dev->max_invocations))
+      st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: a point of --vary (workgroup %u, %u shared bytes) is above the limits of "
+                      "%s (%u invocations, %u shared bytes)", o->path, wgs, info.shared_bytes, dev->name,
+                      dev->max_invocations, dev->max_shared_bytes);
+  }
+  if (st) { free(spv); json_decref(points); vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
+  uint32_t prevP = 0;
+  for (uint32_t k = 0; k < total && !st; k++) {
+    uint32_t rest = k;
+    for (int v = (int)o->nvary - 1; v >= 0; v--) {
+      o->spec[base + v] = (vkocc_spec_value){o->vary[v].id, o->vary[v].values[rest % o->vary[v].n]};
+      rest /= o->vary[v].n;
+    }
+    o->nspec = base + o->nvary;
+    vkocc_shader_desc sh = desc_of(o);
+    sh.path = NULL;
+    sh.name = o->path;
+    sh.spirv = spv;
+    sh.spirv_words = words;
+    vkocc_probe_options p = *po;
+    p.hint = prevP;
+    vkocc_pipeline_result r;
+    st = vkocc_pipeline_occupancy(ctx, &cal, &sh, &p, false, &r);
+    o->nspec = base;
+    if (st) break;
+    prevP = r.P;
+    if (!c->json && k == 0) { /* the header once the first point stands: bad input prints only its error */
+      for (uint32_t v = 0; v < o->nvary; v++) printf("spec %-5u ", o->vary[v].id);
+      printf("%-8s %-12s %-6s %s\n", "WG size", "Shared [B]", "P", "agree");
+    }
+    json_t *spec = json_object();
+    for (uint32_t v = 0; v < o->nvary; v++) {
+      char key[16];
+      snprintf(key, sizeof key, "%u", o->vary[v].id);
+      json_object_set_new(spec, key, json_real(o->spec[base + v].value));
+      if (!c->json) printf("%-10g ", o->spec[base + v].value);
+    }
+    if (!c->json) printf("%-8u %-12u %-6u %s\n", r.wg_size, r.shared_bytes, r.P, r.probe.agree ? "yes" : "NO");
+    json_array_append_new(points, json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:b}", "spec", spec, "wg_size",
+                                            (json_int_t)r.wg_size, "shared_bytes", (json_int_t)r.shared_bytes, "P",
+                                            (json_int_t)r.P, "comb_P", (json_int_t)r.probe.comb_median, "bisect_P",
+                                            (json_int_t)r.probe.bisect_median, "agree", r.probe.agree));
+    vkocc_pipeline_result_free(&r);
+  }
+  free(spv);
+  json_t *doc = json_pack("{s:s, s:s, s:o, s:s, s:o}", "schema", "vkocc.shader-surface/1", "tool_version",
+                          vkocc_version(), "device", vkocc_device_info_json(vkocc_context_device(ctx)), "shader",
+                          o->path, "points", points);
+  vkocc_context_destroy(ctx);
+  if (st) { json_decref(doc); return cli_fail(cmd, st); }
+  if (out_path && (st = vkocc_json_write(doc, out_path))) { json_decref(doc); return cli_fail(cmd, st); }
+  if (c->json) return cli_emit_json(cmd, doc, NULL);
+  json_decref(doc);
+  return 0;
+}

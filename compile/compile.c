@@ -1,0 +1,166 @@
+/* The user's shader to SPIR-V: GLSL and HLSL through libshaderc at run time (file names kept, so the
+ * compiler's messages carry the user's file:line; the source is passed unmodified, augmentation happens
+ * on the binary), SPIR-V files read as they are. #include "x" resolves next to the including file. */
+#include "compile.h"
+#include "internal.h"
+#include <shaderc/shaderc.h>
+#include <spirv-tools/libspirv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+vkocc_shader_lang vkocc_shader_lang_of(const char *path) {
+  const char *dot = path ? strrchr(path, '.') : NULL;
+  if (!dot) return VKOCC_SHADER_AUTO;
+  if (!strcasecmp(dot, ".spv")) return VKOCC_SHADER_SPIRV;
+  if (!strcasecmp(dot, ".hlsl")) return VKOCC_SHADER_HLSL;
+  if (!strcasecmp(dot, ".comp") || !strcasecmp(dot, ".glsl")) return VKOCC_SHADER_GLSL;
+  return VKOCC_SHADER_AUTO;
+}
+
+typedef struct { shaderc_include_result r; char *name; void *data; } include_result;
+
+static shaderc_include_result *resolve(void *user, const char *requested, int type, const char *requesting,
+                                       size_t depth) {
+  include_result *ir = calloc(1, sizeof *ir);
+  const char *slash = strrchr(requesting, '/');
+  size_t dl = slash ? (size_t)(slash - requesting + 1) : 0;
+  size_t need = dl + strlen(requested) + 1;
+  ir->name = malloc(need);
+  if (requested[0] == '/') snprintf(ir->name, need, "%s", requested);
+  else snprintf(ir->name, need, "%.*s%s", (int)dl, requesting, requested);
+  size_t len = 0;
+  if (vkocc_read_file(ir->name, &ir->data, &len)) {
+    free(ir->name);
+    ir->name = NULL;
+    static const char msg[] = "cannot read the included file";
+    ir->r.content = msg;
+    ir->r.content_length = sizeof msg - 1;
+    ir->r.source_name = "";
+    return &ir->r;
+  }
+  ir->r.source_name = ir->name;
+  ir->r.source_name_length = strlen(ir->name);
+  ir->r.content = ir->data;
+  ir->r.content_length = len;
+  return &ir->r;
+}
+
+static void release(void *user, shaderc_include_result *r) {
+  include_result *ir = (include_result *)r;
+  free(ir->name);
+  free(ir->data);
+  free(ir);
+}
+
+/* The first line of the compiler's output that names an error (then the first line at all). */
+static void first_error_line(const char *msg, char *out, size_t n) {
+  const char *p = strstr(msg, "error");
+  const char *start = p ? p : msg;
+  while (p && start > msg && start[-1] != '\n') start--;
+  const char *end = strchr(start, '\n');
+  size_t len = end ? (size_t)(end - start) : strlen(start);
+  snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), start);
+}
+
+vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name, vkocc_shader_lang lang,
+                                  const char *entry, const char *const *defines, uint32_t ndefines,
+                                  uint32_t **spv, size_t *words) {
+  *spv = NULL;
+  *words = 0;
+  if (lang != VKOCC_SHADER_GLSL && lang != VKOCC_SHADER_HLSL)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: source language must be GLSL or HLSL", name);
+  shaderc_compiler_t comp = shaderc_compiler_initialize();
+  shaderc_compile_options_t opts = shaderc_compile_options_initialize();
+  if (!comp || !opts) {
+    if (comp) shaderc_compiler_release(comp);
+    if (opts) shaderc_compile_options_release(opts);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "libshaderc could not be initialized");
+  }
+  shaderc_compile_options_set_source_language(opts, lang == VKOCC_SHADER_HLSL ? shaderc_source_language_hlsl
+                                                                              : shaderc_source_language_glsl);
+  shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_1);
+  shaderc_compile_options_set_optimization_level(opts, shaderc_optimization_level_performance);
+  shaderc_compile_options_set_include_callbacks(opts, resolve, release, NULL);
+  for (uint32_t i = 0; i < ndefines; i++) {
+    const char *eq = strchr(defines[i], '=');
+    size_t nl = eq ? (size_t)(eq - defines[i]) : strlen(defines[i]);
+    const char *val = eq ? eq + 1 : "1";
+    shaderc_compile_options_add_macro_definition(opts, defines[i], nl, val, strlen(val));
+  }
+  const char *ep = entry && *entry ? entry : "main";
+  shaderc_compilation_result_t res =
+      shaderc_compile_into_spv(comp, text, len, shaderc_compute_shader, name, ep, opts);
+  vkocc_status s = VKOCC_OK;
+  shaderc_compilation_status cs = shaderc_result_get_compilation_status(res);
+  if (cs != shaderc_compilation_status_success) {
+    char line[512];
+    first_error_line(shaderc_result_get_error_message(res), line, sizeof line);
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s does not compile: %s", name, line[0] ? line : "(no message)");
+  } else {
+    size_t bytes = shaderc_result_get_length(res);
+    *spv = malloc(bytes ? bytes : 4);
+    memcpy(*spv, shaderc_result_get_bytes(res), bytes);
+    *words = bytes / 4;
+  }
+  shaderc_result_release(res);
+  shaderc_compile_options_release(opts);
+  shaderc_compiler_release(comp);
+  return s;
+}
+
+vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, const char *entry,
+                                    const char *const *defines, uint32_t ndefines, uint32_t **spv, size_t *words) {
+  *spv = NULL;
+  *words = 0;
+  if (lang == VKOCC_SHADER_AUTO) lang = vkocc_shader_lang_of(path);
+  if (lang == VKOCC_SHADER_AUTO)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: unknown shader kind (expected .comp/.glsl, .hlsl or .spv)", path);
+  void *data;
+  size_t len;
+  if (vkocc_read_file(path, &data, &len))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: cannot read the shader file", path);
+  vkocc_status s;
+  if (lang == VKOCC_SHADER_SPIRV) {
+    if (len % 4) {
+      free(data);
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: not a SPIR-V module (%zu bytes, not a whole number of words)", path,
+                        len);
+    }
+    *spv = data;
+    *words = len / 4;
+    return VKOCC_OK;
+  }
+  s = vkocc_shader_compile(data, len, path, lang, entry, defines, ndefines, spv, words);
+  free(data);
+  return s;
+}
+
+/* Full validation through SPIRV-Tools (linked with libshaderc), for the Vulkan version the module's SPIR-V
+ * version implies, lenient on block layouts (device features decide those). The walker in augment.c trusts
+ * ids and types only after this. */
+vkocc_status vkocc_spirv_validate(const uint32_t *spv, size_t words, const char *name, const char *what) {
+  uint32_t v = words >= 2 ? spv[1] : 0;
+  spv_target_env env = v <= 0x10300 ? SPV_ENV_VULKAN_1_1 : v == 0x10400 ? SPV_ENV_VULKAN_1_1_SPIRV_1_4
+                       : v == 0x10500 ? SPV_ENV_VULKAN_1_2 : SPV_ENV_VULKAN_1_3;
+  spv_context c = spvContextCreate(env);
+  spv_validator_options o = spvValidatorOptionsCreate();
+  spvValidatorOptionsSetRelaxBlockLayout(o, true);
+  spvValidatorOptionsSetScalarBlockLayout(o, true);
+  spv_const_binary_t bin = {spv, words};
+  spv_diagnostic diag = NULL;
+  spv_result_t r = spvValidateWithOptions(c, o, &bin, &diag);
+  vkocc_status s = VKOCC_OK;
+  if (r != SPV_SUCCESS) {
+    char msg[400] = "";
+    if (diag && diag->error) {
+      snprintf(msg, sizeof msg, "%s", diag->error);
+      for (char *p = msg; *p; p++) if (*p == '\n') *p = ' ';
+    }
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s does not validate: %s", name, what, msg[0] ? msg : "(no message)");
+  }
+  spvDiagnosticDestroy(diag);
+  spvValidatorOptionsDestroy(o);
+  spvContextDestroy(c);
+  return s;
+}

@@ -1,0 +1,86 @@
+/* Internal to libvkocc: the user's shader from file to an augmented, reflected SPIR-V module.
+ *   compile.c  GLSL/HLSL -> SPIR-V with libshaderc (run time), or a .spv file read and checked
+ *   augment.c  a small SPIR-V walker: entry point, workgroup size and shared bytes under given
+ *              specialization constants, and the augmentation (estimator branch at the top of the entry)
+ *   reflect.c  descriptors, push constants and specialization constants through SPIRV-Cross */
+#ifndef VKOCC_COMPILE_H
+#define VKOCC_COMPILE_H
+#include "vkocc.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/* Words of the augmentation buffer (set = first unused set index, binding 0): parameters first, then
+ * 8 words of record per workgroup, the layout of shaders/probe.comp's records. */
+#define VKOCC_AUG_PARAM_WORDS 8u
+enum { VKOCC_AUG_MODE = 0, VKOCC_AUG_SLEEP_TICKS = 1, VKOCC_AUG_MAX_ROUNDS = 2, VKOCC_AUG_KEY = 3 };
+
+vkocc_shader_lang vkocc_shader_lang_of(const char *path);
+/* compile.c: loads FILE (language from lang, or from the extension when VKOCC_SHADER_AUTO) into SPIR-V
+ * (malloc'd words). Compile errors are VKOCC_ERROR_USAGE with the compiler's "file:line: error" text. */
+vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, const char *entry,
+                                    const char *const *defines, uint32_t ndefines, uint32_t **spv, size_t *words);
+vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name, vkocc_shader_lang lang,
+                                  const char *entry, const char *const *defines, uint32_t ndefines,
+                                  uint32_t **spv, size_t *words);
+
+/* SPIRV-Tools validation (Vulkan environment from the module's version); VKOCC_ERROR_USAGE with the
+ * validator's message, `what` naming the module ("the module", "the augmented module"). */
+vkocc_status vkocc_spirv_validate(const uint32_t *spv, size_t words, const char *name, const char *what);
+
+/* augment.c */
+typedef struct vkocc_spirv_info {
+  uint32_t version;          /* header word 1 */
+  char entry[128];           /* the compute entry point chosen */
+  uint32_t wg[3];            /* workgroup size with the given specialization constants */
+  uint32_t shared_bytes;     /* sum of Workgroup-storage variables (natural alignment), with the constants */
+  bool shared_exact;         /* false when a size could not be evaluated (then shared_bytes is a lower bound) */
+  uint32_t first_free_set;   /* the lowest descriptor set index no variable uses */
+  uint32_t max_set_plus1;    /* 1 + highest set used (0 when none) */
+} vkocc_spirv_info;
+
+/* Checks the header and the instruction stream (VKOCC_ERROR_USAGE naming `name` when truncated or not
+ * SPIR-V), finds the compute entry point (entry NULL/"": the only one, or "main"), and evaluates the
+ * workgroup size and shared bytes under the specialization constants given (IDs must exist). */
+vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *name, const char *entry,
+                                 const vkocc_spec_value *spec, uint32_t nspec, vkocc_spirv_info *info);
+/* Adds the estimator: a storage buffer at (info->first_free_set, 0), OpReadClockKHR, and a branch at the top
+ * of the entry point on params[VKOCC_AUG_MODE] (a buffer value, so no compiler can fold it): nonzero
+ * sleeps invocation 0 and writes the record of gl_WorkGroupID.x, then every invocation returns; zero runs
+ * the user's code, which therefore stays in the pipeline with its registers and shared memory. */
+vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *name, const char *entry,
+                                 uint32_t set, uint32_t **out, size_t *out_words);
+
+/* reflect.c */
+typedef struct vkocc_reflect_binding {
+  uint32_t set, binding, count;
+  uint32_t type;             /* VkDescriptorType */
+  uint32_t image_dim;        /* SpvDim for images */
+  uint32_t image_format;     /* SpvImageFormat for storage images */
+  bool arrayed, multisampled;
+  uint32_t sampled_type;     /* 0 float, 1 int, 2 uint (image component type) */
+  uint32_t size;             /* buffers: declared size in bytes (runtime arrays counted as one element) */
+} vkocc_reflect_binding;
+
+typedef struct vkocc_reflect_spec {
+  uint32_t id;
+  uint32_t bytes;            /* 4 or 8 */
+  uint64_t default_value;    /* bits */
+  bool is_float, is_signed, is_bool;
+} vkocc_reflect_spec;
+
+typedef struct vkocc_reflection {
+  vkocc_reflect_binding *bindings;
+  uint32_t nbindings;
+  uint32_t push_bytes;
+  vkocc_reflect_spec *specs;
+  uint32_t nspecs;
+} vkocc_reflection;
+
+vkocc_status vkocc_reflect(const uint32_t *spv, size_t words, const char *entry, vkocc_reflection *out);
+void vkocc_reflection_free(vkocc_reflection *r);
+/* probes/pipeline.c, for tests: builds the augmented pipeline of sh, dispatches `groups` workgroups once with
+ * params[MODE] = mode (0: the user's code, else the estimator), and counts the nonzero words left in the
+ * user's (zero-filled) buffers and the records written. */
+vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_desc *sh, uint32_t mode,
+                                      uint32_t groups, uint32_t *written, uint32_t *records_flagged);
+#endif
