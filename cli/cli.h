@@ -9,9 +9,16 @@
 
 typedef struct cli_common {
   const char *device;    /* --device (else VKOCC_DEVICE) */
+  const char *queue;     /* --queue compute|graphics|INDEX (else VKOCC_QUEUE, else compute) */
   bool json;             /* --json */
   bool no_clock;         /* --no-shader-clock */
 } cli_common;
+
+/* --queue on every command that opens a device, next to --device: table entry, case label, usage text */
+#define CLI_OPT_QUEUE 2000
+#define CLI_QUEUE_OPTION {"queue", required_argument, 0, CLI_OPT_QUEUE}
+/* "queue family 2 (compute-only, --queue compute)" for the text outputs */
+void cli_queue_text(const vkocc_device_info *d, char *out, size_t len);
 
 /* Every command: int cmd_NAME(int argc, char **argv) returning the exit code. */
 int cmd_devices(int argc, char **argv);

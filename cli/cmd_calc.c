@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const char *help =
-    "usage: vkocc calc --wg N --shmem BYTES [--from FILE] [--json]\n"
+    "usage: vkocc calc --wg N --shmem BYTES [--from FILE] [--json] [--device D] [--queue Q]\n"
     "       vkocc calc --table [--shmem BYTES] [--from FILE] [--csv | --json]\n"
     "Occupancy calculator. From a live device (a surface is measured) or, with --from, from saved data\n"
     "with no device: a surface or fingerprint JSON, or a CSV with the header wg_size,shared_bytes,P.\n"
@@ -60,7 +60,7 @@ int cmd_calc(int argc, char **argv) {
   bool table = false, csv = false, have_wg = false, have_shm = false;
   uint32_t wg = 0, shm = 0, sg_override = 0;
   static const struct option opts[] = {
-      {"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'}, {"csv", no_argument, 0, 'c'},
+      {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"json", no_argument, 0, 'j'}, {"csv", no_argument, 0, 'c'},
       {"wg", required_argument, 0, 'w'}, {"shmem", required_argument, 0, 's'}, {"table", no_argument, 0, 't'},
       {"from", required_argument, 0, 'f'}, {"subgroup-size", required_argument, 0, 'g'},
       {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS, {0}};
@@ -69,6 +69,7 @@ int cmd_calc(int argc, char **argv) {
   while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
     switch (ch) {
     case 'd': c.device = optarg; break;
+    case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'j': c.json = true; break;
     case 'c': csv = true; break;
     case 't': table = true; break;

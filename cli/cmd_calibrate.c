@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 static const char *help =
-    "usage: vkocc calibrate [--device D] [--json] [--lengths N] [--repeats K] [--longest-ms MS]\n"
+    "usage: vkocc calibrate [--device D] [--queue Q] [--json] [--lengths N] [--repeats K] [--longest-ms MS]\n"
     "                       [--no-shader-clock]\n"
     "Measures clockRealtimeEXT and clockARB against vkCmdWriteTimestamp around the same spin: N spin\n"
     "lengths spanning 20x (default 8), K repeats each (default 5), warm-ups discarded, then a robust\n"
@@ -19,7 +19,7 @@ static void print_fit(const char *what, const vkocc_linfit *f) {
 int cmd_calibrate(int argc, char **argv) {
   cli_common c = {0};
   vkocc_calibrate_options o = {0};
-  static const struct option opts[] = {{"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'},
+  static const struct option opts[] = {{"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"json", no_argument, 0, 'j'},
                                        {"lengths", required_argument, 0, 'l'}, {"repeats", required_argument, 0, 'r'},
                                        {"longest-ms", required_argument, 0, 'L'},
                                        {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0}};
@@ -28,6 +28,7 @@ int cmd_calibrate(int argc, char **argv) {
   while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
     switch (ch) {
     case 'd': c.device = optarg; break;
+    case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'j': c.json = true; break;
     case 'n': c.no_clock = true; break;
     case 'l':
@@ -66,6 +67,9 @@ int cmd_calibrate(int argc, char **argv) {
     return cli_emit_json("calibrate", doc, NULL);
   }
   printf("device: %s (%s %s)\n", d->name, d->driver_name, d->driver_info);
+  char qt[96];
+  cli_queue_text(d, qt, sizeof qt);
+  printf("%s\n", qt);
   if (cal.has_device_clock) {
     printf("realtime clock:          %.4f ns per tick (%.2f MHz)\n", cal.ns_per_tick, 1e3 / cal.ns_per_tick);
     print_fit("realtime fit:", &cal.realtime_fit);

@@ -9,7 +9,32 @@ static const char *help =
     "timestampPeriod and shader clock support (subgroup/device). The device the other commands use without\n"
     "--device is marked with '*' ($VKOCC_DEVICE, else the first discrete GPU, integrated, virtual, then CPU).\n"
     "Where the driver reports its cores through VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2)\n"
-    "or VK_ARM_shader_core_builtins, a second line (JSON: vendor_reported) gives them.\n";
+    "or VK_ARM_shader_core_builtins, a second line (JSON: vendor_reported) gives them.\n"
+    "Then every queue family: its flags, queue count and timestamp bits, and which family --queue compute\n"
+    "(the default: a family without graphics where one exists) and --queue graphics pick (JSON:\n"
+    "queue_families[].chosen_by). On NVIDIA the shared memory a pipeline gets per SM depends on the family.\n";
+
+/* Which --queue choices pick family k: a JSON array of "compute"/"graphics", and the same as text. */
+static json_t *chosen_by(const vkocc_device_info *d, uint32_t k, char *text) {
+  static const char *choices[] = {"compute", "graphics"};
+  json_t *a = json_array();
+  size_t off = 0;
+  if (text) text[0] = 0;
+  for (int c = 0; c < 2; c++) {
+    uint32_t f;
+    bool fell_back;
+    if (vkocc_select_queue_family(d, choices[c], "--queue", &f, &fell_back) != VKOCC_OK) {
+      vkocc_clear_error(); /* no such family: nothing picks it */
+      continue;
+    }
+    if (f != k) continue;
+    json_array_append_new(a, json_string(choices[c]));
+    if (text)
+      off += (size_t)snprintf(text + off, 160 - off, "%s--queue %s%s", off ? ", " : "  <- ", choices[c],
+                              c == 0 ? (fell_back ? " (default; no compute-only family)" : " (default)") : "");
+  }
+  return a;
+}
 
 int cmd_devices(int argc, char **argv) {
   cli_common c = {0};
@@ -39,6 +64,9 @@ int cmd_devices(int argc, char **argv) {
     json_t *a = json_array();
     for (uint32_t i = 0; i < n; i++) {
       json_t *o = vkocc_device_info_json(&d[i]);
+      json_t *qf = json_object_get(o, "queue_families");
+      for (size_t k = 0; k < json_array_size(qf); k++)
+        json_object_set_new(json_array_get(qf, k), "chosen_by", chosen_by(&d[i], (uint32_t)k, NULL));
       json_object_set_new(o, "default", json_boolean(i == def));
       json_array_append_new(a, o);
     }
@@ -65,6 +93,15 @@ int cmd_devices(int argc, char **argv) {
              v->amd_shader_engines ? "compute units" : d[i].vendor_id == 0x10de ? "SMs" : "cores", v->warps_per_core,
              v->amd_shader_engines ? "wavefronts" : "warps",
              v->amd_shader_engines ? "CU" : d[i].vendor_id == 0x10de ? "SM" : "core");
+    for (uint32_t k = 0; k < d[i].queue_family_count; k++) {
+      char fl[96], ts[32] = "no timestamps", by[160];
+      vkocc_format_queue_flags(d[i].queue_families[k].flags, fl);
+      if (d[i].queue_families[k].timestamp_valid_bits)
+        snprintf(ts, sizeof ts, "%u-bit timestamps", d[i].queue_families[k].timestamp_valid_bits);
+      json_decref(chosen_by(&d[i], k, by));
+      printf("    queue family %u: %s, %u queue%s, %s%s\n", k, fl, d[i].queue_families[k].queue_count,
+             d[i].queue_families[k].queue_count == 1 ? "" : "s", ts, by);
+    }
   }
   free(d);
   return 0;

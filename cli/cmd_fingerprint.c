@@ -7,21 +7,22 @@
 #include <unistd.h>
 
 static const char *help =
-    "usage: vkocc fingerprint [-o FILE] [--json] [--fresh] [--device D] [--no-shader-clock]\n"
+    "usage: vkocc fingerprint [-o FILE] [--json] [--fresh] [--device D] [--queue Q] [--no-shader-clock]\n"
     "Characterizes the device: clock calibration, the occupancy surface on the canonical grid, the derived\n"
     "per-SM limits, the surface normalized per SM and its cluster ID; writes one JSON document (schema\n"
     "vkocc.fingerprint/1, docs/fingerprint.schema.json) and prints a summary. A fingerprint of the same\n"
     "device (UUID) and driver version is reused from the XDG cache directory unless --fresh.\n";
 
-/* Keyed by device UUID and driver version; also by LP_NUM_THREADS, which changes what lavapipe is
- * without changing its UUID. */
+/* Keyed by device UUID, driver version and queue family (the shared memory per SM depends on it on NVIDIA);
+ * also by LP_NUM_THREADS, which changes what lavapipe is without changing its UUID. */
 static void cache_path(const vkocc_device_info *d, char *out, size_t len) {
   char dir[900], uuid[37];
   out[0] = 0;
   if (vkocc_cache_dir(dir, sizeof dir)) return;
   vkocc_format_uuid(d->uuid, uuid);
   const char *lp = getenv("LP_NUM_THREADS");
-  snprintf(out, len, "%s/fingerprint-%s-%08x%s%s.json", dir, uuid, d->driver_version, lp ? "-lp" : "", lp ? lp : "");
+  snprintf(out, len, "%s/fingerprint-%s-%08x-q%u%s%s.json", dir, uuid, d->driver_version, d->compute_queue_family,
+           lp ? "-lp" : "", lp ? lp : "");
   for (char *p = out + strlen(dir) + 1; *p; p++)
     if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '-' || *p == '.')) *p = '_';
 }
@@ -107,6 +108,11 @@ void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp) {
   json_t *cal = json_object_get(doc, "calibration");
   printf("device:      %s (%s %s)\n", json_string_value(json_object_get(dev, "name")),
          json_string_value(json_object_get(dev, "driver_name")), json_string_value(json_object_get(dev, "driver_info")));
+  vkocc_device_info di;
+  char qt[96] = "queue family unknown (not recorded)";
+  if (vkocc_device_info_from_json(dev, "fingerprint", "$.device", &di) == VKOCC_OK) cli_queue_text(&di, qt, sizeof qt);
+  else vkocc_clear_error();
+  printf("%s\n", qt);
   json_t *nspt = json_object_get(cal, "ns_per_realtime_tick"), *mhz = json_object_get(cal, "shader_clock_mhz");
   char rt[32] = "n/a", sc[32] = "n/a";
   if (json_is_number(nspt)) snprintf(rt, sizeof rt, "%.4f", json_number_value(nspt));
@@ -143,13 +149,14 @@ int cmd_fingerprint(int argc, char **argv) {
   cli_common c = {0};
   const char *out = NULL;
   bool fresh = false;
-  static const struct option opts[] = {{"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'},
+  static const struct option opts[] = {{"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"json", no_argument, 0, 'j'},
                                        {"output", required_argument, 0, 'o'}, {"fresh", no_argument, 0, 'f'},
                                        {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
     case 'd': c.device = optarg; break;
+    case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'j': c.json = true; break;
     case 'o': out = optarg; break;
     case 'f': fresh = true; break;

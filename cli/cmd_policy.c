@@ -5,7 +5,7 @@
 
 static const char *help =
     "usage: vkocc policy select --db FILE --kernel NAME [--fingerprint FILE] [--var NAME=VALUE ...]\n"
-    "                           [--threshold T] [--json] [--device D]\n"
+    "                           [--threshold T] [--json] [--device D] [--queue Q]\n"
     "Picks tuned parameters for a kernel from a policy database (schema vkocc.policy-db/1, docs/policy.md):\n"
     "an entry for the device's cluster ID, else for the nearest known cluster within T (default 0.02), else\n"
     "the kernel's default; entries also need their conditions on the --var decision variables to hold.\n"
@@ -29,7 +29,7 @@ int cmd_policy(int argc, char **argv) {
   static const struct option opts[] = {
       {"db", required_argument, 0, 'b'}, {"kernel", required_argument, 0, 'k'},
       {"fingerprint", required_argument, 0, 'f'}, {"var", required_argument, 0, 'v'},
-      {"threshold", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
+      {"threshold", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION,
       {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
@@ -38,6 +38,7 @@ int cmd_policy(int argc, char **argv) {
     case 'k': kernel = optarg; break;
     case 'f': fp_path = optarg; break;
     case 'd': c.device = optarg; break;
+    case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'j': c.json = true; break;
     case 'v': {
       char *eq = strchr(optarg, '=');

@@ -5,7 +5,7 @@
 
 static const char *help =
     "usage: vkocc probe --wg N --shmem BYTES [--method comb|bisect|both] [--repeat K] [--json]\n"
-    "                   [--raw FILE] [--sleep-us US] [--device D] [--no-shader-clock]\n"
+    "                   [--raw FILE] [--sleep-us US] [--device D] [--queue Q] [--no-shader-clock]\n"
     "Measures occupancy P (workgroups resident at once) at one workgroup size and shared-memory size:\n"
     "  comb    sleeping workgroups record start/end on the realtime clock; P = most overlapping sleeps\n"
     "  bisect  double the dispatch until the runtime steps up by a wave, bisect to the step (P+1);\n"
@@ -23,7 +23,7 @@ int cmd_probe(int argc, char **argv) {
   const char *raw = NULL;
   bool have_wg = false, have_shm = false;
   static const struct option opts[] = {
-      {"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'}, {"wg", required_argument, 0, 'w'},
+      {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"json", no_argument, 0, 'j'}, {"wg", required_argument, 0, 'w'},
       {"shmem", required_argument, 0, 's'}, {"method", required_argument, 0, 'm'},
       {"repeat", required_argument, 0, 'r'}, {"raw", required_argument, 0, 'R'},
       {"sleep-us", required_argument, 0, 'S'}, {"no-shader-clock", no_argument, 0, 'n'},
@@ -36,6 +36,7 @@ int cmd_probe(int argc, char **argv) {
   while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
     switch (ch) {
     case 'd': c.device = optarg; break;
+    case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'j': c.json = true; break;
     case 'n': c.no_clock = true; break;
     case 'w':
@@ -126,6 +127,9 @@ int cmd_probe(int argc, char **argv) {
     return cli_emit_json("probe", doc, NULL);
   }
   printf("device: %s\npoint:  workgroup %u threads, %u bytes shared\n", d->name, r.wg_size, r.shared_bytes);
+  char qt[96];
+  cli_queue_text(d, qt, sizeof qt);
+  printf("%s\n", qt);
   printf("%-4s %-8s %-8s %-10s %-12s %-12s %s\n", "rep", "comb P", "bisect P", "dispatches", "gpu ms", "wall ms",
          "comb evidence (teeth: heights; first-tooth spread)");
   for (uint32_t i = 0; i < r.repeat; i++) {

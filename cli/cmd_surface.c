@@ -5,7 +5,7 @@
 
 static const char *help =
     "usage: vkocc surface [--wg LIST|RANGE] [--shmem LIST|RANGE] [--method comb|bisect|both] [--repeat K]\n"
-    "                     [--no-refine] [-o FILE] [--json] [--device D] [--no-shader-clock]\n"
+    "                     [--no-refine] [-o FILE] [--json] [--device D] [--queue Q] [--no-shader-clock]\n"
     "Measures occupancy P over a grid and derives the SM count and per-SM limits.\n"
     "Default grid: workgroup sizes from the subgroup size to maxComputeWorkGroupInvocations in steps of\n"
     "the subgroup size; shared memory 0, 1 KiB, 2 KiB and eighths of maxComputeSharedMemorySize, refined\n"
@@ -23,7 +23,7 @@ int cmd_surface(int argc, char **argv) {
   const char *out_path = NULL;
   uint32_t *wg = NULL, *sh = NULL;
   static const struct option opts[] = {
-      {"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'}, {"wg", required_argument, 0, 'w'},
+      {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"json", no_argument, 0, 'j'}, {"wg", required_argument, 0, 'w'},
       {"shmem", required_argument, 0, 's'}, {"method", required_argument, 0, 'm'},
       {"repeat", required_argument, 0, 'r'}, {"no-refine", no_argument, 0, 'N'}, {"output", required_argument, 0, 'o'},
       {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS,
@@ -33,6 +33,7 @@ int cmd_surface(int argc, char **argv) {
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
     case 'd': c.device = optarg; break;
+    case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'j': c.json = true; break;
     case 'n': c.no_clock = true; break;
     case 'N': o.no_refine = true; break;
@@ -133,6 +134,9 @@ int cmd_surface(int argc, char **argv) {
   printf("device: %s  (%u points, %u of them refinements; pipelines %.0f ms%s, measurement %.0f ms, "
          "start-up %.0f ms)\n", s.device.name, s.count, nref, s.pipelines_ms,
          s.cache_warm ? " with a warm cache" : " with a cold cache", s.measure_ms, startup_ms);
+  char qt[96];
+  cli_queue_text(&s.device, qt, sizeof qt);
+  printf("%s\n", qt);
   printf("P at each (workgroup size, shared bytes) of the ladder; * where repetitions or methods disagree\n");
   uint32_t cols[64], nc = 0;
   for (uint32_t i = 0; i < s.count && nc < 64; i++) {

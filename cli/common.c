@@ -77,9 +77,24 @@ bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n
 bool cli_is_tty(void) { return isatty(STDERR_FILENO); }
 
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx) {
-  vkocc_context_options o = {.device = c->device, .disable_shader_clock = c->no_clock};
+  vkocc_context_options o = {.device = c->device, .disable_shader_clock = c->no_clock, .queue = c->queue};
   vkocc_status s = vkocc_context_create(&o, ctx);
-  return s ? cli_fail(cmd, s) : 0;
+  if (s) return cli_fail(cmd, s);
+  /* asked for a compute-only family and got graphics+compute: say so (the shared memory may differ) */
+  const vkocc_device_info *d = vkocc_context_device(*ctx);
+  const char *env = getenv("VKOCC_QUEUE");
+  if ((c->queue || (env && *env)) && !strcmp(d->queue_choice, "compute") && (d->compute_queue_flags & VK_QUEUE_GRAPHICS_BIT))
+    fprintf(stderr, "vkocc %s: note: %s has no compute-only queue family with timestamps; measuring on queue "
+            "family %u (graphics+compute)\n", cmd, d->name, d->compute_queue_family);
+  return 0;
+}
+
+void cli_queue_text(const vkocc_device_info *d, char *out, size_t len) {
+  if (d->compute_queue_family == UINT32_MAX || !d->compute_queue_flags)
+    snprintf(out, len, "queue family unknown (not recorded)");
+  else
+    snprintf(out, len, "queue family %u (%s%s%s)", d->compute_queue_family, vkocc_queue_kind_name(d->compute_queue_flags),
+             d->queue_choice[0] ? ", --queue " : "", d->queue_choice);
 }
 
 int cli_check_output(const char *cmd, const char *flag, const char *path) {

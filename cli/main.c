@@ -25,6 +25,8 @@ static void usage(FILE *f) {
   fprintf(f, "\nEvery device command takes --device INDEX|NAME|UUID (default: $VKOCC_DEVICE, else the first\n"
              "discrete GPU, integrated, virtual, then CPU). Exit codes: 0 ok, 1 measurement/runtime failure,\n"
              "2 bad usage or input, 3 the device or system lacks what the command needs.\n");
+  fprintf(f, "They also take --queue compute|graphics|INDEX (default: $VKOCC_QUEUE, else compute): the queue family\n"
+             "measured on; compute prefers a family without graphics, graphics is what most applications use.\n");
 }
 
 /* Buffered output fails late: a full disk or a closed stdout shows only when the buffer is flushed, so

@@ -1,7 +1,9 @@
 #include "internal.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
   char dir[900], uuid[37];
@@ -9,7 +11,9 @@ static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
   size_t len = 0;
   vkocc_format_uuid(ctx->info.uuid, uuid);
   if (vkocc_cache_dir(dir, sizeof dir) == VKOCC_OK) {
-    snprintf(ctx->cache_path, sizeof ctx->cache_path, "%s/pipelines-%s.bin", dir, uuid);
+    /* per queue family too: what the driver compiles for may differ there (shared-memory carveout on NVIDIA) */
+    snprintf(ctx->cache_path, sizeof ctx->cache_path, "%s/pipelines-%s-q%u.bin", dir, uuid,
+             ctx->info.compute_queue_family);
     if (vkocc_read_file(ctx->cache_path, &data, &len) != VKOCC_OK) { data = NULL; len = 0; }
   }
   vkocc_clear_error();
@@ -41,6 +45,13 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
   vkocc_context_options defaults = {0};
   if (!opt) opt = &defaults;
   *out = NULL;
+  /* the queue choice's spelling is checked before any device is opened; the family itself below */
+  const char *qspec = opt->queue ? opt->queue : getenv("VKOCC_QUEUE");
+  const char *qsrc = opt->queue ? "--queue" : qspec && *qspec ? "VKOCC_QUEUE" : "default queue";
+  if (qspec && *qspec && strcasecmp(qspec, "compute") && strcasecmp(qspec, "graphics") &&
+      strspn(qspec, "0123456789") != strlen(qspec))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s '%s': expected compute, graphics or a queue family index "
+                      "(vkocc devices lists the families)", qsrc, qspec);
   vkocc_context *ctx = calloc(1, sizeof *ctx);
   ctx->timeout_ns = (uint64_t)((opt->timeout_s > 0 ? opt->timeout_s : 10.0) * 1e9);
   vkocc_status s = vkocc_instance_create(&ctx->instance);
@@ -65,15 +76,20 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
   free(infos);
   if (s) { vkocc_context_destroy(ctx); return s; }
 
-  if (ctx->info.compute_queue_family == UINT32_MAX) {
+  /* The queue family decides more than contention: on NVIDIA the shared memory a pipeline gets per SM
+   * (docs/results/h100/carveout/README.md). Errors list the device's families. */
+  uint32_t fam;
+  bool fell_back;
+  if ((s = vkocc_select_queue_family(&ctx->info, qspec, qsrc, &fam, &fell_back))) {
     vkocc_context_destroy(ctx);
-    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "device %u (%s) has no compute queue", idx, ctx->info.name);
+    return s;
   }
-  if (ctx->info.timestamp_valid_bits == 0) {
-    vkocc_context_destroy(ctx);
-    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "device %u (%s) has no timestamps on its compute queue "
-                      "(timestampValidBits = 0); vkocc needs them", idx, ctx->info.name);
+  char choice[16] = "compute";
+  if (qspec && *qspec) {
+    snprintf(choice, sizeof choice, "%s", qspec);
+    for (char *c = choice; *c; c++) *c = (char)tolower((unsigned char)*c);
   }
+  vkocc_device_use_queue_family(&ctx->info, fam, choice);
   vkocc_fn.vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem);
 
   ctx->device_clock = ctx->info.shader_device_clock && !opt->disable_shader_clock;

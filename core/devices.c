@@ -1,5 +1,6 @@
 #include "internal.h"
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,20 +141,23 @@ void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_in
   vkocc_fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
   VkQueueFamilyProperties *q = calloc(nq ? nq : 1, sizeof *q);
   vkocc_fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, q);
-  info->compute_queue_family = UINT32_MAX;
-  /* Prefer a family with compute and timestamps; a compute-only family first (less contention). */
-  for (int pass = 0; pass < 3 && info->compute_queue_family == UINT32_MAX; pass++)
-    for (uint32_t i = 0; i < nq; i++) {
-      bool compute = q[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
-      bool gfx = q[i].queueFlags & VK_QUEUE_GRAPHICS_BIT;
-      bool ts = q[i].timestampValidBits > 0;
-      if (compute && ((pass == 0 && ts && !gfx) || (pass == 1 && ts) || pass == 2)) {
-        info->compute_queue_family = i;
-        info->timestamp_valid_bits = q[i].timestampValidBits;
-        break;
-      }
-    }
+  info->queue_family_count = nq < VKOCC_MAX_QUEUE_FAMILIES ? nq : VKOCC_MAX_QUEUE_FAMILIES;
+  for (uint32_t i = 0; i < info->queue_family_count; i++) {
+    info->queue_families[i].flags = q[i].queueFlags;
+    info->queue_families[i].queue_count = q[i].queueCount;
+    info->queue_families[i].timestamp_valid_bits = q[i].timestampValidBits;
+  }
   free(q);
+  /* The default choice (--queue compute). Failing that, the first compute family, so the context can say
+   * that it lacks timestamps. */
+  uint32_t fam = UINT32_MAX;
+  bool fell_back;
+  if (vkocc_select_queue_family(info, NULL, "--queue", &fam, &fell_back) != VKOCC_OK) {
+    vkocc_clear_error();
+    for (uint32_t i = 0; i < info->queue_family_count && fam == UINT32_MAX; i++)
+      if (info->queue_families[i].flags & VK_QUEUE_COMPUTE_BIT) fam = i;
+  }
+  vkocc_device_use_queue_family(info, fam, "compute");
 
   info->has_shader_clock_ext = has_extension(pd, VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
   if (info->has_shader_clock_ext) {
@@ -164,6 +168,92 @@ void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_in
     info->shader_device_clock = clk.shaderDeviceClock;
   }
   fill_vendor_reported(pd, &info->vendor);
+}
+
+void vkocc_format_queue_flags(uint32_t f, char out[96]) {
+  static const struct { uint32_t bit; const char *name; } names[] = {
+      {VK_QUEUE_GRAPHICS_BIT, "graphics"}, {VK_QUEUE_COMPUTE_BIT, "compute"}, {VK_QUEUE_TRANSFER_BIT, "transfer"},
+      {VK_QUEUE_SPARSE_BINDING_BIT, "sparse"}, {VK_QUEUE_PROTECTED_BIT, "protected"}};
+  size_t off = 0;
+  out[0] = 0;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (f & names[i].bit) {
+      off += (size_t)snprintf(out + off, 96 - off, "%s%s", off ? "+" : "", names[i].name);
+      f &= ~names[i].bit;
+    }
+  if (f) snprintf(out + off, 96 - off, "%s0x%x", off ? "+" : "", f); /* video and later bits */
+  else if (!off) snprintf(out, 96, "none");
+}
+
+const char *vkocc_queue_kind_name(uint32_t f) {
+  if (!f) return "unknown";
+  if (!(f & VK_QUEUE_COMPUTE_BIT)) return "other";
+  return f & VK_QUEUE_GRAPHICS_BIT ? "graphics+compute" : "compute-only";
+}
+
+void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice) {
+  d->compute_queue_family = family;
+  bool known = family < d->queue_family_count;
+  d->compute_queue_flags = known ? d->queue_families[family].flags : 0;
+  d->timestamp_valid_bits = known ? d->queue_families[family].timestamp_valid_bits : 0;
+  snprintf(d->queue_choice, sizeof d->queue_choice, "%s", choice);
+}
+
+/* "0 graphics+compute+transfer (64-bit timestamps); 1 transfer; ..." for error messages */
+static void list_families(const vkocc_device_info *d, char *out, size_t len) {
+  size_t off = 0;
+  out[0] = 0;
+  for (uint32_t i = 0; i < d->queue_family_count && off < len - 1; i++) {
+    char fl[96], ts[40] = ", no timestamps";
+    vkocc_format_queue_flags(d->queue_families[i].flags, fl);
+    if (d->queue_families[i].timestamp_valid_bits)
+      snprintf(ts, sizeof ts, ", %u-bit timestamps", d->queue_families[i].timestamp_valid_bits);
+    off += (size_t)snprintf(out + off, len - off, "%s%u %s%s", i ? "; " : "", i, fl, ts);
+  }
+  if (!d->queue_family_count) snprintf(out, len, "none");
+}
+
+vkocc_status vkocc_select_queue_family(const vkocc_device_info *d, const char *spec, const char *source,
+                                       uint32_t *family, bool *fell_back) {
+  char list[1200];
+  *fell_back = false;
+  if (!source) source = "--queue";
+  bool want_gfx = spec && !strcasecmp(spec, "graphics");
+  if (!spec || !*spec || !strcasecmp(spec, "compute") || want_gfx) {
+    /* pass 0: compute-only (for "compute"); pass 1: graphics+compute. Both need timestamps. */
+    for (int pass = want_gfx ? 1 : 0; pass < 2; pass++)
+      for (uint32_t i = 0; i < d->queue_family_count; i++) {
+        uint32_t f = d->queue_families[i].flags;
+        bool gfx = f & VK_QUEUE_GRAPHICS_BIT;
+        if ((f & VK_QUEUE_COMPUTE_BIT) && d->queue_families[i].timestamp_valid_bits && gfx == (pass == 1)) {
+          *family = i;
+          *fell_back = pass == 1 && !want_gfx;
+          return VKOCC_OK;
+        }
+      }
+    list_families(d, list, sizeof list);
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s %s: %s has no %s queue family with timestamps; families: %s",
+                      source, want_gfx ? "graphics" : "compute", d->name, want_gfx ? "graphics+compute" : "compute",
+                      list);
+  }
+  bool digits = isdigit((unsigned char)spec[0]);
+  for (const char *c = spec; *c && digits; c++) digits = isdigit((unsigned char)*c);
+  list_families(d, list, sizeof list);
+  if (!digits)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s '%s': expected compute, graphics or a queue family index; %s "
+                      "families: %s", source, spec, d->name, list);
+  unsigned long v = strlen(spec) > 6 ? ULONG_MAX : strtoul(spec, NULL, 10);
+  if (v >= d->queue_family_count)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s '%s': %s has no queue family %s; families: %s", source, spec, d->name,
+                      spec, list);
+  if (!(d->queue_families[v].flags & VK_QUEUE_COMPUTE_BIT))
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s %lu: queue family %lu of %s has no compute; families: %s",
+                      source, v, v, d->name, list);
+  if (!d->queue_families[v].timestamp_valid_bits)
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s %lu: queue family %lu of %s has no timestamps "
+                      "(timestampValidBits = 0), which vkocc needs; families: %s", source, v, v, d->name, list);
+  *family = (uint32_t)v;
+  return VKOCC_OK;
 }
 
 vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *count) {

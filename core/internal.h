@@ -47,6 +47,8 @@ extern vkocc_vk vkocc_fn;
 vkocc_status vkocc_loader_open(void);
 vkocc_status vkocc_instance_create(VkInstance *instance);
 void vkocc_load_device_functions(VkDevice device);
+/* devices.c: makes family (UINT32_MAX: none) the one d names as measured on, chosen by choice. */
+void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
 
 /* devices.c */
 void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info);

@@ -9,6 +9,78 @@
 /* NaN/inf are not JSON: write null. */
 static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
+/* {"flags": {"graphics", "compute", "transfer"}, "vk_queue_flags"}: the object a queue family starts from */
+static json_t *queue_flags_json(uint32_t f) {
+  return json_pack("{s:{s:b, s:b, s:b}, s:I}", "flags", "graphics", (f & VK_QUEUE_GRAPHICS_BIT) != 0, "compute",
+                   (f & VK_QUEUE_COMPUTE_BIT) != 0, "transfer", (f & VK_QUEUE_TRANSFER_BIT) != 0,
+                   "vk_queue_flags", (json_int_t)f);
+}
+
+/* The flags of a queue-family object: vk_queue_flags if present, else the booleans. */
+static vkocc_status queue_flags_from_json(json_t *q, const char *file, const char *path, uint32_t *flags) {
+  vkocc_status s = vkocc_json_u32(q, "vk_queue_flags", file, path, false, flags);
+  if (s || json_object_get(q, "vk_queue_flags")) return s;
+  json_t *f = json_object_get(q, "flags");
+  if (!f) return VKOCC_OK;
+  char sub[300];
+  snprintf(sub, sizeof sub, "%s.flags", path);
+  if (!json_is_object(f)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub);
+  bool g = false, c = false, t = false;
+  if ((s = vkocc_json_bool(f, "graphics", file, sub, false, &g)) ||
+      (s = vkocc_json_bool(f, "compute", file, sub, false, &c)) ||
+      (s = vkocc_json_bool(f, "transfer", file, sub, false, &t)))
+    return s;
+  *flags = (g ? VK_QUEUE_GRAPHICS_BIT : 0) | (c ? VK_QUEUE_COMPUTE_BIT : 0) | (t ? VK_QUEUE_TRANSFER_BIT : 0);
+  return VKOCC_OK;
+}
+
+/* Optional (documents before vkocc recorded queue families have none): queue_family, queue_families and
+ * compute_queue_family. Without them the family is unknown (UINT32_MAX, flags 0). */
+static vkocc_status queues_from_json(json_t *o, const char *file, const char *path, vkocc_device_info *d) {
+  char sub[300];
+  vkocc_status s;
+  d->compute_queue_family = UINT32_MAX;
+  if ((s = vkocc_json_u32(o, "compute_queue_family", file, path, false, &d->compute_queue_family))) return s;
+  json_t *a = json_object_get(o, "queue_families");
+  if (a && !json_is_null(a)) {
+    snprintf(sub, sizeof sub, "%s.queue_families", path);
+    if (!json_is_array(a)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an array", file, sub);
+    if (json_array_size(a) > VKOCC_MAX_QUEUE_FAMILIES)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: more than %d queue families", file, sub, VKOCC_MAX_QUEUE_FAMILIES);
+    d->queue_family_count = (uint32_t)json_array_size(a);
+    for (uint32_t i = 0; i < d->queue_family_count; i++) {
+      json_t *q = json_array_get(a, i);
+      snprintf(sub, sizeof sub, "%s.queue_families[%u]", path, i);
+      if (!json_is_object(q)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub);
+      if ((s = queue_flags_from_json(q, file, sub, &d->queue_families[i].flags)) ||
+          (s = vkocc_json_u32(q, "queue_count", file, sub, false, &d->queue_families[i].queue_count)) ||
+          (s = vkocc_json_u32(q, "timestamp_valid_bits", file, sub, false, &d->queue_families[i].timestamp_valid_bits)))
+        return s;
+    }
+  }
+  json_t *q = json_object_get(o, "queue_family");
+  if (q && !json_is_null(q)) {
+    snprintf(sub, sizeof sub, "%s.queue_family", path);
+    if (!json_is_object(q)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub);
+    char kind[32] = "";
+    if ((s = vkocc_json_u32(q, "index", file, sub, true, &d->compute_queue_family)) ||
+        (s = queue_flags_from_json(q, file, sub, &d->compute_queue_flags)) ||
+        (s = vkocc_json_str(q, "kind", file, sub, false, kind, sizeof kind)) ||
+        (s = vkocc_json_str(q, "choice", file, sub, false, d->queue_choice, sizeof d->queue_choice)))
+      return s;
+    if (kind[0] && strcmp(kind, "compute-only") && strcmp(kind, "graphics+compute") && strcmp(kind, "other") &&
+        strcmp(kind, "unknown"))
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.kind: expected \"compute-only\" or \"graphics+compute\", found "
+                        "\"%s\"", file, sub, kind);
+    if (!d->compute_queue_flags && !strcmp(kind, "compute-only")) d->compute_queue_flags = VK_QUEUE_COMPUTE_BIT;
+    if (!d->compute_queue_flags && !strcmp(kind, "graphics+compute"))
+      d->compute_queue_flags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+  } else if (d->compute_queue_family < d->queue_family_count) {
+    d->compute_queue_flags = d->queue_families[d->compute_queue_family].flags;
+  }
+  return VKOCC_OK;
+}
+
 json_t *vkocc_device_info_json(const vkocc_device_info *d) {
   char api[32], drv[32], uuid[37];
   vkocc_format_api_version(d->api_version, api);
@@ -34,6 +106,26 @@ json_t *vkocc_device_info_json(const vkocc_device_info *d) {
   SET("compute_queue_family",
       d->compute_queue_family == UINT32_MAX ? json_null() : json_integer(d->compute_queue_family));
   SET("timestamp_valid_bits", json_integer(d->timestamp_valid_bits));
+  /* the family measured on, and every family: on NVIDIA the shared memory per SM depends on it */
+  if (d->compute_queue_family != UINT32_MAX && d->compute_queue_flags) {
+    json_t *q = queue_flags_json(d->compute_queue_flags);
+    json_object_set_new(q, "index", json_integer(d->compute_queue_family));
+    json_object_set_new(q, "kind", json_string(vkocc_queue_kind_name(d->compute_queue_flags)));
+    json_object_set_new(q, "timestamp_valid_bits", json_integer(d->timestamp_valid_bits));
+    if (d->queue_choice[0]) json_object_set_new(q, "choice", json_string(d->queue_choice));
+    SET("queue_family", q);
+  }
+  if (d->queue_family_count) {
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < d->queue_family_count; i++) {
+      json_t *q = queue_flags_json(d->queue_families[i].flags);
+      json_object_set_new(q, "index", json_integer(i));
+      json_object_set_new(q, "queue_count", json_integer(d->queue_families[i].queue_count));
+      json_object_set_new(q, "timestamp_valid_bits", json_integer(d->queue_families[i].timestamp_valid_bits));
+      json_array_append_new(a, q);
+    }
+    SET("queue_families", a);
+  }
   SET("timestamp_period", json_real(d->timestamp_period));
   SET("timestamp_compute_and_graphics", json_boolean(d->timestamp_compute_and_graphics));
   SET("shader_clock", json_pack("{s:b, s:b, s:b}", "extension", d->has_shader_clock_ext, "subgroup",
@@ -301,6 +393,7 @@ vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char
       (s = vkocc_json_u32(o, "max_compute_work_group_invocations", file, path, false, &d->max_invocations)) ||
       (s = vkocc_json_str(o, "uuid", file, path, false, uuid, sizeof uuid)))
     return s;
+  if ((s = queues_from_json(o, file, path, d))) return s;
   json_t *vendor = json_object_get(o, "vendor_reported"); /* optional: only devices with a vendor extension */
   if (vendor) {
     char sub[300];

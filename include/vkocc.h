@@ -46,6 +46,8 @@ typedef struct vkocc_vendor_reported {
   uint32_t amd_active_cus;      /* VK_AMD_shader_core_properties2; 0 without it */
 } vkocc_vendor_reported;
 
+#define VKOCC_MAX_QUEUE_FAMILIES 16
+
 typedef struct vkocc_device_info {
   uint32_t index;               /* position in vkEnumeratePhysicalDevices */
   char name[256];
@@ -61,7 +63,9 @@ typedef struct vkocc_device_info {
   uint32_t max_invocations;     /* maxComputeWorkGroupInvocations */
   uint32_t max_wg_size_x;       /* maxComputeWorkGroupSize[0] */
   uint32_t max_wg_count_x;      /* maxComputeWorkGroupCount[0] */
-  uint32_t compute_queue_family;/* first family with COMPUTE; UINT32_MAX if none */
+  uint32_t compute_queue_family;/* the family measured on: from vkocc_enumerate_devices the default choice
+                                   (--queue compute), from a context the one it opened; UINT32_MAX if none
+                                   (or unknown, in a document written before vkocc recorded it) */
   uint32_t timestamp_valid_bits;/* of that family; 0 = no timestamps there */
   float timestamp_period;       /* ns per timestamp tick */
   bool timestamp_compute_and_graphics;
@@ -69,7 +73,34 @@ typedef struct vkocc_device_info {
   bool shader_subgroup_clock;   /* feature shaderSubgroupClock */
   bool shader_device_clock;     /* feature shaderDeviceClock */
   vkocc_vendor_reported vendor; /* vendor cross-check (source "" when none) */
+  /* The queue family measured on matters: on NVIDIA (H100/H200, driver 580) a pipeline gets about 100 KiB of
+   * shared memory per SM on the compute-only family and 48 KiB on the graphics+compute one
+   * (docs/results/h100/carveout/README.md). */
+  uint32_t compute_queue_flags; /* VkQueueFlags of compute_queue_family (0 unknown) */
+  char queue_choice[16];        /* what chose it: "compute", "graphics", an index, or "" (unknown) */
+  uint32_t queue_family_count;  /* every family of the device (at most VKOCC_MAX_QUEUE_FAMILIES kept) */
+  struct {
+    uint32_t flags;             /* VkQueueFlags */
+    uint32_t queue_count;
+    uint32_t timestamp_valid_bits;
+  } queue_families[VKOCC_MAX_QUEUE_FAMILIES];
 } vkocc_device_info;
+
+/* "graphics+compute+transfer": the graphics, compute, transfer, sparse and protected bits joined by '+'
+ * (other bits as 0x...), "none" for 0. */
+void vkocc_format_queue_flags(uint32_t vk_queue_flags, char out[96]);
+/* "compute-only" (compute without graphics), "graphics+compute", "other" (no compute) or "unknown" (flags 0). */
+const char *vkocc_queue_kind_name(uint32_t vk_queue_flags);
+
+/* Picks the queue family to measure on. spec: NULL/"" or "compute" for a family with compute and
+ * timestamps but no graphics where one exists, else one with graphics+compute (the default, *fell_back set
+ * when there is no compute-only family); "graphics" for a family with graphics, compute and timestamps (what
+ * most applications submit compute work on); or a decimal family index, which must have compute and
+ * timestamps. source names the setting in messages ("--queue", "VKOCC_QUEUE"). VKOCC_ERROR_USAGE for a
+ * value that is none of these or an index the device lacks, VKOCC_ERROR_UNSUPPORTED when the family asked
+ * for lacks compute or timestamps or no family fits; the message lists the device's families. */
+vkocc_status vkocc_select_queue_family(const vkocc_device_info *device, const char *spec, const char *source,
+                                       uint32_t *family, bool *fell_back);
 
 /* Lists every physical device. *devices is malloc'd; free with free(). Fails with
  * VKOCC_ERROR_UNSUPPORTED when there is no loader, no driver or no device. */
@@ -96,10 +127,13 @@ typedef struct vkocc_context_options {
   const char *device;           /* see vkocc_select_device; NULL: VKOCC_DEVICE from the environment */
   bool disable_shader_clock;    /* act as if the device had no VK_KHR_shader_clock (tests the fallbacks) */
   double timeout_s;             /* host wait limit for one submission; 0 = 10 s */
+  const char *queue;            /* queue family: "compute", "graphics" or an index (vkocc_select_queue_family);
+                                   NULL: VKOCC_QUEUE from the environment, else "compute" */
 } vkocc_context_options;
 
-/* Opens the device with one compute queue. VKOCC_ERROR_UNSUPPORTED if the compute queue has no
- * timestamps. */
+/* Opens the device with one queue of the chosen family (options->queue). VKOCC_ERROR_USAGE for a bad queue
+ * choice, VKOCC_ERROR_UNSUPPORTED if the family has no compute or no timestamps. vkocc_context_device()
+ * then names the family in compute_queue_family, compute_queue_flags and queue_choice. */
 vkocc_status vkocc_context_create(const vkocc_context_options *options, vkocc_context **ctx);
 void vkocc_context_destroy(vkocc_context *ctx);
 const vkocc_device_info *vkocc_context_device(const vkocc_context *ctx);
