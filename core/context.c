@@ -48,6 +48,8 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
   /* the queue choice's spelling is checked before any device is opened; the family itself below */
   const char *qspec = opt->queue ? opt->queue : getenv("VKOCC_QUEUE");
   const char *qsrc = opt->queue ? "--queue" : qspec && *qspec ? "VKOCC_QUEUE" : "default queue";
+  if (opt->queue && !*opt->queue)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--queue '': expected compute, graphics or a queue family index");
   if (qspec && *qspec && strcasecmp(qspec, "compute") && strcasecmp(qspec, "graphics") &&
       strspn(qspec, "0123456789") != strlen(qspec))
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s '%s': expected compute, graphics or a queue family index "
