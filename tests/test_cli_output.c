@@ -378,7 +378,7 @@ static void test_cached_note(const char *bin, const char *data) {
   json_object_set(fp, "surface", surf);
   snprintf(path, sizeof path, "mkdir -p %s/vkocc", cache);
   CHECK(system(path) == 0, "mkdir cache");
-  snprintf(path, sizeof path, "%s/vkocc/fingerprint-%s-%08llx.json", cache, json_string_value(json_object_get(dev, "uuid")),
+  snprintf(path, sizeof path, "%s/vkocc/fingerprint-%s-%08llx-q0.json", cache, /* q0: lavapipe's one queue family */ json_string_value(json_object_get(dev, "uuid")),
            (unsigned long long)json_integer_value(json_object_get(dev, "driver_version_raw")));
   CHECK(vkocc_json_write(fp, path) == VKOCC_OK, "cache entry: %s", vkocc_last_error());
   json_decref(fp);
