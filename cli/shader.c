@@ -174,6 +174,9 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   }
   printf("device: %s\nshader: %s, entry %s: workgroup %ux%ux%u (%u threads), %u shared bytes%s\n", dev->name, o->path,
          r.entry, r.wg[0], r.wg[1], r.wg[2], r.wg_size, r.shared_bytes, r.shared_exact ? "" : " or more");
+  char qt[96];
+  cli_queue_text(dev, qt, sizeof qt);
+  printf("%s\n", qt);
   printf("P = %u", r.P);
   if (r.from_cache) printf(" (cached)");
   else {

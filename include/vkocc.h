@@ -565,7 +565,7 @@ typedef struct vkocc_pipeline_result {
   uint32_t push_bytes;           /* the user's push-constant block */
   char entry[128];
   bool from_cache;               /* read from $XDG_CACHE_HOME/vkocc; probe then holds only P */
-  uint64_t key;                  /* cache key: hash of device UUID, driver, vkocc version, module, constants */
+  uint64_t key;                  /* cache key: hash of device UUID, driver, queue family, vkocc version, module, constants */
   vkocc_probe_result probe;      /* the evidence (comb teeth, bisection steps, timings) */
   /* VK_KHR_pipeline_executable_properties statistics where the driver offers them (else nstats 0): of the
    * user's pipeline as given and of the augmented one, so a difference the estimator makes shows */

@@ -479,6 +479,7 @@ static uint64_t cache_key(const vkocc_device_info *d, const uint32_t *spv, size_
   uint64_t h = 0xcbf29ce484222325ull;
   h = fnv(h, d->uuid, 16);
   h = fnv(h, &d->driver_version, 4);
+  h = fnv(h, &d->compute_queue_family, 4); /* NVIDIA grants shared memory per queue family */
   h = fnv(h, d->driver_info, strlen(d->driver_info));
   h = fnv(h, vkocc_version(), strlen(vkocc_version()));
   h = fnv(h, spv, words * 4);
