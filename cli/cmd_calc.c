@@ -39,9 +39,18 @@ static int measure_live(const cli_common *c, vkocc_surface *s, uint32_t want_wg,
   int rc = cli_open("calc", c, &ctx);
   if (rc) return rc;
   const vkocc_device_info *d = vkocc_context_device(ctx);
-  /* the asked point against the device's limits now, not after seconds of measuring */
-  vkocc_status cs = vkocc_probe_check_point(d, want_wg ? want_wg : 1, want_shm);
-  if (cs) { vkocc_context_destroy(ctx); return cli_fail("calc", cs); }
+  /* the asked point against the device's limits now, not after seconds of measuring; the message names the flag */
+  uint32_t max_wg = d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
+  if (want_wg > max_wg || want_shm > d->max_shared_bytes) {
+    rc = want_wg > max_wg
+             ? cli_error("calc", 2, "--wg %u is above %s = %u of %s", want_wg,
+                         max_wg == d->max_invocations ? "maxComputeWorkGroupInvocations" : "maxComputeWorkGroupSize[0]",
+                         max_wg, d->name)
+             : cli_error("calc", 2, "--shmem %u is above maxComputeSharedMemorySize = %u of %s", want_shm,
+                         d->max_shared_bytes, d->name);
+    vkocc_context_destroy(ctx);
+    return rc;
+  }
   uint32_t sg = d->subgroup_size ? d->subgroup_size : 32, maxwg = d->max_invocations, wg[256], n = 0;
   for (uint32_t k = 1; k * sg <= maxwg && n < 255; k = k < 8 ? k + 1 : k + k / 4) wg[n++] = k * sg;
   if (wg[n - 1] != maxwg / sg * sg) wg[n++] = maxwg / sg * sg;
