@@ -526,7 +526,7 @@ static vkocc_status measure_unmodified(user_pipeline *u, const vkocc_probe_optio
   double t0 = vkocc_now_ms();
   unmod_run run = {.u = u};
   vkocc_probe_result *pr = &out->probe;
-  const uint32_t K = 7; /* runs per size: the fastest counts (interference only adds time) */
+  const uint32_t K = 12; /* runs per size: the fastest counts (interference only adds time) */
   double med, scratch;
   vkocc_status s;
   /* warm-up: the first dispatches of a pipeline are slow */
@@ -557,7 +557,7 @@ static vkocc_status measure_unmodified(user_pipeline *u, const vkocc_probe_optio
   for (uint32_t i = 0; i < repeat; i++) {
     vkocc_probe_rep *rep = &pr->reps[i];
     double w0 = vkocc_now_ms(), g0 = run.gpu_ns;
-    s = vkocc_bisect_search(unmod_runtime, &run, start, u->max_groups, W, 5 | VKOCC_BISECT_EARLY_EXIT, &rep->bisect);
+    s = vkocc_bisect_search(unmod_runtime, &run, start, u->max_groups, W, 16 | VKOCC_BISECT_EARLY_EXIT, &rep->bisect);
     if (s) return s;
     rep->bisect_wall_ns = (vkocc_now_ms() - w0) * 1e6;
     rep->bisect_gpu_ns = run.gpu_ns - g0;

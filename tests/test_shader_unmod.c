@@ -31,9 +31,9 @@ int main(int argc, char **argv) {
 
   /* a regular workload (64 threads x 2048 elements, ~2 ms a workgroup on lavapipe): P = 2. The runtime
    * shows throughput: a CI machine whose other jobs keep a worker thread off its core for a whole run
-   * hides the second slot, so up to 3 measurements; the assertion stays P == 2. */
+   * hides the second slot, so up to 5 measurements; the assertion stays P == 2. */
   json_t *doc = NULL;
-  for (int attempt = 0; attempt < 3; attempt++) {
+  for (int attempt = 0; attempt < 5; attempt++) {
     if (attempt) free(out);
     json_decref(doc);
     double t0 = vkocc_now_ms();

@@ -13,12 +13,12 @@ void main() {
   uint lid = gl_LocalInvocationIndex;
   for (uint i = lid; i < BINS; i += gl_WorkGroupSize.x) local_hist[i] = 0u;
   barrier();
-  uint n = uint(data.length());
+  uint mask = (1u << findMSB(max(uint(data.length()), 1u))) - 1u; // a power of two minus 1, below the length
   uint idx = gl_GlobalInvocationID.x;
   uint v = 0u;
   for (uint i = 0u; i < GRAIN; i++) {
-    // the next element depends on the last one read: a chain of loads, not independent ones
-    v = data[(idx + i + v) % n];
+    // the next element depends on the last one read: a chain of loads (latency), no division in the loop
+    v = data[(idx + i + v) & mask];
     atomicAdd(local_hist[(v + i * 7u + lid) % BINS], 1u);
   }
   barrier();
