@@ -580,6 +580,11 @@ static vkocc_status measure_unmodified(user_pipeline *u, const vkocc_probe_optio
                       v, W / 1e3);
   }
   P = pr->bisect_min;
+  /* a workgroup's time from every 1-workgroup run so far (each repeat's base is the fastest of 16): runs
+   * that interference slowed all alike would make the steps look higher than they are */
+  for (uint32_t i = 0; i < repeat; i++)
+    if (pr->reps[i].bisect.base_ns < out->unmod.one_ns) out->unmod.one_ns = pr->reps[i].bisect.base_ns;
+  W = out->unmod.wave_ns = pr->bisect_wave_ns = out->unmod.one_ns - out->unmod.empty_ns;
   /* the staircase at P and 2P: flat within a wave, one workgroup's time per step */
   if ((s = unmod_best(&run, P, K, &out->unmod.at_P_ns, NULL)) || (s = unmod_best(&run, P + 1, K, &out->unmod.at_P1_ns, NULL)) ||
       (s = unmod_best(&run, 2 * P, K, &out->unmod.at_2P_ns, NULL)) ||

@@ -7,9 +7,37 @@
 #include "run.h"
 #include "vkocc.h"
 #include <jansson.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+static void *spin(void *arg) {
+  volatile uint64_t x = 0;
+  for (uint64_t i = 0; i < 10000000u; i++) x += i * i;
+  (void)arg;
+  return NULL;
+}
+
+/* Whether the host runs two threads side by side right now (two spins take at most 1.4 times one): the
+ * runtime can show lavapipe's second slot only then. A VM whose host is oversubscribed can give two
+ * threads one core's time for seconds (seen here: two spins took 2.0-2.5 times one). */
+static bool host_parallel(void) {
+  double one = 1e9, two = 1e9;
+  for (int k = 0; k < 2; k++) {
+    double t0 = vkocc_now_ms();
+    spin(NULL);
+    double t1 = vkocc_now_ms();
+    pthread_t th;
+    pthread_create(&th, NULL, spin, NULL);
+    spin(NULL);
+    pthread_join(th, NULL);
+    double t2 = vkocc_now_ms();
+    if (t1 - t0 < one) one = t1 - t0;
+    if (t2 - t1 < two) two = t2 - t1;
+  }
+  return two <= 1.4 * one;
+}
 
 #define FAIL_PREFIX "could not establish P from the unmodified pipeline's runtime: "
 
@@ -30,23 +58,38 @@ int main(int argc, char **argv) {
   free(out);
 
   /* a regular workload (64 threads x 2048 elements, ~2 ms a workgroup on lavapipe): P = 2. The runtime
-   * shows throughput: a CI machine whose other jobs keep a worker thread off its core for a whole run
-   * hides the second slot, so up to 5 measurements; the assertion stays P == 2. */
+   * shows throughput, so the second slot shows only while the host runs both worker threads at once:
+   * attempts made while it does not (checked before and after) do not count; up to 8 attempts in 12 s.
+   * The assertion stays P == 2; a host that never ran two threads side by side is a skip, not a pass. */
   json_t *doc = NULL;
-  for (int attempt = 0; attempt < 5; attempt++) {
+  int counted = 0;
+  bool got = false;
+  double start = vkocc_now_ms();
+  for (int attempt = 0; attempt < 8 && vkocc_now_ms() - start < 12000; attempt++) {
     if (attempt) free(out);
     json_decref(doc);
+    bool par = host_parallel();
     double t0 = vkocc_now_ms();
     rc = run_fmt(&out, "%s probe --shader %s/histogram_grain.comp --spec 0=64 --spec 1=1024 --spec 2=2048 "
                  "--unmodified --no-cache --json 2>&1", bin, src);
+    double dt = vkocc_now_ms() - t0;
+    par = par && host_parallel();
     doc = json_loads(out, 0, &e);
     json_int_t P = json_integer_value(json_object_get(json_object_get(doc, "probe"), "P"));
     json_t *rt = json_object_get(doc, "runtime");
-    fprintf(stderr, "attempt %d: exit %d, P = %lld, workgroup %.0f us, %lld dispatches, %.2f s\n", attempt + 1, rc,
-            (long long)P, json_real_value(json_object_get(rt, "wave_ns")) / 1e3,
-            (long long)json_integer_value(json_object_get(rt, "dispatches")), (vkocc_now_ms() - t0) / 1e3);
-    if (rc == 0 && P == 2) break;
-    fprintf(stderr, "%s\n", out);
+    fprintf(stderr, "attempt %d (host %s): exit %d, P = %lld, workgroup %.0f us, %lld dispatches, %.2f s\n",
+            attempt + 1, par ? "parallel" : "serialized", rc, (long long)P,
+            json_real_value(json_object_get(rt, "wave_ns")) / 1e3,
+            (long long)json_integer_value(json_object_get(rt, "dispatches")), dt / 1e3);
+    if (rc == 0 && P == 2) { got = true; break; }
+    if (rc != 0) fprintf(stderr, "%s", out);
+    if (par) counted++;
+  }
+  if (!got && counted == 0 && check_failed == 0) {
+    fprintf(stderr, "SKIP: the host never ran two threads side by side during the attempts\n");
+    free(out);
+    json_decref(doc);
+    return 77;
   }
   CHECK(rc == 0, "--unmodified exit %d: %s", rc, out);
   CHECK(doc != NULL, "JSON: %s", e.text);
