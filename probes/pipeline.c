@@ -2,7 +2,8 @@
  * whose layout holds the user's sets with dummy resources of the reflected kinds plus vkocc's set, and is
  * measured by the probe's comb/bisection through the session's dispatch hook, with the probe's
  * parameters written to the augmentation buffer instead of push constants (the user's shader may have its
- * own push constants). */
+ * own push constants). With shader->unmodified the module is built as written and measured by dispatch
+ * bisection on its own runtime (measure_unmodified). */
 #include "compile.h"
 #include "internal.h"
 #include "jsonio.h"
