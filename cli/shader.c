@@ -199,6 +199,9 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
            r.unmod.noise_ns / 1e3, r.unmod.one_ns / 1e3, r.unmod.wave_ns / 1e3, r.P, r.unmod.at_P_ns / 1e3, r.P + 1,
            r.unmod.at_P1_ns / 1e3, 2 * r.P, r.unmod.at_2P_ns / 1e3, 2 * r.P + 1, r.unmod.at_2P1_ns / 1e3,
            r.unmod.dispatches, r.unmod.wall_ns / 1e9);
+  if (r.unmodified && dev->device_type == 4 /* VK_PHYSICAL_DEVICE_TYPE_CPU */)
+    printf("note: on a CPU device the runtime shows the worker threads the host ran side by side (a busy host "
+           "shows fewer)\n");
   if (r.nstats) printf("driver statistics (VK_KHR_pipeline_executable_properties), as written / augmented:\n");
   for (uint32_t i = 0; i < r.nstats; i++)
     printf("  %-40s %12g %12g%s\n", r.stats[i].name, r.stats[i].value, r.stats[i].augmented,

@@ -595,6 +595,9 @@ static vkocc_status measure_unmodified(user_pipeline *u, const vkocc_probe_optio
   out->unmod.wall_ns = (vkocc_now_ms() - t0) * 1e6;
   double ramp = out->unmod.at_P_ns - out->unmod.one_ns, step1 = out->unmod.at_P1_ns - out->unmod.at_P_ns;
   double flat2 = out->unmod.at_2P_ns - out->unmod.at_P1_ns, step2 = out->unmod.at_2P1_ns - out->unmod.at_2P_ns;
+  if (ramp > 0.25 * W && P == 1)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, UNMOD_FAIL "the fastest runs of one workgroup differ by %.1f us, more "
+                      "than a quarter of its %.1f us (interference from other work)", ramp / 1e3, W / 1e3);
   if (ramp > 0.25 * W)
     return vkocc_fail(VKOCC_ERROR_RUNTIME, UNMOD_FAIL "the runtime grows by %.1f us from 1 to %u workgroups, more than "
                       "a quarter of a workgroup's %.1f us (a launch ramp, or workgroups that slow each other down: give "
