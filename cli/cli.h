@@ -59,7 +59,7 @@ int cli_check_output(const char *cmd, const char *flag, const char *path);
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
 /* shader.c: --shader FILE [--entry NAME] [--spec ID=V]... [--define N=V]... [--vary ID=LIST]... [--from SURFACE]
  * on probe, calc and surface (the user's own pipeline, docs/shader.md). */
-enum { CLI_OPT_SHADER = 1000, CLI_OPT_ENTRY, CLI_OPT_SPEC, CLI_OPT_DEFINE, CLI_OPT_VARY, CLI_OPT_FROM };
+enum { CLI_OPT_SHADER = 1000, CLI_OPT_ENTRY, CLI_OPT_SPEC, CLI_OPT_DEFINE, CLI_OPT_VARY, CLI_OPT_FROM, CLI_OPT_UNMODIFIED };
 #define CLI_SHADER_OPTIONS                                                                                 \
   {"shader", required_argument, 0, CLI_OPT_SHADER}, {"entry", required_argument, 0, CLI_OPT_ENTRY},       \
       {"spec", required_argument, 0, CLI_OPT_SPEC}, {"define", required_argument, 0, CLI_OPT_DEFINE}
@@ -73,6 +73,7 @@ typedef struct cli_shader {
   uint32_t ndefines;
   cli_vary vary[4];
   uint32_t nvary;
+  bool unmodified; /* probe --unmodified: the pipeline as written, by bisection on its runtime */
 } cli_shader;
 /* Handles one of the CLI_OPT_* options: 0 when taken, an exit code on a bad value, -1 when not ours. */
 int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o);

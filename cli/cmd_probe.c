@@ -12,9 +12,11 @@ static const char *help =
     "          queue timestamps only (a pointer chase replaces the sleep without a shader clock)\n"
     "Default: both where the device clock exists, else bisect. --shmem takes bytes or K/KiB.\n"
     "       vkocc probe --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]...\n"
-    "                   [--from SURFACE] [--no-cache] [--method ...] [--repeat K] [--json]\n"
+    "                   [--from SURFACE] [--no-cache] [--method ...] [--repeat K] [--unmodified] [--json]\n"
     "P of your own compute pipeline (GLSL .comp/.glsl, HLSL .hlsl, SPIR-V .spv), measured on the pipeline\n"
     "itself (docs/shader.md); with --from a surface or fingerprint: per SM and the limit that binds.\n"
+    "--unmodified: the pipeline as written, by dispatch bisection on its own runtime (its workgroups need a\n"
+    "regular workload of tens of microseconds or more; no shader clock needed).\n"
     "--raw FILE writes the last comb's start and end times (ns) as JSON for plotting.\n";
 
 int cmd_probe(int argc, char **argv) {
@@ -28,7 +30,7 @@ int cmd_probe(int argc, char **argv) {
       {"repeat", required_argument, 0, 'r'}, {"raw", required_argument, 0, 'R'},
       {"sleep-us", required_argument, 0, 'S'}, {"no-shader-clock", no_argument, 0, 'n'},
       {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS, {"from", required_argument, 0, CLI_OPT_FROM},
-      {"no-cache", no_argument, 0, 'C'}, {0}};
+      {"no-cache", no_argument, 0, 'C'}, {"unmodified", no_argument, 0, CLI_OPT_UNMODIFIED}, {0}};
   int ch;
   uint32_t v;
   cli_shader sho = {0};
@@ -70,6 +72,7 @@ int cmd_probe(int argc, char **argv) {
     }
     case 'h': fputs(help, stdout); return 0;
     case 'C': no_cache = true; break;
+    case CLI_OPT_UNMODIFIED: sho.unmodified = true; break;
     default: {
       int rc = cli_shader_option("probe", ch, optarg, &sho);
       if (rc == 0) break;
@@ -83,8 +86,12 @@ int cmd_probe(int argc, char **argv) {
   if (sho.path) {
     if (have_wg || have_shm || raw) return cli_error("probe", 2, "--shader takes its workgroup and shared sizes from "
                                                      "the shader: drop --wg, --shmem and --raw");
+    if (sho.unmodified && o.method && o.method != VKOCC_METHOD_BISECT)
+      return cli_error("probe", 2, "--unmodified measures by dispatch bisection only: drop --method %s",
+                       o.method == VKOCC_METHOD_COMB ? "comb" : "both");
     return cli_probe_shader("probe", &c, &sho, &o, !no_cache);
   }
+  if (sho.unmodified) return cli_error("probe", 2, "--unmodified goes with --shader");
   if (sho.entry || sho.nspec || sho.ndefines || sho.from || no_cache)
     return cli_error("probe", 2, "--entry, --spec, --define, --from and --no-cache go with --shader");
   if (!have_wg || !have_shm) return cli_error("probe", 2, "--wg and --shmem are required (see --help)");

@@ -61,7 +61,7 @@ void cli_shader_free(cli_shader *o) {
 
 static vkocc_shader_desc desc_of(const cli_shader *o) {
   return (vkocc_shader_desc){.path = o->path, .entry = o->entry, .defines = o->defines, .ndefines = o->ndefines,
-                             .spec = o->spec, .nspec = o->nspec};
+                             .spec = o->spec, .nspec = o->nspec, .unmodified = o->unmodified};
 }
 
 /* The limit that binds for this pipeline, against the device model derived from a surface: the
@@ -161,6 +161,16 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                             "device", vkocc_device_info_json(dev), "probe", vkocc_probe_result_json(&r.probe),
                             "shader", shader_json(o, &r));
     json_object_set_new(json_object_get(doc, "probe"), "P", json_integer(r.P));
+    if (r.unmodified) { /* only here: the default --shader document stays as it was */
+      json_object_set_new(doc, "unmodified", json_true());
+      json_object_set_new(json_object_get(doc, "probe"), "bisect_workload", json_string("user-pipeline"));
+      if (!r.from_cache)
+        json_object_set_new(doc, "runtime", json_pack(
+            "{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:f}", "empty_ns", r.unmod.empty_ns, "noise_ns",
+            r.unmod.noise_ns, "one_ns", r.unmod.one_ns, "wave_ns", r.unmod.wave_ns, "at_P_ns", r.unmod.at_P_ns,
+            "at_P1_ns", r.unmod.at_P1_ns, "at_2P_ns", r.unmod.at_2P_ns, "at_2P1_ns", r.unmod.at_2P1_ns, "dispatches",
+            (json_int_t)r.unmod.dispatches, "wall_ns", r.unmod.wall_ns));
+    }
     if (have_d) json_object_set_new(doc, "limits", limits(&d, &r, false));
     json_t *stats = json_array();
     for (uint32_t i = 0; i < r.nstats; i++)
@@ -186,6 +196,15 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
     printf("; %s", r.probe.agree ? "all runs agree" : "RUNS DISAGREE");
   }
   printf("\n");
+  if (r.unmodified && !r.from_cache)
+    printf("unmodified pipeline, runtime in us: empty dispatch %.1f (noise %.1f), 1 workgroup %.1f (a workgroup %.1f);"
+           " %u: %.1f, %u: %.1f, %u: %.1f, %u: %.1f; %u dispatches, %.2f s\n", r.unmod.empty_ns / 1e3,
+           r.unmod.noise_ns / 1e3, r.unmod.one_ns / 1e3, r.unmod.wave_ns / 1e3, r.P, r.unmod.at_P_ns / 1e3, r.P + 1,
+           r.unmod.at_P1_ns / 1e3, 2 * r.P, r.unmod.at_2P_ns / 1e3, 2 * r.P + 1, r.unmod.at_2P1_ns / 1e3,
+           r.unmod.dispatches, r.unmod.wall_ns / 1e9);
+  if (r.unmodified && dev->device_type == 4 /* VK_PHYSICAL_DEVICE_TYPE_CPU */)
+    printf("note: on a CPU device the runtime shows the worker threads the host ran side by side (a busy host "
+           "shows fewer)\n");
   if (r.nstats) printf("driver statistics (VK_KHR_pipeline_executable_properties), as written / augmented:\n");
   for (uint32_t i = 0; i < r.nstats; i++)
     printf("  %-40s %12g %12g%s\n", r.stats[i].name, r.stats[i].value, r.stats[i].augmented,

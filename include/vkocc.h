@@ -552,6 +552,10 @@ typedef struct vkocc_shader_desc {
   uint32_t ndefines;
   const vkocc_spec_value *spec;  /* specialization constants (IDs must exist in the module) */
   uint32_t nspec;
+  /* Measure the pipeline as written (no augmentation, no shader clock) by dispatch bisection on its own
+   * runtime: the user's code runs on zero-filled dummies and needs a regular workload of at least tens of
+   * microseconds per workgroup (a grain constant); method must be 0 or VKOCC_METHOD_BISECT. */
+  bool unmodified;
 } vkocc_shader_desc;
 
 typedef struct vkocc_pipeline_result {
@@ -571,6 +575,17 @@ typedef struct vkocc_pipeline_result {
    * user's pipeline as given and of the augmented one, so a difference the estimator makes shows */
   struct { char name[64]; double value; double augmented; } stats[24];
   uint32_t nstats;
+  /* shader->unmodified: the evidence of the runtime staircase (best runs, ns); probe.bisect_wave_ns = wave */
+  bool unmodified;
+  struct {
+    double empty_ns;      /* a dispatch of 0 workgroups (timestamps and dispatch overhead) */
+    double noise_ns;      /* its median - fastest */
+    double one_ns;        /* 1 workgroup */
+    double wave_ns;       /* one_ns - empty_ns: a workgroup's runtime */
+    double at_P_ns, at_P1_ns, at_2P_ns, at_2P1_ns; /* P, P + 1, 2P, 2P + 1 workgroups */
+    uint32_t dispatches;
+    double wall_ns;
+  } unmod;
 } vkocc_pipeline_result;
 
 /* Compiles (GLSL/HLSL through libshaderc), inspects, augments and measures the user's compute pipeline.
@@ -580,7 +595,8 @@ typedef struct vkocc_pipeline_result {
  * (with file:line), is not compute, lacks the entry point, names an unknown specialization ID, is not
  * (whole) SPIR-V, or uses more shared memory than the device allows; VKOCC_ERROR_UNSUPPORTED when the
  * device lacks the realtime shader clock or the driver rejects the augmented pipeline (message names the
- * VkResult). */
+ * VkResult). shader->unmodified: VKOCC_ERROR_RUNTIME when the runtime shows no clear staircase (workgroups
+ * too short for the dispatch noise, a ramp over the first wave, runs that disagree). */
 vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *shader,
                                       const vkocc_probe_options *opt, bool use_cache, vkocc_pipeline_result *out);
 void vkocc_pipeline_result_free(vkocc_pipeline_result *r);

@@ -2,7 +2,8 @@
  * whose layout holds the user's sets with dummy resources of the reflected kinds plus vkocc's set, and is
  * measured by the probe's comb/bisection through the session's dispatch hook, with the probe's
  * parameters written to the augmentation buffer instead of push constants (the user's shader may have its
- * own push constants). */
+ * own push constants). With shader->unmodified the module is built as written and measured by dispatch
+ * bisection on its own runtime (measure_unmodified). */
 #include "compile.h"
 #include "internal.h"
 #include "jsonio.h"
@@ -65,6 +66,7 @@ typedef struct user_pipeline {
   char stat_name[24][64];  /* executable statistics (VK_KHR_pipeline_executable_properties) */
   double stat_user[24], stat_aug[24];
   uint32_t nstats;
+  bool plain;              /* the user's module as written: no augmentation, no vkocc set (--unmodified) */
 } user_pipeline;
 
 /* Statistics of executable 0 of a pipeline created with CAPTURE_STATISTICS: names and values. */
@@ -270,11 +272,12 @@ static void spec_data(const vkocc_reflection *rf, const vkocc_spec_value *spec, 
   *bytes = off;
 }
 
-/* Builds the augmented pipeline. spv is the user's (unaugmented) module. */
+/* Builds the augmented pipeline (plain: the module as written). spv is the user's (unaugmented) module. */
 static vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
-                                         const vkocc_shader_desc *sh, user_pipeline *u) {
+                                         const vkocc_shader_desc *sh, bool plain, user_pipeline *u) {
   memset(u, 0, sizeof *u);
   u->ctx = ctx;
+  u->plain = plain;
   load_image_fns(ctx->device);
   vkocc_status s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &u->info);
   if (s) return s;
@@ -287,7 +290,7 @@ static vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv
   if (u->info.shared_bytes > d->max_shared_bytes)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %u bytes of shared memory is above maxComputeSharedMemorySize = %u of %s",
                       name, u->info.shared_bytes, d->max_shared_bytes, d->name);
-  if (!ctx->device_clock)
+  if (!plain && !ctx->device_clock)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "measuring a user's shader needs the realtime shader clock "
                       "(VK_KHR_shader_clock shaderDeviceClock), which %s lacks%s", d->name,
                       d->shader_device_clock ? " here (disabled)" : "");
@@ -297,12 +300,17 @@ static vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv
                       u->refl.push_bytes, sizeof u->push);
   uint32_t aug_set = u->info.first_free_set;
   u->nsets = (u->info.max_set_plus1 > aug_set + 1 ? u->info.max_set_plus1 : aug_set + 1);
+  if (plain) u->nsets = u->info.max_set_plus1; /* the user's sets only (maybe none) */
   if (u->nsets > MAX_SETS) return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: descriptor sets above %u", name, MAX_SETS);
 
   uint32_t *aug = NULL;
   size_t aug_words = 0;
-  if ((s = vkocc_spirv_augment(spv, words, name, u->info.entry, aug_set, &aug, &aug_words))) return s;
-  if (vkocc_spirv_validate(aug, aug_words, name, "the augmented module")) {
+  if (plain) {
+    aug = malloc(words * 4);
+    memcpy(aug, spv, words * 4);
+    aug_words = words;
+  } else if ((s = vkocc_spirv_augment(spv, words, name, u->info.entry, aug_set, &aug, &aug_words))) return s;
+  if (!plain && vkocc_spirv_validate(aug, aug_words, name, "the augmented module")) {
     /* vkocc's insertion, not the user's input, is at fault: the device path cannot be taken */
     char why[512];
     snprintf(why, sizeof why, "%s", vkocc_last_error());
@@ -313,15 +321,15 @@ static vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv
                                    .pCode = aug};
   VkResult r = vkocc_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &u->module);
   free(aug);
-  if (r) return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: the driver rejects the augmented module: vkCreateShaderModule "
-                           "gave %s", name, vkocc_vk_result_name(r));
+  if (r) return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: the driver rejects the %s module: vkCreateShaderModule "
+                           "gave %s", name, plain ? "user's" : "augmented", vkocc_vk_result_name(r));
   /* set layouts: the user's bindings, ours at aug_set, empty ones in the gaps */
   VkDescriptorPoolSize sizes[16];
   uint32_t nsizes = 0;
   for (uint32_t set = 0; set < u->nsets; set++) {
     VkDescriptorSetLayoutBinding lb[64];
     uint32_t n = 0;
-    if (set == aug_set)
+    if (set == aug_set && !plain)
       lb[n++] = (VkDescriptorSetLayoutBinding){.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                                .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     for (uint32_t i = 0; i < u->refl.nbindings && n < 64; i++) {
@@ -359,9 +367,9 @@ static vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv
       .layout = u->layout};
   if (ctx->exec_props) cpci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   if ((r = vkocc_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &u->pipeline)))
-    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: the driver rejects the augmented pipeline: "
-                      "vkCreateComputePipelines gave %s", name, vkocc_vk_result_name(r));
-  if (ctx->exec_props) {
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: the driver rejects the %s pipeline: "
+                      "vkCreateComputePipelines gave %s", name, plain ? "user's" : "augmented", vkocc_vk_result_name(r));
+  if (ctx->exec_props && !plain) {
     /* the same statistics of the pipeline as the user wrote it (same layout; vkocc's set unused there) */
     u->nstats = read_stats(ctx->device, u->pipeline, u->stat_name, u->stat_aug, 24);
     for (uint32_t i = 0; i < u->nstats; i++) u->stat_user[i] = NAN;
@@ -386,22 +394,24 @@ static vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv
   }
   VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = u->nsets,
                                      .poolSizeCount = nsizes, .pPoolSizes = sizes};
-  if ((r = vkocc_fn.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &u->pool)))
+  if (u->nsets && nsizes && (r = vkocc_fn.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &u->pool)))
     return vkocc_vk_fail(r, "descriptor pool for the user's shader");
   VkDescriptorSetAllocateInfo dsai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorPool = u->pool,
                                       .descriptorSetCount = u->nsets, .pSetLayouts = u->set_layouts};
-  if ((r = vkocc_fn.vkAllocateDescriptorSets(ctx->device, &dsai, u->sets)))
+  if (u->pool && (r = vkocc_fn.vkAllocateDescriptorSets(ctx->device, &dsai, u->sets)))
     return vkocc_vk_fail(r, "descriptor sets for the user's shader");
   if ((s = make_dummies(u))) return s;
   u->max_groups = d->max_wg_count_x < MAX_USER_GROUPS ? d->max_wg_count_x : MAX_USER_GROUPS;
-  VkDeviceSize aug_bytes = 4ull * (VKOCC_AUG_PARAM_WORDS + 8ull * u->max_groups);
-  if ((s = vkocc_buffer_create(ctx, aug_bytes, true, &u->aug))) return s;
-  memset(u->aug.map, 0, aug_bytes);
-  /* descriptor writes: ours, then one per dummy (array elements all the same resource) */
-  VkDescriptorBufferInfo abi = {.buffer = u->aug.buffer, .range = VK_WHOLE_SIZE};
-  VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = u->sets[aug_set], .dstBinding = 0,
-                            .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &abi};
-  vkocc_fn.vkUpdateDescriptorSets(ctx->device, 1, &w, 0, NULL);
+  if (!plain) { /* vkocc's buffer: parameters + records */
+    VkDeviceSize aug_bytes = 4ull * (VKOCC_AUG_PARAM_WORDS + 8ull * u->max_groups);
+    if ((s = vkocc_buffer_create(ctx, aug_bytes, true, &u->aug))) return s;
+    memset(u->aug.map, 0, aug_bytes);
+    /* descriptor writes: ours, then one per dummy (array elements all the same resource) */
+    VkDescriptorBufferInfo abi = {.buffer = u->aug.buffer, .range = VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = u->sets[aug_set], .dstBinding = 0,
+                              .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &abi};
+    vkocc_fn.vkUpdateDescriptorSets(ctx->device, 1, &w, 0, NULL);
+  }
   for (uint32_t i = 0; i < u->refl.nbindings; i++) {
     const vkocc_reflect_binding *b = &u->refl.bindings[i];
     const dummy *dm = &u->dummies[i];
@@ -422,17 +432,17 @@ static vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv
 static vkocc_status user_dispatch(user_pipeline *u, const uint32_t params[4], uint32_t groups, double *ns,
                                   vkocc_tick_status *tick) {
   vkocc_context *ctx = u->ctx;
-  if (groups == 0 || groups > u->max_groups)
+  if ((groups == 0 && !u->plain) || groups > u->max_groups) /* plain: 0 times the dispatch overhead */
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "dispatch of %u workgroups is outside 1..%u", groups, u->max_groups);
-  uint32_t *p = u->aug.map;
-  memcpy(p, params, 4 * 4);
+  if (params) memcpy(u->aug.map, params, 4 * 4);
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
   vkocc_fn.vkResetCommandBuffer(ctx->cmd, 0);
   vkocc_fn.vkBeginCommandBuffer(ctx->cmd, &bi);
   vkocc_fn.vkCmdResetQueryPool(ctx->cmd, ctx->queries, 0, 2);
   vkocc_fn.vkCmdBindPipeline(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, u->pipeline);
-  vkocc_fn.vkCmdBindDescriptorSets(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, u->layout, 0, u->nsets, u->sets, 0, NULL);
+  if (u->nsets)
+    vkocc_fn.vkCmdBindDescriptorSets(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, u->layout, 0, u->nsets, u->sets, 0, NULL);
   if (u->refl.push_bytes)
     vkocc_fn.vkCmdPushConstants(ctx->cmd, u->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, u->refl.push_bytes, u->push);
   vkocc_fn.vkCmdWriteTimestamp(ctx->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx->queries, 0);
@@ -466,6 +476,142 @@ static vkocc_status hook(void *user, const vkocc_probe_params *p, uint32_t group
   return user_dispatch(user, params, groups, ns, tick);
 }
 
+/* ---------------------------------------------------------------- the pipeline as written (--unmodified)
+ * The talk's timestamp method on the user's own code: n workgroups of the unaugmented pipeline run in one
+ * wave while n <= P, and take one workgroup's time longer at P + 1. That holds only for a regular workload
+ * that is long against the dispatch noise and whose one-wave runtime stays flat; the staircase is checked
+ * (flat up to P, a step at P + 1, flat to 2P, a step at 2P + 1, one P over all repeats) before P is given. */
+
+typedef struct {
+  user_pipeline *u;
+  uint32_t dispatches;
+  double gpu_ns;
+} unmod_run;
+
+/* vkocc_runtime_fn: every dispatch starts from the same zero-filled buffers, so its work is the same */
+static vkocc_status unmod_runtime(void *user, uint32_t groups, double *ns) {
+  unmod_run *r = user;
+  user_pipeline *u = r->u;
+  for (uint32_t i = 0; i < u->refl.nbindings; i++)
+    if (u->dummies[i].buf.map) memset(u->dummies[i].buf.map, 0, u->dummies[i].buf.size);
+  vkocc_tick_status tick = VKOCC_TICKS_OK;
+  vkocc_status s = VKOCC_OK;
+  for (int k = 0; k < 3; k++) { /* a timestamp pair that went backwards is measured again */
+    if ((s = user_dispatch(u, NULL, groups, ns, &tick))) return s;
+    r->dispatches++;
+    if (tick != VKOCC_TICKS_BACKWARDS) break;
+  }
+  if (tick == VKOCC_TICKS_BACKWARDS)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "queue timestamps went backwards three times in a row");
+  r->gpu_ns += *ns;
+  return VKOCC_OK;
+}
+
+/* The fastest and the median of k runs of one size (k <= 16). */
+static vkocc_status unmod_best(unmod_run *r, uint32_t groups, uint32_t k, double *best, double *median) {
+  double t[16];
+  for (uint32_t i = 0; i < k; i++) {
+    vkocc_status s = unmod_runtime(r, groups, &t[i]);
+    if (s) return s;
+  }
+  double b = t[0];
+  for (uint32_t i = 1; i < k; i++) if (t[i] < b) b = t[i];
+  *best = b;
+  if (median) *median = vkocc_median(t, k);
+  return VKOCC_OK;
+}
+
+#define UNMOD_FAIL "could not establish P from the unmodified pipeline's runtime: "
+
+static vkocc_status measure_unmodified(user_pipeline *u, const vkocc_probe_options *opt, vkocc_pipeline_result *out) {
+  double t0 = vkocc_now_ms();
+  unmod_run run = {.u = u};
+  vkocc_probe_result *pr = &out->probe;
+  const uint32_t K = 12; /* runs per size: the fastest counts (interference only adds time) */
+  double med, scratch;
+  vkocc_status s;
+  /* warm-up: the first dispatches of a pipeline are slow */
+  if ((s = unmod_best(&run, 1, 2, &scratch, NULL))) return s;
+  if ((s = unmod_best(&run, 0, K, &out->unmod.empty_ns, &med))) return s;
+  /* dispatch noise: the spread of empty dispatches, at least a few timestamp ticks and 1 us */
+  double tick_ns = u->ctx->info.timestamp_period;
+  out->unmod.noise_ns = med - out->unmod.empty_ns;
+  if (out->unmod.noise_ns < 4 * tick_ns) out->unmod.noise_ns = 4 * tick_ns;
+  if (out->unmod.noise_ns < 1000) out->unmod.noise_ns = 1000;
+  if ((s = unmod_best(&run, 1, K, &out->unmod.one_ns, NULL))) return s;
+  double W = out->unmod.wave_ns = out->unmod.one_ns - out->unmod.empty_ns;
+  pr->bisect_wave_ns = W;
+  out->unmod.dispatches = run.dispatches;
+  out->unmod.wall_ns = (vkocc_now_ms() - t0) * 1e6;
+  /* a workgroup well above the noise and above twice an empty dispatch: launch costs stay a small part */
+  double need = 10 * out->unmod.noise_ns > 2 * out->unmod.empty_ns ? 10 * out->unmod.noise_ns : 2 * out->unmod.empty_ns;
+  if (!(W >= need))
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, UNMOD_FAIL "its workgroups take %.1f us, too short (an empty dispatch "
+                      "takes %.1f us, noise %.1f us: give each workgroup at least %.0f us of regular work, e.g. "
+                      "through a grain constant)", W / 1e3, out->unmod.empty_ns / 1e3, out->unmod.noise_ns / 1e3,
+                      need / 1e3);
+  uint32_t repeat = opt->repeat ? opt->repeat : 3;
+  if (repeat > VKOCC_MAX_REPEAT) repeat = VKOCC_MAX_REPEAT;
+  uint32_t P = 0, start = opt->hint;
+  pr->repeat = repeat;
+  pr->bisect_min = UINT32_MAX;
+  for (uint32_t i = 0; i < repeat; i++) {
+    vkocc_probe_rep *rep = &pr->reps[i];
+    double w0 = vkocc_now_ms(), g0 = run.gpu_ns;
+    s = vkocc_bisect_search(unmod_runtime, &run, start, u->max_groups, W, 16 | VKOCC_BISECT_EARLY_EXIT, &rep->bisect);
+    if (s) return s;
+    rep->bisect_wall_ns = (vkocc_now_ms() - w0) * 1e6;
+    rep->bisect_gpu_ns = run.gpu_ns - g0;
+    if (!rep->bisect.certain)
+      return vkocc_fail(VKOCC_ERROR_RUNTIME, UNMOD_FAIL "no step up to %u workgroups (the runtime stayed within half "
+                        "of a workgroup's %.1f us of one workgroup's)", rep->bisect.P, W / 1e3);
+    rep->bisect_P = rep->bisect.P;
+    if (rep->bisect_P < pr->bisect_min) pr->bisect_min = rep->bisect_P;
+    if (rep->bisect_P > pr->bisect_max) pr->bisect_max = rep->bisect_P;
+    start = rep->bisect_P;
+  }
+  out->unmod.dispatches = run.dispatches;
+  out->unmod.wall_ns = (vkocc_now_ms() - t0) * 1e6;
+  if (pr->bisect_min != pr->bisect_max) {
+    char v[256];
+    int off = 0;
+    for (uint32_t i = 0; i < repeat && off < (int)sizeof v - 12; i++)
+      off += snprintf(v + off, sizeof v - off, "%s%u", i ? ", " : "", pr->reps[i].bisect_P);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, UNMOD_FAIL "the steps moved between runs (P = %s; workgroups of %.1f us)",
+                      v, W / 1e3);
+  }
+  P = pr->bisect_min;
+  /* a workgroup's time from every 1-workgroup run so far (each repeat's base is the fastest of 16): runs
+   * that interference slowed all alike would make the steps look higher than they are */
+  for (uint32_t i = 0; i < repeat; i++)
+    if (pr->reps[i].bisect.base_ns < out->unmod.one_ns) out->unmod.one_ns = pr->reps[i].bisect.base_ns;
+  W = out->unmod.wave_ns = pr->bisect_wave_ns = out->unmod.one_ns - out->unmod.empty_ns;
+  /* the staircase at P and 2P: flat within a wave, one workgroup's time per step */
+  if ((s = unmod_best(&run, P, K, &out->unmod.at_P_ns, NULL)) || (s = unmod_best(&run, P + 1, K, &out->unmod.at_P1_ns, NULL)) ||
+      (s = unmod_best(&run, 2 * P, K, &out->unmod.at_2P_ns, NULL)) ||
+      (s = unmod_best(&run, 2 * P + 1, K, &out->unmod.at_2P1_ns, NULL)))
+    return s;
+  out->unmod.dispatches = run.dispatches;
+  out->unmod.wall_ns = (vkocc_now_ms() - t0) * 1e6;
+  double ramp = out->unmod.at_P_ns - out->unmod.one_ns, step1 = out->unmod.at_P1_ns - out->unmod.at_P_ns;
+  double flat2 = out->unmod.at_2P_ns - out->unmod.at_P1_ns, step2 = out->unmod.at_2P1_ns - out->unmod.at_2P_ns;
+  if (ramp > 0.25 * W && P == 1)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, UNMOD_FAIL "the fastest runs of one workgroup differ by %.1f us, more "
+                      "than a quarter of its %.1f us (interference from other work)", ramp / 1e3, W / 1e3);
+  if (ramp > 0.25 * W)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, UNMOD_FAIL "the runtime grows by %.1f us from 1 to %u workgroups, more than "
+                      "a quarter of a workgroup's %.1f us (a launch ramp, or workgroups that slow each other down: give "
+                      "each a longer, latency-bound workload)", ramp / 1e3, P, W / 1e3);
+  if (step1 < 0.5 * W || step2 < 0.5 * W || flat2 > 0.25 * W)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, UNMOD_FAIL "no staircase at multiples of %u: %u..%u workgroups step by "
+                      "%.1f us, %u..%u grow by %.1f us, %u..%u step by %.1f us, against a workgroup's %.1f us", P, P,
+                      P + 1, step1 / 1e3, P + 1, 2 * P, flat2 / 1e3, 2 * P, 2 * P + 1, step2 / 1e3, W / 1e3);
+  pr->bisect_median = P;
+  pr->P = P;
+  pr->agree = true;
+  return VKOCC_OK;
+}
+
 /* ---------------------------------------------------------------- cache */
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
@@ -490,6 +636,7 @@ static uint64_t cache_key(const vkocc_device_info *d, const uint32_t *spv, size_
   }
   uint32_t m = o->method;
   h = fnv(h, &m, 4);
+  if (sh->unmodified) h = fnv(h, "unmodified", 10); /* only then: the augmented keys stay what they were */
   return h;
 }
 
@@ -560,7 +707,7 @@ vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_des
   vkocc_status s = load_module(sh, &spv, &words, &name);
   if (s) return s;
   user_pipeline u;
-  s = user_pipeline_create(ctx, spv, words, name, sh, &u);
+  s = user_pipeline_create(ctx, spv, words, name, sh, false, &u);
   free(spv);
   if (!s) {
     uint32_t params[4] = {mode, 1000, 64, 12345};
@@ -584,6 +731,11 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
                                       const vkocc_probe_options *opt_in, bool use_cache, vkocc_pipeline_result *out) {
   memset(out, 0, sizeof *out);
   vkocc_probe_options opt = opt_in ? *opt_in : (vkocc_probe_options){0};
+  if (sh->unmodified && opt.method && opt.method != VKOCC_METHOD_BISECT)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "the unmodified pipeline is measured by dispatch bisection only (method "
+                      "%s)", opt.method == VKOCC_METHOD_COMB ? "comb" : "both");
+  if (sh->unmodified) opt.method = VKOCC_METHOD_BISECT;
+  out->unmodified = sh->unmodified;
   uint32_t *spv;
   size_t words;
   const char *name;
@@ -604,10 +756,11 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
     free(spv);
     out->probe.wg_size = out->wg_size;
     out->probe.shared_bytes = out->shared_bytes;
+    out->probe.method = opt.method;
     return VKOCC_OK;
   }
   user_pipeline u;
-  s = user_pipeline_create(ctx, spv, words, name, sh, &u);
+  s = user_pipeline_create(ctx, spv, words, name, sh, sh->unmodified, &u);
   free(spv);
   if (s) { user_pipeline_destroy(&u); return s; }
   out->descriptors = u.refl.nbindings;
@@ -617,6 +770,17 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
     snprintf(out->stats[i].name, sizeof out->stats[i].name, "%s", u.stat_name[i]);
     out->stats[i].value = u.stat_user[i];
     out->stats[i].augmented = u.stat_aug[i];
+  }
+  if (sh->unmodified) { /* no clock and no calibration: queue timestamps around the user's own dispatches */
+    out->probe.wg_size = out->wg_size;
+    out->probe.shared_bytes = out->shared_bytes;
+    out->probe.method = VKOCC_METHOD_BISECT;
+    s = measure_unmodified(&u, &opt, out);
+    user_pipeline_destroy(&u);
+    if (s) return s;
+    out->P = out->probe.P;
+    if (use_cache) cache_write(out->key, out);
+    return VKOCC_OK;
   }
   vkocc_calibration cal_local;
   const vkocc_calibration *cal = cal_in;

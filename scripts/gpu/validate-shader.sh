@@ -39,3 +39,24 @@ echo "spv both rc=$? $(( $(date +%s) - t0 )) s"
 $bin surface --shader tests/shaders/histogram.comp --vary 0=$WG --vary 1=$BINS --method bisect \
   -o "$out/shader-glsl-bisect.json" > "$out/shader-glsl-bisect.txt" 2>&1
 echo "glsl bisect rc=$? $(( $(date +%s) - t0 )) s"
+# Issue 9 item 2: P of the histogram AS WRITTEN (tests/shaders/histogram_grain.comp, GRAIN elements per thread,
+# no augmentation) by dispatch bisection on its own runtime (--unmodified), next to the augmented pipeline's
+# comb P at the same points. A point whose runtime shows no clean staircase says "could not establish P ..."
+# (exit 1) with the reason (workgroups too short, a ramp over the first wave, steps that moved).
+echo "wg bins shared grain augmented_comb_P unmodified_P (or why not)" > "$out/unmodified.txt"
+for p in "64 256" "64 1024" "64 2048" "64 8192" "256 4096"; do
+  set -- $p
+  for g in 4096 65536; do
+    f="$out/unmod-wg$1-bins$2-grain$g"
+    $bin probe --shader tests/shaders/histogram_grain.comp --spec 0=$1 --spec 1=$2 --spec 2=$g --no-cache \
+      --method comb > "$f-aug.txt" 2>&1
+    $bin probe --shader tests/shaders/histogram_grain.comp --spec 0=$1 --spec 1=$2 --spec 2=$g --no-cache \
+      --unmodified > "$f.txt" 2>&1
+    rc=$?
+    aug=$(grep -o '^P = [0-9]*' "$f-aug.txt" | head -1)
+    if [ $rc = 0 ]; then un=$(grep -o '^P = [0-9]*' "$f.txt" | head -1); else un="rc=$rc $(tail -1 "$f.txt")"; fi
+    echo "$1 $2 $(( $2 * 4 )) $g ${aug:-?} | ${un}" >> "$out/unmodified.txt"
+  done
+done
+cat "$out/unmodified.txt"
+echo "unmodified $(( $(date +%s) - t0 )) s"
