@@ -21,7 +21,7 @@ int main(void) {
   CHECK(cal.shader_clock_mhz > 0, "shader clock %g MHz", cal.shader_clock_mhz);
   CHECK(cal.overhead_ns > -5e4 && cal.overhead_ns < 5e6, "overhead %g ns", cal.overhead_ns);
   CHECK_EQ_U(cal.samples, 40);
-  CHECK(cal.realtime_fit.n == 8, "fit over the 8 per-length medians, got %u points", cal.realtime_fit.n);
+  CHECK(cal.realtime_fit.n == 8, "fit over the fastest sample of each of the 8 lengths, got %u points", cal.realtime_fit.n);
   CHECK(!cal.poor_fit && cal.attempts >= 1 && cal.attempts <= 3, "attempts %u, poor %d", cal.attempts, cal.poor_fit);
   CHECK(cal.backwards <= 2, "backwards samples %u (detected and dropped; more would mean a broken clock)", cal.backwards);
   CHECK(cal.longest_ns > 1e6, "longest spin %g ns: the spin must not be cut short", cal.longest_ns);
