@@ -102,12 +102,16 @@ static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkoc
   memset(r->rec.map, 0, (size_t)n * RECORD_WORDS * 4);
   vkocc_status s = dispatch(r, n, ns);
   if (s) return s;
-  const uint32_t *w = r->rec.map;
+  r->cut_short += vkocc_comb_read_records(r->rec.map, n, ns_per_tick, iv);
+  return VKOCC_OK;
+}
+
+uint32_t vkocc_comb_read_records(const uint32_t *w, uint32_t n, double ns_per_tick, vkocc_interval *iv) {
   /* Mesa 22.3 (lavapipe) returns 0 in the clock's high word, so its clock wraps every 2^32 ticks (4.3 s
    * of ns) and a dispatch now and then straddles a wrap. Where every high word is 0 the times are read
    * as 32-bit, relative to one record's start (a dispatch lasts far less than 2^31 ticks). */
   bool narrow = true;
-  uint32_t ref = 0;
+  uint32_t ref = 0, cut = 0;
   bool have_ref = false;
   for (uint32_t i = 0; i < n; i++) {
     const uint32_t *x = w + i * RECORD_WORDS;
@@ -126,11 +130,11 @@ static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkoc
     uint64_t a = x[0] | (uint64_t)x[1] << 32, b = x[2] | (uint64_t)x[3] << 32, d;
     int64_t rel = narrow ? (int32_t)(x[0] - ref) : (int64_t)a;
     iv[i].valid = (x[4] & 1) && vkocc_tick_delta(a, b, narrow ? 32 : 64, &d) != VKOCC_TICKS_BACKWARDS;
-    if (x[4] & 2) r->cut_short++;
+    if (x[4] & 2) cut++;
     iv[i].start = iv[i].valid ? (double)(rel - t0) * ns_per_tick : 0;
     iv[i].end = iv[i].valid ? iv[i].start + (double)d * ns_per_tick : 0;
   }
-  return VKOCC_OK;
+  return cut;
 }
 
 vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k) {
