@@ -17,7 +17,8 @@ extern const size_t vkocc_spv_probe_clock_shm_size, vkocc_spv_probe_clock_size, 
 #define CHASE_ENTRIES (1u << 20) /* 4 MiB: past a CPU's L2, so lavapipe's chasers do not contend */
 #define RECORD_WORDS 8u
 #define CPU_CONFIRM_NS 50e6 /* a CPU device's confirming combs last this long at least (see run_comb's caller) */
-#define MAX_SLEEP_NS 8e6 /* adaptive growth stops here: under the loop bound on every device we know */
+#define MAX_SLEEP_NS 8e6
+#define CPU_MAX_BISECT_NS 24e6 /* CPU bisection's longest sleep: 65000 rounds last 42 ms or more here */ /* adaptive growth stops here: under the loop bound on every device we know */
 
 typedef struct {
   uint32_t mode, sleep_ticks, max_rounds, chase_rounds, chase_mask, key;
@@ -394,7 +395,7 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
       double bisect_wave = cpu ? fmax(sleep, 8e6) : sleep, max_wave;
       if (ctx->device_clock) {
         wave = bisect_wave;
-        max_wave = fmax(wave, MAX_SLEEP_NS);
+        max_wave = fmax(wave, cpu ? CPU_MAX_BISECT_NS : MAX_SLEEP_NS);
       } else {
         if ((s = chase_wave(&r, bisect_wave, &wave))) break;
         max_wave = fmax(wave, MAX_ROUNDS * r.chase_ns_per_round);
@@ -402,12 +403,18 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
       uint32_t reps = ctx->device_clock ? (5 | VKOCC_BISECT_EARLY_EXIT) : 5;
       /* A P that fails the whole-wave check was read from noise: measure again, twice at most. */
       bool overlap_ok = true;
+      uint32_t start = hint ? hint : 1;
       for (int attempt = 0; attempt < 3; attempt++) {
         r.max_overlap = 0;
-        s = vkocc_bisect_search_sized(workload_fn, &r, hint ? hint : 1, r.max_groups, wave, max_wave, reps,
-                                      &rep->bisect);
+        /* each attempt doubles the wave: a worker that wakes late (a busy CPU) must wake within half a
+         * wave for its workgroup to overlap, so a longer wave gives it more time */
+        double w = fmin(max_wave, wave * (1 << attempt));
+        s = vkocc_bisect_search_sized(workload_fn, &r, start, r.max_groups, w, max_wave, reps, &rep->bisect);
         overlap_ok = r.max_overlap <= rep->bisect.P;
         if (s || !rep->bisect.certain || (rep->bisect.consistent && overlap_ok)) break;
+        /* more sleeps seen at once than the search found: search again from there (a hint only; the
+         * runtimes must still show one wave there and the step after it) */
+        if (!overlap_ok) start = r.max_overlap;
       }
       if (s) break;
       if (!rep->bisect.certain) {
