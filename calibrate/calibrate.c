@@ -37,37 +37,46 @@ static vkocc_status run_spin(spin *sp, uint32_t iterations, spin_sample *smp) {
   const uint32_t *o = sp->out.map;
   uint64_t rt0 = o[0] | (uint64_t)o[1] << 32, rt1 = o[2] | (uint64_t)o[3] << 32;
   uint64_t c0 = o[4] | (uint64_t)o[5] << 32, c1 = o[6] | (uint64_t)o[7] << 32;
-  vkocc_tick_status a = vkocc_tick_delta(rt0, rt1, 64, &smp->rt);
-  vkocc_tick_status b = vkocc_tick_delta(c0, c1, 64, &smp->cyc);
+  /* Mesa 22.3's gallivm returns 0 in the high word of both clocks (the 64-bit value is shifted left, not
+   * right, before truncation: measured, every record has hi = 0), so they wrap every 2^32 ticks (4.3 s
+   * of ns). Two zero high words with end < start can only be such a wrap; read them as 32-bit. */
+  vkocc_tick_status a = vkocc_tick_delta(rt0, rt1, (o[1] | o[3]) ? 64 : 32, &smp->rt);
+  vkocc_tick_status b = vkocc_tick_delta(c0, c1, (o[5] | o[7]) ? 64 : 32, &smp->cyc);
   smp->rt_ok = sp->ctx->device_clock && a != VKOCC_TICKS_BACKWARDS;
   smp->cyc_ok = sp->ctx->subgroup_clock && b != VKOCC_TICKS_BACKWARDS;
+  if (a == VKOCC_TICKS_WRAPPED || b == VKOCC_TICKS_WRAPPED) sp->wraps++;
   if (sp->ctx->device_clock && a == VKOCC_TICKS_BACKWARDS) sp->backwards++;
   if (sp->ctx->subgroup_clock && b == VKOCC_TICKS_BACKWARDS) sp->backwards++;
   return VKOCC_OK;
 }
 
-/* Replaces the samples of each spin length (equal key) by their median x and median y, skipping samples
- * whose `ok` is false. Returns the number of points left. */
-static uint32_t median_by_length(const double *key, const bool *ok, const double *x, const double *y, uint32_t n,
-                                 double *mx, double *my) {
+/* Replaces the samples of each spin length (equal key) by the fastest one (least y, queue ns), skipping
+ * samples whose `ok` is false; x comes from the same sample. Returns the number of points left.
+ * The fastest, not the median: whatever else runs only adds to a queue interval (on a CPU device the OS
+ * delays the driver's threads by milliseconds), and the fastest sample's clock reading covers the same
+ * interval as its timestamps. With the median of 5, a loaded machine once left R^2 at 0.9897 (issue 14). */
+static uint32_t fastest_by_length(const double *key, const bool *ok, const double *x, const double *y, uint32_t n,
+                                  double *mx, double *my) {
   uint32_t out = 0;
   bool *done = calloc(n, sizeof *done);
-  double *tx = malloc(n * sizeof *tx), *ty = malloc(n * sizeof *ty);
   for (uint32_t i = 0; i < n; i++) {
     if (done[i]) continue;
-    uint32_t k = 0;
+    int64_t best = -1;
     for (uint32_t j = i; j < n; j++)
       if (!done[j] && key[j] == key[i]) {
         done[j] = true;
-        if (ok[j]) tx[k] = x[j], ty[k++] = y[j];
+        if (ok[j] && (best < 0 || y[j] < y[best])) best = j;
       }
-    if (k) mx[out] = vkocc_median(tx, k), my[out++] = vkocc_median(ty, k);
+    if (best >= 0) mx[out] = x[best], my[out++] = y[best];
   }
-  free(done); free(tx); free(ty);
+  free(done);
   return out;
 }
 
-static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal) {
+/* *no_line: the samples did not make a line (fewer than 2 distinct lengths); measuring again may help. */
+static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal,
+                                 bool *no_line) {
+  *no_line = false;
   vkocc_calibrate_options o = opt ? *opt : (vkocc_calibrate_options){0};
   if (!o.lengths) o.lengths = 8;
   if (o.span <= 1) o.span = 20;
@@ -101,21 +110,37 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
   /* The first dispatches after pipeline creation are slow (compilation, page faults): discard them. */
   for (uint32_t w = 0; w < o.warmups; w++)
     if ((s = run_spin(&sp, 16, &smp))) goto out;
-  /* Size the spin: double until the median of 3 dispatches takes an eighth of the target (this also
-   * wakes the GPU from idle clocks), then scale to the target. */
+  /* Size the spin: double until the fastest of 3 dispatches takes an eighth of the target (this also
+   * wakes the GPU from idle clocks), then scale to the target and check that length the same way.
+   * The fastest, not the median: on a loaded CPU device a queue interval includes the OS scheduling the
+   * driver's threads, and one spin of 1 round read 16 ms twice out of 3 (measured beside two CPU hogs).
+   * With the median that stopped the doubling at 1 round, the ladder collapsed to 1-4 rounds (a few us)
+   * and the fit over it gave -2.4 or -43 ns per tick; the probe then asked for a sleep of ~2^32 ticks
+   * and every sleep ended at the iteration bound (the "sleeps cut at the iteration bound" of issue 14). */
   uint32_t it = 16;
-  double med = 0;
-  for (;;) {
-    double t[3];
-    for (int i = 0; i < 3; i++) {
-      if ((s = run_spin(&sp, it, &smp))) goto out;
-      t[i] = isfinite(smp.ns) ? smp.ns : 0;
+  double fastest = 0, longest_it = 16;
+  for (int check = 0; check < 4; check++) {
+    for (;;) {
+      fastest = INFINITY;
+      for (int i = 0; i < 3; i++) {
+        if ((s = run_spin(&sp, it, &smp))) goto out;
+        if (isfinite(smp.ns) && smp.ns < fastest) fastest = smp.ns;
+      }
+      if (!isfinite(fastest)) fastest = 0;
+      if (fastest >= o.longest_ns / 8 || it >= MAX_ITERATIONS) break;
+      it = it * 2 > MAX_ITERATIONS ? MAX_ITERATIONS : it * 2;
     }
-    med = vkocc_median(t, 3);
-    if (med >= o.longest_ns / 8 || it >= MAX_ITERATIONS) break;
-    it = it * 2 > MAX_ITERATIONS ? MAX_ITERATIONS : it * 2;
+    longest_it = fmin((double)MAX_ITERATIONS, it * o.longest_ns / fmax(fastest, 1.0));
+    if (longest_it >= MAX_ITERATIONS) break;
+    /* the scaled length must take at least half the target (its fastest of 3), else size again from it */
+    double t = INFINITY;
+    for (int i = 0; i < 3; i++) {
+      if ((s = run_spin(&sp, (uint32_t)longest_it, &smp))) goto out;
+      if (isfinite(smp.ns) && smp.ns < t) t = smp.ns;
+    }
+    if (t >= o.longest_ns / 2) break;
+    it = (uint32_t)longest_it;
   }
-  double longest_it = fmin((double)MAX_ITERATIONS, it * o.longest_ns / fmax(med, 1.0));
   for (uint32_t w = 0; w < o.warmups; w++)
     if ((s = run_spin(&sp, (uint32_t)longest_it, &smp))) goto out;
 
@@ -140,24 +165,25 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
   cal->samples = m;
   cal->wraps = sp.wraps;
   cal->backwards = sp.backwards;
-  /* Each fit runs over the per-length medians of the repeats: a dispatch delayed by the OS or the driver
+  /* Each fit runs over the fastest sample of each length: a dispatch delayed by the OS or the driver
    * moves one sample, not the line (on a loaded 2-core machine a fit over all samples wandered by 3%). */
   uint32_t k;
   if (!s) {
-    k = median_by_length(it_s, all, it_s, ns_s, m, fx, fy);
+    k = fastest_by_length(it_s, all, it_s, ns_s, m, fx, fy);
     s = vkocc_linfit_compute(fx, fy, k, true, &cal->spin_fit);
+    if (s) { *no_line = true; goto done; }
   }
   cal->overhead_ns = cal->spin_fit.intercept;
   if (!s && ctx->device_clock) {
-    k = median_by_length(it_s, rt_ok, rt_s, ns_s, m, fx, fy);
-    if ((s = vkocc_linfit_compute(fx, fy, k, true, &cal->realtime_fit))) goto done;
+    k = fastest_by_length(it_s, rt_ok, rt_s, ns_s, m, fx, fy);
+    if ((s = vkocc_linfit_compute(fx, fy, k, true, &cal->realtime_fit))) { *no_line = true; goto done; }
     cal->ns_per_tick = cal->realtime_fit.slope;
     cal->overhead_ns = cal->realtime_fit.intercept;
     cal->tick_equals_period = fabs(cal->ns_per_tick - cal->timestamp_period) <= 0.02 * cal->timestamp_period;
   }
   if (!s && ctx->subgroup_clock) {
-    k = median_by_length(it_s, cyc_ok, cyc_s, ns_s, m, fx, fy);
-    if ((s = vkocc_linfit_compute(fx, fy, k, true, &cal->subgroup_fit))) goto done;
+    k = fastest_by_length(it_s, cyc_ok, cyc_s, ns_s, m, fx, fy);
+    if ((s = vkocc_linfit_compute(fx, fy, k, true, &cal->subgroup_fit))) { *no_line = true; goto done; }
     cal->shader_clock_mhz = 1e3 / cal->subgroup_fit.slope;
   }
   if (!ctx->device_clock || !ctx->subgroup_clock) {
@@ -183,10 +209,18 @@ out:
 vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal) {
   vkocc_status s = VKOCC_OK;
   for (uint32_t attempt = 1; attempt <= 3; attempt++) {
-    if ((s = measure_once(ctx, opt, cal))) return s;
+    bool no_line;
+    s = measure_once(ctx, opt, cal, &no_line);
     cal->attempts = attempt;
+    if (s && no_line && attempt < 3) continue;
+    if (s) return s;
     const vkocc_linfit *f = cal->has_device_clock ? &cal->realtime_fit : &cal->spin_fit;
-    bool good = f->r2 >= 0.999 && (!cal->has_subgroup_clock || cal->subgroup_fit.r2 >= 0.999);
+    /* Good: a line through every length of the ladder (a fit over fewer points can have R^2 = 1 and any
+     * slope), rising, explaining the data. */
+    uint32_t lengths = opt && opt->lengths ? opt->lengths : 8;
+    bool line = f->n == lengths && f->slope > 0 && isfinite(f->slope) &&
+                (!cal->has_subgroup_clock || (cal->subgroup_fit.n == lengths && cal->subgroup_fit.slope > 0));
+    bool good = line && f->r2 >= 0.999 && (!cal->has_subgroup_clock || cal->subgroup_fit.r2 >= 0.999);
     if (good) return VKOCC_OK;
   }
   size_t len = strlen(cal->note);

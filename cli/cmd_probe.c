@@ -129,9 +129,13 @@ int cmd_probe(int argc, char **argv) {
   if (c.json) {
     json_t *doc = json_pack("{s:s, s:s, s:o, s:o}", "schema", "vkocc.probe/1", "tool_version", vkocc_version(),
                             "device", vkocc_device_info_json(d), "probe", vkocc_probe_result_json(&r));
+    bool agree = r.agree;
     vkocc_probe_result_free(&r);
     vkocc_context_destroy(ctx);
-    return cli_emit_json("probe", doc, NULL);
+    /* the same exit as text mode: vkocc_probe fails with "could not establish P" where methods or
+     * repetitions keep disagreeing, so agree is true here; kept as a guard */
+    int rc = cli_emit_json("probe", doc, NULL);
+    return rc ? rc : agree ? 0 : 1;
   }
   printf("device: %s\npoint:  workgroup %u threads, %u bytes shared\n", d->name, r.wg_size, r.shared_bytes);
   char qt[96];

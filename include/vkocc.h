@@ -245,6 +245,14 @@ typedef struct vkocc_bisect_estimate {
   uint32_t dispatches;  /* runtime measurements made */
   double base_ns;       /* runtime of one wave */
   double threshold_ns;  /* runtimes above this are serialized */
+  /* The check of P against the whole-wave structure it implies (2P workgroups in two waves, 2P+1 in
+   * three, 3P+1 in four): extra waves over the first measured there (in waves of wave_ns), and whether
+   * they step as 1:2:3 on a common scale (a busy CPU stretches every wave). A P that fails it was read
+   * from noise; the caller measures again or gives up. */
+  double waves_2P, waves_2P1, waves_3P1;
+  bool consistent;
+  double wave_ns;       /* the wave the answer was judged with (sized: measured, one workgroup over none) */
+  double ramp_ns;       /* sized search: the longest launch ramp measured (empty workgroups, n over 1) */
 } vkocc_bisect_estimate;
 
 /* Doubles the dispatch from `start` until the runtime steps up by more than half of wave_ns over the
@@ -256,6 +264,20 @@ typedef struct vkocc_bisect_estimate {
 #define VKOCC_BISECT_EARLY_EXIT 0x80000000u
 vkocc_status vkocc_bisect_search(vkocc_runtime_fn fn, void *user, uint32_t start, uint32_t max_groups,
                                  double wave_ns, uint32_t repeats, vkocc_bisect_estimate *out);
+
+/* Runtime (ns) of one dispatch of `groups` workgroups whose workload lasts about wave_ns each; wave_ns 0:
+ * empty workgroups (only their launch). */
+typedef vkocc_status (*vkocc_workload_fn)(void *user, uint32_t groups, double wave_ns, double *ns);
+
+/* vkocc_bisect_search with the wave sized from the launch ramp: a size judged serialized is timed again
+ * with empty workgroups against one; where the runtime less that ramp would have been one wave (the ramp
+ * read as serialization: 3300 workgroups took 63 us to launch on an H100, against a 78 us sleep) the
+ * wave grows to 8x the ramp, up to max_wave_ns, and the search starts again. Fails when even
+ * max_wave_ns is too short. The threshold uses the measured wave (one workgroup over an empty one);
+ * out->wave_ns is that wave, out->ramp_ns the longest ramp timed. */
+vkocc_status vkocc_bisect_search_sized(vkocc_workload_fn fn, void *user, uint32_t start, uint32_t max_groups,
+                                       double wave_ns, double max_wave_ns, uint32_t repeats,
+                                       vkocc_bisect_estimate *out);
 
 typedef struct vkocc_probe_options {
   uint32_t wg_size;        /* threads per workgroup, 1..maxComputeWorkGroupInvocations */

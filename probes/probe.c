@@ -4,6 +4,7 @@
  * of the first tooth is too large a part of it. */
 #include "internal.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,9 @@ extern const size_t vkocc_spv_probe_clock_shm_size, vkocc_spv_probe_clock_size, 
 #define MAX_ROUNDS 65000u      /* sleep/chase loop bound: under lavapipe's 65535 loop-iteration cap */
 #define CHASE_ENTRIES (1u << 20) /* 4 MiB: past a CPU's L2, so lavapipe's chasers do not contend */
 #define RECORD_WORDS 8u
-#define MAX_SLEEP_NS 8e6 /* adaptive growth stops here: under the loop bound on every device we know */
+#define CPU_CONFIRM_NS 50e6 /* a CPU device's confirming combs last this long at least (see run_comb's caller) */
+#define MAX_SLEEP_NS 8e6
+#define CPU_MAX_BISECT_NS 24e6 /* CPU bisection's longest sleep: 65000 rounds last 42 ms or more here */ /* adaptive growth stops here: under the loop bound on every device we know */
 
 typedef struct {
   uint32_t mode, sleep_ticks, max_rounds, chase_rounds, chase_mask, key;
@@ -32,7 +35,18 @@ typedef struct {
   double gpu_ns;       /* sum of timestamp intervals of the dispatches made */
   uint32_t dispatches;
   uint32_t cut_short;  /* workgroups whose sleep ended at the iteration bound */
+  const vkocc_calibration *cal;
+  double chase_ns_per_round; /* bisection without a clock: the chase's speed, from chase_wave */
+  uint32_t max_overlap;      /* bisection with a clock: most sleeps seen overlapping in its dispatches */
+  vkocc_interval *iv;
+  uint32_t iv_cap;
 } probe_run;
+
+/* A sleep in realtime ticks, kept inside what the shader takes (1 .. 2e9 ticks). */
+static uint32_t sleep_ticks(const vkocc_calibration *cal, double ns) {
+  double t = ns / cal->ns_per_tick;
+  return t < 1 ? 1u : t > 2e9 ? 2000000000u : (uint32_t)t;
+}
 
 vkocc_status vkocc_probe_check_point(const vkocc_device_info *d, uint32_t wg, uint32_t shared) {
   uint32_t max_wg = d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
@@ -58,30 +72,74 @@ static vkocc_status dispatch(probe_run *r, uint32_t groups, double *ns) {
   return VKOCC_OK;
 }
 
-static vkocc_status runtime_fn(void *user, uint32_t groups, double *ns) { return dispatch(user, groups, ns); }
+static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkocc_interval *iv, double *ns);
+
+/* Bisection's workload: wave_ns of sleep (or of pointer chase without a clock); 0: an empty workgroup. */
+static vkocc_status workload_fn(void *user, uint32_t groups, double wave_ns, double *ns) {
+  probe_run *r = user;
+  if (r->ctx->device_clock) {
+    r->push.mode = 0;
+    r->push.sleep_ticks = wave_ns > 0 ? sleep_ticks(r->cal, wave_ns) : 1;
+    if (wave_ns > 0) {
+      /* The sleeps record when they ran: more of them overlapping than the P a search ends at proves
+       * that P too small (on a busy CPU a worker thread that wakes late leaves its share to the others,
+       * and the runtimes then step exactly as for fewer workers). */
+      if (groups > r->iv_cap) {
+        vkocc_interval *iv = realloc(r->iv, groups * sizeof *iv);
+        if (!iv) return vkocc_fail(VKOCC_ERROR_RUNTIME, "out of memory for %u intervals", groups);
+        r->iv = iv;
+        r->iv_cap = groups;
+      }
+      vkocc_status s = comb_once(r, r->cal->ns_per_tick, groups, r->iv, ns);
+      vkocc_comb_estimate e;
+      if (!s && vkocc_comb_estimate_P(r->iv, groups, 0, &e) == VKOCC_OK && e.P > r->max_overlap) r->max_overlap = e.P;
+      return s;
+    }
+  } else {
+    r->push.mode = 1;
+    r->push.chase_rounds = wave_ns > 0 ? (uint32_t)fmin(MAX_ROUNDS, fmax(1, wave_ns / r->chase_ns_per_round)) : 0;
+  }
+  return dispatch(r, groups, ns);
+}
 
 /* Runs one comb of n workgroups and reads the records into intervals (ns from the first start). */
-static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkocc_interval *iv) {
+static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkocc_interval *iv, double *ns) {
   memset(r->rec.map, 0, (size_t)n * RECORD_WORDS * 4);
-  double ns;
-  vkocc_status s = dispatch(r, n, &ns);
+  vkocc_status s = dispatch(r, n, ns);
   if (s) return s;
-  const uint32_t *w = r->rec.map;
-  uint64_t t0 = UINT64_MAX;
+  r->cut_short += vkocc_comb_read_records(r->rec.map, n, ns_per_tick, iv);
+  return VKOCC_OK;
+}
+
+uint32_t vkocc_comb_read_records(const uint32_t *w, uint32_t n, double ns_per_tick, vkocc_interval *iv) {
+  /* Mesa 22.3 (lavapipe) returns 0 in the clock's high word, so its clock wraps every 2^32 ticks (4.3 s
+   * of ns) and a dispatch now and then straddles a wrap. Where every high word is 0 the times are read
+   * as 32-bit, relative to one record's start (a dispatch lasts far less than 2^31 ticks). */
+  bool narrow = true;
+  uint32_t ref = 0, cut = 0;
+  bool have_ref = false;
   for (uint32_t i = 0; i < n; i++) {
     const uint32_t *x = w + i * RECORD_WORDS;
-    uint64_t a = x[0] | (uint64_t)x[1] << 32;
+    if (!(x[4] & 1)) continue;
+    if (x[1] | x[3]) narrow = false;
+    if (!have_ref) ref = x[0], have_ref = true;
+  }
+  int64_t t0 = INT64_MAX;
+  for (uint32_t i = 0; i < n; i++) {
+    const uint32_t *x = w + i * RECORD_WORDS;
+    int64_t a = narrow ? (int32_t)(x[0] - ref) : (int64_t)(x[0] | (uint64_t)x[1] << 32);
     if ((x[4] & 1) && a < t0) t0 = a;
   }
   for (uint32_t i = 0; i < n; i++) {
     const uint32_t *x = w + i * RECORD_WORDS;
     uint64_t a = x[0] | (uint64_t)x[1] << 32, b = x[2] | (uint64_t)x[3] << 32, d;
-    iv[i].valid = (x[4] & 1) && vkocc_tick_delta(a, b, 64, &d) != VKOCC_TICKS_BACKWARDS;
-    if (x[4] & 2) r->cut_short++;
-    iv[i].start = iv[i].valid ? (double)(a - t0) * ns_per_tick : 0;
+    int64_t rel = narrow ? (int32_t)(x[0] - ref) : (int64_t)a;
+    iv[i].valid = (x[4] & 1) && vkocc_tick_delta(a, b, narrow ? 32 : 64, &d) != VKOCC_TICKS_BACKWARDS;
+    if (x[4] & 2) cut++;
+    iv[i].start = iv[i].valid ? (double)(rel - t0) * ns_per_tick : 0;
     iv[i].end = iv[i].valid ? iv[i].start + (double)d * ns_per_tick : 0;
   }
-  return VKOCC_OK;
+  return cut;
 }
 
 vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k) {
@@ -155,9 +213,12 @@ static uint32_t median_u32(const uint32_t *v, uint32_t n, uint32_t *mn, uint32_t
  * never overcount, so the estimate is the largest overlap seen, accepted once `confirmations` dispatches
  * in a row of `waves` waves of it ((waves - 1) (P + 1) workgroups) reproduce it. */
 static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double *sleep_ns, bool sleep_fixed,
-                             uint32_t hint, uint32_t waves, uint32_t confirmations, vkocc_probe_rep *rep,
-                             vkocc_interval **raw, uint32_t *raw_n) {
+                             uint32_t hint, uint32_t waves, double long_ns, uint32_t confirmations,
+                             vkocc_probe_rep *rep, vkocc_interval **raw, uint32_t *raw_n) {
+  /* `waves` confirm the hint (or more); anything else (no hint, or less than it) is confirmed over at
+   * least `waves` waves lasting long_ns in all (the sleep may grow on the way) */
   const uint32_t m = waves - 1;
+#define M_FOR(p) ((hint && (p) >= hint) ? m : (uint32_t)fmax(m, ceil(long_ns / *sleep_ns)))
   double cap = MAX_SLEEP_NS;
   int cuts = 0;
   uint32_t confirmed = 0;
@@ -170,14 +231,17 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
   for (int attempt = 0; attempt < 40 && !done; attempt++) {
     if (n > r->max_groups) n = r->max_groups;
     r->push.mode = 0;
-    r->push.sleep_ticks = (uint32_t)fmin(2e9, *sleep_ns / cal->ns_per_tick);
+    r->push.sleep_ticks = sleep_ticks(cal, *sleep_ns);
     iv = realloc(iv, n * sizeof *iv);
     r->cut_short = 0;
-    if ((s = comb_once(r, cal->ns_per_tick, n, iv))) break;
+    double ns;
+    if ((s = comb_once(r, cal->ns_per_tick, n, iv, &ns))) break;
     if (r->cut_short) {
-      /* A sleep ended at the loop's iteration bound, not at its time: the dispatch proves nothing. Seen
-       * transiently on lavapipe (its loops end after 65535 iterations, normally 6 ms or more of sleep):
-       * retry twice, then halve the sleep and cap it there. */
+      /* A sleep ended at the loop's iteration bound, not at its time: the dispatch proves nothing. On
+       * lavapipe a round takes 0.65-0.8 us alone (slower when threads share a core), so 65000 rounds
+       * cover 42 ms or more against sleeps of at most 8 ms; the cuts seen in issue 14 came from a
+       * calibration that gave a negative ns per tick (see calibrate.c), now refused before this.
+       * Retry twice, then halve the sleep and cap it there. */
       best = 0;
       if (++cuts <= 2) continue;
       if (!sleep_fixed && *sleep_ns > 250e3) {
@@ -185,8 +249,9 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
         cuts = 0;
         continue;
       }
-      s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: %u sleeps of %.0f us ended at the iteration bound (%u rounds) "
-                     "before their time; use a shorter --sleep-us", r->cut_short, *sleep_ns / 1e3, MAX_ROUNDS);
+      s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: %u sleeps of %.0f us (%u ticks at %.4g ns per tick) ended at the "
+                     "iteration bound (%u rounds) before their time%s", r->cut_short, *sleep_ns / 1e3,
+                     r->push.sleep_ticks, cal->ns_per_tick, MAX_ROUNDS, sleep_fixed ? "; use a shorter --sleep-us" : "");
       break;
     }
     if ((s = vkocc_comb_estimate_P(iv, n, 0, &rep->comb))) break;
@@ -194,9 +259,12 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
     if (!sleep_fixed && rep->comb.first_tooth_spread_ns > 0.25 * *sleep_ns && *sleep_ns < cap) {
       *sleep_ns = fmin(cap, fmax(2 * *sleep_ns, 5 * rep->comb.first_tooth_spread_ns));
       best = 0;
+      /* longer sleeps need fewer waves for the same confirmation time */
+      uint32_t want = M_FOR(rep->comb.P) * (rep->comb.P + 1);
+      if (!rep->comb.lower_bound && want < n) n = want;
       continue;
     }
-    if (!rep->comb.lower_bound && rep->comb.P >= best && n >= m * rep->comb.P + m) {
+    if (!rep->comb.lower_bound && rep->comb.P >= best && n >= M_FOR(rep->comb.P) * (rep->comb.P + 1)) {
       if (++confirmed >= confirmations) { done = true; break; }
       best = rep->comb.P;
       continue; /* confirm again at the same size */
@@ -208,9 +276,10 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
       break;
     }
     /* grow: double while everything is resident, else to `waves` waves of the best seen */
-    uint32_t want = rep->comb.lower_bound ? 2 * n : m * best + m;
+    uint32_t want = rep->comb.lower_bound ? 2 * n : M_FOR(best) * (best + 1);
     n = want > n ? want : n + 1;
   }
+#undef M_FOR
   if (!s && !done) s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: no stable P after 40 dispatches");
   if (!s) {
     rep->comb_P = rep->comb.P;
@@ -255,6 +324,7 @@ static vkocc_status chase_wave(probe_run *r, double target_ns, double *wave_ns) 
   if ((s = min_runtime(r, 1, 5, &one))) return s;
   *wave_ns = one - empty;
   if (!(*wave_ns > 0)) return vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: a chasing workgroup takes no measurable time");
+  r->chase_ns_per_round = *wave_ns / r->push.chase_rounds;
   return VKOCC_OK;
 }
 
@@ -269,6 +339,9 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the comb needs the realtime shader clock (VK_KHR_shader_clock "
                       "shaderDeviceClock), which %s lacks%s; use --method bisect", ctx->info.name,
                       ctx->info.shader_device_clock ? " here (disabled)" : "");
+  if (ctx->device_clock && !(cal->ns_per_tick > 0 && isfinite(cal->ns_per_tick)))
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "the clock calibration gave %g ns per realtime tick (R^2 %.3f), which "
+                      "is no clock: measure again on a less busy machine", cal->ns_per_tick, cal->realtime_fit.r2);
   uint32_t repeat = opt->repeat ? opt->repeat : 1;
   if (repeat > VKOCC_MAX_REPEAT)
     return vkocc_fail(VKOCC_ERROR_USAGE, "--repeat %u is above %u", repeat, VKOCC_MAX_REPEAT);
@@ -285,7 +358,7 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   if (!(opt->sleep_ns > 0) && opt->sleep_start_ns > sleep) sleep = fmin(MAX_SLEEP_NS, opt->sleep_start_ns);
 
   probe_run r = {.ctx = ctx, .k = *kernel, .rec = ps->rec, .chase = ps->chase, .max_groups = ps->max_groups,
-                 .hook = ps->dispatch, .hook_user = ps->user};
+                 .hook = ps->dispatch, .hook_user = ps->user, .cal = cal};
   r.push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
   vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
   vkocc_kernel_bind(ctx, kernel, bufs);
@@ -308,8 +381,12 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   for (uint32_t i = 0; i < repeat && !s; i++) {
     vkocc_probe_rep *rep = &out->reps[i];
     if (method & VKOCC_METHOD_COMB) {
-      /* CPU workers are OS threads that may sit out a whole dispatch: confirm over more waves, twice */
-      s = run_comb(&r, cal, &sleep, opt->sleep_ns > 0, hint, cpu ? 4 : 3, cpu ? 2 : 1, rep,
+      /* CPU workers are OS threads that may sit out a whole dispatch: on a busy machine (load 7.8 on 2
+       * cores) a worker that woke late left 3 dispatches of 6 sleeps of 2 ms to the other one, and the
+       * comb confirmed P = 1 on 2 threads. So on a CPU device a P below the hint (or without one) is
+       * confirmed twice over dispatches of at least 50 ms; the hint itself (overlap never overcounts)
+       * twice over 4 waves. */
+      s = run_comb(&r, cal, &sleep, opt->sleep_ns > 0, hint, cpu ? 4 : 3, cpu ? CPU_CONFIRM_NS : 0, cpu ? 2 : 1, rep,
                    opt->keep_raw ? &out->raw : NULL, &out->raw_count);
       if (s) break;
       comb_v[i] = rep->comb_P;
@@ -319,19 +396,50 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
       double t0 = vkocc_now_ns(), g0 = r.gpu_ns, wave;
       /* Bisection sees no launch times, only totals: on a CPU device, whose workers wake with OS
        * latencies of a millisecond or two, its wave must be several times that. */
-      double bisect_wave = cpu ? fmax(sleep, 8e6) : sleep;
+      double bisect_wave = cpu ? fmax(sleep, 8e6) : sleep, max_wave;
       if (ctx->device_clock) {
-        r.push.mode = 0;
-        r.push.sleep_ticks = (uint32_t)fmin(2e9, bisect_wave / cal->ns_per_tick);
         wave = bisect_wave;
-      } else if ((s = chase_wave(&r, bisect_wave, &wave))) break;
+        max_wave = fmax(wave, cpu ? CPU_MAX_BISECT_NS : MAX_SLEEP_NS);
+      } else {
+        if ((s = chase_wave(&r, bisect_wave, &wave))) break;
+        max_wave = fmax(wave, MAX_ROUNDS * r.chase_ns_per_round);
+      }
       uint32_t reps = ctx->device_clock ? (5 | VKOCC_BISECT_EARLY_EXIT) : 5;
-      s = vkocc_bisect_search(runtime_fn, &r, hint ? hint : 1, r.max_groups, wave, reps, &rep->bisect);
+      /* A P that fails the whole-wave check was read from noise: measure again, twice at most. */
+      bool overlap_ok = true;
+      uint32_t start = hint ? hint : 1;
+      for (int attempt = 0; attempt < 3; attempt++) {
+        r.max_overlap = 0;
+        /* each attempt doubles the wave: a worker that wakes late (a busy CPU) must wake within half a
+         * wave for its workgroup to overlap, so a longer wave gives it more time */
+        double w = fmin(max_wave, wave * (1 << attempt));
+        s = vkocc_bisect_search_sized(workload_fn, &r, start, r.max_groups, w, max_wave, reps, &rep->bisect);
+        overlap_ok = r.max_overlap <= rep->bisect.P;
+        if (s || !rep->bisect.certain || (rep->bisect.consistent && overlap_ok)) break;
+        /* more sleeps seen at once than the search found: search again from there (a hint only; the
+         * runtimes must still show one wave there and the step after it) */
+        if (!overlap_ok) start = r.max_overlap;
+      }
       if (s) break;
       if (!rep->bisect.certain) {
         s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: no serialization up to %u workgroups", r.max_groups);
         break;
       }
+      if (!overlap_ok) {
+        s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: could not establish P: 3 searches ended at P = %u, but %u of "
+                       "its sleeps ran at once (a worker that started late, on a busy machine?)", rep->bisect.P,
+                       r.max_overlap);
+        break;
+      }
+      if (!rep->bisect.consistent) {
+        s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: could not establish P: 3 searches ended at P = %u, but %u "
+                       "workgroups ran in %.2f extra waves, %u in %.2f and %u in %.2f (steps 1:2:3 "
+                       "expected); the runtimes are too noisy (a busy machine?)", rep->bisect.P, 2 * rep->bisect.P,
+                       rep->bisect.waves_2P, 2 * rep->bisect.P + 1, rep->bisect.waves_2P1, 3 * rep->bisect.P + 1,
+                       rep->bisect.waves_3P1);
+        break;
+      }
+      wave = rep->bisect.wave_ns;
       rep->bisect_P = rep->bisect.P;
       rep->bisect_gpu_ns = r.gpu_ns - g0;
       rep->bisect_wall_ns = vkocc_now_ns() - t0;
@@ -340,6 +448,7 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
       out->bisect_wave_ns = wave;
     }
   }
+  free(r.iv);
   if (s) { vkocc_probe_result_free(out); return s; }
   out->sleep_ns = sleep;
   /* floor: the fewest waves that reveal P (2) of each method's wave, per repetition */
@@ -374,7 +483,23 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, co
   vkocc_kernel k;
   if ((s = vkocc_probe_session_create(ctx, &ps))) return s;
   if (!(s = vkocc_probe_kernel_create(ctx, opt->wg_size, opt->shared_bytes, &k))) {
-    s = vkocc_probe_measure(&ps, &k, cal, opt, out);
+    /* One point, one answer: where repetitions or methods disagree, measure again (twice at most), then
+     * give up rather than pick one. With more lavapipe threads than cores the comb (residency) and the
+     * bisection (throughput) may keep disagreeing: ask for one method then. */
+    for (int attempt = 1; attempt <= 3; attempt++) {
+      if ((s = vkocc_probe_measure(&ps, &k, cal, opt, out)) || out->agree) break;
+      if (attempt == 3) {
+        char b[64] = "";
+        if (out->method & VKOCC_METHOD_BISECT) snprintf(b, sizeof b, "; bisect %u..%u", out->bisect_min, out->bisect_max);
+        s = vkocc_fail(VKOCC_ERROR_RUNTIME, "could not establish P: 3 measurements disagree (comb %u..%u%s)%s",
+                       out->comb_min, out->comb_max, b,
+                       out->method == VKOCC_METHOD_BOTH ? "; --method comb measures residency alone" : "");
+        if (!(out->method & VKOCC_METHOD_COMB))
+          s = vkocc_fail(VKOCC_ERROR_RUNTIME, "could not establish P: 3 measurements disagree (bisect %u..%u)",
+                         out->bisect_min, out->bisect_max);
+      }
+      vkocc_probe_result_free(out);
+    }
     vkocc_kernel_destroy(ctx, &k);
   }
   vkocc_probe_session_destroy(&ps);

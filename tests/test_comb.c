@@ -1,6 +1,6 @@
 /* The comb estimator on synthetic timelines: each case asserts the exact P. */
 #include "check.h"
-#include "vkocc.h"
+#include "internal.h"
 #include <stdlib.h>
 
 /* Simulates a device with P slots: workgroups start in order, each as soon as a slot is free (plus a
@@ -86,5 +86,29 @@ int main(void) {
   for (int i = 0; i < 4; i++) iv[i].valid = false;
   CHECK(vkocc_comb_estimate_P(iv, 4, 0, &e) == VKOCC_ERROR_RUNTIME, "no records must fail");
   CHECK_CONTAINS(vkocc_last_error(), "none of the 4");
+
+  /* Probe records with lavapipe's clock (Mesa 22.3: the high word is always 0, so the clock wraps every
+   * 2^32 ns): 6 sleeps of 2 ms on 2 workers, the low word wrapping in the second wave. Read as 64-bit,
+   * the sleeps across the wrap went backwards and the later ones sat 4.3 s away. */
+  for (int wide = 0; wide < 2; wide++) {
+    uint32_t rec[6 * 8] = {0};
+    uint64_t base = wide ? 0x123456789ull << 8 : 0xFFF00000u; /* 1 ms before the wrap (narrow) */
+    for (uint32_t i = 0; i < 6; i++) {
+      uint64_t a = base + (i / 2) * 2100000ull + (i % 2) * 1000, b = a + 2000000;
+      uint32_t *x = rec + 8 * i;
+      x[0] = (uint32_t)a, x[1] = wide ? (uint32_t)(a >> 32) : 0, x[2] = (uint32_t)b, x[3] = wide ? (uint32_t)(b >> 32) : 0;
+      x[4] = 1;
+    }
+    rec[8 * 5 + 4] |= 2; /* one sleep cut by the iteration bound */
+    vkocc_interval r[6];
+    CHECK_EQ_U(vkocc_comb_read_records(rec, 6, 1.0, r), 1);
+    for (uint32_t i = 0; i < 6; i++) {
+      CHECK(r[i].valid, "record %u valid (wide %d)", i, wide);
+      CHECK_NEAR(r[i].start, (i / 2) * 2100000.0 + (i % 2) * 1000.0, 0.5);
+      CHECK_NEAR(r[i].end - r[i].start, 2e6, 0.5);
+    }
+    CHECK(vkocc_comb_estimate_P(r, 6, 0, &e) == VKOCC_OK && e.P == 2 && e.teeth == 3, "records: P %u, %u teeth", e.P,
+          e.teeth);
+  }
   return check_report();
 }

@@ -1,13 +1,60 @@
-/* Both probe methods on lavapipe give exactly LP_NUM_THREADS at several points, every run; the
- * bisection also without the shader clock (pointer chase). Invalid points fail before any dispatch. */
+/* Both probe methods on lavapipe give exactly LP_NUM_THREADS at several points; the bisection also
+ * without the shader clock (pointer chase). Invalid points fail before any dispatch.
+ * lavapipe's workers are OS threads. When the machine has more runnable threads than cores (other jobs,
+ * CPU hogs) a worker wakes milliseconds late and leaves its workgroups to the others: beside two CPU hogs
+ * on 2 cores, 2 sleeping workgroups took 32 ms at best against 8 ms for one. Runtimes alone (bisection)
+ * cannot show P then, and the probe must say so ("could not establish P", VKOCC_ERROR_RUNTIME) instead of
+ * returning a wrong one. So: the comb is held to P exactly, always; the bisection to P exactly on a quiet
+ * machine, and on a busy one (1-minute load above the core count) to "P exactly, or could not establish
+ * P" — a wrong P fails the test either way. Each measurement is retried (not the assertion weakened)
+ * before it counts as not established. */
 #include "check.h"
 #include "vkocc.h"
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static bool busy;
+static uint32_t not_established;
+
+static bool machine_busy(void) {
+  double load = 0;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &load) != 1) load = 0;
+    fclose(f);
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  fprintf(stderr, "1-minute load %.2f on %ld cores: %s\n", load, cores, load > cores ? "busy" : "quiet");
+  return load > cores;
+}
+
+/* Probes up to 2 times while the answer is "could not establish P". Returns the last status. */
+static vkocc_status probe_retry(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_probe_options *po,
+                                vkocc_probe_result *r) {
+  vkocc_status s = VKOCC_OK;
+  for (int i = 0; i < 2; i++) {
+    s = vkocc_probe(ctx, cal, po, r);
+    if (s != VKOCC_ERROR_RUNTIME || !strstr(vkocc_last_error(), "could not establish P")) break;
+    fprintf(stderr, "retry: %s\n", vkocc_last_error());
+  }
+  return s;
+}
+
+/* A bisection that could not establish P passes only on a busy machine, and only with that message. */
+static bool bisect_ok_or_excused(vkocc_status s, const char *what) {
+  if (s == VKOCC_OK) return true;
+  bool excused = busy && s == VKOCC_ERROR_RUNTIME && strstr(vkocc_last_error(), "could not establish P");
+  CHECK(excused, "%s: %s", what, vkocc_last_error());
+  if (excused) { not_established++; fprintf(stderr, "%s: not established on a busy machine\n", what); }
+  return false;
+}
 
 int main(void) {
   const char *env = getenv("LP_NUM_THREADS");
   uint32_t expect = env ? (uint32_t)atoi(env) : 0;
   if (expect == 0) { fprintf(stderr, "set LP_NUM_THREADS\n"); return 2; }
+  busy = machine_busy();
   vkocc_context *ctx;
   vkocc_context_options o = {.device = "llvmpipe"};
   CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
@@ -18,22 +65,43 @@ int main(void) {
   const uint32_t wgs[] = {32, 256, 1024}, shms[] = {0, 16384};
   for (int a = 0; a < 3; a++)
     for (int b = 0; b < 2; b++) {
-      vkocc_probe_options po = {.wg_size = wgs[a], .shared_bytes = shms[b], .method = VKOCC_METHOD_BOTH, .repeat = 2,
+      /* the comb, twice (the second repetition starts from the first one's P) */
+      vkocc_probe_options po = {.wg_size = wgs[a], .shared_bytes = shms[b], .method = VKOCC_METHOD_COMB, .repeat = 2,
                                 .keep_raw = true};
       vkocc_probe_result r;
-      vkocc_status s = vkocc_probe(ctx, &cal, &po, &r);
-      CHECK(s == VKOCC_OK, "probe %u/%u: %s", wgs[a], shms[b], vkocc_last_error());
-      if (s) continue;
-      CHECK(r.comb_min == expect && r.comb_max == expect, "comb at %u/%u: %u..%u, expected %u", wgs[a], shms[b],
-            r.comb_min, r.comb_max, expect);
-      CHECK(r.bisect_min == expect && r.bisect_max == expect, "bisect at %u/%u: %u..%u, expected %u", wgs[a],
-            shms[b], r.bisect_min, r.bisect_max, expect);
-      CHECK(r.agree && r.P == expect, "agree at %u/%u", wgs[a], shms[b]);
-      CHECK(r.raw && r.raw_count > expect, "raw intervals kept: %u", r.raw_count);
-      CHECK(r.reps[0].comb_gpu_ns > 0 && r.reps[0].comb_wall_ns >= r.reps[0].comb_gpu_ns * 0.5, "times recorded");
-      /* adaptive sizing: the deciding comb is at most a few times P, never a fixed large dispatch */
-      CHECK(r.reps[1].comb_groups <= 3 * expect + 3, "second comb used %u groups for P=%u", r.reps[1].comb_groups, expect);
-      vkocc_probe_result_free(&r);
+      vkocc_status s = probe_retry(ctx, &cal, &po, &r);
+      CHECK(s == VKOCC_OK, "comb %u/%u: %s", wgs[a], shms[b], vkocc_last_error());
+      if (!s) {
+        CHECK(r.comb_min == expect && r.comb_max == expect, "comb at %u/%u: %u..%u, expected %u", wgs[a], shms[b],
+              r.comb_min, r.comb_max, expect);
+        CHECK(r.agree && r.P == expect, "agree at %u/%u", wgs[a], shms[b]);
+        CHECK(r.raw && r.raw_count > expect, "raw intervals kept: %u", r.raw_count);
+        CHECK(r.reps[0].comb_gpu_ns > 0 && r.reps[0].comb_wall_ns >= r.reps[0].comb_gpu_ns * 0.5, "times recorded");
+        /* adaptive sizing: the second comb confirms its hint over 4 waves (a fixed large dispatch or the
+         * 50 ms confirmation of a P below the hint would be more) */
+        CHECK(r.reps[1].comb_groups <= 3 * expect + 3, "second comb used %u groups for P=%u", r.reps[1].comb_groups,
+              expect);
+        /* the first confirms without a hint over 50 ms at least (sleeps only overrun what was asked), and
+         * needs no more groups than 50 ms of the shortest CPU sleep (2 ms) takes */
+        double sleep_ms = r.reps[0].comb.median_sleep_ns / 1e6, first_ms = r.reps[0].comb_groups * sleep_ms / (expect + 1);
+        CHECK(first_ms >= 0.95 * 50 && r.reps[0].comb_groups <= 25 * (expect + 1), "first comb: %u groups of %.1f ms "
+              "for P=%u", r.reps[0].comb_groups, sleep_ms, expect);
+        vkocc_probe_result_free(&r);
+      }
+      /* the bisection alone (what `probe --method bisect` does), and both at one point */
+      if (b != 0) continue;
+      po = (vkocc_probe_options){.wg_size = wgs[a], .shared_bytes = shms[b], .method = VKOCC_METHOD_BISECT};
+      if (a == 1) po.method = VKOCC_METHOD_BOTH;
+      char what[64];
+      snprintf(what, sizeof what, "%s %u/%u", po.method == VKOCC_METHOD_BOTH ? "both" : "bisect", wgs[a], shms[b]);
+      s = probe_retry(ctx, &cal, &po, &r);
+      if (bisect_ok_or_excused(s, what)) {
+        CHECK(r.bisect_min == expect && r.bisect_max == expect && r.P == expect, "%s: %u, expected %u", what,
+              r.bisect_min, expect);
+        CHECK(r.reps[0].bisect.consistent, "%s: whole waves %.2f %.2f %.2f", what, r.reps[0].bisect.waves_2P,
+              r.reps[0].bisect.waves_2P1, r.reps[0].bisect.waves_3P1);
+        vkocc_probe_result_free(&r);
+      }
     }
   /* invalid points: usage errors naming the limit */
   vkocc_probe_options bad = {.wg_size = 2048, .shared_bytes = 0};
@@ -45,6 +113,13 @@ int main(void) {
   CHECK_CONTAINS(vkocc_last_error(), "maxComputeSharedMemorySize");
   bad = (vkocc_probe_options){.wg_size = 0};
   CHECK(vkocc_probe(ctx, &cal, &bad, &r) == VKOCC_ERROR_USAGE, "wg 0");
+  /* a calibration that is no clock (issue 14: -43 ns per tick made every sleep end at the iteration
+   * bound) is refused before any dispatch */
+  vkocc_calibration broken = cal;
+  broken.ns_per_tick = -43.15;
+  vkocc_probe_options one = {.wg_size = 64, .method = VKOCC_METHOD_COMB};
+  CHECK(vkocc_probe(ctx, &broken, &one, &r) == VKOCC_ERROR_RUNTIME, "negative ns per tick must be refused");
+  CHECK_CONTAINS(vkocc_last_error(), "no clock");
   vkocc_context_destroy(ctx);
 
   /* without the shader clock: the comb is refused, the bisection uses the pointer chase */
@@ -61,9 +136,10 @@ int main(void) {
     const uint32_t chase_wgs[] = {32, 1024};
     for (int a = 0; a < 2; a++) {
       vkocc_probe_options po = {.wg_size = chase_wgs[a], .shared_bytes = 16384, .repeat = 2};
-      vkocc_status s = vkocc_probe(ctx, NULL, &po, &r);
-      CHECK(s == VKOCC_OK, "chase probe: %s", vkocc_last_error());
-      if (s) continue;
+      char what[64];
+      snprintf(what, sizeof what, "chase %u", chase_wgs[a]);
+      vkocc_status s = probe_retry(ctx, NULL, &po, &r);
+      if (!bisect_ok_or_excused(s, what)) continue;
       CHECK(r.method == VKOCC_METHOD_BISECT && r.bisect_by_chase, "chase used");
       CHECK(r.bisect_min == expect && r.bisect_max == expect, "chase bisect at %u: %u..%u, expected %u", chase_wgs[a],
             r.bisect_min, r.bisect_max, expect);
@@ -71,5 +147,6 @@ int main(void) {
     }
   }
   vkocc_context_destroy(ctx);
+  fprintf(stderr, "bisections not established (busy machine): %u\n", not_established);
   return check_report();
 }
