@@ -60,6 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vkocc_status s = vkocc_policy_db_load(fuzz_file(data, size), &db);
   fuzz_check_status(s, 0);
   if (s) { FUZZ_CHECK(db == NULL); return 0; }
+  fuzz_accepted++;
   /* the kernels and condition variables, from the same bytes the database accepted */
   json_t *doc = json_loadb((const char *)data, size, 0, NULL);
   FUZZ_CHECK(doc);

@@ -9,6 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vkocc_status s = vkocc_raw_probe_load(fuzz_file(data, size), &iv, &n, &dev);
   fuzz_check_status(s, 0);
   if (s) { FUZZ_CHECK(iv == NULL); return 0; }
+  fuzz_accepted++;
   FUZZ_CHECK(n > 0 && iv);
   vkocc_comb_estimate e;
   s = vkocc_comb_estimate_P(iv, n, 0, &e);

@@ -25,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_check_status(st, 0);
   if (st) return 0;
   FUZZ_CHECK(s.count > 0 && s.points);
+  fuzz_accepted++;
 
   /* the writer's document reads back to the same points */
   json_t *doc = vkocc_surface_json(&s);

@@ -19,6 +19,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Inputs the parser accepted; the replay fails when none was, since then only the error paths ran. */
+static unsigned fuzz_accepted;
+
 #define FUZZ_CHECK(cond)                                                                  \
   do {                                                                                    \
     if (!(cond)) {                                                                        \
@@ -123,8 +126,10 @@ int main(int argc, char **argv) {
     }
   }
   closedir(d);
-  printf("%u passed, 0 failed (%u corpus files, %u inputs)\n", runs, files, runs);
-  return files ? 0 : 2;
+  printf("%u passed, 0 failed (%u corpus files, %u inputs, %u accepted by the parser)\n", runs, files, runs,
+         fuzz_accepted);
+  if (!fuzz_accepted) fprintf(stderr, "%s: no input of %s was accepted\n", argv[0], argv[1]);
+  return files && fuzz_accepted ? 0 : 2;
 }
 #endif
 #endif
