@@ -15,10 +15,19 @@ static const char *help =
 
 typedef struct { uint32_t wg, shared, P; bool measured; } row;
 
-static bool measured_P(const vkocc_surface *s, uint32_t wg, uint32_t sh, uint32_t *P) {
-  for (uint32_t i = 0; i < s->count; i++)
-    if (s->points[i].wg_size == wg && s->points[i].shared_bytes == sh) { *P = s->points[i].P; return true; }
-  return false;
+static int cmp_point(const void *a, const void *b) {
+  const vkocc_surface_point *x = a, *y = b;
+  if (x->wg_size != y->wg_size) return x->wg_size < y->wg_size ? -1 : 1;
+  return (x->shared_bytes > y->shared_bytes) - (x->shared_bytes < y->shared_bytes);
+}
+
+/* The measured P at (wg, sh) from points sorted by cmp_point (binary search: a table over a large file
+ * stays O(n log n)). */
+static bool measured_P(const vkocc_surface_point *sorted, uint32_t n, uint32_t wg, uint32_t sh, uint32_t *P) {
+  vkocc_surface_point key = {.wg_size = wg, .shared_bytes = sh};
+  const vkocc_surface_point *p = bsearch(&key, sorted, n, sizeof *sorted, cmp_point);
+  if (p) *P = p->P;
+  return p != NULL;
 }
 
 /* A live surface just dense enough to derive from: every multiple of the subgroup size up to 8 of them,
@@ -84,16 +93,25 @@ int cmd_calc(int argc, char **argv) {
   if (csv && !table) return cli_error("calc", 2, "--csv is for --table");
 
   vkocc_surface s;
+  vkocc_derived d;
   int rc;
+  bool model_only = false; /* a fingerprint without its surface: the limits only */
   if (from) {
-    vkocc_status st = vkocc_surface_load(from, &s);
+    vkocc_status st = vkocc_surface_load_model(from, &s, &d, &model_only);
     if (st) return cli_fail("calc", st);
   } else if ((rc = measure_live(&c, &s))) {
     return rc;
   }
+  if (model_only && sg_override) {
+    vkocc_surface_free(&s);
+    return cli_error("calc", 2, "--subgroup-size: %s holds derived limits for subgroups of %u; drop the option", from,
+                     d.subgroup_size);
+  }
+  /* only a normalized surface: values per SM, the SM count is unknown; device totals become per-SM ones */
+  bool per_sm = model_only && d.sm_count == 0;
+  if (per_sm) d.sm_count = 1;
   uint32_t sg = sg_override ? sg_override : s.subgroup_size;
-  vkocc_derived d;
-  vkocc_status st = vkocc_derive(s.points, s.count, sg, &d);
+  vkocc_status st = model_only ? VKOCC_OK : vkocc_derive(s.points, s.count, sg, &d);
   if (st) { vkocc_surface_free(&s); return cli_fail("calc", st); }
   if (have_wg && s.has_device && s.device.max_invocations && wg > s.device.max_invocations) {
     vkocc_surface_free(&s);
@@ -112,29 +130,48 @@ int cmd_calc(int argc, char **argv) {
   if (!table) {
     rows = malloc(sizeof *rows);
     rows[nr++] = (row){wg, shm, 0, false};
-  } else if (from && !have_shm) {
+  } else if (from && !have_shm && s.count) {
     rows = malloc(s.count * sizeof *rows);
     for (uint32_t i = 0; i < s.count; i++) rows[nr++] = (row){s.points[i].wg_size, s.points[i].shared_bytes, 0, false};
   } else {
-    uint32_t maxwg = 0;
+    /* sizes in 64 bits and capped: a device limit read from a file may be any 32-bit value */
+    uint64_t maxwg = s.count ? 0 : 1024, step = d.subgroup_size ? d.subgroup_size : 1;
     for (uint32_t i = 0; i < s.count; i++) if (s.points[i].wg_size > maxwg) maxwg = s.points[i].wg_size;
     if (s.has_device && s.device.max_invocations) maxwg = s.device.max_invocations;
-    rows = malloc((maxwg / d.subgroup_size + 1) * sizeof *rows);
-    for (uint32_t w = d.subgroup_size; w <= maxwg; w += d.subgroup_size) rows[nr++] = (row){w, shm, 0, false};
+    if (maxwg > VKOCC_MAX_WG_SIZE) maxwg = VKOCC_MAX_WG_SIZE;
+    rows = malloc((maxwg / step + 1) * sizeof *rows);
+    for (uint64_t w = step; w <= maxwg; w += step) rows[nr++] = (row){(uint32_t)w, shm, 0, false};
   }
+  vkocc_surface_point *sorted = malloc((s.count + 1) * sizeof *sorted);
+  if (s.count) memcpy(sorted, s.points, s.count * sizeof *sorted);
+  qsort(sorted, s.count, sizeof *sorted, cmp_point);
   json_t *jrows = json_array();
+  if (per_sm && !c.json && !csv)
+    printf("note: %s holds values per SM only (a normalized fingerprint): the SM count is unknown, the counts below "
+           "are per SM\n", from);
   if (table && !c.json) {
-    if (csv) printf("wg_size,shared_bytes,occupancy_pct,workgroups,subgroups,threads,limit,source\n");
-    else printf("%-8s %-14s %-13s %-8s %-10s %-9s %-26s %s\n", "WG size", "Shared [B]", "Occupancy [%]", "WGs",
-                "Subgroups", "Threads", "Limit", "Source");
+    if (csv)
+      printf("wg_size,shared_bytes,occupancy_pct,%s,limit,source\n",
+             per_sm ? "workgroups_per_sm,subgroups_per_sm,threads_per_sm" : "workgroups,subgroups,threads");
+    else printf("%-8s %-14s %-13s %-8s %-10s %-9s %-26s %s\n", "WG size", "Shared [B]", "Occupancy [%]",
+                per_sm ? "WGs/SM" : "WGs", per_sm ? "Sgs/SM" : "Subgroups", per_sm ? "Thr/SM" : "Threads", "Limit",
+                "Source");
   }
   for (uint32_t i = 0; i < nr; i++) {
     vkocc_occupancy oc;
-    rows[i].measured = measured_P(&s, rows[i].wg, rows[i].shared, &rows[i].P);
+    rows[i].measured = measured_P(sorted, s.count, rows[i].wg, rows[i].shared, &rows[i].P);
     if (rows[i].measured) vkocc_occupancy_from_P(&d, rows[i].wg, rows[i].shared, rows[i].P, &oc);
     else vkocc_occupancy_compute(&d, rows[i].wg, rows[i].shared, &oc);
     const char *src = rows[i].measured ? "measured" : "model";
-    if (c.json) {
+    if (c.json && per_sm) {
+      json_array_append_new(jrows, json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:s, s:s}", "wg_size",
+                                             (json_int_t)rows[i].wg, "shared_bytes", (json_int_t)rows[i].shared,
+                                             "occupancy_pct", oc.occupancy_pct, "workgroups_per_sm",
+                                             (json_int_t)oc.wg_per_sm, "subgroups_per_sm",
+                                             (json_int_t)oc.subgroups_per_sm, "threads_per_sm",
+                                             (json_int_t)oc.threads_per_sm, "limit", vkocc_limit_name(oc.binding),
+                                             "source", src));
+    } else if (c.json) {
       json_array_append_new(jrows, json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s}", "wg_size",
                                              (json_int_t)rows[i].wg, "shared_bytes", (json_int_t)rows[i].shared,
                                              "occupancy_pct", oc.occupancy_pct, "workgroups", (json_int_t)oc.wgs,
@@ -152,23 +189,40 @@ int cmd_calc(int argc, char **argv) {
     } else {
       printf("device: %s\n", s.has_device ? s.device.name : (from ? from : "?"));
       printf("point:  workgroup %u threads, %u shared bytes (%s)\n", rows[i].wg, rows[i].shared, src);
-      printf("%-22s %10s %10s\n", "", "device", "per SM");
-      printf("%-22s %10u %10u\n", "resident workgroups", oc.wgs, oc.wg_per_sm);
-      printf("%-22s %10u %10u\n", "resident subgroups", oc.subgroups, oc.subgroups_per_sm);
-      printf("%-22s %10u %10u\n", "resident threads", oc.threads, oc.threads_per_sm);
+      if (per_sm) {
+        printf("%-22s %10s\n", "", "per SM");
+        printf("%-22s %10u\n", "resident workgroups", oc.wg_per_sm);
+        printf("%-22s %10u\n", "resident subgroups", oc.subgroups_per_sm);
+        printf("%-22s %10u\n", "resident threads", oc.threads_per_sm);
+      } else {
+        printf("%-22s %10s %10s\n", "", "device", "per SM");
+        printf("%-22s %10u %10u\n", "resident workgroups", oc.wgs, oc.wg_per_sm);
+        printf("%-22s %10u %10u\n", "resident subgroups", oc.subgroups, oc.subgroups_per_sm);
+        printf("%-22s %10u %10u\n", "resident threads", oc.threads, oc.threads_per_sm);
+      }
       printf("occupancy: %.2f%% of %u threads per SM; binding limit: %s\n", oc.occupancy_pct, d.threads_per_sm,
              vkocc_limit_name(oc.binding));
     }
   }
-  if (!c.json && !csv)
-    printf("derived: %u SMs; per SM %u workgroups, %u subgroups of %u%s, %u threads, %u shared bytes%s "
-           "(%u/%u points explained)\n", d.sm_count, d.wg_per_sm, d.subgroups_per_sm, d.subgroup_size,
+  free(sorted);
+  char sms[32];
+  if (per_sm) snprintf(sms, sizeof sms, "SM count unknown");
+  else snprintf(sms, sizeof sms, "%u SMs", d.sm_count);
+  if (!c.json && !csv && model_only && !per_sm)
+    printf("derived: %s; per SM %u workgroups, %u subgroups of %u, %u threads, %u shared bytes%s (from %s: "
+           "$.derived)\n", sms, d.wg_per_sm, d.subgroups_per_sm, d.subgroup_size, d.threads_per_sm, d.shared_per_sm,
+           d.shared_bound_seen ? "" : " or more", from);
+  else if (!c.json && !csv)
+    printf("derived: %s; per SM %u workgroups, %u subgroups of %u%s, %u threads, %u shared bytes%s "
+           "(%u/%u points explained)\n", sms, d.wg_per_sm, d.subgroups_per_sm, d.subgroup_size,
            d.subgroup_size_inferred ? " (inferred)" : "", d.threads_per_sm, d.shared_per_sm,
            d.shared_bound_seen ? "" : " or more", d.explained, d.total);
   free(rows);
   if (c.json) {
+    json_t *der = vkocc_derived_json(&d, &s);
+    if (per_sm) json_object_set_new(der, "sm_count", json_null()); /* unknown: the rows are per SM */
     json_t *doc = json_pack("{s:s, s:s, s:o, s:o}", "schema", "vkocc.calc/1", "tool_version", vkocc_version(),
-                            "derived", vkocc_derived_json(&d, &s), "rows", jrows);
+                            "derived", der, "rows", jrows);
     if (s.has_device) json_object_set_new(doc, "device", vkocc_device_info_json(&s.device));
     vkocc_surface_free(&s);
     return cli_emit_json("calc", doc, NULL);

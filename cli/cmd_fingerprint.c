@@ -39,7 +39,13 @@ int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_
     json_error_t e;
     if (vkocc_fingerprint_load(cpath, fp) == VKOCC_OK && (*doc = json_load_file(cpath, 0, &e))) {
       const char *v = json_string_value(json_object_get(*doc, "tool_version"));
-      if (v && !strcmp(v, vkocc_version())) {
+      /* and only when whole: a file stripped of its device, surface or derived limits is measured again */
+      json_t *der = json_object_get(*doc, "derived");
+      vkocc_surface cs;
+      bool whole = json_is_object(json_object_get(*doc, "device")) && json_is_object(der) &&
+                   json_integer_value(json_object_get(der, "sm_count")) > 0 && vkocc_surface_load(cpath, &cs) == VKOCC_OK;
+      if (whole) whole = cs.has_device, vkocc_surface_free(&cs);
+      if (v && !strcmp(v, vkocc_version()) && whole) {
         fprintf(stderr, "vkocc fingerprint: using the cached fingerprint %s (--fresh measures again)\n", cpath);
         vkocc_context_destroy(ctx);
         return 0;

@@ -73,7 +73,14 @@ int cmd_plot(int argc, char **argv) {
   } else {
     vkocc_surface s;
     vkocc_derived d;
-    if (!(st = vkocc_surface_load(argv[optind], &s))) {
+    bool model_only;
+    if (!(st = vkocc_surface_load_model(argv[optind], &s, &d, &model_only))) {
+      if (model_only) {
+        vkocc_surface_free(&s);
+        rc = cli_error("plot", 2, "plot %s needs a measured surface: %s is a fingerprint without one (its normalized "
+                       "surface: vkocc plot compare %s)", kind, argv[optind], argv[optind]);
+        goto done;
+      }
       if (!(st = vkocc_derive(s.points, s.count, s.subgroup_size, &d))) {
         uint32_t zero = 0;
         if (!strcmp(kind, "surface")) st = vkocc_plot_surface(&s, &d, out, &po);

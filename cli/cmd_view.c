@@ -131,8 +131,14 @@ int cmd_view(int argc, char **argv) {
     free(copy);
   }
   view_state v = {0};
-  vkocc_status st = vkocc_surface_load(argv[optind], &v.s);
+  bool model_only;
+  vkocc_status st = vkocc_surface_load_model(argv[optind], &v.s, &v.d, &model_only);
   if (st) return cli_fail("view", st);
+  if (model_only) {
+    vkocc_surface_free(&v.s);
+    return cli_error("view", 2, "view needs a measured surface: %s is a fingerprint without one (its normalized "
+                     "surface: vkocc plot compare %s)", argv[optind], argv[optind]);
+  }
   if ((st = vkocc_derive(v.s.points, v.s.count, v.s.subgroup_size, &v.d))) {
     vkocc_surface_free(&v.s);
     return cli_fail("view", st);

@@ -126,6 +126,14 @@ vkocc_status vkocc_cache_dir(char *out, size_t len);
 vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len);
 vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
 
+/* derive.c: vkocc_derive with the SM count given (sms > 0), e.g. 1 for values that are already per SM. */
+vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, uint32_t sms,
+                                vkocc_derived *out);
+/* surface_io.c: vkocc_surface_load that also takes a fingerprint without its "surface": then *model_only
+ * is set, out has no points (only the device, when the file names one) and d holds the file's "derived"
+ * limits, else those derived from its normalized surface with d->sm_count 0 (unknown: values per SM). */
+vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkocc_derived *d, bool *model_only);
+
 double vkocc_now_ns(void);
 int vkocc_cmp_double(const void *a, const void *b);
 double vkocc_median(double *v, uint32_t n); /* sorts v */

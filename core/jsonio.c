@@ -302,6 +302,9 @@ vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *pa
   }
   if ((st = vkocc_json_u32(o, "subgroup_size", file, path, false, &s->subgroup_size))) return st;
   if (!s->subgroup_size) s->subgroup_size = s->device.subgroup_size;
+  if (s->subgroup_size > VKOCC_MAX_WG_SIZE)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.subgroup_size: %u is out of range (at most %u)", file, path,
+                      s->subgroup_size, VKOCC_MAX_WG_SIZE);
   if ((st = vkocc_json_u32(o, "repeat", file, path, false, &s->repeat))) return st;
   json_t *pts = json_object_get(o, "points");
   if (!json_is_array(pts)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.points: expected an array", file, path);
@@ -323,6 +326,14 @@ vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *pa
         (st = vkocc_json_bool(e, "refined", file, sub, false, &p->refined)))
       break;
     if (p->wg_size == 0) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.wg_size: must be positive", file, sub); break; }
+    /* bounded like a CSV's values (vkocc.h): nothing downstream has to fear overflow */
+    const struct { const char *key; uint32_t v, max; } r[] = {{"wg_size", p->wg_size, VKOCC_MAX_WG_SIZE},
+        {"shared_bytes", p->shared_bytes, VKOCC_MAX_SHARED_BYTES}, {"P", p->P, VKOCC_MAX_P},
+        {"comb_P", p->comb_P, VKOCC_MAX_P}, {"bisect_P", p->bisect_P, VKOCC_MAX_P}};
+    for (size_t k = 0; k < sizeof r / sizeof r[0] && !st; k++)
+      if (r[k].v > r[k].max)
+        st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: %u is out of range (at most %u)", file, sub, r[k].key, r[k].v, r[k].max);
+    if (st) break;
   }
   if (st) vkocc_surface_free(s);
   return st;

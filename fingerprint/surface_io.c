@@ -3,48 +3,74 @@
 #include "internal.h"
 #include "jsonio.h"
 #include <ctype.h>
-#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static bool parse_field(char *s, uint32_t *out) {
-  while (isspace((unsigned char)*s)) s++;
-  char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1])) *--e = 0;
-  if (!*s || !isdigit((unsigned char)*s)) return false;
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (*end || errno || v > UINT32_MAX) return false;
-  *out = (uint32_t)v;
-  return true;
+static const char *field_name[3] = {"wg_size", "shared_bytes", "P"};
+static const uint32_t field_max[3] = {VKOCC_MAX_WG_SIZE, VKOCC_MAX_SHARED_BYTES, VKOCC_MAX_P};
+
+/* [s, e) without surrounding blanks */
+static void trim(const char **s, const char **e) {
+  while (*s < *e && isspace((unsigned char)**s)) (*s)++;
+  while (*e > *s && isspace((unsigned char)(*e)[-1])) (*e)--;
 }
 
-static vkocc_status load_csv(const char *path, char *text, vkocc_surface *out) {
+/* One CSV value: decimal digits, optionally surrounded by blanks. */
+static vkocc_status parse_value(const char *path, uint32_t line, int f, const char *s, const char *e, uint32_t *out) {
+  trim(&s, &e);
+  if (s == e) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: %s is empty (expected a non-negative integer)", path, line,
+                                field_name[f]);
+  uint64_t v = 0;
+  for (const char *c = s; c < e; c++) {
+    if (!isdigit((unsigned char)*c))
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: %s '%.*s' is not a non-negative integer", path, line, field_name[f],
+                        (int)(e - s > 40 ? 40 : e - s), s);
+    if (v <= UINT32_MAX) v = v * 10 + (uint64_t)(*c - '0'); /* saturates above 2^32: only "too large" matters */
+  }
+  if (f == 0 && v == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: wg_size must be positive", path, line);
+  if (v > field_max[f])
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: %s %.*s is out of range (at most %u)", path, line, field_name[f],
+                      (int)(e - s > 40 ? 40 : e - s), s, field_max[f]);
+  *out = (uint32_t)v;
+  return VKOCC_OK;
+}
+
+/* Splits [s, e) at commas, keeping empty fields; returns the number of fields (up to 4 are stored). */
+static int split(const char *s, const char *e, const char *fs[4], const char *fe[4]) {
+  int n = 0;
+  for (const char *a = s;; n++) {
+    const char *c = memchr(a, ',', (size_t)(e - a));
+    if (n < 4) fs[n] = a, fe[n] = c ? c : e;
+    if (!c) return n + 1;
+    a = c + 1;
+  }
+}
+
+static vkocc_status load_csv(const char *path, const char *text, size_t len, vkocc_surface *out, uint32_t **lines) {
   uint32_t cap = 64, line = 0;
   out->points = malloc(cap * sizeof *out->points);
+  *lines = malloc(cap * sizeof **lines);
   bool header = false;
-  static const char *names[3] = {"wg_size", "shared_bytes", "P"};
-  for (char *save = NULL, *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+  const char *end = text + len;
+  if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) text += 3; /* UTF-8 byte order mark */
+  for (const char *ln = text; ln < end;) {
+    const char *nl = memchr(ln, '\n', (size_t)(end - ln)), *le = nl ? nl : end, *next = nl ? nl + 1 : end;
     line++;
-    size_t len = strlen(ln);
-    if (len && ln[len - 1] == '\r') ln[--len] = 0;
-    char *t = ln;
-    while (isspace((unsigned char)*t)) t++;
-    if (!*t || *t == '#') continue;
-    char *f[4] = {0};
-    int nf = 0;
-    for (char *s2 = NULL, *tok = strtok_r(t, ",", &s2); tok && nf < 4; tok = strtok_r(NULL, ",", &s2)) f[nf++] = tok;
+    if (le > ln && le[-1] == '\r') le--;
+    const char *t = ln, *te = le;
+    ln = next;
+    trim(&t, &te);
+    if (t == te || *t == '#') continue;
+    const char *fs[4], *fe[4];
+    int nf = split(t, te, fs, fe);
     if (!header) {
       /* the header names the columns; whitespace around names is allowed */
       bool ok = nf == 3;
       for (int i = 0; ok && i < 3; i++) {
-        char *a = f[i];
-        while (isspace((unsigned char)*a)) a++;
-        size_t l = strlen(a);
-        while (l && isspace((unsigned char)a[l - 1])) l--;
-        ok = l == strlen(names[i]) && strncmp(a, names[i], l) == 0;
+        trim(&fs[i], &fe[i]);
+        ok = (size_t)(fe[i] - fs[i]) == strlen(field_name[i]) && !strncmp(fs[i], field_name[i], strlen(field_name[i]));
       }
       if (!ok) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: expected the header 'wg_size,shared_bytes,P'", path, line);
       header = true;
@@ -54,11 +80,15 @@ static vkocc_status load_csv(const char *path, char *text, vkocc_surface *out) {
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: expected 3 comma-separated fields, found %d", path, line, nf);
     vkocc_surface_point p = {.agree = true};
     uint32_t *dst[3] = {&p.wg_size, &p.shared_bytes, &p.P};
+    vkocc_status s;
     for (int i = 0; i < 3; i++)
-      if (!parse_field(f[i], dst[i]))
-        return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: %s '%s' is not a non-negative integer", path, line, names[i], f[i]);
-    if (p.wg_size == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: wg_size must be positive", path, line);
-    if (out->count == cap) out->points = realloc(out->points, (cap *= 2) * sizeof *out->points);
+      if ((s = parse_value(path, line, i, fs[i], fe[i], dst[i]))) return s;
+    if (out->count == cap) {
+      cap *= 2;
+      out->points = realloc(out->points, cap * sizeof *out->points);
+      *lines = realloc(*lines, cap * sizeof **lines);
+    }
+    (*lines)[out->count] = line;
     out->points[out->count++] = p;
   }
   if (!header) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: empty file (expected the header 'wg_size,shared_bytes,P')", path);
@@ -66,21 +96,101 @@ static vkocc_status load_csv(const char *path, char *text, vkocc_surface *out) {
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out) {
-  memset(out, 0, sizeof *out);
-  void *data;
-  size_t len;
-  vkocc_status s = vkocc_read_file(path, &data, &len);
-  if (s) return s;
-  char *t = data;
-  while (isspace((unsigned char)*t)) t++;
-  if (*t != '{') {
-    s = load_csv(path, data, out);
-    free(data);
-    if (s) vkocc_surface_free(out);
-    return s;
+typedef struct { uint32_t wg, sh, idx; } point_key;
+static int cmp_key(const void *a, const void *b) {
+  const point_key *x = a, *y = b;
+  if (x->wg != y->wg) return x->wg < y->wg ? -1 : 1;
+  if (x->sh != y->sh) return x->sh < y->sh ? -1 : 1;
+  return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The same point twice: with the same P it is kept once, with another P the file contradicts itself.
+ * Locations are CSV lines (lines != NULL) or JSON paths under jpath. Also: some point must have P > 0. */
+static vkocc_status check_points(const char *path, vkocc_surface *s, const uint32_t *lines, const char *jpath) {
+  point_key *k = malloc((s->count + 1) * sizeof *k);
+  bool *drop = calloc(s->count + 1, sizeof *drop);
+  for (uint32_t i = 0; i < s->count; i++) k[i] = (point_key){s->points[i].wg_size, s->points[i].shared_bytes, i};
+  qsort(k, s->count, sizeof *k, cmp_key);
+  vkocc_status st = VKOCC_OK;
+  for (uint32_t i = 1, first = 0; i < s->count && !st; i++) {
+    if (k[i].wg != k[first].wg || k[i].sh != k[first].sh) { first = i; continue; }
+    const vkocc_surface_point *a = &s->points[k[first].idx], *b = &s->points[k[i].idx];
+    if (a->P == b->P) { drop[k[i].idx] = true; continue; }
+    if (lines)
+      st = vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: wg_size %u, shared_bytes %u again, with P %u (line %u has P %u)", path,
+                      lines[k[i].idx], b->wg_size, b->shared_bytes, b->P, lines[k[first].idx], a->P);
+    else
+      st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.points[%u]: wg_size %u, shared_bytes %u again, with P %u (%s.points[%u] "
+                      "has P %u)", path, jpath, k[i].idx, b->wg_size, b->shared_bytes, b->P, jpath, k[first].idx, a->P);
   }
-  free(data);
+  free(k);
+  uint32_t n = 0, usable = 0;
+  for (uint32_t i = 0; i < s->count && !st; i++)
+    if (!drop[i]) usable += s->points[i].P > 0, s->points[n++] = s->points[i];
+  free(drop);
+  if (st) return st;
+  s->count = n;
+  if (!usable)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: every point has P = 0: nothing to derive the limits from", path);
+  return VKOCC_OK;
+}
+
+/* The "derived" object of a fingerprint (written by vkocc_derived_json). */
+static vkocc_status derived_from_json(json_t *o, const char *file, vkocc_derived *d) {
+  memset(d, 0, sizeof *d);
+  if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.derived: expected an object", file);
+  const char *p = "$.derived";
+  d->subgroups_per_sm_max = d->shared_per_sm_max = UINT32_MAX;
+  d->subgroups_bound_seen = d->shared_bound_seen = true;
+  vkocc_status s;
+  if ((s = vkocc_json_u32(o, "sm_count", file, p, true, &d->sm_count)) ||
+      (s = vkocc_json_u32(o, "workgroups_per_sm", file, p, true, &d->wg_per_sm)) ||
+      (s = vkocc_json_u32(o, "subgroups_per_sm", file, p, true, &d->subgroups_per_sm)) ||
+      (s = vkocc_json_u32(o, "subgroup_size", file, p, true, &d->subgroup_size)) ||
+      (s = vkocc_json_u32(o, "shared_bytes_per_sm", file, p, true, &d->shared_per_sm)) ||
+      (s = vkocc_json_u32(o, "subgroups_per_sm_max", file, p, false, &d->subgroups_per_sm_max)) ||
+      (s = vkocc_json_u32(o, "shared_bytes_per_sm_max", file, p, false, &d->shared_per_sm_max)) ||
+      (s = vkocc_json_bool(o, "subgroup_limit_seen", file, p, false, &d->subgroups_bound_seen)) ||
+      (s = vkocc_json_bool(o, "shared_limit_seen", file, p, false, &d->shared_bound_seen)) ||
+      (s = vkocc_json_bool(o, "sm_count_ambiguous", file, p, false, &d->sm_count_ambiguous)) ||
+      (s = vkocc_json_u32(o, "points_explained", file, p, false, &d->explained)) ||
+      (s = vkocc_json_u32(o, "points", file, p, false, &d->total)))
+    return s;
+  struct { const char *name; uint32_t v, lo, hi; } r[] = {
+      {"sm_count", d->sm_count, 1, VKOCC_MAX_P}, {"workgroups_per_sm", d->wg_per_sm, 1, VKOCC_MAX_P},
+      {"subgroups_per_sm", d->subgroups_per_sm, 1, VKOCC_MAX_P}, {"subgroup_size", d->subgroup_size, 1, VKOCC_MAX_WG_SIZE}};
+  for (size_t i = 0; i < VKOCC_ARRAY_LEN(r); i++)
+    if (r[i].v < r[i].lo || r[i].v > r[i].hi)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.derived.%s: %u is out of range (%u .. %u)", file, r[i].name, r[i].v,
+                        r[i].lo, r[i].hi);
+  uint64_t t = (uint64_t)d->subgroups_per_sm * d->subgroup_size;
+  d->threads_per_sm = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+  return VKOCC_OK;
+}
+
+/* A fingerprint without its measured surface: the limits it stores, else those of its normalized surface
+ * (values per SM, so derived with one SM; sm_count 0 = unknown). */
+static vkocc_status model_from_fingerprint(const char *path, json_t *doc, vkocc_derived *d) {
+  json_t *der = json_object_get(doc, "derived");
+  if (der && !json_is_null(der)) return derived_from_json(der, path, d);
+  vkocc_fingerprint *fp = malloc(sizeof *fp);
+  vkocc_status s = vkocc_fingerprint_load(path, fp);
+  vkocc_surface_point pts[VKOCC_CANON_WG * VKOCC_CANON_SHARED];
+  uint32_t n = 0;
+  for (int a = 0; !s && a < VKOCC_CANON_WG; a++)
+    for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
+      double v = fp->normalized[a][b];
+      if (!isnan(v) && v == floor(v) && v <= VKOCC_MAX_P) /* a fraction is no count of workgroups */
+        pts[n++] = (vkocc_surface_point){vkocc_canonical_wg[a], vkocc_canonical_shared[b], (uint32_t)v, .agree = true};
+    }
+  if (!s && vkocc_derive_fixed(pts, n, fp->subgroup_size, 1, d))
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.normalized: no value above 0 to derive the limits from", path);
+  free(fp);
+  if (!s) d->sm_count = 0, d->n_unexplained = 0; /* its indices would point into pts, not the caller's surface */
+  return s;
+}
+
+static vkocc_status load_json(const char *path, vkocc_surface *out, vkocc_derived *model, bool *model_only) {
   json_t *doc;
   json_error_t e;
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
@@ -88,10 +198,20 @@ vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out) {
   const char *schema = json_string_value(json_object_get(doc, "schema"));
   bool fp = schema && !strncmp(schema, "vkocc.fingerprint/", 18);
   json_decref(doc);
+  vkocc_status s;
   if ((s = vkocc_json_load(path, fp ? "vkocc.fingerprint" : "vkocc.surface", &doc))) return s;
   json_t *obj = fp ? json_object_get(doc, "surface") : doc;
-  if (fp && !json_is_object(obj)) s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.surface: expected an object", path);
-  else s = vkocc_surface_from_json(obj, path, fp ? "$.surface" : "$", out);
+  if (fp && (!obj || json_is_null(obj)) && model) {
+    *model_only = true;
+    s = model_from_fingerprint(path, doc, model);
+  } else if (fp && (!obj || json_is_null(obj))) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.surface: missing: this fingerprint holds no measured surface, only its "
+                   "normalized one (per SM; 'vkocc plot compare' draws that)", path);
+  } else if (fp && !json_is_object(obj)) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.surface: expected an object", path);
+  } else if (!(s = vkocc_surface_from_json(obj, path, fp ? "$.surface" : "$", out))) {
+    s = check_points(path, out, NULL, fp ? "$.surface" : "$");
+  }
   if (!s && fp && !out->has_device) {
     json_t *dev = json_object_get(doc, "device");
     if (dev && (s = vkocc_device_info_from_json(dev, path, "$.device", &out->device)) == VKOCC_OK) {
@@ -101,6 +221,41 @@ vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out) {
   }
   json_decref(doc);
   return s;
+}
+
+static vkocc_status load(const char *path, vkocc_surface *out, vkocc_derived *model, bool *model_only) {
+  memset(out, 0, sizeof *out);
+  if (model_only) *model_only = false;
+  void *data;
+  size_t len;
+  vkocc_status s = vkocc_read_file(path, &data, &len);
+  if (s) return s;
+  const char *t = data, *nul = memchr(t, 0, len);
+  if (nul) { /* text after it would be silently ignored */
+    uint32_t line = 1;
+    for (const char *c = t; c < nul; c++) line += *c == '\n';
+    free(data);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: a NUL byte (not a text file)", path, line);
+  }
+  if (len >= 3 && !memcmp(t, "\xEF\xBB\xBF", 3)) t += 3;
+  while (isspace((unsigned char)*t)) t++;
+  if (*t != '{') {
+    uint32_t *lines = NULL;
+    s = load_csv(path, data, len, out, &lines);
+    if (!s) s = check_points(path, out, lines, NULL);
+    free(lines);
+  } else {
+    s = load_json(path, out, model, model_only);
+  }
+  free(data);
+  if (s) vkocc_surface_free(out);
+  return s;
+}
+
+vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out) { return load(path, out, NULL, NULL); }
+
+vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkocc_derived *d, bool *model_only) {
+  return load(path, out, d, model_only);
 }
 
 vkocc_status vkocc_surface_save(const vkocc_surface *s, const char *path) {

@@ -305,7 +305,13 @@ void vkocc_surface_free(vkocc_surface *s);
 void vkocc_surface_default_grid(const vkocc_device_info *d, uint32_t **wg, uint32_t *nwg, uint32_t **shared,
                                 uint32_t *nshared);
 /* Surface files: JSON (schema vkocc.surface/1, or a fingerprint's "surface") or a CSV with the header
- * wg_size,shared_bytes,P. Errors name the file and the line or JSON path. */
+ * wg_size,shared_bytes,P (a UTF-8 BOM, blank lines and '#' comment lines allowed). Errors name the file
+ * and the line or JSON path, with VKOCC_ERROR_USAGE: a value out of the ranges below, a NUL byte, an empty
+ * field, the same (wg_size, shared_bytes) twice with different P (twice with the same P: kept once), no
+ * point with P > 0, a fingerprint without its measured "surface". */
+#define VKOCC_MAX_WG_SIZE 65536u             /* wg_size 1 .. this (every device's limit is far below) */
+#define VKOCC_MAX_SHARED_BYTES 2147483647u   /* shared_bytes 0 .. 2^31 - 1 */
+#define VKOCC_MAX_P 2147483647u              /* P 0 .. 2^31 - 1 */
 vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out);
 vkocc_status vkocc_surface_save(const vkocc_surface *s, const char *path);
 

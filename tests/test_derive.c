@@ -3,6 +3,7 @@
 #include "check.h"
 #include "vkocc.h"
 #include <stdlib.h>
+#include <time.h>
 
 typedef struct { const char *name; uint32_t sms, W, S, sg, M, max_shared; } arch;
 
@@ -46,6 +47,68 @@ static void check_arch(const arch *a, vkocc_surface_point *pts, uint32_t n, uint
   CHECK(d.shared_bound_seen && d.subgroups_bound_seen, "%s %s: limits seen", a->name, what);
   CHECK(d.explained == n - noisy && d.n_unexplained == noisy, "%s %s: explained %u of %u, %u noisy", a->name, what,
         d.explained, n, noisy);
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Issue 14: the library takes any 32-bit value (files are bounded by the readers, callers are not).
+ * wg 2^32 - 1 made the round-up division wrap to 0 (SIGFPE); P 2^32 - 1 made the search scan 4 billion SM
+ * counts (65 s). Candidates now come from the divisors of P. */
+static void check_extremes(void) {
+  vkocc_derived d;
+  double t0 = now_s();
+  vkocc_surface_point big_p = {.wg_size = 32, .P = 4294967295u, .agree = true}; /* 3 5 17 257 65537: 32 divisors */
+  CHECK(vkocc_derive(&big_p, 1, 32, &d) == VKOCC_OK, "P 2^32-1: %s", vkocc_last_error());
+  CHECK(d.sm_count == 4294967295u && d.wg_per_sm == 1 && d.explained == 1 && d.sm_count_ambiguous,
+        "P 2^32-1: %u SMs, W %u, %u explained, ambiguous %d", d.sm_count, d.wg_per_sm, d.explained, d.sm_count_ambiguous);
+  vkocc_surface_point big_wg = {.wg_size = 4294967295u, .P = 1, .agree = true};
+  CHECK(vkocc_derive(&big_wg, 1, 0, &d) == VKOCC_OK, "wg 2^32-1: %s", vkocc_last_error());
+  /* 128-wide subgroups first: ceil((2^32 - 1) / 128) = 2^25 subgroups per workgroup */
+  CHECK(d.sm_count == 1 && d.subgroup_size == 128 && d.subgroups_per_sm == 33554432u && d.explained == 1,
+        "wg 2^32-1: %u SMs, sg %u, S %u", d.sm_count, d.subgroup_size, d.subgroups_per_sm);
+  vkocc_occupancy oc;
+  vkocc_occupancy_compute(&d, 4294967295u, 4294967295u, &oc);
+  CHECK(oc.wgs == 1 && oc.threads == 4294967295u && oc.subgroups == 33554432u, "occupancy saturates: %u %u %u", oc.wgs,
+        oc.threads, oc.subgroups);
+  vkocc_occupancy_from_P(&d, 4294967295u, 0, 4294967295u, &oc);
+  CHECK(oc.threads == 4294967295u && oc.subgroups == 4294967295u, "products saturate at 2^32-1: %u %u", oc.threads,
+        oc.subgroups);
+  /* a prime P: two candidates */
+  vkocc_surface_point prime[2] = {{.wg_size = 32, .P = 2147483647u}, {.wg_size = 64, .P = 2147483647u}};
+  CHECK(vkocc_derive(prime, 2, 32, &d) == VKOCC_OK && d.sm_count == 2147483647u && d.explained == 2,
+        "prime P: %u SMs, %u explained", d.sm_count, d.explained);
+  double dt = now_s() - t0;
+  printf("extreme values: %.3f s\n", dt);
+  CHECK(dt < 10, "extreme values took %.1f s (a hang guard; milliseconds expected)", dt);
+}
+
+/* 20,000 points (every 64 bytes of shared memory for each workgroup size) took 63 s: the fit was quadratic.
+ * The result must be the same as on the small grid, in about a second even in a sanitizer build. */
+static void check_large(const arch *a) {
+  uint32_t n = 0, cap = 20000;
+  vkocc_surface_point *pts = malloc(cap * sizeof *pts);
+  for (uint32_t wg = a->sg; wg <= 1024; wg += a->sg)
+    for (uint32_t s = 0; n < cap && s < 625 * 64; s += 64)
+      pts[n++] = (vkocc_surface_point){.wg_size = wg, .shared_bytes = s, .P = rule(a, wg, s), .agree = true};
+  CHECK(n == 20000, "large grid: %u points", n);
+  /* and some noise: 1% of points off by one, 1% zero */
+  for (uint32_t i = 0; i < n; i += 50) pts[i].P += 1;
+  for (uint32_t i = 25; i < n; i += 100) pts[i].P = 0;
+  vkocc_derived d;
+  double t0 = now_s();
+  CHECK(vkocc_derive(pts, n, 0, &d) == VKOCC_OK, "large: %s", vkocc_last_error());
+  double dt = now_s() - t0;
+  printf("20000 points: %.3f s\n", dt);
+  CHECK(d.sm_count == a->sms && d.wg_per_sm == a->W && d.subgroups_per_sm == a->S && d.shared_per_sm == a->M &&
+        d.subgroup_size == a->sg, "large: %u SMs W %u S %u M %u sg %u", d.sm_count, d.wg_per_sm, d.subgroups_per_sm,
+        d.shared_per_sm, d.subgroup_size);
+  CHECK(d.explained == n - 400 - 200 && d.total == n, "large: explained %u of %u", d.explained, d.total);
+  CHECK(dt < 10, "20000 points took %.1f s (a hang guard; well under a second expected)", dt);
+  free(pts);
 }
 
 int main(void) {
@@ -93,5 +156,7 @@ int main(void) {
   /* nothing usable */
   vkocc_surface_point zero = {.wg_size = 32};
   CHECK(vkocc_derive(&zero, 1, 32, &d) == VKOCC_ERROR_RUNTIME, "all-zero surface must fail");
+  check_extremes();
+  check_large(&archs[0]);
   return check_report();
 }

@@ -247,23 +247,36 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The distinct workgroup sizes (wg) or shared sizes of the surface, ascending; refined points add no
+ * shared-memory column. Sort and unique: O(n log n) for any file. */
 static uint32_t distinct(const vkocc_surface *s, bool wg, uint32_t *out) {
   uint32_t n = 0;
-  for (uint32_t i = 0; i < s->count; i++) {
-    if (!wg && s->points[i].refined) continue;
-    uint32_t v = wg ? s->points[i].wg_size : s->points[i].shared_bytes;
-    bool seen = false;
-    for (uint32_t k = 0; k < n && !seen; k++) seen = out[k] == v;
-    if (!seen) out[n++] = v;
-  }
+  for (uint32_t i = 0; i < s->count; i++)
+    if (wg || !s->points[i].refined) out[n++] = wg ? s->points[i].wg_size : s->points[i].shared_bytes;
   qsort(out, n, sizeof *out, cmp_u32);
-  return n;
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!m || out[m - 1] != out[i]) out[m++] = out[i];
+  return m;
 }
 
-static const vkocc_surface_point *find(const vkocc_surface *s, uint32_t wg, uint32_t sh) {
-  for (uint32_t i = 0; i < s->count; i++)
-    if (s->points[i].wg_size == wg && s->points[i].shared_bytes == sh) return &s->points[i];
-  return NULL;
+static int cmp_point(const void *a, const void *b) {
+  const vkocc_surface_point *x = a, *y = b;
+  if (x->wg_size != y->wg_size) return x->wg_size < y->wg_size ? -1 : 1;
+  return (x->shared_bytes > y->shared_bytes) - (x->shared_bytes < y->shared_bytes);
+}
+
+/* The points sorted by (wg, shared), for find(). */
+static vkocc_surface_point *sorted_points(const vkocc_surface *s) {
+  vkocc_surface_point *p = malloc((s->count + 1) * sizeof *p);
+  if (s->count) memcpy(p, s->points, s->count * sizeof *p);
+  qsort(p, s->count, sizeof *p, cmp_point);
+  return p;
+}
+
+static const vkocc_surface_point *find(const vkocc_surface_point *sorted, uint32_t n, uint32_t wg, uint32_t sh) {
+  vkocc_surface_point key = {.wg_size = wg, .shared_bytes = sh};
+  return bsearch(&key, sorted, n, sizeof *sorted, cmp_point);
 }
 
 /* Draws the surface heatmap on cr (w x h). cursor_wg / cursor_sh: indices of a highlighted cell (-1: none),
@@ -273,8 +286,9 @@ void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s,
   canvas c = {.cr = cr, .w = W, .h = H};
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
-  uint32_t *wgs = malloc(s->count * sizeof *wgs), *shs = malloc(s->count * sizeof *shs);
+  uint32_t *wgs = malloc((s->count + 1) * sizeof *wgs), *shs = malloc((s->count + 1) * sizeof *shs);
   uint32_t nw = distinct(s, true, wgs), ns = distinct(s, false, shs);
+  vkocc_surface_point *sorted = sorted_points(s);
   char extra[128];
   snprintf(extra, sizeof extra, "%u SMs, %u threads per SM", d->sm_count, d->threads_per_sm);
   title(&c, "Occupancy surface", &s->device, s->has_device, extra);
@@ -284,7 +298,7 @@ void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s,
   char buf[256];
   for (uint32_t a = 0; a < nw; a++)
     for (uint32_t b = 0; b < ns; b++) {
-      const vkocc_surface_point *p = find(s, wgs[a], shs[b]);
+      const vkocc_surface_point *p = find(sorted, s->count, wgs[a], shs[b]);
       double x = L + b * cw, y = T + ph - (a + 1) * ch;
       if (!p) {
         cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
@@ -319,7 +333,7 @@ void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s,
   colour_bar(cr, L + pw + 18, T, 18, ph, 100, "occupancy [% of per-SM thread maximum]", "%.0f%%");
   if (readout && (uint32_t)cursor_wg < nw && (uint32_t)cursor_sh < ns) {
     uint32_t wg = wgs[cursor_wg], sh = shs[cursor_sh];
-    const vkocc_surface_point *p = find(s, wg, sh);
+    const vkocc_surface_point *p = find(sorted, s->count, wg, sh);
     vkocc_occupancy oc;
     if (p) vkocc_occupancy_from_P(d, wg, sh, p->P, &oc);
     else vkocc_occupancy_compute(d, wg, sh, &oc);
@@ -336,10 +350,11 @@ void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s,
   }
   free(wgs);
   free(shs);
+  free(sorted);
 }
 
 void vkocc_surface_grid_size(const vkocc_surface *s, uint32_t *nwg, uint32_t *nshared) {
-  uint32_t *t = malloc(s->count * sizeof *t);
+  uint32_t *t = malloc((s->count + 1) * sizeof *t);
   *nwg = distinct(s, true, t);
   *nshared = distinct(s, false, t);
   free(t);
@@ -362,16 +377,19 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
   canvas c;
   vkocc_status st = canvas_open(&c, path, o);
   if (st) return st;
-  uint32_t *wgs = malloc(s->count * sizeof *wgs), nw = distinct(s, true, wgs);
+  uint32_t *wgs = malloc((s->count + 1) * sizeof *wgs), nw = distinct(s, true, wgs);
+  vkocc_surface_point *sorted = sorted_points(s);
   title(&c, "Impact of varying workgroup size", &s->device, s->has_device, NULL);
   cairo_t *cr = c.cr;
   double L = 80, R = 30, T = 70, B = 60, pw = c.w - L - R, ph = c.h - T - B;
   double xmax = wgs[nw - 1];
   char buf[64];
   y_grid(cr, L, T, pw, ph, 5, 100, "%.0f%%");
-  uint32_t xstep = xmax > 512 ? 128 : xmax > 128 ? 32 : 8;
-  for (uint32_t x = 0; x <= xmax; x += xstep) {
-    snprintf(buf, sizeof buf, "%u", x);
+  /* at most 16 labels whatever the largest size; 64-bit, so the last step cannot wrap around */
+  uint64_t xstep = xmax > 512 ? 128 : xmax > 128 ? 32 : 8;
+  while (xmax / xstep > 16) xstep *= 2;
+  for (uint64_t x = 0; x <= xmax; x += xstep) {
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)x);
     text(cr, L + pw * x / xmax, T + ph + 16, 11, false, CENTER, buf);
   }
   cairo_rectangle(cr, L, T, pw, ph);
@@ -382,7 +400,7 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
     cairo_set_source_rgb(cr, okabe_ito[k][0], okabe_ito[k][1], okabe_ito[k][2]);
     cairo_set_line_width(cr, 2.2);
     for (uint32_t a = 0; a < nw; a++) {
-      const vkocc_surface_point *p = find(s, wgs[a], shared[k]);
+      const vkocc_surface_point *p = find(sorted, s->count, wgs[a], shared[k]);
       vkocc_occupancy oc;
       if (p) vkocc_occupancy_from_P(d, wgs[a], shared[k], p->P, &oc);
       else vkocc_occupancy_compute(d, wgs[a], shared[k], &oc);
@@ -392,7 +410,7 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
     }
     cairo_stroke(cr);
     for (uint32_t a = 0; a < nw; a++) { /* measured points as dots */
-      const vkocc_surface_point *p = find(s, wgs[a], shared[k]);
+      const vkocc_surface_point *p = find(sorted, s->count, wgs[a], shared[k]);
       if (!p) continue;
       vkocc_occupancy oc;
       vkocc_occupancy_from_P(d, wgs[a], shared[k], p->P, &oc);
@@ -415,6 +433,7 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
     text(cr, lx + 30, ly, 11, false, LEFT, buf);
   }
   free(wgs);
+  free(sorted);
   return canvas_close(&c, true);
 }
 
