@@ -3,7 +3,10 @@
  *     p = min(W, floor(S / ceil(wg / sg)), floor(M / s))      (last term only for s > 0)
  * W is the most common largest value; S and M are the values consistent with the most points limited
  * by them (interval voting); the candidate that reproduces the most points exactly wins, ties going
- * to the larger SM count. Nothing here knows a vendor. See docs/model.md. */
+ * to the larger SM count. Nothing here knows a vendor. See docs/model.md.
+ * Cost: the candidates are the divisors of the P values (not every count up to the largest P), each fit
+ * is O(n log n) (sorts, sweeps, a segment tree) and fits that cannot beat the best one are cut short, so
+ * the time follows neither the size of the values nor the square of the number of points. */
 #include "internal.h"
 #include <math.h>
 #include <stdlib.h>
@@ -28,62 +31,23 @@ static uint32_t clamp32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint
 
 /* Interval voting: the value covered by the most intervals, [lo, hi] of the first (lowest) best region.
  * The coverage is highest at some interval start, and at the first best start x every interval covering x
- * starts at or before it, so lo = x and hi = the smallest end among those intervals. One sort of the
- * starts and one of the ends, then a sweep: O(n log n). Interval i takes part when key[i] <= limit
- * (key NULL: all do), which lets fit() vote M for each S candidate over presorted arrays in O(n). */
-typedef struct {
-  uint32_t n;
-  const interval *iv;
-  uint32_t *by_lo, *by_hi; /* indices sorted by lo and by hi */
-  const uint64_t *key;
-} voter;
-
-/* merge sort of interval indices by start or end (stable, no global comparator state) */
-static void msort_idx(uint32_t *idx, uint32_t *tmp, uint32_t n, const interval *iv, bool by_hi) {
-  if (n < 2) return;
-  uint32_t h = n / 2;
-  msort_idx(idx, tmp, h, iv, by_hi);
-  msort_idx(idx + h, tmp, n - h, iv, by_hi);
-  uint32_t i = 0, j = h, k = 0;
-  while (i < h && j < n) {
-    uint64_t a = by_hi ? iv[idx[i]].hi : iv[idx[i]].lo, b = by_hi ? iv[idx[j]].hi : iv[idx[j]].lo;
-    tmp[k++] = b < a ? idx[j++] : idx[i++];
+ * starts at or before it, so lo = x and hi = the smallest end among those intervals. The starts and the
+ * ends sorted apart, then one sweep: O(n log n). */
+static uint32_t vote(const interval *iv, uint32_t n, uint64_t *lo, uint64_t *hi) {
+  if (!n) return 0;
+  uint64_t *st = malloc(n * sizeof *st), *en = malloc(n * sizeof *en), x = 0, h = UINT64_MAX;
+  for (uint32_t i = 0; i < n; i++) st[i] = iv[i].lo, en[i] = iv[i].hi;
+  qsort(st, n, sizeof *st, cmp_u64);
+  qsort(en, n, sizeof *en, cmp_u64);
+  uint32_t best = 0;
+  for (uint32_t a = 0, ended = 0; a < n; a++) { /* coverage at st[a]: starts <= it minus ends below it */
+    while (ended < n && en[ended] < st[a]) ended++;
+    if (a + 1 - ended > best) best = a + 1 - ended, x = st[a];
   }
-  while (i < h) tmp[k++] = idx[i++];
-  while (j < n) tmp[k++] = idx[j++];
-  memcpy(idx, tmp, n * sizeof *idx);
-}
-
-static void voter_init(voter *v, const interval *iv, uint32_t n, const uint64_t *key) {
-  v->n = n, v->iv = iv, v->key = key;
-  v->by_lo = malloc((n + 1) * sizeof *v->by_lo);
-  v->by_hi = malloc((n + 1) * sizeof *v->by_hi);
-  uint32_t *tmp = malloc((n + 1) * sizeof *tmp);
-  for (uint32_t i = 0; i < n; i++) v->by_lo[i] = v->by_hi[i] = i;
-  msort_idx(v->by_lo, tmp, n, iv, false);
-  msort_idx(v->by_hi, tmp, n, iv, true);
-  free(tmp);
-}
-
-static void voter_free(voter *v) {
-  free(v->by_lo);
-  free(v->by_hi);
-}
-
-static uint32_t vote(const voter *v, uint64_t limit, uint64_t *lo, uint64_t *hi) {
-  uint32_t best = 0, started = 0, ended = 0, j = 0;
-  uint64_t x = 0;
-  for (uint32_t a = 0; a < v->n; a++) {
-    const interval *s = &v->iv[v->by_lo[a]];
-    if (v->key && v->key[v->by_lo[a]] > limit) continue;
-    started++;
-    for (; j < v->n && v->iv[v->by_hi[j]].hi < s->lo; j++) ended += !v->key || v->key[v->by_hi[j]] <= limit;
-    if (started - ended > best) best = started - ended, x = s->lo;
-  }
-  if (!best) return 0;
-  uint64_t h = UINT64_MAX;
-  for (uint32_t i = 0; i < v->n; i++)
-    if ((!v->key || v->key[i] <= limit) && v->iv[i].lo <= x && x <= v->iv[i].hi && v->iv[i].hi < h) h = v->iv[i].hi;
+  for (uint32_t i = 0; i < n; i++)
+    if (iv[i].lo <= x && x <= iv[i].hi && iv[i].hi < h) h = iv[i].hi;
+  free(st);
+  free(en);
   *lo = x;
   *hi = h;
   return best;
@@ -102,10 +66,6 @@ static uint32_t model_p(uint32_t W, uint32_t S, uint64_t M, bool m_binds, uint32
 
 /* The per-point data of one fit (one SM count, one subgroup size). */
 typedef struct {
-  const vkocc_surface_point *pt;
-  uint32_t n;
-  const bool *ok;
-  const uint32_t *p, *k; /* per-SM value, subgroups per workgroup */
   uint32_t W;
   /* M: points with shared memory below the other two limits are limited by it: M in [p s, (p + 1) s - 1].
    * "Below the subgroup limit" is p < floor(S / k), i.e. S >= (p + 1) k: the interval's key. */
@@ -227,10 +187,11 @@ static uint32_t count_explained(const fitdata *f, uint32_t S, uint64_t M, bool m
 typedef struct { uint64_t v; uint32_t pos; } end_pos;
 static int cmp_end(const void *a, const void *b) { return cmp_u64(&((const end_pos *)a)->v, &((const end_pos *)b)->v); }
 
-/* Fits W, S, M for one SM count and subgroup size; returns the number of points explained, or -1 when it is
- * below `need` (a fit that cannot win nor tie is not finished). */
 /* The distinct P > 0 of the surface, decreasing, with how often each occurs. */
 typedef struct { uint32_t P, times; } pval;
+
+/* Fits W, S, M for one SM count and subgroup size; returns the number of points explained, or -1 when it is
+ * below `need` (a fit that cannot win nor tie is not finished). */
 
 static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, uint32_t npv, uint32_t sms, uint32_t sg,
                    uint32_t need, vkocc_derived *d) {
@@ -255,7 +216,7 @@ static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, ui
       if (pv[i].times >= 2) W = pv[i].P / sms;
     }
   if (!W) W = Wany;
-  fitdata f = {.pt = pt, .n = n, .ok = ok, .p = p, .k = k, .W = W};
+  fitdata f = {.W = W};
   f.b = malloc((nok + 1) * sizeof *f.b);
   for (uint32_t i = 0; i < n; i++) {
     if (!ok[i]) continue;
@@ -272,10 +233,7 @@ static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, ui
     if ((uint64_t)p[i] * k[i] > Slow) Slow = (uint64_t)p[i] * k[i];
   }
   uint64_t Slo = Slow, Shi = UINT64_MAX;
-  voter sv;
-  voter_init(&sv, iv, ni, NULL);
-  if (ni && vote(&sv, 0, &Slo, &Shi)) d->subgroups_bound_seen = true;
-  voter_free(&sv);
+  if (vote(iv, ni, &Slo, &Shi)) d->subgroups_bound_seen = true;
   if (Slo < Slow && !d->subgroups_bound_seen) Slo = Slow;
   /* Voting can be swung by one noisy interval on a small grid: also try each distinct interval end as S
    * (in order of first appearance, so the first best one wins as before) and keep the value whose whole
@@ -387,6 +345,7 @@ static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, ui
   free(ok);
   return d->explained;
 }
+
 /* ---- SM count candidates: the divisors of the P values that divide at least half of the usable points */
 
 typedef struct { uint32_t *key, *count; uint32_t cap, used; } counter; /* open addressing, key 0 = empty */

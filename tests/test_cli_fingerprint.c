@@ -2,6 +2,7 @@
  * ID; the cache is reused and says so; bad input fails cleanly and writes nothing. */
 #include "check.h"
 #include "run.h"
+#include <glob.h>
 #include <jansson.h>
 #include <unistd.h>
 
@@ -37,6 +38,24 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(out, id2);
   CHECK_CONTAINS(out, "derived:     2 SMs");
   free(out);
+  /* issue 14: a cached file stripped of device, derived limits and surface (its ID still matches) is no
+   * cache hit: measured again, never "0 SMs" with exit 0 */
+  glob_t g;
+  char pat[1100];
+  snprintf(pat, sizeof pat, "%s/vkocc/fingerprint-*-lp2.json", getenv("XDG_CACHE_HOME") ? getenv("XDG_CACHE_HOME") : "/nonexistent");
+  CHECK(glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1, "one cached lavapipe-2 fingerprint in %s", pat);
+  if (g.gl_pathc == 1) {
+    json_error_t je;
+    json_t *doc = json_load_file(g.gl_pathv[0], 0, &je);
+    json_object_del(doc, "device"), json_object_del(doc, "derived"), json_object_del(doc, "surface");
+    json_dump_file(doc, g.gl_pathv[0], JSON_INDENT(2));
+    json_decref(doc);
+    rc = run_fmt(&out, "LP_NUM_THREADS=2 %s fingerprint 2>&1", bin);
+    CHECK(rc == 0 && !strstr(out, "using the cached fingerprint"), "stripped cache reused: exit %d", rc);
+    CHECK_CONTAINS(out, "derived:     2 SMs");
+    free(out);
+  }
+  globfree(&g);
   /* both lavapipe fingerprints form one cluster; the synthetic ones form three */
   rc = run_fmt(&out, "%s cluster /tmp/vkocc-fp1.json /tmp/vkocc-fp2.json", bin);
   CHECK(rc == 0 && strstr(out, "2 fingerprints in 1 cluster"), "lavapipe cluster: %s", out);

@@ -77,6 +77,11 @@ static void check_extremes(void) {
   vkocc_occupancy_from_P(&d, 4294967295u, 0, 4294967295u, &oc);
   CHECK(oc.threads == 4294967295u && oc.subgroups == 4294967295u, "products saturate at 2^32-1: %u %u", oc.threads,
         oc.subgroups);
+  /* fuzz finding F1: the same wrap reached through the M vote (a point with shared memory) */
+  vkocc_surface_point f1[2] = {{.wg_size = 64, .P = 128, .agree = true},
+                               {.wg_size = 4294967295u, .shared_bytes = 8192, .P = 40, .agree = true}};
+  CHECK(vkocc_derive(f1, 2, 0, &d) == VKOCC_OK && d.explained >= 1, "F1: %s, %u explained", vkocc_last_error(),
+        d.explained);
   /* a prime P: two candidates */
   vkocc_surface_point prime[2] = {{.wg_size = 32, .P = 2147483647u}, {.wg_size = 64, .P = 2147483647u}};
   CHECK(vkocc_derive(prime, 2, 32, &d) == VKOCC_OK && d.sm_count == 2147483647u && d.explained == 2,
@@ -111,7 +116,29 @@ static void check_large(const arch *a) {
   free(pts);
 }
 
-int main(void) {
+/* fuzz finding F2: the committed H100 grid with one P of 6602112 took 2 minutes (every SM count up to it
+ * was tried); it is one unexplained point among 70. */
+static void check_f2(const char *data) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/h100-grid.csv", data);
+  vkocc_surface s;
+  CHECK(vkocc_surface_load(path, &s) == VKOCC_OK, "%s", vkocc_last_error());
+  uint32_t hit = 0;
+  for (uint32_t i = 0; i < s.count; i++)
+    if (s.points[i].wg_size == 384 && s.points[i].shared_bytes == 0) s.points[i].P = 6602112, hit++;
+  CHECK(hit == 1, "F2: the grid has one point at 384, 0 (%u)", hit);
+  vkocc_derived d;
+  double t0 = now_s();
+  CHECK(vkocc_derive(s.points, s.count, 0, &d) == VKOCC_OK, "F2: %s", vkocc_last_error());
+  double dt = now_s() - t0;
+  CHECK(d.sm_count == 132 && d.wg_per_sm == 32 && d.subgroups_per_sm == 64 && d.shared_per_sm == 102400 &&
+        d.explained == s.count - 1 && d.n_unexplained == 1, "F2: %u SMs, %u of %u explained", d.sm_count, d.explained,
+        s.count);
+  CHECK(dt < 10, "F2 took %.1f s", dt);
+  vkocc_surface_free(&s);
+}
+
+int main(int argc, char **argv) {
   const arch archs[] = {
       {"hopper-vk", 132, 32, 64, 32, 102400, 49152},   /* the H100 as Vulkan grants it */
       {"ampere-ga102", 82, 16, 48, 32, 102400, 49152}, /* 1536 threads, 16 blocks per SM */
@@ -158,5 +185,6 @@ int main(void) {
   CHECK(vkocc_derive(&zero, 1, 32, &d) == VKOCC_ERROR_RUNTIME, "all-zero surface must fail");
   check_extremes();
   check_large(&archs[0]);
+  if (argc > 1) check_f2(argv[1]); /* tests/data */
   return check_report();
 }

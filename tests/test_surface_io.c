@@ -57,6 +57,8 @@ int main(int argc, char **argv) {
   /* issue 14: values beyond the documented ranges (vkocc.h) crashed calc, plot and view */
   expect_error("w.csv", "wg_size,shared_bytes,P\n4294967295,0,1\n", "w.csv:2: wg_size 4294967295 is out of range (at most 65536)");
   expect_error("n.csv", "wg_size,shared_bytes,P\n4294967168,0,1\n", "n.csv:2: wg_size 4294967168 is out of range");
+  expect_error("f1.csv", "# measured by hand\r\n wg_size , shared_bytes , P \r\n64,0,128\r\n\r\n4294967295,8192,40\r\n",
+               "f1.csv:5: wg_size 4294967295 is out of range"); /* fuzz finding F1 */
   expect_error("wg.csv", "wg_size,shared_bytes,P\n65537,0,1\n", "wg.csv:2: wg_size 65537 is out of range");
   expect_error("bigp.csv", "wg_size,shared_bytes,P\n32,0,4294967295\n", "bigp.csv:2: P 4294967295 is out of range (at most 2147483647)");
   expect_error("bigs.csv", "wg_size,shared_bytes,P\n32,2147483648,1\n", "bigs.csv:2: shared_bytes 2147483648 is out of range");
