@@ -32,11 +32,21 @@ static bool measured_P(const vkocc_surface_point *sorted, uint32_t n, uint32_t w
 
 /* A live surface just dense enough to derive from: every multiple of the subgroup size up to 8 of them,
  * then about 25% steps, always the maximum; the default shared-memory ladder, refined. */
-static int measure_live(const cli_common *c, vkocc_surface *s) {
+static int measure_live(const cli_common *c, uint32_t want_wg, uint32_t want_shm, vkocc_surface *s) {
   vkocc_context *ctx;
   int rc = cli_open("calc", c, &ctx);
   if (rc) return rc;
   const vkocc_device_info *d = vkocc_context_device(ctx);
+  /* the point is checked against the device before seconds of measurement, not after */
+  if (want_wg > d->max_invocations || want_shm > d->max_shared_bytes) {
+    rc = want_wg > d->max_invocations
+             ? cli_error("calc", 2, "--wg %u is above maxComputeWorkGroupInvocations = %u of %s", want_wg,
+                         d->max_invocations, d->name)
+             : cli_error("calc", 2, "--shmem %u is above maxComputeSharedMemorySize = %u of %s", want_shm,
+                         d->max_shared_bytes, d->name);
+    vkocc_context_destroy(ctx);
+    return rc;
+  }
   uint32_t sg = d->subgroup_size ? d->subgroup_size : 32, maxwg = d->max_invocations, wg[256], n = 0;
   for (uint32_t k = 1; k * sg <= maxwg && n < 255; k = k < 8 ? k + 1 : k + k / 4) wg[n++] = k * sg;
   if (wg[n - 1] != maxwg / sg * sg) wg[n++] = maxwg / sg * sg;
@@ -99,7 +109,7 @@ int cmd_calc(int argc, char **argv) {
   if (from) {
     vkocc_status st = vkocc_surface_load_model(from, &s, &d, &model_only);
     if (st) return cli_fail("calc", st);
-  } else if ((rc = measure_live(&c, &s))) {
+  } else if ((rc = measure_live(&c, have_wg ? wg : 0, have_shm ? shm : 0, &s))) {
     return rc;
   }
   if (model_only && sg_override) {

@@ -286,19 +286,32 @@ static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, ui
   /* Counts below the best so far (or below need) cannot matter: they are cut short and marked invalid. */
   struct res { uint64_t M; uint32_t c; bool binds, valid; } *res = calloc(ne + 1, sizeof *res), r0 = {0};
   uint32_t maxc = 0;
+  /* a few S candidates (often only the voted one): a direct vote each is cheaper than the tree */
+  bool direct = nd <= 4;
   mtree t;
-  mtree_init(&t, &f);
+  interval *sub = direct ? malloc((f.nm + 1) * sizeof *sub) : NULL;
+  if (!direct) mtree_init(&t, &f);
   for (uint32_t i = 0; i < nd && e[i].v <= UINT32_MAX; i++) {
     struct res r = {0};
     uint32_t thr = maxc > need ? maxc : need;
-    r.binds = mtree_vote(&t, &f, e[i].v, &r.M);
+    if (direct) {
+      uint32_t ns = 0;
+      for (uint32_t j = 0; j < f.nm; j++)
+        if (f.mkey[j] <= e[i].v) sub[ns++] = f.miv[j];
+      uint64_t hi;
+      r.M = f.Mlow;
+      r.binds = vote(sub, ns, &r.M, &hi) > 0;
+    } else {
+      r.binds = mtree_vote(&t, &f, e[i].v, &r.M);
+    }
     r.c = count_explained(&f, (uint32_t)e[i].v, r.M, r.binds, thr);
     r.valid = r.c >= thr;
     if (r.valid && r.c > maxc) maxc = r.c;
     res[e[i].pos] = r;
     if (e[i].v == clamp32(Slo)) r0 = r; /* the initial S (it may share its value with a candidate) */
   }
-  mtree_free(&t);
+  if (direct) free(sub);
+  else mtree_free(&t);
   free(e);
   /* One by one in order of first appearance, the first candidate that explains more than the voted S would
    * win: the first with the highest count, if that is above the voted S's. */

@@ -1,6 +1,7 @@
 /* calc from saved data: the committed H100 CSV gives the committed listing; bad input fails cleanly. */
 #include "check.h"
 #include "run.h"
+#include <time.h>
 
 int main(int argc, char **argv) {
   if (argc < 3) { fprintf(stderr, "usage: %s VKOCC DATA_DIR\n", argv[0]); return 2; }
@@ -46,6 +47,17 @@ int main(int argc, char **argv) {
   rc = run_fmt(&out, "%s calc --table --wg 64 --from %s/h100-grid.csv 2>&1", bin, data);
   CHECK(rc == 2, "--table with --wg exit %d", rc);
   free(out);
+  /* issue 14: a point the device cannot run is refused before the measurement (it took 6 s) */
+  time_t t0 = time(NULL);
+  rc = run_fmt(&out, "%s calc --wg 4096 --shmem 0 2>&1", bin);
+  CHECK(rc == 2, "--wg 4096 on lavapipe: exit %d", rc);
+  CHECK_CONTAINS(out, "--wg 4096 is above maxComputeWorkGroupInvocations = 1024");
+  free(out);
+  rc = run_fmt(&out, "%s calc --wg 64 --shmem 1048576 2>&1", bin);
+  CHECK(rc == 2, "--shmem 1 MiB on lavapipe: exit %d", rc);
+  CHECK_CONTAINS(out, "--shmem 1048576 is above maxComputeSharedMemorySize");
+  free(out);
+  CHECK(time(NULL) - t0 < 5, "refusing took %ld s: nothing may be measured first", (long)(time(NULL) - t0));
   const char *cmds[] = {"surface", "calc", "probe"};
   for (int i = 0; i < 3; i++) {
     rc = run_fmt(&out, "%s %s --help", bin, cmds[i]);

@@ -80,6 +80,12 @@ int main(int argc, char **argv) {
   expect(bin, a, 2, "big.csv:2: P 4294967295 is out of range (at most 2147483647)", NULL);
   snprintf(a, sizeof a, "calc --from %s --wg 32 --shmem 0", file("big2.csv", "wg_size,shared_bytes,P\n32,0,2147483646\n"));
   expect(bin, a, 0, "derived: 2147483646 SMs", NULL);
+  /* fuzz finding F2 in surface JSON (over 10 s in the fuzzer): one 9-digit P among small ones */
+  snprintf(a, sizeof a, "calc --table --shmem 0 --from %s",
+           file("f2.json", "{\"schema\":\"vkocc.surface/1\",\"points\":[{\"wg_size\":16,\"shared_bytes\":0,\"P\":64},"
+                "{\"wg_size\":1024,\"shared_bytes\":0,\"P\":2},{\"wg_size\":32,\"shared_bytes\":3276,\"P\":100010003}]}"));
+  expect(bin, a, 0, "derived: 2 SMs; per SM 32 workgroups, 32 subgroups of 32 (inferred), 1024 threads, 0 shared bytes "
+                    "or more (2/3 points explained)", NULL);
   /* leniency */
   snprintf(a, sizeof a, "calc --table --from %s", file("zeros.csv", "wg_size,shared_bytes,P\n32,0,0\n64,0,0\n"));
   expect(bin, a, 2, "zeros.csv: every point has P = 0", NULL);
