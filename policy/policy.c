@@ -23,9 +23,21 @@ static vkocc_status check_condition(json_t *c, const char *file, const char *pat
   json_t *v;
   json_object_foreach(c, k, v) {
     if ((!strcmp(k, "min") || !strcmp(k, "max")) && json_is_number(v)) continue;
-    if (!strcmp(k, "in") && json_is_array(v)) continue;
+    if (!strcmp(k, "in") && json_is_array(v)) {
+      /* members are compared with the variable's value: an object or array would compare as 0 */
+      for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *m = json_array_get(v, i);
+        if (!json_is_string(m) && !json_is_number(m) && !json_is_boolean(m))
+          return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.in[%zu]: expected a string, number or boolean", file, path, i);
+      }
+      continue;
+    }
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: expected min/max numbers or an \"in\" array", file, path, k);
   }
+  json_t *mn = json_object_get(c, "min"), *mx = json_object_get(c, "max");
+  if (mn && mx && json_number_value(mn) > json_number_value(mx))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: min %g is above max %g (the condition could never hold)", file, path,
+                      json_number_value(mn), json_number_value(mx));
   return VKOCC_OK;
 }
 

@@ -83,6 +83,10 @@ int main(int argc, char **argv) {
   expect_bad("cond.json", "{\"schema\": \"vkocc.policy-db/1\", \"kernels\": {\"k\": {\"entries\": [{\"cluster\": \"c1-0\", "
                           "\"params\": {}, \"when\": {\"n\": {\"min\": \"big\"}}}]}}}",
              "$.kernels.k.entries[0].when.n.min: expected min/max numbers");
+  expect_bad("in-object.json", "{\"schema\": \"vkocc.policy-db/1\", \"kernels\": {\"k\": {\"entries\": [{\"cluster\": "
+             "\"c1-0\", \"params\": {}, \"when\": {\"n\": {\"in\": [1, {}]}}}]}}}", ".when.n.in[1]: expected a string");
+  expect_bad("min-max.json", "{\"schema\": \"vkocc.policy-db/1\", \"kernels\": {\"k\": {\"entries\": [{\"cluster\": "
+             "\"c1-0\", \"params\": {}, \"when\": {\"n\": {\"min\": 5, \"max\": 4}}}]}}}", ".when.n: min 5 is above max 4");
   expect_bad("default.json", "{\"schema\": \"vkocc.policy-db/1\", \"kernels\": {\"k\": {\"default\": {\"params\": 3}}}}",
              "$.kernels.k.default.params: expected an object");
   expect_bad("cluster.json", "{\"schema\": \"vkocc.policy-db/1\", \"kernels\": {\"k\": {}}, \"clusters\": {\"c1-0\": "
