@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
    * (same device and cluster ID): the 2-thread run must measure, not reuse it. */
   glob_t g;
   char pat[1100], cached2[1100] = "";
-  snprintf(pat, sizeof pat, "%s/vkocc/fingerprint-*-lp1.json", getenv("XDG_CACHE_HOME") ? getenv("XDG_CACHE_HOME") : "/nonexistent");
+  snprintf(pat, sizeof pat, "%s/vkocc/fingerprint-*-q*-lp1.json", getenv("XDG_CACHE_HOME") ? getenv("XDG_CACHE_HOME") : "/nonexistent");
   CHECK(glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1, "one cached lavapipe-1 fingerprint in %s", pat);
   if (g.gl_pathc == 1) {
     snprintf(cached2, sizeof cached2, "%s", g.gl_pathv[0]);
