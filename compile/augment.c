@@ -454,6 +454,7 @@ vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *
   uint32_t c[9];
   for (uint32_t k = 0; k < 9; k++) c[k] = konst(&a, uint_t, k);
   uint32_t c_scope = konst(&a, uint_t, SpvScopeDevice);
+  uint32_t c_sem = konst(&a, uint_t, SpvMemorySemanticsAcquireReleaseMask | SpvMemorySemanticsWorkgroupMemoryMask);
   uint32_t c_mul = konst(&a, uint_t, 1664525u), c_add = konst(&a, uint_t, 1013904223u), c_13 = konst(&a, uint_t, 13);
   uint32_t c_true = fresh(&a), c_false = fresh(&a);
   ins(&a.types, SpvOpConstantTrue, 2, bool_t, c_true);
@@ -563,6 +564,9 @@ vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *
   }
   ins(&f, SpvOpBranch, 1, L_est_end);
   ins(&f, SpvOpLabel, 1, L_est_end);
+  /* Every invocation waits here for invocation 0's sleep, so the whole workgroup stays resident as the
+   * user's would: on the H100 warps that returned at once freed their slots, and wg 1024 read 32 per SM. */
+  ins(&f, SpvOpControlBarrier, 3, c[SpvScopeWorkgroup], c[SpvScopeWorkgroup], c_sem);
   ins(&f, SpvOpReturn, 0);
 
   /* ---- emit */
