@@ -13,16 +13,18 @@ trap 'kill "${pids[@]}" 2>/dev/null' EXIT
 log=$(mktemp -d)
 fails=0
 times=()
-printf '%-4s %-6s %-8s %s\n' run exit seconds failed
+printf '%-4s %-6s %-8s %-40s %s\n' run exit seconds failed skipped
 for ((r = 1; r <= runs; r++)); do
   t0=$(date +%s.%N)
   scripts/test.sh >"$log/run$r.log" 2>&1
   rc=$?
   t=$(echo "$(date +%s.%N) - $t0" | bc)
   times+=("$t")
-  failed=$(grep -E '^\s+[0-9]+ - ' "$log/run$r.log" | awk '{print $3}' | paste -sd, -)
+  # ctest lists skipped tests under "did not run" and failures under "FAILED": keep them apart
+  failed=$(sed -n '/tests FAILED:/,$p' "$log/run$r.log" | grep -E '^\s+[0-9]+ - ' | awk '{print $3}' | paste -sd, -)
+  skipped=$(sed -n '/did not run:/,/tests FAILED:/p' "$log/run$r.log" | grep -E '^\s+[0-9]+ - ' | awk '{print $3}' | paste -sd, -)
   [ "$rc" -ne 0 ] && fails=$((fails + 1))
-  printf '%-4s %-6s %-8.1f %s\n' "$r" "$rc" "$t" "${failed:--}"
+  printf '%-4s %-6s %-8.1f %-40s %s\n' "$r" "$rc" "$t" "${failed:--}" "${skipped:--}"
 done
 sorted=$(printf '%s\n' "${times[@]}" | sort -n)
 med=$(echo "$sorted" | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
