@@ -216,6 +216,14 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   return agree ? 0 : 1;
 }
 
+/* Combination k of the --vary values (the last --vary varies fastest) into spec[base ...]. */
+static void set_combination(cli_shader *o, uint32_t base, uint32_t k) {
+  for (int v = (int)o->nvary - 1; v >= 0; v--) {
+    o->spec[base + v] = (vkocc_spec_value){o->vary[v].id, o->vary[v].values[k % o->vary[v].n]};
+    k /= o->vary[v].n;
+  }
+}
+
 /* surface --shader: every combination of the --vary values, the --spec values held. */
 int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
                        const char *out_path) {
@@ -223,10 +231,6 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   vkocc_context *ctx;
   int rc = cli_open(cmd, c, &ctx);
   if (rc) return rc;
-  vkocc_calibration cal;
-  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
-  vkocc_status st = vkocc_calibrate(ctx, &co, &cal);
-  if (st) { vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
   uint32_t total = 1, base = o->nspec;
   for (uint32_t v = 0; v < o->nvary; v++) total *= o->vary[v].n;
   if (base + o->nvary > CLI_MAX_SPEC) { vkocc_context_destroy(ctx); return cli_error(cmd, 2, "too many constants"); }
@@ -235,14 +239,10 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
    * (an unknown ID, a point above the device's limits) is one line and nothing else. */
   uint32_t *spv = NULL;
   size_t words = 0;
-  st = vkocc_shader_load_file(o->path, VKOCC_SHADER_AUTO, o->entry, o->defines, o->ndefines, &spv, &words);
+  vkocc_status st = vkocc_shader_load_file(o->path, VKOCC_SHADER_AUTO, o->entry, o->defines, o->ndefines, &spv, &words);
   const vkocc_device_info *dev = vkocc_context_device(ctx);
   for (uint32_t k = 0; k < total && !st; k++) {
-    uint32_t rest = k;
-    for (int v = (int)o->nvary - 1; v >= 0; v--) {
-      o->spec[base + v] = (vkocc_spec_value){o->vary[v].id, o->vary[v].values[rest % o->vary[v].n]};
-      rest /= o->vary[v].n;
-    }
+    set_combination(o, base, k);
     vkocc_spirv_info info;
     st = vkocc_spirv_inspect(spv, words, o->path, o->entry, o->spec, base + o->nvary, &info);
     uint32_t wgs = info.wg[0] * info.wg[1] * info.wg[2];
@@ -251,14 +251,14 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
                       "%s (%u invocations, %u shared bytes)", o->path, wgs, info.shared_bytes, dev->name,
                       dev->max_invocations, dev->max_shared_bytes);
   }
+  /* calibrated only once every point has passed: bad input costs no measurement */
+  vkocc_calibration cal;
+  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  if (!st) st = vkocc_calibrate(ctx, &co, &cal);
   if (st) { free(spv); json_decref(points); vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
   uint32_t prevP = 0;
   for (uint32_t k = 0; k < total && !st; k++) {
-    uint32_t rest = k;
-    for (int v = (int)o->nvary - 1; v >= 0; v--) {
-      o->spec[base + v] = (vkocc_spec_value){o->vary[v].id, o->vary[v].values[rest % o->vary[v].n]};
-      rest /= o->vary[v].n;
-    }
+    set_combination(o, base, k);
     o->nspec = base + o->nvary;
     vkocc_shader_desc sh = desc_of(o);
     sh.path = NULL;

@@ -651,9 +651,6 @@ static bool cache_read(uint64_t key, vkocc_pipeline_result *out) {
   char path[1100];
   json_t *doc;
   if (!cache_path(key, path, sizeof path)) return false;
-  FILE *f = fopen(path, "rb");
-  if (!f) return false;
-  fclose(f);
   if (vkocc_json_load(path, "vkocc.pipeline-cache", &doc)) { vkocc_clear_error(); return false; }
   const char *schema = json_string_value(json_object_get(doc, "schema"));
   json_t *P = json_object_get(doc, "P");

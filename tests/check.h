@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int check_passed, check_failed;
 
@@ -47,4 +48,18 @@ static inline double check_gauss(void) {
   double u = check_uniform() + 1e-12, v = check_uniform();
   return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
 }
+/* Device tests on lavapipe share the CPU with whatever else runs: "busy" when the 1-minute load average
+ * is above the core count (printed, so a log says which assertions applied). */
+static inline bool machine_busy(void) {
+  double load = 0;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &load) != 1) load = 0;
+    fclose(f);
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  fprintf(stderr, "1-minute load %.2f on %ld cores: %s\n", load, cores, load > cores ? "busy" : "quiet");
+  return load > cores;
+}
+
 #endif

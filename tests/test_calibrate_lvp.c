@@ -10,18 +10,6 @@
  * fit 1.09 ns per tick in 3 of 5 runs. The probe only sizes its sleeps from these figures, so on a busy
  * machine the test holds the clock fits to what that needs (10%, R^2 0.95) and a poor spin-only fit to
  * being flagged. */
-static bool machine_busy(void) {
-  double load = 0;
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%lf", &load) != 1) load = 0;
-    fclose(f);
-  }
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  fprintf(stderr, "1-minute load %.2f on %ld cores: %s\n", load, cores, load > cores ? "busy" : "quiet");
-  return load > cores;
-}
-
 /* vkocc_calibrate measures up to 3 times itself; on a busy machine (lavapipe's threads share the cores
  * with other work) the fit may still come out poor, and then the whole calibration is measured again,
  * up to 3 times. The assertions below are the same on every attempt. */

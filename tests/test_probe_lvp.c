@@ -17,18 +17,6 @@
 static bool busy;
 static uint32_t not_established;
 
-static bool machine_busy(void) {
-  double load = 0;
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%lf", &load) != 1) load = 0;
-    fclose(f);
-  }
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  fprintf(stderr, "1-minute load %.2f on %ld cores: %s\n", load, cores, load > cores ? "busy" : "quiet");
-  return load > cores;
-}
-
 /* Probes up to 2 times while the answer is "could not establish P". Returns the last status. */
 static vkocc_status probe_retry(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_probe_options *po,
                                 vkocc_probe_result *r) {
