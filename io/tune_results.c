@@ -19,9 +19,7 @@ void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t 
     id->fp = *fp;
     snprintf(id->cluster_id, sizeof id->cluster_id, "%s", fp->cluster_id);
   }
-  /* the SM count tells apart what shares a name: lavapipe with another LP_NUM_THREADS, a cut-down part */
-  snprintf(id->key, sizeof id->key, "%04x:%04x %s | %s | sm %u", d->vendor_id, d->device_id, d->name,
-           d->driver_info[0] ? d->driver_info : d->driver_name, id->sm_count);
+  vkocc_device_key(d, id->sm_count, id->key, sizeof id->key);
 }
 
 static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }

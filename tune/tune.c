@@ -88,8 +88,9 @@ static vkocc_status only_match(const tune_kernel_def *k, const char *spec, const
     i++;
   if (!eq || i == k->nparams || !eq[1])
     return vkocc_fail(VKOCC_ERROR_USAGE, "--only '%s': expected PARAM=V1[,V2...] with a parameter of %s", spec, k->name);
+  *keep = true;
+  if (!(c->mask & (1u << i))) return VKOCC_OK; /* a configuration without that parameter stays */
   *keep = false;
-  if (!(c->mask & (1u << i))) return VKOCC_OK;
   char want[64];
   if (k->params[i].names) snprintf(want, sizeof want, "%s", k->params[i].names[c->v[i]]);
   else snprintf(want, sizeof want, "%u", c->v[i]);
@@ -306,7 +307,7 @@ static vkocc_status measure_one(bench *b, tune_run *run, tune_result *r, vkocc_k
   uint32_t min_runs = opt && opt->min_runs ? opt->min_runs : 5, max_runs = opt && opt->max_runs ? opt->max_runs : 50;
   double max_s = opt && opt->max_config_s > 0 ? opt->max_config_s : 2.0;
   if (max_runs > 1000) max_runs = 1000;
-  double *t = malloc(max_runs * sizeof *t), w[WARMUPS];
+  double *t = malloc(max_runs * sizeof *t), w[WARMUPS] = {0};
   /* warm-ups: the first dispatches of a new pipeline are slow on some drivers; discarded */
   vkocc_status s = run_batch(b, kk, n, groups, WARMUPS, w);
   uint32_t runs = 0;

@@ -34,7 +34,7 @@ typedef struct tune_options {
   double target_spread;      /* stop repeating when MAD / median is below; 0 = 0.02 */
   uint32_t min_runs, max_runs; /* 0 = 5, 50 */
   double max_config_s;       /* per configuration, 0 = 2 s (then at least min_runs... or 3) */
-  const char *const *only;   /* "NAME=V1,V2": keep configurations whose NAME is one of the values */
+  const char *const *only;   /* "NAME=V1,V2": keep configurations whose NAME is one of the values (or that have no NAME) */
   uint32_t nonly;
   void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total);
   void *user;
