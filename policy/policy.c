@@ -206,7 +206,7 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
   json_t *k = json_object_get(json_object_get(db->doc, "kernels"), kernel);
   if (!k) return vkocc_fail(VKOCC_ERROR_USAGE, "policy: no kernel '%s' in the database", kernel);
   json_t *entries = json_object_get(k, "entries");
-  int de = device_key && *device_key ? first_entry(entries, NULL, device_key, vars, nvars) : -1;
+  int de = device_key && *device_key ? first_entry(entries, "", device_key, vars, nvars) : -1;
   if (de >= 0) {
     out->rule = VKOCC_POLICY_DEVICE;
     snprintf(out->cluster_id, sizeof out->cluster_id, "%s",

@@ -64,16 +64,16 @@ int main(int argc, char **argv) {
   rc = run_fmt(&out, "%s tune histogram --size 3001 --only wg_size=64 --only grain=1,4 --only workgroups=128 "
                "--max-runs 3 --fingerprint %s -o %s --resume 2>&1", bin, fp, h);
   CHECK(rc == 0, "resume: exit %d: %s", rc, out);
-  CHECK_CONTAINS(out, "(10 resumed)");
+  CHECK_CONTAINS(out, "14 measured (10 resumed), 14 valid, 0 invalid"); /* + persistent: grain 1, 4 x copies 1, 4 */
   free(out);
   char *doc = slurp(h);
-  /* 3001 elements at wg 64: 47 tiles at grain 1, 12 at grain 4: 128 persistent workgroups exceed both, so
-   * persistent needs tiles >= 128: none here. Resume kept 10 results, all valid */
-  CHECK(count(doc, "\"valid\": true") == 10 && count(doc, "\"valid\": false") == 0, "10 valid results");
+  /* 3001 elements at wg 64: 47 tiles at grain 1, 12 at grain 4, fewer than the 128 persistent workgroups:
+   * those run one workgroup per tile */
+  CHECK(count(doc, "\"valid\": true") == 14 && count(doc, "\"valid\": false") == 0, "14 valid results");
   CHECK_CONTAINS(doc, "\"schema\": \"vkocc.tune-results/1\"");
   CHECK_CONTAINS(doc, "\"cluster_id\": \"c1-");
   free(doc);
-  rc = run_fmt(&out, "%s tune histogram --size 40000 --only wg_size=64 --only grain=1 --only variant=persistent "
+  rc = run_fmt(&out, "%s tune histogram --size 40000 --only wg_size=64 --only grain=1 --only variant=persistent --only workgroups=128,512 "
                "--max-runs 3 --fingerprint %s -o %s/p.json 2>&1", bin, fp, dir);
   /* 625 tiles: 128 and 512 persistent workgroups, 1 and 4 copies */
   CHECK(rc == 0, "persistent: exit %d: %s", rc, out);
