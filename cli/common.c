@@ -136,3 +136,44 @@ void cli_print_vendor_check(const char *label, json_t *vc) {
          json_integer_value(json_object_get(sg, "measured")), bound ? " or more" : "",
          json_is_true(json_object_get(sg, "agree")) ? (bound ? "consistent" : "agree") : "DIFFERS");
 }
+
+int cli_common_option(const char *cmd, int ch, const char *arg, cli_common *c) {
+  switch (ch) {
+  case 'd': c->device = arg; return 0;
+  case CLI_OPT_QUEUE: c->queue = arg; return 0;
+  case CLI_OPT_JSON: c->json = true; return 0;
+  case CLI_OPT_NO_CLOCK: c->no_clock = true; return 0;
+  case 'o': c->output = arg; return 0;
+  case CLI_OPT_METHOD: {
+    vkocc_status s = vkocc_method_parse(arg, "--method", &c->method);
+    if (s) return cli_fail(cmd, s);
+    c->have_method = true;
+    return 0;
+  }
+  default: return -1;
+  }
+}
+
+int cli_usage_error(const char *help) {
+  fputs(help, stderr);
+  return 2;
+}
+
+/* "1 workgroup", "2 workgroups" */
+static const char *plural(uint32_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+void cli_print_derived(const char *label, const vkocc_derived *d, const char *from) {
+  char sms[64];
+  if (d->sm_count) snprintf(sms, sizeof sms, "%u %s%s", d->sm_count, plural(d->sm_count, "SM", "SMs"),
+                            d->sm_count_ambiguous ? " (ambiguous: another SM count explains as many points)" : "");
+  else snprintf(sms, sizeof sms, "SM count unknown (values per SM)");
+  const char *sg_more = d->subgroups_bound_seen ? "" : " or more", *sh_more = d->shared_bound_seen ? "" : " or more";
+  printf("%s%s; per SM: %u %s, %u%s %s (%u%s %s; subgroup size %u%s), %u%s shared %s; ", label, sms, d->wg_per_sm,
+         plural(d->wg_per_sm, "workgroup", "workgroups"), d->subgroups_per_sm, sg_more,
+         plural(d->subgroups_per_sm, "subgroup", "subgroups"), d->threads_per_sm, sg_more,
+         plural(d->threads_per_sm, "thread", "threads"), d->subgroup_size,
+         d->subgroup_size_inferred ? ", inferred" : "", d->shared_per_sm, sh_more,
+         plural(d->shared_per_sm, "byte", "bytes"));
+  if (from) printf("read from %s ($.derived)\n", from);
+  else printf("%u/%u %s explained\n", d->explained, d->total, plural(d->total, "point", "points"));
+}

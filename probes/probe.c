@@ -2,7 +2,7 @@
  * Dispatch sizes grow from what is known (a hint, then the previous repetition), never from a fixed
  * large count; the sleep comes from the calibrated dispatch overhead and grows while the launch spread
  * of the first tooth is too large a part of it. */
-#include "internal.h"
+#include "probe_internal.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +49,7 @@ static uint32_t sleep_ticks(const vkocc_calibration *cal, double ns) {
 }
 
 vkocc_status vkocc_probe_check_point(const vkocc_device_info *d, uint32_t wg, uint32_t shared) {
-  uint32_t max_wg = d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
+  uint32_t max_wg = vkocc_device_max_wg_size(d);
   if (wg == 0 || wg > max_wg)
     return vkocc_fail(VKOCC_ERROR_USAGE, "workgroup size %u is outside 1..%u (maxComputeWorkGroupInvocations and "
                       "maxComputeWorkGroupSize[0] of %s)", wg, max_wg, d->name);
@@ -475,7 +475,8 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, co
   vkocc_calibration cal_local;
   const vkocc_calibration *cal = cal_in;
   if (!cal) {
-    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+    vkocc_calibrate_options co;
+    vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
     if ((s = vkocc_calibrate(ctx, &co, &cal_local))) return s;
     cal = &cal_local;
   }

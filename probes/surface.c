@@ -2,7 +2,7 @@
  * first, in parallel through the persisted pipeline cache, then measures them one after the other
  * (measurement never waits on compilation). Refinement rounds bisect the shared-memory gaps between
  * neighbouring points whose P differs, down to refine_bytes, so every step of the surface is located. */
-#include "internal.h"
+#include "probe_internal.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -72,7 +72,7 @@ static int cmp_point(const void *a, const void *b) {
 void vkocc_surface_default_grid(const vkocc_device_info *d, uint32_t **wg, uint32_t *nwg, uint32_t **shared,
                                 uint32_t *nshared) {
   uint32_t sg = d->subgroup_size ? d->subgroup_size : 32;
-  uint32_t maxwg = d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
+  uint32_t maxwg = vkocc_device_max_wg_size(d);
   *nwg = 0;
   *wg = malloc((maxwg / sg + 1) * sizeof **wg);
   for (uint32_t w = sg; w <= maxwg; w += sg) (*wg)[(*nwg)++] = w;

@@ -1,6 +1,7 @@
 /* Surface files: CSV and JSON readers accept good input and name the line or JSON path of bad input. */
 #include "check.h"
 #include "internal.h"
+#include "io.h"
 #include "vkocc.h"
 #include <jansson.h>
 #include <stdlib.h>
