@@ -41,7 +41,8 @@ static int cmp_u32(const void *a, const void *b) {
 
 bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n) {
   char *copy = strdup(s), *save = NULL;
-  uint32_t cap = 64, m = 0, *v = malloc(cap * sizeof *v);
+  if (!copy) return false;
+  uint32_t cap = 64, m = 0, *v = vkocc_xmalloc(cap * sizeof *v);
   bool ok = *s != 0;
   for (char *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
     char *dash = strchr(tok, '-'), *colon = strchr(tok, ':');
@@ -52,13 +53,13 @@ bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n
       ok = cli_parse_u32(tok, allow_units, &a) && cli_parse_u32(dash + 1, allow_units, &b) && a <= b &&
            (!colon || (cli_parse_u32(colon + 1, allow_units, &step) && step > 0)) && (b - a) / step < 100000;
       for (uint64_t x = a; ok && x <= b; x += step) {
-        if (m == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        if (m == cap) v = vkocc_xrealloc(v, (cap *= 2) * sizeof *v);
         v[m++] = (uint32_t)x;
       }
     } else {
       ok = !colon && cli_parse_u32(tok, allow_units, &a);
       if (ok) {
-        if (m == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        if (m == cap) v = vkocc_xrealloc(v, (cap *= 2) * sizeof *v);
         v[m++] = a;
       }
     }

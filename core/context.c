@@ -40,7 +40,7 @@ static void save_pipeline_cache(vkocc_context *ctx) {
   if (!ctx->cache || !ctx->cache_path[0]) return;
   size_t len = 0;
   if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, NULL) != VK_SUCCESS || !len) return;
-  void *data = malloc(len);
+  void *data = vkocc_xmalloc(len);
   if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, data) == VK_SUCCESS)
     vkocc_write_file_atomic(ctx->cache_path, data, len); /* a cache that cannot be written is no error */
   free(data);
@@ -81,7 +81,7 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
       strspn(qspec, "0123456789") != strlen(qspec))
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s '%s': expected compute, graphics or a queue family index "
                       "(vkocc devices lists the families)", qsrc, qspec);
-  vkocc_context *ctx = calloc(1, sizeof *ctx);
+  vkocc_context *ctx = vkocc_xcalloc(1, sizeof *ctx);
   ctx->timeout_ns = (uint64_t)((opt->timeout_s > 0 ? opt->timeout_s : 10.0) * 1e9);
   vkocc_status s = vkocc_instance_create(&ctx->instance);
   if (s) { free(ctx); return s; }
@@ -93,8 +93,8 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device; install a "
                       "driver, e.g. mesa-vulkan-drivers for lavapipe");
   }
-  VkPhysicalDevice *pds = calloc(n, sizeof *pds);
-  vkocc_device_info *infos = calloc(n, sizeof *infos);
+  VkPhysicalDevice *pds = vkocc_xcalloc(n, sizeof *pds);
+  vkocc_device_info *infos = vkocc_xcalloc(n, sizeof *infos);
   vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, pds);
   for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
   const char *spec = opt->device ? opt->device : getenv("VKOCC_DEVICE");
@@ -180,7 +180,7 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
   /* the physical device must be one of the instance's: its index names it in documents as usual */
   uint32_t n = 0, idx = UINT32_MAX;
   vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, NULL);
-  VkPhysicalDevice *pds = calloc(n ? n : 1, sizeof *pds);
+  VkPhysicalDevice *pds = vkocc_xcalloc(n ? n : 1, sizeof *pds);
   if (!pds) return vkocc_fail(VKOCC_ERROR_RUNTIME, "out of memory");
   vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, pds);
   for (uint32_t i = 0; i < n; i++)
@@ -189,7 +189,7 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
   if (idx == UINT32_MAX)
     return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: the physical device is not one of the "
                       "instance's %u", n);
-  vkocc_context *ctx = calloc(1, sizeof *ctx);
+  vkocc_context *ctx = vkocc_xcalloc(1, sizeof *ctx);
   if (!ctx) return vkocc_fail(VKOCC_ERROR_RUNTIME, "out of memory");
   ctx->external = true;
   ctx->timeout_ns = (uint64_t)((ext->timeout_s > 0 ? ext->timeout_s : 10.0) * 1e9);

@@ -13,6 +13,10 @@ const char *vkocc_vk_result_name(VkResult r);
 /* Maps a VkResult from `what` to a status with a message; VK_ERROR_DEVICE_LOST gets its own wording. */
 vkocc_status vkocc_vk_fail(VkResult r, const char *what);
 void vkocc_clear_error(void);
+/* malloc, calloc, realloc that end the process with "vkocc: out of memory" instead of returning NULL. */
+void *vkocc_xmalloc(size_t n);
+void *vkocc_xcalloc(size_t n, size_t size);
+void *vkocc_xrealloc(void *p, size_t n);
 
 /* loader.c: Vulkan entry points, loaded at run time (volk-style) so a missing loader is a clear error. */
 #define VKOCC_VK_GLOBAL(X) X(vkCreateInstance) X(vkEnumerateInstanceVersion)

@@ -2,8 +2,9 @@
  *
  * One public header. Every function that can fail returns a vkocc_status (the others are pure lookups,
  * formatters and free functions); on failure vkocc_last_error() holds one line naming what failed and with
- * what (device, flag, file and JSON path, VkResult name), and a call that succeeds clears it. Results go
- * through out-parameters. Times are in nanoseconds unless a name says otherwise. Not thread-safe per context.
+ * what (device, flag, file and JSON path, VkResult name); every call that returns a status clears it first,
+ * so after a success it is "". Results go through out-parameters. Out of memory ends the process with one
+ * line on stderr (the allocations are small bookkeeping). Times are in nanoseconds unless a name says otherwise. Not thread-safe per context.
  */
 #ifndef VKOCC_H
 #define VKOCC_H
@@ -24,7 +25,7 @@ typedef enum vkocc_status {
   VKOCC_ERROR_UNSUPPORTED = 3, /* the device or system lacks what is needed (loader, driver, timestamps) */
 } vkocc_status;
 
-/* The message of the last failure on this thread (never NULL; "" when none). */
+/* The message of the last failure on this thread (never NULL; "" when none or after a call that succeeded). */
 const char *vkocc_last_error(void);
 const char *vkocc_version(void);
 /* Monotonic clock in milliseconds (for timing what callers do around the library). */

@@ -32,7 +32,8 @@ static bool from_cache(const char *path, vkocc_method method, vkocc_fingerprint 
   vkocc_method cached = 0;
   /* and only when whole: a file stripped of its device, surface or derived limits is measured again */
   vkocc_surface cs;
-  bool ok = v && !strcmp(v, vkocc_version()) && m && !vkocc_method_parse(m, NULL, &cached) &&
+  /* the method, when the document names it (one asked for must match) */
+  bool ok = v && !strcmp(v, vkocc_version()) && (!m || !vkocc_method_parse(m, NULL, &cached)) &&
             (!method || cached == method) &&
             !vkocc_device_info_from_json(json_object_get(doc, "device"), path, "$.device", &det->device) &&
             !vkocc_derived_from_json(json_object_get(doc, "derived"), path, "$.derived", &det->derived) &&
@@ -53,6 +54,9 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
   memset(det, 0, sizeof *det);
   vkocc_clear_error();
   if (!ctx || !out) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_fingerprint_measure: no context or no output");
+  if ((unsigned)o->method > VKOCC_METHOD_BOTH || (unsigned)o->calibration > VKOCC_CALIBRATION_QUICK)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_fingerprint_measure: method %u or calibration preset %u is unknown",
+                      (unsigned)o->method, (unsigned)o->calibration);
   const vkocc_device_info *d = vkocc_context_device(ctx);
   /* without the device clock the device had, the measurement differs: it neither reuses nor replaces the cache */
   bool use_cache = !o->no_cache && !(d->shader_device_clock && !vkocc_context_has_device_clock(ctx));

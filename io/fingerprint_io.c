@@ -93,6 +93,7 @@ static vkocc_status parse_doc(json_t *doc, const char *name, vkocc_fingerprint *
 }
 
 vkocc_status vkocc_fingerprint_parse(const char *text, size_t len, const char *name, vkocc_fingerprint *fp) {
+  vkocc_clear_error();
   json_error_t e;
   json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
   if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", name, e.line, e.column, e.text);
@@ -105,6 +106,7 @@ vkocc_status vkocc_fingerprint_parse(const char *text, size_t len, const char *n
 }
 
 vkocc_status vkocc_fingerprint_load(const char *path, vkocc_fingerprint *fp) {
+  vkocc_clear_error();
   void *data;
   size_t len;
   vkocc_status s = vkocc_read_file(path, &data, &len);

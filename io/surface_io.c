@@ -66,7 +66,7 @@ vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *pa
   if (!json_is_array(pts)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.points: expected an array", file, path);
   s->count = (uint32_t)json_array_size(pts);
   if (s->count == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.points: the surface is empty", file, path);
-  s->points = calloc(s->count, sizeof *s->points);
+  s->points = vkocc_xcalloc(s->count, sizeof *s->points);
   for (uint32_t i = 0; i < s->count; i++) {
     json_t *e = json_array_get(pts, i);
     vkocc_surface_point *p = &s->points[i];
@@ -166,8 +166,8 @@ static int split(const char *s, const char *e, const char *fs[4], const char *fe
 
 static vkocc_status load_csv(const char *path, const char *text, size_t len, vkocc_surface *out, uint32_t **lines) {
   uint32_t cap = 64, line = 0;
-  out->points = malloc(cap * sizeof *out->points);
-  *lines = malloc(cap * sizeof **lines);
+  out->points = vkocc_xmalloc(cap * sizeof *out->points);
+  *lines = vkocc_xmalloc(cap * sizeof **lines);
   bool header = false;
   const char *end = text + len;
   if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) text += 3; /* UTF-8 byte order mark */
@@ -192,8 +192,9 @@ static vkocc_status load_csv(const char *path, const char *text, size_t len, vko
       header = true;
       continue;
     }
-    if (nf != 3)
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: expected 3 comma-separated fields, found %d", path, line, nf);
+    if (nf != 3) /* the row itself, so "256,2" shows which value is missing */
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: '%.*s': expected 3 comma-separated fields wg_size,shared_bytes,P, "
+                        "found %d", path, line, (int)(te - t > 60 ? 60 : te - t), t, nf);
     vkocc_surface_point p = {.agree = true};
     uint32_t *dst[3] = {&p.wg_size, &p.shared_bytes, &p.P};
     vkocc_status s;
@@ -201,8 +202,8 @@ static vkocc_status load_csv(const char *path, const char *text, size_t len, vko
       if ((s = parse_value(path, line, i, fs[i], fe[i], dst[i]))) return s;
     if (out->count == cap) {
       cap *= 2;
-      out->points = realloc(out->points, cap * sizeof *out->points);
-      *lines = realloc(*lines, cap * sizeof **lines);
+      out->points = vkocc_xrealloc(out->points, cap * sizeof *out->points);
+      *lines = vkocc_xrealloc(*lines, cap * sizeof **lines);
     }
     (*lines)[out->count] = line;
     out->points[out->count++] = p;
@@ -223,8 +224,8 @@ static int cmp_key(const void *a, const void *b) {
 /* The same point twice: with the same P it is kept once, with another P the file contradicts itself.
  * Locations are CSV lines (lines != NULL) or JSON paths under jpath. Also: some point must have P > 0. */
 static vkocc_status check_points(const char *path, vkocc_surface *s, const uint32_t *lines, const char *jpath) {
-  point_key *k = malloc((s->count + 1) * sizeof *k);
-  bool *drop = calloc(s->count + 1, sizeof *drop);
+  point_key *k = vkocc_xmalloc((s->count + 1) * sizeof *k);
+  bool *drop = vkocc_xcalloc(s->count + 1, sizeof *drop);
   for (uint32_t i = 0; i < s->count; i++) k[i] = (point_key){s->points[i].wg_size, s->points[i].shared_bytes, i};
   qsort(k, s->count, sizeof *k, cmp_key);
   vkocc_status st = VKOCC_OK;
@@ -289,7 +290,7 @@ vkocc_status vkocc_derived_from_json(json_t *o, const char *file, const char *p,
 static vkocc_status model_from_fingerprint(const char *path, json_t *doc, vkocc_derived *d) {
   json_t *der = json_object_get(doc, "derived");
   if (der && !json_is_null(der)) return vkocc_derived_from_json(der, path, "$.derived", d);
-  vkocc_fingerprint *fp = malloc(sizeof *fp);
+  vkocc_fingerprint *fp = vkocc_xmalloc(sizeof *fp);
   vkocc_status s = vkocc_fingerprint_load(path, fp);
   vkocc_surface_point pts[VKOCC_CANON_WG * VKOCC_CANON_SHARED];
   uint32_t n = 0;
@@ -368,13 +369,17 @@ static vkocc_status load(const char *path, vkocc_surface *out, vkocc_derived *mo
   return s;
 }
 
-vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out) { return load(path, out, NULL, NULL); }
+vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out) {
+  vkocc_clear_error();
+  return load(path, out, NULL, NULL);
+}
 
 vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkocc_derived *d, bool *model_only) {
   return load(path, out, d, model_only);
 }
 
 vkocc_status vkocc_surface_save(const vkocc_surface *s, const char *path) {
+  vkocc_clear_error();
   json_t *doc = vkocc_surface_json(s);
   vkocc_doc_stamp(doc, VKOCC_DOC_SURFACE);
   vkocc_status st = vkocc_json_write(doc, path);
@@ -383,6 +388,7 @@ vkocc_status vkocc_surface_save(const vkocc_surface *s, const char *path) {
 }
 
 vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_t *n, vkocc_device_info *dev) {
+  vkocc_clear_error();
   *iv = NULL;
   *n = 0;
   json_t *doc;
@@ -397,7 +403,7 @@ vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.intervals_ns: expected a non-empty array", path);
   }
   *n = (uint32_t)json_array_size(a);
-  *iv = calloc(*n, sizeof **iv);
+  *iv = vkocc_xcalloc(*n, sizeof **iv);
   for (uint32_t i = 0; i < *n; i++) {
     json_t *e = json_array_get(a, i);
     if (json_is_null(e)) continue; /* a record the device never wrote */

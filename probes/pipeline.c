@@ -726,6 +726,7 @@ vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_des
 
 vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_shader_desc *sh,
                                       const vkocc_probe_options *opt_in, bool use_cache, vkocc_pipeline_result *out) {
+  vkocc_clear_error();
   memset(out, 0, sizeof *out);
   vkocc_probe_options opt = opt_in ? *opt_in : (vkocc_probe_options){0};
   if (sh->unmodified && opt.method && opt.method != VKOCC_METHOD_BISECT)

@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
   snprintf(a, sizeof a, "calc --table --from %s", file("dup.csv", "wg_size,shared_bytes,P\n32,0,4224\n32,0,4223\n"));
   expect(bin, a, 2, "dup.csv:3: wg_size 32, shared_bytes 0 again, with P 4223 (line 2 has P 4224)", NULL);
   snprintf(a, sizeof a, "calc --table --from %s", file("lead.csv", "wg_size,shared_bytes,P\n,32,0,4224\n"));
-  expect(bin, a, 2, "lead.csv:2: expected 3 comma-separated fields, found 4", NULL);
+  expect(bin, a, 2, "lead.csv:2: ',32,0,4224': expected 3 comma-separated fields wg_size,shared_bytes,P, found 4", NULL);
   snprintf(a, sizeof a, "calc --wg 64 --shmem 0 --from %s", file("bom.csv", "\xEF\xBB\xBFwg_size,shared_bytes,P\n32,0,64\n64,0,64\n"));
   expect(bin, a, 0, "resident workgroups", NULL);
 
