@@ -623,6 +623,16 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
                                       const vkocc_probe_options *opt, bool use_cache, vkocc_pipeline_result *out);
 void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
 
+/* ---------------------------------------------------------------- failures reported from outside (issue 12, install)
+ * Records a failure the way the library does: the printf-formatted message becomes vkocc_last_error() of
+ * this thread, and s is returned. For callbacks that return a vkocc_status (vkocc_runtime_fn,
+ * vkocc_workload_fn) and for libraries built on vkocc (libvkocc-plot reports its errors through it). */
+vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 #ifdef __cplusplus
 }
 #endif
