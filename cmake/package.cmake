@@ -13,6 +13,7 @@ vkocc command, libvkocc (shared and static, pkg-config vkocc, CMake package vkoc
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_RESOURCE_FILE_README ${PROJECT_SOURCE_DIR}/README.md)
 set(CPACK_GENERATOR DEB)
+set(CPACK_STRIP_FILES ON) # symbol tables out of the binaries and .so (the dynamic symbols stay); debug info belongs in a -dbg package
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # vkocc_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
