@@ -737,6 +737,15 @@ typedef struct vkocc_wg_suggestion {
  * max_shared_bytes (0: no limit) are skipped. VKOCC_ERROR_USAGE when no size fits. */
 vkocc_status vkocc_suggest_wg_size(const vkocc_derived *d, vkocc_shared_fn shared, void *user, uint32_t max_wg_size,
                                    uint32_t max_shared_bytes, vkocc_wg_suggestion *out);
+/* ---------------------------------------------------------------- failures reported from outside (issue 12, install)
+ * Records a failure the way the library does: the printf-formatted message becomes vkocc_last_error() of
+ * this thread, and s is returned. For callbacks that return a vkocc_status (vkocc_runtime_fn,
+ * vkocc_workload_fn) and for libraries built on vkocc (libvkocc-plot reports its errors through it). */
+vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 #ifdef __cplusplus
 }
