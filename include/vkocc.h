@@ -746,6 +746,8 @@ vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Clears vkocc_last_error() of this thread, as every call that returns a status does first. */
+void vkocc_clear_error(void);
 
 #ifdef __cplusplus
 }
