@@ -80,8 +80,8 @@ uint vkocc_clock_() {
 #define VKOCC_STEP32_ VKOCC_STEP8_ VKOCC_STEP8_ VKOCC_STEP8_ VKOCC_STEP8_
 uint vkocc_backoff_(uint i, uint x, uint d) {
   if (i >= 16u) { VKOCC_STEP8_ }
-  if (i >= 64u) { VKOCC_STEP8_ VKOCC_STEP8_ VKOCC_STEP8_ }
-  if (i >= 256u) { VKOCC_STEP32_ VKOCC_STEP32_ VKOCC_STEP32_ VKOCC_STEP32_ VKOCC_STEP32_ VKOCC_STEP32_ VKOCC_STEP32_ }
+  if (i >= 64u) { VKOCC_STEP8_ }
+  if (i >= 256u) { VKOCC_STEP32_ VKOCC_STEP8_ VKOCC_STEP8_ }
   return x;
 }
 
