@@ -6,7 +6,7 @@
 
 static const char *help =
     "usage: vkocc barrier-test [--device D] [--queue Q] [--shader FILE] [--extra K] [--runs N] [--bound-ms MS]\n"
-    "                          [--rounds R] [--wg N] [--max-iters N] [--P N] [--fresh] [--json]\n"
+    "                          [--rounds R] [--wg N] [--max-iters N] [--P N] [--fresh] [--no-shader-clock] [--json]\n"
     "Measures P of the barrier kernel's own pipeline (augmentation + comb, cached), dispatches P + K workgroups\n"
     "(K = --extra, default 0) of it N times (default 1), each R device-wide barriers (default 16), and checks the\n"
     "values against the CPU. Every wait in the shader is bounded: MS milliseconds on the realtime clock (default\n"
@@ -15,7 +15,8 @@ static const char *help =
     "1: a bound fired (\"barrier timed out: fewer than P workgroups were resident\") or a wrong value.\n"
     "--shader FILE: your kernel with the interface of kernels/barrier/barrier_test.comp (binding 0 the state of\n"
     "<vkocc/device_barrier.glsl>, binding 1 uint v[2 n], constant_id 0 the workgroup size, push { rounds }).\n"
-    "--P N takes P as given (no measurement); --fresh ignores the cached P.\n";
+    "--P N takes P as given (no measurement); --fresh ignores the cached P. --no-shader-clock: as if the device had\n"
+    "no shader clock (the waits are bounded by iterations only; measuring P needs the clock, so give --P).\n";
 
 static json_t *run_json(const vkocc_barrier_run *r) {
   return json_pack("{s:b, s:b, s:i, s:i, s:f, s:f, s:f, s:f, s:i}", "completed", r->completed, "correct", r->correct,
@@ -47,6 +48,7 @@ int cmd_barrier_test(int argc, char **argv) {
       {"shader", required_argument, 0, 's'}, {"extra", required_argument, 0, 'k'}, {"runs", required_argument, 0, 'n'},
       {"bound-ms", required_argument, 0, 'b'}, {"rounds", required_argument, 0, 'r'}, {"wg", required_argument, 0, 'w'},
       {"max-iters", required_argument, 0, 'i'}, {"P", required_argument, 0, 'P'}, {"fresh", no_argument, 0, 'f'},
+      {"no-shader-clock", no_argument, 0, 'c'},
       {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   uint32_t v;
@@ -57,6 +59,7 @@ int cmd_barrier_test(int argc, char **argv) {
     case 'j': c.json = true; break;
     case 's': o.shader = optarg; break;
     case 'f': o.use_cache = false; break;
+    case 'c': c.no_clock = true; break;
     case 'k':
       if (!cli_parse_u32(optarg, false, &v) || v > 1000000)
         return cli_error("barrier-test", 2, "--extra '%s': expected an integer 0..1000000", optarg);
@@ -154,8 +157,11 @@ int cmd_barrier_test(int argc, char **argv) {
            r.wg_size, r.rounds);
     printf("P = %u (%s%s), dispatched %u = P + %u\n", r.P, r.P_given ? "given" : r.P_from_cache ? "cache" : "measured",
            r.P_given || r.P_from_cache ? "" : ", augmented pipeline, comb", r.groups, o.extra);
-    printf("bounds: %.0f ms on the %s clock (%u ticks), %u wait iterations per invocation\n", r.bounds.bound_ms,
-           r.bounds.clock, r.bounds.bound_ticks, r.bounds.max_iters);
+    if (r.bounds.bound_ticks)
+      printf("bounds: %.0f ms on the %s clock (%u ticks), %u wait iterations per invocation\n", r.bounds.bound_ms,
+             r.bounds.clock, r.bounds.bound_ticks, r.bounds.max_iters);
+    else
+      printf("bounds: no shader clock, iterations only: %u wait iterations per invocation\n", r.bounds.max_iters);
     printf("runs: %u, completed %u (correct %u, wrong %u), timed out %u\n", r.runs, r.completed, r.correct, r.wrong,
            r.timed_out);
     if (ok_gpu.n)

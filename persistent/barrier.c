@@ -69,9 +69,11 @@ vkocc_status vkocc_barrier_state_check(const uint32_t state[VKOCC_BARRIER_STATE_
   char waited[64] = "";
   if (b->ns_per_tick > 0)
     snprintf(waited, sizeof waited, " after %.1f ms", state[VKOCC_BARRIER_FIRED_WAIT] * b->ns_per_tick / 1e6);
+  char bounds[96];
+  if (b->bound_ticks) snprintf(bounds, sizeof bounds, "bounds %.0f ms, %u iterations", b->bound_ms, b->max_iters);
+  else snprintf(bounds, sizeof bounds, "bound %u iterations, no shader clock", b->max_iters);
   return vkocc_fail(VKOCC_ERROR_RUNTIME, "barrier timed out: fewer than P workgroups were resident (%u dispatched; "
-                    "a wait reached its %s%s; bounds %.0f ms, %u iterations)", groups, fired_name(bits), waited,
-                    b->bound_ms, b->max_iters);
+                    "a wait reached its %s%s; %s)", groups, fired_name(bits), waited, bounds);
 }
 
 /* ---------------------------------------------------------------- building and submitting */

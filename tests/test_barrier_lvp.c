@@ -35,6 +35,15 @@ static void cli_checks(uint32_t P) {
   CHECK(rc == 1, "wrong kernel: exit %d\n%s", rc, out);
   CHECK_CONTAINS(out, "wrong result");
   free(out);
+  /* without a clock the iteration budget alone bounds the waits: P completes, P + 1 ends at the budget */
+  rc = run_fmt(&out, "%s barrier-test --no-shader-clock --P %u --runs 2 2>&1", cli, P);
+  CHECK(rc == 0, "P without a clock: exit %d\n%s", rc, out);
+  CHECK_CONTAINS(out, "no shader clock, iterations only");
+  free(out);
+  rc = run_fmt(&out, "%s barrier-test --no-shader-clock --P %u --extra 1 --max-iters 3000 2>&1", cli, P);
+  CHECK(rc == 1, "P + 1 without a clock: exit %d\n%s", rc, out);
+  CHECK_CONTAINS(out, "a wait reached its iteration bound");
+  free(out);
   /* bad input: exit 2, one line, before anything is measured */
   rc = run_fmt(&out, "%s barrier-test --extra lots 2>&1", cli);
   CHECK(rc == 2, "--extra lots: exit %d", rc);

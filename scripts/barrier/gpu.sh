@@ -29,4 +29,12 @@ run p-wg256-100.json "$B/vkocc" barrier-test --wg 256 --runs 100 --json
 run p1-wg256-20.json "$B/vkocc" barrier-test --wg 256 --extra 1 --runs 20 --bound-ms 200 --json
 run bench.txt "$B/bench_barrier" --json "$R/bench.json"
 run bench-small.txt "$B/bench_barrier" --only stencil --n 65536 --steps 1000 --json "$R/bench-small.json"
+# the fused stencil with P/8 workgroups (one per SM at wg 256 on an H100): fewer waiters per barrier
+run bench-div8.txt "$B/bench_barrier" --only stencil --fused-div 8 --json "$R/bench-div8.json"
+run bench-small-div8.txt "$B/bench_barrier" --only stencil --n 65536 --steps 1000 --fused-div 8 --json "$R/bench-small-div8.json"
+# helper tune's persistent histogram (kernels/histogram/histogram.comp, branch tune) at its best H100 configuration
+# (wg 512, grain 16, 1 copy; 32 Mi keys as tuned): P of that pipeline against tune's counts and a sweep
+TH=${TH:-$B/tune_histogram.comp}
+[ -f "$TH" ] && run bench-tune-hist.txt "$B/bench_barrier" --only histogram --tune-hist "$TH" --tune-config 512,16,1 \
+  --keys 33554432 --json "$R/bench-tune-hist.json"
 tar czf "$OUT/barrier.tar.gz" -C "$OUT" barrier
