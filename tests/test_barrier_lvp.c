@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
   vkocc_barrier_test_result_free(&r);
 
   /* P + 1: the extra workgroup cannot start while the P others wait, so a bound must fire, every waiter
-   * stop, and the dispatch end; the time bound is the one that fires (iterations reach ~1 s or more here) */
+   * stop, and the dispatch end */
   vkocc_barrier_test_options o = {.runs = 2, .bound_ms = 400, .cal = &cal, .P = P, .extra = 1};
   s = vkocc_barrier_test(ctx, &o, &r);
   CHECK(s == VKOCC_ERROR_RUNTIME, "P + 1 gave status %d", s);
@@ -110,8 +110,11 @@ int main(int argc, char **argv) {
     const vkocc_barrier_run *x = &r.run[i];
     fprintf(stderr, "P + 1 run %u: abort bits %u, fired after %.1f ms, dispatch %.1f ms, host %.1f ms\n", i,
             x->abort_bits, x->fired_wait_ms, x->gpu_ms, x->wall_ms);
-    CHECK(x->abort_bits & 1, "run %u: abort bits %u (time bound expected)", i, x->abort_bits);
-    CHECK(x->fired_wait_ms >= 0.99 * 400, "run %u: fired after %.1f ms, before its 400 ms bound", i, x->fired_wait_ms);
+    /* the time bound fires first at any load seen (2300-10000 of the 60000 iterations by 1 s at load 9); a
+     * much faster host could reach the iteration budget first, which is a timeout as well */
+    CHECK((x->abort_bits & 3) && !(x->abort_bits & ~3u), "run %u: abort bits %u", i, x->abort_bits);
+    if (x->abort_bits & 1)
+      CHECK(x->fired_wait_ms >= 0.99 * 400, "run %u: fired after %.1f ms, before its 400 ms bound", i, x->fired_wait_ms);
     CHECK(x->wall_ms < 10000, "run %u: the dispatch took %.0f ms to end", i, x->wall_ms);
   }
   vkocc_barrier_test_result_free(&r);
