@@ -1,6 +1,6 @@
 /* The user's shader to SPIR-V: GLSL and HLSL through libshaderc at run time (file names kept, so the
  * compiler's messages carry the user's file:line; the source is passed unmodified, augmentation happens
- * on the binary), SPIR-V files read as they are. #include "x" resolves next to the including file;
+ * on the binary), SPIR-V files read as they are. #include "x" (and <x>) resolves next to the including file;
  * #include <vkocc/...> from the copies of glsl/ embedded in the library (cmake/barrier.cmake). */
 #include "compile.h"
 #include "internal.h"
@@ -34,8 +34,9 @@ static shaderc_include_result *resolve(void *user, const char *requested, int ty
                                        size_t depth) {
   include_result *ir = calloc(1, sizeof *ir);
   size_t elen = 0;
-  const char *emb = type == shaderc_include_type_standard ? vkocc_embedded_text(requested, &elen) : NULL;
-  if (type == shaderc_include_type_standard && !emb) {
+  bool ours = type == shaderc_include_type_standard && !strncmp(requested, "vkocc/", 6);
+  const char *emb = ours ? vkocc_embedded_text(requested, &elen) : NULL;
+  if (ours && !emb) { /* other <...> names resolve next to the including file, as before */
     static const char msg[] = "no such vkocc include (<vkocc/device_barrier.glsl>, <vkocc/persistent.glsl>)";
     ir->r.content = msg;
     ir->r.content_length = sizeof msg - 1;
