@@ -16,6 +16,7 @@ static const command commands[] = {
     {"policy", cmd_policy, "pick tuned parameters by cluster (policy select)"},
     {"plot", cmd_plot, "plots of surfaces, workgroup-size impact, combs, comparisons (PNG/SVG/PDF)"},
     {"view", cmd_view, "interactive surface viewer with a live calculator readout (GLFW)"},
+    {"barrier-test", cmd_barrier_test, "device-wide barrier with P (+K) workgroups: completes, or reports the timeout"},
 };
 
 static void usage(FILE *f) {
