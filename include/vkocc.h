@@ -1,8 +1,10 @@
 /* vkocc — portable GPU occupancy through Vulkan microbenchmarks.
  *
- * One public header. Every function returns a vkocc_status; on failure vkocc_last_error() holds one line
- * naming what failed and with what (device, flag, file and JSON path, VkResult name). Results go through
- * out-parameters. Times are in nanoseconds unless a name says otherwise. Not thread-safe per context.
+ * One public header. Every function that can fail returns a vkocc_status (the others are pure lookups,
+ * formatters and free functions); on failure vkocc_last_error() holds one line naming what failed and with
+ * what (device, flag, file and JSON path, VkResult name); every call that returns a status clears it first,
+ * so after a success it is "". Results go through out-parameters. Out of memory ends the process with one
+ * line on stderr (the allocations are small bookkeeping). Times are in nanoseconds unless a name says otherwise. Not thread-safe per context.
  */
 #ifndef VKOCC_H
 #define VKOCC_H
@@ -23,7 +25,7 @@ typedef enum vkocc_status {
   VKOCC_ERROR_UNSUPPORTED = 3, /* the device or system lacks what is needed (loader, driver, timestamps) */
 } vkocc_status;
 
-/* The message of the last failure on this thread (never NULL; "" when none). */
+/* The message of the last failure on this thread (never NULL; "" when none or after a call that succeeded). */
 const char *vkocc_last_error(void);
 const char *vkocc_version(void);
 /* Monotonic clock in milliseconds (for timing what callers do around the library). */
@@ -643,6 +645,224 @@ vkocc_status vkocc_policy_param_float(const vkocc_policy_choice *c, const char *
 vkocc_status vkocc_policy_param_string(const vkocc_policy_choice *c, const char *name, char *out, size_t len);
 /* The rule's name: "device", "cluster", "nearest", "default". */
 const char *vkocc_policy_rule_name(vkocc_policy_rule r);
+/* ---------------------------------------------------------------- library API for what the CLI does (issue 12)
+ * Presets shared by the CLI and the library, the fingerprint of a device with the CLI's cache, a context on
+ * the application's own Vulkan device, and a workgroup-size suggestion with the per-limit counts. */
+
+/* Named calibrations: FULL is vkocc_calibrate's defaults (all fields 0); QUICK (4 lengths, 3 repeats, the
+ * longest spin 1 ms) is what a probe, a surface or calc runs when no calibration was given. */
+typedef enum vkocc_calibration_preset {
+  VKOCC_CALIBRATION_FULL = 0,
+  VKOCC_CALIBRATION_QUICK = 1,
+} vkocc_calibration_preset;
+void vkocc_calibrate_preset(vkocc_calibration_preset preset, vkocc_calibrate_options *out);
+
+/* "comb", "bisect", "both" (VKOCC_METHOD_BOTH) and "auto" (0: comb where the device clock exists, else
+ * bisect); VKOCC_ERROR_USAGE naming `source` (e.g. "--method") for anything else. */
+vkocc_status vkocc_method_parse(const char *text, const char *source, vkocc_method *out);
+/* "comb", "bisect", "both" or "auto" (0). */
+const char *vkocc_method_name(vkocc_method m);
+/* The largest workgroup size a 1-D dispatch of the device can use: min(maxComputeWorkGroupInvocations,
+ * maxComputeWorkGroupSize[0]). */
+uint32_t vkocc_device_max_wg_size(const vkocc_device_info *d);
+
+typedef struct vkocc_fingerprint_options {
+  bool fresh;                 /* measure even when the cache holds a fingerprint of this device */
+  bool no_cache;              /* neither read nor write the cache */
+  vkocc_method method;        /* 0: comb where the device clock exists, else bisect */
+  vkocc_calibration_preset calibration; /* FULL (default) or QUICK */
+  void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total); /* NULL: silent */
+  void *user;
+} vkocc_fingerprint_options;
+
+/* What vkocc_fingerprint_measure knows beyond the normalized surface; free with vkocc_fingerprint_details_free. */
+typedef struct vkocc_fingerprint_details {
+  vkocc_device_info device;   /* the device (from the cache: as recorded there) */
+  vkocc_derived derived;      /* its SM count and per-SM limits */
+  bool from_cache;            /* reused from the cache: nothing was measured */
+  char cache_path[1024];      /* the cache file: $XDG_CACHE_HOME/vkocc/fingerprint-UUID-DRIVER-qFAMILY.json ("" none) */
+  vkocc_method method;        /* the method the surface was measured with */
+  double elapsed_ms;          /* calibration + surface (0 from the cache) */
+  void *document;             /* internal: the whole vkocc.fingerprint/1 document */
+} vkocc_fingerprint_details;
+void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d);
+
+/* Fingerprints the context's device as `vkocc fingerprint` does: calibration, the surface on the canonical
+ * grid clipped to the device's limits, derived limits, normalization, cluster ID. The fingerprint of the same
+ * device UUID, driver version, queue family (and LP_NUM_THREADS) written by this version of vkocc is reused
+ * from the cache unless options->fresh; a fresh one is stored there (a cache that cannot be written is no
+ * error). A context made with disable_shader_clock neither reads nor writes the cache. options NULL: the
+ * defaults. details may be NULL. Errors: those of vkocc_calibrate, vkocc_surface_measure and vkocc_derive. */
+vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
+                                       vkocc_fingerprint *out, vkocc_fingerprint_details *details);
+/* Writes a vkocc.fingerprint/1 document (vkocc_fingerprint_load reads it back) through a temporary file and
+ * a rename: nothing half-written on error. With details: the whole document (device, calibration, surface,
+ * derived limits), else the normalized part with the device name and driver. path "-": stdout.
+ * VKOCC_ERROR_USAGE when path cannot be written (a directory, a missing directory). */
+vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fingerprint_details *details,
+                                    const char *path);
+
+/* The application's own Vulkan objects, as plain handles so that this header needs no Vulkan header. */
+typedef struct vkocc_external_device {
+  void *instance;               /* VkInstance */
+  void *physical_device;        /* VkPhysicalDevice the device was created on */
+  void *device;                 /* VkDevice */
+  uint32_t queue_family;        /* a family of `device` with compute and timestamps */
+  uint32_t queue_index;         /* which queue of that family vkocc submits to (the app must not use it meanwhile) */
+  void *get_instance_proc_addr; /* the application's PFN_vkGetInstanceProcAddr; NULL: the system loader's */
+  /* What the application enabled on `device` (Vulkan cannot be asked): VK_KHR_shader_clock with
+   * shaderDeviceClock / shaderSubgroupClock. Without the device clock, P is measured by bisection only. */
+  bool shader_device_clock, shader_subgroup_clock;
+  double timeout_s;             /* host wait limit for one submission; 0 = 10 s */
+} vkocc_external_device;
+
+/* A context on the application's device: no instance or device is created; vkocc makes its own command
+ * pool, fence, query pool, pipelines and buffers on `device` and destroys only those (vkocc_context_destroy
+ * never destroys the application's objects, nor waits for its other queues). VKOCC_ERROR_USAGE for a NULL
+ * handle, a physical device not in the instance, a family index out of range; VKOCC_ERROR_UNSUPPORTED when
+ * the family lacks compute or timestamps. Only one context's device functions are loaded at a time:
+ * do not use two contexts at once. */
+vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vkocc_context **ctx);
+
+/* Workgroups per SM under each limit at one point (as Nsight Compute's "Block Limit" rows), from derived
+ * limits. VKOCC_NO_LIMIT where a limit does not apply (shared memory at 0 bytes) or is unknown (registers:
+ * Vulkan does not tell them). */
+#define VKOCC_NO_LIMIT UINT32_MAX
+typedef struct vkocc_limits_per_sm {
+  uint32_t workgroup_slots;     /* W */
+  uint32_t subgroup_slots;      /* floor(S / ceil(wg / subgroup size)) (Nsight: warps) */
+  uint32_t threads;             /* floor(threads per SM / wg) */
+  uint32_t shared_memory;       /* floor(M / shared bytes) */
+  uint32_t registers;           /* VKOCC_NO_LIMIT (unknown) */
+  uint32_t wg_per_sm;           /* the smallest of them: resident workgroups per SM */
+  uint32_t binding;             /* vkocc_limit bits of the limits equal to wg_per_sm */
+} vkocc_limits_per_sm;
+void vkocc_limits_per_sm_compute(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes,
+                                 vkocc_limits_per_sm *out);
+
+/* Shared bytes a workgroup of wg_size threads needs; VKOCC_NO_LIMIT: this size cannot be used. */
+typedef uint32_t (*vkocc_shared_fn)(void *user, uint32_t wg_size);
+
+typedef struct vkocc_wg_suggestion {
+  uint32_t wg_size, shared_bytes;  /* the chosen size and its shared memory */
+  vkocc_occupancy occupancy;       /* there */
+  vkocc_limits_per_sm limits;      /* there */
+  uint32_t candidates;             /* sizes considered */
+} vkocc_wg_suggestion;
+
+/* The counterpart of cudaOccupancyMaxPotentialBlockSize: of the multiples of the subgroup size up to
+ * max_wg_size (0: the derived threads per SM), the workgroup size with the highest occupancy (threads per
+ * SM), ties to the larger size. shared may be NULL (no shared memory); sizes whose shared bytes exceed
+ * max_shared_bytes (0: no limit) are skipped. VKOCC_ERROR_USAGE when no size fits. */
+vkocc_status vkocc_suggest_wg_size(const vkocc_derived *d, vkocc_shared_fn shared, void *user, uint32_t max_wg_size,
+                                   uint32_t max_shared_bytes, vkocc_wg_suggestion *out);
+/* ---------------------------------------------------------------- failures reported from outside (issue 12, install)
+ * Records a failure the way the library does: the printf-formatted message becomes vkocc_last_error() of
+ * this thread, and s is returned. For callbacks that return a vkocc_status (vkocc_runtime_fn,
+ * vkocc_workload_fn) and for libraries built on vkocc (libvkocc-plot reports its errors through it). */
+vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Clears vkocc_last_error() of this thread, as every call that returns a status does first. */
+void vkocc_clear_error(void);
+/* ---------------------------------------------------------------- device-wide barrier, persistent threads
+ * (issue 11, docs/barrier.md). The GLSL side is <vkocc/device_barrier.glsl> and <vkocc/persistent.glsl>
+ * (glsl/ in the source tree, installed under include/vkocc/glsl; the library's run-time compiler resolves
+ * them itself). A barrier over workgroups is correct only when all of them are resident at once, so the
+ * host dispatches P workgroups, P measured for that very pipeline; every wait in the shader is bounded by
+ * time and iterations, and a bound that fires is reported as a timeout, never as a result. */
+
+#define VKOCC_BARRIER_STATE_WORDS 16u
+/* Words of the state block (binding VKOCC_BARRIER_BINDING of the shader) */
+enum {
+  VKOCC_BARRIER_COUNT = 0, VKOCC_BARRIER_GEN = 1, VKOCC_BARRIER_ARRIVED = 2,
+  VKOCC_BARRIER_ABORT = 3,       /* nonzero: a bound fired (1 time, 2 iterations, 4 the driver's loop cap) */
+  VKOCC_BARRIER_BOUND_TICKS = 4, /* time bound of one wait in ticks of the shader's clock */
+  VKOCC_BARRIER_MAX_ITERS = 5,   /* wait iterations one invocation may spend in the whole dispatch */
+  VKOCC_BARRIER_WORK = 6,        /* the persistent work counter */
+  VKOCC_BARRIER_MAX_WAIT = 7,    /* longest completed wait (ticks) */
+  VKOCC_BARRIER_MAX_USED = 8,    /* most wait iterations of one invocation */
+  VKOCC_BARRIER_FIRED_WAIT = 9,  /* ticks a waiter had waited when its bound fired */
+  VKOCC_BARRIER_WAITS = 10,      /* episodes of the self-resetting barrier completed by workgroup 0 */
+};
+/* Iteration budget on CPU devices: lavapipe ends every loop of an invocation after 65535 iterations in
+ * total; the waits keep 5535 of them for the kernel's own loops. */
+#define VKOCC_BARRIER_CPU_MAX_ITERS 60000u
+#define VKOCC_BARRIER_GPU_MAX_ITERS (1u << 24)
+
+typedef struct vkocc_barrier_bounds {
+  const char *clock;    /* "realtime" (GL_EXT_shader_realtime_clock), "subgroup" (GL_ARB_shader_clock) or
+                           "none" (iteration bound only) */
+  const char *define;   /* the define the shader needs for it ("VKOCC_CLOCK_REALTIME=1", ...; NULL: none) */
+  double bound_ms;      /* time bound of one wait */
+  uint32_t bound_ticks; /* the same in clock ticks (< 2^31) */
+  uint32_t max_iters;
+  double ns_per_tick;   /* 0 without a clock */
+} vkocc_barrier_bounds;
+
+/* The bounds on ctx's device: the realtime clock where enabled, else the subgroup clock, else none;
+ * bound_ms (0: 1000) in ticks through cal (NULL: a short calibration is run); max_iters 0:
+ * VKOCC_BARRIER_CPU_MAX_ITERS on a CPU device, else VKOCC_BARRIER_GPU_MAX_ITERS. VKOCC_ERROR_USAGE when the
+ * bound exceeds 2^31 - 1 ticks (the shader compares 32-bit deltas). */
+vkocc_status vkocc_barrier_bounds_get(vkocc_context *ctx, const vkocc_calibration *cal, double bound_ms,
+                                      uint32_t max_iters, vkocc_barrier_bounds *out);
+/* The state block for one dispatch: zeros and the bounds. Upload it before every dispatch (a dispatch that
+ * timed out leaves it dirty). */
+void vkocc_barrier_state_init(uint32_t state[VKOCC_BARRIER_STATE_WORDS], const vkocc_barrier_bounds *b);
+/* After the dispatch: VKOCC_OK when no bound fired, else VKOCC_ERROR_RUNTIME with "barrier timed out:
+ * fewer than P workgroups were resident (...)" naming the groups dispatched and the bound that fired. */
+vkocc_status vkocc_barrier_state_check(const uint32_t state[VKOCC_BARRIER_STATE_WORDS], uint32_t groups,
+                                       const vkocc_barrier_bounds *b);
+
+/* P of the application's pipeline, the workgroup count to dispatch for persistent threads and device
+ * barriers: vkocc_pipeline_occupancy (augmentation, comb) with the answer cached in $XDG_CACHE_HOME/vkocc
+ * when use_cache. Source shaders get the clock define of vkocc_barrier_bounds_get added. */
+vkocc_status vkocc_persistent_groups(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
+                                     bool use_cache, uint32_t *P, bool *from_cache);
+
+typedef struct vkocc_barrier_test_options {
+  const char *shader;   /* NULL: the shipped kernels/barrier/barrier_test.comp; else a GLSL/SPIR-V file with
+                           its interface (docs/barrier.md) */
+  uint32_t extra;       /* K: dispatch P + K workgroups */
+  uint32_t runs;        /* 0: 1 */
+  double bound_ms;      /* 0: 1000 */
+  uint32_t max_iters;   /* 0: automatic (vkocc_barrier_bounds_get) */
+  uint32_t rounds;      /* device-barrier episodes per run; 0: 16 */
+  uint32_t wg_size;     /* 0: 64 */
+  uint32_t P;           /* 0: measured (vkocc_persistent_groups); else taken as given */
+  bool use_cache;       /* cache of the P measurement */
+  const vkocc_calibration *cal; /* NULL: measured */
+} vkocc_barrier_test_options;
+
+typedef struct vkocc_barrier_run {
+  bool completed;        /* no bound fired */
+  bool correct;          /* completed, and every value equals the CPU reference */
+  uint32_t abort_bits;   /* VKOCC_BARRIER_ABORT word */
+  uint32_t mismatches;   /* values that differ from the reference (completed runs) */
+  double gpu_ms;         /* queue timestamps around the dispatch */
+  double wall_ms;        /* host: submit to fence */
+  double max_wait_ms;    /* longest completed wait (the margin to the bound) */
+  double fired_wait_ms;  /* how long the waiter whose bound fired had waited */
+  uint32_t max_used;     /* most wait iterations of one invocation */
+} vkocc_barrier_run;
+
+typedef struct vkocc_barrier_test_result {
+  uint32_t P, groups, wg_size, rounds;
+  bool P_from_cache, P_given;
+  double measure_ms;     /* the P measurement (wall) */
+  vkocc_barrier_bounds bounds;
+  uint32_t runs, completed, correct, timed_out, wrong;
+  vkocc_barrier_run *run; /* malloc'd, runs entries */
+} vkocc_barrier_test_result;
+
+/* Runs the barrier kernel with P + extra workgroups, runs times, each against the CPU reference. VKOCC_OK when
+ * every run completed correctly; VKOCC_ERROR_RUNTIME with "barrier timed out: fewer than P workgroups were
+ * resident ..." when a bound fired in any run, or "wrong result" when a run completed with wrong values (the
+ * result is filled in both cases); other errors as usual (VK_ERROR_DEVICE_LOST, a fence timeout). */
+vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_options *o, vkocc_barrier_test_result *out);
+void vkocc_barrier_test_result_free(vkocc_barrier_test_result *r);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* The tuning-results document: writer and strict reader (docs/tune.md). */
 #include "tune_results.h"
 #include "jsonio.h"
+#include "io.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,192 @@
+# The libraries, the CLI, install rules, pkg-config, the CMake package and CPack (issue 12 item 1;
+# docs/library.md). Included by the top-level CMakeLists.txt once VKOCC_LIB_SOURCES is complete.
+#
+#   libvkocc.so / libvkocc.a            everything but plotting; exports exactly what include/vkocc.h declares
+#   libvkocc-plot.so / libvkocc-plot.a  vkocc_plot_* (viewer/), the only part that links cairo
+#   vkocc                               the CLI: links both static libraries (it uses internal headers)
+#
+# In this build tree the target `vkocc` is the static library (tests and benches link it, as before),
+# `vkocc_shared` the shared one; installed, they are vkocc::vkocc_static and vkocc::vkocc.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(VKOCC_INSTALL_GLSLDIR ${CMAKE_INSTALL_DATADIR}/vkocc/glsl)
+set(VKOCC_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/vkocc)
+# 0.x: every minor version may change the ABI, so the SONAME carries it (libvkocc.so.0.1)
+set(VKOCC_SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+if(VKOCC_SANITIZE)
+  set(VKOCC_SANITIZE_LINK -fsanitize=address,undefined)
+endif()
+
+# viewer/ (cairo) becomes its own library: an application that does not plot links no cairo
+set(VKOCC_PLOT_SOURCES ${VKOCC_LIB_SOURCES})
+list(FILTER VKOCC_PLOT_SOURCES INCLUDE REGEX "^viewer/")
+list(FILTER VKOCC_LIB_SOURCES EXCLUDE REGEX "^viewer/")
+
+# ---------------------------------------------------------------- exported symbols, from include/vkocc.h
+set(VKOCC_SYMBOLS_DIR ${CMAKE_CURRENT_BINARY_DIR}/symbols)
+set(VKOCC_SYMBOL_FILES ${VKOCC_SYMBOLS_DIR}/vkocc.map ${VKOCC_SYMBOLS_DIR}/vkocc-plot.map
+                       ${VKOCC_SYMBOLS_DIR}/vkocc.symbols ${VKOCC_SYMBOLS_DIR}/vkocc-plot.symbols)
+add_custom_command(
+  OUTPUT ${VKOCC_SYMBOLS_DIR}/stamp
+  BYPRODUCTS ${VKOCC_SYMBOL_FILES}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${VKOCC_SYMBOLS_DIR}
+  COMMAND ${CMAKE_C_COMPILER} -E -P -x c -o ${VKOCC_SYMBOLS_DIR}/vkocc.i ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc.h
+  COMMAND ${CMAKE_COMMAND} -DIN=${VKOCC_SYMBOLS_DIR}/vkocc.i -DOUT_DIR=${VKOCC_SYMBOLS_DIR}
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/symbols.cmake
+  COMMAND ${CMAKE_COMMAND} -E touch ${VKOCC_SYMBOLS_DIR}/stamp
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc.h ${CMAKE_CURRENT_SOURCE_DIR}/cmake/symbols.cmake
+  COMMENT "exported symbols from include/vkocc.h"
+  VERBATIM)
+add_custom_target(vkocc_symbols DEPENDS ${VKOCC_SYMBOLS_DIR}/stamp)
+
+# ---------------------------------------------------------------- what the library's own sources need
+# Internal headers (core/, compile/, io/, the embedded shaders), Vulkan headers with VK_NO_PROTOTYPES and
+# jansson: for the library and for in-tree users of internal headers (CLI, tests, benches); never exported.
+add_library(vkocc_internal INTERFACE)
+target_include_directories(vkocc_internal INTERFACE
+  ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/core ${CMAKE_CURRENT_SOURCE_DIR}/compile
+  ${CMAKE_CURRENT_SOURCE_DIR}/io ${CMAKE_CURRENT_BINARY_DIR}/shaders)
+target_link_libraries(vkocc_internal INTERFACE Vulkan::Headers PkgConfig::JANSSON)
+target_compile_definitions(vkocc_internal INTERFACE VK_NO_PROTOTYPES)
+
+# Compiled once, position-independent, for both libraries. -fvisibility=hidden, and vkocc.h forced in
+# first under default visibility (cmake/vkocc-export.h): what the header declares is exported, nothing else.
+function(vkocc_library_objects target)
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
+  target_compile_options(${target} PRIVATE "SHELL:-include ${PROJECT_SOURCE_DIR}/cmake/vkocc-export.h")
+  target_link_libraries(${target} PRIVATE vkocc_internal)
+endfunction()
+
+add_library(vkocc_objects OBJECT ${VKOCC_LIB_SOURCES} ${VKOCC_SHADER_SOURCES})
+vkocc_library_objects(vkocc_objects)
+target_link_libraries(vkocc_objects PRIVATE PkgConfig::SPVC)
+target_compile_definitions(vkocc_objects PRIVATE VKOCC_VERSION="${PROJECT_VERSION}")
+
+# Link-time dependencies of the library: jansson, the statically linked compiler (shaderc + glslang +
+# SPIRV-Tools, C++: a group the linker rescans), SPIRV-Cross; the Vulkan loader is opened at run time (dl).
+set(VKOCC_LINK_DEPS PkgConfig::JANSSON Threads::Threads ${CMAKE_DL_LIBS} m
+  "$<LINK_GROUP:RESCAN,${VKOCC_SHADERC_GROUP}>" stdc++ m PkgConfig::SPVC) # m again: glslang needs it after
+
+set(VKOCC_PUBLIC_INCLUDE $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+                         $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+
+# static: `vkocc` here, vkocc::vkocc_static installed
+add_library(vkocc STATIC $<TARGET_OBJECTS:vkocc_objects>)
+set_target_properties(vkocc PROPERTIES OUTPUT_NAME vkocc EXPORT_NAME vkocc_static)
+target_include_directories(vkocc PUBLIC ${VKOCC_PUBLIC_INCLUDE})
+target_link_libraries(vkocc PUBLIC $<BUILD_INTERFACE:vkocc_internal> PRIVATE ${VKOCC_LINK_DEPS})
+
+# shared: vkocc::vkocc
+add_library(vkocc_shared SHARED $<TARGET_OBJECTS:vkocc_objects>)
+set_target_properties(vkocc_shared PROPERTIES OUTPUT_NAME vkocc EXPORT_NAME vkocc
+  VERSION ${PROJECT_VERSION} SOVERSION ${VKOCC_SOVERSION} LINK_DEPENDS ${VKOCC_SYMBOLS_DIR}/vkocc.map)
+add_dependencies(vkocc_shared vkocc_symbols)
+target_include_directories(vkocc_shared PUBLIC ${VKOCC_PUBLIC_INCLUDE})
+target_link_libraries(vkocc_shared PRIVATE ${VKOCC_LINK_DEPS})
+target_link_options(vkocc_shared PRIVATE LINKER:--version-script=${VKOCC_SYMBOLS_DIR}/vkocc.map
+  LINKER:--no-undefined LINKER:--as-needed)
+if(VKOCC_SANITIZE)
+  # an instrumented library needs the sanitizer runtimes in the program that loads it
+  target_link_options(vkocc_shared INTERFACE ${VKOCC_SANITIZE_LINK})
+endif()
+
+# ---------------------------------------------------------------- plots (cairo)
+if(VKOCC_WITH_VIEWER AND VKOCC_PLOT_SOURCES)
+  add_library(vkocc_plot_objects OBJECT ${VKOCC_PLOT_SOURCES})
+  vkocc_library_objects(vkocc_plot_objects)
+  target_link_libraries(vkocc_plot_objects PRIVATE PkgConfig::CAIRO)
+
+  add_library(vkocc_plot STATIC $<TARGET_OBJECTS:vkocc_plot_objects>)
+  set_target_properties(vkocc_plot PROPERTIES OUTPUT_NAME vkocc-plot EXPORT_NAME plot_static)
+  target_link_libraries(vkocc_plot PUBLIC vkocc PRIVATE PkgConfig::CAIRO m)
+
+  # The shared one reaches libvkocc.so only through the public API (vkocc_fail reports its errors there);
+  # it carries its own hidden copy of the atomic file writer (core/cache.c), which is not public.
+  add_library(vkocc_plot_shared SHARED $<TARGET_OBJECTS:vkocc_plot_objects> core/cache.c)
+  vkocc_library_objects(vkocc_plot_shared)
+  set_target_properties(vkocc_plot_shared PROPERTIES OUTPUT_NAME vkocc-plot EXPORT_NAME plot
+    VERSION ${PROJECT_VERSION} SOVERSION ${VKOCC_SOVERSION} LINK_DEPENDS ${VKOCC_SYMBOLS_DIR}/vkocc-plot.map)
+  add_dependencies(vkocc_plot_shared vkocc_symbols)
+  target_link_libraries(vkocc_plot_shared PUBLIC vkocc_shared PRIVATE PkgConfig::CAIRO m)
+  target_link_options(vkocc_plot_shared PRIVATE LINKER:--version-script=${VKOCC_SYMBOLS_DIR}/vkocc-plot.map
+    LINKER:--no-undefined LINKER:--as-needed)
+  set(VKOCC_PLOT_TARGETS vkocc_plot_shared)
+  set(VKOCC_PLOT_STATIC_TARGETS vkocc_plot)
+  set(VKOCC_HAS_PLOT ON)
+else()
+  set(VKOCC_HAS_PLOT OFF)
+endif()
+
+# ---------------------------------------------------------------- the CLI
+file(GLOB VKOCC_CLI_SOURCES CONFIGURE_DEPENDS cli/*.c)
+add_executable(vkocc-cli ${VKOCC_CLI_SOURCES})
+set_target_properties(vkocc-cli PROPERTIES OUTPUT_NAME vkocc)
+target_include_directories(vkocc-cli PRIVATE cli viewer)
+target_link_libraries(vkocc-cli PRIVATE vkocc)
+if(TARGET vkocc_plot)
+  target_link_libraries(vkocc-cli PRIVATE vkocc_plot PkgConfig::CAIRO)
+  target_compile_definitions(vkocc-cli PRIVATE VKOCC_HAVE_CAIRO=1)
+endif()
+if(VKOCC_WITH_GLFW AND GLFW_FOUND AND VKOCC_WITH_VIEWER)
+  find_package(OpenGL REQUIRED)
+  target_link_libraries(vkocc-cli PRIVATE PkgConfig::GLFW OpenGL::GL)
+  target_compile_definitions(vkocc-cli PRIVATE VKOCC_HAVE_GLFW=1)
+endif()
+
+# ---------------------------------------------------------------- install
+install(TARGETS vkocc-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS vkocc_shared ${VKOCC_PLOT_TARGETS} EXPORT vkocc-targets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS vkocc ${VKOCC_PLOT_STATIC_TARGETS} EXPORT vkocc-static-targets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES include/vkocc.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# GLSL includes for applications' own shaders (issue 11), once the folder exists
+# (checked when installing, so no new configure is needed when glsl/ appears)
+install(DIRECTORY glsl/ DESTINATION ${VKOCC_INSTALL_GLSLDIR} OPTIONAL)
+file(GLOB VKOCC_DOCS CONFIGURE_DEPENDS docs/*.md docs/*.json)
+install(FILES README.md ${VKOCC_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples OPTIONAL)
+
+# CMake package: vkocc-config.cmake, its version file, the exported targets
+configure_package_config_file(cmake/vkocc-config.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/vkocc-config.cmake
+  INSTALL_DESTINATION ${VKOCC_INSTALL_CMAKEDIR} PATH_VARS CMAKE_INSTALL_INCLUDEDIR VKOCC_INSTALL_GLSLDIR)
+# 0.x: only the same minor version is compatible
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/vkocc-config-version.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vkocc-config.cmake ${CMAKE_CURRENT_BINARY_DIR}/vkocc-config-version.cmake
+  DESTINATION ${VKOCC_INSTALL_CMAKEDIR})
+install(EXPORT vkocc-targets NAMESPACE vkocc:: DESTINATION ${VKOCC_INSTALL_CMAKEDIR})
+install(EXPORT vkocc-static-targets NAMESPACE vkocc:: DESTINATION ${VKOCC_INSTALL_CMAKEDIR})
+
+# pkg-config: relocatable (prefix found from the .pc file's own place), so `cmake --install --prefix P`
+# and `dpkg -x` into any root give working files
+set(VKOCC_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH rel /${VKOCC_PC_DIR} /)
+string(REGEX REPLACE "/$" "" rel "${rel}")
+set(VKOCC_PC_PREFIX "\${pcfiledir}/${rel}")
+set(VKOCC_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+set(VKOCC_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+set(VKOCC_PC_GLSLDIR "\${prefix}/${VKOCC_INSTALL_GLSLDIR}")
+set(VKOCC_PC_SANITIZE "")
+if(VKOCC_SANITIZE)
+  set(VKOCC_PC_SANITIZE " ${VKOCC_SANITIZE_LINK}")
+endif()
+set(libs "")
+foreach(l IN LISTS VKOCC_SHADERC_LIBS)
+  get_filename_component(f ${l} NAME)
+  list(APPEND libs "-l:${f}")
+endforeach()
+list(JOIN libs " " libs)
+set(VKOCC_PC_LIBS_PRIVATE "-Wl,--start-group ${libs} -Wl,--end-group -lstdc++ -lm -ldl -lpthread")
+configure_file(cmake/vkocc.pc.in ${CMAKE_CURRENT_BINARY_DIR}/vkocc.pc @ONLY)
+configure_file(cmake/vkocc-static.pc.in ${CMAKE_CURRENT_BINARY_DIR}/vkocc-static.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vkocc.pc ${CMAKE_CURRENT_BINARY_DIR}/vkocc-static.pc
+  DESTINATION ${VKOCC_PC_DIR})
+if(TARGET vkocc_plot)
+  configure_file(cmake/vkocc-plot.pc.in ${CMAKE_CURRENT_BINARY_DIR}/vkocc-plot.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vkocc-plot.pc DESTINATION ${VKOCC_PC_DIR})
+endif()
+
+include(cmake/package.cmake)

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# ctest (issue 12 item 4): installs this build into a temporary prefix, builds examples/pick_policy against
+# the INSTALLED package twice, with pkg-config and with find_package(vkocc), and runs both on the device
+# (lavapipe in the suite) with a fingerprint from tests/data, so nothing is measured.
+# usage: test_install_example.sh BUILD_DIR SOURCE_DIR C_COMPILER PKG_CONFIG
+set -euo pipefail
+build=$1 src=$2 cc=$3 pkgconfig=$4
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vkocc-install-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+for f in include/vkocc.h; do [[ -f $tmp/prefix/$f ]] || fail "not installed: $f"; done
+pc=$(find "$tmp/prefix" -name vkocc.pc -print -quit)
+config=$(find "$tmp/prefix" -name vkocc-config.cmake -print -quit)
+[[ -n $pc && -n $config ]] || fail "vkocc.pc or vkocc-config.cmake not installed"
+[[ -x $tmp/prefix/bin/vkocc ]] || fail "the CLI is not installed"
+
+# pkg-config: the relocatable .pc finds the temporary prefix; an application that does not plot links no
+# cairo, and nothing names the Vulkan loader (vkocc opens it at run time)
+export PKG_CONFIG_PATH=$(dirname "$pc")
+libdir=$("$pkgconfig" --variable=libdir vkocc)
+[[ $(cd "$libdir" && pwd) == "$tmp/prefix/"* ]] || fail "pkg-config libdir $libdir is outside the prefix"
+flags="$("$pkgconfig" --cflags --libs vkocc)"
+[[ $flags != *cairo* && $flags != *vulkan* ]] || fail "pkg-config --libs vkocc: $flags"
+"$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/pick_policy_pc" "$src/examples/pick_policy/pick_policy.c" \
+  $flags -Wl,-rpath,"$libdir"
+if readelf -d "$tmp/pick_policy_pc" | grep -q 'NEEDED.*cairo'; then fail "the pkg-config build links cairo"; fi
+readelf -d "$tmp/pick_policy_pc" | grep -q 'NEEDED.*libvkocc\.so' || fail "the pkg-config build does not link libvkocc.so"
+
+# Vulkan stays private: the header includes no Vulkan header and the package defines no VK_NO_PROTOTYPES,
+# so an application's own vkEnumerateInstanceVersion() keeps its prototype (checked in C++, where a missing
+# one is an error) when a C++ compiler and the Vulkan headers are there
+grep -q '#include *<vulkan' "$tmp/prefix/include/vkocc.h" && fail "vkocc.h includes a Vulkan header"
+if grep -rq VK_NO_PROTOTYPES "$(dirname "$config")" "$pc"; then fail "the package sets VK_NO_PROTOTYPES"; fi
+if command -v c++ >/dev/null && echo '#include <vulkan/vulkan.h>' | c++ -E -x c++ - >/dev/null 2>&1; then
+  printf '#include <vkocc.h>\n#include <vulkan/vulkan.h>\nint main() { uint32_t v; return vkEnumerateInstanceVersion(&v) + (int)vkocc_now_ms(); }\n' |
+    c++ -fsyntax-only -Werror -x c++ $("$pkgconfig" --cflags vkocc) - || fail "vkocc.h with vulkan.h in C++"
+fi
+
+# CMake: find_package(vkocc) -> vkocc::vkocc (the shared library)
+cmake -S "$src/examples/pick_policy" -B "$tmp/ex" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_COMPILER="$cc" \
+  -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "cmake configure"; }
+cmake --build "$tmp/ex" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "cmake build"; }
+readelf -d "$tmp/ex/pick_policy" | grep -q 'NEEDED.*libvkocc\.so' || fail "the CMake build does not link libvkocc.so"
+
+# Both pick the tuned parameters of tests/data/policy-db.json: the H100's cluster has an exact entry for
+# small u32 sorts; the RDNA fingerprint is far from every cluster there, so the kernel's default.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+data=$src/tests/data
+for exe in "$tmp/pick_policy_pc" "$tmp/ex/pick_policy"; do
+  out=$("$exe" --db "$data/policy-db.json" --kernel radix_sort --fingerprint "$data/fp-hopper-132.json" \
+          --var problem_size=1000 --var element_type=u32) || fail "$exe exited $?"
+  echo "$out"
+  grep -q '^device: ' <<<"$out" || fail "$exe printed no device"
+  grep -q '^fingerprint: c1-dace7ddcd2e0 ' <<<"$out" || fail "$exe: wrong cluster"
+  grep -q '^policy: .*exact cluster c1-dace7ddcd2e0 .*entry 0' <<<"$out" || fail "$exe: not the exact entry 0"
+  # parameters as JSON text ("wg_size":512) or one per line (wg_size = 512)
+  grep -Eq 'wg_size"?( = |:)512\b' <<<"$out" && grep -Eq 'elements_per_thread"?( = |:)14\b' <<<"$out" ||
+    fail "$exe: wrong parameters"
+  out=$("$exe" --db "$data/policy-db.json" --kernel radix_sort --fingerprint "$data/fp-rdna-40.json" \
+          --var problem_size=1000 --var element_type=u32) || fail "$exe exited $?"
+  grep -q '^policy: .*kernel default' <<<"$out" && grep -Eq 'wg_size"?( = |:)256\b' <<<"$out" &&
+    grep -Eq 'elements_per_thread"?( = |:)8\b' <<<"$out" || { echo "$out"; fail "$exe: not the default for RDNA"; }
+done
+# libvkocc-plot (when built): a plotting program links it and cairo through vkocc-plot.pc, and a failed plot's
+# message reaches vkocc_last_error() of libvkocc.so (the plot library reports through the public vkocc_fail)
+if "$pkgconfig" --exists vkocc-plot; then
+  cat >"$tmp/plot.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <vkocc.h>
+int main(int argc, char **argv) {
+  vkocc_surface s;
+  vkocc_derived d;
+  if (argc < 3 || vkocc_surface_load(argv[1], &s) || vkocc_derive(s.points, s.count, s.subgroup_size, &d)) return 2;
+  vkocc_status st = vkocc_plot_surface(&s, &d, argv[2], NULL);
+  vkocc_surface_free(&s);
+  printf("%d %s\n", (int)st, vkocc_last_error());
+  return !(st == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), "unknown image type"));
+}
+C
+  "$cc" -std=c11 -Wall -Werror -o "$tmp/plot" "$tmp/plot.c" $("$pkgconfig" --cflags --libs vkocc-plot) -Wl,-rpath,"$libdir"
+  "$tmp/plot" "$data/surface-h100.json" "$tmp/surface.xyz" || fail "a plot error did not reach vkocc_last_error"
+fi
+
+# bad input: one line naming the file, exit status 2, before the device is opened
+set +e
+err=$("$tmp/ex/pick_policy" --db "$tmp/missing.json" --kernel radix_sort 2>&1 >/dev/null)
+rc=$?
+set -e
+[[ $rc == 2 && $err == *missing.json* ]] || fail "a missing database: exit $rc, '$err'"
+echo "ok: installed, built with pkg-config and find_package(vkocc), ran both"
