@@ -164,7 +164,7 @@ int cli_usage_error(const char *help) {
 static const char *plural(uint32_t n, const char *one, const char *many) { return n == 1 ? one : many; }
 
 void cli_print_derived(const char *label, const vkocc_derived *d, const char *from) {
-  char sms[64];
+  char sms[96];
   if (d->sm_count) snprintf(sms, sizeof sms, "%u %s%s", d->sm_count, plural(d->sm_count, "SM", "SMs"),
                             d->sm_count_ambiguous ? " (ambiguous: another SM count explains as many points)" : "");
   else snprintf(sms, sizeof sms, "SM count unknown (values per SM)");

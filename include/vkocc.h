@@ -686,7 +686,8 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
 vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fingerprint_details *details,
                                     const char *path);
 
-/* The application's own Vulkan objects, as plain handles so that this header needs no Vulkan header. */
+/* The application's own Vulkan objects, as plain handles so that this header needs no Vulkan header. The
+ * instance must be of Vulkan 1.1 or later (vkocc reads properties2 and features2). */
 typedef struct vkocc_external_device {
   void *instance;               /* VkInstance */
   void *physical_device;        /* VkPhysicalDevice the device was created on */
