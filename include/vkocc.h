@@ -679,6 +679,12 @@ void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d);
  * vkocc_surface_measure and vkocc_derive. */
 vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
                                        vkocc_fingerprint *out, vkocc_fingerprint_details *details);
+/* The cache lookup of vkocc_fingerprint_measure alone, from a device's description (vkocc_enumerate_devices,
+ * with vkocc_select_queue_family's family in compute_queue_family): no device is opened. true on a hit
+ * (details as from vkocc_fingerprint_measure, from_cache set); false when the cache holds no whole entry of
+ * this vkocc version with that method (0: any). */
+bool vkocc_fingerprint_from_cache(const vkocc_device_info *device, vkocc_method method, vkocc_fingerprint *out,
+                                  vkocc_fingerprint_details *details);
 /* Writes a vkocc.fingerprint/1 document (vkocc_fingerprint_load reads it back) through a temporary file and
  * a rename: nothing half-written on error. With details: the whole document (device, calibration, surface,
  * derived limits), else the normalized part with the device name and driver. path "-": stdout.
