@@ -65,7 +65,8 @@ int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
  * c->method, notes prefixed with cmd); details freed by the caller. */
 int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vkocc_fingerprint *fp,
                             vkocc_fingerprint_details *details);
-/* The same for cmd_policy.c (notes prefixed "policy"); *doc: the whole document (json_decref it). */
+/* The same with notes prefixed "fingerprint" (kept for callers from before; policy should call
+ * cli_fingerprint_measure("policy", ...)); *doc: the whole document (json_decref it). */
 int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
 /* One line "derived: N SMs (ambiguous); per SM: W workgroups, S subgroups of G (T threads), M shared bytes;
