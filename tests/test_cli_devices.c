@@ -52,6 +52,11 @@ int main(int argc, char **argv) {
                "/tmp/vkocc-devices-test.json && rm -f /tmp/vkocc-devices-test.json", bin);
   CHECK(rc == 0 && atoi(out) == 1, "devices -o: exit %d: %s", rc, out);
   free(out);
+  /* -o on calibrate: the document --json prints, the text still on stdout */
+  rc = run_fmt(&out, "%s calibrate --lengths 2 --repeats 1 --longest-ms 0.5 -o /tmp/vkocc-cal-test.json && grep -c "
+               "'\"schema\": \"vkocc.calibration/1\"' /tmp/vkocc-cal-test.json; rm -f /tmp/vkocc-cal-test.json", bin);
+  CHECK(strstr(out, "realtime clock:") && strstr(out, "\n1\n"), "calibrate -o: exit %d: %s", rc, out);
+  free(out);
   rc = run_fmt(&out, "%s devices --bogus 2>&1", bin);
   CHECK(rc == 2, "devices --bogus: exit %d", rc);
   CHECK_CONTAINS(out, "vkocc devices: unrecognized option '--bogus'");
