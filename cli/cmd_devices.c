@@ -1,9 +1,10 @@
 #include "cli.h"
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *help =
-    "usage: vkocc devices [--json]\n"
+    "usage: vkocc devices [--json] [--device all]\n"
     "Lists every Vulkan physical device: index, name, vendor, type, driver, API version, subgroup size,\n"
     "maxComputeSharedMemorySize, maxComputeWorkGroupInvocations, compute-queue timestamps (valid bits),\n"
     "timestampPeriod and shader clock support (subgroup/device). The device the other commands use without\n"
@@ -38,10 +39,14 @@ static json_t *chosen_by(const vkocc_device_info *d, uint32_t k, char *text) {
 
 int cmd_devices(int argc, char **argv) {
   cli_common c = {0};
-  static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
+  static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
+                                       {"device", required_argument, 0, 'd'}, {0}};
   int ch;
-  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
     if (ch == 'j') c.json = true;
+    else if (ch == 'd' && strcmp(optarg, "all")) /* the list is every device; the flag matches the other commands */
+      return cli_error("devices", 2, "--device '%s': devices lists every device; it takes only --device all", optarg);
+    else if (ch == 'd') continue;
     else if (ch == 'h') { fputs(help, stdout); return 0; }
     else { fputs(help, stderr); return 2; }
   }

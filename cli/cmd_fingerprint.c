@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 static const char *help =
-    "usage: vkocc fingerprint [-o FILE] [--json] [--fresh] [--device D] [--queue Q] [--no-shader-clock]\n"
+    "usage: vkocc fingerprint [-o FILE] [--json] [--fresh] [--device D|all] [--queue Q] [--no-shader-clock]\n"
     "Characterizes the device: clock calibration, the occupancy surface on the canonical grid, the derived\n"
     "per-SM limits, the surface normalized per SM and its cluster ID; writes one JSON document (schema\n"
     "vkocc.fingerprint/1, docs/fingerprint.schema.json) and prints a summary. A fingerprint of the same\n"
-    "device (UUID) and driver version is reused from the XDG cache directory unless --fresh.\n";
+    "device (UUID) and driver version is reused from the XDG cache directory unless --fresh.\n"
+    "--device all: every device at once (own thread and context each); -o PREFIX writes PREFIX-N.json per\n"
+    "device and PREFIX-summary.json (devices grouped by cluster ID).\n";
 
 /* Keyed by device UUID, driver version and queue family (the shared memory per SM depends on it on NVIDIA);
  * also by LP_NUM_THREADS, which changes what lavapipe is without changing its UUID. */
@@ -168,6 +170,7 @@ int cmd_fingerprint(int argc, char **argv) {
   if (optind < argc) return cli_error("fingerprint", 2, "unexpected argument '%s'", argv[optind]);
   int rc = cli_check_output("fingerprint", "-o", out); /* before a measurement of half a minute */
   if (rc) return rc;
+  if (c.device && !strcmp(c.device, "all")) return cli_all_fingerprints(&c, fresh, out); /* multi_device.c */
   json_t *doc;
   vkocc_fingerprint fp;
   if ((rc = cli_fingerprint_device(&c, fresh, &doc, &fp))) return rc;

@@ -133,7 +133,7 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
     vkocc_context_destroy(ctx);
     return s;
   }
-  vkocc_load_device_functions(ctx->device);
+  vkocc_load_device_functions(ctx->instance);
   vkocc_fn.vkGetDeviceQueue(ctx->device, ctx->info.compute_queue_family, 0, &ctx->queue);
 
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
