@@ -1,4 +1,5 @@
 #include "cli.h"
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,34 +32,70 @@ static void cache_path(const vkocc_device_info *d, char *out, size_t len) {
 
 void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len) { cache_path(d, out, len); }
 
+/* The cached fingerprint at cpath, when written by this very version of vkocc and whole. */
+static bool load_cached(const char *cpath, json_t **doc, vkocc_fingerprint *fp) {
+  if (!cpath[0] || access(cpath, R_OK) != 0) return false;
+  /* reused only when written by this very version of vkocc (measurement code changes between versions) */
+  json_error_t e;
+  if (vkocc_fingerprint_load(cpath, fp) != VKOCC_OK || !(*doc = json_load_file(cpath, 0, &e))) {
+    vkocc_clear_error();
+    return false;
+  }
+  const char *v = json_string_value(json_object_get(*doc, "tool_version"));
+  /* and only when whole: a file stripped of its device, surface or derived limits is measured again */
+  json_t *der = json_object_get(*doc, "derived");
+  vkocc_surface cs;
+  bool whole = json_is_object(json_object_get(*doc, "device")) && json_is_object(der) &&
+               json_integer_value(json_object_get(der, "sm_count")) > 0 && vkocc_surface_load(cpath, &cs) == VKOCC_OK;
+  if (whole) whole = cs.has_device, vkocc_surface_free(&cs);
+  vkocc_clear_error();
+  if (v && !strcmp(v, vkocc_version()) && whole) {
+    if (cli_is_tty()) /* progress and notes only on a terminal (DESIGN.md) */
+      fprintf(stderr, "vkocc fingerprint: using the cached fingerprint %s (--fresh measures again)\n", cpath);
+    return true;
+  }
+  json_decref(*doc);
+  *doc = NULL;
+  return false;
+}
+
+/* The cache file named from the device list alone (an instance, no device opened: issue 13); "" when the
+ * device or queue choice does not resolve (the measuring path then reports it). */
+static void cache_path_without_device(const cli_common *c, char *out, size_t len) {
+  out[0] = 0;
+  vkocc_device_info *d;
+  uint32_t n, idx, fam;
+  bool fell_back;
+  if (vkocc_enumerate_devices(&d, &n)) { vkocc_clear_error(); return; }
+  const char *spec = c->device ? c->device : getenv("VKOCC_DEVICE");
+  const char *q = c->queue ? c->queue : getenv("VKOCC_QUEUE");
+  if (!vkocc_select_device_from(d, n, spec, c->device ? "--device" : "VKOCC_DEVICE", &idx) &&
+      !vkocc_select_queue_family(&d[idx], q, "--queue", &fam, &fell_back)) {
+    char choice[16] = "compute";
+    if (q && *q) snprintf(choice, sizeof choice, "%s", q);
+    for (char *p = choice; *p; p++) *p = (char)tolower((unsigned char)*p);
+    vkocc_device_use_queue_family(&d[idx], fam, choice);
+    cache_path(&d[idx], out, len);
+  }
+  vkocc_clear_error();
+  free(d);
+}
+
 /* Measures (or reuses) the fingerprint of the device named by c; *doc gets the whole document. */
 int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp) {
+  char cpath[1024];
+  if (!fresh && !c->no_clock) {
+    cache_path_without_device(c, cpath, sizeof cpath);
+    if (load_cached(cpath, doc, fp)) return 0;
+  }
   vkocc_context *ctx;
   int rc = cli_open("fingerprint", c, &ctx);
   if (rc) return rc;
   const vkocc_device_info *d = vkocc_context_device(ctx);
-  char cpath[1024];
   cache_path(d, cpath, sizeof cpath);
-  if (!fresh && !c->no_clock && cpath[0] && access(cpath, R_OK) == 0) {
-    /* reused only when written by this very version of vkocc (measurement code changes between versions) */
-    json_error_t e;
-    if (vkocc_fingerprint_load(cpath, fp) == VKOCC_OK && (*doc = json_load_file(cpath, 0, &e))) {
-      const char *v = json_string_value(json_object_get(*doc, "tool_version"));
-      /* and only when whole: a file stripped of its device, surface or derived limits is measured again */
-      json_t *der = json_object_get(*doc, "derived");
-      vkocc_surface cs;
-      bool whole = json_is_object(json_object_get(*doc, "device")) && json_is_object(der) &&
-                   json_integer_value(json_object_get(der, "sm_count")) > 0 && vkocc_surface_load(cpath, &cs) == VKOCC_OK;
-      if (whole) whole = cs.has_device, vkocc_surface_free(&cs);
-      if (v && !strcmp(v, vkocc_version()) && whole) {
-        if (cli_is_tty()) /* progress and notes only on a terminal (DESIGN.md) */
-          fprintf(stderr, "vkocc fingerprint: using the cached fingerprint %s (--fresh measures again)\n", cpath);
-        vkocc_context_destroy(ctx);
-        return 0;
-      }
-      json_decref(*doc);
-      *doc = NULL;
-    }
+  if (!fresh && !c->no_clock && load_cached(cpath, doc, fp)) {
+    vkocc_context_destroy(ctx);
+    return 0;
   }
   double t0 = vkocc_now_ms();
   vkocc_calibration cal;

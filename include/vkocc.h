@@ -373,7 +373,7 @@ typedef struct vkocc_surface_options {
   void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total);
   void *user;
   bool full;                 /* measure every point; else the adaptive surface (vkocc_surface_adaptive) */
-  uint32_t checks;           /* adaptive: off-axis check points; 0 = one per row and one per ladder column */
+  uint32_t checks;           /* adaptive: sample size; 0 = one per group of alike rows + one per ladder column */
 } vkocc_surface_options;
 
 /* Measures P at every grid point. Pipelines for a round are all created (in parallel, through the
@@ -637,7 +637,7 @@ void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
  * and P never rises along either axis. So: both axes are measured by bisection (a run of equal ends is
  * predicted equal inside), the wg0 column including every refinement point the full grid would add; then
  * in every row both sides of the step where the binding limit changes, and a sample of check points (one
- * per row and one per ladder column by default). A check that disagrees with its prediction is measured
+ * per group of rows with the same P(wg, s0) and one per ladder column by default). A check that disagrees with its prediction is measured
  * again together with its two axis points; a disagreement that stands makes its whole row and column
  * measured, and so on until every check agrees. The point set equals the full grid's (ladder plus the
  * refinement rounds bisecting every shared gap whose ends differ down to refine_bytes, 16 rounds at most). */
@@ -648,7 +648,8 @@ typedef struct vkocc_adaptive_options {
   uint32_t shared_count;
   bool no_refine;            /* the ladder alone */
   uint32_t refine_bytes;     /* 0 = 512 */
-  uint32_t checks;           /* 0 = wg_count + shared_count - 1; UINT32_MAX: every point (the full grid) */
+  uint32_t checks;           /* 0 = one per group of rows with the same P at s0, plus shared_count - 1;
+                                UINT32_MAX: every point (the full grid) */
 } vkocc_adaptive_options;
 
 /* Measures points[0..n): each comes with wg_size, shared_bytes and P = the prediction (0: none), a hint;

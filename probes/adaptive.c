@@ -141,12 +141,24 @@ static bool wanted(const ad *a, uint32_t wg, uint32_t s) {
   return false;
 }
 
+/* An upper bound of P(i, s): P never rises along either axis, so any measured point at a smaller or equal
+ * workgroup and shared size bounds it (0: none). A hint at or above P lets one comb of hint + 1
+ * workgroups establish P (the batched combs need a hint). */
+static uint32_t bound(const ad *a, uint32_t i, uint32_t s) {
+  uint32_t b = 0;
+  for (uint32_t r = 0; r <= i; r++)
+    for (uint32_t k = 0; k < a->rows[r].n && a->rows[r].m[k].s <= s; k++)
+      if (!b || a->rows[r].m[k].pt.P < b) b = a->rows[r].m[k].pt.P;
+  return b;
+}
+
 /* Queues (i, s) for the next batch (once), with the model's prediction (even in a full row or column:
- * it is checked there too) as the hint. remeasure: even if measured. */
+ * it is checked there too) as the hint, else an upper bound. remeasure: even if measured. */
 static void want(ad *a, uint32_t i, uint32_t s, bool remeasure) {
   const meas *m = find(&a->rows[i], s);
   if ((m && !remeasure) || wanted(a, a->wg[i], s)) return;
   uint32_t v = model(a, i, s);
+  if (!v) v = bound(a, i, s);
   if (a->nwant == a->wcap) a->want = realloc(a->want, (a->wcap = a->wcap ? 2 * a->wcap : 64) * sizeof *a->want);
   a->want[a->nwant++] = (vkocc_surface_point){.wg_size = a->wg[i], .shared_bytes = s, .P = v};
 }
@@ -173,7 +185,9 @@ static vkocc_status run_batch(ad *a, uint32_t **pred) {
   qsort(a->want, a->nwant, sizeof *a->want, cmp_want); /* rows in order: neighbours hint each other */
   if (pred) {
     *pred = malloc(a->nwant * sizeof **pred);
-    for (uint32_t k = 0; k < a->nwant; k++) (*pred)[k] = a->want[k].P;
+    /* the model's prediction (the hint may be only a bound) */
+    for (uint32_t k = 0; k < a->nwant; k++)
+      (*pred)[k] = model(a, row_of(a, a->want[k].wg_size), a->want[k].shared_bytes);
   }
   vkocc_status s = a->fn(a->user, a->want, a->nwant);
   if (s) return s;
@@ -278,7 +292,11 @@ vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_point
   bool everything = o->checks == UINT32_MAX;
   if (everything) for (uint32_t i = 0; i < a.nw; i++) a.row_full[i] = true;
 
-  /* 1. the axes, by bisection (a round per level) */
+  /* 1. the axes, by bisection (a round per level); the largest P first, alone: it bounds every other */
+  if (!everything) {
+    want(&a, 0, a.lad[0], false);
+    s = run_batch(&a, NULL);
+  }
   for (int guard = 0; !s && !everything && guard < 10000; guard++) {
     a.nwant = 0;
     want_axes(&a, &l);
@@ -289,21 +307,28 @@ vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_point
   /* 2. checks: both sides of each row's first step below its s0 value, and a spread sample */
   if (!s && !everything) {
     a.nwant = 0;
-    uint32_t budget = o->checks ? o->checks : a.nw + a.nl - 1, used = 0;
+    uint32_t groups = 1;
+    for (uint32_t i = 1; i < a.nw; i++) groups += axis_A(&a, i) != axis_A(&a, i - 1);
+    uint32_t budget = o->checks ? o->checks : groups + a.nl - 1, used = 0;
     for (uint32_t i = 1; i < a.nw; i++) {
       build_row(&a, i, &l);
       for (uint32_t k = 1; k < l.n; k++)
         if (l.v[k] && l.v[0] && l.v[k] < l.v[0]) { want(&a, i, l.s[k - 1], false); want(&a, i, l.s[k], false); break; }
     }
-    /* the sample: row i at a column that moves along with i (every row, then every ladder column once) */
-    for (uint32_t i = 0; i < a.nw && used < budget; i++) {
-      build_row(&a, i, &l);
+    /* the sample: rows with the same P at s0 are alike under the model, so each such group gets one check
+     * (its middle row, at a column that moves from group to group), then every ladder column one */
+    for (uint32_t i = 0, g = 0; i < a.nw && used < budget; g++) {
+      uint32_t j = i, A = axis_A(&a, i);
+      while (j + 1 < a.nw && axis_A(&a, j + 1) == A) j++;
+      uint32_t r = (i + j) / 2;
+      build_row(&a, r, &l);
       for (uint32_t t = 0; t < l.n; t++) {
-        uint32_t k = (uint32_t)(((uint64_t)i * 2654435761u + t) % l.n);
+        uint32_t k = (uint32_t)(((uint64_t)g * 7 + 1 + t) % l.n);
         bool m;
-        value(&a, i, l.s[k], &m);
-        if (!m && !wanted(&a, a.wg[i], l.s[k])) { want(&a, i, l.s[k], false); used++; break; }
+        value(&a, r, l.s[k], &m);
+        if (!m && !wanted(&a, a.wg[r], l.s[k])) { want(&a, r, l.s[k], false); used++; break; }
       }
+      i = j + 1;
     }
     for (uint32_t j = 1; j < a.nl && used < budget; j++) {
       for (uint32_t t = 0; t < a.nw; t++) {

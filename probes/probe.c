@@ -627,69 +627,108 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
     vkocc_fn.vkUpdateDescriptorSets(ctx->device, 2, w, 0, NULL);
   }
   vkocc_interval *iv = malloc((size_t)(max_groups ? max_groups : 1) * sizeof *iv);
+  /* Sub-batches of SUB points on two command buffers: the device runs one while the host reads the
+   * records of the other (queue order keeps the dispatches one after the other). */
+  enum { SUB = 8 };
+  VkCommandBuffer cbs[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  VkFence fences[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  bool in_flight[2] = {false, false};
+  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = ctx->cmd_pool,
+                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 2};
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  if (!s && (vr = vkocc_fn.vkAllocateCommandBuffers(ctx->device, &cai, cbs))) {
+    s = vkocc_vk_fail(vr, "vkAllocateCommandBuffers (batched combs)");
+    cbs[0] = cbs[1] = VK_NULL_HANDLE;
+  }
+  for (int k = 0; k < 2 && !s; k++)
+    if ((vr = vkocc_fn.vkCreateFence(ctx->device, &fci, NULL, &fences[k]))) s = vkocc_vk_fail(vr, "vkCreateFence");
+  uint32_t *idx = malloc(n * sizeof *idx);
   double t0 = vkocc_now_ns();
   for (uint32_t round = 0; round < confirmations && pending && !s; round++) {
-    VkCommandBufferBeginInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    vkocc_fn.vkResetCommandBuffer(ctx->cmd, 0);
-    vkocc_fn.vkBeginCommandBuffer(ctx->cmd, &cbi);
-    vkocc_fn.vkCmdResetQueryPool(ctx->cmd, qp, 0, 2 * n);
-    for (uint32_t i = 0; i < n; i++) {
-      if (!b[i].on) continue;
-      vkocc_kernel *k = &kernels[i];
-      vkocc_fn.vkCmdBindPipeline(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-      vkocc_fn.vkCmdBindDescriptorSets(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &k->set, 0, NULL);
-      probe_push push = {.mode = 0, .sleep_ticks = 1, .max_rounds = MAX_ROUNDS, .chase_rounds = 1,
-                         .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
-      if (round == 0) { /* the first dispatch after pipeline creation is slow: short sleeps on every worker */
-        vkocc_fn.vkCmdPushConstants(ctx->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-        vkocc_fn.vkCmdDispatch(ctx->cmd, b[i].warm, 1, 1);
-        barrier(ctx->cmd);
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (b[i].on) idx[np++] = i;
+    uint32_t nsub = (np + SUB - 1) / SUB;
+    for (uint32_t j = 0; j <= nsub && !s; j++) {
+      /* submit sub-batch j (if any), then finish sub-batch j - 1 */
+      if (j < nsub) {
+        VkCommandBuffer cb = cbs[j % 2];
+        VkCommandBufferBeginInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+        vkocc_fn.vkResetCommandBuffer(cb, 0);
+        vkocc_fn.vkBeginCommandBuffer(cb, &cbi);
+        for (uint32_t q = j * SUB; q < np && q < (j + 1) * SUB; q++) {
+          uint32_t i = idx[q];
+          vkocc_kernel *k = &kernels[i];
+          vkocc_fn.vkCmdResetQueryPool(cb, qp, 2 * i, 2);
+          vkocc_fn.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+          vkocc_fn.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &k->set, 0, NULL);
+          probe_push push = {.mode = 0, .sleep_ticks = 1, .max_rounds = MAX_ROUNDS, .chase_rounds = 1,
+                             .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
+          if (round == 0) { /* the first dispatch after pipeline creation is slow: short sleeps on every worker */
+            vkocc_fn.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+            vkocc_fn.vkCmdDispatch(cb, b[i].warm, 1, 1);
+            barrier(cb);
+          }
+          vkocc_fn.vkCmdFillBuffer(cb, buf.buffer, b[i].off, b[i].bytes, 0);
+          barrier(cb);
+          push.sleep_ticks = sleep_ticks(cal, b[i].sleep);
+          vkocc_fn.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+          vkocc_fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 2 * i);
+          vkocc_fn.vkCmdDispatch(cb, b[i].groups, 1, 1);
+          vkocc_fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp, 2 * i + 1);
+          barrier(cb);
+        }
+        vkocc_fn.vkEndCommandBuffer(cb);
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+        if ((vr = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, fences[j % 2]))) {
+          s = vkocc_vk_fail(vr, "vkQueueSubmit (batched combs)");
+          break;
+        }
+        in_flight[j % 2] = true;
       }
-      vkocc_fn.vkCmdFillBuffer(ctx->cmd, buf.buffer, b[i].off, b[i].bytes, 0);
-      barrier(ctx->cmd);
-      push.sleep_ticks = sleep_ticks(cal, b[i].sleep);
-      vkocc_fn.vkCmdPushConstants(ctx->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-      vkocc_fn.vkCmdWriteTimestamp(ctx->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 2 * i);
-      vkocc_fn.vkCmdDispatch(ctx->cmd, b[i].groups, 1, 1);
-      vkocc_fn.vkCmdWriteTimestamp(ctx->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp, 2 * i + 1);
-      barrier(ctx->cmd);
-    }
-    vkocc_fn.vkEndCommandBuffer(ctx->cmd);
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
-    if ((vr = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence))) { s = vkocc_vk_fail(vr, "vkQueueSubmit (batched combs)"); break; }
-    /* the batch lasts its dispatches: wait for as many timeouts as it holds points, at least one */
-    uint64_t wait = ctx->timeout_ns * (uint64_t)(pending < 8 ? 1 : pending / 8 + 1);
-    vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, wait);
-    if (vr) { s = vkocc_vk_fail(vr, "vkWaitForFences (batched combs)"); break; }
-    vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
-    for (uint32_t i = 0; i < n; i++) {
-      if (!b[i].on) continue;
-      uint64_t ts[2], d;
-      vr = vkocc_fn.vkGetQueryPoolResults(ctx->device, qp, 2 * i, 2, sizeof ts, ts, sizeof ts[0],
-                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-      if (vr) { s = vkocc_vk_fail(vr, "vkGetQueryPoolResults (batched combs)"); break; }
-      bool ok = vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &d) != VKOCC_TICKS_BACKWARDS;
-      b[i].gpu_ns += (double)d * ctx->info.timestamp_period;
-      b[i].dispatches++;
-      uint32_t cut = vkocc_comb_read_records((const uint32_t *)((const char *)buf.map + b[i].off), b[i].groups,
-                                             cal->ns_per_tick, iv);
-      vkocc_comb_estimate e;
-      ok = ok && !cut && vkocc_comb_estimate_P(iv, b[i].groups, 0, &e) == VKOCC_OK;
-      if (!ok) vkocc_clear_error();
-      /* run_comb's acceptance: a sleep long against the launch spread, not everything resident, enough
-       * waves of the P seen, and every confirmation the same P */
-      uint32_t hint = opts[i].hint;
-      ok = ok && !(e.first_tooth_spread_ns > 0.25 * b[i].sleep && b[i].sleep < MAX_SLEEP_NS) && !e.lower_bound;
-      if (ok) {
-        uint32_t mm = (e.P >= hint) ? m : (uint32_t)fmax(m, ceil(long_ns / b[i].sleep));
-        ok = (uint64_t)b[i].groups >= (uint64_t)mm * (e.P + 1) && (round == 0 || e.P == b[i].P);
+      if (j == 0) continue;
+      uint32_t f = (j - 1) % 2;
+      /* a sub-batch lasts its dispatches: the context's timeout for each point, at least one */
+      vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &fences[f], VK_TRUE, ctx->timeout_ns * SUB);
+      if (vr) { s = vkocc_vk_fail(vr, "vkWaitForFences (batched combs)"); break; }
+      vkocc_fn.vkResetFences(ctx->device, 1, &fences[f]);
+      in_flight[f] = false;
+      for (uint32_t q = (j - 1) * SUB; q < np && q < j * SUB; q++) {
+        uint32_t i = idx[q];
+        uint64_t ts[2], d;
+        vr = vkocc_fn.vkGetQueryPoolResults(ctx->device, qp, 2 * i, 2, sizeof ts, ts, sizeof ts[0],
+                                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+        if (vr) { s = vkocc_vk_fail(vr, "vkGetQueryPoolResults (batched combs)"); break; }
+        bool ok = vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &d) != VKOCC_TICKS_BACKWARDS;
+        b[i].gpu_ns += (double)d * ctx->info.timestamp_period;
+        b[i].dispatches++;
+        uint32_t cut = vkocc_comb_read_records((const uint32_t *)((const char *)buf.map + b[i].off), b[i].groups,
+                                               cal->ns_per_tick, iv);
+        vkocc_comb_estimate e;
+        ok = ok && !cut && vkocc_comb_estimate_P(iv, b[i].groups, 0, &e) == VKOCC_OK;
+        if (!ok) vkocc_clear_error();
+        /* run_comb's acceptance: a sleep long against the launch spread, not everything resident, enough
+         * waves of the P seen, and every confirmation the same P */
+        uint32_t hint = opts[i].hint;
+        ok = ok && !(e.first_tooth_spread_ns > 0.25 * b[i].sleep && b[i].sleep < MAX_SLEEP_NS) && !e.lower_bound;
+        if (ok) {
+          uint32_t mm = (e.P >= hint) ? m : (uint32_t)fmax(m, ceil(long_ns / b[i].sleep));
+          ok = (uint64_t)b[i].groups >= (uint64_t)mm * (e.P + 1) && (round == 0 || e.P == b[i].P);
+        }
+        if (!ok) { b[i].on = false; pending--; continue; }
+        b[i].P = e.P;
+        b[i].e = e;
       }
-      if (!ok) { b[i].on = false; pending--; continue; }
-      b[i].P = e.P;
-      b[i].e = e;
     }
   }
+  /* an error leaves a sub-batch on the device: let it finish before its resources go */
+  for (int k = 0; k < 2; k++)
+    if (in_flight[k]) vkocc_fn.vkWaitForFences(ctx->device, 1, &fences[k], VK_TRUE, ctx->timeout_ns * SUB);
+  for (int k = 0; k < 2; k++)
+    if (fences[k]) vkocc_fn.vkDestroyFence(ctx->device, fences[k], NULL);
+  if (cbs[0]) vkocc_fn.vkFreeCommandBuffers(ctx->device, ctx->cmd_pool, 2, cbs);
+  free(idx);
   double wall = vkocc_now_ns() - t0;
   uint32_t ndone = 0;
   for (uint32_t i = 0; i < n && !s; i++) ndone += b[i].on;
