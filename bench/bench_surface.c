@@ -14,7 +14,7 @@
 
 typedef struct {
   double startup, calibrate, pipelines, measure, warmup, comb, comb_gpu, floor, total;
-  uint32_t points, measured, pipes, dispatches, batches;
+  uint32_t points, measured, pipes, dispatches, batches, alone;
   bool warm;
 } pass;
 
@@ -45,6 +45,7 @@ static int run_pass(const char *device, bool full, pass *p, vkocc_surface *keep)
   p->measured = s.measured;
   p->pipes = s.pipelines;
   p->batches = s.batches;
+  p->alone = s.remeasured;
   p->warm = s.cache_warm;
   if (keep) { vkocc_surface_free(keep); *keep = s; }
   else vkocc_surface_free(&s);
@@ -99,8 +100,8 @@ int main(int argc, char **argv) {
   pass all[2][2][20]; /* mode, cache (0 cold 1 warm), run */
   vkocc_surface kept[2];
   memset(kept, 0, sizeof kept);
-  printf("%-4s %-9s %-5s %-7s %-9s %-6s %-8s %-10s %-9s %-9s %-8s %-10s %-9s %-9s %-9s %s\n", "run", "mode", "cache",
-         "points", "measured", "pipes", "batches", "startup ms", "calib ms", "pipes ms", "warm-up", "measure ms",
+  printf("%-4s %-9s %-5s %-7s %-9s %-6s %-8s %-6s %-10s %-9s %-9s %-8s %-10s %-9s %-9s %-9s %s\n", "run", "mode", "cache",
+         "points", "measured", "pipes", "batches", "alone", "startup ms", "calib ms", "pipes ms", "warm-up", "measure ms",
          "comb ms", "GPU ms", "floor ms", "after start-up ms");
   for (int r = 0; r < runs; r++)
     for (int m = 0; m < 2; m++) {
@@ -112,8 +113,8 @@ int main(int argc, char **argv) {
         pass *p = &all[m][k][r];
         int rc = run_pass(device, m == 1, p, save && r == runs - 1 && k == 1 ? &kept[m] : NULL);
         if (rc) return rc;
-        printf("%-4d %-9s %-5s %-7u %-9u %-6u %-8u %-10.1f %-9.1f %-9.1f %-8.1f %-10.1f %-9.1f %-9.1f %-9.1f %.1f\n",
-               r + 1, mname[m], p->warm ? "warm" : "cold", p->points, p->measured, p->pipes, p->batches, p->startup,
+        printf("%-4d %-9s %-5s %-7u %-9u %-6u %-8u %-6u %-10.1f %-9.1f %-9.1f %-8.1f %-10.1f %-9.1f %-9.1f %-9.1f %.1f\n",
+               r + 1, mname[m], p->warm ? "warm" : "cold", p->points, p->measured, p->pipes, p->batches, p->alone, p->startup,
                p->calibrate, p->pipelines, p->warmup, p->measure, p->comb, p->comb_gpu, p->floor, p->total - p->startup);
         fflush(stdout);
         json_array_append_new(rows, json_pack("{s:i, s:s, s:b, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "

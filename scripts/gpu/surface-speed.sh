@@ -27,6 +27,8 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
   for i in $(seq 1 10); do
     t0=$(ms); "$bin/vkocc" fingerprint > /dev/null; rc=$?; t1=$(ms); echo "fingerprint cached $i: exit $rc, $((t1 - t0)) ms"
   done
+  echo "== vkocc devices (the Vulkan start-up a cached fingerprint also pays), 5 times"
+  for i in 1 2 3 4 5; do t0=$(ms); "$bin/vkocc" devices > /dev/null; echo "devices $i: $(( $(ms) - t0 )) ms"; done
   echo "== --device all"
   t0=$(ms); "$bin/vkocc" surface --device all -o "$out/all/surface" ; echo "exit $?, $(( $(ms) - t0 )) ms"
   t0=$(ms); "$bin/vkocc" fingerprint --device all -o "$out/all/fingerprint"; echo "exit $?, $(( $(ms) - t0 )) ms"
