@@ -170,6 +170,18 @@ int main(void) {
   CHECK(st.disagreements >= 1 && st.confirmed == 0, "noisy: %u disagreements, %u confirmed", st.disagreements, st.confirmed);
   free(pts);
 
+  /* degenerate grids: one row, one column, one point */
+  synth one = h100;
+  one.nseen = 0;
+  vkocc_adaptive_options o1 = {.wg_sizes = wg + 5, .wg_count = 1, .shared = lad, .shared_count = nl};
+  compare("one row", &one, &o1, 0);
+  one.nseen = 0;
+  vkocc_adaptive_options o2 = {.wg_sizes = wg, .wg_count = nw, .shared = lad + 4, .shared_count = 1};
+  compare("one column", &one, &o2, nw);
+  one.nseen = 0;
+  vkocc_adaptive_options o3 = {.wg_sizes = wg, .wg_count = 1, .shared = lad, .shared_count = 1};
+  CHECK(compare("one point", &one, &o3, 1) == 1, "one point measured");
+
   /* bad grids */
   uint32_t down[2] = {64, 32};
   vkocc_adaptive_options ob = {.wg_sizes = down, .wg_count = 2, .shared = lad, .shared_count = nl};
