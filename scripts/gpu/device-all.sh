@@ -5,7 +5,8 @@
 # Run from the repository root on the GPU machine, with a Release build of vkocc:
 #   source .gpu/enter.sh && export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
 #     __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json && \
-#   scripts/gpu/device-all.sh gpurun-NAME/vkocc 3 $OUT/device-all
+#   bash scripts/gpu/device-all.sh gpurun-NAME/vkocc 3 $OUT/device-all
+# (about 20 s of device time on two H200s; run kind nvidia-h200-x2, carry [".gpu", "gpurun-NAME"])
 # Exit 0 when every check passed; the lines to report are in OUTDIR/summary.txt.
 set -uo pipefail
 bin=${1:?vkocc binary} runs=${2:-3} out=${3:?output directory}
@@ -43,4 +44,5 @@ median() { sort -n | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2] + 
   nvidia-smi --query-gpu=index,name,uuid,driver_version --format=csv 2>&1 || true
   echo "result: $([ $fail = 0 ] && echo PASS || echo FAIL)"
 } 2>&1 | tee "$out/summary.txt"
+rm -rf "$out/xdg" # pipeline caches: not results
 grep -q "result: PASS" "$out/summary.txt"
