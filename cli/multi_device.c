@@ -71,6 +71,8 @@ static void *fingerprint_job(void *arg) {
 /* out_path: NULL (nothing written) or PREFIX[.json]: PREFIX-INDEX.json per device, PREFIX-summary.json. */
 static int run_all(const char *cmd, const cli_common *c, const vkocc_surface_options *o, bool fingerprint, bool fresh,
                    const char *out_path) {
+  if (out_path && !strcmp(out_path, "-"))
+    return cli_error(cmd, 2, "-o -: --device all writes one file per device; use --json for stdout");
   vkocc_device_info *devs;
   uint32_t n;
   vkocc_status st = vkocc_enumerate_devices(&devs, &n);

@@ -55,6 +55,10 @@ int main(int argc, char **argv) {
   rc = run_fmt(&out, "%s surface --device all --wg 64 --shmem 0 -o /nonexistent/dir/s 2>&1", bin);
   CHECK(rc == 2, "unwritable prefix exit %d", rc);
   free(out);
+  rc = run_fmt(&out, "%s fingerprint --device all -o - 2>&1", bin);
+  CHECK(rc == 2, "-o - exit %d", rc);
+  CHECK_CONTAINS(out, "use --json");
+  free(out);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd)) return 1;
