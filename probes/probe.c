@@ -171,8 +171,18 @@ vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel
   return vkocc_dispatch_timed(ps->ctx, kernel, &push, 1, &ns, &ts);
 }
 
-/* vkocc_probe_first_use of n kernels in one command buffer (a barrier between: one after the other). */
+/* vkocc_probe_first_use of n kernels, 32 to a command buffer (a barrier between: one after the other).
+ * lavapipe compiles a pipeline at its first dispatch, on its queue thread, one after the other (0.2-0.5 s
+ * each on 2 busy cores): each submission waits the context's limit for each of its dispatches. */
 vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, uint32_t n) {
+  enum { CHUNK = 32 };
+  if (n > CHUNK) {
+    for (uint32_t i = 0; i < n; i += CHUNK) {
+      vkocc_status s = vkocc_probe_first_use_batch(ps, kernels + i, n - i < CHUNK ? n - i : CHUNK);
+      if (s) return s;
+    }
+    return VKOCC_OK;
+  }
   vkocc_context *ctx = ps->ctx;
   if (ps->dispatch || n <= 1) {
     for (uint32_t i = 0; i < n; i++) {
@@ -201,7 +211,7 @@ vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
   VkResult vr = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
   if (vr) return vkocc_vk_fail(vr, "vkQueueSubmit (first dispatches)");
-  vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns * (1 + n / 64));
+  vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns * n);
   if (vr) return vkocc_vk_fail(vr, "vkWaitForFences (first dispatches)");
   vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
   return VKOCC_OK;
