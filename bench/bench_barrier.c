@@ -9,7 +9,7 @@
  *                      [--bound-ms MS] [--fused-div D] [--only stencil|histogram] [--json FILE] [--no-cache]
  *                      [--tune-hist kernels/histogram/histogram.comp [--tune-config WG,GRAIN,COPIES]] (helper tune's kernel)                                         */
 #include "persistent.h"
-#include "jsonio.h"
+#include "io.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

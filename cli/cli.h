@@ -111,4 +111,7 @@ void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t le
 int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po, bool use_cache);
 int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
                        const char *out_path);
+/* multi_device.c: --device all (issue 13): every device on its own thread; out_path PREFIX[.json] or NULL. */
+int cli_all_devices(const char *cmd, const cli_common *c, const vkocc_surface_options *o, const char *out_path);
+int cli_all_fingerprints(const cli_common *c, bool fresh, const char *out_path);
 #endif

@@ -1,9 +1,10 @@
 #include "cli.h"
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *help =
-    "usage: vkocc devices [--json] [-o FILE]\n"
+    "usage: vkocc devices [--json] [-o FILE] [--device all]\n"
     "Lists every Vulkan physical device: index, name, vendor, type, driver, API version, subgroup size,\n"
     "maxComputeSharedMemorySize (bytes), maxComputeWorkGroupInvocations, compute-queue timestamps (valid\n"
     "bits), timestampPeriod (ns per tick) and shader clock support (subgroup/device). -o FILE writes the\n"
@@ -56,10 +57,13 @@ static json_t *chosen_by(const vkocc_device_info *d, uint32_t k, char *text) {
 
 int cmd_devices(int argc, char **argv) {
   cli_common c = {0};
-  static const struct option opts[] = {CLI_JSON_OPTION, CLI_OUTPUT_OPTION, {"help", no_argument, 0, 'h'}, {0}};
+  static const struct option opts[] = {CLI_JSON_OPTION, CLI_OUTPUT_OPTION, {"device", required_argument, 0, 'd'},
+                                       {"help", no_argument, 0, 'h'}, {0}};
   int ch, rc;
-  while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     if (ch == 'h') { fputs(help, stdout); return 0; }
+    if (ch == 'd' && strcmp(optarg, "all")) /* the list is every device; the flag matches the other commands */
+      return cli_error("devices", 2, "--device '%s': devices lists every device; it takes only --device all", optarg);
     if ((rc = cli_common_option("devices", ch, optarg, &c)) > 0) return rc;
     if (rc < 0) return cli_usage_error(help);
   }

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,12 +8,14 @@
 #include <unistd.h>
 
 static const char *help =
-    "usage: vkocc fingerprint [-o FILE] [--json] [--fresh] [--method comb|bisect|both] [--device D] [--queue Q]\n"
+    "usage: vkocc fingerprint [-o FILE] [--json] [--fresh] [--method comb|bisect|both] [--device D|all] [--queue Q]\n"
     "                         [--no-shader-clock]\n"
     "Characterizes the device: clock calibration, the occupancy surface on the canonical grid, the derived\n"
     "per-SM limits, the surface normalized per SM and its cluster ID; writes one JSON document (schema\n"
     "vkocc.fingerprint/1, docs/fingerprint.schema.json) and prints a summary. A fingerprint of the same\n"
-    "device (UUID) and driver version is reused from the XDG cache directory unless --fresh.\n";
+    "device (UUID) and driver version is reused from the XDG cache directory unless --fresh.\n"
+    "--device all: every device at once (own thread and context each); -o PREFIX writes PREFIX-N.json per\n"
+    "device and PREFIX-summary.json (devices grouped by cluster ID).\n";
 
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp) {
   json_t *dev = json_object_get(doc, "device"), *der = json_object_get(doc, "derived");
@@ -67,6 +70,7 @@ int cmd_fingerprint(int argc, char **argv) {
   }
   if (optind < argc) return cli_error("fingerprint", 2, "unexpected argument '%s'", argv[optind]);
   if ((rc = cli_check_output("fingerprint", "-o", c.output))) return rc; /* before a measurement of half a minute */
+  if (c.device && !strcmp(c.device, "all")) return cli_all_fingerprints(&c, fresh, c.output); /* multi_device.c */
   vkocc_fingerprint fp;
   vkocc_fingerprint_details det;
   if ((rc = cli_fingerprint_measure("fingerprint", &c, fresh, &fp, &det))) return rc;

@@ -5,13 +5,18 @@
 
 static const char *help =
     "usage: vkocc surface [--wg LIST|RANGE] [--shmem LIST|RANGE] [--method comb|bisect|both] [--repeat K]\n"
-    "                     [--no-refine] [-o FILE] [--json] [--device D] [--queue Q] [--no-shader-clock]\n"
+    "                     [--no-refine] [--full] [-o FILE] [--json] [--device D|all] [--queue Q] [--no-shader-clock]\n"
     "Measures occupancy P over a grid and derives the SM count and per-SM limits.\n"
     "Default grid: workgroup sizes from the subgroup size to maxComputeWorkGroupInvocations in steps of\n"
     "the subgroup size; shared memory 0, 1 KiB, 2 KiB and eighths of maxComputeSharedMemorySize, refined\n"
     "(bisected to 512 bytes) wherever neighbouring points differ. LIST: 32,64,128; RANGE: 32-1024:32;\n"
     "shared sizes take K suffixes. Pipelines are created up front, in parallel, through a pipeline cache\n"
     "kept in the XDG cache directory. -o writes the surface JSON (schema vkocc.surface/1).\n"
+    "Adaptive by default (docs/surface-speed.md): the axes, every row's step and a sample of check points are\n"
+    "measured, the rest predicted by the model and marked (JSON \"predicted\": true, '~' in the table); a\n"
+    "check that disagrees makes its row and column measured. --full measures every point.\n"
+    "--device all: every device at once, each on its own thread; -o DIR/PREFIX writes PREFIX-N.json per device\n"
+    "and PREFIX-summary.json.\n"
     "       vkocc surface --shader FILE --vary ID=V1,V2,... [--vary ...] [--spec ID=V]... [--entry NAME]\n"
     "                     [--define NAME=VALUE]... [-o FILE] [--json]\n"
     "Your own pipeline's P over every combination of specialization constants (e.g. workgroup size and a\n"
@@ -24,7 +29,7 @@ int cmd_surface(int argc, char **argv) {
   uint32_t *wg = NULL, *sh = NULL;
   static const struct option opts[] = {
       CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION, {"wg", required_argument, 0, 'w'},
-      {"shmem", required_argument, 0, 's'}, {"repeat", required_argument, 0, 'r'}, {"no-refine", no_argument, 0, 'N'},
+      {"shmem", required_argument, 0, 's'}, {"repeat", required_argument, 0, 'r'}, {"no-refine", no_argument, 0, 'N'}, {"full", no_argument, 0, 'F'},
       {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS,
       {"vary", required_argument, 0, CLI_OPT_VARY}, {0}};
   int ch, rc = 0;
@@ -32,6 +37,7 @@ int cmd_surface(int argc, char **argv) {
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
     case 'N': o.no_refine = true; break;
+    case 'F': o.full = true; break;
     case 'w':
       free(wg);
       if (!cli_parse_list(optarg, false, &wg, &o.wg_count) || wg[0] == 0) {
@@ -73,6 +79,7 @@ int cmd_surface(int argc, char **argv) {
                             : VKOCC_METHOD_COMB, .repeat = o.repeat}, out_path);
     goto out;
   }
+  if (c.device && !strcmp(c.device, "all")) { rc = cli_all_devices("surface", &c, &o, out_path); goto out; }
   if (cli_is_tty()) o.progress = cli_progress;
   double t0 = vkocc_now_ms();
   vkocc_context *ctx;
@@ -121,13 +128,14 @@ int cmd_surface(int argc, char **argv) {
   /* human table: rows = workgroup sizes, columns = shared sizes of the ladder (refined points listed apart) */
   uint32_t nref = 0;
   for (uint32_t i = 0; i < s.count; i++) nref += s.points[i].refined;
-  printf("device: %s  (%u points, %u of them refinements; pipelines %.0f ms%s, measurement %.0f ms, "
-         "start-up %.0f ms)\n", s.device.name, s.count, nref, s.pipelines_ms,
+  printf("device: %s  (%u points, %u of them refinements, %u measured; pipelines %.0f ms%s, measurement %.0f ms, "
+         "start-up %.0f ms)\n", s.device.name, s.count, nref, s.measured, s.pipelines_ms,
          s.cache_warm ? " with a warm cache" : " with a cold cache", s.measure_ms, startup_ms);
   char qt[96];
   cli_queue_text(&s.device, qt, sizeof qt);
   printf("%s\n", qt);
-  printf("P at each (workgroup size, shared bytes) of the ladder; * where repetitions or methods disagree\n");
+  printf("P at each (workgroup size, shared bytes) of the ladder; * where repetitions or methods disagree, ~ where "
+         "predicted (not measured)\n");
   uint32_t cols[64], nc = 0;
   for (uint32_t i = 0; i < s.count && nc < 64; i++) {
     if (s.points[i].refined || s.points[i].wg_size != s.points[0].wg_size) continue;
@@ -140,7 +148,8 @@ int cmd_surface(int argc, char **argv) {
     uint32_t w = s.points[i].wg_size;
     printf("%6u", w);
     for (; i < s.count && s.points[i].wg_size == w; i++)
-      if (!s.points[i].refined) printf(" %6u%s", s.points[i].P, s.points[i].agree ? " " : "*");
+      if (!s.points[i].refined)
+        printf(" %6u%s", s.points[i].P, s.points[i].predicted ? "~" : s.points[i].agree ? " " : "*");
     printf("\n");
   }
   if (derived) {

@@ -160,7 +160,7 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
     vkocc_context_destroy(ctx);
     return s;
   }
-  vkocc_load_device_functions(ctx->device);
+  vkocc_load_device_functions(ctx->instance);
   vkocc_fn.vkGetDeviceQueue(ctx->device, ctx->info.compute_queue_family, 0, &ctx->queue);
   if ((s = context_objects(ctx))) { vkocc_context_destroy(ctx); return s; }
   *out = ctx;
@@ -217,7 +217,7 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
   /* only what the application enabled (a feature it did not enable must not be used) */
   ctx->device_clock = ext->shader_device_clock && ctx->info.shader_device_clock;
   ctx->subgroup_clock = ext->shader_subgroup_clock && ctx->info.shader_subgroup_clock;
-  vkocc_load_device_functions(ctx->device);
+  vkocc_load_device_functions(ctx->instance);
   vkocc_fn.vkGetDeviceQueue(ctx->device, fam, ext->queue_index, &ctx->queue);
   if ((s = context_objects(ctx))) { vkocc_context_destroy(ctx); return s; }
   *out = ctx;

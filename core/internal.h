@@ -26,7 +26,7 @@ void *vkocc_xrealloc(void *p, size_t n);
   X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice) X(vkGetDeviceProcAddr)
 #define VKOCC_VK_DEVICE(X) \
   X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateCommandPool) X(vkDestroyCommandPool) \
-  X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkResetCommandBuffer) \
+  X(vkAllocateCommandBuffers) X(vkFreeCommandBuffers) X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkResetCommandBuffer) \
   X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences) X(vkResetFences) X(vkQueueSubmit) \
   X(vkCreateQueryPool) X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkCmdResetQueryPool) \
   X(vkCmdWriteTimestamp) X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) \
@@ -51,7 +51,7 @@ vkocc_status vkocc_loader_open(void);
 vkocc_status vkocc_instance_create(VkInstance *instance);
 /* The application's loader entry (NULL: the system loader's) and the instance functions of its instance. */
 vkocc_status vkocc_loader_use(void *get_instance_proc_addr, VkInstance instance);
-void vkocc_load_device_functions(VkDevice device);
+void vkocc_load_device_functions(VkInstance instance);
 /* devices.c: makes family (UINT32_MAX: none) the one d names as measured on, chosen by choice. */
 void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
 

@@ -1,13 +1,26 @@
 #include "internal.h"
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 vkocc_vk vkocc_fn;
 static void *loader_handle;
+/* --device all opens contexts on several threads: the table is filled once, under this lock, with the
+ * loader's trampolines (valid for every instance and device of every driver). */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool instance_loaded, device_loaded;
 
+static vkocc_status loader_open_locked(void);
 vkocc_status vkocc_loader_open(void) {
+  pthread_mutex_lock(&table_lock);
+  vkocc_status s = loader_open_locked();
+  pthread_mutex_unlock(&table_lock);
+  return s;
+}
+
+static vkocc_status loader_open_locked(void) {
   if (vkocc_fn.vkGetInstanceProcAddr) return VKOCC_OK;
   /* VKOCC_VULKAN_LIBRARY lets tests (and odd installs) name the loader. */
   const char *name = getenv("VKOCC_VULKAN_LIBRARY");
@@ -51,18 +64,30 @@ vkocc_status vkocc_instance_create(VkInstance *instance) {
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no usable Vulkan driver: instance creation failed (vkCreateInstance "
                       "returned %s); %s", vkocc_vk_result_name(r), hint);
   }
+  pthread_mutex_lock(&table_lock);
+  if (!instance_loaded) {
 #define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(*instance, #n);
-  VKOCC_VK_INSTANCE(LOAD)
+    VKOCC_VK_INSTANCE(LOAD)
 #undef LOAD
+    instance_loaded = true;
+  }
+  pthread_mutex_unlock(&table_lock);
   if (!vkocc_fn.vkGetPhysicalDeviceProperties2)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the Vulkan loader lacks Vulkan 1.1 (vkGetPhysicalDeviceProperties2)");
   return VKOCC_OK;
 }
 
-void vkocc_load_device_functions(VkDevice device) {
-#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetDeviceProcAddr(device, #n);
-  VKOCC_VK_DEVICE(LOAD)
+void vkocc_load_device_functions(VkInstance instance) {
+  /* vkGetInstanceProcAddr gives the loader's trampolines, which dispatch on the device handle: one table
+   * serves devices of different drivers at once (vkGetDeviceProcAddr's pointers are one driver's) */
+  pthread_mutex_lock(&table_lock);
+  if (!device_loaded) {
+#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(instance, #n);
+    VKOCC_VK_DEVICE(LOAD)
 #undef LOAD
+    device_loaded = true;
+  }
+  pthread_mutex_unlock(&table_lock);
 }
 
 vkocc_status vkocc_loader_use(void *gipa, VkInstance instance) {
@@ -80,5 +105,10 @@ vkocc_status vkocc_loader_use(void *gipa, VkInstance instance) {
 #undef LOAD
   if (!vkocc_fn.vkGetPhysicalDeviceProperties2 || !vkocc_fn.vkGetDeviceProcAddr)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the instance lacks Vulkan 1.1 (vkGetPhysicalDeviceProperties2)");
+  /* the application's loader may not be the one the table was filled from: its device trampolines next */
+  pthread_mutex_lock(&table_lock);
+  instance_loaded = true;
+  device_loaded = false;
+  pthread_mutex_unlock(&table_lock);
   return VKOCC_OK;
 }

@@ -35,7 +35,7 @@ vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_
       for (uint32_t i = 0; i < s->count && !found; i++)
         if (s->points[i].wg_size == wg && s->points[i].shared_bytes == sh) {
           fp->normalized[a][b] = (double)s->points[i].P / d->sm_count;
-          fp->source[a][b] = VKOCC_CANON_MEASURED;
+          fp->source[a][b] = s->points[i].predicted ? VKOCC_CANON_MODEL : VKOCC_CANON_MEASURED; /* adaptive */
           found = true;
           bool unexplained = false;
           for (uint32_t k = 0; k < d->n_unexplained; k++) unexplained |= d->unexplained[k] == i;

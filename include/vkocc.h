@@ -336,6 +336,7 @@ typedef struct vkocc_surface_point {
   uint32_t comb_P, bisect_P; /* medians of the repetitions; 0 = not measured */
   bool agree;             /* every repetition of every method gave one value */
   bool refined;           /* added by refinement between ladder points */
+  bool predicted;         /* adaptive surface: P is the model's prediction, not a measurement (issue 13) */
 } vkocc_surface_point;
 
 typedef struct vkocc_surface {
@@ -354,6 +355,11 @@ typedef struct vkocc_surface {
   double comb_gpu_ms;        /* of comb_ms: timestamp intervals of the comb dispatches */
   uint32_t comb_dispatches;
   bool cache_warm;           /* the pipeline cache file existed when the context opened */
+  uint32_t measured;         /* points measured (count - measured were predicted; adaptive only) */
+  uint32_t measurements;     /* point measurements made, re-measurements included */
+  uint32_t batches;          /* measurement rounds (each creates its pipelines in parallel first) */
+  double floor_ms;           /* the fewest waves that reveal P at each measurement (2 sleeps each), summed */
+  uint32_t remeasured;       /* measurements a batched comb did not establish (measured alone, from its hint) */
 } vkocc_surface;
 
 typedef struct vkocc_surface_options {
@@ -368,6 +374,8 @@ typedef struct vkocc_surface_options {
   uint32_t threads;          /* pipeline-creation threads; 0 = up to 8 */
   void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total);
   void *user;
+  bool full;                 /* measure every point; else the adaptive surface (vkocc_surface_adaptive) */
+  uint32_t checks;           /* adaptive: sample size; 0 = one per group of alike rows + one per ladder column */
 } vkocc_surface_options;
 
 /* Measures P at every grid point. Pipelines for a round are all created (in parallel, through the
@@ -874,6 +882,44 @@ typedef struct vkocc_barrier_test_result {
  * result is filled in both cases); other errors as usual (VK_ERROR_DEVICE_LOST, a fence timeout). */
 vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_options *o, vkocc_barrier_test_result *out);
 void vkocc_barrier_test_result_free(vkocc_barrier_test_result *r);
+/* ---------------------------------------------------------------- adaptive surface (issue 13)
+ * The surface from few points (docs/surface-speed.md). Under the model of docs/model.md, with wg0 the
+ * smallest workgroup size and s0 the smallest shared size of the grid, P(wg, s) = min(P(wg, s0), P(wg0, s)),
+ * and P never rises along either axis. So: both axes are measured by bisection (a run of equal ends is
+ * predicted equal inside), the wg0 column including every refinement point the full grid would add; then
+ * in every row both sides of the step where the binding limit changes, and a sample of check points (one
+ * per group of rows with the same P(wg, s0) and one per ladder column by default). A check that disagrees with its prediction is measured
+ * again together with its two axis points; a disagreement that stands makes its whole row and column
+ * measured, and so on until every check agrees. The point set equals the full grid's (ladder plus the
+ * refinement rounds bisecting every shared gap whose ends differ down to refine_bytes, 16 rounds at most). */
+typedef struct vkocc_adaptive_options {
+  const uint32_t *wg_sizes;  /* ascending, distinct */
+  uint32_t wg_count;
+  const uint32_t *shared;    /* ascending, distinct (the ladder) */
+  uint32_t shared_count;
+  bool no_refine;            /* the ladder alone */
+  uint32_t refine_bytes;     /* 0 = 512 */
+  uint32_t checks;           /* 0 = one per group of rows with the same P at s0, plus shared_count - 1;
+                                UINT32_MAX: every point (the full grid) */
+} vkocc_adaptive_options;
+
+/* Measures points[0..n): each comes with wg_size, shared_bytes and P = the prediction (0: none), a hint;
+ * fills P, comb_P, bisect_P, agree. One call is one batch (its pipelines can be created together). */
+typedef vkocc_status (*vkocc_points_fn)(void *user, vkocc_surface_point *points, uint32_t n);
+
+typedef struct vkocc_adaptive_stats {
+  uint32_t points, measured;  /* result points; of them measured (the rest predicted) */
+  uint32_t measurements;      /* callback points in all (re-measurements included) */
+  uint32_t batches;           /* callback calls */
+  uint32_t disagreements;     /* checks whose first measurement disagreed with the prediction */
+  uint32_t confirmed;         /* of them, disagreements that a second measurement confirmed */
+  uint32_t full_rows, full_columns;
+} vkocc_adaptive_stats;
+
+/* *points (malloc'd, sorted by wg, shared): every point of the grid and its refinement, measured or
+ * marked predicted. Errors: the callback's, or VKOCC_ERROR_USAGE for an empty or unsorted grid. */
+vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_points_fn measure, void *user,
+                                    vkocc_surface_point **points, uint32_t *count, vkocc_adaptive_stats *stats);
 
 #ifdef __cplusplus
 }

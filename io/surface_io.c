@@ -35,9 +35,15 @@ json_t *vkocc_surface_json(const vkocc_surface *s) {
     if (p->bisect_P) json_object_set_new(e, "bisect_P", json_integer(p->bisect_P));
     json_object_set_new(e, "agree", json_boolean(p->agree));
     if (p->refined) json_object_set_new(e, "refined", json_true());
+    if (p->predicted) json_object_set_new(e, "predicted", json_true()); /* adaptive surface: not measured */
     json_array_append_new(pts, e);
   }
   json_object_set_new(o, "points", pts);
+  if (s->measured) /* how the points came about: measured (the rest predicted), measurements, rounds */
+    json_object_set_new(o, "measured", json_pack("{s:I, s:I, s:I, s:I, s:f}", "points", (json_int_t)s->measured,
+                                                 "measurements", (json_int_t)s->measurements, "batches",
+                                                 (json_int_t)s->batches, "measured_alone", (json_int_t)s->remeasured,
+                                                 "floor_ms", s->floor_ms));
   return o;
 }
 
@@ -79,7 +85,8 @@ vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *pa
         (st = vkocc_json_u32(e, "comb_P", file, sub, false, &p->comb_P)) ||
         (st = vkocc_json_u32(e, "bisect_P", file, sub, false, &p->bisect_P)) ||
         (st = vkocc_json_bool(e, "agree", file, sub, false, &p->agree)) ||
-        (st = vkocc_json_bool(e, "refined", file, sub, false, &p->refined)))
+        (st = vkocc_json_bool(e, "refined", file, sub, false, &p->refined)) ||
+        (st = vkocc_json_bool(e, "predicted", file, sub, false, &p->predicted)))
       break;
     if (p->wg_size == 0) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.wg_size: must be positive", file, sub); break; }
     /* bounded like a CSV's values (vkocc.h): nothing downstream has to fear overflow */

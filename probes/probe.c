@@ -18,6 +18,11 @@ extern const size_t vkocc_spv_probe_clock_shm_size, vkocc_spv_probe_clock_size, 
 #define RECORD_WORDS 8u
 #define CPU_CONFIRM_NS 50e6 /* a CPU device's confirming combs last this long at least (see run_comb's caller) */
 #define MAX_SLEEP_NS 8e6
+/* A confirming comb holds (waves - 1) (P + 1) workgroups. On a GPU two waves prove P, the fewest that can:
+ * P sleeps at once and one more that waits for a slot (overlap never overcounts). A CPU device's workers
+ * are OS threads that may sit out a dispatch: four waves there. */
+#define GPU_WAVES 2u
+#define CPU_WAVES 4u
 #define CPU_MAX_BISECT_NS 24e6 /* CPU bisection's longest sleep: 65000 rounds last 42 ms or more here */ /* adaptive growth stops here: under the loop bound on every device we know */
 
 typedef struct {
@@ -74,6 +79,7 @@ static vkocc_status dispatch(probe_run *r, uint32_t groups, double *ns) {
 }
 
 static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkocc_interval *iv, double *ns);
+static void barrier(VkCommandBuffer cb);
 
 /* Bisection's workload: wave_ns of sleep (or of pointer chase without a clock); 0: an empty workgroup. */
 static vkocc_status workload_fn(void *user, uint32_t groups, double wave_ns, double *ns) {
@@ -164,6 +170,52 @@ vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel
   double ns;
   vkocc_tick_status ts;
   return vkocc_dispatch_timed(ps->ctx, kernel, &push, 1, &ns, &ts);
+}
+
+/* vkocc_probe_first_use of n kernels, 32 to a command buffer (a barrier between: one after the other).
+ * lavapipe compiles a pipeline at its first dispatch, on its queue thread, one after the other (0.2-0.5 s
+ * each on 2 busy cores): each submission waits the context's limit for each of its dispatches. */
+vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, uint32_t n) {
+  enum { CHUNK = 32 };
+  if (n > CHUNK) {
+    for (uint32_t i = 0; i < n; i += CHUNK) {
+      vkocc_status s = vkocc_probe_first_use_batch(ps, kernels + i, n - i < CHUNK ? n - i : CHUNK);
+      if (s) return s;
+    }
+    return VKOCC_OK;
+  }
+  vkocc_context *ctx = ps->ctx;
+  if (ps->dispatch || n <= 1) {
+    for (uint32_t i = 0; i < n; i++) {
+      vkocc_status s = vkocc_probe_first_use(ps, &kernels[i]);
+      if (s) return s;
+    }
+    return VKOCC_OK;
+  }
+  vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
+  probe_push push = {.mode = ctx->device_clock ? 0 : 1, .sleep_ticks = 1, .max_rounds = MAX_ROUNDS,
+                     .chase_rounds = 1, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
+  VkCommandBufferBeginInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  vkocc_fn.vkResetCommandBuffer(ctx->cmd, 0);
+  vkocc_fn.vkBeginCommandBuffer(ctx->cmd, &cbi);
+  for (uint32_t i = 0; i < n; i++) {
+    vkocc_kernel *k = &kernels[i];
+    vkocc_kernel_bind(ctx, k, bufs);
+    vkocc_fn.vkCmdBindPipeline(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+    vkocc_fn.vkCmdBindDescriptorSets(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &k->set, 0, NULL);
+    vkocc_fn.vkCmdPushConstants(ctx->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+    vkocc_fn.vkCmdDispatch(ctx->cmd, 1, 1, 1);
+    barrier(ctx->cmd);
+  }
+  vkocc_fn.vkEndCommandBuffer(ctx->cmd);
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
+  VkResult vr = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
+  if (vr) return vkocc_vk_fail(vr, "vkQueueSubmit (first dispatches)");
+  vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns * n);
+  if (vr) return vkocc_vk_fail(vr, "vkWaitForFences (first dispatches)");
+  vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
+  return VKOCC_OK;
 }
 
 vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps) {
@@ -387,7 +439,7 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
        * comb confirmed P = 1 on 2 threads. So on a CPU device a P below the hint (or without one) is
        * confirmed twice over dispatches of at least 50 ms; the hint itself (overlap never overcounts)
        * twice over 4 waves. */
-      s = run_comb(&r, cal, &sleep, opt->sleep_ns > 0, hint, cpu ? 4 : 3, cpu ? CPU_CONFIRM_NS : 0, cpu ? 2 : 1, rep,
+      s = run_comb(&r, cal, &sleep, opt->sleep_ns > 0, hint, cpu ? CPU_WAVES : GPU_WAVES, cpu ? CPU_CONFIRM_NS : 0, cpu ? 2 : 1, rep,
                    opt->keep_raw ? &out->raw : NULL, &out->raw_count);
       if (s) break;
       comb_v[i] = rep->comb_P;
@@ -513,4 +565,207 @@ void vkocc_probe_result_free(vkocc_probe_result *r) {
   free(r->raw);
   r->raw = NULL;
   r->raw_count = 0;
+}
+
+/* ------------------------------------------------------------------ batched combs (issue 13)
+ * The first comb of several points in one command buffer: for each point its warm-up dispatch, a fill
+ * that clears its records, and its comb between two timestamps, with barriers so that the dispatches run
+ * one after the other. Each point's records go to its own range of one buffer (its kernel's descriptor
+ * set is pointed there). A point whose comb confirms P the way run_comb would accept it (every
+ * confirmation, one submission each, the same P) is done; the others go to vkocc_probe_measure, hinted. */
+static void barrier(VkCommandBuffer cb) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT |
+                                         VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT};
+  vkocc_fn.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                                VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+typedef struct {
+  bool on;              /* still being confirmed */
+  uint32_t groups, warm, P;
+  VkDeviceSize off, bytes;
+  double sleep, gpu_ns;
+  uint32_t dispatches;
+  vkocc_comb_estimate e;
+} batch_point;
+
+vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, const vkocc_calibration *cal,
+                                       const vkocc_probe_options *opts, uint32_t n, vkocc_probe_result *out, bool *done) {
+  vkocc_context *ctx = ps->ctx;
+  for (uint32_t i = 0; i < n; i++) done[i] = false;
+  if (!ctx->device_clock || ps->dispatch || !n || !(cal->ns_per_tick > 0 && isfinite(cal->ns_per_tick))) return VKOCC_OK;
+  bool cpu = ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  const uint32_t m = (cpu ? CPU_WAVES : GPU_WAVES) - 1, confirmations = cpu ? 2 : 1;
+  const double long_ns = cpu ? CPU_CONFIRM_NS : 0, floor_sleep = cpu ? 2e6 : 20e3;
+  batch_point *b = vkocc_xcalloc(n, sizeof *b);
+  VkDeviceSize total = 0;
+  uint32_t pending = 0, max_groups = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const vkocc_probe_options *o = &opts[i];
+    if (o->method != VKOCC_METHOD_COMB || o->repeat > 1 || o->keep_raw || !o->hint || o->sleep_ns > 0) continue;
+    if (vkocc_probe_check_point(&ctx->info, o->wg_size, o->shared_bytes)) { vkocc_clear_error(); continue; }
+    b[i].sleep = fmin(4e6, fmax(floor_sleep, 20 * fabs(cal->overhead_ns)));
+    if (o->sleep_start_ns > b[i].sleep) b[i].sleep = fmin(MAX_SLEEP_NS, o->sleep_start_ns);
+    uint64_t g = (uint64_t)m * o->hint + m, w = 2ull * o->hint + 2;
+    if (g > ps->max_groups || w > ps->max_groups) continue;
+    b[i].groups = (uint32_t)g, b[i].warm = (uint32_t)w;
+    b[i].bytes = (VkDeviceSize)(w > g ? w : g) * RECORD_WORDS * 4;
+    b[i].off = total;
+    total += (b[i].bytes + 255) & ~(VkDeviceSize)255; /* minStorageBufferOffsetAlignment is at most 256 */
+    if (b[i].groups > max_groups) max_groups = b[i].groups;
+    b[i].on = true;
+    pending++;
+  }
+  if (!pending) { free(b); return VKOCC_OK; }
+  vkocc_buffer buf;
+  VkQueryPool qp = VK_NULL_HANDLE;
+  vkocc_status s = vkocc_buffer_create(ctx, total, true, &buf);
+  if (s) { free(b); return s; }
+  VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                               .queryCount = 2 * n};
+  VkResult vr = vkocc_fn.vkCreateQueryPool(ctx->device, &qci, NULL, &qp);
+  if (vr) s = vkocc_vk_fail(vr, "vkCreateQueryPool");
+  for (uint32_t i = 0; i < n && !s; i++) {
+    if (!b[i].on) continue;
+    VkDescriptorBufferInfo bi[2] = {{.buffer = buf.buffer, .offset = b[i].off, .range = b[i].bytes},
+                                    {.buffer = ps->chase.buffer, .range = VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet w[2];
+    for (int k = 0; k < 2; k++)
+      w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = kernels[i].set,
+                                    .dstBinding = (uint32_t)k, .descriptorCount = 1,
+                                    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[k]};
+    vkocc_fn.vkUpdateDescriptorSets(ctx->device, 2, w, 0, NULL);
+  }
+  vkocc_interval *iv = vkocc_xmalloc((size_t)(max_groups ? max_groups : 1) * sizeof *iv);
+  /* Sub-batches of SUB points on two command buffers: the device runs one while the host reads the
+   * records of the other (queue order keeps the dispatches one after the other). */
+  enum { SUB = 8 };
+  VkCommandBuffer cbs[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  VkFence fences[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  bool in_flight[2] = {false, false};
+  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = ctx->cmd_pool,
+                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 2};
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  if (!s && (vr = vkocc_fn.vkAllocateCommandBuffers(ctx->device, &cai, cbs))) {
+    s = vkocc_vk_fail(vr, "vkAllocateCommandBuffers (batched combs)");
+    cbs[0] = cbs[1] = VK_NULL_HANDLE;
+  }
+  for (int k = 0; k < 2 && !s; k++)
+    if ((vr = vkocc_fn.vkCreateFence(ctx->device, &fci, NULL, &fences[k]))) s = vkocc_vk_fail(vr, "vkCreateFence");
+  uint32_t *idx = vkocc_xmalloc(n * sizeof *idx);
+  double t0 = vkocc_now_ns();
+  for (uint32_t round = 0; round < confirmations && pending && !s; round++) {
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (b[i].on) idx[np++] = i;
+    uint32_t nsub = (np + SUB - 1) / SUB;
+    for (uint32_t j = 0; j <= nsub && !s; j++) {
+      /* submit sub-batch j (if any), then finish sub-batch j - 1 */
+      if (j < nsub) {
+        VkCommandBuffer cb = cbs[j % 2];
+        VkCommandBufferBeginInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+        vkocc_fn.vkResetCommandBuffer(cb, 0);
+        vkocc_fn.vkBeginCommandBuffer(cb, &cbi);
+        for (uint32_t q = j * SUB; q < np && q < (j + 1) * SUB; q++) {
+          uint32_t i = idx[q];
+          vkocc_kernel *k = &kernels[i];
+          vkocc_fn.vkCmdResetQueryPool(cb, qp, 2 * i, 2);
+          vkocc_fn.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+          vkocc_fn.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &k->set, 0, NULL);
+          probe_push push = {.mode = 0, .sleep_ticks = 1, .max_rounds = MAX_ROUNDS, .chase_rounds = 1,
+                             .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
+          if (round == 0) { /* the first dispatch after pipeline creation is slow: short sleeps on every worker */
+            vkocc_fn.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+            vkocc_fn.vkCmdDispatch(cb, b[i].warm, 1, 1);
+            barrier(cb);
+          }
+          vkocc_fn.vkCmdFillBuffer(cb, buf.buffer, b[i].off, b[i].bytes, 0);
+          barrier(cb);
+          push.sleep_ticks = sleep_ticks(cal, b[i].sleep);
+          vkocc_fn.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+          vkocc_fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 2 * i);
+          vkocc_fn.vkCmdDispatch(cb, b[i].groups, 1, 1);
+          vkocc_fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp, 2 * i + 1);
+          barrier(cb);
+        }
+        vkocc_fn.vkEndCommandBuffer(cb);
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+        if ((vr = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, fences[j % 2]))) {
+          s = vkocc_vk_fail(vr, "vkQueueSubmit (batched combs)");
+          break;
+        }
+        in_flight[j % 2] = true;
+      }
+      if (j == 0) continue;
+      uint32_t f = (j - 1) % 2;
+      /* a sub-batch lasts its dispatches: the context's timeout for each point, at least one */
+      vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &fences[f], VK_TRUE, ctx->timeout_ns * SUB);
+      if (vr) { s = vkocc_vk_fail(vr, "vkWaitForFences (batched combs)"); break; }
+      vkocc_fn.vkResetFences(ctx->device, 1, &fences[f]);
+      in_flight[f] = false;
+      for (uint32_t q = (j - 1) * SUB; q < np && q < j * SUB; q++) {
+        uint32_t i = idx[q];
+        uint64_t ts[2], d;
+        vr = vkocc_fn.vkGetQueryPoolResults(ctx->device, qp, 2 * i, 2, sizeof ts, ts, sizeof ts[0],
+                                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+        if (vr) { s = vkocc_vk_fail(vr, "vkGetQueryPoolResults (batched combs)"); break; }
+        bool ok = vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &d) != VKOCC_TICKS_BACKWARDS;
+        b[i].gpu_ns += (double)d * ctx->info.timestamp_period;
+        b[i].dispatches++;
+        uint32_t cut = vkocc_comb_read_records((const uint32_t *)((const char *)buf.map + b[i].off), b[i].groups,
+                                               cal->ns_per_tick, iv);
+        vkocc_comb_estimate e;
+        ok = ok && !cut && vkocc_comb_estimate_P(iv, b[i].groups, 0, &e) == VKOCC_OK;
+        if (!ok) vkocc_clear_error();
+        /* run_comb's acceptance: a sleep long against the launch spread, not everything resident, enough
+         * waves of the P seen, and every confirmation the same P */
+        uint32_t hint = opts[i].hint;
+        ok = ok && !(e.first_tooth_spread_ns > 0.25 * b[i].sleep && b[i].sleep < MAX_SLEEP_NS) && !e.lower_bound;
+        if (ok) {
+          uint32_t mm = (e.P >= hint) ? m : (uint32_t)fmax(m, ceil(long_ns / b[i].sleep));
+          ok = (uint64_t)b[i].groups >= (uint64_t)mm * (e.P + 1) && (round == 0 || e.P == b[i].P);
+        }
+        if (!ok) { b[i].on = false; pending--; continue; }
+        b[i].P = e.P;
+        b[i].e = e;
+      }
+    }
+  }
+  /* an error leaves a sub-batch on the device: let it finish before its resources go */
+  for (int k = 0; k < 2; k++)
+    if (in_flight[k]) vkocc_fn.vkWaitForFences(ctx->device, 1, &fences[k], VK_TRUE, ctx->timeout_ns * SUB);
+  for (int k = 0; k < 2; k++)
+    if (fences[k]) vkocc_fn.vkDestroyFence(ctx->device, fences[k], NULL);
+  if (cbs[0]) vkocc_fn.vkFreeCommandBuffers(ctx->device, ctx->cmd_pool, 2, cbs);
+  free(idx);
+  double wall = vkocc_now_ns() - t0;
+  uint32_t ndone = 0;
+  for (uint32_t i = 0; i < n && !s; i++) ndone += b[i].on;
+  for (uint32_t i = 0; i < n && !s; i++) {
+    if (!b[i].on) continue;
+    vkocc_probe_result *r = &out[i];
+    memset(r, 0, sizeof *r);
+    r->wg_size = opts[i].wg_size, r->shared_bytes = opts[i].shared_bytes;
+    r->method = VKOCC_METHOD_COMB, r->repeat = 1;
+    r->reps[0].comb = b[i].e;
+    r->reps[0].comb_P = b[i].P;
+    r->reps[0].comb_groups = b[i].groups;
+    r->reps[0].comb_gpu_ns = b[i].gpu_ns;
+    r->reps[0].comb_wall_ns = wall / ndone; /* the batch's wall time, shared out */
+    r->reps[0].comb_dispatches = b[i].dispatches;
+    r->comb_median = r->comb_min = r->comb_max = r->P = b[i].P;
+    r->agree = true;
+    r->sleep_ns = b[i].sleep;
+    r->floor_ns = 2 * b[i].sleep;
+    done[i] = true;
+  }
+  free(iv);
+  if (qp) vkocc_fn.vkDestroyQueryPool(ctx->device, qp, NULL);
+  vkocc_buffer_destroy(ctx, &buf);
+  free(b);
+  return s;
 }

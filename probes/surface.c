@@ -98,55 +98,155 @@ static void point_from_result(vkocc_surface_point *p, const vkocc_probe_result *
 }
 
 /* Measures pts[0..n) (kernels built first). hints: an expected P for each point (NULL: none), used where
- * a row starts; within a row the previous point's P is the hint. */
+ * a row starts (hint_each: at every point that has one); otherwise the previous point's P is the hint. */
 static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, const vkocc_calibration *cal,
                                   const vkocc_surface_options *o, vkocc_method method, uint32_t repeat,
-                                  vkocc_surface_point *pts, const uint32_t *hints, uint32_t n, vkocc_surface *out) {
+                                  vkocc_surface_point *pts, const uint32_t *hints, bool hint_each, uint32_t n,
+                                  vkocc_surface *out) {
   vkocc_kernel *kernels = vkocc_xcalloc(n ? n : 1, sizeof *kernels);
   double t0 = vkocc_now_ns();
   vkocc_status s = build_kernels(ctx, o, pts, n, kernels);
   /* Drivers may finish a pipeline at its first dispatch (lavapipe compiles there): one tiny dispatch of
    * each belongs to pipeline creation, not to measurement. */
-  for (uint32_t i = 0; i < n && !s; i++) s = vkocc_probe_first_use(ps, &kernels[i]);
+  if (!s) s = vkocc_probe_first_use_batch(ps, kernels, n);
   out->pipelines_ms += (vkocc_now_ns() - t0) / 1e6;
   out->pipelines += n;
   t0 = vkocc_now_ns();
   uint32_t hint = 0, row_hint = 0;
-  double sleep = 0;
-  for (uint32_t i = 0; i < n && !s; i++) {
-    /* Along a row P only falls, and with it the launch spread: the row's hint and grown sleep carry on.
-     * A new row starts from the previous row's first P (P changes gradually with the workgroup size; a
-     * wrong hint costs a doubling step, never a wrong answer). */
-    if (i == 0 || pts[i].wg_size != pts[i - 1].wg_size) {
-      hint = hints && hints[i] ? hints[i] : row_hint;
-      sleep = 0;
-      row_hint = 0;
+  double sleep = 0, learned = 0;
+  /* Batches (issue 13): the combs of a chunk of points go to the device in one command buffer, each hinted
+   * by its prediction (hint_each) or by the point of the same shared size in an earlier row, with that
+   * point's sleep; the points a batch does not establish are measured one by one below. */
+  bool batch = method == VKOCC_METHOD_COMB && repeat == 1;
+  double *sleeps = vkocc_xcalloc(n ? n : 1, sizeof *sleeps);
+  for (uint32_t c0 = 0; c0 < n && !s;) {
+    uint32_t c1 = c0 + 1;
+    while (c1 < n && c1 - c0 < 32 && (hint_each || pts[c1].wg_size == pts[c0].wg_size)) c1++;
+    uint32_t len = c1 - c0;
+    bool *done = vkocc_xcalloc(len, sizeof *done);
+    vkocc_probe_result *res = vkocc_xcalloc(len, sizeof *res);
+    vkocc_probe_options *bo = vkocc_xcalloc(len, sizeof *bo);
+    if (batch) {
+      for (uint32_t i = c0; i < c1; i++) {
+        uint32_t h = hint_each && hints ? hints[i] : 0;
+        double sl = learned;
+        for (uint32_t j = c0; j-- > 0;)
+          if (pts[j].shared_bytes == pts[i].shared_bytes && pts[j].P) {
+            if (!h) h = pts[j].P;
+            sl = sleeps[j];
+            break;
+          }
+        bo[i - c0] = (vkocc_probe_options){.wg_size = pts[i].wg_size, .shared_bytes = pts[i].shared_bytes,
+                                           .method = method, .repeat = 1, .hint = h, .sleep_start_ns = sl};
+      }
+      s = vkocc_probe_measure_batch(ps, kernels + c0, cal, bo, len, res, done);
+      if (s) s = vkocc_fail(s, "batched combs from wg %u, %u shared bytes: %s", pts[c0].wg_size, pts[c0].shared_bytes,
+                            vkocc_last_error());
     }
-    vkocc_probe_options po = {.wg_size = pts[i].wg_size, .shared_bytes = pts[i].shared_bytes, .method = method,
-                              .repeat = repeat, .hint = hint, .sleep_start_ns = sleep};
-    vkocc_probe_result r;
-    if ((s = vkocc_probe_measure(ps, &kernels[i], cal, &po, &r))) {
-      s = vkocc_fail(s, "wg %u, %u shared bytes: %s", pts[i].wg_size, pts[i].shared_bytes, vkocc_last_error());
-      break;
+    for (uint32_t i = c0; i < c1 && !s; i++) {
+      /* Along a row P only falls, and with it the launch spread: the row's hint and grown sleep carry on.
+       * A new row starts from the previous row's first P (P changes gradually with the workgroup size; a
+       * wrong hint costs a doubling step, never a wrong answer). */
+      if (i == 0 || pts[i].wg_size != pts[i - 1].wg_size) {
+        hint = hints && hints[i] ? hints[i] : row_hint;
+        sleep = 0;
+        row_hint = 0;
+      } else if (hint_each && hints && hints[i]) hint = hints[i];
+      vkocc_probe_result r;
+      if (done[i - c0]) r = res[i - c0];
+      else {
+        vkocc_probe_options po = {.wg_size = pts[i].wg_size, .shared_bytes = pts[i].shared_bytes, .method = method,
+                                  .repeat = repeat, .hint = bo[i - c0].hint ? bo[i - c0].hint : hint,
+                                  .sleep_start_ns = sleep > bo[i - c0].sleep_start_ns ? sleep : bo[i - c0].sleep_start_ns};
+        if ((s = vkocc_probe_measure(ps, &kernels[i], cal, &po, &r))) {
+          s = vkocc_fail(s, "wg %u, %u shared bytes: %s", pts[i].wg_size, pts[i].shared_bytes, vkocc_last_error());
+          break;
+        }
+        out->remeasured++;
+      }
+      point_from_result(&pts[i], &r);
+      sleeps[i] = sleep = r.sleep_ns;
+      if (r.sleep_ns > learned) learned = r.sleep_ns;
+      if (!row_hint) row_hint = r.P;
+      out->warmup_ms += r.warmup_wall_ns / 1e6;
+      out->floor_ms += r.floor_ns * r.repeat / 1e6;
+      for (uint32_t k = 0; k < r.repeat; k++) {
+        out->comb_gpu_ms += r.reps[k].comb_gpu_ns / 1e6;
+        out->comb_dispatches += r.reps[k].comb_dispatches;
+        out->comb_ms += r.reps[k].comb_wall_ns / 1e6;
+        out->bisect_ms += r.reps[k].bisect_wall_ns / 1e6;
+      }
+      hint = r.P;
+      vkocc_probe_result_free(&r);
+      if (o->progress) o->progress(o->user, "measure", i + 1, n);
     }
-    point_from_result(&pts[i], &r);
-    sleep = r.sleep_ns;
-    if (!row_hint) row_hint = r.P;
-    out->warmup_ms += r.warmup_wall_ns / 1e6;
-    for (uint32_t k = 0; k < r.repeat; k++) {
-      out->comb_gpu_ms += r.reps[k].comb_gpu_ns / 1e6;
-      out->comb_dispatches += r.reps[k].comb_dispatches;
-      out->comb_ms += r.reps[k].comb_wall_ns / 1e6;
-      out->bisect_ms += r.reps[k].bisect_wall_ns / 1e6;
-    }
-    hint = r.P;
-    vkocc_probe_result_free(&r);
-    if (o->progress) o->progress(o->user, "measure", i + 1, n);
+    free(done); free(res); free(bo);
+    c0 = c1;
   }
+  free(sleeps);
   out->measure_ms += (vkocc_now_ns() - t0) / 1e6;
   for (uint32_t i = 0; i < n; i++) vkocc_kernel_destroy(ctx, &kernels[i]);
   free(kernels);
   return s;
+}
+
+typedef struct {
+  vkocc_context *ctx;
+  vkocc_probe_session *ps;
+  const vkocc_calibration *cal;
+  const vkocc_surface_options *o;
+  vkocc_method method;
+  uint32_t repeat;
+  vkocc_surface *out;
+} adaptive_run;
+
+/* The adaptive plan's measurement callback: one batch = one round (its pipelines built together), each
+ * point hinted with the model's prediction. */
+static vkocc_status measure_batch(void *user, vkocc_surface_point *pts, uint32_t n) {
+  adaptive_run *r = user;
+  uint32_t *hints = vkocc_xmalloc((n ? n : 1) * sizeof *hints);
+  for (uint32_t i = 0; i < n; i++) hints[i] = pts[i].P;
+  vkocc_status s = measure_round(r->ctx, r->ps, r->cal, r->o, r->method, r->repeat, pts, hints, true, n, r->out);
+  free(hints);
+  return s;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* sorted copy without duplicates */
+static uint32_t *sorted_unique(const uint32_t *v, uint32_t n, uint32_t *m) {
+  uint32_t *c = vkocc_xmalloc((n ? n : 1) * sizeof *c);
+  memcpy(c, v, n * sizeof *c);
+  qsort(c, n, sizeof *c, cmp_u32);
+  *m = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!*m || c[*m - 1] != c[i]) c[(*m)++] = c[i];
+  return c;
+}
+
+static vkocc_status adaptive(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_surface_options *o,
+                             vkocc_method method, uint32_t repeat, const uint32_t *wg, uint32_t nwg, const uint32_t *sh,
+                             uint32_t nsh, vkocc_surface *out) {
+  vkocc_probe_session ps;
+  vkocc_status s = vkocc_probe_session_create(ctx, &ps);
+  if (s) return s;
+  uint32_t nw, ns;
+  uint32_t *w = sorted_unique(wg, nwg, &nw), *h = sorted_unique(sh, nsh, &ns);
+  adaptive_run r = {ctx, &ps, cal, o, method, repeat, out};
+  vkocc_adaptive_options ao = {.wg_sizes = w, .wg_count = nw, .shared = h, .shared_count = ns,
+                               .no_refine = o->no_refine, .refine_bytes = o->refine_bytes, .checks = o->checks};
+  vkocc_adaptive_stats st;
+  s = vkocc_surface_adaptive(&ao, measure_batch, &r, &out->points, &out->count, &st);
+  vkocc_probe_session_destroy(&ps);
+  free(w); free(h);
+  if (s) { vkocc_surface_free(out); return s; }
+  out->measured = st.measured;
+  out->measurements = st.measurements;
+  out->batches = st.batches;
+  return VKOCC_OK;
 }
 
 static void append(vkocc_surface *out, uint32_t *cap, const vkocc_surface_point *p) {
@@ -182,6 +282,11 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
     free(dwg); free(dsh);
     return s ? s : vkocc_fail(VKOCC_ERROR_USAGE, "the surface grid is empty");
   }
+  if (!o.full) {
+    s = adaptive(ctx, cal, &o, method, repeat, wg, nwg, sh, nsh, out);
+    free(dwg); free(dsh);
+    return s;
+  }
   uint32_t cap = 0;
   for (uint32_t a = 0; a < nwg; a++)
     for (uint32_t b = 0; b < nsh; b++) {
@@ -193,7 +298,8 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
 
   vkocc_probe_session ps;
   if ((s = vkocc_probe_session_create(ctx, &ps))) { vkocc_surface_free(out); return s; }
-  s = measure_round(ctx, &ps, cal, &o, method, repeat, out->points, NULL, out->count, out);
+  s = measure_round(ctx, &ps, cal, &o, method, repeat, out->points, NULL, false, out->count, out);
+  uint32_t batches = 1;
   uint32_t step = o.refine_bytes ? o.refine_bytes : 512;
   for (int round = 0; !s && !o.no_refine && round < 16; round++) {
     /* midpoints of shared-memory gaps wider than `step` whose ends differ */
@@ -213,7 +319,8 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
       mid[nmid++] = (vkocc_surface_point){.wg_size = l->wg_size, .shared_bytes = m, .refined = true};
     }
     if (nmid == 0) { free(mid); break; }
-    s = measure_round(ctx, &ps, cal, &o, method, repeat, mid, hints, nmid, out);
+    s = measure_round(ctx, &ps, cal, &o, method, repeat, mid, hints, false, nmid, out);
+    batches++;
     for (uint32_t i = 0; i < nmid && !s; i++) append(out, &cap, &mid[i]);
     free(mid);
     free(hints);
@@ -221,6 +328,7 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
   }
   vkocc_probe_session_destroy(&ps);
   if (s) vkocc_surface_free(out);
+  else out->measured = out->measurements = out->count, out->batches = batches;
   return s;
 }
 

@@ -19,14 +19,25 @@ int main(void) {
     vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
     CHECK(vkocc_calibrate(ctx, &co, &cal) == VKOCC_OK, "calibrate: %s", vkocc_last_error());
     const uint32_t wg[] = {8, 64, 256, 1024}, sh[] = {0, 16384, 32768};
-    vkocc_surface_options so = {.wg_sizes = wg, .wg_count = 4, .shared = sh, .shared_count = 3};
+    /* the full grid first, then the adaptive surface (issue 13): the same points and P, fewer measured */
+    vkocc_surface_options so = {.wg_sizes = wg, .wg_count = 4, .shared = sh, .shared_count = 3, .full = run == 0};
     vkocc_surface s;
     vkocc_status st = vkocc_surface_measure(ctx, &cal, &so, &s);
     CHECK(st == VKOCC_OK, "surface: %s", vkocc_last_error());
     vkocc_context_destroy(ctx);
     if (st) continue;
     CHECK_EQ_U(s.count, 12);
-    CHECK_EQ_U(s.pipelines, 12);
+    if (run == 0) CHECK(s.pipelines == 12 && s.measured == 12, "full grid: %u pipelines, %u measured", s.pipelines,
+                        s.measured);
+    else {
+      uint32_t predicted = 0;
+      for (uint32_t i = 0; i < s.count; i++) predicted += s.points[i].predicted;
+      /* axes: both ends of each (4); checks: one per row and per ladder column (at most 6 more) */
+      CHECK(s.measured + predicted == 12 && s.measured >= 4 && s.measured <= 10 && s.pipelines == s.measurements,
+            "adaptive: %u measured, %u predicted, %u pipelines, %u measurements", s.measured, predicted, s.pipelines,
+            s.measurements);
+      CHECK(s.remeasured < s.measurements, "batched combs established none of %u measurements", s.measurements);
+    }
     CHECK(s.pipelines_ms > 0 && s.measure_ms > 0, "timings");
     /* Mesa 22.3's lavapipe keeps no pipelines in its VkPipelineCache: the file it leaves is the 32-byte header
      * alone, so the second run is no warmer than the first (surface printed "with a warm cache" here) */
