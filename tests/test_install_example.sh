@@ -15,6 +15,10 @@ pc=$(find "$tmp/prefix" -name vkocc.pc -print -quit)
 config=$(find "$tmp/prefix" -name vkocc-config.cmake -print -quit)
 [[ -n $pc && -n $config ]] || fail "vkocc.pc or vkocc-config.cmake not installed"
 [[ -x $tmp/prefix/bin/vkocc ]] || fail "the CLI is not installed"
+if [[ -d $src/glsl ]]; then  # the GLSL includes (issue 11), where pkg-config says they are
+  glsldir=$(PKG_CONFIG_PATH=$(dirname "$pc") "$pkgconfig" --variable=glsldir vkocc)
+  [[ -n $(ls -A "$glsldir" 2>/dev/null) ]] || fail "glsl/ is not installed in $glsldir"
+fi
 
 # pkg-config: the relocatable .pc finds the temporary prefix; an application that does not plot links no
 # cairo, and nothing names the Vulkan loader (vkocc opens it at run time)
