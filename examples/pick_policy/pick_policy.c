@@ -87,10 +87,11 @@ int main(int argc, char **argv) {
   st = vkocc_policy_select(db, kernel, &fp, vars, nvars, 0, &choice);
   vkocc_policy_db_free(db);
   if (st) return fail(kernel, st);
-  static const char *const rule[] = {"", "exact cluster", "nearest cluster", "kernel default"};
-  if (choice.rule == VKOCC_POLICY_DEFAULT) printf("policy:      %s: %s\n", kernel, rule[choice.rule]);
-  else printf("policy:      %s: %s %s (distance %.4f, entry %d)\n", kernel, rule[choice.rule], choice.cluster_id,
-              choice.distance, choice.entry);
+  static const char *const rules[] = {"?", "exact cluster", "nearest cluster", "kernel default"};
+  const char *rule = (unsigned)choice.rule < 4 ? rules[choice.rule] : "?";
+  if (choice.rule == VKOCC_POLICY_DEFAULT) printf("policy:      %s: %s\n", kernel, rule);
+  else printf("policy:      %s: %s %s (distance %.4f, entry %d)\n", kernel, rule, choice.cluster_id, choice.distance,
+              choice.entry);
   printf("parameters:  %s\n", choice.params_json);
   vkocc_policy_choice_free(&choice);
   return 0;
