@@ -1,7 +1,7 @@
 /* Clustering benchmark (figures, not pass/fail): N synthetic fingerprints (5 architectures x many SM counts,
  * a quarter of them with 1-3 noisy points) clustered in memory, and the same written to files and read
  * back through the reader. usage: bench_cluster [N] [--files DIR] */
-#include "jsonio.h"
+#include "io.h"
 #include "../tests/synth.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * time (sum of timestamp intervals) and the floor (2 waves of each method's workload: the fewest that
  * can reveal P). Reports medians with min..max and the ratio to the floor measured in the same run.
  * usage: bench_probe [--device D] [--repeat K] [--json FILE] */
-#include "jsonio.h"
+#include "io.h"
 #include "vkocc.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * start-up, calibration, pipeline creation with a cold and with a warm pipeline cache, and measurement.
  * Each run gets a fresh process-local cache directory for the cold pass.
  * usage: bench_surface [--device D] [--runs N] [--json FILE] */
-#include "jsonio.h"
+#include "io.h"
 #include "vkocc.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,8 @@ static int run_pass(const char *device, pass *p) {
   p->startup = vkocc_now_ms() - t0;
   double t1 = vkocc_now_ms();
   vkocc_calibration cal;
-  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  vkocc_calibrate_options co;
+  vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   if (vkocc_calibrate(ctx, &co, &cal)) { fprintf(stderr, "bench_surface: %s\n", vkocc_last_error()); return 1; }
   p->calibrate = vkocc_now_ms() - t1;
   vkocc_surface_options so = {0};

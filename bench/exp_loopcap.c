@@ -2,7 +2,7 @@
  * For each case it dispatches the probe kernel and prints, per workgroup, the loop rounds it ran, the
  * realtime ticks it slept and whether the sleep reached its time.
  * usage: exp_loopcap [wg shmem groups sleep_ticks max_rounds dispatches]   (ticks are ns on lavapipe) */
-#include "internal.h"
+#include "../probes/probe_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

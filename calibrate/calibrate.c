@@ -58,7 +58,7 @@ static vkocc_status run_spin(spin *sp, uint32_t iterations, spin_sample *smp) {
 static uint32_t fastest_by_length(const double *key, const bool *ok, const double *x, const double *y, uint32_t n,
                                   double *mx, double *my) {
   uint32_t out = 0;
-  bool *done = calloc(n, sizeof *done);
+  bool *done = vkocc_xcalloc(n, sizeof *done);
   for (uint32_t i = 0; i < n; i++) {
     if (done[i]) continue;
     int64_t best = -1;
@@ -145,9 +145,9 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
     if ((s = run_spin(&sp, (uint32_t)longest_it, &smp))) goto out;
 
   uint32_t n = o.lengths * o.repeats, m = 0;
-  double *it_s = calloc(n, sizeof *it_s), *ns_s = calloc(n, sizeof *ns_s), *rt_s = calloc(n, sizeof *rt_s),
-         *cyc_s = calloc(n, sizeof *cyc_s), *fx = calloc(n, sizeof *fx), *fy = calloc(n, sizeof *fy);
-  bool *all = calloc(n, sizeof *all), *rt_ok = calloc(n, sizeof *rt_ok), *cyc_ok = calloc(n, sizeof *cyc_ok);
+  double *it_s = vkocc_xcalloc(n, sizeof *it_s), *ns_s = vkocc_xcalloc(n, sizeof *ns_s), *rt_s = vkocc_xcalloc(n, sizeof *rt_s),
+         *cyc_s = vkocc_xcalloc(n, sizeof *cyc_s), *fx = vkocc_xcalloc(n, sizeof *fx), *fy = vkocc_xcalloc(n, sizeof *fy);
+  bool *all = vkocc_xcalloc(n, sizeof *all), *rt_ok = vkocc_xcalloc(n, sizeof *rt_ok), *cyc_ok = vkocc_xcalloc(n, sizeof *cyc_ok);
   sp.wraps = sp.backwards = 0;
   for (uint32_t r = 0; r < o.repeats && !s; r++)
     for (uint32_t l = 0; l < o.lengths && !s; l++) {
@@ -207,6 +207,7 @@ out:
  * 2-core machine under lavapipe: spins cut short, ticks no longer tracking queue time). It is measured
  * again, at most three times in all, and a poor final fit is flagged, never passed off as good. */
 vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal) {
+  vkocc_clear_error();
   vkocc_status s = VKOCC_OK;
   for (uint32_t attempt = 1; attempt <= 3; attempt++) {
     bool no_line;

@@ -31,6 +31,7 @@ static bool fit_subset(const double *x, const double *y, const bool *use, uint32
 }
 
 vkocc_status vkocc_linfit_compute(const double *x, const double *y, uint32_t n, bool reject, vkocc_linfit *out) {
+  vkocc_clear_error();
   memset(out, 0, sizeof *out);
   out->n = n;
   if (n < 2) return vkocc_fail(VKOCC_ERROR_RUNTIME, "line fit needs at least 2 points, got %u", n);

@@ -1,7 +1,7 @@
 /* Shared by the CLI commands: option parsing, device opening, output. */
 #ifndef VKOCC_CLI_H
 #define VKOCC_CLI_H
-#include "jsonio.h"
+#include "io.h"
 #include "vkocc.h"
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,11 +12,25 @@ typedef struct cli_common {
   const char *queue;     /* --queue compute|graphics|INDEX (else VKOCC_QUEUE, else compute) */
   bool json;             /* --json */
   bool no_clock;         /* --no-shader-clock */
+  const char *output;    /* -o/--output FILE: where the command's data document goes */
+  vkocc_method method;   /* --method (0: auto) */
+  bool have_method;
 } cli_common;
 
-/* --queue on every command that opens a device, next to --device: table entry, case label, usage text */
+/* The option table every command shares, so each option is spelled, parsed and worded once: entries for
+ * getopt_long's table (short 'd' and 'o' go into the optstring as "d:o:"), handled by cli_common_option. */
 #define CLI_OPT_QUEUE 2000
+enum { CLI_OPT_JSON = 2101, CLI_OPT_NO_CLOCK, CLI_OPT_METHOD };
 #define CLI_QUEUE_OPTION {"queue", required_argument, 0, CLI_OPT_QUEUE}
+#define CLI_DEVICE_OPTIONS                                                                                  \
+  {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"no-shader-clock", no_argument, 0, CLI_OPT_NO_CLOCK}
+#define CLI_JSON_OPTION {"json", no_argument, 0, CLI_OPT_JSON}
+#define CLI_OUTPUT_OPTION {"output", required_argument, 0, 'o'}
+#define CLI_METHOD_OPTION {"method", required_argument, 0, CLI_OPT_METHOD}
+/* Handles one of the shared options: 0 when taken, an exit code on a bad value, -1 when not ours. */
+int cli_common_option(const char *cmd, int ch, const char *arg, cli_common *c);
+/* getopt's '?' (it has printed "vkocc CMD: unrecognized option ..."): the usage on stderr, exit 2. */
+int cli_usage_error(const char *help);
 /* "queue family 2 (compute-only, --queue compute)" for the text outputs */
 void cli_queue_text(const vkocc_device_info *d, char *out, size_t len);
 
@@ -47,9 +61,17 @@ bool cli_is_tty(void);
 void cli_progress(void *user, const char *phase, uint32_t done, uint32_t total);
 /* Opens the context per --device / VKOCC_DEVICE; on error prints and returns the exit code (>0). */
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
-/* cmd_fingerprint.c: the device's fingerprint, measured or from the cache; used by policy too. */
+/* cmd_fingerprint.c: the device's fingerprint through vkocc_fingerprint_measure (measured or from the cache,
+ * c->method, notes prefixed with cmd); details freed by the caller. */
+int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vkocc_fingerprint *fp,
+                            vkocc_fingerprint_details *details);
+/* The same for cmd_policy.c (notes prefixed "policy"); *doc: the whole document (json_decref it). */
 int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
+/* One line "derived: N SMs (ambiguous); per SM: W workgroups, S subgroups of G (T threads), M shared bytes;
+ * E/P points explained" for surface, calc and fingerprint alike; `from` names a file the limits were read
+ * from (NULL: derived here). */
+void cli_print_derived(const char *label, const vkocc_derived *d, const char *from);
 /* One line "LABEL<source> reports ... ; measured ..." from a "vendor_reported" object (nothing if absent). */
 void cli_print_vendor_check(const char *label, json_t *vendor_check);
 /* Checks, before any measurement, that FLAG's output PATH (NULL: none) can be written as
@@ -78,7 +100,7 @@ typedef struct cli_shader {
 /* Handles one of the CLI_OPT_* options: 0 when taken, an exit code on a bad value, -1 when not ours. */
 int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o);
 void cli_shader_free(cli_shader *o);
-/* cmd_fingerprint.c: where cli_fingerprint_device keeps the device's fingerprint ("" without a cache dir). */
+/* Where vkocc_fingerprint_measure keeps the device's fingerprint ("" without a cache dir). */
 void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
 /* probe --shader / calc --shader: P of the pipeline, per SM and the binding limit when o->from names a
  * surface or fingerprint. */

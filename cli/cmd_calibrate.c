@@ -4,12 +4,13 @@
 
 static const char *help =
     "usage: vkocc calibrate [--device D] [--queue Q] [--json] [--lengths N] [--repeats K] [--longest-ms MS]\n"
-    "                       [--no-shader-clock]\n"
+    "                       [--no-shader-clock] [-o FILE]\n"
     "Measures clockRealtimeEXT and clockARB against vkCmdWriteTimestamp around the same spin: N spin\n"
     "lengths spanning 20x (default 8), K repeats each (default 5), warm-ups discarded, then a robust\n"
     "least-squares fit of queue nanoseconds against in-shader ticks. Reports ns per realtime tick, the\n"
     "shader clock in MHz, the dispatch overhead (intercept), R^2 and the largest relative residual.\n"
-    "--no-shader-clock measures as if the device had no VK_KHR_shader_clock.\n";
+    "--no-shader-clock measures as if the device had no VK_KHR_shader_clock. -o FILE writes the JSON\n"
+    "document (schema vkocc.calibration/1) that --json prints.\n";
 
 static void print_fit(const char *what, const vkocc_linfit *f) {
   printf("  %-22s R^2 %.6f, max rel. residual %.2f%%, %u/%u points kept\n", what, f->r2, 100 * f->max_rel_residual,
@@ -22,12 +23,14 @@ int cmd_calibrate(int argc, char **argv) {
   static const struct option opts[] = {{"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"json", no_argument, 0, 'j'},
                                        {"lengths", required_argument, 0, 'l'}, {"repeats", required_argument, 0, 'r'},
                                        {"longest-ms", required_argument, 0, 'L'},
-                                       {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0}};
+                                       {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'},
+                                       CLI_OUTPUT_OPTION, {0}};
   int ch;
   uint32_t v;
-  while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
     case 'd': c.device = optarg; break;
+    case 'o': c.output = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'j': c.json = true; break;
     case 'n': c.no_clock = true; break;
@@ -53,18 +56,28 @@ int cmd_calibrate(int argc, char **argv) {
     }
   }
   if (optind < argc) return cli_error("calibrate", 2, "unexpected argument '%s'", argv[optind]);
+  int rc = cli_check_output("calibrate", "-o", c.output);
+  if (rc) return rc;
   vkocc_context *ctx;
-  int rc = cli_open("calibrate", &c, &ctx);
+  rc = cli_open("calibrate", &c, &ctx);
   if (rc) return rc;
   vkocc_calibration cal;
   vkocc_status s = vkocc_calibrate(ctx, &o, &cal);
   if (s) { vkocc_context_destroy(ctx); return cli_fail("calibrate", s); }
   const vkocc_device_info *d = vkocc_context_device(ctx);
-  if (c.json) {
-    json_t *doc = json_pack("{s:s, s:s, s:o, s:o}", "schema", "vkocc.calibration/1", "tool_version", vkocc_version(),
-                            "device", vkocc_device_info_json(d), "calibration", vkocc_calibration_json(&cal));
-    vkocc_context_destroy(ctx);
-    return cli_emit_json("calibrate", doc, NULL);
+  if (c.json || c.output) {
+    json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(d), "calibration",
+                                            vkocc_calibration_json(&cal)), VKOCC_DOC_CALIBRATION);
+    if (c.output && (s = vkocc_json_write(doc, c.output))) {
+      json_decref(doc);
+      vkocc_context_destroy(ctx);
+      return cli_fail("calibrate", s);
+    }
+    if (c.json) {
+      vkocc_context_destroy(ctx);
+      return cli_emit_json("calibrate", doc, NULL); /* poor_fit is in the document */
+    }
+    json_decref(doc);
   }
   printf("device: %s (%s %s)\n", d->name, d->driver_name, d->driver_info);
   char qt[96];

@@ -4,21 +4,23 @@
 #include <string.h>
 
 static const char *help =
-    "usage: vkocc cluster FILE... [--threshold T] [--json]\n"
+    "usage: vkocc cluster FILE... [--threshold T] [--json] [-o FILE]\n"
     "Groups fingerprints into architecture clusters: identical cluster IDs first, then groups whose\n"
     "normalized surfaces are within distance T (default 0.02: the mean relative difference per canonical\n"
     "point, docs/fingerprint.md) join the nearest larger group. Prints each cluster with its members and\n"
-    "their distances to the cluster's leader.\n";
+    "their distances to the cluster's leader. -o FILE writes the JSON document (schema vkocc.clusters/1).\n";
 
 int cmd_cluster(int argc, char **argv) {
   bool json = false;
+  const char *out = NULL;
   double threshold = VKOCC_CLUSTER_THRESHOLD;
   static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"threshold", required_argument, 0, 't'},
-                                       {"help", no_argument, 0, 'h'}, {0}};
+                                       {"help", no_argument, 0, 'h'}, CLI_OUTPUT_OPTION, {0}};
   int ch;
-  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
     switch (ch) {
     case 'j': json = true; break;
+    case 'o': out = optarg; break;
     case 't':
       if (!cli_parse_double(optarg, 0, 1, &threshold))
         return cli_error("cluster", 2, "--threshold '%s': expected a number 0..1", optarg);
@@ -29,9 +31,12 @@ int cmd_cluster(int argc, char **argv) {
   }
   uint32_t n = (uint32_t)(argc - optind);
   if (n == 0) return cli_error("cluster", 2, "give at least one fingerprint file (see --help)");
+  int rc = cli_check_output("cluster", "-o", out);
+  if (rc) return rc;
   vkocc_fingerprint *fps = malloc(n * sizeof *fps);
   uint32_t *of = malloc(n * sizeof *of);
   double *dist = malloc(n * sizeof *dist);
+  if (!fps || !of || !dist) { free(fps); free(of); free(dist); return cli_error("cluster", 1, "out of memory"); }
   for (uint32_t i = 0; i < n; i++) {
     vkocc_status st = vkocc_fingerprint_load(argv[optind + i], &fps[i]);
     if (st) { free(fps); free(of); free(dist); return cli_fail("cluster", st); }
@@ -58,10 +63,12 @@ int cmd_cluster(int argc, char **argv) {
                                          (json_int_t)members, "members", m));
   }
   free(fps); free(of); free(dist);
-  if (json)
-    return cli_emit_json("cluster", json_pack("{s:s, s:f, s:I, s:o}", "schema", "vkocc.clusters/1", "threshold",
-                                              threshold, "clusters_count", (json_int_t)nc, "clusters", arr), NULL);
-  json_decref(arr);
+  json_t *doc = vkocc_doc_stamp(json_pack("{s:f, s:I, s:o}", "threshold", threshold, "clusters_count", (json_int_t)nc,
+                                          "clusters", arr), VKOCC_DOC_CLUSTERS);
+  vkocc_status st = out ? vkocc_json_write(doc, out) : VKOCC_OK;
+  if (st) { json_decref(doc); return cli_fail("cluster", st); }
+  if (json) return cli_emit_json("cluster", doc, NULL);
+  json_decref(doc);
   printf("%u fingerprint%s in %u cluster%s (threshold %.3f)\n", n, n == 1 ? "" : "s", nc, nc == 1 ? "" : "s", threshold);
   return 0;
 }

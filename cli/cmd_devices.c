@@ -3,16 +3,34 @@
 #include <stdlib.h>
 
 static const char *help =
-    "usage: vkocc devices [--json]\n"
+    "usage: vkocc devices [--json] [-o FILE]\n"
     "Lists every Vulkan physical device: index, name, vendor, type, driver, API version, subgroup size,\n"
-    "maxComputeSharedMemorySize, maxComputeWorkGroupInvocations, compute-queue timestamps (valid bits),\n"
-    "timestampPeriod and shader clock support (subgroup/device). The device the other commands use without\n"
+    "maxComputeSharedMemorySize (bytes), maxComputeWorkGroupInvocations, compute-queue timestamps (valid\n"
+    "bits), timestampPeriod (ns per tick) and shader clock support (subgroup/device). -o FILE writes the\n"
+    "JSON document (schema vkocc.devices/1). The device the other commands use without\n"
     "--device is marked with '*' ($VKOCC_DEVICE, else the first discrete GPU, integrated, virtual, then CPU).\n"
     "Where the driver reports its cores through VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2)\n"
     "or VK_ARM_shader_core_builtins, a second line (JSON: vendor_reported) gives them.\n"
     "Then every queue family: its flags, queue count and timestamp bits, and which family --queue compute\n"
     "(the default: a family without graphics where one exists) and --queue graphics pick (JSON:\n"
     "queue_families[].chosen_by). On NVIDIA the shared memory a pipeline gets per SM depends on the family.\n";
+
+/* PCI vendor IDs (and Khronos vendor IDs for those without one) of Vulkan drivers seen in practice. */
+static const char *vendor_name(uint32_t id) {
+  switch (id) {
+  case 0x10de: return "NVIDIA";
+  case 0x1002: return "AMD";
+  case 0x8086: return "Intel";
+  case 0x13b5: return "ARM";
+  case 0x5143: return "Qualcomm";
+  case 0x1010: return "ImgTec";
+  case 0x106b: return "Apple";
+  case 0x14e4: return "Broadcom";
+  case 0x10005: return "Mesa";
+  case 0x10002: return "VeriSilicon";
+  default: return NULL;
+  }
+}
 
 /* Which --queue choices pick family k: a JSON array of "compute"/"graphics", and the same as text. */
 static json_t *chosen_by(const vkocc_device_info *d, uint32_t k, char *text) {
@@ -38,14 +56,15 @@ static json_t *chosen_by(const vkocc_device_info *d, uint32_t k, char *text) {
 
 int cmd_devices(int argc, char **argv) {
   cli_common c = {0};
-  static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
-  int ch;
-  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    if (ch == 'j') c.json = true;
-    else if (ch == 'h') { fputs(help, stdout); return 0; }
-    else { fputs(help, stderr); return 2; }
+  static const struct option opts[] = {CLI_JSON_OPTION, CLI_OUTPUT_OPTION, {"help", no_argument, 0, 'h'}, {0}};
+  int ch, rc;
+  while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    if (ch == 'h') { fputs(help, stdout); return 0; }
+    if ((rc = cli_common_option("devices", ch, optarg, &c)) > 0) return rc;
+    if (rc < 0) return cli_usage_error(help);
   }
   if (optind < argc) return cli_error("devices", 2, "unexpected argument '%s'", argv[optind]);
+  if ((rc = cli_check_output("devices", "-o", c.output))) return rc;
   vkocc_device_info *d;
   uint32_t n;
   vkocc_status s = vkocc_enumerate_devices(&d, &n);
@@ -60,7 +79,7 @@ int cmd_devices(int argc, char **argv) {
   } else if (!env || !*env) {
     vkocc_select_device(d, n, NULL, &def);
   }
-  if (c.json) {
+  if (c.json || c.output) {
     json_t *a = json_array();
     for (uint32_t i = 0; i < n; i++) {
       json_t *o = vkocc_device_info_json(&d[i]);
@@ -68,13 +87,21 @@ int cmd_devices(int argc, char **argv) {
       for (size_t k = 0; k < json_array_size(qf); k++)
         json_object_set_new(json_array_get(qf, k), "chosen_by", chosen_by(&d[i], (uint32_t)k, NULL));
       json_object_set_new(o, "default", json_boolean(i == def));
+      const char *vn = vendor_name(d[i].vendor_id);
+      json_object_set_new(o, "vendor", vn ? json_string(vn) : json_null());
       json_array_append_new(a, o);
     }
-    free(d);
-    return cli_emit_json("devices", json_pack("{s:s, s:o}", "schema", "vkocc.devices/1", "devices", a), NULL);
+    json_t *doc = vkocc_doc_stamp(json_pack("{s:o}", "devices", a), VKOCC_DOC_DEVICES);
+    vkocc_status st = c.output ? vkocc_json_write(doc, c.output) : VKOCC_OK;
+    if (st || c.json) {
+      free(d);
+      if (st) { json_decref(doc); return cli_fail("devices", st); }
+      return cli_emit_json("devices", doc, NULL);
+    }
+    json_decref(doc);
   }
-  printf("%-3s %-34s %-6s %-10s %-22s %-7s %-4s %-9s %-6s %-14s %-8s %s\n", "#", "name", "vendor", "type",
-         "driver", "api", "sg", "shmem", "maxinv", "timestamps", "period", "clock sg/dev");
+  printf("%-3s %-34s %-15s %-10s %-22s %-7s %-4s %-10s %-6s %-14s %-9s %s\n", "#", "name", "vendor", "type",
+         "driver", "api", "sg", "shared [B]", "maxinv", "timestamps", "tick [ns]", "clock sg/dev");
   for (uint32_t i = 0; i < n; i++) {
     char api[32], drv[32], ts[32];
     vkocc_format_api_version(d[i].api_version, api);
@@ -83,8 +110,12 @@ int cmd_devices(int argc, char **argv) {
     else snprintf(ts, sizeof ts, "none");
     char driver[300];
     snprintf(driver, sizeof driver, "%s %s", d[i].driver_name[0] ? d[i].driver_name : "?", drv);
-    printf("%u%-2s %-34.34s 0x%04x %-10s %-22.22s %-7s %-4u %-9u %-6u %-14s %-8g %s/%s\n", i, i == def ? "*" : "",
-           d[i].name, d[i].vendor_id, vkocc_device_type_name(d[i].device_type), driver, api, d[i].subgroup_size,
+    char vendor[32];
+    const char *vn = vendor_name(d[i].vendor_id);
+    if (vn) snprintf(vendor, sizeof vendor, "%s (0x%04x)", vn, d[i].vendor_id);
+    else snprintf(vendor, sizeof vendor, "0x%04x", d[i].vendor_id);
+    printf("%u%-2s %-34.34s %-15s %-10s %-22.22s %-7s %-4u %-10u %-6u %-14s %-9g %s/%s\n", i, i == def ? "*" : "",
+           d[i].name, vendor, vkocc_device_type_name(d[i].device_type), driver, api, d[i].subgroup_size,
            d[i].max_shared_bytes, d[i].max_invocations, ts, d[i].timestamp_period,
            d[i].shader_subgroup_clock ? "yes" : "no", d[i].shader_device_clock ? "yes" : "no");
     const vkocc_vendor_reported *v = &d[i].vendor;

@@ -21,6 +21,8 @@ int cmd_plot(int argc, char **argv) {
   if (strcmp(kind, "surface") && strcmp(kind, "wg") && strcmp(kind, "comb") && strcmp(kind, "compare"))
     return cli_error("plot", 2, "unknown plot '%s' (surface, wg, comb or compare)", kind);
   argc--, argv++;
+  char prog[32] = "vkocc plot";
+  argv[0] = prog; /* getopt's messages: "vkocc plot: unrecognized option", not "surface: ..." */
   const char *out = NULL;
   vkocc_plot_options po = {0};
   uint32_t *shm = NULL, nshm = 0;

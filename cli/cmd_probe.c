@@ -5,7 +5,7 @@
 
 static const char *help =
     "usage: vkocc probe --wg N --shmem BYTES [--method comb|bisect|both] [--repeat K] [--json]\n"
-    "                   [--raw FILE] [--sleep-us US] [--device D] [--queue Q] [--no-shader-clock]\n"
+    "                   [--raw FILE] [-o FILE] [--sleep-us US] [--device D] [--queue Q] [--no-shader-clock]\n"
     "Measures occupancy P (workgroups resident at once) at one workgroup size and shared-memory size:\n"
     "  comb    sleeping workgroups record start/end on the realtime clock; P = most overlapping sleeps\n"
     "  bisect  double the dispatch until the runtime steps up by a wave, bisect to the step (P+1);\n"
@@ -17,7 +17,8 @@ static const char *help =
     "itself (docs/shader.md); with --from a surface or fingerprint: per SM and the limit that binds.\n"
     "--unmodified: the pipeline as written, by dispatch bisection on its own runtime (its workgroups need a\n"
     "regular workload of tens of microseconds or more; no shader clock needed).\n"
-    "--raw FILE writes the last comb's start and end times (ns) as JSON for plotting.\n";
+    "--raw FILE writes the last comb's start and end times (ns) as JSON for plotting; -o FILE the probe\n"
+    "document (schema vkocc.probe/1) that --json prints.\n";
 
 int cmd_probe(int argc, char **argv) {
   cli_common c = {0};
@@ -30,14 +31,15 @@ int cmd_probe(int argc, char **argv) {
       {"repeat", required_argument, 0, 'r'}, {"raw", required_argument, 0, 'R'},
       {"sleep-us", required_argument, 0, 'S'}, {"no-shader-clock", no_argument, 0, 'n'},
       {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS, {"from", required_argument, 0, CLI_OPT_FROM},
-      {"no-cache", no_argument, 0, 'C'}, {"unmodified", no_argument, 0, CLI_OPT_UNMODIFIED}, {0}};
+      {"no-cache", no_argument, 0, 'C'}, {"unmodified", no_argument, 0, CLI_OPT_UNMODIFIED}, CLI_OUTPUT_OPTION, {0}};
   int ch;
   uint32_t v;
   cli_shader sho = {0};
   bool no_cache = false;
-  while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
     case 'd': c.device = optarg; break;
+    case 'o': c.output = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'j': c.json = true; break;
     case 'n': c.no_clock = true; break;
@@ -52,10 +54,7 @@ int cmd_probe(int argc, char **argv) {
       have_shm = true;
       break;
     case 'm':
-      if (!strcmp(optarg, "comb")) o.method = VKOCC_METHOD_COMB;
-      else if (!strcmp(optarg, "bisect")) o.method = VKOCC_METHOD_BISECT;
-      else if (!strcmp(optarg, "both")) o.method = VKOCC_METHOD_BOTH;
-      else return cli_error("probe", 2, "--method '%s': expected comb, bisect or both", optarg);
+      if (vkocc_method_parse(optarg, "--method", &o.method)) return cli_fail("probe", VKOCC_ERROR_USAGE);
       break;
     case 'r':
       if (!cli_parse_u32(optarg, false, &v) || v < 1 || v > VKOCC_MAX_REPEAT)
@@ -96,6 +95,7 @@ int cmd_probe(int argc, char **argv) {
     return cli_error("probe", 2, "--entry, --spec, --define, --from and --no-cache go with --shader");
   if (!have_wg || !have_shm) return cli_error("probe", 2, "--wg and --shmem are required (see --help)");
   int rc = cli_check_output("probe", "--raw", raw);
+  if (!rc) rc = cli_check_output("probe", "-o", c.output);
   if (rc) return rc;
   vkocc_context *ctx;
   if ((rc = cli_open("probe", &c, &ctx))) return rc;
@@ -113,22 +113,29 @@ int cmd_probe(int argc, char **argv) {
     return rc;
   }
   vkocc_calibration cal;
-  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  vkocc_calibrate_options co;
+  vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   if ((s = vkocc_calibrate(ctx, &co, &cal))) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
   vkocc_probe_result r;
   if ((s = vkocc_probe(ctx, &cal, &o, &r))) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
   if (raw) {
-    json_t *doc = json_pack("{s:s, s:o, s:I, s:I, s:f, s:I, s:o}", "schema", "vkocc.raw-probe/1", "device",
-                            vkocc_device_info_json(d), "wg_size", (json_int_t)r.wg_size, "shared_bytes",
+    json_t *doc = json_pack("{s:o, s:I, s:I, s:f, s:I, s:o}", "device", vkocc_device_info_json(d), "wg_size", (json_int_t)r.wg_size, "shared_bytes",
                             (json_int_t)r.shared_bytes, "sleep_ns", r.sleep_ns, "P", (json_int_t)r.reps[r.repeat - 1].comb_P,
                             "intervals_ns", vkocc_intervals_json(r.raw, r.raw_count));
-    s = vkocc_json_write(doc, raw);
+    s = vkocc_json_write(vkocc_doc_stamp(doc, VKOCC_DOC_RAW_PROBE), raw);
+    json_decref(doc);
+    if (s) { vkocc_probe_result_free(&r); vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  }
+  if (c.output) {
+    json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(d), "probe",
+                                            vkocc_probe_result_json(&r)), VKOCC_DOC_PROBE);
+    s = vkocc_json_write(doc, c.output);
     json_decref(doc);
     if (s) { vkocc_probe_result_free(&r); vkocc_context_destroy(ctx); return cli_fail("probe", s); }
   }
   if (c.json) {
-    json_t *doc = json_pack("{s:s, s:s, s:o, s:o}", "schema", "vkocc.probe/1", "tool_version", vkocc_version(),
-                            "device", vkocc_device_info_json(d), "probe", vkocc_probe_result_json(&r));
+    json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(d), "probe",
+                                            vkocc_probe_result_json(&r)), VKOCC_DOC_PROBE);
     bool agree = r.agree;
     vkocc_probe_result_free(&r);
     vkocc_context_destroy(ctx);

@@ -55,10 +55,7 @@ int cmd_surface(int argc, char **argv) {
       o.shared = sh;
       break;
     case 'm':
-      if (!strcmp(optarg, "comb")) o.method = VKOCC_METHOD_COMB;
-      else if (!strcmp(optarg, "bisect")) o.method = VKOCC_METHOD_BISECT;
-      else if (!strcmp(optarg, "both")) o.method = VKOCC_METHOD_BOTH;
-      else { rc = cli_error("surface", 2, "--method '%s': expected comb, bisect or both", optarg); goto out; }
+      if (vkocc_method_parse(optarg, "--method", &o.method)) { rc = cli_fail("surface", VKOCC_ERROR_USAGE); goto out; }
       break;
     case 'r':
       if (!cli_parse_u32(optarg, false, &o.repeat) || o.repeat < 1 || o.repeat > VKOCC_MAX_REPEAT) {
@@ -97,7 +94,8 @@ int cmd_surface(int argc, char **argv) {
                     "use --method bisect", o.method == VKOCC_METHOD_COMB ? "comb" : "both", dev->name);
   if (st) { vkocc_context_destroy(ctx); rc = cli_fail("surface", st); goto out; }
   vkocc_calibration cal;
-  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  vkocc_calibrate_options co;
+  vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   vkocc_surface s;
   st = vkocc_calibrate(ctx, &co, &cal);
   if (!st) st = vkocc_surface_measure(ctx, &cal, &o, &s);
@@ -105,9 +103,7 @@ int cmd_surface(int argc, char **argv) {
   if (st) { rc = cli_fail("surface", st); goto out; }
   vkocc_derived d;
   bool derived = vkocc_derive(s.points, s.count, s.subgroup_size, &d) == VKOCC_OK;
-  json_t *doc = vkocc_surface_json(&s);
-  json_object_set_new(doc, "schema", json_string("vkocc.surface/1"));
-  json_object_set_new(doc, "tool_version", json_string(vkocc_version()));
+  json_t *doc = vkocc_doc_stamp(vkocc_surface_json(&s), VKOCC_DOC_SURFACE);
   json_object_set_new(json_object_get(doc, "timing"), "startup_ms", json_real(startup_ms));
   json_object_set_new(doc, "calibration", vkocc_calibration_json(&cal));
   if (derived) json_object_set_new(doc, "derived", vkocc_derived_json(&d, &s));
@@ -154,10 +150,7 @@ int cmd_surface(int argc, char **argv) {
     printf("\n");
   }
   if (derived) {
-    printf("derived: %u SMs%s; per SM: %u workgroups, %u subgroups%s (%u threads), %u shared bytes%s; "
-           "%u/%u points explained\n", d.sm_count, d.sm_count_ambiguous ? " (ambiguous)" : "", d.wg_per_sm,
-           d.subgroups_per_sm, d.subgroups_bound_seen ? "" : " or more", d.threads_per_sm, d.shared_per_sm,
-           d.shared_bound_seen ? "" : " or more", d.explained, d.total);
+    cli_print_derived("derived: ", &d, NULL);
     for (uint32_t i = 0; i < d.n_unexplained; i++)
       printf("  not explained: wg %u, %u bytes: P %u\n", s.points[d.unexplained[i]].wg_size,
              s.points[d.unexplained[i]].shared_bytes, s.points[d.unexplained[i]].P);

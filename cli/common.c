@@ -41,7 +41,8 @@ static int cmp_u32(const void *a, const void *b) {
 
 bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n) {
   char *copy = strdup(s), *save = NULL;
-  uint32_t cap = 64, m = 0, *v = malloc(cap * sizeof *v);
+  if (!copy) return false;
+  uint32_t cap = 64, m = 0, *v = vkocc_xmalloc(cap * sizeof *v);
   bool ok = *s != 0;
   for (char *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
     char *dash = strchr(tok, '-'), *colon = strchr(tok, ':');
@@ -52,13 +53,13 @@ bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n
       ok = cli_parse_u32(tok, allow_units, &a) && cli_parse_u32(dash + 1, allow_units, &b) && a <= b &&
            (!colon || (cli_parse_u32(colon + 1, allow_units, &step) && step > 0)) && (b - a) / step < 100000;
       for (uint64_t x = a; ok && x <= b; x += step) {
-        if (m == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        if (m == cap) v = vkocc_xrealloc(v, (cap *= 2) * sizeof *v);
         v[m++] = (uint32_t)x;
       }
     } else {
       ok = !colon && cli_parse_u32(tok, allow_units, &a);
       if (ok) {
-        if (m == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        if (m == cap) v = vkocc_xrealloc(v, (cap *= 2) * sizeof *v);
         v[m++] = a;
       }
     }
@@ -135,4 +136,45 @@ void cli_print_vendor_check(const char *label, json_t *vc) {
          json_is_true(json_object_get(sm, "agree")) ? "agree" : "DIFFERS",
          json_integer_value(json_object_get(sg, "measured")), bound ? " or more" : "",
          json_is_true(json_object_get(sg, "agree")) ? (bound ? "consistent" : "agree") : "DIFFERS");
+}
+
+int cli_common_option(const char *cmd, int ch, const char *arg, cli_common *c) {
+  switch (ch) {
+  case 'd': c->device = arg; return 0;
+  case CLI_OPT_QUEUE: c->queue = arg; return 0;
+  case CLI_OPT_JSON: c->json = true; return 0;
+  case CLI_OPT_NO_CLOCK: c->no_clock = true; return 0;
+  case 'o': c->output = arg; return 0;
+  case CLI_OPT_METHOD: {
+    vkocc_status s = vkocc_method_parse(arg, "--method", &c->method);
+    if (s) return cli_fail(cmd, s);
+    c->have_method = true;
+    return 0;
+  }
+  default: return -1;
+  }
+}
+
+int cli_usage_error(const char *help) {
+  fputs(help, stderr);
+  return 2;
+}
+
+/* "1 workgroup", "2 workgroups" */
+static const char *plural(uint32_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+void cli_print_derived(const char *label, const vkocc_derived *d, const char *from) {
+  char sms[64];
+  if (d->sm_count) snprintf(sms, sizeof sms, "%u %s%s", d->sm_count, plural(d->sm_count, "SM", "SMs"),
+                            d->sm_count_ambiguous ? " (ambiguous: another SM count explains as many points)" : "");
+  else snprintf(sms, sizeof sms, "SM count unknown (values per SM)");
+  const char *sg_more = d->subgroups_bound_seen ? "" : " or more", *sh_more = d->shared_bound_seen ? "" : " or more";
+  printf("%s%s; per SM: %u %s, %u%s %s (%u%s %s; subgroup size %u%s), %u%s shared %s; ", label, sms, d->wg_per_sm,
+         plural(d->wg_per_sm, "workgroup", "workgroups"), d->subgroups_per_sm, sg_more,
+         plural(d->subgroups_per_sm, "subgroup", "subgroups"), d->threads_per_sm, sg_more,
+         plural(d->threads_per_sm, "thread", "threads"), d->subgroup_size,
+         d->subgroup_size_inferred ? ", inferred" : "", d->shared_per_sm, sh_more,
+         plural(d->shared_per_sm, "byte", "bytes"));
+  if (from) printf("read from %s ($.derived)\n", from);
+  else printf("%u/%u %s explained\n", d->explained, d->total, plural(d->total, "point", "points"));
 }

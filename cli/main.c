@@ -50,7 +50,13 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return finish(0); }
   if (!strcmp(argv[1], "--version")) { printf("vkocc %s\n", vkocc_version()); return finish(0); }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(argv[1], commands[i].name)) return finish(commands[i].fn(argc - 1, argv + 1));
+    if (!strcmp(argv[1], commands[i].name)) {
+      /* getopt names argv[0] in its messages: "vkocc devices: unrecognized option '--x'" */
+      char prog[64];
+      snprintf(prog, sizeof prog, "vkocc %s", commands[i].name);
+      argv[1] = prog;
+      return finish(commands[i].fn(argc - 1, argv + 1));
+    }
   fprintf(stderr, "vkocc: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

@@ -253,7 +253,8 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   }
   /* calibrated only once every point has passed: bad input costs no measurement */
   vkocc_calibration cal;
-  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  vkocc_calibrate_options co;
+  vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   if (!st) st = vkocc_calibrate(ctx, &co, &cal);
   if (st) { free(spv); json_decref(points); vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
   uint32_t prevP = 0;

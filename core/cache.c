@@ -245,6 +245,7 @@ vkocc_status vkocc_read_file(const char *path, void **data, size_t *len) {
   }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap + 1);
+  if (!buf) { fclose(f); return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: out of memory", path); }
   size_t got;
   while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
     n += got;
@@ -255,7 +256,13 @@ vkocc_status vkocc_read_file(const char *path, void **data, size_t *len) {
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: larger than %zu MiB (not a vkocc input file)", path, READ_LIMIT >> 20);
       }
       cap *= 2;
-      buf = realloc(buf, cap + 1);
+      char *more = realloc(buf, cap + 1);
+      if (!more) {
+        free(buf);
+        fclose(f);
+        return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: out of memory reading %zu bytes", path, cap);
+      }
+      buf = more;
     }
   }
   bool err = ferror(f);

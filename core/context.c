@@ -26,7 +26,12 @@ static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
     ci.pInitialData = NULL;
     r = vkocc_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
   }
-  ctx->cache_was_loaded = r == VK_SUCCESS && ci.pInitialData != NULL;
+  /* warm only when the driver kept pipelines from the file: a header alone (32 bytes), or data it refused,
+   * leaves an empty cache */
+  size_t held = 0;
+  ctx->cache_was_loaded = r == VK_SUCCESS && ci.pInitialData != NULL &&
+                          vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &held, NULL) == VK_SUCCESS &&
+                          held > 32;
   free(data);
   return r == VK_SUCCESS ? VKOCC_OK : vkocc_vk_fail(r, "vkCreatePipelineCache");
 }
@@ -35,13 +40,35 @@ static void save_pipeline_cache(vkocc_context *ctx) {
   if (!ctx->cache || !ctx->cache_path[0]) return;
   size_t len = 0;
   if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, NULL) != VK_SUCCESS || !len) return;
-  void *data = malloc(len);
+  void *data = vkocc_xmalloc(len);
   if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, data) == VK_SUCCESS)
     vkocc_write_file_atomic(ctx->cache_path, data, len); /* a cache that cannot be written is no error */
   free(data);
 }
 
+/* What every context makes on its device: command pool and buffer, fence, timestamp queries, pipeline cache.
+ * On failure the caller destroys the context (which destroys what was made). */
+static vkocc_status context_objects(vkocc_context *ctx) {
+  VkResult r;
+  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                 .queueFamilyIndex = ctx->info.compute_queue_family};
+  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkQueryPoolCreateInfo qpci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+  if ((r = vkocc_fn.vkCreateCommandPool(ctx->device, &pci, NULL, &ctx->cmd_pool)) ||
+      (cai.commandPool = ctx->cmd_pool, r = vkocc_fn.vkAllocateCommandBuffers(ctx->device, &cai, &ctx->cmd)) ||
+      (r = vkocc_fn.vkCreateFence(ctx->device, &fci, NULL, &ctx->fence)) ||
+      (r = vkocc_fn.vkCreateQueryPool(ctx->device, &qpci, NULL, &ctx->queries))) {
+    return vkocc_vk_fail(r, "creating command pool, fence and query pool");
+  }
+  return load_pipeline_cache(ctx);
+}
+
 vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_context **out) {
+  vkocc_clear_error();
   vkocc_context_options defaults = {0};
   if (!opt) opt = &defaults;
   *out = NULL;
@@ -54,7 +81,7 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
       strspn(qspec, "0123456789") != strlen(qspec))
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s '%s': expected compute, graphics or a queue family index "
                       "(vkocc devices lists the families)", qsrc, qspec);
-  vkocc_context *ctx = calloc(1, sizeof *ctx);
+  vkocc_context *ctx = vkocc_xcalloc(1, sizeof *ctx);
   ctx->timeout_ns = (uint64_t)((opt->timeout_s > 0 ? opt->timeout_s : 10.0) * 1e9);
   vkocc_status s = vkocc_instance_create(&ctx->instance);
   if (s) { free(ctx); return s; }
@@ -66,8 +93,8 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device; install a "
                       "driver, e.g. mesa-vulkan-drivers for lavapipe");
   }
-  VkPhysicalDevice *pds = calloc(n, sizeof *pds);
-  vkocc_device_info *infos = calloc(n, sizeof *infos);
+  VkPhysicalDevice *pds = vkocc_xcalloc(n, sizeof *pds);
+  vkocc_device_info *infos = vkocc_xcalloc(n, sizeof *infos);
   vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, pds);
   for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
   const char *spec = opt->device ? opt->device : getenv("VKOCC_DEVICE");
@@ -135,24 +162,64 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
   }
   vkocc_load_device_functions(ctx->device);
   vkocc_fn.vkGetDeviceQueue(ctx->device, ctx->info.compute_queue_family, 0, &ctx->queue);
+  if ((s = context_objects(ctx))) { vkocc_context_destroy(ctx); return s; }
+  *out = ctx;
+  return VKOCC_OK;
+}
 
-  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-                                 .queueFamilyIndex = ctx->info.compute_queue_family};
-  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkQueryPoolCreateInfo qpci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
-  if ((r = vkocc_fn.vkCreateCommandPool(ctx->device, &pci, NULL, &ctx->cmd_pool)) ||
-      (cai.commandPool = ctx->cmd_pool, r = vkocc_fn.vkAllocateCommandBuffers(ctx->device, &cai, &ctx->cmd)) ||
-      (r = vkocc_fn.vkCreateFence(ctx->device, &fci, NULL, &ctx->fence)) ||
-      (r = vkocc_fn.vkCreateQueryPool(ctx->device, &qpci, NULL, &ctx->queries))) {
-    s = vkocc_vk_fail(r, "creating command pool, fence and query pool");
-    vkocc_context_destroy(ctx);
-    return s;
+vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vkocc_context **out) {
+  vkocc_clear_error();
+  if (!out) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: no output");
+  *out = NULL;
+  if (!ext || !ext->instance || !ext->physical_device || !ext->device)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: the instance, physical device and device "
+                      "handles are required");
+  VkInstance instance = (VkInstance)ext->instance;
+  vkocc_status s = vkocc_loader_use(ext->get_instance_proc_addr, instance);
+  if (s) return s;
+  /* the physical device must be one of the instance's: its index names it in documents as usual */
+  uint32_t n = 0, idx = UINT32_MAX;
+  vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, NULL);
+  VkPhysicalDevice *pds = vkocc_xcalloc(n ? n : 1, sizeof *pds);
+  if (!pds) return vkocc_fail(VKOCC_ERROR_RUNTIME, "out of memory");
+  vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, pds);
+  for (uint32_t i = 0; i < n; i++)
+    if (pds[i] == (VkPhysicalDevice)ext->physical_device) idx = i;
+  free(pds);
+  if (idx == UINT32_MAX)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: the physical device is not one of the "
+                      "instance's %u", n);
+  vkocc_context *ctx = vkocc_xcalloc(1, sizeof *ctx);
+  if (!ctx) return vkocc_fail(VKOCC_ERROR_RUNTIME, "out of memory");
+  ctx->external = true;
+  ctx->timeout_ns = (uint64_t)((ext->timeout_s > 0 ? ext->timeout_s : 10.0) * 1e9);
+  ctx->instance = instance;
+  ctx->phys = (VkPhysicalDevice)ext->physical_device;
+  ctx->device = (VkDevice)ext->device;
+  vkocc_fill_device_info(ctx->phys, idx, &ctx->info);
+  uint32_t fam = ext->queue_family;
+  if (fam >= ctx->info.queue_family_count) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: queue family %u: %s has %u families", fam,
+                   ctx->info.name, ctx->info.queue_family_count);
+  } else if (!(ctx->info.queue_families[fam].flags & VK_QUEUE_COMPUTE_BIT) ||
+             !ctx->info.queue_families[fam].timestamp_valid_bits) {
+    s = vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "vkocc_context_create_external: queue family %u of %s lacks %s", fam,
+                   ctx->info.name, (ctx->info.queue_families[fam].flags & VK_QUEUE_COMPUTE_BIT) ? "timestamps" : "compute");
+  } else if (ext->queue_index >= ctx->info.queue_families[fam].queue_count) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: queue %u of family %u: the family has %u",
+                   ext->queue_index, fam, ctx->info.queue_families[fam].queue_count);
   }
-  if ((s = load_pipeline_cache(ctx))) { vkocc_context_destroy(ctx); return s; }
+  if (s) { ctx->device = NULL; vkocc_context_destroy(ctx); return s; }
+  char choice[16];
+  snprintf(choice, sizeof choice, "%u", fam);
+  vkocc_device_use_queue_family(&ctx->info, fam, choice);
+  vkocc_fn.vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem);
+  /* only what the application enabled (a feature it did not enable must not be used) */
+  ctx->device_clock = ext->shader_device_clock && ctx->info.shader_device_clock;
+  ctx->subgroup_clock = ext->shader_subgroup_clock && ctx->info.shader_subgroup_clock;
+  vkocc_load_device_functions(ctx->device);
+  vkocc_fn.vkGetDeviceQueue(ctx->device, fam, ext->queue_index, &ctx->queue);
+  if ((s = context_objects(ctx))) { vkocc_context_destroy(ctx); return s; }
   *out = ctx;
   return VKOCC_OK;
 }
@@ -160,15 +227,16 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
 void vkocc_context_destroy(vkocc_context *ctx) {
   if (!ctx) return;
   if (ctx->device) {
-    vkocc_fn.vkDeviceWaitIdle(ctx->device);
+    /* our submissions are all waited for; the application's device is not ours to wait on */
+    if (!ctx->external) vkocc_fn.vkDeviceWaitIdle(ctx->device);
     save_pipeline_cache(ctx);
     if (ctx->cache) vkocc_fn.vkDestroyPipelineCache(ctx->device, ctx->cache, NULL);
     if (ctx->queries) vkocc_fn.vkDestroyQueryPool(ctx->device, ctx->queries, NULL);
     if (ctx->fence) vkocc_fn.vkDestroyFence(ctx->device, ctx->fence, NULL);
     if (ctx->cmd_pool) vkocc_fn.vkDestroyCommandPool(ctx->device, ctx->cmd_pool, NULL);
-    vkocc_fn.vkDestroyDevice(ctx->device, NULL);
+    if (!ctx->external) vkocc_fn.vkDestroyDevice(ctx->device, NULL);
   }
-  if (ctx->instance) vkocc_fn.vkDestroyInstance(ctx->instance, NULL);
+  if (ctx->instance && !ctx->external) vkocc_fn.vkDestroyInstance(ctx->instance, NULL);
   free(ctx);
 }
 

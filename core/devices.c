@@ -38,7 +38,7 @@ void vkocc_format_uuid(const uint8_t u[16], char out[37]) {
 static bool has_extension(VkPhysicalDevice pd, const char *name) {
   uint32_t n = 0;
   vkocc_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL);
-  VkExtensionProperties *e = calloc(n ? n : 1, sizeof *e);
+  VkExtensionProperties *e = vkocc_xcalloc(n ? n : 1, sizeof *e);
   vkocc_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, e);
   bool found = false;
   for (uint32_t i = 0; i < n && !found; i++) found = strcmp(e[i].extensionName, name) == 0;
@@ -139,7 +139,7 @@ void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_in
 
   uint32_t nq = 0;
   vkocc_fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
-  VkQueueFamilyProperties *q = calloc(nq ? nq : 1, sizeof *q);
+  VkQueueFamilyProperties *q = vkocc_xcalloc(nq ? nq : 1, sizeof *q);
   vkocc_fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, q);
   info->queue_family_count = nq < VKOCC_MAX_QUEUE_FAMILIES ? nq : VKOCC_MAX_QUEUE_FAMILIES;
   for (uint32_t i = 0; i < info->queue_family_count; i++) {
@@ -215,6 +215,7 @@ static void list_families(const vkocc_device_info *d, char *out, size_t len) {
 
 vkocc_status vkocc_select_queue_family(const vkocc_device_info *d, const char *spec, const char *source,
                                        uint32_t *family, bool *fell_back) {
+  vkocc_clear_error(); /* vkocc.h: a call that succeeds leaves no message behind */
   char list[1200];
   *fell_back = false;
   if (!source) source = "--queue";
@@ -257,6 +258,7 @@ vkocc_status vkocc_select_queue_family(const vkocc_device_info *d, const char *s
 }
 
 vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *count) {
+  vkocc_clear_error();
   *devices = NULL;
   *count = 0;
   VkInstance inst;
@@ -269,9 +271,9 @@ vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *coun
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device (%s); "
                       "install a driver, e.g. mesa-vulkan-drivers for lavapipe", vkocc_vk_result_name(r));
   }
-  VkPhysicalDevice *pds = calloc(n, sizeof *pds);
+  VkPhysicalDevice *pds = vkocc_xcalloc(n, sizeof *pds);
   vkocc_fn.vkEnumeratePhysicalDevices(inst, &n, pds);
-  vkocc_device_info *infos = calloc(n, sizeof *infos);
+  vkocc_device_info *infos = vkocc_xcalloc(n, sizeof *infos);
   for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
   free(pds);
   vkocc_fn.vkDestroyInstance(inst, NULL);
@@ -321,6 +323,7 @@ static vkocc_status no_match(const vkocc_device_info *d, uint32_t n, const char 
 }
 
 vkocc_status vkocc_select_device(const vkocc_device_info *d, uint32_t n, const char *spec, uint32_t *index) {
+  vkocc_clear_error();
   return vkocc_select_device_from(d, n, spec, "--device", index);
 }
 

@@ -13,6 +13,10 @@ const char *vkocc_vk_result_name(VkResult r);
 /* Maps a VkResult from `what` to a status with a message; VK_ERROR_DEVICE_LOST gets its own wording. */
 vkocc_status vkocc_vk_fail(VkResult r, const char *what);
 void vkocc_clear_error(void);
+/* malloc, calloc, realloc that end the process with "vkocc: out of memory" instead of returning NULL. */
+void *vkocc_xmalloc(size_t n);
+void *vkocc_xcalloc(size_t n, size_t size);
+void *vkocc_xrealloc(void *p, size_t n);
 
 /* loader.c: Vulkan entry points, loaded at run time (volk-style) so a missing loader is a clear error. */
 #define VKOCC_VK_GLOBAL(X) X(vkCreateInstance) X(vkEnumerateInstanceVersion)
@@ -46,6 +50,8 @@ extern vkocc_vk vkocc_fn;
 
 vkocc_status vkocc_loader_open(void);
 vkocc_status vkocc_instance_create(VkInstance *instance);
+/* The application's loader entry (NULL: the system loader's) and the instance functions of its instance. */
+vkocc_status vkocc_loader_use(void *get_instance_proc_addr, VkInstance instance);
 void vkocc_load_device_functions(VkDevice device);
 /* devices.c: makes family (UINT32_MAX: none) the one d names as measured on, chosen by choice. */
 void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
@@ -88,6 +94,7 @@ struct vkocc_context {
   bool cache_was_loaded;
   bool device_clock, subgroup_clock;
   bool exec_props; /* VK_KHR_pipeline_executable_properties enabled (statistics of a user's pipeline) */
+  bool external;   /* instance and device belong to the application (vkocc_context_create_external) */
   uint64_t timeout_ns;
 };
 
@@ -109,33 +116,6 @@ void vkocc_kernel_destroy(vkocc_context *ctx, vkocc_kernel *k);
 vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
                                   double *ns, vkocc_tick_status *tick);
 
-/* probes/probe.c: a session holds the buffers every probe shares; kernels are per point, so a sweep can
- * create all of them first (in parallel) and measure afterwards. */
-/* What a probe dispatch asks of the shader: mode 0 sleep on the realtime clock for sleep_ticks, at most
- * max_rounds loop iterations; mode 1 the pointer chase; key a value the compiler cannot know. */
-typedef struct vkocc_probe_params { uint32_t mode, sleep_ticks, max_rounds, key; } vkocc_probe_params;
-typedef struct vkocc_probe_session {
-  vkocc_context *ctx;
-  vkocc_buffer rec, chase;
-  uint32_t max_groups;
-  /* Another pipeline than the built-in probe (probes/pipeline.c): each dispatch goes through this call with
-   * the probe's parameters, records land in rec as usual. NULL for the built-in probe. */
-  vkocc_status (*dispatch)(void *user, const vkocc_probe_params *p, uint32_t groups, double *ns,
-                           vkocc_tick_status *tick);
-  void *user;
-} vkocc_probe_session;
-vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps);
-void vkocc_probe_session_destroy(vkocc_probe_session *ps);
-vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k);
-/* The probe shader's records (8 words each: start lo/hi, end lo/hi, flags) as intervals in ns from the
- * first start; a clock whose high words are all 0 is read as 32-bit (lavapipe). Returns the number of
- * sleeps cut by the iteration bound (flag 2). */
-uint32_t vkocc_comb_read_records(const uint32_t *records, uint32_t n, double ns_per_tick, vkocc_interval *iv);
-/* One one-workgroup dispatch: drivers that finish pipelines at first use do it here. */
-vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel);
-vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
-                                 const vkocc_probe_options *opt, vkocc_probe_result *out);
-
 /* devices.c: vkocc_select_device, with the messages naming where spec came from ("--device", "VKOCC_DEVICE"). */
 vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, const char *spec, const char *source,
                                       uint32_t *index);
@@ -155,11 +135,6 @@ vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
 /* derive.c: vkocc_derive with the SM count given (sms > 0), e.g. 1 for values that are already per SM. */
 vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, uint32_t sms,
                                 vkocc_derived *out);
-/* surface_io.c: vkocc_surface_load that also takes a fingerprint without its "surface": then *model_only
- * is set, out has no points (only the device, when the file names one) and d holds the file's "derived"
- * limits, else those derived from its normalized surface with d->sm_count 0 (unknown: values per SM). */
-vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkocc_derived *d, bool *model_only);
-
 double vkocc_now_ns(void);
 int vkocc_cmp_double(const void *a, const void *b);
 double vkocc_median(double *v, uint32_t n); /* sorts v */

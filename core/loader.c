@@ -64,3 +64,21 @@ void vkocc_load_device_functions(VkDevice device) {
   VKOCC_VK_DEVICE(LOAD)
 #undef LOAD
 }
+
+vkocc_status vkocc_loader_use(void *gipa, VkInstance instance) {
+  if (gipa) {
+    vkocc_fn.vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)gipa;
+#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(NULL, #n);
+    VKOCC_VK_GLOBAL(LOAD)
+#undef LOAD
+  } else {
+    vkocc_status s = vkocc_loader_open();
+    if (s) return s;
+  }
+#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(instance, #n);
+  VKOCC_VK_INSTANCE(LOAD)
+#undef LOAD
+  if (!vkocc_fn.vkGetPhysicalDeviceProperties2 || !vkocc_fn.vkGetDeviceProcAddr)
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the instance lacks Vulkan 1.1 (vkGetPhysicalDeviceProperties2)");
+  return VKOCC_OK;
+}

@@ -22,21 +22,22 @@ static int cmp_group(const void *a, const void *b) {
 
 vkocc_status vkocc_cluster(const vkocc_fingerprint *fps, uint32_t n, double threshold, uint32_t *cluster_of,
                            double *distance, uint32_t *clusters) {
+  vkocc_clear_error();
   *clusters = 0;
   if (n == 0) return VKOCC_OK;
   if (threshold < 0) threshold = VKOCC_CLUSTER_THRESHOLD;
-  uint32_t *order = malloc(n * sizeof *order);
+  uint32_t *order = vkocc_xmalloc(n * sizeof *order);
   for (uint32_t i = 0; i < n; i++) order[i] = i;
   g_fps = fps;
   qsort(order, n, sizeof *order, cmp_id);
-  group *g = malloc(n * sizeof *g);
+  group *g = vkocc_xmalloc(n * sizeof *g);
   uint32_t ng = 0;
   for (uint32_t i = 0; i < n; i++) {
     if (i && !strcmp(fps[order[i]].cluster_id, fps[order[i - 1]].cluster_id)) { g[ng - 1].count++; continue; }
     g[ng++] = (group){i, 1};
   }
   qsort(g, ng, sizeof *g, cmp_group);
-  uint32_t *leaders = malloc(ng * sizeof *leaders), nl = 0;
+  uint32_t *leaders = vkocc_xmalloc(ng * sizeof *leaders), nl = 0;
   for (uint32_t k = 0; k < ng; k++) {
     uint32_t rep = order[g[k].first], leader = rep;
     double best = 0;

@@ -9,6 +9,7 @@ const uint32_t vkocc_canonical_wg[VKOCC_CANON_WG] = {32, 64, 96, 128, 160, 192, 
 const uint32_t vkocc_canonical_shared[VKOCC_CANON_SHARED] = {0, 2048, 4096, 8192, 12288, 16384, 24576, 32768, 49152};
 
 vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_derived *d, vkocc_fingerprint *fp) {
+  vkocc_clear_error();
   memset(fp, 0, sizeof *fp);
   if (!d->sm_count) return vkocc_fail(VKOCC_ERROR_RUNTIME, "fingerprint: no SM count was derived");
   fp->subgroup_size = d->subgroup_size;

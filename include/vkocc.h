@@ -1,8 +1,10 @@
 /* vkocc — portable GPU occupancy through Vulkan microbenchmarks.
  *
- * One public header. Every function returns a vkocc_status; on failure vkocc_last_error() holds one line
- * naming what failed and with what (device, flag, file and JSON path, VkResult name). Results go through
- * out-parameters. Times are in nanoseconds unless a name says otherwise. Not thread-safe per context.
+ * One public header. Every function that can fail returns a vkocc_status (the others are pure lookups,
+ * formatters and free functions); on failure vkocc_last_error() holds one line naming what failed and with
+ * what (device, flag, file and JSON path, VkResult name); every call that returns a status clears it first,
+ * so after a success it is "". Results go through out-parameters. Out of memory ends the process with one
+ * line on stderr (the allocations are small bookkeeping). Times are in nanoseconds unless a name says otherwise. Not thread-safe per context.
  */
 #ifndef VKOCC_H
 #define VKOCC_H
@@ -23,7 +25,7 @@ typedef enum vkocc_status {
   VKOCC_ERROR_UNSUPPORTED = 3, /* the device or system lacks what is needed (loader, driver, timestamps) */
 } vkocc_status;
 
-/* The message of the last failure on this thread (never NULL; "" when none). */
+/* The message of the last failure on this thread (never NULL; "" when none or after a call that succeeded). */
 const char *vkocc_last_error(void);
 const char *vkocc_version(void);
 /* Monotonic clock in milliseconds (for timing what callers do around the library). */
@@ -623,15 +625,130 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
                                       const vkocc_probe_options *opt, bool use_cache, vkocc_pipeline_result *out);
 void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
 
+
+/* ---------------------------------------------------------------- library API for what the CLI does (issue 12)
+ * Presets shared by the CLI and the library, the fingerprint of a device with the CLI's cache, a context on
+ * the application's own Vulkan device, and a workgroup-size suggestion with the per-limit counts. */
+
+/* Named calibrations: FULL is vkocc_calibrate's defaults (all fields 0); QUICK (4 lengths, 3 repeats, the
+ * longest spin 1 ms) is what a probe, a surface or calc runs when no calibration was given. */
+typedef enum vkocc_calibration_preset {
+  VKOCC_CALIBRATION_FULL = 0,
+  VKOCC_CALIBRATION_QUICK = 1,
+} vkocc_calibration_preset;
+void vkocc_calibrate_preset(vkocc_calibration_preset preset, vkocc_calibrate_options *out);
+
+/* "comb", "bisect", "both" (VKOCC_METHOD_BOTH) and "auto" (0: comb where the device clock exists, else
+ * bisect); VKOCC_ERROR_USAGE naming `source` (e.g. "--method") for anything else. */
+vkocc_status vkocc_method_parse(const char *text, const char *source, vkocc_method *out);
+/* "comb", "bisect", "both" or "auto" (0). */
+const char *vkocc_method_name(vkocc_method m);
+/* The largest workgroup size a 1-D dispatch of the device can use: min(maxComputeWorkGroupInvocations,
+ * maxComputeWorkGroupSize[0]). */
+uint32_t vkocc_device_max_wg_size(const vkocc_device_info *d);
+
+typedef struct vkocc_fingerprint_options {
+  bool fresh;                 /* measure even when the cache holds a fingerprint of this device */
+  bool no_cache;              /* neither read nor write the cache */
+  vkocc_method method;        /* 0: comb where the device clock exists, else bisect */
+  vkocc_calibration_preset calibration; /* FULL (default) or QUICK */
+  void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total); /* NULL: silent */
+  void *user;
+} vkocc_fingerprint_options;
+
+/* What vkocc_fingerprint_measure knows beyond the normalized surface; free with vkocc_fingerprint_details_free. */
+typedef struct vkocc_fingerprint_details {
+  vkocc_device_info device;   /* the device (from the cache: as recorded there) */
+  vkocc_derived derived;      /* its SM count and per-SM limits */
+  bool from_cache;            /* reused from the cache: nothing was measured */
+  char cache_path[1024];      /* the cache file: $XDG_CACHE_HOME/vkocc/fingerprint-UUID-DRIVER-qFAMILY.json ("" none) */
+  vkocc_method method;        /* the method the surface was measured with */
+  double elapsed_ms;          /* calibration + surface (0 from the cache) */
+  void *document;             /* internal: the whole vkocc.fingerprint/1 document */
+} vkocc_fingerprint_details;
+void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d);
+
+/* Fingerprints the context's device as `vkocc fingerprint` does: calibration, the surface on the canonical
+ * grid clipped to the device's limits, derived limits, normalization, cluster ID. The fingerprint of the same
+ * device UUID, driver version, queue family (and LP_NUM_THREADS) written by this version of vkocc is reused
+ * from the cache unless options->fresh; a fresh one is stored there (a cache that cannot be written is no
+ * error). A context made with disable_shader_clock neither reads nor writes the cache. options NULL: the
+ * defaults. details may be NULL. Errors: those of vkocc_calibrate, vkocc_surface_measure and vkocc_derive. */
+vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
+                                       vkocc_fingerprint *out, vkocc_fingerprint_details *details);
+/* Writes a vkocc.fingerprint/1 document (vkocc_fingerprint_load reads it back) through a temporary file and
+ * a rename: nothing half-written on error. With details: the whole document (device, calibration, surface,
+ * derived limits), else the normalized part with the device name and driver. path "-": stdout.
+ * VKOCC_ERROR_USAGE when path cannot be written (a directory, a missing directory). */
+vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fingerprint_details *details,
+                                    const char *path);
+
+/* The application's own Vulkan objects, as plain handles so that this header needs no Vulkan header. */
+typedef struct vkocc_external_device {
+  void *instance;               /* VkInstance */
+  void *physical_device;        /* VkPhysicalDevice the device was created on */
+  void *device;                 /* VkDevice */
+  uint32_t queue_family;        /* a family of `device` with compute and timestamps */
+  uint32_t queue_index;         /* which queue of that family vkocc submits to (the app must not use it meanwhile) */
+  void *get_instance_proc_addr; /* the application's PFN_vkGetInstanceProcAddr; NULL: the system loader's */
+  /* What the application enabled on `device` (Vulkan cannot be asked): VK_KHR_shader_clock with
+   * shaderDeviceClock / shaderSubgroupClock. Without the device clock, P is measured by bisection only. */
+  bool shader_device_clock, shader_subgroup_clock;
+  double timeout_s;             /* host wait limit for one submission; 0 = 10 s */
+} vkocc_external_device;
+
+/* A context on the application's device: no instance or device is created; vkocc makes its own command
+ * pool, fence, query pool, pipelines and buffers on `device` and destroys only those (vkocc_context_destroy
+ * never destroys the application's objects, nor waits for its other queues). VKOCC_ERROR_USAGE for a NULL
+ * handle, a physical device not in the instance, a family index out of range; VKOCC_ERROR_UNSUPPORTED when
+ * the family lacks compute or timestamps. Only one context's device functions are loaded at a time:
+ * do not use two contexts at once. */
+vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vkocc_context **ctx);
+
+/* Workgroups per SM under each limit at one point (as Nsight Compute's "Block Limit" rows), from derived
+ * limits. VKOCC_NO_LIMIT where a limit does not apply (shared memory at 0 bytes) or is unknown (registers:
+ * Vulkan does not tell them). */
+#define VKOCC_NO_LIMIT UINT32_MAX
+typedef struct vkocc_limits_per_sm {
+  uint32_t workgroup_slots;     /* W */
+  uint32_t subgroup_slots;      /* floor(S / ceil(wg / subgroup size)) (Nsight: warps) */
+  uint32_t threads;             /* floor(threads per SM / wg) */
+  uint32_t shared_memory;       /* floor(M / shared bytes) */
+  uint32_t registers;           /* VKOCC_NO_LIMIT (unknown) */
+  uint32_t wg_per_sm;           /* the smallest of them: resident workgroups per SM */
+  uint32_t binding;             /* vkocc_limit bits of the limits equal to wg_per_sm */
+} vkocc_limits_per_sm;
+void vkocc_limits_per_sm_compute(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes,
+                                 vkocc_limits_per_sm *out);
+
+/* Shared bytes a workgroup of wg_size threads needs; VKOCC_NO_LIMIT: this size cannot be used. */
+typedef uint32_t (*vkocc_shared_fn)(void *user, uint32_t wg_size);
+
+typedef struct vkocc_wg_suggestion {
+  uint32_t wg_size, shared_bytes;  /* the chosen size and its shared memory */
+  vkocc_occupancy occupancy;       /* there */
+  vkocc_limits_per_sm limits;      /* there */
+  uint32_t candidates;             /* sizes considered */
+} vkocc_wg_suggestion;
+
+/* The counterpart of cudaOccupancyMaxPotentialBlockSize: of the multiples of the subgroup size up to
+ * max_wg_size (0: the derived threads per SM), the workgroup size with the highest occupancy (threads per
+ * SM), ties to the larger size. shared may be NULL (no shared memory); sizes whose shared bytes exceed
+ * max_shared_bytes (0: no limit) are skipped. VKOCC_ERROR_USAGE when no size fits. */
+vkocc_status vkocc_suggest_wg_size(const vkocc_derived *d, vkocc_shared_fn shared, void *user, uint32_t max_wg_size,
+                                   uint32_t max_shared_bytes, vkocc_wg_suggestion *out);
+
 /* ---------------------------------------------------------------- failures reported from outside (issue 12, install)
- * Records a failure the way the library does: the printf-formatted message becomes vkocc_last_error() of
- * this thread, and s is returned. For callbacks that return a vkocc_status (vkocc_runtime_fn,
- * vkocc_workload_fn) and for libraries built on vkocc (libvkocc-plot reports its errors through it). */
+ * For callbacks that return a vkocc_status (vkocc_runtime_fn, vkocc_workload_fn) and for libraries built on
+ * vkocc (libvkocc-plot reports through these): vkocc_fail records a failure the way the library does (the
+ * printf-formatted message becomes vkocc_last_error() of this thread) and returns s; vkocc_clear_error
+ * empties it, as every status call of the library does when it succeeds. */
 vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+void vkocc_clear_error(void);
 
 #ifdef __cplusplus
 }

@@ -199,6 +199,7 @@ static searcher make_searcher(vkocc_workload_fn fn, void *user, uint32_t repeats
 
 vkocc_status vkocc_bisect_search(vkocc_runtime_fn fn, void *user, uint32_t start, uint32_t max_groups,
                                  double wave_ns, uint32_t repeats, vkocc_bisect_estimate *out) {
+  vkocc_clear_error();
   memset(out, 0, sizeof *out);
   vkocc_status st = check_args(max_groups, wave_ns);
   if (st) return st;
@@ -210,6 +211,7 @@ vkocc_status vkocc_bisect_search(vkocc_runtime_fn fn, void *user, uint32_t start
 vkocc_status vkocc_bisect_search_sized(vkocc_workload_fn fn, void *user, uint32_t start, uint32_t max_groups,
                                        double wave_ns, double max_wave_ns, uint32_t repeats,
                                        vkocc_bisect_estimate *out) {
+  vkocc_clear_error();
   memset(out, 0, sizeof *out);
   vkocc_status st = check_args(max_groups, wave_ns);
   if (st) return st;

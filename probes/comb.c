@@ -15,6 +15,7 @@ static int cmp_event(const void *a, const void *b) {
 }
 
 vkocc_status vkocc_comb_estimate_P(const vkocc_interval *iv, uint32_t n, double min_dwell, vkocc_comb_estimate *out) {
+  vkocc_clear_error();
   memset(out, 0, sizeof *out);
   uint32_t m = 0;
   for (uint32_t i = 0; i < n; i++)

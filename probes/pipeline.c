@@ -5,7 +5,7 @@
  * own push constants). With shader->unmodified the module is built as written and measured by dispatch
  * bisection on its own runtime (measure_unmodified). */
 #include "compile.h"
-#include "internal.h"
+#include "probe_internal.h"
 #include "jsonio.h"
 #include <math.h>
 #include <spirv.h>
@@ -726,6 +726,7 @@ vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_des
 
 vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_shader_desc *sh,
                                       const vkocc_probe_options *opt_in, bool use_cache, vkocc_pipeline_result *out) {
+  vkocc_clear_error();
   memset(out, 0, sizeof *out);
   vkocc_probe_options opt = opt_in ? *opt_in : (vkocc_probe_options){0};
   if (sh->unmodified && opt.method && opt.method != VKOCC_METHOD_BISECT)
@@ -782,7 +783,8 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
   vkocc_calibration cal_local;
   const vkocc_calibration *cal = cal_in;
   if (!cal) {
-    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+    vkocc_calibrate_options co;
+    vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
     if ((s = vkocc_calibrate(ctx, &co, &cal_local))) { user_pipeline_destroy(&u); return s; }
     cal = &cal_local;
   }

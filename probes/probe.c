@@ -2,7 +2,7 @@
  * Dispatch sizes grow from what is known (a hint, then the previous repetition), never from a fixed
  * large count; the sleep comes from the calibrated dispatch overhead and grows while the launch spread
  * of the first tooth is too large a part of it. */
-#include "internal.h"
+#include "probe_internal.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +49,8 @@ static uint32_t sleep_ticks(const vkocc_calibration *cal, double ns) {
 }
 
 vkocc_status vkocc_probe_check_point(const vkocc_device_info *d, uint32_t wg, uint32_t shared) {
-  uint32_t max_wg = d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
+  vkocc_clear_error();
+  uint32_t max_wg = vkocc_device_max_wg_size(d);
   if (wg == 0 || wg > max_wg)
     return vkocc_fail(VKOCC_ERROR_USAGE, "workgroup size %u is outside 1..%u (maxComputeWorkGroupInvocations and "
                       "maxComputeWorkGroupSize[0] of %s)", wg, max_wg, d->name);
@@ -173,7 +174,7 @@ vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session 
   if (!s) s = vkocc_buffer_create(ctx, CHASE_ENTRIES * 4, false, &ps->chase);
   if (!s) {
     /* one random cycle through the table (Sattolo), so every load depends on the previous one */
-    uint32_t *next = malloc(CHASE_ENTRIES * 4), *perm = malloc(CHASE_ENTRIES * 4);
+    uint32_t *next = vkocc_xmalloc(CHASE_ENTRIES * 4), *perm = vkocc_xmalloc(CHASE_ENTRIES * 4);
     uint64_t rng = 0x2545F4914F6CDD1Dull;
     for (uint32_t i = 0; i < CHASE_ENTRIES; i++) perm[i] = i;
     for (uint32_t i = CHASE_ENTRIES - 1; i > 0; i--) {
@@ -232,7 +233,7 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
     if (n > r->max_groups) n = r->max_groups;
     r->push.mode = 0;
     r->push.sleep_ticks = sleep_ticks(cal, *sleep_ns);
-    iv = realloc(iv, n * sizeof *iv);
+    iv = vkocc_xrealloc(iv, n * sizeof *iv);
     r->cut_short = 0;
     double ns;
     if ((s = comb_once(r, cal->ns_per_tick, n, iv, &ns))) break;
@@ -469,13 +470,15 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
 
 vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_probe_options *opt,
                          vkocc_probe_result *out) {
+  vkocc_clear_error();
   memset(out, 0, sizeof *out);
   vkocc_status s = vkocc_probe_check_point(&ctx->info, opt->wg_size, opt->shared_bytes);
   if (s) return s;
   vkocc_calibration cal_local;
   const vkocc_calibration *cal = cal_in;
   if (!cal) {
-    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+    vkocc_calibrate_options co;
+    vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
     if ((s = vkocc_calibrate(ctx, &co, &cal_local))) return s;
     cal = &cal_local;
   }

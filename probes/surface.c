@@ -2,7 +2,7 @@
  * first, in parallel through the persisted pipeline cache, then measures them one after the other
  * (measurement never waits on compilation). Refinement rounds bisect the shared-memory gaps between
  * neighbouring points whose P differs, down to refine_bytes, so every step of the surface is located. */
-#include "internal.h"
+#include "probe_internal.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -72,13 +72,13 @@ static int cmp_point(const void *a, const void *b) {
 void vkocc_surface_default_grid(const vkocc_device_info *d, uint32_t **wg, uint32_t *nwg, uint32_t **shared,
                                 uint32_t *nshared) {
   uint32_t sg = d->subgroup_size ? d->subgroup_size : 32;
-  uint32_t maxwg = d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
+  uint32_t maxwg = vkocc_device_max_wg_size(d);
   *nwg = 0;
-  *wg = malloc((maxwg / sg + 1) * sizeof **wg);
+  *wg = vkocc_xmalloc((maxwg / sg + 1) * sizeof **wg);
   for (uint32_t w = sg; w <= maxwg; w += sg) (*wg)[(*nwg)++] = w;
   /* 0, 1 KiB, 2 KiB, then steps of an eighth of the maximum (refinement finds the exact steps) */
   uint32_t maxs = d->max_shared_bytes;
-  *shared = malloc(16 * sizeof **shared);
+  *shared = vkocc_xmalloc(16 * sizeof **shared);
   *nshared = 0;
   (*shared)[(*nshared)++] = 0;
   if (maxs >= 1024) (*shared)[(*nshared)++] = 1024;
@@ -102,7 +102,7 @@ static void point_from_result(vkocc_surface_point *p, const vkocc_probe_result *
 static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, const vkocc_calibration *cal,
                                   const vkocc_surface_options *o, vkocc_method method, uint32_t repeat,
                                   vkocc_surface_point *pts, const uint32_t *hints, uint32_t n, vkocc_surface *out) {
-  vkocc_kernel *kernels = calloc(n ? n : 1, sizeof *kernels);
+  vkocc_kernel *kernels = vkocc_xcalloc(n ? n : 1, sizeof *kernels);
   double t0 = vkocc_now_ns();
   vkocc_status s = build_kernels(ctx, o, pts, n, kernels);
   /* Drivers may finish a pipeline at its first dispatch (lavapipe compiles there): one tiny dispatch of
@@ -150,12 +150,13 @@ static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, c
 }
 
 static void append(vkocc_surface *out, uint32_t *cap, const vkocc_surface_point *p) {
-  if (out->count == *cap) out->points = realloc(out->points, (*cap = *cap ? 2 * *cap : 256) * sizeof *out->points);
+  if (out->count == *cap) out->points = vkocc_xrealloc(out->points, (*cap = *cap ? 2 * *cap : 256) * sizeof *out->points);
   out->points[out->count++] = *p;
 }
 
 vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_surface_options *opt,
                                    vkocc_surface *out) {
+  vkocc_clear_error();
   vkocc_surface_options o = *opt;
   memset(out, 0, sizeof *out);
   out->device = ctx->info;
@@ -205,8 +206,8 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
       if (m <= l->shared_bytes || m >= r->shared_bytes) continue;
       if (nmid == mcap) {
         mcap = mcap ? 2 * mcap : 64;
-        mid = realloc(mid, mcap * sizeof *mid);
-        hints = realloc(hints, mcap * sizeof *hints);
+        mid = vkocc_xrealloc(mid, mcap * sizeof *mid);
+        hints = vkocc_xrealloc(hints, mcap * sizeof *hints);
       }
       hints[nmid] = l->P; /* P only falls with more shared memory: the left neighbour bounds it */
       mid[nmid++] = (vkocc_surface_point){.wg_size = l->wg_size, .shared_bytes = m, .refined = true};

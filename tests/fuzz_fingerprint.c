@@ -1,7 +1,7 @@
 /* Fuzz target for the fingerprint reader, then what its consumers run on the result: the writer
  * (round trip), the distance and the clustering that `vkocc cluster` and policy selection use. */
 #include "fuzz_util.h"
-#include "jsonio.h"
+#include "io.h"
 #include <math.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -3,7 +3,7 @@
  * normalization to a fingerprint, and the JSON writer (round trip). One source, two targets:
  * FUZZ_CSV keeps the inputs on the CSV path (wg_size,shared_bytes,P), otherwise on the JSON path. */
 #include "fuzz_util.h"
-#include "jsonio.h"
+#include "io.h"
 #include <ctype.h>
 
 static void check_occupancy(const vkocc_derived *d, const vkocc_occupancy *oc) {

@@ -1,6 +1,6 @@
 /* Writes the example files under tests/data (synthetic fingerprints and a policy database) through the
  * library, so they are what vkocc itself writes. usage: gen_examples DIR */
-#include "jsonio.h"
+#include "io.h"
 #include "synth.h"
 #include <stdio.h>
 #include <string.h>

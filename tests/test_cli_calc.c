@@ -19,7 +19,11 @@ int main(int argc, char **argv) {
   CHECK(rc == 0, "calc point exit %d", rc);
   CHECK_CONTAINS(out, "resident workgroups          1584         12");
   CHECK_CONTAINS(out, "occupancy: 56.25% of 2048 threads per SM; binding limit: shared memory");
-  CHECK_CONTAINS(out, "derived: 132 SMs; per SM 32 workgroups, 64 subgroups of 32 (inferred), 2048 threads, 102400 shared bytes");
+  CHECK_CONTAINS(out, "derived: 132 SMs; per SM: 32 workgroups, 64 subgroups (2048 threads; subgroup size 32, "
+                     "inferred), 102400 shared bytes; 70/70 points explained");
+  /* the workgroups per SM each limit allows (Nsight Compute's block limits) */
+  CHECK_CONTAINS(out, "workgroups per SM by limit: workgroup slots 32, subgroup slots 21, threads 21, shared memory 12, "
+                      "registers unknown");
   free(out);
   /* a point between measured ones comes from the model */
   rc = run_fmt(&out, "%s calc --wg 160 --shmem 6000 --from %s/h100-grid.csv", bin, data);

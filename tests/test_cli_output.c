@@ -3,7 +3,7 @@
  * outputs and flags are checked before anything is measured; the messages name what is wrong. */
 #include "check.h"
 #include "internal.h"
-#include "jsonio.h"
+#include "io.h"
 #include "run.h"
 #include <dirent.h>
 #include <errno.h>

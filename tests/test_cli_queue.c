@@ -4,7 +4,7 @@
  * Why it matters: on NVIDIA the shared memory per SM differs by family (docs/results/h100/carveout/). */
 #include "check.h"
 #include "internal.h"
-#include "jsonio.h"
+#include "io.h"
 #include "run.h"
 #include <jansson.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* The comb estimator on synthetic timelines: each case asserts the exact P. */
 #include "check.h"
-#include "internal.h"
+#include "../probes/probe_internal.h"
 #include <stdlib.h>
 
 /* Simulates a device with P slots: workgroups start in order, each as soon as a slot is free (plus a

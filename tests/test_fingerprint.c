@@ -2,7 +2,7 @@
  * different IDs; noisy copies keep their cluster by distance; the reader checks schema, types, the grid and
  * the stored ID. */
 #include "check.h"
-#include "jsonio.h"
+#include "io.h"
 #include "synth.h"
 #include <stdlib.h>
 

@@ -23,7 +23,8 @@ int main(int argc, char **argv) {
   CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
   if (!ctx) return check_report();
   vkocc_calibration cal;
-  vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  vkocc_calibrate_options co;
+  vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   CHECK(vkocc_calibrate(ctx, &co, &cal) == VKOCC_OK, "calibrate: %s", vkocc_last_error());
 
   struct { const char *file; bool spv; const char *entry; uint32_t wg, shared; } cases[] = {

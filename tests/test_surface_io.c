@@ -1,6 +1,7 @@
 /* Surface files: CSV and JSON readers accept good input and name the line or JSON path of bad input. */
 #include "check.h"
 #include "internal.h"
+#include "io.h"
 #include "vkocc.h"
 #include <jansson.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@ int main(int argc, char **argv) {
   vkocc_surface_free(&t);
 
   expect_error("header.csv", "wg,shm,P\n32,0,1\n", "header.csv:1: expected the header");
-  expect_error("fields.csv", "wg_size,shared_bytes,P\n32,0\n", "fields.csv:2: expected 3 comma-separated fields");
+  expect_error("fields.csv", "wg_size,shared_bytes,P\n32,0\n", "fields.csv:2: '32,0': expected 3 comma-separated fields wg_size,shared_bytes,P, found 2");
   expect_error("number.csv", "wg_size,shared_bytes,P\n32,0,abc\n", "number.csv:2: P 'abc' is not a non-negative integer");
   expect_error("negative.csv", "wg_size,shared_bytes,P\n32,-5,7\n", "shared_bytes '-5'");
   expect_error("zero.csv", "wg_size,shared_bytes,P\n0,0,7\n", "wg_size must be positive");
@@ -74,8 +75,8 @@ int main(int argc, char **argv) {
                "dup.csv:4: wg_size 32, shared_bytes 0 again, with P 4200 (line 2 has P 4224)");
   expect_error("dup.json", "{\"schema\": \"vkocc.surface/1\", \"points\": [{\"wg_size\": 32, \"shared_bytes\": 0, \"P\": 5}, "
                "{\"wg_size\": 32, \"shared_bytes\": 0, \"P\": 6}]}", "$.points[1]: wg_size 32, shared_bytes 0 again, with P 6 ($.points[0] has P 5)");
-  expect_error("lead.csv", "wg_size,shared_bytes,P\n,32,0,4224\n", "lead.csv:2: expected 3 comma-separated fields, found 4");
-  expect_error("trail.csv", "wg_size,shared_bytes,P\n32,0,4224,\n", "trail.csv:2: expected 3 comma-separated fields, found 4");
+  expect_error("lead.csv", "wg_size,shared_bytes,P\n,32,0,4224\n", "lead.csv:2: ',32,0,4224': expected 3 comma-separated fields wg_size,shared_bytes,P, found 4");
+  expect_error("trail.csv", "wg_size,shared_bytes,P\n32,0,4224,\n", "trail.csv:2: '32,0,4224,': expected 3 comma-separated fields wg_size,shared_bytes,P, found 4");
   expect_error("mid.csv", "wg_size,shared_bytes,P\n32, ,4224\n", "mid.csv:2: shared_bytes is empty");
   expect_error("hdr.csv", "wg_size,shared_bytes,P,\n32,0,4224\n", "hdr.csv:1: expected the header");
   expect_error("zeros.csv", "wg_size,shared_bytes,P\n32,0,0\n64,0,0\n", "zeros.csv: every point has P = 0");

@@ -1,6 +1,6 @@
 /* A small surface on lavapipe: P is LP_NUM_THREADS everywhere, the derived SM count times the
- * workgroups per SM is LP_NUM_THREADS, and every point is explained. Pipelines come from the cache
- * on the second run. */
+ * workgroups per SM is LP_NUM_THREADS, and every point is explained. lavapipe's pipeline cache holds no
+ * pipelines, so no run counts as warm. */
 #include "check.h"
 #include "vkocc.h"
 #include <stdlib.h>
@@ -15,7 +15,8 @@ int main(void) {
     CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
     if (!ctx) return check_report();
     vkocc_calibration cal;
-    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+    vkocc_calibrate_options co;
+    vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
     CHECK(vkocc_calibrate(ctx, &co, &cal) == VKOCC_OK, "calibrate: %s", vkocc_last_error());
     const uint32_t wg[] = {8, 64, 256, 1024}, sh[] = {0, 16384, 32768};
     vkocc_surface_options so = {.wg_sizes = wg, .wg_count = 4, .shared = sh, .shared_count = 3};
@@ -27,7 +28,9 @@ int main(void) {
     CHECK_EQ_U(s.count, 12);
     CHECK_EQ_U(s.pipelines, 12);
     CHECK(s.pipelines_ms > 0 && s.measure_ms > 0, "timings");
-    if (run == 1) CHECK(s.cache_warm, "second run must find the pipeline cache");
+    /* Mesa 22.3's lavapipe keeps no pipelines in its VkPipelineCache: the file it leaves is the 32-byte header
+     * alone, so the second run is no warmer than the first (surface printed "with a warm cache" here) */
+    CHECK(!s.cache_warm, "run %d: lavapipe's pipeline cache holds only its header, yet it counted as warm", run);
     for (uint32_t i = 0; i < s.count; i++)
       CHECK(s.points[i].P == expect, "P at wg %u, %u bytes: %u, expected %u", s.points[i].wg_size,
             s.points[i].shared_bytes, s.points[i].P, expect);

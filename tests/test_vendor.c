@@ -2,7 +2,7 @@
  * trip and is omitted when the device reports nothing; measured vs reported agrees, differs and treats a
  * lower bound as such; a fingerprint that carries the cross-check parses to the same cluster ID. */
 #include "check.h"
-#include "jsonio.h"
+#include "io.h"
 #include <stdlib.h>
 
 static void roundtrip(const vkocc_device_info *in, vkocc_device_info *out, bool *has_key) {

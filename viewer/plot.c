@@ -387,6 +387,7 @@ void vkocc_surface_grid_size(const vkocc_surface *s, uint32_t *nwg, uint32_t *ns
 
 vkocc_status vkocc_plot_surface(const vkocc_surface *s, const vkocc_derived *d, const char *path,
                                 const vkocc_plot_options *o) {
+  vkocc_clear_error();
   if (s->count == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "plot: the surface is empty");
   canvas c;
   vkocc_status st = canvas_open(&c, path, o);
@@ -397,6 +398,7 @@ vkocc_status vkocc_plot_surface(const vkocc_surface *s, const vkocc_derived *d, 
 
 vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const uint32_t *shared, uint32_t n,
                            const char *path, const vkocc_plot_options *o) {
+  vkocc_clear_error();
   if (s->count == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "plot: the surface is empty");
   if (n == 0 || n > 8) return vkocc_fail(VKOCC_ERROR_USAGE, "plot wg: give 1 to 8 shared-memory sizes");
   canvas c;
@@ -424,14 +426,29 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
   for (uint32_t k = 0; k < n; k++) {
     cairo_set_source_rgb(cr, okabe_ito[k][0], okabe_ito[k][1], okabe_ito[k][2]);
     cairo_set_line_width(cr, 2.2);
-    for (uint32_t a = 0; a < nw; a++) {
-      const vkocc_surface_point *p = find(sorted, s->count, wgs[a], shared[k]);
+    /* the line through every multiple of the subgroup size (and every measured size), measured where the
+     * surface has the point, the model elsewhere: a gap between measured sizes shows the model's steps
+     * instead of a straight segment. At most 4096 steps: a file's sizes may be anything. */
+    uint64_t sg = d->subgroup_size ? d->subgroup_size : 1, lo = wgs[0], hi = wgs[nw - 1];
+    while ((hi - lo) / sg > 4096) sg *= 2;
+    uint64_t x = lo;
+    bool first = true;
+    for (uint32_t a = 0; x <= hi;) {
+      uint32_t w = (uint32_t)x;
+      const vkocc_surface_point *p = find(sorted, s->count, w, shared[k]);
       vkocc_occupancy oc;
-      if (p) vkocc_occupancy_from_P(d, wgs[a], shared[k], p->P, &oc);
-      else vkocc_occupancy_compute(d, wgs[a], shared[k], &oc);
-      double x = L + pw * wgs[a] / xmax, y = T + ph - ph * oc.occupancy_pct / 100;
-      if (a == 0) cairo_move_to(cr, x, y);
-      else cairo_line_to(cr, x, y);
+      if (p) vkocc_occupancy_from_P(d, w, shared[k], p->P, &oc);
+      else vkocc_occupancy_compute(d, w, shared[k], &oc);
+      double px = L + pw * w / xmax, py = T + ph - ph * oc.occupancy_pct / 100;
+      if (first) cairo_move_to(cr, px, py);
+      else cairo_line_to(cr, px, py);
+      first = false;
+      /* next: the next multiple of sg or the next measured size, whichever comes first */
+      while (a < nw && wgs[a] <= x) a++;
+      uint64_t next = (x / sg + 1) * sg;
+      if (a < nw && wgs[a] < next) next = wgs[a];
+      if (x == hi) break;
+      x = next < hi ? next : hi;
     }
     cairo_stroke(cr);
     for (uint32_t a = 0; a < nw; a++) { /* measured points as dots */
@@ -464,6 +481,7 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
 
 vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *ttl, const char *path,
                              const vkocc_plot_options *o) {
+  vkocc_clear_error();
   vkocc_comb_estimate e;
   vkocc_status st = vkocc_comb_estimate_P(iv, n, 0, &e);
   if (st) return vkocc_fail(VKOCC_ERROR_USAGE, "plot comb: %s", vkocc_last_error());
@@ -486,7 +504,10 @@ vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *t
   text(cr, c.w / 2, 50, 13, false, CENTER, ttl);
   double L = 80, R = 30, T = 70, B = 60, pw = c.w - L - R, ph = c.h - T - B;
   char buf[128];
-  y_grid(cr, L, T, pw, ph, 4, hmax, "%.0f");
+  /* whole numbers on the axis: at most 4 steps of an integer size (hmax 1 gave labels 0, 0, 0, 1, 1) */
+  uint32_t steps = hmax < 4 ? hmax : 4;
+  hmax = (hmax + steps - 1) / steps * steps;
+  y_grid(cr, L, T, pw, ph, (int)steps, hmax, "%.0f");
   cairo_set_source_rgb(cr, okabe_ito[0][0], okabe_ito[0][1], okabe_ito[0][2]);
   for (uint32_t k = 0; k < nb; k++) {
     if (!h[k]) continue;
@@ -529,6 +550,7 @@ vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *t
 
 vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const char *path,
                                 const vkocc_plot_options *o) {
+  vkocc_clear_error();
   if (n == 0 || n > 6) return vkocc_fail(VKOCC_ERROR_USAGE, "plot compare: give 1 to 6 fingerprints");
   canvas c;
   vkocc_status st = canvas_open(&c, path, o);
@@ -549,8 +571,22 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
     double x0 = L + k * (pw + gap);
     cairo_set_source_rgb(cr, 0, 0, 0);
     snprintf(buf, sizeof buf, "%s", fps[k].device_name[0] ? fps[k].device_name : "(unnamed)");
-    while (strlen(buf) > 4 && text_width(cr, 12, buf) > pw) buf[strlen(buf) - 4] = 0, strcat(buf, "...");
-    text(cr, x0 + pw / 2, T - 24, 12, true, CENTER, buf);
+    /* the whole name: on two lines (broken at a space) where one is too narrow, smaller type before cutting */
+    double fs = 12;
+    char *line2 = NULL;
+    if (text_width(cr, fs, buf) > pw) {
+      for (char *sp = strrchr(buf, ' '); sp; sp = sp > buf ? memrchr(buf, ' ', (size_t)(sp - buf)) : NULL) {
+        *sp = 0;
+        bool fits = text_width(cr, fs, buf) <= pw;
+        *sp = ' ';
+        if (fits) { *sp = 0; line2 = sp + 1; break; }
+      }
+      while (fs > 8 && (text_width(cr, fs, buf) > pw || (line2 && text_width(cr, fs, line2) > pw))) fs -= 0.5;
+      char *last = line2 ? line2 : buf;
+      while (strlen(last) > 4 && text_width(cr, fs, last) > pw) last[strlen(last) - 4] = 0, strcat(last, "...");
+    }
+    text(cr, x0 + pw / 2, line2 ? T - 38 : T - 24, fs, true, CENTER, buf);
+    if (line2) text(cr, x0 + pw / 2, T - 24, fs, true, CENTER, line2);
     text(cr, x0 + pw / 2, T - 8, 11, false, CENTER, fps[k].cluster_id);
     for (int a = 0; a < VKOCC_CANON_WG; a++)
       for (int b = 0; b < VKOCC_CANON_SHARED; b++) {

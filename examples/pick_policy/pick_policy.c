@@ -1,11 +1,12 @@
 /* pick_policy: what an application does at start-up with the installed vkocc library: fingerprint the
  * device, pick the tuned parameters of one kernel from a policy database, print them.
  *
- *   pick_policy --db POLICY_DB --kernel NAME [--fingerprint FILE] [--var NAME=VALUE]...
+ *   pick_policy --db POLICY_DB --kernel NAME [--fingerprint FILE | --fresh] [--var NAME=VALUE]...
  *
- * The device is VKOCC_DEVICE's (else vkocc's default). Without --fingerprint the device is measured
- * (calibration and the occupancy surface on the canonical grid: seconds on a GPU, about a minute on
- * lavapipe); --fingerprint FILE reads a fingerprint written by `vkocc fingerprint -o FILE` instead.
+ * The device is VKOCC_DEVICE's (else vkocc's default). Without --fingerprint the device is fingerprinted
+ * by vkocc_fingerprint_measure (calibration and the occupancy surface on the canonical grid: seconds on a
+ * GPU, about a minute on lavapipe), through the same cache as `vkocc fingerprint`, so a second start reuses
+ * it (--fresh measures again); --fingerprint FILE reads a fingerprint that `vkocc fingerprint -o FILE` wrote.
  * Build: examples/pick_policy/README.md (pkg-config or CMake). Exit status: vkocc's (0 ok, 1 runtime,
  * 2 bad usage or input, 3 the device lacks what is needed). */
 #include <vkocc.h>
@@ -20,37 +21,18 @@ static int fail(const char *what, vkocc_status st) {
   return (int)st;
 }
 
-/* Calibration, the surface on the canonical grid (clipped to the device's limits), derived limits and the
- * normalized surface with its cluster ID. */
-static vkocc_status measure(vkocc_context *ctx, vkocc_fingerprint *fp) {
-  const vkocc_device_info *d = vkocc_context_device(ctx);
-  uint32_t wg[VKOCC_CANON_WG], sh[VKOCC_CANON_SHARED], nwg = 0, nsh = 0;
-  for (int i = 0; i < VKOCC_CANON_WG; i++)
-    if (vkocc_canonical_wg[i] <= d->max_invocations && vkocc_canonical_wg[i] <= d->max_wg_size_x) wg[nwg++] = vkocc_canonical_wg[i];
-  for (int i = 0; i < VKOCC_CANON_SHARED; i++)
-    if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[nsh++] = vkocc_canonical_shared[i];
-  vkocc_calibration cal;
-  vkocc_status st = vkocc_calibrate(ctx, NULL, &cal);
-  if (st) return st;
-  vkocc_surface_options so = {.wg_sizes = wg, .wg_count = nwg, .shared = sh, .shared_count = nsh, .no_refine = true};
-  vkocc_surface s;
-  if ((st = vkocc_surface_measure(ctx, &cal, &so, &s))) return st;
-  vkocc_derived der;
-  if (!(st = vkocc_derive(s.points, s.count, s.subgroup_size, &der))) st = vkocc_fingerprint_from_surface(&s, &der, fp);
-  vkocc_surface_free(&s);
-  return st;
-}
-
 int main(int argc, char **argv) {
   const char *db_path = NULL, *kernel = NULL, *fp_path = NULL;
+  bool fresh = false;
   vkocc_policy_var vars[MAX_VARS];
   uint32_t nvars = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      printf("usage: pick_policy --db POLICY_DB --kernel NAME [--fingerprint FILE] [--var NAME=VALUE]...\n");
+      printf("usage: pick_policy --db POLICY_DB --kernel NAME [--fingerprint FILE | --fresh] [--var NAME=VALUE]...\n");
       return 0;
     }
+    if (!strcmp(a, "--fresh")) { fresh = true; continue; }
     if (!v) return fprintf(stderr, "pick_policy: %s needs a value (--help)\n", a), 2;
     if (!strcmp(a, "--db")) db_path = v;
     else if (!strcmp(a, "--kernel")) kernel = v;
@@ -76,12 +58,15 @@ int main(int argc, char **argv) {
   printf("device:      %s (%s %s), subgroup size %u\n", d->name, d->driver_name, d->driver_info, d->subgroup_size);
 
   vkocc_fingerprint fp;
-  double t0 = vkocc_now_ms();
-  st = fp_path ? vkocc_fingerprint_load(fp_path, &fp) : measure(ctx, &fp);
+  vkocc_fingerprint_details det = {0};
+  vkocc_fingerprint_options fo = {.fresh = fresh};
+  st = fp_path ? vkocc_fingerprint_load(fp_path, &fp) : vkocc_fingerprint_measure(ctx, &fo, &fp, &det);
   vkocc_context_destroy(ctx);
   if (st) return vkocc_policy_db_free(db), fail(fp_path ? fp_path : "fingerprint", st);
   if (fp_path) printf("fingerprint: %s (read from %s)\n", fp.cluster_id, fp_path);
-  else printf("fingerprint: %s (measured in %.1f s)\n", fp.cluster_id, (vkocc_now_ms() - t0) / 1e3);
+  else if (det.from_cache) printf("fingerprint: %s (%u SMs; from the cache %s)\n", fp.cluster_id, det.derived.sm_count, det.cache_path);
+  else printf("fingerprint: %s (%u SMs; measured in %.1f s)\n", fp.cluster_id, det.derived.sm_count, det.elapsed_ms / 1e3);
+  vkocc_fingerprint_details_free(&det);
 
   vkocc_policy_choice choice;
   st = vkocc_policy_select(db, kernel, &fp, vars, nvars, 0, &choice);

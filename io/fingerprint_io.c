@@ -1,11 +1,12 @@
-/* Fingerprint documents (schema vkocc.fingerprint/1, docs/fingerprint.schema.json): the normalized part
- * is written and read here; the CLI adds device, calibration, surface and derived limits. */
+/* Fingerprint documents (schema vkocc.fingerprint/1, docs/fingerprint.schema.json): the normalized part,
+ * the whole document of a measurement, and the reader of the normalized part. */
 #include "internal.h"
-#include "jsonio.h"
+#include "io.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *source_name[] = {"unrunnable", "measured", "model", "model-replaced-noisy"};
 
@@ -92,28 +93,73 @@ static vkocc_status parse_doc(json_t *doc, const char *name, vkocc_fingerprint *
 }
 
 vkocc_status vkocc_fingerprint_parse(const char *text, size_t len, const char *name, vkocc_fingerprint *fp) {
+  vkocc_clear_error();
   json_error_t e;
   json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
   if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", name, e.line, e.column, e.text);
   vkocc_status s = VKOCC_OK;
-  const char *schema = json_string_value(json_object_get(doc, "schema"));
   if (!json_is_object(doc)) s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $: expected a JSON object", name);
-  else if (!schema || strncmp(schema, "vkocc.fingerprint/", 18) != 0)
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: expected \"vkocc.fingerprint/1\"", name);
-  else if (strcmp(schema + 18, "1") != 0)
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: version %s of vkocc.fingerprint is not supported (this vkocc "
-                   "reads version 1)", name, schema + 18);
-  else s = parse_doc(doc, name, fp);
+  else s = vkocc_json_check_schema(doc, name, VKOCC_DOC_FINGERPRINT);
+  if (!s) s = parse_doc(doc, name, fp);
   json_decref(doc);
   return s;
 }
 
 vkocc_status vkocc_fingerprint_load(const char *path, vkocc_fingerprint *fp) {
+  vkocc_clear_error();
   void *data;
   size_t len;
   vkocc_status s = vkocc_read_file(path, &data, &len);
   if (s) return s;
   s = vkocc_fingerprint_parse(data, len, path, fp);
   free(data);
+  return s;
+}
+
+json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_calibration *cal,
+                                   const vkocc_derived *d, double elapsed_ms) {
+  char when[32];
+  time_t now = time(NULL);
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  json_t *doc = vkocc_doc_stamp(vkocc_fingerprint_json(fp), VKOCC_DOC_FINGERPRINT);
+  json_object_set_new(doc, "device", vkocc_device_info_json(&s->device));
+  json_object_set_new(doc, "calibration", vkocc_calibration_json(cal));
+  json_object_set_new(doc, "derived", vkocc_derived_json(d, s));
+  vkocc_vendor_check vc;
+  vkocc_vendor_check_compute(&s->device.vendor, d, &vc);
+  json_t *vcj = vkocc_vendor_check_json(&vc, s->device.vendor.source); /* a cross-check, not in the cluster ID */
+  if (vcj) json_object_set_new(doc, "vendor_reported", vcj);
+  json_t *surf = vkocc_surface_json(s);
+  json_object_del(surf, "device");
+  json_object_set_new(doc, "surface", surf);
+  json_object_set_new(doc, "measurement", json_pack("{s:s, s:s, s:I, s:s, s:f}", "date", when, "method",
+                                                    vkocc_method_name(s->method), "repeat", (json_int_t)s->repeat,
+                                                    "grid", "canonical", "elapsed_ms", elapsed_ms));
+  return doc;
+}
+
+json_t *vkocc_fingerprint_details_json(const vkocc_fingerprint_details *details) {
+  return details ? (json_t *)details->document : NULL;
+}
+
+void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d) {
+  if (!d) return;
+  json_decref((json_t *)d->document);
+  d->document = NULL;
+}
+
+vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fingerprint_details *details,
+                                    const char *path) {
+  vkocc_clear_error();
+  if (!fp || !path || !*path) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_fingerprint_save: no fingerprint or no path");
+  json_t *doc = vkocc_fingerprint_details_json(details);
+  if (doc) {
+    json_incref(doc);
+  } else { /* the normalized part, with what names the device */
+    doc = vkocc_doc_stamp(vkocc_fingerprint_json(fp), VKOCC_DOC_FINGERPRINT);
+    json_object_set_new(doc, "device", json_pack("{s:s, s:s}", "name", fp->device_name, "driver_info", fp->driver_info));
+  }
+  vkocc_status s = vkocc_json_write(doc, path);
+  json_decref(doc);
   return s;
 }

@@ -1,7 +1,7 @@
 /* Surface files: the JSON vkocc writes (a surface, or a fingerprint holding one) and a plain CSV
  * "wg_size,shared_bytes,P" that anyone can produce. */
 #include "internal.h"
-#include "jsonio.h"
+#include "io.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +10,122 @@
 
 static const char *field_name[3] = {"wg_size", "shared_bytes", "P"};
 static const uint32_t field_max[3] = {VKOCC_MAX_WG_SIZE, VKOCC_MAX_SHARED_BYTES, VKOCC_MAX_P};
+
+/* ---- the surface object (a surface document, or a fingerprint's "surface") and the derived limits */
+
+json_t *vkocc_surface_json(const vkocc_surface *s) {
+  json_t *o = json_object(), *pts = json_array();
+  if (s->has_device) json_object_set_new(o, "device", vkocc_device_info_json(&s->device));
+  json_object_set_new(o, "subgroup_size", s->subgroup_size ? json_integer(s->subgroup_size) : json_null());
+  json_object_set_new(o, "method", json_string(vkocc_method_name(s->method)));
+  json_object_set_new(o, "repeat", json_integer(s->repeat));
+  json_object_set_new(o, "timing", json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:b}", "pipelines",
+                                             (json_int_t)s->pipelines, "pipelines_ms", s->pipelines_ms, "measure_ms",
+                                             s->measure_ms, "warmup_ms", s->warmup_ms, "comb_ms", s->comb_ms,
+                                             "comb_gpu_ms", s->comb_gpu_ms, "comb_dispatches",
+                                             (json_int_t)s->comb_dispatches, "bisect_ms", s->bisect_ms,
+                                             "pipeline_cache_warm", s->cache_warm));
+  for (uint32_t i = 0; i < s->count; i++) {
+    const vkocc_surface_point *p = &s->points[i];
+    json_t *e = json_object();
+    json_object_set_new(e, "wg_size", json_integer(p->wg_size));
+    json_object_set_new(e, "shared_bytes", json_integer(p->shared_bytes));
+    json_object_set_new(e, "P", json_integer(p->P));
+    if (p->comb_P) json_object_set_new(e, "comb_P", json_integer(p->comb_P));
+    if (p->bisect_P) json_object_set_new(e, "bisect_P", json_integer(p->bisect_P));
+    json_object_set_new(e, "agree", json_boolean(p->agree));
+    if (p->refined) json_object_set_new(e, "refined", json_true());
+    json_array_append_new(pts, e);
+  }
+  json_object_set_new(o, "points", pts);
+  return o;
+}
+
+vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s) {
+  memset(s, 0, sizeof *s);
+  char sub[256];
+  vkocc_status st;
+  json_t *dev = json_object_get(o, "device");
+  if (dev && !json_is_null(dev)) {
+    snprintf(sub, sizeof sub, "%s.device", path);
+    if ((st = vkocc_device_info_from_json(dev, file, sub, &s->device))) return st;
+    s->has_device = true;
+  }
+  if ((st = vkocc_json_u32(o, "subgroup_size", file, path, false, &s->subgroup_size))) return st;
+  if (!s->subgroup_size) s->subgroup_size = s->device.subgroup_size;
+  if (s->subgroup_size > VKOCC_MAX_WG_SIZE)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.subgroup_size: %u is out of range (at most %u)", file, path,
+                      s->subgroup_size, VKOCC_MAX_WG_SIZE);
+  if ((st = vkocc_json_u32(o, "repeat", file, path, false, &s->repeat))) return st;
+  char method[16] = "";
+  if ((st = vkocc_json_str(o, "method", file, path, false, method, sizeof method))) return st;
+  if (method[0] && vkocc_method_parse(method, NULL, &s->method))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.method: expected \"comb\", \"bisect\" or \"both\", found \"%s\"",
+                      file, path, method);
+  json_t *pts = json_object_get(o, "points");
+  if (!json_is_array(pts)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.points: expected an array", file, path);
+  s->count = (uint32_t)json_array_size(pts);
+  if (s->count == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.points: the surface is empty", file, path);
+  s->points = vkocc_xcalloc(s->count, sizeof *s->points);
+  for (uint32_t i = 0; i < s->count; i++) {
+    json_t *e = json_array_get(pts, i);
+    vkocc_surface_point *p = &s->points[i];
+    snprintf(sub, sizeof sub, "%s.points[%u]", path, i);
+    if (!json_is_object(e)) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub); break; }
+    p->agree = true;
+    if ((st = vkocc_json_u32(e, "wg_size", file, sub, true, &p->wg_size)) ||
+        (st = vkocc_json_u32(e, "shared_bytes", file, sub, true, &p->shared_bytes)) ||
+        (st = vkocc_json_u32(e, "P", file, sub, true, &p->P)) ||
+        (st = vkocc_json_u32(e, "comb_P", file, sub, false, &p->comb_P)) ||
+        (st = vkocc_json_u32(e, "bisect_P", file, sub, false, &p->bisect_P)) ||
+        (st = vkocc_json_bool(e, "agree", file, sub, false, &p->agree)) ||
+        (st = vkocc_json_bool(e, "refined", file, sub, false, &p->refined)))
+      break;
+    if (p->wg_size == 0) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.wg_size: must be positive", file, sub); break; }
+    /* bounded like a CSV's values (vkocc.h): nothing downstream has to fear overflow */
+    const struct { const char *key; uint32_t v, max; } r[] = {{"wg_size", p->wg_size, VKOCC_MAX_WG_SIZE},
+        {"shared_bytes", p->shared_bytes, VKOCC_MAX_SHARED_BYTES}, {"P", p->P, VKOCC_MAX_P},
+        {"comb_P", p->comb_P, VKOCC_MAX_P}, {"bisect_P", p->bisect_P, VKOCC_MAX_P}};
+    for (size_t k = 0; k < sizeof r / sizeof r[0] && !st; k++)
+      if (r[k].v > r[k].max)
+        st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: %u is out of range (at most %u)", file, sub, r[k].key, r[k].v, r[k].max);
+    if (st) break;
+  }
+  if (st) vkocc_surface_free(s);
+  return st;
+}
+
+json_t *vkocc_derived_json(const vkocc_derived *d, const vkocc_surface *s) {
+  json_t *o = json_object(), *un = json_array();
+  json_object_set_new(o, "sm_count", json_integer(d->sm_count));
+  json_object_set_new(o, "sm_count_ambiguous", json_boolean(d->sm_count_ambiguous));
+  json_object_set_new(o, "workgroups_per_sm", json_integer(d->wg_per_sm));
+  json_object_set_new(o, "subgroups_per_sm", json_integer(d->subgroups_per_sm));
+  json_object_set_new(o, "subgroups_per_sm_max",
+                      d->subgroups_per_sm_max == UINT32_MAX ? json_null() : json_integer(d->subgroups_per_sm_max));
+  json_object_set_new(o, "subgroup_limit_seen", json_boolean(d->subgroups_bound_seen));
+  json_object_set_new(o, "subgroup_size", json_integer(d->subgroup_size));
+  json_object_set_new(o, "subgroup_size_inferred", json_boolean(d->subgroup_size_inferred));
+  json_object_set_new(o, "threads_per_sm", json_integer(d->threads_per_sm));
+  json_object_set_new(o, "shared_bytes_per_sm", json_integer(d->shared_per_sm));
+  json_object_set_new(o, "shared_bytes_per_sm_max",
+                      d->shared_per_sm_max == UINT32_MAX ? json_null() : json_integer(d->shared_per_sm_max));
+  json_object_set_new(o, "shared_limit_seen", json_boolean(d->shared_bound_seen));
+  json_object_set_new(o, "points_explained", json_integer(d->explained));
+  json_object_set_new(o, "points", json_integer(d->total));
+  for (uint32_t i = 0; i < d->n_unexplained; i++) {
+    const vkocc_surface_point *p = &s->points[d->unexplained[i]];
+    vkocc_occupancy oc;
+    vkocc_occupancy_compute(d, p->wg_size, p->shared_bytes, &oc);
+    json_array_append_new(un, json_pack("{s:I, s:I, s:I, s:I}", "wg_size", (json_int_t)p->wg_size, "shared_bytes",
+                                        (json_int_t)p->shared_bytes, "P", (json_int_t)p->P, "model_P",
+                                        (json_int_t)oc.wgs));
+  }
+  json_object_set_new(o, "unexplained", un);
+  return o;
+}
+
+/* ---- surface files: JSON or CSV */
 
 /* [s, e) without surrounding blanks */
 static void trim(const char **s, const char **e) {
@@ -50,8 +166,8 @@ static int split(const char *s, const char *e, const char *fs[4], const char *fe
 
 static vkocc_status load_csv(const char *path, const char *text, size_t len, vkocc_surface *out, uint32_t **lines) {
   uint32_t cap = 64, line = 0;
-  out->points = malloc(cap * sizeof *out->points);
-  *lines = malloc(cap * sizeof **lines);
+  out->points = vkocc_xmalloc(cap * sizeof *out->points);
+  *lines = vkocc_xmalloc(cap * sizeof **lines);
   bool header = false;
   const char *end = text + len;
   if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) text += 3; /* UTF-8 byte order mark */
@@ -76,8 +192,9 @@ static vkocc_status load_csv(const char *path, const char *text, size_t len, vko
       header = true;
       continue;
     }
-    if (nf != 3)
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: expected 3 comma-separated fields, found %d", path, line, nf);
+    if (nf != 3) /* the row itself, so "256,2" shows which value is missing */
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: '%.*s': expected 3 comma-separated fields wg_size,shared_bytes,P, "
+                        "found %d", path, line, (int)(te - t > 60 ? 60 : te - t), t, nf);
     vkocc_surface_point p = {.agree = true};
     uint32_t *dst[3] = {&p.wg_size, &p.shared_bytes, &p.P};
     vkocc_status s;
@@ -85,8 +202,8 @@ static vkocc_status load_csv(const char *path, const char *text, size_t len, vko
       if ((s = parse_value(path, line, i, fs[i], fe[i], dst[i]))) return s;
     if (out->count == cap) {
       cap *= 2;
-      out->points = realloc(out->points, cap * sizeof *out->points);
-      *lines = realloc(*lines, cap * sizeof **lines);
+      out->points = vkocc_xrealloc(out->points, cap * sizeof *out->points);
+      *lines = vkocc_xrealloc(*lines, cap * sizeof **lines);
     }
     (*lines)[out->count] = line;
     out->points[out->count++] = p;
@@ -107,8 +224,8 @@ static int cmp_key(const void *a, const void *b) {
 /* The same point twice: with the same P it is kept once, with another P the file contradicts itself.
  * Locations are CSV lines (lines != NULL) or JSON paths under jpath. Also: some point must have P > 0. */
 static vkocc_status check_points(const char *path, vkocc_surface *s, const uint32_t *lines, const char *jpath) {
-  point_key *k = malloc((s->count + 1) * sizeof *k);
-  bool *drop = calloc(s->count + 1, sizeof *drop);
+  point_key *k = vkocc_xmalloc((s->count + 1) * sizeof *k);
+  bool *drop = vkocc_xcalloc(s->count + 1, sizeof *drop);
   for (uint32_t i = 0; i < s->count; i++) k[i] = (point_key){s->points[i].wg_size, s->points[i].shared_bytes, i};
   qsort(k, s->count, sizeof *k, cmp_key);
   vkocc_status st = VKOCC_OK;
@@ -136,10 +253,9 @@ static vkocc_status check_points(const char *path, vkocc_surface *s, const uint3
 }
 
 /* The "derived" object of a fingerprint (written by vkocc_derived_json). */
-static vkocc_status derived_from_json(json_t *o, const char *file, vkocc_derived *d) {
+vkocc_status vkocc_derived_from_json(json_t *o, const char *file, const char *p, vkocc_derived *d) {
   memset(d, 0, sizeof *d);
-  if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.derived: expected an object", file);
-  const char *p = "$.derived";
+  if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, p);
   d->subgroups_per_sm_max = d->shared_per_sm_max = UINT32_MAX;
   d->subgroups_bound_seen = d->shared_bound_seen = true;
   vkocc_status s;
@@ -153,6 +269,7 @@ static vkocc_status derived_from_json(json_t *o, const char *file, vkocc_derived
       (s = vkocc_json_bool(o, "subgroup_limit_seen", file, p, false, &d->subgroups_bound_seen)) ||
       (s = vkocc_json_bool(o, "shared_limit_seen", file, p, false, &d->shared_bound_seen)) ||
       (s = vkocc_json_bool(o, "sm_count_ambiguous", file, p, false, &d->sm_count_ambiguous)) ||
+      (s = vkocc_json_bool(o, "subgroup_size_inferred", file, p, false, &d->subgroup_size_inferred)) ||
       (s = vkocc_json_u32(o, "points_explained", file, p, false, &d->explained)) ||
       (s = vkocc_json_u32(o, "points", file, p, false, &d->total)))
     return s;
@@ -161,7 +278,7 @@ static vkocc_status derived_from_json(json_t *o, const char *file, vkocc_derived
       {"subgroups_per_sm", d->subgroups_per_sm, 1, VKOCC_MAX_P}, {"subgroup_size", d->subgroup_size, 1, VKOCC_MAX_WG_SIZE}};
   for (size_t i = 0; i < VKOCC_ARRAY_LEN(r); i++)
     if (r[i].v < r[i].lo || r[i].v > r[i].hi)
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.derived.%s: %u is out of range (%u .. %u)", file, r[i].name, r[i].v,
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: %u is out of range (%u .. %u)", file, p, r[i].name, r[i].v,
                         r[i].lo, r[i].hi);
   uint64_t t = (uint64_t)d->subgroups_per_sm * d->subgroup_size;
   d->threads_per_sm = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
@@ -172,8 +289,8 @@ static vkocc_status derived_from_json(json_t *o, const char *file, vkocc_derived
  * (values per SM, so derived with one SM; sm_count 0 = unknown). */
 static vkocc_status model_from_fingerprint(const char *path, json_t *doc, vkocc_derived *d) {
   json_t *der = json_object_get(doc, "derived");
-  if (der && !json_is_null(der)) return derived_from_json(der, path, d);
-  vkocc_fingerprint *fp = malloc(sizeof *fp);
+  if (der && !json_is_null(der)) return vkocc_derived_from_json(der, path, "$.derived", d);
+  vkocc_fingerprint *fp = vkocc_xmalloc(sizeof *fp);
   vkocc_status s = vkocc_fingerprint_load(path, fp);
   vkocc_surface_point pts[VKOCC_CANON_WG * VKOCC_CANON_SHARED];
   uint32_t n = 0;
@@ -196,10 +313,10 @@ static vkocc_status load_json(const char *path, vkocc_surface *out, vkocc_derive
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
   if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", path, e.line, e.column, e.text);
   const char *schema = json_string_value(json_object_get(doc, "schema"));
-  bool fp = schema && !strncmp(schema, "vkocc.fingerprint/", 18);
+  bool fp = schema && !strncmp(schema, VKOCC_DOC_FINGERPRINT "/", strlen(VKOCC_DOC_FINGERPRINT "/"));
   json_decref(doc);
   vkocc_status s;
-  if ((s = vkocc_json_load(path, fp ? "vkocc.fingerprint" : "vkocc.surface", &doc))) return s;
+  if ((s = vkocc_json_load(path, fp ? VKOCC_DOC_FINGERPRINT : VKOCC_DOC_SURFACE, &doc))) return s;
   json_t *obj = fp ? json_object_get(doc, "surface") : doc;
   if (fp && (!obj || json_is_null(obj)) && model) {
     *model_only = true;
@@ -252,26 +369,30 @@ static vkocc_status load(const char *path, vkocc_surface *out, vkocc_derived *mo
   return s;
 }
 
-vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out) { return load(path, out, NULL, NULL); }
+vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out) {
+  vkocc_clear_error();
+  return load(path, out, NULL, NULL);
+}
 
 vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkocc_derived *d, bool *model_only) {
   return load(path, out, d, model_only);
 }
 
 vkocc_status vkocc_surface_save(const vkocc_surface *s, const char *path) {
+  vkocc_clear_error();
   json_t *doc = vkocc_surface_json(s);
-  json_object_set_new(doc, "schema", json_string("vkocc.surface/1"));
-  json_object_set_new(doc, "tool_version", json_string(vkocc_version()));
+  vkocc_doc_stamp(doc, VKOCC_DOC_SURFACE);
   vkocc_status st = vkocc_json_write(doc, path);
   json_decref(doc);
   return st;
 }
 
 vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_t *n, vkocc_device_info *dev) {
+  vkocc_clear_error();
   *iv = NULL;
   *n = 0;
   json_t *doc;
-  vkocc_status s = vkocc_json_load(path, "vkocc.raw-probe", &doc);
+  vkocc_status s = vkocc_json_load(path, VKOCC_DOC_RAW_PROBE, &doc);
   if (s) return s;
   memset(dev, 0, sizeof *dev);
   json_t *d = json_object_get(doc, "device");
@@ -282,7 +403,7 @@ vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.intervals_ns: expected a non-empty array", path);
   }
   *n = (uint32_t)json_array_size(a);
-  *iv = calloc(*n, sizeof **iv);
+  *iv = vkocc_xcalloc(*n, sizeof **iv);
   for (uint32_t i = 0; i < *n; i++) {
     json_t *e = json_array_get(a, i);
     if (json_is_null(e)) continue; /* a record the device never wrote */

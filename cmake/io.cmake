@@ -1,0 +1,18 @@
+# issue 12 (api): io/ (every document in and out) is a private include directory of the library and of
+# everything in this build that reads or writes documents (CLI, tests, benchmarks).
+set(_vkocc_io_dirs ${PROJECT_SOURCE_DIR})
+if(BUILD_TESTING)
+  list(APPEND _vkocc_io_dirs ${PROJECT_SOURCE_DIR}/tests)
+endif()
+if(EXISTS ${PROJECT_SOURCE_DIR}/bench/CMakeLists.txt)
+  list(APPEND _vkocc_io_dirs ${PROJECT_SOURCE_DIR}/bench)
+endif()
+foreach(_dir IN LISTS _vkocc_io_dirs)
+  get_property(_targets DIRECTORY ${_dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(_t IN LISTS _targets)
+    get_target_property(_type ${_t} TYPE)
+    if(_type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY|MODULE_LIBRARY)$")
+      target_include_directories(${_t} PRIVATE ${PROJECT_SOURCE_DIR}/io ${PROJECT_SOURCE_DIR}/probes)
+    endif()
+  endforeach()
+endforeach()

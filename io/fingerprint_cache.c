@@ -1,0 +1,105 @@
+/* vkocc_fingerprint_measure: the device's fingerprint, measured or reused from the cache the CLI uses
+ * ($XDG_CACHE_HOME/vkocc), as `vkocc fingerprint` does. */
+#include "internal.h"
+#include "io.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Keyed by device UUID, driver version and queue family (the shared memory per SM depends on it on NVIDIA);
+ * also by LP_NUM_THREADS, which changes what lavapipe is without changing its UUID. */
+void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len) {
+  char dir[900], uuid[37];
+  out[0] = 0;
+  if (vkocc_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return; }
+  vkocc_format_uuid(d->uuid, uuid);
+  const char *lp = getenv("LP_NUM_THREADS");
+  snprintf(out, len, "%s/fingerprint-%s-%08x-q%u%s%s.json", dir, uuid, d->driver_version, d->compute_queue_family,
+           lp ? "-lp" : "", lp ? lp : "");
+  for (char *p = out + strlen(dir) + 1; *p; p++)
+    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '-' || *p == '.')) *p = '_';
+}
+
+/* The cached document, when whole and written by this very version of vkocc (measurement code changes
+ * between versions) with the method asked for (0: any). */
+static bool from_cache(const char *path, vkocc_method method, vkocc_fingerprint *fp, vkocc_fingerprint_details *det) {
+  if (access(path, R_OK) != 0 || vkocc_fingerprint_load(path, fp) != VKOCC_OK) return false;
+  json_t *doc;
+  if (vkocc_json_load(path, VKOCC_DOC_FINGERPRINT, &doc)) return false;
+  const char *v = json_string_value(json_object_get(doc, "tool_version"));
+  const char *m = json_string_value(json_object_get(json_object_get(doc, "measurement"), "method"));
+  vkocc_method cached = 0;
+  /* and only when whole: a file stripped of its device, surface or derived limits is measured again */
+  vkocc_surface cs;
+  /* the method, when the document names it (one asked for must match) */
+  bool ok = v && !strcmp(v, vkocc_version()) && (!m || !vkocc_method_parse(m, NULL, &cached)) &&
+            (!method || cached == method) &&
+            !vkocc_device_info_from_json(json_object_get(doc, "device"), path, "$.device", &det->device) &&
+            !vkocc_derived_from_json(json_object_get(doc, "derived"), path, "$.derived", &det->derived) &&
+            vkocc_surface_load(path, &cs) == VKOCC_OK;
+  if (ok) ok = cs.has_device, vkocc_surface_free(&cs);
+  if (!ok) { json_decref(doc); return false; }
+  det->document = doc;
+  det->from_cache = true;
+  det->method = cached;
+  return true;
+}
+
+vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
+                                       vkocc_fingerprint *out, vkocc_fingerprint_details *details) {
+  vkocc_fingerprint_options defaults = {0};
+  const vkocc_fingerprint_options *o = options ? options : &defaults;
+  vkocc_fingerprint_details local, *det = details ? details : &local;
+  memset(det, 0, sizeof *det);
+  vkocc_clear_error();
+  if (!ctx || !out) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_fingerprint_measure: no context or no output");
+  if ((unsigned)o->method > VKOCC_METHOD_BOTH || (unsigned)o->calibration > VKOCC_CALIBRATION_QUICK)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_fingerprint_measure: method %u or calibration preset %u is unknown",
+                      (unsigned)o->method, (unsigned)o->calibration);
+  const vkocc_device_info *d = vkocc_context_device(ctx);
+  /* without the device clock the device had, the measurement differs: it neither reuses nor replaces the cache */
+  bool use_cache = !o->no_cache && !(d->shader_device_clock && !vkocc_context_has_device_clock(ctx));
+  if (use_cache) vkocc_fingerprint_cache_path(d, det->cache_path, sizeof det->cache_path);
+  if (use_cache && !o->fresh && det->cache_path[0] && from_cache(det->cache_path, o->method, out, det)) {
+    vkocc_clear_error();
+    if (!details) vkocc_fingerprint_details_free(det);
+    return VKOCC_OK;
+  }
+  vkocc_clear_error();
+  memset(out, 0, sizeof *out);
+  if ((o->method & VKOCC_METHOD_COMB) && !vkocc_context_has_device_clock(ctx))
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "method %s needs the realtime shader clock, which %s lacks here",
+                      vkocc_method_name(o->method), d->name);
+  double t0 = vkocc_now_ms();
+  vkocc_calibrate_options co;
+  vkocc_calibrate_preset(o->calibration, &co);
+  vkocc_calibration cal;
+  vkocc_status st = vkocc_calibrate(ctx, &co, &cal);
+  if (st) return st;
+  /* the canonical grid, clipped to what the device can run */
+  uint32_t wg[VKOCC_CANON_WG], sh[VKOCC_CANON_SHARED], nw = 0, ns = 0, maxwg = vkocc_device_max_wg_size(d);
+  for (int i = 0; i < VKOCC_CANON_WG; i++)
+    if (vkocc_canonical_wg[i] <= maxwg) wg[nw++] = vkocc_canonical_wg[i];
+  for (int i = 0; i < VKOCC_CANON_SHARED; i++)
+    if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[ns++] = vkocc_canonical_shared[i];
+  vkocc_surface_options so = {.wg_sizes = wg, .wg_count = nw, .shared = sh, .shared_count = ns, .no_refine = true,
+                              .method = o->method, .progress = o->progress, .user = o->user};
+  vkocc_surface s;
+  if ((st = vkocc_surface_measure(ctx, &cal, &so, &s))) return st;
+  if ((st = vkocc_derive(s.points, s.count, s.subgroup_size, &det->derived)) ||
+      (st = vkocc_fingerprint_from_surface(&s, &det->derived, out))) {
+    vkocc_surface_free(&s);
+    return st;
+  }
+  det->elapsed_ms = vkocc_now_ms() - t0;
+  det->device = s.device;
+  det->method = s.method;
+  json_t *doc = vkocc_fingerprint_document(out, &s, &cal, &det->derived, det->elapsed_ms);
+  vkocc_surface_free(&s);
+  if (use_cache && det->cache_path[0] && vkocc_json_write(doc, det->cache_path))
+    vkocc_clear_error(); /* a cache that cannot be written is no error */
+  det->document = doc;
+  if (!details) vkocc_fingerprint_details_free(det);
+  return VKOCC_OK;
+}

@@ -1,0 +1,33 @@
+/* Internal to probes/ (and the tests and benchmarks that drive a probe session directly). */
+#ifndef VKOCC_PROBE_INTERNAL_H
+#define VKOCC_PROBE_INTERNAL_H
+#include "internal.h"
+
+/* probes/probe.c: a session holds the buffers every probe shares; kernels are per point, so a sweep can
+ * create all of them first (in parallel) and measure afterwards. */
+/* What a probe dispatch asks of the shader: mode 0 sleep on the realtime clock for sleep_ticks, at most
+ * max_rounds loop iterations; mode 1 the pointer chase; key a value the compiler cannot know. */
+typedef struct vkocc_probe_params { uint32_t mode, sleep_ticks, max_rounds, key; } vkocc_probe_params;
+typedef struct vkocc_probe_session {
+  vkocc_context *ctx;
+  vkocc_buffer rec, chase;
+  uint32_t max_groups;
+  /* Another pipeline than the built-in probe (probes/pipeline.c): each dispatch goes through this call with
+   * the probe's parameters, records land in rec as usual. NULL for the built-in probe. */
+  vkocc_status (*dispatch)(void *user, const vkocc_probe_params *p, uint32_t groups, double *ns,
+                           vkocc_tick_status *tick);
+  void *user;
+} vkocc_probe_session;
+vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps);
+void vkocc_probe_session_destroy(vkocc_probe_session *ps);
+vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k);
+/* The probe shader's records (8 words each: start lo/hi, end lo/hi, flags) as intervals in ns from the
+ * first start; a clock whose high words are all 0 is read as 32-bit (lavapipe). Returns the number of
+ * sleeps cut by the iteration bound (flag 2). */
+uint32_t vkocc_comb_read_records(const uint32_t *records, uint32_t n, double ns_per_tick, vkocc_interval *iv);
+/* One one-workgroup dispatch: drivers that finish pipelines at first use do it here. */
+vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel);
+vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
+                                 const vkocc_probe_options *opt, vkocc_probe_result *out);
+
+#endif

@@ -1,0 +1,180 @@
+/* The library API of issue 12 that needs no device: per-limit counts and the workgroup-size suggestion on
+ * synthetic derived limits (ties to the larger size, a shared-memory-bound and a workgroup-slot-bound case,
+ * agreement with the occupancy model over a sweep), the presets, method names, vkocc_fingerprint_save
+ * (atomic, bad paths) and vkocc_last_error being cleared by a call that succeeds. */
+#include "check.h"
+#include "vkocc.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static vkocc_derived model(uint32_t sms, uint32_t W, uint32_t S, uint32_t sg, uint32_t M, bool m_seen) {
+  vkocc_derived d = {.sm_count = sms, .wg_per_sm = W, .subgroups_per_sm = S, .subgroups_per_sm_max = S,
+                     .subgroups_bound_seen = true, .subgroup_size = sg, .threads_per_sm = S * sg,
+                     .shared_per_sm = M, .shared_per_sm_max = M, .shared_bound_seen = m_seen};
+  return d;
+}
+
+static uint32_t fixed_shared(void *user, uint32_t wg) { (void)wg; return *(const uint32_t *)user; }
+static uint32_t none_fit(void *user, uint32_t wg) { (void)user; (void)wg; return VKOCC_NO_LIMIT; }
+/* only sizes that are multiples of 96 can be used (a kernel's tiling), others report VKOCC_NO_LIMIT */
+static uint32_t tiles_of_96(void *user, uint32_t wg) { (void)user; return wg % 96 ? VKOCC_NO_LIMIT : 0; }
+
+static void test_limits(void) {
+  /* H100-like: 32 workgroup slots, 64 subgroups of 32 (2048 threads), 100 KiB shared memory per SM */
+  vkocc_derived d = model(132, 32, 64, 32, 102400, true);
+  vkocc_limits_per_sm l;
+  vkocc_limits_per_sm_compute(&d, 96, 8192, &l);
+  CHECK_EQ_U(l.workgroup_slots, 32);
+  CHECK_EQ_U(l.subgroup_slots, 21);  /* 64 / ceil(96 / 32) */
+  CHECK_EQ_U(l.threads, 21);         /* 2048 / 96 */
+  CHECK_EQ_U(l.shared_memory, 12);   /* 102400 / 8192 */
+  CHECK(l.registers == VKOCC_NO_LIMIT, "registers are unknown in Vulkan");
+  CHECK_EQ_U(l.wg_per_sm, 12);
+  CHECK_EQ_U(l.binding, VKOCC_LIMIT_SHARED);
+  /* no shared memory: that limit does not apply */
+  vkocc_limits_per_sm_compute(&d, 1024, 0, &l);
+  CHECK(l.shared_memory == VKOCC_NO_LIMIT, "shared_memory at 0 bytes: %u", l.shared_memory);
+  CHECK_EQ_U(l.wg_per_sm, 2);
+  CHECK_EQ_U(l.binding, VKOCC_LIMIT_SUBGROUPS);
+  /* M never seen binding is a lower bound only: like the model, it does not limit */
+  vkocc_derived lb = model(1, 32, 64, 32, 16384, false);
+  vkocc_limits_per_sm_compute(&lb, 64, 16384, &l);
+  CHECK(l.shared_memory == VKOCC_NO_LIMIT && l.wg_per_sm == 32, "unseen M: shared %u, wg/SM %u", l.shared_memory,
+        l.wg_per_sm);
+  /* the counts agree with the occupancy model everywhere (a sweep, odd sizes included) */
+  uint32_t bad = 0;
+  for (uint32_t wg = 1; wg <= 1024; wg += 7)
+    for (uint32_t sh = 0; sh <= 102400; sh += 4099) {
+      vkocc_occupancy oc;
+      vkocc_occupancy_compute(&d, wg, sh, &oc);
+      vkocc_limits_per_sm_compute(&d, wg, sh, &l);
+      if (l.wg_per_sm != oc.wg_per_sm || l.binding != oc.binding) bad++;
+    }
+  CHECK(bad == 0, "%u points where the per-limit counts disagree with vkocc_occupancy_compute", bad);
+}
+
+static void test_suggest(void) {
+  vkocc_derived d = model(132, 32, 64, 32, 102400, true);
+  vkocc_wg_suggestion w;
+  /* no shared memory: every size from 64 to 1024 reaches 100%; ties go to the larger size */
+  CHECK(vkocc_suggest_wg_size(&d, NULL, NULL, 1024, 0, &w) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK_EQ_U(w.wg_size, 1024);
+  CHECK_NEAR(w.occupancy.occupancy_pct, 100, 1e-9);
+  CHECK_EQ_U(w.candidates, 32);
+  /* up to 1000: 992 threads are 31 subgroups, 2 fit (97%); the largest size at 100% is 512 (16 subgroups) */
+  CHECK(vkocc_suggest_wg_size(&d, NULL, NULL, 1000, 0, &w) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK_EQ_U(w.wg_size, 512);
+  CHECK_EQ_U(w.candidates, 31);
+  /* shared-memory bound: 20000 bytes per workgroup, 3 fit in 64 KiB; up to 512 threads the best is 512
+   * (3 x 512 = 1536 threads, 75%), with shared memory binding (subgroup slots would allow 4) */
+  uint32_t sh = 20000;
+  d = model(132, 32, 64, 32, 65536, true);
+  CHECK(vkocc_suggest_wg_size(&d, fixed_shared, &sh, 512, 0, &w) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK_EQ_U(w.wg_size, 512);
+  CHECK_EQ_U(w.shared_bytes, 20000);
+  CHECK_EQ_U(w.limits.wg_per_sm, 3);
+  CHECK_EQ_U(w.limits.subgroup_slots, 4);
+  CHECK_EQ_U(w.limits.binding, VKOCC_LIMIT_SHARED);
+  CHECK_NEAR(w.occupancy.occupancy_pct, 75, 1e-9);
+  CHECK_EQ_U(w.occupancy.wgs, 3 * 132); /* device totals with the SM count */
+  /* the same up to 1024: 1024 threads x 2 = 100% beats 512 x 3 */
+  CHECK(vkocc_suggest_wg_size(&d, fixed_shared, &sh, 1024, 0, &w) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK_EQ_U(w.wg_size, 1024);
+  /* workgroup-slot bound: 16 slots; up to 64 threads the answer is 64 (16 x 64 = 1024 threads), bound by slots */
+  vkocc_derived ws = model(0, 16, 64, 32, 65536, true); /* SM count unknown: values per SM still work */
+  CHECK(vkocc_suggest_wg_size(&ws, NULL, NULL, 64, 0, &w) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK_EQ_U(w.wg_size, 64);
+  CHECK_EQ_U(w.limits.wg_per_sm, 16);
+  CHECK_EQ_U(w.limits.binding, VKOCC_LIMIT_WORKGROUPS);
+  CHECK_NEAR(w.occupancy.occupancy_pct, 50, 1e-9);
+  CHECK_EQ_U(w.occupancy.wgs, 0); /* no device totals without the SM count */
+  /* sizes a kernel cannot use are skipped; none left is a usage error */
+  CHECK(vkocc_suggest_wg_size(&d, tiles_of_96, NULL, 1024, 0, &w) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(w.wg_size % 96 == 0 && w.candidates == 10, "tiles of 96: wg %u of %u candidates", w.wg_size, w.candidates);
+  CHECK(vkocc_suggest_wg_size(&d, none_fit, NULL, 1024, 0, &w) == VKOCC_ERROR_USAGE, "none fits");
+  CHECK_CONTAINS(vkocc_last_error(), "none of 0 candidate sizes");
+  /* more shared memory than the device allows per workgroup */
+  sh = 60000;
+  CHECK(vkocc_suggest_wg_size(&d, fixed_shared, &sh, 1024, 49152, &w) == VKOCC_ERROR_USAGE, "above the maximum");
+  vkocc_derived empty = {0};
+  CHECK(vkocc_suggest_wg_size(&empty, NULL, NULL, 0, 0, &w) == VKOCC_ERROR_USAGE, "no limits");
+  /* a success clears the message of the failure before */
+  CHECK(vkocc_suggest_wg_size(&d, NULL, NULL, 0, 0, &w) == VKOCC_OK && vkocc_last_error()[0] == 0,
+        "last error after a success: '%s'", vkocc_last_error());
+  CHECK_EQ_U(w.wg_size, 2048); /* 0: up to the threads per SM; one workgroup of 2048 is 100% too: the larger */
+}
+
+static void test_presets(void) {
+  vkocc_calibrate_options q, f;
+  vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &q);
+  vkocc_calibrate_preset(VKOCC_CALIBRATION_FULL, &f);
+  CHECK(q.lengths == 4 && q.repeats == 3 && q.longest_ns == 1e6, "quick: %u %u %g", q.lengths, q.repeats, q.longest_ns);
+  CHECK(f.lengths == 0 && f.repeats == 0 && f.longest_ns == 0, "full: the defaults");
+  const vkocc_method ms[] = {0, VKOCC_METHOD_COMB, VKOCC_METHOD_BISECT, VKOCC_METHOD_BOTH};
+  for (int i = 0; i < 4; i++) {
+    vkocc_method m = 99;
+    CHECK(vkocc_method_parse(vkocc_method_name(ms[i]), "--method", &m) == VKOCC_OK && m == ms[i], "round trip %d", i);
+  }
+  vkocc_method m;
+  CHECK(vkocc_method_parse("combs", "--method", &m) == VKOCC_ERROR_USAGE, "bad method");
+  CHECK_CONTAINS(vkocc_last_error(), "--method 'combs': expected comb, bisect, both or auto");
+  vkocc_device_info di = {.max_invocations = 1024, .max_wg_size_x = 512};
+  CHECK_EQ_U(vkocc_device_max_wg_size(&di), 512);
+  di.max_wg_size_x = 2048;
+  CHECK_EQ_U(vkocc_device_max_wg_size(&di), 1024);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *b = calloc(1, 1 << 20);
+  size_t n = fread(b, 1, (1 << 20) - 1, f);
+  b[n] = 0;
+  fclose(f);
+  return b;
+}
+
+static void test_save(const char *data) {
+  char dir[] = "/tmp/vkocc-api-XXXXXX", path[300], src[300];
+  if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); return; }
+  snprintf(src, sizeof src, "%s/fp-hopper-132.json", data);
+  vkocc_fingerprint fp, back;
+  CHECK(vkocc_fingerprint_load(src, &fp) == VKOCC_OK, "%s", vkocc_last_error());
+  /* without details: the normalized part and the device's name, read back to the same fingerprint */
+  snprintf(path, sizeof path, "%s/fp.json", dir);
+  check_write_tmp(dir, "fp.json", "old content");
+  CHECK(vkocc_fingerprint_save(&fp, NULL, path) == VKOCC_OK, "save: %s", vkocc_last_error());
+  CHECK(vkocc_fingerprint_load(path, &back) == VKOCC_OK, "reload: %s", vkocc_last_error());
+  CHECK(!strcmp(back.cluster_id, fp.cluster_id) && !strcmp(back.device_name, "hopper (132 SMs)"), "%s %s",
+        back.cluster_id, back.device_name);
+  char *text = slurp(path);
+  CHECK_CONTAINS(text, "\"schema\": \"vkocc.fingerprint/1\"");
+  CHECK_CONTAINS(text, "\"tool_version\": ");
+  free(text);
+  /* bad paths: a directory, a missing directory; nothing written, the old file kept */
+  CHECK(vkocc_fingerprint_save(&fp, NULL, dir) == VKOCC_ERROR_USAGE, "a directory");
+  snprintf(path, sizeof path, "%s/missing/fp.json", dir);
+  CHECK(vkocc_fingerprint_save(&fp, NULL, path) != VKOCC_OK, "missing directory");
+  CHECK_CONTAINS(vkocc_last_error(), path);
+  CHECK(vkocc_fingerprint_save(&fp, NULL, "") == VKOCC_ERROR_USAGE, "empty path");
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "ls -A %s", dir);
+  FILE *p = popen(cmd, "r");
+  char list[256] = "";
+  size_t n = p ? fread(list, 1, sizeof list - 1, p) : 0;
+  list[n] = 0;
+  if (p) pclose(p);
+  CHECK(!strcmp(list, "fp.json\n"), "only fp.json in the directory (no temporaries): '%s'", list);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0, "cleanup");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) { fprintf(stderr, "usage: %s DATA_DIR\n", argv[0]); return 2; }
+  test_limits();
+  test_suggest();
+  test_presets();
+  test_save(argv[1]);
+  return check_report();
+}
