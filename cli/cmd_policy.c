@@ -1,26 +1,158 @@
+/* vkocc policy build | select | transfer (docs/policy.md, docs/tune.md). */
 #include "cli.h"
+#include "../policy/tunedb.h"
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *help =
-    "usage: vkocc policy select --db FILE --kernel NAME [--fingerprint FILE] [--var NAME=VALUE ...]\n"
+    "usage: vkocc policy build RESULT... -o DB [--json]\n"
+    "       vkocc policy select --db FILE --kernel NAME [--fingerprint FILE] [--var NAME=VALUE ...]\n"
     "                           [--threshold T] [--json] [--device D] [--queue Q]\n"
-    "Picks tuned parameters for a kernel from a policy database (schema vkocc.policy-db/1, docs/policy.md):\n"
-    "an entry for the device's cluster ID, else for the nearest known cluster within T (default 0.02), else\n"
-    "the kernel's default; entries also need their conditions on the --var decision variables to hold.\n"
-    "Without --fingerprint the live device is fingerprinted (or its cached fingerprint reused).\n"
-    "Prints the parameters and the rule that chose them.\n";
+    "       vkocc policy transfer RESULT... [--threshold T] [--json]\n"
+    "build: a policy database (schema vkocc.policy-db/2) from `vkocc tune` results of one or more devices: per\n"
+    "kernel, element type and problem-size bucket, an entry for each exact device (its best), one per cluster\n"
+    "(best geometric-mean efficiency over the cluster's devices) and a default (best worst-case efficiency over\n"
+    "every result).\n"
+    "select: picks tuned parameters: an entry for the exact device, else for its cluster ID, else for the nearest\n"
+    "known cluster within T (default 0.02), else the kernel's default; entries also need their conditions on the\n"
+    "--var decision variables (problem_size, element_type) to hold. Without --fingerprint the live device is\n"
+    "fingerprinted (or its cached fingerprint reused). Prints the parameters and the rule that chose them.\n"
+    "transfer: for each result file's device, the configuration each rule picks from the OTHER devices' results\n"
+    "(cluster, nearest cluster, default, name-keyed lookup, and what select would answer) and its efficiency\n"
+    "there (its best time / the chosen configuration's time, from the target's own results: no device needed),\n"
+    "with the performance-portability metric (harmonic mean over the devices, 0 if any has no answer).\n";
 
-static const char *rule_name(vkocc_policy_rule r) {
-  return r == VKOCC_POLICY_EXACT ? "exact" : r == VKOCC_POLICY_NEAREST ? "nearest" : "default";
+static int load_results(int argc, char **argv, int first, tune_doc **docs, uint32_t *n) {
+  *n = 0;
+  *docs = calloc((size_t)(argc - first) + 1, sizeof **docs);
+  for (int i = first; i < argc; i++) {
+    if (tune_results_load(argv[i], NULL, &(*docs)[*n])) {
+      int rc = cli_fail("policy", VKOCC_ERROR_USAGE);
+      for (uint32_t j = 0; j < *n; j++) tune_doc_free(&(*docs)[j]);
+      free(*docs);
+      return rc;
+    }
+    (*n)++;
+  }
+  if (*n == 0) { free(*docs); return cli_error("policy", 2, "expected at least one RESULT file (vkocc tune -o)"); }
+  return 0;
 }
 
-int cmd_policy(int argc, char **argv) {
-  if (argc < 2 || (strcmp(argv[1], "select") && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")))
-    return cli_error("policy", 2, "expected 'policy select' (see vkocc policy --help)");
-  if (strcmp(argv[1], "select")) { fputs(help, stdout); return 0; }
-  argc--, argv++;
+static void free_results(tune_doc *docs, uint32_t n) {
+  for (uint32_t j = 0; j < n; j++) tune_doc_free(&docs[j]);
+  free(docs);
+}
+
+static int cmd_build(int argc, char **argv) {
+  const char *out = NULL;
+  bool json = false;
+  static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
+                                       {"help", no_argument, 0, 'h'}, {0}};
+  int ch;
+  while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    switch (ch) {
+    case 'o': out = optarg; break;
+    case 'j': json = true; break;
+    case 'h': fputs(help, stdout); return 0;
+    default: fputs(help, stderr); return 2;
+    }
+  }
+  if (!out) return cli_error("policy", 2, "build: -o DB is required");
+  int rc = cli_check_output("policy", "-o", out);
+  if (rc) return rc;
+  tune_doc *docs;
+  uint32_t n;
+  if ((rc = load_results(argc, argv, optind, &docs, &n))) return rc;
+  json_t *db;
+  vkocc_status st = tdb_build(docs, n, &db);
+  free_results(docs, n);
+  if (st) return cli_fail("policy", st);
+  if ((st = vkocc_json_write(db, out))) { json_decref(db); return cli_fail("policy", st); }
+  if (json) return cli_emit_json("policy", db, NULL);
+  const char *kname;
+  json_t *k;
+  json_object_foreach(json_object_get(db, "kernels"), kname, k) {
+    json_t *entries = json_object_get(k, "entries"), *def = json_object_get(k, "default");
+    size_t dev = 0;
+    for (size_t i = 0; i < json_array_size(entries); i++) dev += json_object_get(json_array_get(entries, i), "device") != NULL;
+    char *p = json_dumps(json_object_get(def, "params"), JSON_COMPACT | JSON_SORT_KEYS);
+    printf("%-10s %zu device entries, %zu cluster entries; default %s (worst efficiency %.3f, geometric mean %.3f)\n",
+           kname, dev, json_array_size(entries) - dev, p ? p : "-",
+           json_number_value(json_object_get(def, "worst_efficiency")), json_number_value(json_object_get(def, "geomean_efficiency")));
+    free(p);
+  }
+  printf("clusters:  %zu\nwritten:   %s\n", json_object_size(json_object_get(db, "clusters")), out);
+  json_decref(db);
+  return 0;
+}
+
+static void cell(json_t *a, char *buf, size_t len) {
+  if (!json_is_object(a)) { snprintf(buf, len, "-"); return; }
+  snprintf(buf, len, "%.3f", json_number_value(json_object_get(a, "efficiency")));
+}
+
+static int cmd_transfer(int argc, char **argv) {
+  bool json = false;
+  double threshold = VKOCC_CLUSTER_THRESHOLD;
+  static const struct option opts[] = {{"threshold", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
+                                       {"help", no_argument, 0, 'h'}, {0}};
+  int ch;
+  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (ch) {
+    case 't':
+      if (!cli_parse_double(optarg, 1e-12, 1, &threshold))
+        return cli_error("policy", 2, "--threshold '%s': expected a number in (0, 1]", optarg);
+      break;
+    case 'j': json = true; break;
+    case 'h': fputs(help, stdout); return 0;
+    default: fputs(help, stderr); return 2;
+    }
+  }
+  tune_doc *docs;
+  uint32_t n;
+  int rc = load_results(argc, argv, optind, &docs, &n);
+  if (rc) return rc;
+  json_t *rep;
+  vkocc_status st = tdb_transfer(docs, n, threshold, &rep);
+  free_results(docs, n);
+  if (st) return cli_fail("policy", st);
+  if (json) return cli_emit_json("policy", rep, NULL);
+  static const char *const rules[] = {"device", "cluster", "nearest", "default", "name", "policy"};
+  size_t gi;
+  json_t *g;
+  json_array_foreach(json_object_get(rep, "groups"), gi, g) {
+    printf("%s%s %s: efficiency = target's best time / chosen configuration's time on the target ('-': no answer)\n",
+           gi ? "\n" : "", json_string_value(json_object_get(g, "kernel")), json_string_value(json_object_get(g, "element_type")));
+    printf("%-58s %10s %7s %7s %7s %7s %7s %7s  %s\n", "target device (size)", "best us", "device", "cluster", "nearest",
+           "default", "name", "policy", "policy rule / nearest distance");
+    size_t ti;
+    json_t *t;
+    json_array_foreach(json_object_get(g, "targets"), ti, t) {
+      json_t *r = json_object_get(t, "rules");
+      char label[128], c[6][16];
+      snprintf(label, sizeof label, "%.45s (%lld)", json_string_value(json_object_get(t, "device")),
+               json_integer_value(json_object_get(t, "problem_size")));
+      for (int i = 0; i < 6; i++) cell(json_object_get(r, rules[i]), c[i], sizeof c[i]);
+      json_t *nr = json_object_get(r, "nearest"), *pol = json_object_get(r, "policy");
+      char tail[96] = "";
+      if (json_is_object(pol)) snprintf(tail, sizeof tail, "%s", json_string_value(json_object_get(pol, "rule")));
+      if (json_is_object(nr))
+        snprintf(tail + strlen(tail), sizeof tail - strlen(tail), " / %.3f", json_number_value(json_object_get(nr, "distance")));
+      printf("%-58s %10.1f %7s %7s %7s %7s %7s %7s  %s\n", label, json_number_value(json_object_get(t, "best_ns")) / 1e3,
+             c[0], c[1], c[2], c[3], c[4], c[5], tail);
+    }
+    json_t *pp = json_object_get(g, "portability");
+    printf("%-58s %10s", "performance portability (harmonic mean)", "");
+    for (int i = 0; i < 6; i++) printf(" %7.3f", json_number_value(json_object_get(pp, rules[i])));
+    printf("\n");
+  }
+  json_decref(rep);
+  return 0;
+}
+
+static int cmd_select(int argc, char **argv) {
   cli_common c = {0};
   const char *db_path = NULL, *kernel = NULL, *fp_path = NULL;
   double threshold = VKOCC_CLUSTER_THRESHOLD;
@@ -69,28 +201,37 @@ int cmd_policy(int argc, char **argv) {
     if (st == VKOCC_ERROR_USAGE) { vkocc_policy_db_free(db); return cli_fail("policy", st); }
   }
   vkocc_fingerprint fp;
+  json_t *doc = NULL;
   if (fp_path) {
+    json_error_t e;
     if ((st = vkocc_fingerprint_load(fp_path, &fp))) { vkocc_policy_db_free(db); return cli_fail("policy", st); }
+    doc = json_load_file(fp_path, 0, &e);
   } else {
-    json_t *doc;
     int rc = cli_fingerprint_device(&c, false, &doc, &fp);
     if (rc) { vkocc_policy_db_free(db); return rc; }
-    json_decref(doc);
   }
+  /* the exact-device key: from the fingerprint document's device and derived SM count (none: no device rule) */
+  char key[600] = "";
+  vkocc_device_info di;
+  json_t *dj = json_object_get(doc, "device"), *sm = json_object_get(json_object_get(doc, "derived"), "sm_count");
+  if (json_is_object(dj) && vkocc_device_info_from_json(dj, fp_path ? fp_path : "fingerprint", "$.device", &di) == VKOCC_OK)
+    vkocc_device_key(&di, json_is_integer(sm) ? (uint32_t)json_integer_value(sm) : 0, key, sizeof key);
+  json_decref(doc);
   vkocc_policy_choice ch2;
-  st = vkocc_policy_select(db, kernel, &fp, vars, nv, threshold, &ch2);
+  st = vkocc_policy_select_device(db, kernel, &fp, key, vars, nv, threshold, &ch2);
   vkocc_policy_db_free(db);
   if (st) return cli_fail("policy", st);
   if (c.json) {
     json_error_t e;
     json_t *params = json_loads(ch2.params_json, 0, &e);
-    json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:o}", "schema", "vkocc.policy-choice/1", "kernel", kernel,
-                            "rule", rule_name(ch2.rule), "device_cluster", fp.cluster_id, "cluster", ch2.cluster_id,
-                            "distance", ch2.distance, "params", params ? params : json_null());
+    json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:o}", "schema", "vkocc.policy-choice/1", "kernel", kernel,
+                            "rule", vkocc_policy_rule_name(ch2.rule), "device_key", key, "device_cluster", fp.cluster_id,
+                            "cluster", ch2.cluster_id, "distance", ch2.distance, "params", params ? params : json_null());
     vkocc_policy_choice_free(&ch2);
-    return cli_emit_json("policy", doc, NULL);
+    return cli_emit_json("policy", out, NULL);
   }
-  printf("kernel:  %s\nrule:    %s", kernel, rule_name(ch2.rule));
+  printf("kernel:  %s\nrule:    %s", kernel, vkocc_policy_rule_name(ch2.rule));
+  if (ch2.rule == VKOCC_POLICY_DEVICE) printf(" (entry %d for this exact device: %s)", ch2.entry, key);
   if (ch2.rule == VKOCC_POLICY_EXACT) printf(" (entry %d for cluster %s)", ch2.entry, ch2.cluster_id);
   if (ch2.rule == VKOCC_POLICY_NEAREST)
     printf(" (entry %d for cluster %s at distance %.4f from %s)", ch2.entry, ch2.cluster_id, ch2.distance, fp.cluster_id);
@@ -98,4 +239,12 @@ int cmd_policy(int argc, char **argv) {
   printf("\nparams:  %s\n", ch2.params_json);
   vkocc_policy_choice_free(&ch2);
   return 0;
+}
+
+int cmd_policy(int argc, char **argv) {
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { fputs(help, stdout); return 0; }
+  if (argc >= 2 && !strcmp(argv[1], "select")) return cmd_select(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "build")) return cmd_build(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "transfer")) return cmd_transfer(argc - 1, argv + 1);
+  return cli_error("policy", 2, "expected 'policy build', 'policy select' or 'policy transfer' (see vkocc policy --help)");
 }

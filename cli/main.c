@@ -13,7 +13,8 @@ static const command commands[] = {
     {"calc", cmd_calc, "occupancy calculator: one point or a table, live or from saved data"},
     {"fingerprint", cmd_fingerprint, "characterize the device: normalized surface, limits, cluster ID (JSON)"},
     {"cluster", cmd_cluster, "group fingerprints into architecture clusters"},
-    {"policy", cmd_policy, "pick tuned parameters by cluster (policy select)"},
+    {"policy", cmd_policy, "policy databases: build from tuning results, select by device/cluster, transfer report"},
+    {"tune", cmd_tune, "benchmark a shipped kernel's configurations (histogram, reduce) into a results file"},
     {"plot", cmd_plot, "plots of surfaces, workgroup-size impact, combs, comparisons (PNG/SVG/PDF)"},
     {"view", cmd_view, "interactive surface viewer with a live calculator readout (GLFW)"},
 };

@@ -496,9 +496,10 @@ vkocc_status vkocc_cluster(const vkocc_fingerprint *fps, uint32_t n, double thre
 
 typedef struct vkocc_policy_db vkocc_policy_db;
 typedef enum vkocc_policy_rule {
-  VKOCC_POLICY_EXACT = 1,    /* an entry for the device's own cluster ID */
+  VKOCC_POLICY_EXACT = 1,    /* an entry for the device's own cluster ID (also named VKOCC_POLICY_CLUSTER) */
   VKOCC_POLICY_NEAREST = 2,  /* an entry for the nearest known cluster within the threshold */
   VKOCC_POLICY_DEFAULT = 3,  /* the kernel's default */
+  VKOCC_POLICY_DEVICE = 4,   /* an entry for the exact device (its device key; policy-db/2) */
 } vkocc_policy_rule;
 
 typedef struct vkocc_policy_var { const char *name, *value; } vkocc_policy_var;
@@ -511,7 +512,7 @@ typedef struct vkocc_policy_choice {
   char *params_json;     /* the tuned parameters as JSON text (malloc'd; free with vkocc_policy_choice_free) */
 } vkocc_policy_choice;
 
-/* Loads a vkocc.policy-db/1 document; errors name the file and JSON path. */
+/* Loads a vkocc.policy-db/2 (or /1) document; errors name the file and JSON path. */
 vkocc_status vkocc_policy_db_load(const char *path, vkocc_policy_db **db);
 void vkocc_policy_db_free(vkocc_policy_db *db);
 /* Exact cluster match, else the nearest cluster of the database within threshold (<= 0: the default
@@ -749,6 +750,25 @@ vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
 #endif
     ;
 void vkocc_clear_error(void);
+
+/* ---------------------------------------------------------------- tuned policies (issue 10, docs/tune.md) */
+#define VKOCC_POLICY_CLUSTER VKOCC_POLICY_EXACT
+/* vkocc_policy_select with the exact device first: an entry whose "device" equals device_key (as
+ * vkocc_device_key writes it; NULL or "": skipped), else the cluster, nearest and default rules. */
+vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                        const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
+                                        double threshold, vkocc_policy_choice *out);
+/* The exact-device key of policy databases and tuning results: "VVVV:DDDD NAME | DRIVER_INFO | sm N", the SM
+ * count as the fingerprint derived it (0 unknown); it tells apart devices that share a name (lavapipe with
+ * another LP_NUM_THREADS, a cut-down part). */
+void vkocc_device_key(const vkocc_device_info *d, uint32_t sm_count, char *out, size_t len);
+/* Typed access to one parameter of a choice's params: VKOCC_ERROR_USAGE (message naming the parameter and
+ * what the choice holds) when it is absent or of another type. An integer reads as a float as well. */
+vkocc_status vkocc_policy_param_int(const vkocc_policy_choice *c, const char *name, int64_t *out);
+vkocc_status vkocc_policy_param_float(const vkocc_policy_choice *c, const char *name, double *out);
+vkocc_status vkocc_policy_param_string(const vkocc_policy_choice *c, const char *name, char *out, size_t len);
+/* The rule's name: "device", "cluster", "nearest", "default". */
+const char *vkocc_policy_rule_name(vkocc_policy_rule r);
 
 #ifdef __cplusplus
 }

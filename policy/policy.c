@@ -1,6 +1,7 @@
-/* Policy database (schema vkocc.policy-db/1, docs/policy.md) and selection: exact cluster, else nearest
- * known cluster within the threshold, else the kernel's default; entries also need their conditions on
- * the decision variables to hold. The database is validated on load, so selection cannot meet bad data. */
+/* Policy database (schema vkocc.policy-db/2, and /1 read as well; docs/policy.md) and selection: an entry
+ * for the exact device (its device key), else for its cluster, else for the nearest known cluster within
+ * the threshold, else the kernel's default; entries also need their conditions on the decision variables
+ * to hold. The database is validated on load, so selection cannot meet bad data. */
 #include "internal.h"
 #include "jsonio.h"
 #include <errno.h>
@@ -64,6 +65,9 @@ static vkocc_status check_db(json_t *doc, const char *file, vkocc_policy_db *db)
       if (!json_is_object(e)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, ep);
       if (!json_is_string(json_object_get(e, "cluster")))
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.cluster: expected a cluster ID string", file, ep);
+      json_t *dev = json_object_get(e, "device"); /* version 2: an exact-device entry */
+      if (dev && !json_is_string(dev))
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.device: expected a device key string", file, ep);
       if (!json_is_object(json_object_get(e, "params")))
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.params: expected an object", file, ep);
       json_t *when = json_object_get(e, "when");
@@ -106,7 +110,17 @@ static vkocc_status check_db(json_t *doc, const char *file, vkocc_policy_db *db)
 vkocc_status vkocc_policy_db_load(const char *path, vkocc_policy_db **out) {
   *out = NULL;
   json_t *doc;
+  /* version 1 (cluster entries only) reads as version 2 without device entries */
   vkocc_status s = vkocc_json_load(path, "vkocc.policy-db", &doc);
+  if (s && strstr(vkocc_last_error(), "version 2 of")) {
+    void *text;
+    size_t len;
+    json_error_t e;
+    if ((s = vkocc_read_file(path, &text, &len))) return s;
+    doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+    free(text);
+    s = doc ? VKOCC_OK : vkocc_fail(VKOCC_ERROR_USAGE, "%s: invalid JSON", path);
+  }
   if (s) return s;
   vkocc_policy_db *db = calloc(1, sizeof *db);
   db->doc = doc;
@@ -162,10 +176,15 @@ static bool conditions_hold(json_t *when, const vkocc_policy_var *vars, uint32_t
   return true;
 }
 
-static int first_entry(json_t *entries, const char *cluster, const vkocc_policy_var *vars, uint32_t n) {
+/* The first entry for `cluster` (device NULL: entries without a device key) or for the exact device key
+ * (device given: cluster ignored) whose conditions hold; -1 when none. */
+static int first_entry(json_t *entries, const char *cluster, const char *device, const vkocc_policy_var *vars,
+                       uint32_t n) {
   for (size_t i = 0; i < json_array_size(entries); i++) {
     json_t *e = json_array_get(entries, i);
-    if (strcmp(json_string_value(json_object_get(e, "cluster")), cluster)) continue;
+    const char *dk = json_string_value(json_object_get(e, "device"));
+    if (device ? !dk || strcmp(dk, device) : dk || strcmp(json_string_value(json_object_get(e, "cluster")), cluster))
+      continue;
     json_t *when = json_object_get(e, "when");
     if (!when || conditions_hold(when, vars, n)) return (int)i;
   }
@@ -175,14 +194,26 @@ static int first_entry(json_t *entries, const char *cluster, const vkocc_policy_
 vkocc_status vkocc_policy_select(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
                                  const vkocc_policy_var *vars, uint32_t nvars, double threshold,
                                  vkocc_policy_choice *out) {
+  return vkocc_policy_select_device(db, kernel, fp, NULL, vars, nvars, threshold, out);
+}
+
+vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                        const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
+                                        double threshold, vkocc_policy_choice *out) {
   memset(out, 0, sizeof *out);
   out->entry = -1;
   if (threshold <= 0) threshold = VKOCC_CLUSTER_THRESHOLD;
   json_t *k = json_object_get(json_object_get(db->doc, "kernels"), kernel);
   if (!k) return vkocc_fail(VKOCC_ERROR_USAGE, "policy: no kernel '%s' in the database", kernel);
   json_t *entries = json_object_get(k, "entries");
-  if (fp) {
-    int e = first_entry(entries, fp->cluster_id, vars, nvars);
+  int de = device_key && *device_key ? first_entry(entries, "", device_key, vars, nvars) : -1;
+  if (de >= 0) {
+    out->rule = VKOCC_POLICY_DEVICE;
+    snprintf(out->cluster_id, sizeof out->cluster_id, "%s",
+             json_string_value(json_object_get(json_array_get(entries, (size_t)de), "cluster")));
+    out->entry = de;
+  } else if (fp) {
+    int e = first_entry(entries, fp->cluster_id, NULL, vars, nvars);
     if (e >= 0) {
       out->rule = VKOCC_POLICY_EXACT;
       snprintf(out->cluster_id, sizeof out->cluster_id, "%s", fp->cluster_id);
@@ -198,7 +229,7 @@ vkocc_status vkocc_policy_select(const vkocc_policy_db *db, const char *kernel, 
           if (!tried[i] && d[i] <= threshold && (best < 0 || d[i] < d[best])) best = (int)i;
         if (best < 0) break;
         tried[best] = true;
-        int en = first_entry(entries, db->clusters[best].cluster_id, vars, nvars);
+        int en = first_entry(entries, db->clusters[best].cluster_id, NULL, vars, nvars);
         if (en >= 0) {
           out->rule = VKOCC_POLICY_NEAREST;
           snprintf(out->cluster_id, sizeof out->cluster_id, "%s", db->clusters[best].cluster_id);

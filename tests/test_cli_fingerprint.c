@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
   rc = run_fmt(&out, "%s policy select --db %s/policy-db.json --kernel radix_sort --fingerprint %s/fp-hopper-114.json "
                "--var problem_size=1000 --var element_type=u32", bin, data, data);
   CHECK(rc == 0, "policy exit %d", rc);
-  CHECK_CONTAINS(out, "rule:    exact");
+  CHECK_CONTAINS(out, "rule:    cluster");
   CHECK_CONTAINS(out, "{\"elements_per_thread\":14,\"wg_size\":512}");
   free(out);
   rc = run_fmt(&out, "%s policy select --db %s/policy-db.json --kernel radix_sort --fingerprint %s/fp-rdna-40.json --json",

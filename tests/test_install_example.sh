@@ -54,18 +54,22 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 data=$src/tests/data
 for exe in "$tmp/pick_policy_pc" "$tmp/ex/pick_policy"; do
   out=$("$exe" --db "$data/policy-db.json" --kernel radix_sort --fingerprint "$data/fp-hopper-132.json" \
-          --var problem_size=1000 --var element_type=u32) || fail "$exe exited $?"
+          --var problem_size=1000 --var element_type=u32 --param wg_size --param elements_per_thread) ||
+    fail "$exe exited $?"
   echo "$out"
   grep -q '^device: ' <<<"$out" || fail "$exe printed no device"
   grep -q '^fingerprint: c1-dace7ddcd2e0 ' <<<"$out" || fail "$exe: wrong cluster"
-  grep -q '^policy: .*exact cluster c1-dace7ddcd2e0 .*entry 0' <<<"$out" || fail "$exe: not the exact entry 0"
-  # parameters as JSON text ("wg_size":512) or one per line (wg_size = 512)
-  grep -Eq 'wg_size"?( = |:)512\b' <<<"$out" && grep -Eq 'elements_per_thread"?( = |:)14\b' <<<"$out" ||
-    fail "$exe: wrong parameters"
+  grep -q '^policy: .*rule cluster (cluster c1-dace7ddcd2e0, distance 0.0000, entry 0)' <<<"$out" ||
+    fail "$exe: not the cluster's entry 0"
+  # the parameters as JSON text and read typed by name
+  grep -q '^parameters: *{"elements_per_thread":14,"wg_size":512}$' <<<"$out" || fail "$exe: wrong parameters"
+  grep -q '^  wg_size = 512$' <<<"$out" && grep -q '^  elements_per_thread = 14$' <<<"$out" ||
+    fail "$exe: wrong typed parameters"
   out=$("$exe" --db "$data/policy-db.json" --kernel radix_sort --fingerprint "$data/fp-rdna-40.json" \
-          --var problem_size=1000 --var element_type=u32) || fail "$exe exited $?"
-  grep -q '^policy: .*kernel default' <<<"$out" && grep -Eq 'wg_size"?( = |:)256\b' <<<"$out" &&
-    grep -Eq 'elements_per_thread"?( = |:)8\b' <<<"$out" || { echo "$out"; fail "$exe: not the default for RDNA"; }
+          --var problem_size=1000 --var element_type=u32 --param wg_size --param elements_per_thread) ||
+    fail "$exe exited $?"
+  grep -q '^policy: .*rule default$' <<<"$out" && grep -q '^  wg_size = 256$' <<<"$out" &&
+    grep -q '^  elements_per_thread = 8$' <<<"$out" || { echo "$out"; fail "$exe: not the default for RDNA"; }
 done
 # libvkocc-plot (when built): a plotting program links it and cairo through vkocc-plot.pc, and a failed plot's
 # message reaches vkocc_last_error() of libvkocc.so (the plot library reports through the public vkocc_fail)
@@ -94,4 +98,11 @@ err=$("$tmp/ex/pick_policy" --db "$tmp/missing.json" --kernel radix_sort 2>&1 >/
 rc=$?
 set -e
 [[ $rc == 2 && $err == *missing.json* ]] || fail "a missing database: exit $rc, '$err'"
+# a parameter the choice lacks: exit 2, the message names it
+set +e
+err=$("$tmp/ex/pick_policy" --db "$data/policy-db.json" --kernel radix_sort --fingerprint "$data/fp-rdna-40.json" \
+        --param tile_size 2>&1 >/dev/null)
+rc=$?
+set -e
+[[ $rc == 2 && $err == *tile_size* ]] || fail "a missing parameter: exit $rc, '$err'"
 echo "ok: installed, built with pkg-config and find_package(vkocc), ran both"

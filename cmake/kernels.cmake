@@ -1,0 +1,25 @@
+# Tunable kernels (kernels/<name>/<name>.comp, issue 10): the GLSL text is embedded into libvkocc as
+# `const char vkocc_glsl_<name>[]` and compiled at run time (libshaderc), variants by #define and tuning
+# parameters as specialization constants. In script mode (-DTEXT_IN=... -DOUT=... -DNAME=...) this file
+# writes one generated C source.
+if(DEFINED TEXT_IN)
+  file(READ ${TEXT_IN} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," body "${hex}")
+  file(WRITE ${OUT} "/* generated from ${NAME}.comp by cmake/kernels.cmake */\nconst char vkocc_glsl_${NAME}[] = {${body}0};\n")
+  return()
+endif()
+set(VKOCC_KERNEL_NAMES histogram reduce)
+foreach(k IN LISTS VKOCC_KERNEL_NAMES)
+  set(src ${CMAKE_CURRENT_SOURCE_DIR}/kernels/${k}/${k}.comp)
+  set(csrc ${CMAKE_CURRENT_BINARY_DIR}/kernels/glsl_${k}.c)
+  add_custom_command(
+    OUTPUT ${csrc}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/kernels
+    COMMAND ${CMAKE_COMMAND} -DTEXT_IN=${src} -DOUT=${csrc} -DNAME=${k} -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/kernels.cmake
+    DEPENDS ${src} ${CMAKE_CURRENT_SOURCE_DIR}/cmake/kernels.cmake
+    COMMENT "embedding kernels/${k}/${k}.comp"
+    VERBATIM)
+  list(APPEND VKOCC_SHADER_SOURCES ${csrc}) # generated: kept apart from the existence check on sources
+  list(APPEND VKOCC_LIB_SOURCES kernels/${k}/${k}.c)
+endforeach()
+list(APPEND VKOCC_LIB_SOURCES tune/tune.c io/tune_results.c policy/build.c policy/transfer.c policy/params.c)

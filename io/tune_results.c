@@ -1,0 +1,184 @@
+/* The tuning-results document: writer and strict reader (docs/tune.md). */
+#include "tune_results.h"
+#include "io.h" /* vkocc_fingerprint_json moved to io/ (issue 12, api) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t *fp_doc, const vkocc_fingerprint *fp) {
+  memset(id, 0, sizeof *id);
+  snprintf(id->name, sizeof id->name, "%s", d->name);
+  snprintf(id->driver_name, sizeof id->driver_name, "%s", d->driver_name);
+  snprintf(id->driver_info, sizeof id->driver_info, "%s", d->driver_info);
+  id->vendor_id = d->vendor_id, id->device_id = d->device_id, id->driver_version = d->driver_version;
+  json_t *sm = json_object_get(json_object_get(fp_doc, "derived"), "sm_count");
+  if (json_is_integer(sm) && json_integer_value(sm) > 0) id->sm_count = (uint32_t)json_integer_value(sm);
+  if (fp) {
+    id->has_fp = true;
+    id->fp = *fp;
+    snprintf(id->cluster_id, sizeof id->cluster_id, "%s", fp->cluster_id);
+  }
+  vkocc_device_key(d, id->sm_count, id->key, sizeof id->key);
+}
+
+static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const char *date, double elapsed_ms) {
+  json_t *doc = json_object();
+  json_object_set_new(doc, "schema", json_string(VKOCC_TUNE_RESULTS_SCHEMA));
+  json_object_set_new(doc, "tool_version", json_string(vkocc_version()));
+  json_object_set_new(doc, "kernel", json_string(run->k->name));
+  json_object_set_new(doc, "element_type", json_string(run->f32 ? "f32" : "u32"));
+  json_object_set_new(doc, "problem_size", json_integer((json_int_t)run->n));
+  json_object_set_new(doc, "tolerance", json_string(run->k->tolerance));
+  json_t *d = json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I, s:s}", "name", dev->name, "vendor_id",
+                        (json_int_t)dev->vendor_id, "device_id", (json_int_t)dev->device_id, "driver_name",
+                        dev->driver_name, "driver_info", dev->driver_info, "driver_version",
+                        (json_int_t)dev->driver_version, "sm_count", (json_int_t)dev->sm_count, "key", dev->key);
+  json_object_set_new(doc, "device", d);
+  json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
+  if (dev->has_fp) {
+    json_t *fp = vkocc_fingerprint_json(&dev->fp);
+    json_object_set_new(doc, "fingerprint", fp);
+  }
+  uint32_t measured = 0, valid = 0;
+  for (uint32_t i = 0; i < run->count; i++) measured += run->r[i].measured, valid += run->r[i].measured && run->r[i].valid;
+  json_object_set_new(doc, "space", json_pack("{s:I, s:I, s:I, s:s, s:I, s:I, s:I}", "total", (json_int_t)run->space_total,
+                                              "filtered_out", (json_int_t)run->filtered, "pruned", (json_int_t)run->pruned,
+                                              "pruned_by", run->prune_note, "runnable", (json_int_t)run->count,
+                                              "measured", (json_int_t)measured, "valid", (json_int_t)valid));
+  const char *lp = getenv("LP_NUM_THREADS");
+  json_t *m = json_pack("{s:s, s:I, s:f, s:f, s:f}", "date", date, "pipelines_created", (json_int_t)run->pipelines,
+                        "pipelines_ms", run->pipelines_ms, "measure_ms", run->measure_ms, "elapsed_ms", elapsed_ms);
+  if (lp) json_object_set_new(m, "LP_NUM_THREADS", json_string(lp));
+  json_object_set_new(doc, "measurement", m);
+  int best = tune_best(run);
+  if (best >= 0)
+    json_object_set_new(doc, "best", json_pack("{s:o, s:f}", "config", tune_config_json(run->k, &run->r[best].cfg),
+                                               "median_ns", run->r[best].median_ns));
+  json_t *res = json_array();
+  for (uint32_t i = 0; i < run->count; i++) {
+    const tune_result *r = &run->r[i];
+    if (!r->measured) continue;
+    json_t *o = json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:I}", "config", tune_config_json(run->k, &r->cfg), "valid",
+                          r->valid, "median_ns", num(r->runs ? r->median_ns : NAN), "spread",
+                          num(r->runs ? r->spread : NAN), "min_ns", num(r->runs ? r->min_ns : NAN), "max_ns",
+                          num(r->runs ? r->max_ns : NAN), "runs", (json_int_t)r->runs);
+    if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
+    json_array_append_new(res, o);
+  }
+  json_object_set_new(doc, "results", res);
+  return doc;
+}
+
+static vkocc_status opt_f64(json_t *o, const char *key, const char *file, const char *path, double *out) {
+  json_t *v = json_object_get(o, key);
+  if (!v || json_is_null(v)) { *out = NAN; return VKOCC_OK; }
+  return vkocc_json_f64(o, key, file, path, true, out);
+}
+
+vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *out) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->file, sizeof out->file, "%s", path);
+  json_t *doc;
+  vkocc_status s = vkocc_json_load(path, "vkocc.tune-results", &doc);
+  if (s) return s;
+  char kname[64], type[8];
+  double n = 0;
+  if ((s = vkocc_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
+      (s = vkocc_json_str(doc, "element_type", path, "$", true, type, sizeof type)) ||
+      (s = vkocc_json_f64(doc, "problem_size", path, "$", true, &n)))
+    goto done;
+  if (!(out->k = vkocc_kernel_find(kname))) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: unknown kernel '%s' (histogram, reduce)", path, kname);
+    goto done;
+  }
+  if (kernel && strcmp(kernel, kname)) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: results of kernel '%s', not '%s'", path, kname, kernel);
+    goto done;
+  }
+  if ((s = tune_parse_type(out->k, type, &out->f32))) { s = vkocc_fail(s, "%s: $.element_type: %s", path, vkocc_last_error()); goto done; }
+  if (!(n >= 1 && n <= 0x7fffffff && n == floor(n))) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.problem_size: expected 1 to 2^31-1 elements", path);
+    goto done;
+  }
+  out->n = (uint64_t)n;
+  json_t *d = json_object_get(doc, "device");
+  tune_device_id *id = &out->dev;
+  if (!json_is_object(d)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device: expected an object", path); goto done; }
+  if ((s = vkocc_json_str(d, "name", path, "$.device", true, id->name, sizeof id->name)) ||
+      (s = vkocc_json_str(d, "key", path, "$.device", true, id->key, sizeof id->key)) ||
+      (s = vkocc_json_str(d, "driver_name", path, "$.device", false, id->driver_name, sizeof id->driver_name)) ||
+      (s = vkocc_json_str(d, "driver_info", path, "$.device", false, id->driver_info, sizeof id->driver_info)) ||
+      (s = vkocc_json_u32(d, "vendor_id", path, "$.device", false, &id->vendor_id)) ||
+      (s = vkocc_json_u32(d, "device_id", path, "$.device", false, &id->device_id)) ||
+      (s = vkocc_json_u32(d, "driver_version", path, "$.device", false, &id->driver_version)) ||
+      (s = vkocc_json_u32(d, "sm_count", path, "$.device", false, &id->sm_count)) ||
+      (s = vkocc_json_str(doc, "cluster_id", path, "$", true, id->cluster_id, sizeof id->cluster_id)))
+    goto done;
+  json_t *fp = json_object_get(doc, "fingerprint");
+  if (fp) {
+    /* the normalized part of a fingerprint: reuse its reader (which also checks the cluster ID) */
+    json_t *tmp = json_deep_copy(fp);
+    if (!json_is_object(tmp)) { json_decref(tmp); s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.fingerprint: expected an object", path); goto done; }
+    json_object_set_new(tmp, "schema", json_string("vkocc.fingerprint/1"));
+    char *text = json_dumps(tmp, 0), where[1100];
+    json_decref(tmp);
+    snprintf(where, sizeof where, "%s: $.fingerprint", path);
+    s = vkocc_fingerprint_parse(text, strlen(text), where, &id->fp);
+    free(text);
+    if (s) goto done;
+    if (strcmp(id->fp.cluster_id, id->cluster_id)) {
+      s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: %s, but the fingerprint's is %s", path, id->cluster_id, id->fp.cluster_id);
+      goto done;
+    }
+    id->has_fp = true;
+  }
+  json_t *m = json_object_get(doc, "measurement");
+  if (json_is_object(m)) {
+    opt_f64(m, "pipelines_ms", path, "$.measurement", &out->pipelines_ms);
+    opt_f64(m, "measure_ms", path, "$.measurement", &out->measure_ms);
+  }
+  json_t *res = json_object_get(doc, "results");
+  if (!json_is_array(res)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: expected an array", path); goto done; }
+  out->r = calloc(json_array_size(res) + 1, sizeof *out->r);
+  for (size_t i = 0; i < json_array_size(res); i++) {
+    char p[64];
+    snprintf(p, sizeof p, "$.results[%zu]", i);
+    json_t *e = json_array_get(res, i);
+    tune_result *r = &out->r[out->count];
+    if (!json_is_object(e)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", path, p); goto done; }
+    char cp[80];
+    snprintf(cp, sizeof cp, "%s.config", p);
+    if ((s = tune_config_from_json(out->k, json_object_get(e, "config"), path, cp, &r->cfg)) ||
+        (s = vkocc_json_bool(e, "valid", path, p, true, &r->valid)) ||
+        (s = opt_f64(e, "median_ns", path, p, &r->median_ns)) || (s = opt_f64(e, "spread", path, p, &r->spread)) ||
+        (s = opt_f64(e, "min_ns", path, p, &r->min_ns)) || (s = opt_f64(e, "max_ns", path, p, &r->max_ns)) ||
+        (s = vkocc_json_u32(e, "runs", path, p, true, &r->runs)) ||
+        (s = vkocc_json_str(e, "error", path, p, false, r->error, sizeof r->error)))
+      goto done;
+    if (r->valid && !(r->median_ns > 0)) {
+      s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.median_ns: a valid result needs a positive time", path, p);
+      goto done;
+    }
+    tune_config_key(out->k, &r->cfg, r->key, sizeof r->key);
+    for (uint32_t j = 0; j < out->count; j++)
+      if (!strcmp(out->r[j].key, r->key)) {
+        s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.config: %s appears twice", path, p, r->key);
+        goto done;
+      }
+    r->measured = true;
+    out->count++;
+  }
+done:
+  json_decref(doc);
+  if (s) tune_doc_free(out);
+  return s;
+}
+
+void tune_doc_free(tune_doc *d) {
+  free(d->r);
+  d->r = NULL;
+  d->count = 0;
+}

@@ -1,0 +1,39 @@
+/* Internal to libvkocc: the tuning-results document (schema vkocc.tune-results/1, docs/tune.md), written
+ * by `vkocc tune` and read back by its --resume and by `vkocc policy build/transfer`. */
+#ifndef VKOCC_TUNE_RESULTS_H
+#define VKOCC_TUNE_RESULTS_H
+#include "../tune/tune.h"
+
+#define VKOCC_TUNE_RESULTS_SCHEMA "vkocc.tune-results/1"
+
+/* Who measured: the device and its fingerprint summary. */
+typedef struct tune_device_id {
+  char name[256], driver_name[256], driver_info[256];
+  uint32_t vendor_id, device_id, driver_version;
+  uint32_t sm_count;         /* derived by the fingerprint (0 unknown) */
+  char key[600];             /* the exact-device key: "VVVV:DDDD NAME | DRIVER_INFO | sm N" */
+  char cluster_id[24];
+  bool has_fp;
+  vkocc_fingerprint fp;      /* the normalized surface, for the nearest cluster */
+} tune_device_id;
+
+/* Fills id from a device and a fingerprint document (as cli_fingerprint_device returns it; may be NULL). */
+void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t *fp_doc, const vkocc_fingerprint *fp);
+
+typedef struct tune_doc {
+  char file[1024];
+  const tune_kernel_def *k;
+  bool f32;
+  uint64_t n;
+  tune_device_id dev;
+  tune_result *r;            /* measured configurations, in file order */
+  uint32_t count;
+  double pipelines_ms, measure_ms;
+} tune_doc;
+
+json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const char *date, double elapsed_ms);
+/* Reads and checks a whole document; VKOCC_ERROR_USAGE naming the file and JSON path. kernel, when not
+ * NULL, must match (a file of another kernel is refused). */
+vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *out);
+void tune_doc_free(tune_doc *d);
+#endif

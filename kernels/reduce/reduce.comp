@@ -1,0 +1,79 @@
+#version 450
+// reduce: the sum of n u32 (exact, modulo 2^32) or f32 values (TYPE_F32) in one dispatch.
+// Each workgroup sums its wg * EPT elements (STRIDED: element i of an invocation at i * wg + lid, so a
+// workgroup's loads are consecutive; else CONTIGUOUS: EPT consecutive elements per invocation), reduces
+// them in shared memory (VARIANT_TREE) or with subgroupAdd (VARIANT_SUBGROUP), and writes a partial;
+// the last workgroup to finish (an atomic ticket) sums the partials into result.
+// Specialization constants: 0 workgroup size (a power of two), 1 EPT. Self-contained (no #include).
+#ifdef VARIANT_SUBGROUP
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint EPT = 1;
+#ifdef TYPE_F32
+#define T float
+#define ZERO 0.0
+#else
+#define T uint
+#define ZERO 0u
+#endif
+layout(std430, binding = 0) readonly buffer Input { T data[]; } inp;
+layout(std430, binding = 1) coherent buffer Output { uint ticket; T result; T partials[]; } res;
+layout(push_constant) uniform Push { uint n; } pc;
+shared T red[gl_WorkGroupSize.x];
+shared bool is_last;
+
+// The workgroup's sum, valid in invocation 0.
+T workgroup_sum(T v) {
+  uint lid = gl_LocalInvocationID.x;
+#ifdef VARIANT_SUBGROUP
+  T s = subgroupAdd(v);
+  if (subgroupElect()) red[gl_SubgroupID] = s;
+  barrier();
+  T t = ZERO;
+  if (gl_SubgroupID == 0u) {
+    for (uint i = gl_SubgroupInvocationID; i < gl_NumSubgroups; i += gl_SubgroupSize) t += red[i];
+    t = subgroupAdd(t);
+  }
+  barrier();  // red is reused by the next call
+  return t;
+#else
+  red[lid] = v;
+  barrier();
+  for (uint s = gl_WorkGroupSize.x / 2u; s > 0u; s >>= 1u) {
+    if (lid < s) red[lid] += red[lid + s];
+    barrier();
+  }
+  T t = red[0];
+  barrier();
+  return t;
+#endif
+}
+
+void main() {
+  uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  uint base = gl_WorkGroupID.x * wg * EPT;
+  T acc = ZERO;
+  for (uint i = 0u; i < EPT; i++) {
+#ifdef CONTIGUOUS
+    uint idx = base + lid * EPT + i;
+#else
+    uint idx = base + i * wg + lid;
+#endif
+    if (idx < pc.n) acc += inp.data[idx];
+  }
+  T total = workgroup_sum(acc);
+  if (lid == 0u) {
+    res.partials[gl_WorkGroupID.x] = total;
+    memoryBarrierBuffer();  // the partial is visible before the ticket says so
+    is_last = atomicAdd(res.ticket, 1u) == gl_NumWorkGroups.x - 1u;
+  }
+  barrier();
+  if (!is_last) return;
+  memoryBarrierBuffer();
+  T a = ZERO;
+  for (uint i = lid; i < gl_NumWorkGroups.x; i += wg) a += res.partials[i];
+  T sum = workgroup_sum(a);
+  if (lid == 0u) res.result = sum;
+}

@@ -1,0 +1,187 @@
+/* Policy databases from tuning results (docs/policy.md, schema vkocc.policy-db/2).
+ * For each kernel and element type: one entry per device (the device's own best, keyed by its exact
+ * device key and cluster), one per cluster (the configuration with the best geometric-mean efficiency over
+ * the cluster's devices), problem-size buckets split at the geometric midpoints between the sizes tuned,
+ * and a default per kernel: the configuration with the best worst-case efficiency over every result
+ * (ties: geometric mean). Efficiency = a result's best time / the configuration's time there. */
+#include "tunedb.h"
+#include "io.h" /* vkocc_fingerprint_json moved to io/ (issue 12, api) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double tdb_time(const tune_doc *d, const char *key) {
+  for (uint32_t i = 0; i < d->count; i++)
+    if (!strcmp(d->r[i].key, key)) return d->r[i].valid && d->r[i].median_ns > 0 ? d->r[i].median_ns : NAN;
+  return NAN;
+}
+
+double tdb_best(const tune_doc *d, int *index) {
+  int b = -1;
+  for (uint32_t i = 0; i < d->count; i++)
+    if (d->r[i].valid && d->r[i].median_ns > 0 && (b < 0 || d->r[i].median_ns < d->r[b].median_ns)) b = (int)i;
+  if (index) *index = b;
+  return b < 0 ? NAN : d->r[b].median_ns;
+}
+
+double tdb_efficiency(const tune_doc *d, const char *key) {
+  double t = tdb_time(d, key), b = tdb_best(d, NULL);
+  return isfinite(t) && isfinite(b) ? b / t : 0;
+}
+
+bool tdb_pick(const tune_doc *const *docs, uint32_t n, tdb_rule rule, char *out, size_t len, double *worst, double *geo) {
+  bool found = false;
+  double bw = -1, bg = -1;
+  for (uint32_t a = 0; a < n; a++)
+    for (uint32_t i = 0; i < docs[a]->count; i++) {
+      const char *key = docs[a]->r[i].key;
+      if (!docs[a]->r[i].valid) continue;
+      bool seen = false; /* each key once: the first document that has it valid */
+      for (uint32_t p = 0; p < a && !seen; p++) seen = isfinite(tdb_time(docs[p], key));
+      if (seen) continue;
+      double w = 1, lg = 0;
+      for (uint32_t j = 0; j < n; j++) {
+        double e = tdb_efficiency(docs[j], key);
+        if (e < w) w = e;
+        lg += log(e > 0 ? e : 1e-9); /* invalid somewhere: heavily penalized, still ranked */
+      }
+      double g = exp(lg / n);
+      bool better = rule == TDB_MAXMIN ? (w > bw + 1e-12 || (fabs(w - bw) <= 1e-12 && g > bg)) : g > bg;
+      if (!found || better) {
+        found = true, bw = w, bg = g;
+        snprintf(out, len, "%s", key);
+      }
+    }
+  if (worst) *worst = bw;
+  if (geo) *geo = bg;
+  return found;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* {"min": .., "max": ..} for size s among the sorted distinct sizes v[0..n) */
+static json_t *bucket(const uint64_t *v, uint32_t n, uint64_t s) {
+  uint32_t i = 0;
+  while (i < n && v[i] != s) i++;
+  json_t *o = json_object();
+  json_object_set_new(o, "min", json_integer(i == 0 ? 0 : (json_int_t)floor(sqrt((double)v[i - 1] * (double)v[i])) + 1));
+  if (i + 1 < n) json_object_set_new(o, "max", json_integer((json_int_t)floor(sqrt((double)v[i] * (double)v[i + 1]))));
+  return o;
+}
+
+static json_t *params_of(const char *key) {
+  json_error_t e;
+  return json_loads(key, 0, &e);
+}
+
+vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
+  *out = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    if (isnan(tdb_best(&docs[i], NULL)))
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: no valid configuration (nothing to choose)", docs[i].file);
+    if (!docs[i].dev.cluster_id[0])
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: empty", docs[i].file);
+    for (uint32_t j = 0; j < i; j++)
+      if (docs[i].k == docs[j].k && docs[i].f32 == docs[j].f32 && docs[i].n == docs[j].n && !strcmp(docs[i].dev.key, docs[j].dev.key))
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s and %s: both hold %s %s at size %llu on '%s' (give one)", docs[j].file,
+                          docs[i].file, docs[i].k->name, docs[i].f32 ? "f32" : "u32", (unsigned long long)docs[i].n,
+                          docs[i].dev.key);
+  }
+  json_t *db = json_object(), *clusters = json_object(), *kernels = json_object(), *sources = json_array();
+  json_object_set_new(db, "schema", json_string("vkocc.policy-db/2"));
+  json_object_set_new(db, "tool_version", json_string(vkocc_version()));
+  json_object_set_new(db, "rules", json_string(
+      "entries with a device key: that device's best; entries without: per cluster, the configuration with the "
+      "best geometric-mean efficiency over the cluster's devices; problem_size buckets split at the geometric "
+      "midpoints between the sizes tuned; default: the best worst-case efficiency over every result of the "
+      "kernel (ties: geometric mean); efficiency = best time / the configuration's time on that result"));
+  const tune_doc **set = calloc(n + 1, sizeof *set);
+  uint64_t *sizes = calloc(n + 1, sizeof *sizes);
+  for (uint32_t i = 0; i < n; i++) {
+    const tune_doc *d = &docs[i];
+    int b;
+    double best = tdb_best(d, &b);
+    json_array_append_new(sources, json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:f, s:o}", "file", d->file, "kernel",
+                                             d->k->name, "element_type", d->f32 ? "f32" : "u32", "problem_size",
+                                             (json_int_t)d->n, "device", d->dev.key, "cluster", d->dev.cluster_id,
+                                             "best_ns", best, "best", params_of(d->r[b].key)));
+    if (d->dev.has_fp && !json_object_get(clusters, d->dev.cluster_id)) {
+      json_t *c = vkocc_fingerprint_json(&d->dev.fp);
+      json_object_del(c, "cluster_id");
+      json_object_set_new(c, "name", json_string(d->dev.name));
+      json_object_set_new(clusters, d->dev.cluster_id, c);
+    }
+    json_t *k = json_object_get(kernels, d->k->name);
+    if (!k) {
+      k = json_object();
+      json_object_set_new(k, "entries", json_array());
+      json_object_set_new(kernels, d->k->name, k);
+    }
+  }
+  /* per kernel: device entries, then cluster entries, then the default */
+  const char *kname;
+  json_t *k;
+  json_object_foreach(kernels, kname, k) {
+    json_t *entries = json_object_get(k, "entries");
+    for (int pass = 0; pass < 2; pass++)
+      for (uint32_t i = 0; i < n; i++) {
+        const tune_doc *d = &docs[i];
+        if (strcmp(d->k->name, kname)) continue;
+        /* the group: same type, and same device (pass 0) or same cluster (pass 1); handled at its first member */
+        uint32_t ns = 0, first = i;
+        for (uint32_t j = 0; j < n; j++) {
+          const tune_doc *e = &docs[j];
+          bool same = e->k == d->k && e->f32 == d->f32 &&
+                      (pass == 0 ? !strcmp(e->dev.key, d->dev.key) : !strcmp(e->dev.cluster_id, d->dev.cluster_id));
+          if (!same) continue;
+          if (j < first) first = j;
+          uint32_t q = 0;
+          while (q < ns && sizes[q] != e->n) q++;
+          if (q == ns) sizes[ns++] = e->n;
+        }
+        if (first != i) continue;
+        qsort(sizes, ns, sizeof *sizes, cmp_u64);
+        for (uint32_t q = 0; q < ns; q++) {
+          uint32_t m = 0;
+          for (uint32_t j = 0; j < n; j++) {
+            const tune_doc *e = &docs[j];
+            if (e->k == d->k && e->f32 == d->f32 && e->n == sizes[q] &&
+                (pass == 0 ? !strcmp(e->dev.key, d->dev.key) : !strcmp(e->dev.cluster_id, d->dev.cluster_id)))
+              set[m++] = e;
+          }
+          char key[256];
+          double worst, geo;
+          if (!tdb_pick(set, m, TDB_GEOMEAN, key, sizeof key, &worst, &geo)) continue;
+          json_t *when = json_pack("{s:s, s:o}", "element_type", d->f32 ? "f32" : "u32", "problem_size", bucket(sizes, ns, sizes[q]));
+          json_t *e = json_pack("{s:s, s:o, s:o}", "cluster", d->dev.cluster_id, "when", when, "params", params_of(key));
+          if (pass == 0) json_object_set_new(e, "device", json_string(d->dev.key));
+          json_t *from = json_array();
+          for (uint32_t j = 0; j < m; j++) json_array_append_new(from, json_string(set[j]->dev.key));
+          json_object_set_new(e, "tuned", json_pack("{s:I, s:o, s:f, s:f}", "problem_size", (json_int_t)sizes[q], "devices", from,
+                                                    "worst_efficiency", worst, "geomean_efficiency", geo));
+          json_array_append_new(entries, e);
+        }
+      }
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < n; j++)
+      if (!strcmp(docs[j].k->name, kname)) set[m++] = &docs[j];
+    char key[256];
+    double worst, geo;
+    if (tdb_pick(set, m, TDB_MAXMIN, key, sizeof key, &worst, &geo))
+      json_object_set_new(k, "default", json_pack("{s:o, s:s, s:I, s:f, s:f}", "params", params_of(key), "rule",
+                                                  "best worst-case efficiency over every result (ties: geometric mean)",
+                                                  "results", (json_int_t)m, "worst_efficiency", worst,
+                                                  "geomean_efficiency", geo));
+  }
+  free(set);
+  free(sizes);
+  json_object_set_new(db, "clusters", clusters);
+  json_object_set_new(db, "kernels", kernels);
+  json_object_set_new(db, "sources", sources);
+  *out = db;
+  return VKOCC_OK;
+}

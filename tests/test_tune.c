@@ -1,0 +1,212 @@
+/* Tuned policies without a device (issue 10): the results document round trip and its bad inputs, the
+ * kernels' CPU references and validations, policy build (device, cluster, default entries), selection by
+ * device key / cluster / nearest / default with typed parameters, and the transfer report's efficiencies
+ * and portability metric, all on synthetic results whose answers are worked out by hand below. */
+#include "check.h"
+#include "synth.h"
+#include "../policy/tunedb.h"
+#include "jsonio.h"
+#include <stdlib.h>
+
+static char dir[] = "/tmp/vkocc-tune-XXXXXX";
+
+/* reduce configurations A..D */
+static const tune_config CFG[4] = {{{0, 256, 4, 0}, 0xf}, {{1, 256, 8, 0}, 0xf}, {{0, 64, 1, 1}, 0xf}, {{1, 1024, 64, 1}, 0xf}};
+
+static void make_doc(tune_doc *d, const char *name, const char *key, const vkocc_fingerprint *fp, const double t[4]) {
+  memset(d, 0, sizeof *d);
+  snprintf(d->file, sizeof d->file, "%s.json", key);
+  d->k = &vkocc_kernel_reduce, d->n = 1u << 20;
+  snprintf(d->dev.name, sizeof d->dev.name, "%s", name);
+  snprintf(d->dev.key, sizeof d->dev.key, "%s", key);
+  snprintf(d->dev.cluster_id, sizeof d->dev.cluster_id, "%s", fp->cluster_id);
+  d->dev.has_fp = true, d->dev.fp = *fp;
+  d->r = calloc(4, sizeof *d->r);
+  for (int i = 0; i < 4; i++) {
+    tune_result *r = &d->r[d->count++];
+    r->cfg = CFG[i];
+    tune_config_key(d->k, &CFG[i], r->key, sizeof r->key);
+    r->measured = true, r->valid = t[i] > 0, r->median_ns = t[i] > 0 ? t[i] : 50, r->runs = 5;
+    if (!r->valid) snprintf(r->error, sizeof r->error, "wrong answer: sum 1, expected 2");
+  }
+}
+
+static double eff(json_t *target, const char *rule) {
+  json_t *a = json_object_get(json_object_get(target, "rules"), rule);
+  return json_is_object(a) ? json_number_value(json_object_get(a, "efficiency")) : -1;
+}
+
+static void expect_bad_results(const char *name, const char *text, const char *kernel, const char *needle) {
+  tune_doc d;
+  CHECK(tune_results_load(check_write_tmp(dir, name, text), kernel, &d) == VKOCC_ERROR_USAGE, "%s must be refused", name);
+  CHECK_CONTAINS(vkocc_last_error(), needle);
+  CHECK_CONTAINS(vkocc_last_error(), name);
+}
+
+int main(void) {
+  if (!mkdtemp(dir)) return 2;
+  /* kernels: references and validations catch a wrong answer */
+  uint32_t in[1000], ref[256], got[256];
+  vkocc_kernel_histogram.input(in, 1000, false, 1);
+  vkocc_kernel_histogram.reference(in, 1000, false, ref);
+  uint32_t total = 0;
+  for (int b = 0; b < 256; b++) total += ref[b];
+  CHECK_EQ_U(total, 1000);
+  memcpy(got, ref, sizeof got);
+  char why[200] = "";
+  CHECK(vkocc_kernel_histogram.validate(got, ref, false, 1000, why, sizeof why), "same bins must validate");
+  got[17]++;
+  CHECK(!vkocc_kernel_histogram.validate(got, ref, false, 1000, why, sizeof why), "one bin off must fail");
+  CHECK(strstr(why, "bin 17") != NULL, "why: %s", why);
+  vkocc_kernel_reduce.input(in, 1000, true, 1);
+  vkocc_kernel_reduce.reference(in, 1000, true, ref);
+  float sum, off;
+  memcpy(&sum, ref, 4);
+  CHECK(sum > 400 && sum < 600, "f32 sum of 1000 values in [0,1): %g", sum);
+  off = sum * (1 + 5e-4f);
+  memcpy(got, &off, 4);
+  CHECK(vkocc_kernel_reduce.validate(got, ref, true, 1000, why, sizeof why), "5e-4 relative is within the tolerance");
+  off = sum * (1 + 2e-3f);
+  memcpy(got, &off, 4);
+  CHECK(!vkocc_kernel_reduce.validate(got, ref, true, 1000, why, sizeof why), "2e-3 relative is outside");
+  CHECK_EQ_U(vkocc_kernel_histogram.space(NULL), 270);
+  CHECK_EQ_U(vkocc_kernel_reduce.space(NULL), 168);
+  /* a device without subgroup arithmetic and with 16 KiB of shared memory prunes */
+  tune_device small = {.max_invocations = 256, .max_wg_size_x = 256, .max_shared_bytes = 4096, .max_wg_count_x = 65535};
+  CHECK(vkocc_kernel_reduce.check(&CFG[1], &small, 1 << 20) != NULL, "subgroup variant without subgroup arithmetic");
+  CHECK(vkocc_kernel_reduce.check(&CFG[0], &small, 1 << 20) == NULL, "tree 256 fits");
+  tune_config sh8 = {{1, 64, 1, 8}, 0xf};
+  CHECK(vkocc_kernel_histogram.check(&sh8, &small, 1 << 20) != NULL, "8 copies of 1 KiB bins above 4 KiB");
+
+  /* three devices: H1, H2 one cluster (Hopper, 132 and 114 SMs), AMP another; D invalid on H1 */
+  vkocc_fingerprint h132, h114, amp, rdna;
+  synth_fingerprint(&SYNTH_HOPPER, 132, 0, &h132);
+  synth_fingerprint(&SYNTH_HOPPER, 114, 0, &h114);
+  synth_fingerprint(&SYNTH_AMPERE, 28, 0, &amp);
+  synth_fingerprint(&SYNTH_RDNA, 40, 0, &rdna);
+  CHECK(!strcmp(h132.cluster_id, h114.cluster_id) && strcmp(h132.cluster_id, amp.cluster_id), "synthetic clusters");
+  tune_doc docs[3];
+  make_doc(&docs[0], "GPU H1", "h1", &h132, (double[]){100, 110, 200, 0});
+  make_doc(&docs[1], "GPU H2", "h2", &h114, (double[]){120, 100, 300, 105});
+  make_doc(&docs[2], "GPU AMP", "amp", &amp, (double[]){300, 150, 100, 90});
+  char A[256], B[256], C[256], D[256], key[256];
+  strcpy(A, docs[0].r[0].key), strcpy(B, docs[0].r[1].key), strcpy(C, docs[0].r[2].key), strcpy(D, docs[0].r[3].key);
+  (void)C;
+  CHECK_NEAR(tdb_efficiency(&docs[1], A), 100.0 / 120, 1e-12);
+  CHECK_NEAR(tdb_efficiency(&docs[0], D), 0, 0);
+  const tune_doc *hop[2] = {&docs[0], &docs[1]};
+  double worst, geo;
+  CHECK(tdb_pick(hop, 2, TDB_GEOMEAN, key, sizeof key, &worst, &geo) && !strcmp(key, B), "Hopper geomean picks B: %s", key);
+  CHECK_NEAR(geo, sqrt(100.0 / 110), 1e-12);
+
+  /* results document: written, read back equal */
+  tune_run run = {.k = docs[2].k, .n = docs[2].n, .r = docs[2].r, .count = 4, .space_total = 168, .pruned = 164};
+  json_t *j = tune_results_json(&run, &docs[2].dev, "2026-01-01T00:00:00Z", 1);
+  char path[600];
+  snprintf(path, sizeof path, "%s/amp.json", dir);
+  CHECK(vkocc_json_write(j, path) == VKOCC_OK, "write");
+  json_decref(j);
+  tune_doc back;
+  CHECK(tune_results_load(path, "reduce", &back) == VKOCC_OK, "read back: %s", vkocc_last_error());
+  CHECK(back.count == 4 && back.r[3].median_ns == 90 && !strcmp(back.r[3].key, D) && !strcmp(back.dev.cluster_id, amp.cluster_id) &&
+            back.dev.has_fp, "round trip: %u results", back.count);
+  tune_doc_free(&back);
+  CHECK(tune_results_load(path, "histogram", &back) == VKOCC_ERROR_USAGE, "another kernel's results");
+  CHECK_CONTAINS(vkocc_last_error(), "not 'histogram'");
+  /* bad documents */
+  char *text;
+  size_t len;
+  vkocc_read_file(path, (void **)&text, &len);
+  expect_bad_results("trunc.json", (text[len / 2] = 0, text), NULL, "invalid JSON");
+  free(text);
+  expect_bad_results("v2.json", "{\"schema\":\"vkocc.tune-results/2\"}", NULL, "version 2");
+  expect_bad_results("other.json", "{\"schema\":\"vkocc.fingerprint/1\"}", NULL, "$.schema");
+  expect_bad_results("param.json", "{\"schema\":\"vkocc.tune-results/1\",\"kernel\":\"reduce\",\"element_type\":\"u32\","
+                     "\"problem_size\":10,\"cluster_id\":\"c1-x\",\"device\":{\"name\":\"x\",\"key\":\"k\"},\"results\":"
+                     "[{\"config\":{\"variant\":\"shared_tree\",\"grain\":4},\"valid\":true,\"median_ns\":5,\"runs\":3}]}",
+                     NULL, "$.results[0].config.grain");
+  expect_bad_results("dup.json", "{\"schema\":\"vkocc.tune-results/1\",\"kernel\":\"reduce\",\"element_type\":\"u32\","
+                     "\"problem_size\":10,\"cluster_id\":\"c1-x\",\"device\":{\"name\":\"x\",\"key\":\"k\"},\"results\":"
+                     "[{\"config\":{\"variant\":\"subgroup\"},\"valid\":true,\"median_ns\":5,\"runs\":3},"
+                     "{\"config\":{\"variant\":\"subgroup\"},\"valid\":true,\"median_ns\":6,\"runs\":3}]}",
+                     NULL, "appears twice");
+  expect_bad_results("type.json", "{\"schema\":\"vkocc.tune-results/1\",\"kernel\":\"histogram\",\"element_type\":\"f32\","
+                     "\"problem_size\":10,\"cluster_id\":\"c1-x\",\"device\":{\"name\":\"x\",\"key\":\"k\"},\"results\":[]}",
+                     NULL, "$.element_type");
+
+  /* build: device entries (each device's best), a cluster entry per cluster, the max-min default */
+  json_t *db;
+  CHECK(tdb_build(docs, 3, &db) == VKOCC_OK, "build: %s", vkocc_last_error());
+  json_t *k = json_object_get(json_object_get(db, "kernels"), "reduce"), *entries = json_object_get(k, "entries");
+  CHECK_EQ_U(json_array_size(entries), 5);
+  char *dp = json_dumps(json_object_get(json_object_get(k, "default"), "params"), JSON_COMPACT | JSON_SORT_KEYS);
+  CHECK(dp && !strcmp(dp, B), "default B (worst efficiency 0.6): %s", dp);
+  free(dp);
+  CHECK_NEAR(json_number_value(json_object_get(json_object_get(k, "default"), "worst_efficiency")), 0.6, 1e-9);
+  snprintf(path, sizeof path, "%s/db.json", dir);
+  CHECK(vkocc_json_write(db, path) == VKOCC_OK, "write db");
+  json_decref(db);
+  CHECK(tdb_build((tune_doc[]){docs[0], docs[0]}, 2, &db) == VKOCC_ERROR_USAGE, "the same device twice is refused");
+  vkocc_policy_db *pdb;
+  CHECK(vkocc_policy_db_load(path, &pdb) == VKOCC_OK, "load db/2: %s", vkocc_last_error());
+  if (pdb) {
+    vkocc_policy_var v[] = {{"problem_size", "1048576"}, {"element_type", "u32"}};
+    vkocc_policy_choice c;
+    CHECK(vkocc_policy_select_device(pdb, "reduce", &h114, "h2", v, 2, 0, &c) == VKOCC_OK && c.rule == VKOCC_POLICY_DEVICE &&
+              !strcmp(c.params_json, B), "H2 by its device key: B, rule %s %s", vkocc_policy_rule_name(c.rule), c.params_json);
+    vkocc_policy_choice_free(&c);
+    CHECK(vkocc_policy_select_device(pdb, "reduce", &h114, "another", v, 2, 0, &c) == VKOCC_OK && c.rule == VKOCC_POLICY_CLUSTER &&
+              !strcmp(c.params_json, B), "an untuned Hopper: the cluster's B, rule %s", vkocc_policy_rule_name(c.rule));
+    int64_t wg = 0;
+    double f = 0;
+    char var[32] = "";
+    CHECK(vkocc_policy_param_int(&c, "wg_size", &wg) == VKOCC_OK && wg == 256, "wg_size %lld", (long long)wg);
+    CHECK(vkocc_policy_param_float(&c, "elements_per_thread", &f) == VKOCC_OK && f == 8, "ept %g", f);
+    CHECK(vkocc_policy_param_string(&c, "variant", var, sizeof var) == VKOCC_OK && !strcmp(var, "subgroup"), "variant %s", var);
+    CHECK(vkocc_policy_param_int(&c, "variant", &wg) == VKOCC_ERROR_USAGE, "a string is not an integer");
+    CHECK_CONTAINS(vkocc_last_error(), "'variant' is a string");
+    CHECK(vkocc_policy_param_int(&c, "grain", &wg) == VKOCC_ERROR_USAGE, "absent parameter");
+    CHECK_CONTAINS(vkocc_last_error(), "'grain' is not in the chosen params");
+    CHECK(vkocc_policy_param_string(&c, "variant", var, 4) == VKOCC_ERROR_USAGE, "too small a buffer");
+    vkocc_policy_choice_free(&c);
+    CHECK(vkocc_policy_select_device(pdb, "reduce", &rdna, "rdna", v, 2, 0, &c) == VKOCC_OK && c.rule == VKOCC_POLICY_DEFAULT &&
+              !strcmp(c.params_json, B), "an unknown cluster: the default B, rule %s", vkocc_policy_rule_name(c.rule));
+    vkocc_policy_choice_free(&c);
+    vkocc_policy_var f32v[] = {{"problem_size", "1048576"}, {"element_type", "f32"}};
+    CHECK(vkocc_policy_select_device(pdb, "reduce", &amp, "amp", f32v, 2, 0, &c) == VKOCC_OK && c.rule == VKOCC_POLICY_DEFAULT,
+          "tuned for u32 only: f32 falls to the default, rule %s", vkocc_policy_rule_name(c.rule));
+    vkocc_policy_choice_free(&c);
+    vkocc_policy_db_free(pdb);
+  }
+
+  /* transfer: worked out by hand (efficiency = target best / chosen time on the target) */
+  json_t *rep;
+  CHECK(tdb_transfer(docs, 3, 0, &rep) == VKOCC_OK, "transfer: %s", vkocc_last_error());
+  json_t *g = json_array_get(json_object_get(rep, "groups"), 0), *t = json_object_get(g, "targets");
+  json_t *t1 = json_array_get(t, 0), *t2 = json_array_get(t, 1), *t3 = json_array_get(t, 2);
+  CHECK_NEAR(eff(t1, "device"), 1, 0);
+  CHECK_NEAR(eff(t1, "cluster"), 100.0 / 110, 1e-9); /* H2's best B on H1 */
+  CHECK_NEAR(eff(t2, "cluster"), 100.0 / 120, 1e-9); /* H1's best A on H2 */
+  CHECK_NEAR(eff(t3, "cluster"), -1, 0);              /* no other device in AMP's cluster */
+  CHECK_NEAR(eff(t3, "nearest"), 90.0 / 150, 1e-9);   /* the Hopper cluster's B */
+  CHECK_NEAR(eff(t1, "nearest"), 0, 0);               /* AMP's best D is invalid on H1 */
+  CHECK_NEAR(eff(t1, "default"), 0, 0);               /* max-min over H2 and AMP is D: invalid on H1 */
+  CHECK_NEAR(eff(t2, "default"), 1, 1e-12);           /* max-min over H1 and AMP is B */
+  CHECK_NEAR(eff(t3, "default"), 0.6, 1e-9);
+  CHECK_NEAR(eff(t1, "name"), -1, 0);                 /* no other device of that name: a miss */
+  json_t *pol = json_object_get(json_object_get(t3, "rules"), "policy");
+  CHECK(!strcmp(json_string_value(json_object_get(pol, "rule")), "default"), "AMP's policy falls to the default");
+  json_t *pp = json_object_get(g, "portability");
+  CHECK_NEAR(json_number_value(json_object_get(pp, "device")), 1, 1e-12);
+  CHECK_NEAR(json_number_value(json_object_get(pp, "cluster")), 0, 0);
+  CHECK_NEAR(json_number_value(json_object_get(pp, "policy")), 3 / (1.1 + 1.2 + 1 / 0.6), 1e-9);
+  json_decref(rep);
+  /* two devices of one name: the name-keyed lookup hits */
+  snprintf(docs[1].dev.name, sizeof docs[1].dev.name, "GPU H1");
+  CHECK(tdb_transfer(docs, 3, 0, &rep) == VKOCC_OK, "transfer 2");
+  t1 = json_array_get(json_object_get(json_array_get(json_object_get(rep, "groups"), 0), "targets"), 0);
+  CHECK_NEAR(eff(t1, "name"), 100.0 / 110, 1e-9);
+  json_decref(rep);
+  for (int i = 0; i < 3; i++) tune_doc_free(&docs[i]);
+  return check_report();
+}

@@ -1,0 +1,457 @@
+/* The benchmark harness behind `vkocc tune`: the kernel's space pruned by the device's limits, every
+ * pipeline created up front in parallel through the context's VkPipelineCache, then each configuration
+ * timed with queue timestamps around each dispatch (warm-ups discarded), repeated in batches until the
+ * relative spread of the runs is small or a cap is reached, and its answer checked against the CPU
+ * reference after every batch. An invalid configuration keeps its times but is never chosen. */
+#include "tune.h"
+#include "compile.h"
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_BATCH 16
+#define WARMUPS 2
+
+json_t *tune_config_json(const tune_kernel_def *k, const tune_config *c) {
+  json_t *o = json_object();
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    if (!(c->mask & (1u << i))) continue;
+    const tune_param_def *p = &k->params[i];
+    json_object_set_new(o, p->name, p->names ? json_string(p->names[c->v[i]]) : json_integer(c->v[i]));
+  }
+  return o;
+}
+
+void tune_config_key(const tune_kernel_def *k, const tune_config *c, char *out, size_t len) {
+  json_t *o = tune_config_json(k, c);
+  char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+  snprintf(out, len, "%s", s ? s : "");
+  free(s);
+  json_decref(o);
+}
+
+vkocc_status tune_config_from_json(const tune_kernel_def *k, json_t *o, const char *file, const char *path,
+                                   tune_config *c) {
+  memset(c, 0, sizeof *c);
+  if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object of parameters", file, path);
+  const char *name;
+  json_t *v;
+  json_object_foreach(o, name, v) {
+    uint32_t i = 0;
+    while (i < k->nparams && strcmp(k->params[i].name, name)) i++;
+    if (i == k->nparams)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: kernel %s has no such parameter", file, path, name, k->name);
+    const tune_param_def *p = &k->params[i];
+    if (p->names) {
+      uint32_t j = 0;
+      while (j < p->nnames && !(json_is_string(v) && !strcmp(p->names[j], json_string_value(v)))) j++;
+      if (j == p->nnames) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: not a %s of kernel %s", file, path, name, name, k->name);
+      c->v[i] = j;
+    } else {
+      if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX)
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: expected an unsigned integer", file, path, name);
+      c->v[i] = (uint32_t)json_integer_value(v);
+    }
+    c->mask |= 1u << i;
+  }
+  if (!(c->mask & 1)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.variant: missing", file, path);
+  return VKOCC_OK;
+}
+
+vkocc_status tune_parse_type(const tune_kernel_def *k, const char *type, bool *f32) {
+  if (!type || !strcmp(type, "u32")) { *f32 = false; return VKOCC_OK; }
+  if (!strcmp(type, "f32") && k->has_f32) { *f32 = true; return VKOCC_OK; }
+  return vkocc_fail(VKOCC_ERROR_USAGE, "element type '%s': kernel %s takes %s", type, k->name,
+                    k->has_f32 ? "u32 or f32" : "u32 only");
+}
+
+void tune_device_of(vkocc_context *ctx, tune_device *d) {
+  const vkocc_device_info *i = &ctx->info;
+  d->max_invocations = i->max_invocations, d->max_wg_size_x = i->max_wg_size_x;
+  d->max_shared_bytes = i->max_shared_bytes, d->max_wg_count_x = i->max_wg_count_x;
+  VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
+  vkocc_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
+  d->subgroup_arithmetic = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                           (sg.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+}
+
+/* --only NAME=V1,V2 */
+static vkocc_status only_match(const tune_kernel_def *k, const char *spec, const tune_config *c, bool *keep) {
+  const char *eq = strchr(spec, '=');
+  uint32_t i = 0;
+  while (eq && i < k->nparams && (strlen(k->params[i].name) != (size_t)(eq - spec) ||
+                                  strncmp(k->params[i].name, spec, (size_t)(eq - spec))))
+    i++;
+  if (!eq || i == k->nparams || !eq[1])
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--only '%s': expected PARAM=V1[,V2...] with a parameter of %s", spec, k->name);
+  *keep = true;
+  if (!(c->mask & (1u << i))) return VKOCC_OK; /* a configuration without that parameter stays */
+  *keep = false;
+  char want[64];
+  if (k->params[i].names) snprintf(want, sizeof want, "%s", k->params[i].names[c->v[i]]);
+  else snprintf(want, sizeof want, "%u", c->v[i]);
+  for (const char *p = eq + 1; *p;) {
+    size_t l = strcspn(p, ",");
+    if (l == strlen(want) && !strncmp(p, want, l)) *keep = true;
+    p += l + (p[l] == ',');
+  }
+  return VKOCC_OK;
+}
+
+vkocc_status tune_prepare(vkocc_context *ctx, const tune_kernel_def *k, uint64_t n, bool f32, const tune_options *opt,
+                          tune_run *run) {
+  memset(run, 0, sizeof *run);
+  run->k = k, run->f32 = f32, run->n = n;
+  VkPhysicalDeviceProperties props;
+  vkocc_fn.vkGetPhysicalDeviceProperties(ctx->phys, &props);
+  VkDeviceSize heap = 0;
+  for (uint32_t i = 0; i < ctx->mem.memoryHeapCount; i++)
+    if ((ctx->mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) && ctx->mem.memoryHeaps[i].size > heap)
+      heap = ctx->mem.memoryHeaps[i].size;
+  if (!heap) heap = ctx->mem.memoryHeaps[0].size;
+  uint64_t bytes = 4 * n;
+  if (n == 0 || n > 0x7fffffffull)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--size %llu: expected 1 to 2^31-1 elements", (unsigned long long)n);
+  if (bytes > props.limits.maxStorageBufferRange)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--size %llu: %llu bytes of input exceed maxStorageBufferRange (%u bytes) of %s",
+                      (unsigned long long)n, (unsigned long long)bytes, props.limits.maxStorageBufferRange, ctx->info.name);
+  if (bytes > heap / 4)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--size %llu: %llu bytes of input exceed a quarter of the device memory heap "
+                      "(%llu bytes) of %s", (unsigned long long)n, (unsigned long long)bytes, (unsigned long long)heap,
+                      ctx->info.name);
+  tune_device d;
+  tune_device_of(ctx, &d);
+  run->space_total = k->space(NULL);
+  tune_config *all = calloc(run->space_total, sizeof *all);
+  k->space(all);
+  run->r = calloc(run->space_total, sizeof *run->r);
+  const char *reasons[8] = {0};
+  uint32_t counts[8] = {0}, nreasons = 0;
+  for (uint32_t i = 0; i < run->space_total; i++) {
+    bool keep = true;
+    for (uint32_t f = 0; f < (opt ? opt->nonly : 0) && keep; f++) {
+      vkocc_status s = only_match(k, opt->only[f], &all[i], &keep);
+      if (s) { free(all); tune_run_free(run); return s; }
+    }
+    if (!keep) { run->filtered++; continue; }
+    const char *why = k->check(&all[i], &d, n);
+    if (why) {
+      run->pruned++;
+      uint32_t j = 0;
+      while (j < nreasons && reasons[j] != why) j++;
+      if (j == nreasons && nreasons < 8) reasons[nreasons++] = why;
+      if (j < 8) counts[j]++;
+      continue;
+    }
+    tune_result *r = &run->r[run->count++];
+    r->cfg = all[i];
+    tune_config_key(k, &all[i], r->key, sizeof r->key);
+  }
+  free(all);
+  for (uint32_t j = 0; j < nreasons; j++) {
+    size_t l = strlen(run->prune_note);
+    snprintf(run->prune_note + l, sizeof run->prune_note - l, "%s%u: %s", j ? "; " : "", counts[j], reasons[j]);
+  }
+  if (run->count == 0) {
+    vkocc_status s = vkocc_fail(VKOCC_ERROR_USAGE, "kernel %s at --size %llu: no configuration can run on %s (%s%s)",
+                                k->name, (unsigned long long)n, ctx->info.name,
+                                run->filtered ? "--only left none; " : "", run->prune_note);
+    tune_run_free(run);
+    return s;
+  }
+  return VKOCC_OK;
+}
+
+void tune_run_free(tune_run *run) {
+  free(run->r);
+  run->r = NULL;
+  run->count = 0;
+}
+
+int tune_best(const tune_run *run) {
+  int best = -1;
+  for (uint32_t i = 0; i < run->count; i++) {
+    const tune_result *r = &run->r[i];
+    if (r->measured && r->valid && (best < 0 || r->median_ns < run->r[best].median_ns)) best = (int)i;
+  }
+  return best;
+}
+
+/* ------------------------------------------------------------------ pipelines */
+
+typedef struct module {
+  char defs_key[128];
+  uint32_t *spv;
+  size_t words;
+  char error[512];
+} module;
+
+typedef struct builder {
+  vkocc_context *ctx;
+  tune_run *run;
+  uint32_t *todo, ntodo, next, done;
+  vkocc_kernel *kernels;
+  bool *built;
+  module *mods;
+  uint32_t *mod_of;
+  pthread_mutex_t lock;
+  const tune_options *opt;
+} builder;
+
+static void *build_worker(void *arg) {
+  builder *b = arg;
+  for (;;) {
+    pthread_mutex_lock(&b->lock);
+    uint32_t t = b->next++;
+    pthread_mutex_unlock(&b->lock);
+    if (t >= b->ntodo) break;
+    uint32_t i = b->todo[t];
+    tune_result *r = &b->run->r[i];
+    module *m = &b->mods[b->mod_of[i]];
+    vkocc_status s = VKOCC_ERROR_RUNTIME;
+    if (m->spv) {
+      uint32_t spec[4], nspec = b->run->k->spec(&r->cfg, spec);
+      s = vkocc_kernel_create(b->ctx, m->spv, m->words * 4, 2, 4, spec, nspec, &b->kernels[i]);
+    }
+    pthread_mutex_lock(&b->lock);
+    /* a configuration whose pipeline fails is reported invalid, never chosen; the others go on */
+    if (s) snprintf(r->error, sizeof r->error, "pipeline: %s", m->spv ? vkocc_last_error() : m->error);
+    b->built[i] = s == VKOCC_OK;
+    b->done++;
+    if (b->opt && b->opt->progress) b->opt->progress(b->opt->user, "pipelines", b->done, b->ntodo);
+    pthread_mutex_unlock(&b->lock);
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ measurement */
+
+typedef struct bench {
+  vkocc_context *ctx;
+  VkQueryPool queries;
+  vkocc_buffer in, out, readback;
+  uint32_t clear_bytes;
+  uint32_t *ref;
+} bench;
+
+static vkocc_status submit(vkocc_context *ctx) {
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
+  VkResult r = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
+  if (r) return vkocc_vk_fail(r, "submitting tuning dispatches");
+  r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns);
+  if (r == VK_TIMEOUT)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "tuning dispatches: the GPU did not finish within %.1f s (VK_TIMEOUT)",
+                      (double)ctx->timeout_ns / 1e9);
+  if (r) return vkocc_vk_fail(r, "tuning dispatches");
+  vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
+  return VKOCC_OK;
+}
+
+static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags sa, VkPipelineStageFlags dst,
+                    VkAccessFlags da) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
+  vkocc_fn.vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* `count` dispatches of kernel kk, each on freshly cleared answer words, timed one by one; the last
+ * dispatch's answer is copied to the readback buffer. */
+static vkocc_status run_batch(bench *b, vkocc_kernel *kk, uint32_t n, uint32_t groups, uint32_t count, double *ns) {
+  vkocc_context *ctx = b->ctx;
+  VkCommandBuffer cmd = ctx->cmd;
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  vkocc_fn.vkResetCommandBuffer(cmd, 0);
+  vkocc_fn.vkBeginCommandBuffer(cmd, &bi);
+  vkocc_fn.vkCmdResetQueryPool(cmd, b->queries, 0, 2 * count);
+  vkocc_fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, kk->pipeline);
+  vkocc_fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, kk->layout, 0, 1, &kk->set, 0, NULL);
+  vkocc_fn.vkCmdPushConstants(cmd, kk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &n);
+  for (uint32_t i = 0; i < count; i++) {
+    vkocc_fn.vkCmdFillBuffer(cmd, b->out.buffer, 0, b->clear_bytes, 0);
+    barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    vkocc_fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, b->queries, 2 * i);
+    vkocc_fn.vkCmdDispatch(cmd, groups, 1, 1);
+    vkocc_fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->queries, 2 * i + 1);
+    barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  }
+  VkBufferCopy region = {.size = b->clear_bytes};
+  vkocc_fn.vkCmdCopyBuffer(cmd, b->out.buffer, b->readback.buffer, 1, &region);
+  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+          VK_ACCESS_HOST_READ_BIT);
+  vkocc_fn.vkEndCommandBuffer(cmd);
+  vkocc_status s = submit(ctx);
+  if (s) return s;
+  uint64_t ts[2 * MAX_BATCH];
+  VkResult r = vkocc_fn.vkGetQueryPoolResults(ctx->device, b->queries, 0, 2 * count, sizeof ts, ts, sizeof ts[0],
+                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r) return vkocc_vk_fail(r, "vkGetQueryPoolResults");
+  for (uint32_t i = 0; i < count; i++) {
+    uint64_t d;
+    if (vkocc_tick_delta(ts[2 * i], ts[2 * i + 1], ctx->info.timestamp_valid_bits, &d) == VKOCC_TICKS_BACKWARDS)
+      return vkocc_fail(VKOCC_ERROR_RUNTIME, "queue timestamps went backwards around a tuning dispatch");
+    ns[i] = (double)d * ctx->info.timestamp_period;
+  }
+  return VKOCC_OK;
+}
+
+static vkocc_status measure_one(bench *b, tune_run *run, tune_result *r, vkocc_kernel *kk, const tune_options *opt) {
+  const tune_kernel_def *k = run->k;
+  uint32_t groups = k->groups(&r->cfg, run->n), n = (uint32_t)run->n;
+  double target = opt && opt->target_spread > 0 ? opt->target_spread : 0.02;
+  uint32_t min_runs = opt && opt->min_runs ? opt->min_runs : 5, max_runs = opt && opt->max_runs ? opt->max_runs : 50;
+  double max_s = opt && opt->max_config_s > 0 ? opt->max_config_s : 2.0;
+  if (max_runs > 1000) max_runs = 1000;
+  double *t = malloc(max_runs * sizeof *t), w[WARMUPS] = {0};
+  /* warm-ups: the first dispatches of a new pipeline are slow on some drivers; discarded */
+  vkocc_status s = run_batch(b, kk, n, groups, WARMUPS, w);
+  uint32_t runs = 0;
+  double t0 = vkocc_now_ms();
+  r->valid = true;
+  char why[200];
+  if (!s && !k->validate((uint32_t *)b->readback.map + k->answer_offset_words, b->ref, run->f32, run->n, why, sizeof why)) {
+    r->valid = false;
+    snprintf(r->error, sizeof r->error, "wrong answer: %s", why);
+  }
+  while (!s && r->valid && runs < max_runs) {
+    double per = w[WARMUPS - 1] > 1 ? w[WARMUPS - 1] : 1;
+    uint32_t batch = (uint32_t)(20e6 / per); /* about 20 ms of GPU time per submission */
+    if (batch < 3) batch = 3;
+    if (batch > MAX_BATCH) batch = MAX_BATCH;
+    if (batch > max_runs - runs) batch = max_runs - runs;
+    s = run_batch(b, kk, n, groups, batch, t + runs);
+    if (s) break;
+    runs += batch;
+    if (!k->validate((uint32_t *)b->readback.map + k->answer_offset_words, b->ref, run->f32, run->n, why, sizeof why)) {
+      r->valid = false;
+      snprintf(r->error, sizeof r->error, "wrong answer: %s", why);
+    }
+    vkocc_summary sum;
+    vkocc_summarize(t, runs, &sum);
+    if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) break;
+    if (runs >= 3 && vkocc_now_ms() - t0 > max_s * 1e3) break; /* a slow or noisy configuration: enough */
+  }
+  if (!s && runs) {
+    vkocc_summary sum;
+    vkocc_summarize(t, runs, &sum);
+    r->median_ns = sum.median, r->min_ns = sum.min, r->max_ns = sum.max;
+    r->spread = sum.median > 0 ? sum.mad / sum.median : 0;
+  }
+  r->runs = runs;
+  r->measured = s == VKOCC_OK;
+  free(t);
+  return s;
+}
+
+vkocc_status tune_measure(vkocc_context *ctx, tune_run *run, const tune_options *opt) {
+  const tune_kernel_def *k = run->k;
+  uint32_t *todo = malloc(run->count * sizeof *todo), ntodo = 0;
+  for (uint32_t i = 0; i < run->count; i++)
+    if (!run->r[i].measured) todo[ntodo++] = i;
+  if (!ntodo) { free(todo); return VKOCC_OK; }
+  /* one SPIR-V module per variant (its #defines), compiled once; specialization gives the rest */
+  module *mods = calloc(run->count, sizeof *mods);
+  uint32_t *mod_of = calloc(run->count, sizeof *mod_of), nmods = 0;
+  char name[64];
+  snprintf(name, sizeof name, "kernels/%s/%s.comp", k->name, k->name);
+  for (uint32_t t = 0; t < ntodo; t++) {
+    uint32_t i = todo[t];
+    const char *defs[4];
+    uint32_t nd = k->defines(&run->r[i].cfg, run->f32, defs);
+    char key[128] = "";
+    for (uint32_t d = 0; d < nd; d++) snprintf(key + strlen(key), sizeof key - strlen(key), "%s;", defs[d]);
+    uint32_t m = 0;
+    while (m < nmods && strcmp(mods[m].defs_key, key)) m++;
+    if (m == nmods) {
+      snprintf(mods[m].defs_key, sizeof mods[m].defs_key, "%s", key);
+      if (vkocc_shader_compile(k->glsl, strlen(k->glsl), name, VKOCC_SHADER_GLSL, "main", defs, nd, &mods[m].spv,
+                               &mods[m].words))
+        snprintf(mods[m].error, sizeof mods[m].error, "%s", vkocc_last_error());
+      nmods++;
+    }
+    mod_of[i] = m;
+  }
+  vkocc_kernel *kernels = calloc(run->count, sizeof *kernels);
+  bool *built = calloc(run->count, sizeof *built);
+  builder bd = {.ctx = ctx, .run = run, .todo = todo, .ntodo = ntodo, .kernels = kernels, .built = built,
+                .mods = mods, .mod_of = mod_of, .opt = opt};
+  pthread_mutex_init(&bd.lock, NULL);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  uint32_t threads = opt && opt->threads ? opt->threads : (uint32_t)(cpus > 8 ? 8 : cpus > 0 ? cpus : 1);
+  if (threads > ntodo) threads = ntodo;
+  if (threads > 64) threads = 64;
+  pthread_t tid[64];
+  uint32_t started = 0;
+  double t0 = vkocc_now_ms();
+  for (uint32_t t = 0; t < threads; t++)
+    if (pthread_create(&tid[t], NULL, build_worker, &bd) == 0) started++;
+  if (!started) build_worker(&bd);
+  for (uint32_t t = 0; t < started; t++) pthread_join(tid[t], NULL);
+  pthread_mutex_destroy(&bd.lock);
+  run->pipelines_ms += vkocc_now_ms() - t0;
+  run->pipelines += ntodo;
+  for (uint32_t m = 0; m < nmods; m++) free(mods[m].spv);
+  free(mods);
+  free(mod_of);
+
+  /* buffers: the input (device-local), the answer + partials (device-local), a host readback */
+  bench b = {.ctx = ctx};
+  uint64_t out_bytes = 16;
+  for (uint32_t t = 0; t < ntodo; t++) {
+    uint64_t o = k->output_bytes(&run->r[todo[t]].cfg, run->n);
+    if (o > out_bytes) out_bytes = o;
+  }
+  b.clear_bytes = (k->answer_offset_words + k->answer_words) * 4;
+  uint32_t *data = malloc(run->n * 4);
+  b.ref = calloc(k->answer_words, 4);
+  vkocc_status s = data && b.ref ? VKOCC_OK : vkocc_fail(VKOCC_ERROR_RUNTIME, "out of host memory for the input");
+  if (!s) {
+    k->input(data, run->n, run->f32, 0x766b6f6363ull);
+    k->reference(data, run->n, run->f32, b.ref);
+    s = vkocc_buffer_create(ctx, run->n * 4, false, &b.in);
+  }
+  if (!s) s = vkocc_buffer_upload(ctx, &b.in, data, run->n * 4);
+  free(data);
+  if (!s) s = vkocc_buffer_create(ctx, out_bytes, false, &b.out);
+  if (!s) s = vkocc_buffer_create(ctx, b.clear_bytes, true, &b.readback);
+  VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                               .queryCount = 2 * MAX_BATCH};
+  VkResult vr;
+  if (!s && (vr = vkocc_fn.vkCreateQueryPool(ctx->device, &qci, NULL, &b.queries))) s = vkocc_vk_fail(vr, "vkCreateQueryPool");
+  double last_cp = vkocc_now_ms(), cp_ms = (opt && opt->checkpoint_s > 0 ? opt->checkpoint_s : 10) * 1e3;
+  t0 = vkocc_now_ms();
+  for (uint32_t t = 0; t < ntodo && !s; t++) {
+    uint32_t i = todo[t];
+    tune_result *r = &run->r[i];
+    if (built[i]) {
+      vkocc_buffer *bufs[2] = {&b.in, &b.out};
+      vkocc_kernel_bind(ctx, &kernels[i], bufs);
+      s = measure_one(&b, run, r, &kernels[i], opt);
+      if (s) s = vkocc_fail(s, "%s %s: %s", k->name, r->key, vkocc_last_error());
+    } else {
+      r->measured = true, r->valid = false; /* its pipeline failed: reported, never chosen */
+    }
+    vkocc_kernel_destroy(ctx, &kernels[i]);
+    if (opt && opt->progress) opt->progress(opt->user, "configurations", t + 1, ntodo);
+    if (!s && opt && opt->checkpoint && vkocc_now_ms() - last_cp > cp_ms) {
+      s = opt->checkpoint(opt->user, run);
+      last_cp = vkocc_now_ms();
+    }
+  }
+  run->measure_ms += vkocc_now_ms() - t0;
+  for (uint32_t t = 0; t < ntodo; t++) vkocc_kernel_destroy(ctx, &kernels[todo[t]]);
+  if (b.queries) vkocc_fn.vkDestroyQueryPool(ctx->device, b.queries, NULL);
+  vkocc_buffer_destroy(ctx, &b.in);
+  vkocc_buffer_destroy(ctx, &b.out);
+  vkocc_buffer_destroy(ctx, &b.readback);
+  free(b.ref);
+  free(kernels);
+  free(built);
+  free(todo);
+  return s;
+}
