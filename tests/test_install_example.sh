@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest (issue 12 item 4): installs this build into a temporary prefix, builds examples/pick_policy against
-# the INSTALLED package twice, with pkg-config and with find_package(vkocc), and runs both on the device
-# (lavapipe in the suite) with a fingerprint from tests/data, so nothing is measured.
+# the INSTALLED package with pkg-config (vkocc, and vkocc-static for libvkocc.a) and with find_package(vkocc),
+# and runs each on the device (lavapipe in the suite) with fingerprints from tests/data: nothing is measured.
 # usage: test_install_example.sh BUILD_DIR SOURCE_DIR C_COMPILER PKG_CONFIG
 set -euo pipefail
 build=$1 src=$2 cc=$3 pkgconfig=$4
@@ -25,6 +25,13 @@ fi
 export PKG_CONFIG_PATH=$(dirname "$pc")
 libdir=$("$pkgconfig" --variable=libdir vkocc)
 [[ $(cd "$libdir" && pwd) == "$tmp/prefix/"* ]] || fail "pkg-config libdir $libdir is outside the prefix"
+# only the prefix's .pc files: a machine with vkocc and the runtime packages of its dependencies, not their
+# development files, must still get flags (nothing Requires jansson's or spirv-cross's .pc)
+for m in vkocc vkocc-plot; do
+  [[ $m == vkocc || -f $(dirname "$pc")/$m.pc ]] || continue
+  PKG_CONFIG_LIBDIR=$(dirname "$pc") "$pkgconfig" --cflags --libs $m >/dev/null ||
+    fail "pkg-config $m needs other packages' .pc files"
+done
 flags="$("$pkgconfig" --cflags --libs vkocc)"
 [[ $flags != *cairo* && $flags != *vulkan* ]] || fail "pkg-config --libs vkocc: $flags"
 "$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/pick_policy_pc" "$src/examples/pick_policy/pick_policy.c" \
@@ -42,6 +49,11 @@ if command -v c++ >/dev/null && echo '#include <vulkan/vulkan.h>' | c++ -E -x c+
     c++ -fsyntax-only -Werror -x c++ $("$pkgconfig" --cflags vkocc) - || fail "vkocc.h with vulkan.h in C++"
 fi
 
+# the static library through vkocc-static.pc: no libvkocc.so at run time
+"$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/pick_policy_static" "$src/examples/pick_policy/pick_policy.c" \
+  $("$pkgconfig" --cflags --libs vkocc-static)
+if readelf -d "$tmp/pick_policy_static" | grep -q 'NEEDED.*libvkocc'; then fail "the static build needs libvkocc.so"; fi
+
 # CMake: find_package(vkocc) -> vkocc::vkocc (the shared library)
 cmake -S "$src/examples/pick_policy" -B "$tmp/ex" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "cmake configure"; }
@@ -52,7 +64,7 @@ readelf -d "$tmp/ex/pick_policy" | grep -q 'NEEDED.*libvkocc\.so' || fail "the C
 # small u32 sorts; the RDNA fingerprint is far from every cluster there, so the kernel's default.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 data=$src/tests/data
-for exe in "$tmp/pick_policy_pc" "$tmp/ex/pick_policy"; do
+for exe in "$tmp/pick_policy_pc" "$tmp/ex/pick_policy" "$tmp/pick_policy_static"; do
   out=$("$exe" --db "$data/policy-db.json" --kernel radix_sort --fingerprint "$data/fp-hopper-132.json" \
           --var problem_size=1000 --var element_type=u32 --param wg_size --param elements_per_thread) ||
     fail "$exe exited $?"
