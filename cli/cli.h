@@ -62,12 +62,14 @@ bool cli_is_tty(void);
 void cli_progress(void *user, const char *phase, uint32_t done, uint32_t total);
 /* Opens the context per --device / VKOCC_DEVICE; on error prints and returns the exit code (>0). */
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
-/* cmd_fingerprint.c: the device's fingerprint through vkocc_fingerprint_measure (measured or from the cache,
+/* common.c: the device's fingerprint through vkocc_fingerprint_measure (measured or from the cache,
  * c->method, notes prefixed with cmd); details freed by the caller. */
 int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vkocc_fingerprint *fp,
                             vkocc_fingerprint_details *details);
-/* The same for cmd_policy.c (notes prefixed "policy"); *doc: the whole document (json_decref it). */
+/* The same with notes prefixed "fingerprint" (kept for callers from before; policy should call
+ * cli_fingerprint_measure("policy", ...)); *doc: the whole document (json_decref it). */
 int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
+/* cmd_fingerprint.c: the human summary of a fingerprint document. */
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
 /* One line "derived: N SMs (ambiguous); per SM: W workgroups, S subgroups of G (T threads), M shared bytes;
  * E/P points explained" for surface, calc and fingerprint alike; `from` names a file the limits were read

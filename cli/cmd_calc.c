@@ -20,7 +20,8 @@ static const char *help =
     "shared bytes; ties go to the larger size (the counterpart of cudaOccupancyMaxPotentialBlockSize).\n"
     "--subgroup-size N overrides the subgroup size a CSV cannot carry (default: inferred).\n"
     "       vkocc calc --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]... [--from FILE]\n"
-    "P of your own pipeline, measured live (cached); with --from: per SM and the limit that binds.\n";
+    "P of your own pipeline, measured live (cached; --method as for probe, default comb); with --from: per SM\n"
+    "and the limit that binds.\n";
 
 typedef struct { uint32_t wg, shared, P; bool measured; } row;
 
@@ -102,7 +103,7 @@ int cmd_calc(int argc, char **argv) {
   shared_rule rule = {0, 0};
   enum { OPT_SUGGEST = 3000, OPT_PER_THREAD, OPT_BASE, OPT_MAX_WG };
   static const struct option opts[] = {
-      CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, {"csv", no_argument, 0, 'c'},
+      CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION, {"csv", no_argument, 0, 'c'},
       {"wg", required_argument, 0, 'w'}, {"shmem", required_argument, 0, 's'}, {"table", no_argument, 0, 't'},
       {"from", required_argument, 0, 'f'}, {"subgroup-size", required_argument, 0, 'g'},
       {"suggest-wg", no_argument, 0, OPT_SUGGEST}, {"shared-per-thread", required_argument, 0, OPT_PER_THREAD},
@@ -159,9 +160,10 @@ int cmd_calc(int argc, char **argv) {
       return cli_error("calc", 2, "--shader takes its point from the shader: drop --wg, --shmem, --table and "
                        "--suggest-wg");
     sho.from = from;
-    return cli_probe_shader("calc", &c, &sho, &(vkocc_probe_options){.method = VKOCC_METHOD_COMB}, true);
+    return cli_probe_shader("calc", &c, &sho, &(vkocc_probe_options){.method = c.have_method ? c.method
+                            : VKOCC_METHOD_COMB}, true);
   }
-  if (c.have_method) return cli_error("calc", 2, "--method goes with --shader here (a live surface uses the default)");
+  if (c.have_method) return cli_error("calc", 2, "--method goes with --shader (a live surface uses the default)");
   if (suggest && (have_wg || have_shm || table || csv))
     return cli_error("calc", 2, "--suggest-wg chooses the workgroup size: drop --wg, --shmem, --table and --csv");
   if (!suggest && (have_rule || max_wg))

@@ -20,20 +20,13 @@ static void print_fit(const char *what, const vkocc_linfit *f) {
 int cmd_calibrate(int argc, char **argv) {
   cli_common c = {0};
   vkocc_calibrate_options o = {0};
-  static const struct option opts[] = {{"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"json", no_argument, 0, 'j'},
+  static const struct option opts[] = {CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION,
                                        {"lengths", required_argument, 0, 'l'}, {"repeats", required_argument, 0, 'r'},
-                                       {"longest-ms", required_argument, 0, 'L'},
-                                       {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'},
-                                       CLI_OUTPUT_OPTION, {0}};
+                                       {"longest-ms", required_argument, 0, 'L'}, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   uint32_t v;
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
-    case 'd': c.device = optarg; break;
-    case 'o': c.output = optarg; break;
-    case CLI_OPT_QUEUE: c.queue = optarg; break;
-    case 'j': c.json = true; break;
-    case 'n': c.no_clock = true; break;
     case 'l':
       if (!cli_parse_u32(optarg, false, &v) || v < 2 || v > 64)
         return cli_error("calibrate", 2, "--lengths '%s': expected an integer 2..64", optarg);
@@ -52,7 +45,11 @@ int cmd_calibrate(int argc, char **argv) {
       break;
     }
     case 'h': fputs(help, stdout); return 0;
-    default: fputs(help, stderr); return 2;
+    default: {
+      int rc = cli_common_option("calibrate", ch, optarg, &c);
+      if (rc > 0) return rc;
+      if (rc < 0) return cli_usage_error(help);
+    }
     }
   }
   if (optind < argc) return cli_error("calibrate", 2, "unexpected argument '%s'", argv[optind]);

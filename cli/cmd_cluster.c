@@ -11,27 +11,28 @@ static const char *help =
     "their distances to the cluster's leader. -o FILE writes the JSON document (schema vkocc.clusters/1).\n";
 
 int cmd_cluster(int argc, char **argv) {
-  bool json = false;
-  const char *out = NULL;
+  cli_common c = {0};
   double threshold = VKOCC_CLUSTER_THRESHOLD;
-  static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"threshold", required_argument, 0, 't'},
-                                       {"help", no_argument, 0, 'h'}, CLI_OUTPUT_OPTION, {0}};
+  static const struct option opts[] = {CLI_JSON_OPTION, CLI_OUTPUT_OPTION, {"threshold", required_argument, 0, 't'},
+                                       {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
     switch (ch) {
-    case 'j': json = true; break;
-    case 'o': out = optarg; break;
     case 't':
       if (!cli_parse_double(optarg, 0, 1, &threshold))
         return cli_error("cluster", 2, "--threshold '%s': expected a number 0..1", optarg);
       break;
     case 'h': fputs(help, stdout); return 0;
-    default: fputs(help, stderr); return 2;
+    default: {
+      int rc = cli_common_option("cluster", ch, optarg, &c);
+      if (rc > 0) return rc;
+      if (rc < 0) return cli_usage_error(help);
+    }
     }
   }
   uint32_t n = (uint32_t)(argc - optind);
   if (n == 0) return cli_error("cluster", 2, "give at least one fingerprint file (see --help)");
-  int rc = cli_check_output("cluster", "-o", out);
+  int rc = cli_check_output("cluster", "-o", c.output);
   if (rc) return rc;
   vkocc_fingerprint *fps = malloc(n * sizeof *fps);
   uint32_t *of = malloc(n * sizeof *of);
@@ -50,10 +51,10 @@ int cmd_cluster(int argc, char **argv) {
     uint32_t members = 0;
     for (uint32_t i = 0; i < n; i++) members += of[i] == l;
     json_t *m = json_array();
-    if (!json) printf("cluster %u: %s (%u member%s)\n", ++k, fps[l].cluster_id, members, members == 1 ? "" : "s");
+    if (!c.json) printf("cluster %u: %s (%u member%s)\n", ++k, fps[l].cluster_id, members, members == 1 ? "" : "s");
     for (uint32_t i = 0; i < n; i++) {
       if (of[i] != l) continue;
-      if (json)
+      if (c.json)
         json_array_append_new(m, json_pack("{s:s, s:s, s:s, s:f}", "file", argv[optind + i], "device",
                                            fps[i].device_name, "cluster_id", fps[i].cluster_id, "distance", dist[i]));
       else
@@ -65,9 +66,9 @@ int cmd_cluster(int argc, char **argv) {
   free(fps); free(of); free(dist);
   json_t *doc = vkocc_doc_stamp(json_pack("{s:f, s:I, s:o}", "threshold", threshold, "clusters_count", (json_int_t)nc,
                                           "clusters", arr), VKOCC_DOC_CLUSTERS);
-  vkocc_status st = out ? vkocc_json_write(doc, out) : VKOCC_OK;
+  vkocc_status st = c.output ? vkocc_json_write(doc, c.output) : VKOCC_OK;
   if (st) { json_decref(doc); return cli_fail("cluster", st); }
-  if (json) return cli_emit_json("cluster", doc, NULL);
+  if (c.json) return cli_emit_json("cluster", doc, NULL);
   json_decref(doc);
   printf("%u fingerprint%s in %u cluster%s (threshold %.3f)\n", n, n == 1 ? "" : "s", nc, nc == 1 ? "" : "s", threshold);
   return 0;

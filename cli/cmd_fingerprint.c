@@ -14,34 +14,6 @@ static const char *help =
     "vkocc.fingerprint/1, docs/fingerprint.schema.json) and prints a summary. A fingerprint of the same\n"
     "device (UUID) and driver version is reused from the XDG cache directory unless --fresh.\n";
 
-void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len) {
-  vkocc_fingerprint_cache_path(d, out, len);
-}
-
-int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vkocc_fingerprint *fp,
-                            vkocc_fingerprint_details *det) {
-  vkocc_context *ctx;
-  int rc = cli_open(cmd, c, &ctx);
-  if (rc) return rc;
-  vkocc_fingerprint_options o = {.fresh = fresh, .method = c->method, .progress = cli_is_tty() ? cli_progress : NULL};
-  vkocc_status st = vkocc_fingerprint_measure(ctx, &o, fp, det);
-  vkocc_context_destroy(ctx);
-  if (st) return cli_fail(cmd, st);
-  if (det->from_cache && cli_is_tty()) /* progress and notes only on a terminal (DESIGN.md) */
-    fprintf(stderr, "vkocc %s: using the cached fingerprint %s (vkocc fingerprint --fresh measures again)\n", cmd,
-            det->cache_path);
-  return 0;
-}
-
-int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp) {
-  vkocc_fingerprint_details det;
-  int rc = cli_fingerprint_measure("policy", c, fresh, fp, &det);
-  if (rc) return rc;
-  *doc = json_incref(vkocc_fingerprint_details_json(&det));
-  vkocc_fingerprint_details_free(&det);
-  return 0;
-}
-
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp) {
   json_t *dev = json_object_get(doc, "device"), *der = json_object_get(doc, "derived");
   json_t *cal = json_object_get(doc, "calibration");

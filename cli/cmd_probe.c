@@ -26,23 +26,17 @@ int cmd_probe(int argc, char **argv) {
   const char *raw = NULL;
   bool have_wg = false, have_shm = false;
   static const struct option opts[] = {
-      {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"json", no_argument, 0, 'j'}, {"wg", required_argument, 0, 'w'},
-      {"shmem", required_argument, 0, 's'}, {"method", required_argument, 0, 'm'},
-      {"repeat", required_argument, 0, 'r'}, {"raw", required_argument, 0, 'R'},
-      {"sleep-us", required_argument, 0, 'S'}, {"no-shader-clock", no_argument, 0, 'n'},
-      {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS, {"from", required_argument, 0, CLI_OPT_FROM},
-      {"no-cache", no_argument, 0, 'C'}, {"unmodified", no_argument, 0, CLI_OPT_UNMODIFIED}, CLI_OUTPUT_OPTION, {0}};
+      CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION, {"wg", required_argument, 0, 'w'},
+      {"shmem", required_argument, 0, 's'}, {"repeat", required_argument, 0, 'r'}, {"raw", required_argument, 0, 'R'},
+      {"sleep-us", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS,
+      {"from", required_argument, 0, CLI_OPT_FROM}, {"no-cache", no_argument, 0, 'C'},
+      {"unmodified", no_argument, 0, CLI_OPT_UNMODIFIED}, {0}};
   int ch;
   uint32_t v;
   cli_shader sho = {0};
   bool no_cache = false;
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
-    case 'd': c.device = optarg; break;
-    case 'o': c.output = optarg; break;
-    case CLI_OPT_QUEUE: c.queue = optarg; break;
-    case 'j': c.json = true; break;
-    case 'n': c.no_clock = true; break;
     case 'w':
       if (!cli_parse_u32(optarg, false, &o.wg_size) || o.wg_size == 0)
         return cli_error("probe", 2, "--wg '%s': expected a positive integer", optarg);
@@ -52,9 +46,6 @@ int cmd_probe(int argc, char **argv) {
       if (!cli_parse_u32(optarg, true, &o.shared_bytes))
         return cli_error("probe", 2, "--shmem '%s': expected bytes (e.g. 16384 or 16K)", optarg);
       have_shm = true;
-      break;
-    case 'm':
-      if (vkocc_method_parse(optarg, "--method", &o.method)) return cli_fail("probe", VKOCC_ERROR_USAGE);
       break;
     case 'r':
       if (!cli_parse_u32(optarg, false, &v) || v < 1 || v > VKOCC_MAX_REPEAT)
@@ -73,15 +64,17 @@ int cmd_probe(int argc, char **argv) {
     case 'C': no_cache = true; break;
     case CLI_OPT_UNMODIFIED: sho.unmodified = true; break;
     default: {
-      int rc = cli_shader_option("probe", ch, optarg, &sho);
+      int rc = cli_common_option("probe", ch, optarg, &c);
+      if (rc == 0) break;
+      if (rc < 0) rc = cli_shader_option("probe", ch, optarg, &sho);
       if (rc == 0) break;
       if (rc > 0) return rc;
-      fputs(help, stderr);
-      return 2;
+      return cli_usage_error(help);
     }
     }
   }
   if (optind < argc) return cli_error("probe", 2, "unexpected argument '%s'", argv[optind]);
+  o.method = c.method;
   if (sho.path) {
     if (have_wg || have_shm || raw) return cli_error("probe", 2, "--shader takes its workgroup and shared sizes from "
                                                      "the shader: drop --wg, --shmem and --raw");

@@ -23,21 +23,15 @@ int cmd_surface(int argc, char **argv) {
   const char *out_path = NULL;
   uint32_t *wg = NULL, *sh = NULL;
   static const struct option opts[] = {
-      {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"json", no_argument, 0, 'j'}, {"wg", required_argument, 0, 'w'},
-      {"shmem", required_argument, 0, 's'}, {"method", required_argument, 0, 'm'},
-      {"repeat", required_argument, 0, 'r'}, {"no-refine", no_argument, 0, 'N'}, {"output", required_argument, 0, 'o'},
-      {"no-shader-clock", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS,
+      CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION, {"wg", required_argument, 0, 'w'},
+      {"shmem", required_argument, 0, 's'}, {"repeat", required_argument, 0, 'r'}, {"no-refine", no_argument, 0, 'N'},
+      {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS,
       {"vary", required_argument, 0, CLI_OPT_VARY}, {0}};
   int ch, rc = 0;
   cli_shader sho = {0};
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
-    case 'd': c.device = optarg; break;
-    case CLI_OPT_QUEUE: c.queue = optarg; break;
-    case 'j': c.json = true; break;
-    case 'n': c.no_clock = true; break;
     case 'N': o.no_refine = true; break;
-    case 'o': out_path = optarg; break;
     case 'w':
       free(wg);
       if (!cli_parse_list(optarg, false, &wg, &o.wg_count) || wg[0] == 0) {
@@ -54,9 +48,6 @@ int cmd_surface(int argc, char **argv) {
       }
       o.shared = sh;
       break;
-    case 'm':
-      if (vkocc_method_parse(optarg, "--method", &o.method)) { rc = cli_fail("surface", VKOCC_ERROR_USAGE); goto out; }
-      break;
     case 'r':
       if (!cli_parse_u32(optarg, false, &o.repeat) || o.repeat < 1 || o.repeat > VKOCC_MAX_REPEAT) {
         rc = cli_error("surface", 2, "--repeat '%s': expected an integer 1..%d", optarg, VKOCC_MAX_REPEAT);
@@ -65,12 +56,15 @@ int cmd_surface(int argc, char **argv) {
       break;
     case 'h': fputs(help, stdout); goto out;
     default:
-      if ((rc = cli_shader_option("surface", ch, optarg, &sho)) == 0) break;
-      if (rc < 0) { fputs(help, stderr); rc = 2; }
+      if ((rc = cli_common_option("surface", ch, optarg, &c)) == 0) break;
+      if (rc < 0 && (rc = cli_shader_option("surface", ch, optarg, &sho)) == 0) break;
+      if (rc < 0) rc = cli_usage_error(help);
       goto out;
     }
   }
   if (optind < argc) { rc = cli_error("surface", 2, "unexpected argument '%s'", argv[optind]); goto out; }
+  o.method = c.method;
+  out_path = c.output;
   if ((rc = cli_check_output("surface", "-o", out_path))) goto out;
   if (sho.path || sho.nvary) { /* the user's own surface over specialization constants */
     if (!sho.path) { rc = cli_error("surface", 2, "--vary goes with --shader"); goto out; }

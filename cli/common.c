@@ -164,7 +164,7 @@ int cli_usage_error(const char *help) {
 static const char *plural(uint32_t n, const char *one, const char *many) { return n == 1 ? one : many; }
 
 void cli_print_derived(const char *label, const vkocc_derived *d, const char *from) {
-  char sms[64];
+  char sms[96];
   if (d->sm_count) snprintf(sms, sizeof sms, "%u %s%s", d->sm_count, plural(d->sm_count, "SM", "SMs"),
                             d->sm_count_ambiguous ? " (ambiguous: another SM count explains as many points)" : "");
   else snprintf(sms, sizeof sms, "SM count unknown (values per SM)");
@@ -177,4 +177,59 @@ void cli_print_derived(const char *label, const vkocc_derived *d, const char *fr
          plural(d->shared_per_sm, "byte", "bytes"));
   if (from) printf("read from %s ($.derived)\n", from);
   else printf("%u/%u %s explained\n", d->explained, d->total, plural(d->total, "point", "points"));
+}
+
+/* ---- the device's fingerprint for fingerprint, policy and --device all (through the library) */
+
+void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len) {
+  vkocc_fingerprint_cache_path(d, out, len);
+}
+
+/* The cache entry of the device c names, looked up from the device list alone (an instance, no device
+ * opened: issue 13); false when the device or queue choice does not resolve (measuring reports it). */
+static bool cached_without_device(const cli_common *c, vkocc_fingerprint *fp, vkocc_fingerprint_details *det) {
+  vkocc_device_info *d;
+  uint32_t n, idx, fam;
+  bool fell_back, hit = false;
+  if (vkocc_enumerate_devices(&d, &n)) { vkocc_clear_error(); return false; }
+  const char *spec = c->device ? c->device : getenv("VKOCC_DEVICE");
+  const char *q = c->queue ? c->queue : getenv("VKOCC_QUEUE");
+  if (!vkocc_select_device_from(d, n, spec, c->device ? "--device" : "VKOCC_DEVICE", &idx) &&
+      !vkocc_select_queue_family(&d[idx], q, "--queue", &fam, &fell_back)) {
+    char choice[16] = "compute";
+    if (q && *q) snprintf(choice, sizeof choice, "%s", q);
+    for (char *p = choice; *p; p++) *p = (char)tolower((unsigned char)*p);
+    vkocc_device_use_queue_family(&d[idx], fam, choice);
+    hit = vkocc_fingerprint_from_cache(&d[idx], c->method, fp, det);
+  }
+  vkocc_clear_error();
+  free(d);
+  return hit;
+}
+
+int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vkocc_fingerprint *fp,
+                            vkocc_fingerprint_details *det) {
+  vkocc_status st = VKOCC_OK;
+  if (fresh || c->no_clock || !cached_without_device(c, fp, det)) {
+    vkocc_context *ctx;
+    int rc = cli_open(cmd, c, &ctx);
+    if (rc) return rc;
+    vkocc_fingerprint_options o = {.fresh = fresh, .method = c->method, .progress = cli_is_tty() ? cli_progress : NULL};
+    st = vkocc_fingerprint_measure(ctx, &o, fp, det);
+    vkocc_context_destroy(ctx);
+  }
+  if (st) return cli_fail(cmd, st);
+  if (det->from_cache && cli_is_tty()) /* progress and notes only on a terminal (DESIGN.md) */
+    fprintf(stderr, "vkocc %s: using the cached fingerprint %s (vkocc fingerprint --fresh measures again)\n", cmd,
+            det->cache_path);
+  return 0;
+}
+
+int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp) {
+  vkocc_fingerprint_details det;
+  int rc = cli_fingerprint_measure("fingerprint", c, fresh, fp, &det);
+  if (rc) return rc;
+  *doc = json_incref(vkocc_fingerprint_details_json(&det));
+  vkocc_fingerprint_details_free(&det);
+  return 0;
 }

@@ -157,9 +157,9 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   if (st) { vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
   if (fp_path[0] && !c->json) fprintf(stderr, "vkocc %s: per SM from the cached fingerprint %s\n", cmd, fp_path);
   if (c->json) {
-    json_t *doc = json_pack("{s:s, s:s, s:o, s:o, s:o}", "schema", "vkocc.probe/1", "tool_version", vkocc_version(),
-                            "device", vkocc_device_info_json(dev), "probe", vkocc_probe_result_json(&r.probe),
-                            "shader", shader_json(o, &r));
+    json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:o}", "device", vkocc_device_info_json(dev), "probe",
+                                            vkocc_probe_result_json(&r.probe), "shader", shader_json(o, &r)),
+                                  VKOCC_DOC_PROBE);
     json_object_set_new(json_object_get(doc, "probe"), "P", json_integer(r.P));
     if (r.unmodified) { /* only here: the default --shader document stays as it was */
       json_object_set_new(doc, "unmodified", json_true());
@@ -292,9 +292,8 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
     vkocc_pipeline_result_free(&r);
   }
   free(spv);
-  json_t *doc = json_pack("{s:s, s:s, s:o, s:s, s:o}", "schema", "vkocc.shader-surface/1", "tool_version",
-                          vkocc_version(), "device", vkocc_device_info_json(vkocc_context_device(ctx)), "shader",
-                          o->path, "points", points);
+  json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:s, s:o}", "device", vkocc_device_info_json(vkocc_context_device(ctx)),
+                                          "shader", o->path, "points", points), VKOCC_DOC_SHADER_SURFACE);
   vkocc_context_destroy(ctx);
   if (st) { json_decref(doc); return cli_fail(cmd, st); }
   if (out_path && (st = vkocc_json_write(doc, out_path))) { json_decref(doc); return cli_fail(cmd, st); }

@@ -673,10 +673,19 @@ void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d);
  * grid clipped to the device's limits, derived limits, normalization, cluster ID. The fingerprint of the same
  * device UUID, driver version, queue family (and LP_NUM_THREADS) written by this version of vkocc is reused
  * from the cache unless options->fresh; a fresh one is stored there (a cache that cannot be written is no
- * error). A context made with disable_shader_clock neither reads nor writes the cache. options NULL: the
- * defaults. details may be NULL. Errors: those of vkocc_calibrate, vkocc_surface_measure and vkocc_derive. */
+ * error). A context without the device clock the device has (disable_shader_clock) neither reads nor writes
+ * the cache. options NULL: the defaults. details may be NULL (else free it with
+ * vkocc_fingerprint_details_free, also after a failure). Errors: VKOCC_ERROR_USAGE for an unknown method or
+ * preset; VKOCC_ERROR_UNSUPPORTED for the comb without the device clock; those of vkocc_calibrate,
+ * vkocc_surface_measure and vkocc_derive. */
 vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
                                        vkocc_fingerprint *out, vkocc_fingerprint_details *details);
+/* The cache lookup of vkocc_fingerprint_measure alone, from a device's description (vkocc_enumerate_devices,
+ * with vkocc_select_queue_family's family in compute_queue_family): no device is opened. true on a hit
+ * (details as from vkocc_fingerprint_measure, from_cache set); false when the cache holds no whole entry of
+ * this vkocc version with that method (0: any). */
+bool vkocc_fingerprint_from_cache(const vkocc_device_info *device, vkocc_method method, vkocc_fingerprint *out,
+                                  vkocc_fingerprint_details *details);
 /* Writes a vkocc.fingerprint/1 document (vkocc_fingerprint_load reads it back) through a temporary file and
  * a rename: nothing half-written on error. With details: the whole document (device, calibration, surface,
  * derived limits), else the normalized part with the device name and driver. path "-": stdout.
@@ -684,7 +693,8 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
 vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fingerprint_details *details,
                                     const char *path);
 
-/* The application's own Vulkan objects, as plain handles so that this header needs no Vulkan header. */
+/* The application's own Vulkan objects, as plain handles so that this header needs no Vulkan header. The
+ * instance must be of Vulkan 1.1 or later (vkocc reads properties2 and features2). */
 typedef struct vkocc_external_device {
   void *instance;               /* VkInstance */
   void *physical_device;        /* VkPhysicalDevice the device was created on */
@@ -707,8 +717,9 @@ typedef struct vkocc_external_device {
 vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vkocc_context **ctx);
 
 /* Workgroups per SM under each limit at one point (as Nsight Compute's "Block Limit" rows), from derived
- * limits. VKOCC_NO_LIMIT where a limit does not apply (shared memory at 0 bytes) or is unknown (registers:
- * Vulkan does not tell them). */
+ * limits. VKOCC_NO_LIMIT where a limit does not apply (shared memory at 0 bytes, or while no point showed
+ * the shared memory binding: M is then only a lower bound, as in vkocc_occupancy_compute) or is unknown
+ * (registers: Vulkan does not report them portably). wg_per_sm and binding equal vkocc_occupancy_compute's. */
 #define VKOCC_NO_LIMIT UINT32_MAX
 typedef struct vkocc_limits_per_sm {
   uint32_t workgroup_slots;     /* W */

@@ -46,6 +46,17 @@ static bool from_cache(const char *path, vkocc_method method, vkocc_fingerprint 
   return true;
 }
 
+bool vkocc_fingerprint_from_cache(const vkocc_device_info *d, vkocc_method method, vkocc_fingerprint *out,
+                                  vkocc_fingerprint_details *details) {
+  vkocc_fingerprint_details local, *det = details ? details : &local;
+  memset(det, 0, sizeof *det);
+  vkocc_fingerprint_cache_path(d, det->cache_path, sizeof det->cache_path);
+  bool hit = det->cache_path[0] && (unsigned)method <= VKOCC_METHOD_BOTH && from_cache(det->cache_path, method, out, det);
+  vkocc_clear_error();
+  if (!details) vkocc_fingerprint_details_free(det);
+  return hit;
+}
+
 vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
                                        vkocc_fingerprint *out, vkocc_fingerprint_details *details) {
   vkocc_fingerprint_options defaults = {0};

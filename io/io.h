@@ -15,6 +15,7 @@
 #define VKOCC_DOC_CALC "vkocc.calc"
 #define VKOCC_DOC_DEVICES "vkocc.devices"
 #define VKOCC_DOC_CLUSTERS "vkocc.clusters"
+#define VKOCC_DOC_SHADER_SURFACE "vkocc.shader-surface"
 
 /* document.c: the one place a document gets its "schema" (NAME/VKOCC_SCHEMA_VERSION) and "tool_version";
  * vkocc_doc_new starts an empty one. Both return doc. */

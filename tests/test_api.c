@@ -3,6 +3,7 @@
  * agreement with the occupancy model over a sweep), the presets, method names, vkocc_fingerprint_save
  * (atomic, bad paths) and vkocc_last_error being cleared by a call that succeeds. */
 #include "check.h"
+#include "io.h"
 #include "vkocc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -170,11 +171,29 @@ static void test_save(const char *data) {
   CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* one stamp for every document: schema NAME/1 and tool_version, first, whatever the object held */
+static void test_stamp(void) {
+  json_t *doc = json_pack("{s:i, s:s}", "a", 1, "schema", "old/7");
+  vkocc_doc_stamp(doc, "vkocc.test");
+  char *text = json_dumps(doc, JSON_COMPACT);
+  char want[128];
+  snprintf(want, sizeof want, "{\"schema\":\"vkocc.test/%d\",\"tool_version\":\"%s\",\"a\":1}", VKOCC_SCHEMA_VERSION,
+           vkocc_version());
+  CHECK(text && !strcmp(text, want), "stamped: %s", text ? text : "(null)");
+  free(text);
+  json_decref(doc);
+  json_t *v2 = json_pack("{s:s}", "schema", "vkocc.test/2");
+  CHECK(vkocc_json_check_schema(v2, "f.json", "vkocc.test") == VKOCC_ERROR_USAGE, "version 2 refused");
+  json_decref(v2);
+  CHECK_CONTAINS(vkocc_last_error(), "f.json: $.schema: version 2 of vkocc.test is not supported");
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) { fprintf(stderr, "usage: %s DATA_DIR\n", argv[0]); return 2; }
   test_limits();
   test_suggest();
   test_presets();
   test_save(argv[1]);
+  test_stamp();
   return check_report();
 }

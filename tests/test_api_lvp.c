@@ -52,6 +52,14 @@ static void test_cache(const char *data) {
 
   vkocc_fingerprint f;
   vkocc_fingerprint_details det;
+  /* the lookup alone, from the device's description (what the CLI does before opening a device) */
+  CHECK(vkocc_fingerprint_from_cache(dev, 0, &f, &det) && det.from_cache && det.derived.sm_count == 132,
+        "lookup without a context");
+  vkocc_fingerprint_details_free(&det);
+  CHECK(!vkocc_fingerprint_from_cache(dev, VKOCC_METHOD_COMB, &f, NULL), "an entry that names no method is no comb");
+  vkocc_device_info other = *dev;
+  other.driver_version++;
+  CHECK(!vkocc_fingerprint_from_cache(&other, 0, &f, NULL), "another driver version has no entry");
   double t0 = vkocc_now_ms();
   CHECK(vkocc_fingerprint_measure(ctx, NULL, &f, &det) == VKOCC_OK, "measure: %s", vkocc_last_error());
   double dt = vkocc_now_ms() - t0;

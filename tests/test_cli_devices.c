@@ -39,6 +39,27 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(out, "llvmpipe");
   CHECK_CONTAINS(out, "64 bits");
   CHECK(!strstr(out, "vendor reported"), "vendor line printed for lavapipe: %s", out);
+  /* units in the header, the vendor by name (lavapipe: Mesa's Khronos vendor ID 0x10005) */
+  CHECK_CONTAINS(out, "shared [B]");
+  CHECK_CONTAINS(out, "tick [ns]");
+  CHECK_CONTAINS(out, "Mesa (0x10005)");
+  free(out);
+  rc = run_fmt(&out, "%s devices --json 2>&1", bin);
+  CHECK(rc == 0 && strstr(out, "\"vendor\": \"Mesa\"") && strstr(out, "\"tool_version\""), "devices --json: %s", out);
+  free(out);
+  /* -o writes the document; getopt's complaint names the command as "vkocc devices" */
+  rc = run_fmt(&out, "%s devices -o /tmp/vkocc-devices-test.json > /dev/null && grep -c '\"schema\": \"vkocc.devices/1\"' "
+               "/tmp/vkocc-devices-test.json && rm -f /tmp/vkocc-devices-test.json", bin);
+  CHECK(rc == 0 && atoi(out) == 1, "devices -o: exit %d: %s", rc, out);
+  free(out);
+  /* -o on calibrate: the document --json prints, the text still on stdout */
+  rc = run_fmt(&out, "%s calibrate --lengths 2 --repeats 1 --longest-ms 0.5 -o /tmp/vkocc-cal-test.json && grep -c "
+               "'\"schema\": \"vkocc.calibration/1\"' /tmp/vkocc-cal-test.json; rm -f /tmp/vkocc-cal-test.json", bin);
+  CHECK(strstr(out, "realtime clock:") && strstr(out, "\n1\n"), "calibrate -o: exit %d: %s", rc, out);
+  free(out);
+  rc = run_fmt(&out, "%s devices --bogus 2>&1", bin);
+  CHECK(rc == 2, "devices --bogus: exit %d", rc);
+  CHECK_CONTAINS(out, "vkocc devices: unrecognized option '--bogus'");
   free(out);
 
   /* --device that matches nothing: exit 2, one line listing the devices */
