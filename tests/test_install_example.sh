@@ -18,6 +18,11 @@ config=$(find "$tmp/prefix" -name vkocc-config.cmake -print -quit)
 if [[ -d $src/glsl ]]; then  # the GLSL includes (issue 11), where pkg-config says they are
   glsldir=$(PKG_CONFIG_PATH=$(dirname "$pc") "$pkgconfig" --variable=glsldir vkocc)
   [[ -n $(ls -A "$glsldir" 2>/dev/null) ]] || fail "glsl/ is not installed in $glsldir"
+  # and an application's own shader compiles against them with the system's glslc
+  if [[ -f $glsldir/vkocc/device_barrier.glsl ]] && command -v glslc >/dev/null; then
+    printf '#version 450\n#extension GL_GOOGLE_include_directive : require\nlayout(local_size_x = 64) in;\n#include <vkocc/device_barrier.glsl>\nvoid main() { if (!vkocc_device_barrier_once()) return; }\n' >"$tmp/app.comp"
+    glslc --target-env=vulkan1.1 -I "$glsldir" -o "$tmp/app.spv" "$tmp/app.comp" || fail "glslc with the installed includes"
+  fi
 fi
 
 # pkg-config: the relocatable .pc finds the temporary prefix; an application that does not plot links no
