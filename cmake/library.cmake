@@ -10,9 +10,9 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# GLSL includes: <prefix>/include/vkocc/glsl/vkocc/*.glsl, so `glslc -I <that>/glsl` resolves
+# GLSL includes: <prefix>/share/vkocc/glsl/vkocc/*.glsl, so `glslc -I <prefix>/share/vkocc/glsl` resolves
 # `#include <vkocc/device_barrier.glsl>` as the library's own run-time compiler does (issue 11)
-set(VKOCC_INSTALL_GLSLDIR ${CMAKE_INSTALL_INCLUDEDIR}/vkocc/glsl)
+set(VKOCC_INSTALL_GLSLDIR ${CMAKE_INSTALL_DATADIR}/vkocc/glsl)
 set(VKOCC_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/vkocc)
 # 0.x: every minor version may change the ABI, so the SONAME carries it (libvkocc.so.0.1)
 set(VKOCC_SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
