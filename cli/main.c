@@ -17,6 +17,7 @@ static const command commands[] = {
     {"tune", cmd_tune, "benchmark a shipped kernel's configurations (histogram, reduce) into a results file"},
     {"plot", cmd_plot, "plots of surfaces, workgroup-size impact, combs, comparisons (PNG/SVG/PDF)"},
     {"view", cmd_view, "interactive surface viewer with a live calculator readout (GLFW)"},
+    {"barrier-test", cmd_barrier_test, "device-wide barrier with P (+K) workgroups: completes, or reports the timeout"},
 };
 
 static void usage(FILE *f) {

@@ -1,6 +1,7 @@
 /* The user's shader to SPIR-V: GLSL and HLSL through libshaderc at run time (file names kept, so the
  * compiler's messages carry the user's file:line; the source is passed unmodified, augmentation happens
- * on the binary), SPIR-V files read as they are. #include "x" resolves next to the including file. */
+ * on the binary), SPIR-V files read as they are. #include "x" (and <x>) resolves next to the including file;
+ * #include <vkocc/...> from the copies of glsl/ embedded in the library (cmake/barrier.cmake). */
 #include "compile.h"
 #include "internal.h"
 #include <shaderc/shaderc.h>
@@ -20,9 +21,38 @@ vkocc_shader_lang vkocc_shader_lang_of(const char *path) {
 
 typedef struct { shaderc_include_result r; char *name; void *data; } include_result;
 
+const char *vkocc_embedded_text(const char *name, size_t *len) {
+  for (unsigned i = 0; i < vkocc_embedded_text_count; i++)
+    if (!strcmp(vkocc_embedded_texts[i].name, name)) {
+      if (len) *len = vkocc_embedded_texts[i].len;
+      return vkocc_embedded_texts[i].text;
+    }
+  return NULL;
+}
+
 static shaderc_include_result *resolve(void *user, const char *requested, int type, const char *requesting,
                                        size_t depth) {
   include_result *ir = calloc(1, sizeof *ir);
+  size_t elen = 0;
+  bool ours = type == shaderc_include_type_standard && !strncmp(requested, "vkocc/", 6);
+  const char *emb = ours ? vkocc_embedded_text(requested, &elen) : NULL;
+  if (ours && !emb) { /* other <...> names resolve next to the including file, as before */
+    static const char msg[] = "no such vkocc include (<vkocc/device_barrier.glsl>, <vkocc/persistent.glsl>)";
+    ir->r.content = msg;
+    ir->r.content_length = sizeof msg - 1;
+    ir->r.source_name = "";
+    return &ir->r;
+  }
+  if (emb) { /* names stay <vkocc/...> in messages; the text is the library's own copy */
+    ir->name = strdup(requested);
+    ir->data = malloc(elen + 1);
+    memcpy(ir->data, emb, elen + 1);
+    ir->r.source_name = ir->name;
+    ir->r.source_name_length = strlen(ir->name);
+    ir->r.content = ir->data;
+    ir->r.content_length = elen;
+    return &ir->r;
+  }
   const char *slash = strrchr(requesting, '/');
   size_t dl = slash ? (size_t)(slash - requesting + 1) : 0;
   size_t need = dl + strlen(requested) + 1;

@@ -15,6 +15,11 @@
 enum { VKOCC_AUG_MODE = 0, VKOCC_AUG_SLEEP_TICKS = 1, VKOCC_AUG_MAX_ROUNDS = 2, VKOCC_AUG_KEY = 3 };
 
 vkocc_shader_lang vkocc_shader_lang_of(const char *path);
+/* Text files embedded in the library (cmake/barrier.cmake): "vkocc/device_barrier.glsl",
+ * "vkocc/persistent.glsl", "kernels/barrier/NAME.comp". NULL when unknown; NUL-terminated. */
+extern const struct vkocc_embedded_text_entry { const char *name; const char *text; size_t len; } vkocc_embedded_texts[];
+extern const unsigned vkocc_embedded_text_count;
+const char *vkocc_embedded_text(const char *name, size_t *len);
 /* compile.c: loads FILE (language from lang, or from the extension when VKOCC_SHADER_AUTO) into SPIR-V
  * (malloc'd words). Compile errors are VKOCC_ERROR_USAGE with the compiler's "file:line: error" text. */
 vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, const char *entry,

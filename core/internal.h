@@ -12,7 +12,6 @@ vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...) __attribute__((for
 const char *vkocc_vk_result_name(VkResult r);
 /* Maps a VkResult from `what` to a status with a message; VK_ERROR_DEVICE_LOST gets its own wording. */
 vkocc_status vkocc_vk_fail(VkResult r, const char *what);
-void vkocc_clear_error(void);
 /* malloc, calloc, realloc that end the process with "vkocc: out of memory" instead of returning NULL. */
 void *vkocc_xmalloc(size_t n);
 void *vkocc_xcalloc(size_t n, size_t size);

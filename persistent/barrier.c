@@ -1,0 +1,343 @@
+/* Host side of the device-wide barrier and persistent threads (issue 11, docs/barrier.md): the bounds of
+ * the shader's waits, P of the application's pipeline through the augmentation path (cached), and the
+ * barrier test, which dispatches P + K workgroups of the barrier kernel and checks the result against the
+ * CPU, reporting a bound that fired as "barrier timed out", never as a result. */
+#include "persistent.h"
+#include "compile.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+vkocc_status vkocc_barrier_bounds_get(vkocc_context *ctx, const vkocc_calibration *cal, double bound_ms,
+                                      uint32_t max_iters, vkocc_barrier_bounds *out) {
+  memset(out, 0, sizeof *out);
+  out->bound_ms = bound_ms > 0 ? bound_ms : 1000;
+  const vkocc_device_info *d = &ctx->info;
+  out->max_iters = max_iters ? max_iters
+                   : d->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? VKOCC_BARRIER_CPU_MAX_ITERS
+                                                                   : VKOCC_BARRIER_GPU_MAX_ITERS;
+  if (!ctx->device_clock && !ctx->subgroup_clock) {
+    out->clock = "none";
+    return VKOCC_OK;
+  }
+  vkocc_calibration local;
+  if (!cal) {
+    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+    vkocc_status s = vkocc_calibrate(ctx, &co, &local);
+    if (s) return s;
+    cal = &local;
+  }
+  double ticks;
+  if (ctx->device_clock && cal->has_device_clock && cal->ns_per_tick > 0) {
+    out->clock = "realtime";
+    out->define = "VKOCC_CLOCK_REALTIME=1";
+    out->ns_per_tick = cal->ns_per_tick;
+  } else if (ctx->subgroup_clock && cal->has_subgroup_clock && cal->shader_clock_mhz > 0) {
+    out->clock = "subgroup";
+    out->define = "VKOCC_CLOCK_SUBGROUP=1";
+    out->ns_per_tick = 1e3 / cal->shader_clock_mhz;
+  } else {
+    out->clock = "none";
+    return VKOCC_OK;
+  }
+  ticks = out->bound_ms * 1e6 / out->ns_per_tick;
+  if (!(ticks >= 1 && ticks < 2147483647.0))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--bound-ms %g is %.3g ticks of the %s clock of %s, outside 1..2^31-1 (the "
+                      "shader compares 32-bit differences): at most %.0f ms", out->bound_ms, ticks, out->clock,
+                      d->name, 2147483647.0 * out->ns_per_tick / 1e6);
+  out->bound_ticks = (uint32_t)ticks;
+  return VKOCC_OK;
+}
+
+void vkocc_barrier_state_init(uint32_t state[VKOCC_BARRIER_STATE_WORDS], const vkocc_barrier_bounds *b) {
+  memset(state, 0, VKOCC_BARRIER_STATE_WORDS * 4);
+  /* without a clock the time test is compiled out; a huge bound keeps any clock-less reading harmless */
+  state[VKOCC_BARRIER_BOUND_TICKS] = b->bound_ticks ? b->bound_ticks : 0x7fffffffu;
+  state[VKOCC_BARRIER_MAX_ITERS] = b->max_iters;
+}
+
+static const char *fired_name(uint32_t bits) {
+  return (bits & 1) && (bits & 2) ? "time and iteration bounds"
+         : bits & 1 ? "time bound" : bits & 2 ? "iteration bound" : "the driver's loop cap";
+}
+
+vkocc_status vkocc_barrier_state_check(const uint32_t state[VKOCC_BARRIER_STATE_WORDS], uint32_t groups,
+                                       const vkocc_barrier_bounds *b) {
+  uint32_t bits = state[VKOCC_BARRIER_ABORT];
+  if (!bits) return VKOCC_OK;
+  char waited[64] = "";
+  if (b->ns_per_tick > 0)
+    snprintf(waited, sizeof waited, " after %.1f ms", state[VKOCC_BARRIER_FIRED_WAIT] * b->ns_per_tick / 1e6);
+  char bounds[96];
+  if (b->bound_ticks) snprintf(bounds, sizeof bounds, "bounds %.0f ms, %u iterations", b->bound_ms, b->max_iters);
+  else snprintf(bounds, sizeof bounds, "bound %u iterations, no shader clock", b->max_iters);
+  return vkocc_fail(VKOCC_ERROR_RUNTIME, "barrier timed out: fewer than P workgroups were resident (%u dispatched; "
+                    "a wait reached its %s%s; %s)", groups, fired_name(bits), waited, bounds);
+}
+
+/* ---------------------------------------------------------------- building and submitting */
+
+vkocc_status vkocc_pk_compile(const char *embedded, const char *path, const vkocc_barrier_bounds *b,
+                              const char *const *defines, uint32_t ndefines, uint32_t **spv, size_t *words,
+                              const char **name) {
+  const char *defs[20];
+  uint32_t nd = 0;
+  if (b && b->define) defs[nd++] = b->define;
+  for (uint32_t i = 0; i < ndefines && nd < 20; i++) defs[nd++] = defines[i];
+  if (path) {
+    *name = path;
+    return vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, "main", defs, nd, spv, words);
+  }
+  size_t len;
+  const char *text = vkocc_embedded_text(embedded, &len);
+  if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s is not embedded in this build", embedded);
+  *name = embedded;
+  return vkocc_shader_compile(text, len, embedded, VKOCC_SHADER_GLSL, "main", defs, nd, spv, words);
+}
+
+vkocc_status vkocc_pk_measure(vkocc_context *ctx, const vkocc_calibration *cal, const uint32_t *spv, size_t words,
+                              const char *name, const uint32_t *spec, uint32_t nspec, bool use_cache, uint32_t *P,
+                              bool *from_cache) {
+  vkocc_spec_value sv[8];
+  for (uint32_t i = 0; i < nspec && i < 8; i++) sv[i] = (vkocc_spec_value){i, spec[i]};
+  vkocc_shader_desc sh = {.spirv = spv, .spirv_words = words, .name = name, .spec = sv, .nspec = nspec < 8 ? nspec : 8};
+  vkocc_pipeline_result r;
+  /* the comb only: it never overcounts (a loaded CPU device can make it undercount, which is safe here) */
+  vkocc_probe_options po = {.method = VKOCC_METHOD_COMB};
+  vkocc_status s = vkocc_pipeline_occupancy(ctx, cal, &sh, &po, use_cache, &r);
+  if (!s) {
+    *P = r.P;
+    if (from_cache) *from_cache = r.from_cache;
+  }
+  vkocc_pipeline_result_free(&r);
+  return s;
+}
+
+static void copy_cmd(VkCommandBuffer cmd, const vkocc_pk_copy *c) {
+  VkBufferCopy bc = {.srcOffset = c->src_off, .dstOffset = c->dst_off, .size = c->size};
+  vkocc_fn.vkCmdCopyBuffer(cmd, c->src->buffer, c->dst->buffer, 1, &bc);
+}
+
+static void mem_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags sa, VkPipelineStageFlags dst,
+                        VkAccessFlags da) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
+  vkocc_fn.vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+vkocc_status vkocc_pk_submit(vkocc_context *ctx, const vkocc_pk_copy *pre, uint32_t npre, const vkocc_pk_dispatch *d,
+                             uint32_t nd, const vkocc_pk_copy *post, uint32_t npost, uint64_t timeout_ns,
+                             double *gpu_ns, double *wall_ns) {
+  for (uint32_t i = 0; i < nd; i++)
+    if (d[i].groups == 0 || d[i].groups > ctx->info.max_wg_count_x)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "dispatch of %u workgroups is outside 1..maxComputeWorkGroupCount[0]=%u",
+                        d[i].groups, ctx->info.max_wg_count_x);
+  VkCommandBuffer cmd = ctx->cmd;
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  vkocc_fn.vkResetCommandBuffer(cmd, 0);
+  vkocc_fn.vkBeginCommandBuffer(cmd, &bi);
+  vkocc_fn.vkCmdResetQueryPool(cmd, ctx->queries, 0, 2);
+  for (uint32_t i = 0; i < npre; i++) copy_cmd(cmd, &pre[i]);
+  mem_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT |
+              VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  vkocc_fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx->queries, 0);
+  vkocc_kernel *bound = NULL;
+  for (uint32_t i = 0; i < nd; i++) {
+    vkocc_kernel *k = d[i].k;
+    if (k != bound) {
+      vkocc_fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+      vkocc_fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &k->set, 0, NULL);
+      bound = k;
+    }
+    if (k->push_bytes)
+      vkocc_fn.vkCmdPushConstants(cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_bytes, d[i].push);
+    if (i) /* one step's writes before the next step's reads: what k dispatches cost besides the launch */
+      mem_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    vkocc_fn.vkCmdDispatch(cmd, d[i].groups, 1, 1);
+  }
+  vkocc_fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx->queries, 1);
+  mem_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+              VK_ACCESS_TRANSFER_READ_BIT);
+  for (uint32_t i = 0; i < npost; i++) copy_cmd(cmd, &post[i]);
+  mem_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+              VK_ACCESS_HOST_READ_BIT);
+  vkocc_fn.vkEndCommandBuffer(cmd);
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+  double t0 = vkocc_now_ms();
+  VkResult r = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
+  if (r) return vkocc_vk_fail(r, "submitting the barrier kernel");
+  r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, timeout_ns);
+  if (wall_ns) *wall_ns = (vkocc_now_ms() - t0) * 1e6;
+  if (r == VK_TIMEOUT)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "the dispatch did not end within %.1f s although every wait in it is "
+                      "bounded (VK_TIMEOUT; the device may be held by other work)", (double)timeout_ns / 1e9);
+  if (r) return vkocc_vk_fail(r, "waiting for the barrier kernel");
+  vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
+  uint64_t ts[2];
+  r = vkocc_fn.vkGetQueryPoolResults(ctx->device, ctx->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r) return vkocc_vk_fail(r, "vkGetQueryPoolResults");
+  uint64_t dt;
+  vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &dt);
+  if (gpu_ns) *gpu_ns = (double)dt * ctx->info.timestamp_period;
+  return VKOCC_OK;
+}
+
+/* ---------------------------------------------------------------- public */
+
+vkocc_status vkocc_persistent_groups(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
+                                     bool use_cache, uint32_t *P, bool *from_cache) {
+  vkocc_barrier_bounds b;
+  vkocc_status s = vkocc_barrier_bounds_get(ctx, cal, 0, 0, &b);
+  if (s) return s;
+  vkocc_shader_desc d = *sh;
+  const char *defs[65];
+  uint32_t nd = 0;
+  if (b.define) defs[nd++] = b.define;
+  for (uint32_t i = 0; i < sh->ndefines && nd < 65; i++) defs[nd++] = sh->defines[i];
+  d.defines = defs;
+  d.ndefines = nd;
+  vkocc_pipeline_result r;
+  vkocc_probe_options po = {.method = VKOCC_METHOD_COMB};
+  if ((s = vkocc_pipeline_occupancy(ctx, cal, &d, &po, use_cache, &r)) == VKOCC_OK) {
+    *P = r.P;
+    if (from_cache) *from_cache = r.from_cache;
+  }
+  vkocc_pipeline_result_free(&r);
+  return s;
+}
+
+void vkocc_barrier_test_result_free(vkocc_barrier_test_result *r) {
+  free(r->run);
+  r->run = NULL;
+}
+
+/* The recurrence of kernels/barrier/barrier_test.comp; returns the values after the last round. */
+static uint32_t *reference(uint32_t n, uint32_t wg, uint32_t rounds) {
+  uint32_t *a = malloc(4ull * n), *b = malloc(4ull * n);
+  for (uint32_t i = 0; i < n; i++) a[i] = i * 2654435761u + 12345u;
+  for (uint32_t r = 1; r <= rounds; r++) {
+    for (uint32_t i = 0; i < n; i++) b[i] = a[i] * 3u + a[(uint32_t)(((uint64_t)i + (uint64_t)r * wg + 1) % n)] + r;
+    uint32_t *t = a; a = b; b = t;
+  }
+  free(b);
+  return a;
+}
+
+vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_options *o, vkocc_barrier_test_result *out) {
+  memset(out, 0, sizeof *out);
+  uint32_t runs = o->runs ? o->runs : 1, rounds = o->rounds ? o->rounds : 16, wg = o->wg_size ? o->wg_size : 64;
+  out->wg_size = wg;
+  out->rounds = rounds;
+  if (wg > ctx->info.max_invocations || wg > ctx->info.max_wg_size_x)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "workgroup size %u is above the limits of %s", wg, ctx->info.name);
+  vkocc_calibration cal_local;
+  const vkocc_calibration *cal = o->cal;
+  vkocc_status s;
+  if (!cal && (ctx->device_clock || ctx->subgroup_clock)) {
+    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+    if ((s = vkocc_calibrate(ctx, &co, &cal_local))) return s;
+    cal = &cal_local;
+  }
+  if ((s = vkocc_barrier_bounds_get(ctx, cal, o->bound_ms, o->max_iters, &out->bounds))) return s;
+  uint32_t *spv = NULL;
+  size_t words = 0;
+  const char *name;
+  if ((s = vkocc_pk_compile("kernels/barrier/barrier_test.comp", o->shader, &out->bounds, NULL, 0, &spv, &words, &name)))
+    return s;
+  uint32_t spec[1] = {wg};
+  double t0 = vkocc_now_ms();
+  if (o->P) {
+    out->P = o->P;
+    out->P_given = true;
+  } else if ((s = vkocc_pk_measure(ctx, cal, spv, words, name, spec, 1, o->use_cache, &out->P, &out->P_from_cache))) {
+    free(spv);
+    return s;
+  }
+  out->measure_ms = vkocc_now_ms() - t0;
+  uint64_t groups = (uint64_t)out->P + o->extra;
+  if (groups > ctx->info.max_wg_count_x || groups * wg > (1u << 26)) {
+    free(spv);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "P %u + --extra %u workgroups is too many (at most %u, and 2^26 invocations)",
+                      out->P, o->extra, ctx->info.max_wg_count_x);
+  }
+  out->groups = (uint32_t)groups;
+  uint32_t n = out->groups * wg;
+  vkocc_kernel k;
+  s = vkocc_kernel_create(ctx, spv, words * 4, 2, 4, spec, 1, &k);
+  free(spv);
+  if (s) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", vkocc_last_error());
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: %s", name, why);
+  }
+  vkocc_buffer state = {0}, data = {0}, host = {0};
+  VkDeviceSize sbytes = VKOCC_BARRIER_STATE_WORDS * 4, dbytes = 8ull * n;
+  uint32_t *ref = NULL;
+  if ((s = vkocc_buffer_create(ctx, sbytes, false, &state)) || (s = vkocc_buffer_create(ctx, dbytes, false, &data)) ||
+      (s = vkocc_buffer_create(ctx, sbytes + dbytes, true, &host)))
+    goto done;
+  vkocc_buffer *bufs[2] = {&state, &data};
+  vkocc_kernel_bind(ctx, &k, bufs);
+  ref = reference(n, wg, rounds);
+  out->run = calloc(runs, sizeof *out->run);
+  /* every completed wait is under the bound, so a run lasts at most (rounds + 1) bounds plus its work */
+  uint64_t timeout_ns = (uint64_t)(10e9 + (rounds + 1.0) * out->bounds.bound_ms * 1e6);
+  for (uint32_t i = 0; i < runs; i++) {
+    vkocc_barrier_run *rr = &out->run[i];
+    uint32_t *hs = host.map;
+    vkocc_barrier_state_init(hs, &out->bounds);
+    memset(hs + VKOCC_BARRIER_STATE_WORDS, 0, dbytes);
+    vkocc_pk_copy pre[2] = {{&host, &state, 0, 0, sbytes}, {&host, &data, sbytes, 0, dbytes}};
+    vkocc_pk_copy post[2] = {{&state, &host, 0, 0, sbytes}, {&data, &host, 0, sbytes, dbytes}};
+    uint32_t push = rounds;
+    vkocc_pk_dispatch dd = {&k, &push, out->groups};
+    double gpu, wall;
+    if ((s = vkocc_pk_submit(ctx, pre, 2, &dd, 1, post, 2, timeout_ns, &gpu, &wall))) goto done;
+    out->runs++;
+    rr->gpu_ms = gpu / 1e6;
+    rr->wall_ms = wall / 1e6;
+    rr->abort_bits = hs[VKOCC_BARRIER_ABORT];
+    rr->max_used = hs[VKOCC_BARRIER_MAX_USED];
+    rr->max_wait_ms = hs[VKOCC_BARRIER_MAX_WAIT] * out->bounds.ns_per_tick / 1e6;
+    rr->fired_wait_ms = hs[VKOCC_BARRIER_FIRED_WAIT] * out->bounds.ns_per_tick / 1e6;
+    rr->completed = rr->abort_bits == 0;
+    if (rr->completed) {
+      const uint32_t *v = hs + VKOCC_BARRIER_STATE_WORDS + (size_t)(rounds & 1) * n;
+      for (uint32_t j = 0; j < n; j++) rr->mismatches += v[j] != ref[j];
+      /* workgroup 0 counts the episodes it completed: one per round */
+      if (hs[VKOCC_BARRIER_WAITS] != rounds) rr->mismatches++;
+      rr->correct = rr->mismatches == 0;
+      out->completed++;
+      if (rr->correct) out->correct++;
+      else out->wrong++;
+    } else {
+      out->timed_out++;
+    }
+  }
+  if (out->timed_out) {
+    const vkocc_barrier_run *f = NULL;
+    for (uint32_t i = 0; i < out->runs && !f; i++) if (!out->run[i].completed) f = &out->run[i];
+    uint32_t st[VKOCC_BARRIER_STATE_WORDS] = {0};
+    st[VKOCC_BARRIER_ABORT] = f->abort_bits;
+    st[VKOCC_BARRIER_FIRED_WAIT] = out->bounds.ns_per_tick > 0 ? (uint32_t)(f->fired_wait_ms * 1e6 / out->bounds.ns_per_tick) : 0;
+    s = vkocc_barrier_state_check(st, out->groups, &out->bounds);
+    char why[512];
+    snprintf(why, sizeof why, "%s", vkocc_last_error());
+    s = vkocc_fail(VKOCC_ERROR_RUNTIME, "%s; %u of %u runs (P = %u%s)", why, out->timed_out, out->runs, out->P,
+                   out->P_given ? ", given" : out->P_from_cache ? ", cached" : ", measured");
+  } else if (out->wrong) {
+    s = vkocc_fail(VKOCC_ERROR_RUNTIME, "wrong result: %u of %u runs completed with values that differ from the CPU "
+                   "reference (%u workgroups)", out->wrong, out->runs, out->groups);
+  }
+done:
+  free(ref);
+  vkocc_buffer_destroy(ctx, &host);
+  vkocc_buffer_destroy(ctx, &data);
+  vkocc_buffer_destroy(ctx, &state);
+  vkocc_kernel_destroy(ctx, &k);
+  return s;
+}
