@@ -2,14 +2,14 @@
 # ctest (issue 12 item 4): installs this build into a temporary prefix, builds examples/pick_policy against
 # the INSTALLED package with pkg-config (vkocc, and vkocc-static for libvkocc.a) and with find_package(vkocc),
 # and runs each on the device (lavapipe in the suite) with fingerprints from tests/data: nothing is measured.
-# usage: test_install_example.sh BUILD_DIR SOURCE_DIR C_COMPILER PKG_CONFIG
+# usage: test_install_example.sh BUILD_DIR SOURCE_DIR C_COMPILER PKG_CONFIG [CMAKE]
 set -euo pipefail
-build=$1 src=$2 cc=$3 pkgconfig=$4
+build=$1 src=$2 cc=$3 pkgconfig=$4 cmake=${5:-cmake}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vkocc-install-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+"$cmake" --install "$build" --prefix "$tmp/prefix" >/dev/null
 for f in include/vkocc.h; do [[ -f $tmp/prefix/$f ]] || fail "not installed: $f"; done
 pc=$(find "$tmp/prefix" -name vkocc.pc -print -quit)
 config=$(find "$tmp/prefix" -name vkocc-config.cmake -print -quit)
@@ -60,9 +60,9 @@ fi
 if readelf -d "$tmp/pick_policy_static" | grep -q 'NEEDED.*libvkocc'; then fail "the static build needs libvkocc.so"; fi
 
 # CMake: find_package(vkocc) -> vkocc::vkocc (the shared library)
-cmake -S "$src/examples/pick_policy" -B "$tmp/ex" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_COMPILER="$cc" \
+"$cmake" -S "$src/examples/pick_policy" -B "$tmp/ex" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "cmake configure"; }
-cmake --build "$tmp/ex" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "cmake build"; }
+"$cmake" --build "$tmp/ex" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "cmake build"; }
 readelf -d "$tmp/ex/pick_policy" | grep -q 'NEEDED.*libvkocc\.so' || fail "the CMake build does not link libvkocc.so"
 
 # Both pick the tuned parameters of tests/data/policy-db.json: the H100's cluster has an exact entry for
