@@ -7,10 +7,10 @@
 #include <string.h>
 
 static const char *help =
-    "usage: vkocc policy build RESULT... -o DB [--json]\n"
+    "usage: vkocc policy build RESULT... -o DB [--statistic median|min] [--json]\n"
     "       vkocc policy select --db FILE --kernel NAME [--fingerprint FILE] [--var NAME=VALUE ...]\n"
     "                           [--threshold T] [--json] [--device D] [--queue Q]\n"
-    "       vkocc policy transfer RESULT... [--threshold T] [--json]\n"
+    "       vkocc policy transfer RESULT... [--threshold T] [--statistic median|min] [--json]\n"
     "build: a policy database (schema vkocc.policy-db/2) from `vkocc tune` results of one or more devices: per\n"
     "kernel, element type and problem-size bucket, an entry for each exact device (its best), one per cluster\n"
     "(best geometric-mean efficiency over the cluster's devices) and a default (best worst-case efficiency over\n"
@@ -22,9 +22,13 @@ static const char *help =
     "transfer: for each result file's device, the configuration each rule picks from the OTHER devices' results\n"
     "(cluster, nearest cluster, default, name-keyed lookup, and what select would answer) and its efficiency\n"
     "there (its best time / the chosen configuration's time, from the target's own results: no device needed),\n"
-    "with the performance-portability metric (harmonic mean over the devices, 0 if any has no answer).\n";
+    "with the performance-portability metric (harmonic mean over the devices, 0 if any has no answer).\n"
+    "--statistic min: each configuration's fastest run stands for it instead of its median (robust to other\n"
+    "work on a loaded host, which only adds time).\n";
 
-static int load_results(int argc, char **argv, int first, tune_doc **docs, uint32_t *n) {
+/* use_min: each configuration's fastest run stands for it instead of its median (--statistic min: robust to
+ * other work on a loaded host, which only ever adds time) */
+static int load_results(int argc, char **argv, int first, bool use_min, tune_doc **docs, uint32_t *n) {
   *n = 0;
   *docs = calloc((size_t)(argc - first) + 1, sizeof **docs);
   for (int i = first; i < argc; i++) {
@@ -34,6 +38,9 @@ static int load_results(int argc, char **argv, int first, tune_doc **docs, uint3
       free(*docs);
       return rc;
     }
+    if (use_min)
+      for (uint32_t j = 0; j < (*docs)[*n].count; j++)
+        if ((*docs)[*n].r[j].min_ns > 0) (*docs)[*n].r[j].median_ns = (*docs)[*n].r[j].min_ns;
     (*n)++;
   }
   if (*n == 0) { free(*docs); return cli_error("policy", 2, "expected at least one RESULT file (vkocc tune -o)"); }
@@ -45,16 +52,23 @@ static void free_results(tune_doc *docs, uint32_t n) {
   free(docs);
 }
 
+static int statistic(const char *arg, bool *use_min) {
+  if (!strcmp(arg, "median") || !strcmp(arg, "min")) { *use_min = !strcmp(arg, "min"); return 0; }
+  return cli_error("policy", 2, "--statistic '%s': expected median or min", arg);
+}
+
 static int cmd_build(int argc, char **argv) {
   const char *out = NULL;
-  bool json = false;
+  bool json = false, use_min = false;
   static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
+                                       {"statistic", required_argument, 0, 'S'},
                                        {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
     switch (ch) {
     case 'o': out = optarg; break;
     case 'j': json = true; break;
+    case 'S': if (statistic(optarg, &use_min)) return 2; break;
     case 'h': fputs(help, stdout); return 0;
     default: fputs(help, stderr); return 2;
     }
@@ -64,7 +78,7 @@ static int cmd_build(int argc, char **argv) {
   if (rc) return rc;
   tune_doc *docs;
   uint32_t n;
-  if ((rc = load_results(argc, argv, optind, &docs, &n))) return rc;
+  if ((rc = load_results(argc, argv, optind, use_min, &docs, &n))) return rc;
   json_t *db;
   vkocc_status st = tdb_build(docs, n, &db);
   free_results(docs, n);
@@ -94,9 +108,10 @@ static void cell(json_t *a, char *buf, size_t len) {
 }
 
 static int cmd_transfer(int argc, char **argv) {
-  bool json = false;
+  bool json = false, use_min = false;
   double threshold = VKOCC_CLUSTER_THRESHOLD;
   static const struct option opts[] = {{"threshold", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
+                                       {"statistic", required_argument, 0, 'S'},
                                        {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -106,13 +121,14 @@ static int cmd_transfer(int argc, char **argv) {
         return cli_error("policy", 2, "--threshold '%s': expected a number in (0, 1]", optarg);
       break;
     case 'j': json = true; break;
+    case 'S': if (statistic(optarg, &use_min)) return 2; break;
     case 'h': fputs(help, stdout); return 0;
     default: fputs(help, stderr); return 2;
     }
   }
   tune_doc *docs;
   uint32_t n;
-  int rc = load_results(argc, argv, optind, &docs, &n);
+  int rc = load_results(argc, argv, optind, use_min, &docs, &n);
   if (rc) return rc;
   json_t *rep;
   vkocc_status st = tdb_transfer(docs, n, threshold, &rep);
@@ -132,7 +148,10 @@ static int cmd_transfer(int argc, char **argv) {
     json_array_foreach(json_object_get(g, "targets"), ti, t) {
       json_t *r = json_object_get(t, "rules");
       char label[128], c[6][16];
-      snprintf(label, sizeof label, "%.45s (%lld)", json_string_value(json_object_get(t, "device")),
+      /* "NAME... | sm N (size)": the SM count tells apart devices of one name */
+      const char *key = json_string_value(json_object_get(t, "device")), *sm = strrchr(key, '|');
+      size_t nl = strcspn(key, "|");
+      snprintf(label, sizeof label, "%.*s|%s (%lld)", (int)(nl > 34 ? 34 : nl), key, sm ? sm + 1 : "",
                json_integer_value(json_object_get(t, "problem_size")));
       for (int i = 0; i < 6; i++) cell(json_object_get(r, rules[i]), c[i], sizeof c[i]);
       json_t *nr = json_object_get(r, "nearest"), *pol = json_object_get(r, "policy");

@@ -627,6 +627,24 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
 void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
 
 
+/* ---------------------------------------------------------------- tuned policies (issue 10, docs/tune.md) */
+#define VKOCC_POLICY_CLUSTER VKOCC_POLICY_EXACT
+/* vkocc_policy_select with the exact device first: an entry whose "device" equals device_key (as
+ * vkocc_device_key writes it; NULL or "": skipped), else the cluster, nearest and default rules. */
+vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                        const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
+                                        double threshold, vkocc_policy_choice *out);
+/* The exact-device key of policy databases and tuning results: "VVVV:DDDD NAME | DRIVER_INFO | sm N", the SM
+ * count as the fingerprint derived it (0 unknown); it tells apart devices that share a name (lavapipe with
+ * another LP_NUM_THREADS, a cut-down part). */
+void vkocc_device_key(const vkocc_device_info *d, uint32_t sm_count, char *out, size_t len);
+/* Typed access to one parameter of a choice's params: VKOCC_ERROR_USAGE (message naming the parameter and
+ * what the choice holds) when it is absent or of another type. An integer reads as a float as well. */
+vkocc_status vkocc_policy_param_int(const vkocc_policy_choice *c, const char *name, int64_t *out);
+vkocc_status vkocc_policy_param_float(const vkocc_policy_choice *c, const char *name, double *out);
+vkocc_status vkocc_policy_param_string(const vkocc_policy_choice *c, const char *name, char *out, size_t len);
+/* The rule's name: "device", "cluster", "nearest", "default". */
+const char *vkocc_policy_rule_name(vkocc_policy_rule r);
 /* ---------------------------------------------------------------- library API for what the CLI does (issue 12)
  * Presets shared by the CLI and the library, the fingerprint of a device with the CLI's cache, a context on
  * the application's own Vulkan device, and a workgroup-size suggestion with the per-limit counts. */
@@ -761,25 +779,6 @@ vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
 #endif
     ;
 void vkocc_clear_error(void);
-
-/* ---------------------------------------------------------------- tuned policies (issue 10, docs/tune.md) */
-#define VKOCC_POLICY_CLUSTER VKOCC_POLICY_EXACT
-/* vkocc_policy_select with the exact device first: an entry whose "device" equals device_key (as
- * vkocc_device_key writes it; NULL or "": skipped), else the cluster, nearest and default rules. */
-vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
-                                        const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
-                                        double threshold, vkocc_policy_choice *out);
-/* The exact-device key of policy databases and tuning results: "VVVV:DDDD NAME | DRIVER_INFO | sm N", the SM
- * count as the fingerprint derived it (0 unknown); it tells apart devices that share a name (lavapipe with
- * another LP_NUM_THREADS, a cut-down part). */
-void vkocc_device_key(const vkocc_device_info *d, uint32_t sm_count, char *out, size_t len);
-/* Typed access to one parameter of a choice's params: VKOCC_ERROR_USAGE (message naming the parameter and
- * what the choice holds) when it is absent or of another type. An integer reads as a float as well. */
-vkocc_status vkocc_policy_param_int(const vkocc_policy_choice *c, const char *name, int64_t *out);
-vkocc_status vkocc_policy_param_float(const vkocc_policy_choice *c, const char *name, double *out);
-vkocc_status vkocc_policy_param_string(const vkocc_policy_choice *c, const char *name, char *out, size_t len);
-/* The rule's name: "device", "cluster", "nearest", "default". */
-const char *vkocc_policy_rule_name(vkocc_policy_rule r);
 
 /* ---------------------------------------------------------------- device-wide barrier, persistent threads
  * (issue 11, docs/barrier.md). The GLSL side is <vkocc/device_barrier.glsl> and <vkocc/persistent.glsl>

@@ -1,6 +1,7 @@
 /* The tuning-results document: writer and strict reader (docs/tune.md). */
 #include "tune_results.h"
-#include "io.h" /* vkocc_fingerprint_json moved to io/ (issue 12, api) */
+#include "jsonio.h"
+#include "io.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,8 @@
  * and a default per kernel: the configuration with the best worst-case efficiency over every result
  * (ties: geometric mean). Efficiency = a result's best time / the configuration's time there. */
 #include "tunedb.h"
-#include "io.h" /* vkocc_fingerprint_json moved to io/ (issue 12, api) */
+#include "jsonio.h"
+#include "../io/io.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
