@@ -10,12 +10,19 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+# GLSL includes: <prefix>/share/vkocc/glsl/vkocc/*.glsl, so `glslc -I <prefix>/share/vkocc/glsl` resolves
+# `#include <vkocc/device_barrier.glsl>` as the library's own run-time compiler does (issue 11)
 set(VKOCC_INSTALL_GLSLDIR ${CMAKE_INSTALL_DATADIR}/vkocc/glsl)
 set(VKOCC_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/vkocc)
 # 0.x: every minor version may change the ABI, so the SONAME carries it (libvkocc.so.0.1)
 set(VKOCC_SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 if(VKOCC_SANITIZE)
   set(VKOCC_SANITIZE_LINK -fsanitize=address,undefined)
+endif()
+# A shared library must resolve every symbol at its own link (a missing definition is an error there, not
+# in the application); not under sanitizers: clang leaves their runtime to the executable.
+if(NOT VKOCC_SANITIZE AND NOT VKOCC_FUZZ)
+  set(VKOCC_NO_UNDEFINED LINKER:--no-undefined)
 endif()
 
 # viewer/ (cairo) becomes its own library: an application that does not plot links no cairo
@@ -85,7 +92,7 @@ add_dependencies(vkocc_shared vkocc_symbols)
 target_include_directories(vkocc_shared PUBLIC ${VKOCC_PUBLIC_INCLUDE})
 target_link_libraries(vkocc_shared PRIVATE ${VKOCC_LINK_DEPS})
 target_link_options(vkocc_shared PRIVATE LINKER:--version-script=${VKOCC_SYMBOLS_DIR}/vkocc.map
-  LINKER:--no-undefined LINKER:--as-needed)
+  LINKER:--as-needed ${VKOCC_NO_UNDEFINED})
 if(VKOCC_SANITIZE)
   # an instrumented library needs the sanitizer runtimes in the program that loads it
   target_link_options(vkocc_shared INTERFACE ${VKOCC_SANITIZE_LINK})
@@ -110,7 +117,7 @@ if(VKOCC_WITH_VIEWER AND VKOCC_PLOT_SOURCES)
   add_dependencies(vkocc_plot_shared vkocc_symbols)
   target_link_libraries(vkocc_plot_shared PUBLIC vkocc_shared PRIVATE PkgConfig::CAIRO m)
   target_link_options(vkocc_plot_shared PRIVATE LINKER:--version-script=${VKOCC_SYMBOLS_DIR}/vkocc-plot.map
-    LINKER:--no-undefined LINKER:--as-needed)
+    LINKER:--as-needed ${VKOCC_NO_UNDEFINED})
   set(VKOCC_PLOT_TARGETS vkocc_plot_shared)
   set(VKOCC_PLOT_STATIC_TARGETS vkocc_plot)
   set(VKOCC_HAS_PLOT ON)
@@ -137,8 +144,7 @@ endif()
 # ---------------------------------------------------------------- install
 install(TARGETS vkocc-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS vkocc_shared ${VKOCC_PLOT_TARGETS} EXPORT vkocc-targets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS vkocc ${VKOCC_PLOT_STATIC_TARGETS} EXPORT vkocc-static-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES include/vkocc.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -1,7 +1,8 @@
 # CPack: one Debian package with everything `cmake --install` installs (CLI, shared and static libraries,
 # header, GLSL includes, pkg-config and CMake files, docs). Build it with
-#   cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release && cmake --build build-rel -j2 &&
-#   (cd build-rel && cpack -G DEB)
+#   cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF &&
+#   cmake --build build-deb -j2 &&
+#   (cd build-deb && cpack -G DEB)
 set(CPACK_PACKAGE_NAME vkocc)
 set(CPACK_PACKAGE_VENDOR "vkocc")
 set(CPACK_PACKAGE_CONTACT "vkocc maintainers <vkocc@localhost>")

@@ -775,20 +775,22 @@ typedef struct vkocc_wg_suggestion {
  * max_shared_bytes (0: no limit) are skipped. VKOCC_ERROR_USAGE when no size fits. */
 vkocc_status vkocc_suggest_wg_size(const vkocc_derived *d, vkocc_shared_fn shared, void *user, uint32_t max_wg_size,
                                    uint32_t max_shared_bytes, vkocc_wg_suggestion *out);
+
 /* ---------------------------------------------------------------- failures reported from outside (issue 12, install)
- * Records a failure the way the library does: the printf-formatted message becomes vkocc_last_error() of
- * this thread, and s is returned. For callbacks that return a vkocc_status (vkocc_runtime_fn,
- * vkocc_workload_fn) and for libraries built on vkocc (libvkocc-plot reports its errors through it). */
+ * For callbacks that return a vkocc_status (vkocc_runtime_fn, vkocc_workload_fn) and for libraries built on
+ * vkocc (libvkocc-plot reports through these): vkocc_fail records a failure the way the library does (the
+ * printf-formatted message becomes vkocc_last_error() of this thread) and returns s; vkocc_clear_error
+ * empties it, as every status call of the library does when it succeeds. */
 vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Clears vkocc_last_error() of this thread, as every call that returns a status does first. */
 void vkocc_clear_error(void);
+
 /* ---------------------------------------------------------------- device-wide barrier, persistent threads
  * (issue 11, docs/barrier.md). The GLSL side is <vkocc/device_barrier.glsl> and <vkocc/persistent.glsl>
- * (glsl/ in the source tree, installed under include/vkocc/glsl; the library's run-time compiler resolves
+ * (glsl/ in the source tree, installed under share/vkocc/glsl; the library's run-time compiler resolves
  * them itself). A barrier over workgroups is correct only when all of them are resident at once, so the
  * host dispatches P workgroups, P measured for that very pipeline; every wait in the shader is bounded by
  * time and iterations, and a bound that fires is reported as a timeout, never as a result. */

@@ -1,26 +1,42 @@
 #!/usr/bin/env bash
 # ctest (issue 12 item 4): installs this build into a temporary prefix, builds examples/pick_policy against
-# the INSTALLED package twice, with pkg-config and with find_package(vkocc), and runs both on the device
-# (lavapipe in the suite) with a fingerprint from tests/data, so nothing is measured.
-# usage: test_install_example.sh BUILD_DIR SOURCE_DIR C_COMPILER PKG_CONFIG
+# the INSTALLED package with pkg-config (vkocc, and vkocc-static for libvkocc.a) and with find_package(vkocc),
+# and runs each on the device (lavapipe in the suite) with fingerprints from tests/data: nothing is measured.
+# usage: test_install_example.sh BUILD_DIR SOURCE_DIR C_COMPILER PKG_CONFIG [CMAKE]
 set -euo pipefail
-build=$1 src=$2 cc=$3 pkgconfig=$4
+build=$1 src=$2 cc=$3 pkgconfig=$4 cmake=${5:-cmake}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vkocc-install-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+"$cmake" --install "$build" --prefix "$tmp/prefix" >/dev/null
 for f in include/vkocc.h; do [[ -f $tmp/prefix/$f ]] || fail "not installed: $f"; done
 pc=$(find "$tmp/prefix" -name vkocc.pc -print -quit)
 config=$(find "$tmp/prefix" -name vkocc-config.cmake -print -quit)
 [[ -n $pc && -n $config ]] || fail "vkocc.pc or vkocc-config.cmake not installed"
 [[ -x $tmp/prefix/bin/vkocc ]] || fail "the CLI is not installed"
+if [[ -d $src/glsl ]]; then  # the GLSL includes (issue 11), where pkg-config says they are
+  glsldir=$(PKG_CONFIG_PATH=$(dirname "$pc") "$pkgconfig" --variable=glsldir vkocc)
+  [[ -n $(ls -A "$glsldir" 2>/dev/null) ]] || fail "glsl/ is not installed in $glsldir"
+  # and an application's own shader compiles against them with the system's glslc
+  if [[ -f $glsldir/vkocc/device_barrier.glsl ]] && command -v glslc >/dev/null; then
+    printf '#version 450\n#extension GL_GOOGLE_include_directive : require\nlayout(local_size_x = 64) in;\n#include <vkocc/device_barrier.glsl>\nvoid main() { if (!vkocc_device_barrier_once()) return; }\n' >"$tmp/app.comp"
+    glslc --target-env=vulkan1.1 -I "$glsldir" -o "$tmp/app.spv" "$tmp/app.comp" || fail "glslc with the installed includes"
+  fi
+fi
 
 # pkg-config: the relocatable .pc finds the temporary prefix; an application that does not plot links no
 # cairo, and nothing names the Vulkan loader (vkocc opens it at run time)
 export PKG_CONFIG_PATH=$(dirname "$pc")
 libdir=$("$pkgconfig" --variable=libdir vkocc)
 [[ $(cd "$libdir" && pwd) == "$tmp/prefix/"* ]] || fail "pkg-config libdir $libdir is outside the prefix"
+# only the prefix's .pc files: a machine with vkocc and the runtime packages of its dependencies, not their
+# development files, must still get flags (nothing Requires jansson's or spirv-cross's .pc)
+for m in vkocc vkocc-plot; do
+  [[ $m == vkocc || -f $(dirname "$pc")/$m.pc ]] || continue
+  PKG_CONFIG_LIBDIR=$(dirname "$pc") "$pkgconfig" --cflags --libs $m >/dev/null ||
+    fail "pkg-config $m needs other packages' .pc files"
+done
 flags="$("$pkgconfig" --cflags --libs vkocc)"
 [[ $flags != *cairo* && $flags != *vulkan* ]] || fail "pkg-config --libs vkocc: $flags"
 "$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/pick_policy_pc" "$src/examples/pick_policy/pick_policy.c" \
@@ -38,30 +54,39 @@ if command -v c++ >/dev/null && echo '#include <vulkan/vulkan.h>' | c++ -E -x c+
     c++ -fsyntax-only -Werror -x c++ $("$pkgconfig" --cflags vkocc) - || fail "vkocc.h with vulkan.h in C++"
 fi
 
+# the static library through vkocc-static.pc: no libvkocc.so at run time
+"$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/pick_policy_static" "$src/examples/pick_policy/pick_policy.c" \
+  $("$pkgconfig" --cflags --libs vkocc-static)
+if readelf -d "$tmp/pick_policy_static" | grep -q 'NEEDED.*libvkocc'; then fail "the static build needs libvkocc.so"; fi
+
 # CMake: find_package(vkocc) -> vkocc::vkocc (the shared library)
-cmake -S "$src/examples/pick_policy" -B "$tmp/ex" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_COMPILER="$cc" \
+"$cmake" -S "$src/examples/pick_policy" -B "$tmp/ex" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "cmake configure"; }
-cmake --build "$tmp/ex" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "cmake build"; }
+"$cmake" --build "$tmp/ex" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "cmake build"; }
 readelf -d "$tmp/ex/pick_policy" | grep -q 'NEEDED.*libvkocc\.so' || fail "the CMake build does not link libvkocc.so"
 
 # Both pick the tuned parameters of tests/data/policy-db.json: the H100's cluster has an exact entry for
 # small u32 sorts; the RDNA fingerprint is far from every cluster there, so the kernel's default.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 data=$src/tests/data
-for exe in "$tmp/pick_policy_pc" "$tmp/ex/pick_policy"; do
+for exe in "$tmp/pick_policy_pc" "$tmp/ex/pick_policy" "$tmp/pick_policy_static"; do
   out=$("$exe" --db "$data/policy-db.json" --kernel radix_sort --fingerprint "$data/fp-hopper-132.json" \
-          --var problem_size=1000 --var element_type=u32) || fail "$exe exited $?"
+          --var problem_size=1000 --var element_type=u32 --param wg_size --param elements_per_thread) ||
+    fail "$exe exited $?"
   echo "$out"
   grep -q '^device: ' <<<"$out" || fail "$exe printed no device"
   grep -q '^fingerprint: c1-dace7ddcd2e0 ' <<<"$out" || fail "$exe: wrong cluster"
-  grep -q '^policy: .*exact cluster c1-dace7ddcd2e0 .*entry 0' <<<"$out" || fail "$exe: not the exact entry 0"
-  # parameters as JSON text ("wg_size":512) or one per line (wg_size = 512)
-  grep -Eq 'wg_size"?( = |:)512\b' <<<"$out" && grep -Eq 'elements_per_thread"?( = |:)14\b' <<<"$out" ||
-    fail "$exe: wrong parameters"
+  grep -q '^policy: .*rule cluster (cluster c1-dace7ddcd2e0, distance 0.0000, entry 0)' <<<"$out" ||
+    fail "$exe: not the cluster's entry 0"
+  # the parameters as JSON text and read typed by name
+  grep -q '^parameters: *{"elements_per_thread":14,"wg_size":512}$' <<<"$out" || fail "$exe: wrong parameters"
+  grep -q '^  wg_size = 512$' <<<"$out" && grep -q '^  elements_per_thread = 14$' <<<"$out" ||
+    fail "$exe: wrong typed parameters"
   out=$("$exe" --db "$data/policy-db.json" --kernel radix_sort --fingerprint "$data/fp-rdna-40.json" \
-          --var problem_size=1000 --var element_type=u32) || fail "$exe exited $?"
-  grep -q '^policy: .*kernel default' <<<"$out" && grep -Eq 'wg_size"?( = |:)256\b' <<<"$out" &&
-    grep -Eq 'elements_per_thread"?( = |:)8\b' <<<"$out" || { echo "$out"; fail "$exe: not the default for RDNA"; }
+          --var problem_size=1000 --var element_type=u32 --param wg_size --param elements_per_thread) ||
+    fail "$exe exited $?"
+  grep -q '^policy: .*rule default$' <<<"$out" && grep -q '^  wg_size = 256$' <<<"$out" &&
+    grep -q '^  elements_per_thread = 8$' <<<"$out" || { echo "$out"; fail "$exe: not the default for RDNA"; }
 done
 # libvkocc-plot (when built): a plotting program links it and cairo through vkocc-plot.pc, and a failed plot's
 # message reaches vkocc_last_error() of libvkocc.so (the plot library reports through the public vkocc_fail)
@@ -90,4 +115,11 @@ err=$("$tmp/ex/pick_policy" --db "$tmp/missing.json" --kernel radix_sort 2>&1 >/
 rc=$?
 set -e
 [[ $rc == 2 && $err == *missing.json* ]] || fail "a missing database: exit $rc, '$err'"
+# a parameter the choice lacks: exit 2, the message names it
+set +e
+err=$("$tmp/ex/pick_policy" --db "$data/policy-db.json" --kernel radix_sort --fingerprint "$data/fp-rdna-40.json" \
+        --param tile_size 2>&1 >/dev/null)
+rc=$?
+set -e
+[[ $rc == 2 && $err == *tile_size* ]] || fail "a missing parameter: exit $rc, '$err'"
 echo "ok: installed, built with pkg-config and find_package(vkocc), ran both"

@@ -1,11 +1,16 @@
 /* pick_policy: what an application does at start-up with the installed vkocc library: fingerprint the
  * device, pick the tuned parameters of one kernel from a policy database, print them.
  *
- *   pick_policy --db POLICY_DB --kernel NAME [--fingerprint FILE] [--var NAME=VALUE]...
+ *   pick_policy --db POLICY_DB --kernel NAME [--fingerprint FILE | --fresh] [--var NAME=VALUE]...
+ *               [--param NAME]...
  *
- * The device is VKOCC_DEVICE's (else vkocc's default). Without --fingerprint the device is measured
- * (calibration and the occupancy surface on the canonical grid: seconds on a GPU, about a minute on
- * lavapipe); --fingerprint FILE reads a fingerprint written by `vkocc fingerprint -o FILE` instead.
+ * The device is VKOCC_DEVICE's (else vkocc's default). Without --fingerprint the device is fingerprinted
+ * by vkocc_fingerprint_measure (calibration and the occupancy surface on the canonical grid: seconds on a
+ * GPU, about a minute on lavapipe), through the same cache as `vkocc fingerprint`, so a second start reuses
+ * it (--fresh measures again); --fingerprint FILE reads a fingerprint that `vkocc fingerprint -o FILE` wrote.
+ * The policy: an entry for this very device, else for its cluster, else the nearest cluster, else the
+ * kernel's default (docs/policy.md), under the conditions --var gives (problem size, element type...).
+ * --param NAME prints one tuned parameter the way an application reads it: typed, by name.
  * Build: examples/pick_policy/README.md (pkg-config or CMake). Exit status: vkocc's (0 ok, 1 runtime,
  * 2 bad usage or input, 3 the device lacks what is needed). */
 #include <vkocc.h>
@@ -14,47 +19,32 @@
 #include <string.h>
 
 #define MAX_VARS 16
+#define MAX_PARAMS 16
 
 static int fail(const char *what, vkocc_status st) {
   fprintf(stderr, "pick_policy: %s: %s\n", what, vkocc_last_error());
   return (int)st;
 }
 
-/* Calibration, the surface on the canonical grid (clipped to the device's limits), derived limits and the
- * normalized surface with its cluster ID. */
-static vkocc_status measure(vkocc_context *ctx, vkocc_fingerprint *fp) {
-  const vkocc_device_info *d = vkocc_context_device(ctx);
-  uint32_t wg[VKOCC_CANON_WG], sh[VKOCC_CANON_SHARED], nwg = 0, nsh = 0;
-  for (int i = 0; i < VKOCC_CANON_WG; i++)
-    if (vkocc_canonical_wg[i] <= d->max_invocations && vkocc_canonical_wg[i] <= d->max_wg_size_x) wg[nwg++] = vkocc_canonical_wg[i];
-  for (int i = 0; i < VKOCC_CANON_SHARED; i++)
-    if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[nsh++] = vkocc_canonical_shared[i];
-  vkocc_calibration cal;
-  vkocc_status st = vkocc_calibrate(ctx, NULL, &cal);
-  if (st) return st;
-  vkocc_surface_options so = {.wg_sizes = wg, .wg_count = nwg, .shared = sh, .shared_count = nsh, .no_refine = true};
-  vkocc_surface s;
-  if ((st = vkocc_surface_measure(ctx, &cal, &so, &s))) return st;
-  vkocc_derived der;
-  if (!(st = vkocc_derive(s.points, s.count, s.subgroup_size, &der))) st = vkocc_fingerprint_from_surface(&s, &der, fp);
-  vkocc_surface_free(&s);
-  return st;
-}
-
 int main(int argc, char **argv) {
   const char *db_path = NULL, *kernel = NULL, *fp_path = NULL;
+  bool fresh = false;
   vkocc_policy_var vars[MAX_VARS];
-  uint32_t nvars = 0;
+  uint32_t nvars = 0, nparams = 0;
+  const char *params[MAX_PARAMS];
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      printf("usage: pick_policy --db POLICY_DB --kernel NAME [--fingerprint FILE] [--var NAME=VALUE]...\n");
+      printf("usage: pick_policy --db POLICY_DB --kernel NAME [--fingerprint FILE | --fresh] [--var NAME=VALUE]...\n"
+             "                   [--param NAME]...\n");
       return 0;
     }
+    if (!strcmp(a, "--fresh")) { fresh = true; continue; }
     if (!v) return fprintf(stderr, "pick_policy: %s needs a value (--help)\n", a), 2;
     if (!strcmp(a, "--db")) db_path = v;
     else if (!strcmp(a, "--kernel")) kernel = v;
     else if (!strcmp(a, "--fingerprint")) fp_path = v;
+    else if (!strcmp(a, "--param") && nparams < MAX_PARAMS) params[nparams++] = v;
     else if (!strcmp(a, "--var") && nvars < MAX_VARS && strchr(v, '=') && v[0] != '=') {
       char *eq = strchr(argv[i + 1], '='); /* NAME=VALUE, split in place */
       *eq = 0;
@@ -71,27 +61,43 @@ int main(int argc, char **argv) {
 
   vkocc_context *ctx;
   if ((st = vkocc_context_create(NULL, &ctx))) return vkocc_policy_db_free(db), fail("device", st);
-  const vkocc_device_info *d = vkocc_context_device(ctx);
+  const vkocc_device_info dev = *vkocc_context_device(ctx); /* a copy: it outlives the context */
   printf("vkocc:       %s\n", vkocc_version());
-  printf("device:      %s (%s %s), subgroup size %u\n", d->name, d->driver_name, d->driver_info, d->subgroup_size);
+  printf("device:      %s (%s %s), subgroup size %u\n", dev.name, dev.driver_name, dev.driver_info, dev.subgroup_size);
 
   vkocc_fingerprint fp;
-  double t0 = vkocc_now_ms();
-  st = fp_path ? vkocc_fingerprint_load(fp_path, &fp) : measure(ctx, &fp);
+  vkocc_fingerprint_details det = {0};
+  vkocc_fingerprint_options fo = {.fresh = fresh};
+  st = fp_path ? vkocc_fingerprint_load(fp_path, &fp) : vkocc_fingerprint_measure(ctx, &fo, &fp, &det);
   vkocc_context_destroy(ctx);
   if (st) return vkocc_policy_db_free(db), fail(fp_path ? fp_path : "fingerprint", st);
   if (fp_path) printf("fingerprint: %s (read from %s)\n", fp.cluster_id, fp_path);
-  else printf("fingerprint: %s (measured in %.1f s)\n", fp.cluster_id, (vkocc_now_ms() - t0) / 1e3);
+  else if (det.from_cache) printf("fingerprint: %s (%u SMs; from the cache %s)\n", fp.cluster_id, det.derived.sm_count, det.cache_path);
+  else printf("fingerprint: %s (%u SMs; measured in %.1f s)\n", fp.cluster_id, det.derived.sm_count, det.elapsed_ms / 1e3);
+  /* the exact-device rule needs this device's key (with its measured SM count); a fingerprint read from a
+   * file may be another device's, so only its cluster counts */
+  char key[640] = "";
+  if (!fp_path) vkocc_device_key(&dev, det.derived.sm_count, key, sizeof key);
+  vkocc_fingerprint_details_free(&det);
 
   vkocc_policy_choice choice;
-  st = vkocc_policy_select(db, kernel, &fp, vars, nvars, 0, &choice);
+  st = vkocc_policy_select_device(db, kernel, &fp, key, vars, nvars, 0, &choice);
   vkocc_policy_db_free(db);
   if (st) return fail(kernel, st);
-  static const char *const rule[] = {"", "exact cluster", "nearest cluster", "kernel default"};
-  if (choice.rule == VKOCC_POLICY_DEFAULT) printf("policy:      %s: %s\n", kernel, rule[choice.rule]);
-  else printf("policy:      %s: %s %s (distance %.4f, entry %d)\n", kernel, rule[choice.rule], choice.cluster_id,
-              choice.distance, choice.entry);
-  printf("parameters:  %s\n", choice.params_json);
+  printf("policy:      %s: rule %s", kernel, vkocc_policy_rule_name(choice.rule));
+  if (choice.rule != VKOCC_POLICY_DEFAULT)
+    printf(" (cluster %s, distance %.4f, entry %d)", choice.cluster_id, choice.distance, choice.entry);
+  printf("\nparameters:  %s\n", choice.params_json);
+  /* typed, by name: an integer, else a number, else a string (a parameter the choice lacks: exit 2) */
+  for (uint32_t i = 0; i < nparams && !st; i++) {
+    int64_t iv;
+    double fv;
+    char sv[256];
+    if (!vkocc_policy_param_int(&choice, params[i], &iv)) printf("  %s = %lld\n", params[i], (long long)iv);
+    else if (!vkocc_policy_param_float(&choice, params[i], &fv)) printf("  %s = %g\n", params[i], fv);
+    else if (!(st = vkocc_policy_param_string(&choice, params[i], sv, sizeof sv))) printf("  %s = %s\n", params[i], sv);
+  }
+  if (st) fail(kernel, st);
   vkocc_policy_choice_free(&choice);
-  return 0;
+  return (int)st;
 }
