@@ -287,7 +287,8 @@ int main(int argc, char **argv) {
   if (!n_elems) n_elems = cpu ? 8192 : 1u << 20;
   if (!nkeys) nkeys = cpu ? 1u << 20 : 1u << 26;
   vkocc_calibration cal;
-  vkocc_calibrate_options cop = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  vkocc_calibrate_options cop;
+  vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &cop);
   if (vkocc_calibrate(ctx, &cop, &cal)) return fail("calibration");
   vkocc_barrier_bounds b;
   if (vkocc_barrier_bounds_get(ctx, &cal, bound_ms, 0, &b)) return fail("bounds");

@@ -31,7 +31,8 @@ static void *surface_job(void *arg) {
   if (st) { fail(j, (int)st); return NULL; }
   double startup = vkocc_now_ms() - t0;
   vkocc_calibration cal;
-  vkocc_calibrate_options cco = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+  vkocc_calibrate_options cco;
+  vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &cco);
   vkocc_surface s;
   st = vkocc_calibrate(ctx, &cco, &cal);
   if (!st) st = vkocc_surface_measure(ctx, &cal, &j->o, &s);
@@ -44,8 +45,7 @@ static void *surface_job(void *arg) {
     snprintf(j->r.cluster_id, sizeof j->r.cluster_id, "%s", fp.cluster_id);
   vkocc_clear_error();
   j->doc = vkocc_surface_json(&s);
-  json_object_set_new(j->doc, "schema", json_string("vkocc.surface/1"));
-  json_object_set_new(j->doc, "tool_version", json_string(vkocc_version()));
+  vkocc_doc_stamp(j->doc, "vkocc.surface");
   json_object_set_new(json_object_get(j->doc, "timing"), "startup_ms", json_real(startup));
   json_object_set_new(j->doc, "calibration", vkocc_calibration_json(&cal));
   if (derived) json_object_set_new(j->doc, "derived", vkocc_derived_json(&d, &s));

@@ -23,7 +23,8 @@ vkocc_status vkocc_barrier_bounds_get(vkocc_context *ctx, const vkocc_calibratio
   }
   vkocc_calibration local;
   if (!cal) {
-    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+    vkocc_calibrate_options co;
+    vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
     vkocc_status s = vkocc_calibrate(ctx, &co, &local);
     if (s) return s;
     cal = &local;
@@ -238,7 +239,8 @@ vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_opt
   const vkocc_calibration *cal = o->cal;
   vkocc_status s;
   if (!cal && (ctx->device_clock || ctx->subgroup_clock)) {
-    vkocc_calibrate_options co = {.lengths = 4, .repeats = 3, .longest_ns = 1e6};
+    vkocc_calibrate_options co;
+    vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
     if ((s = vkocc_calibrate(ctx, &co, &cal_local))) return s;
     cal = &cal_local;
   }
