@@ -175,6 +175,14 @@ vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel
 /* vkocc_probe_first_use of n kernels, 32 to a command buffer (a barrier between: one after the other).
  * lavapipe compiles a pipeline at its first dispatch, on its queue thread, one after the other (0.2-0.5 s
  * each on 2 busy cores): each submission waits the context's limit for each of its dispatches. */
+/* The host's wait for a submission of n short dispatches. On a CPU device they run on this machine's cores
+ * (lavapipe also compiles a pipeline at its first dispatch), so a loaded machine may need n times the
+ * context's limit; a GPU finishes them in milliseconds, and n times the limit would turn one stuck
+ * submission into minutes of waiting (a 420 s run on two H200s never returned). */
+static uint64_t batch_timeout(const vkocc_context *ctx, uint32_t n) {
+  return ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? ctx->timeout_ns * n : ctx->timeout_ns;
+}
+
 vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, uint32_t n) {
   enum { CHUNK = 32 };
   if (n > CHUNK) {
@@ -212,7 +220,7 @@ vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
   VkResult vr = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
   if (vr) return vkocc_vk_fail(vr, "vkQueueSubmit (first dispatches)");
-  vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns * n);
+  vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, batch_timeout(ctx, n));
   if (vr) return vkocc_vk_fail(vr, "vkWaitForFences (first dispatches)");
   vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
   return VKOCC_OK;
@@ -703,7 +711,7 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
       if (j == 0) continue;
       uint32_t f = (j - 1) % 2;
       /* a sub-batch lasts its dispatches: the context's timeout for each point, at least one */
-      vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &fences[f], VK_TRUE, ctx->timeout_ns * SUB);
+      vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &fences[f], VK_TRUE, batch_timeout(ctx, SUB));
       if (vr) { s = vkocc_vk_fail(vr, "vkWaitForFences (batched combs)"); break; }
       vkocc_fn.vkResetFences(ctx->device, 1, &fences[f]);
       in_flight[f] = false;
@@ -737,7 +745,7 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
   }
   /* an error leaves a sub-batch on the device: let it finish before its resources go */
   for (int k = 0; k < 2; k++)
-    if (in_flight[k]) vkocc_fn.vkWaitForFences(ctx->device, 1, &fences[k], VK_TRUE, ctx->timeout_ns * SUB);
+    if (in_flight[k]) vkocc_fn.vkWaitForFences(ctx->device, 1, &fences[k], VK_TRUE, batch_timeout(ctx, SUB));
   for (int k = 0; k < 2; k++)
     if (fences[k]) vkocc_fn.vkDestroyFence(ctx->device, fences[k], NULL);
   if (cbs[0]) vkocc_fn.vkFreeCommandBuffers(ctx->device, ctx->cmd_pool, 2, cbs);
