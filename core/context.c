@@ -291,16 +291,32 @@ void vkocc_buffer_destroy(vkocc_context *ctx, vkocc_buffer *b) {
   memset(b, 0, sizeof *b);
 }
 
-static vkocc_status submit_and_wait(vkocc_context *ctx, const char *what) {
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
+vkocc_status vkocc_submit_wait(vkocc_context *ctx, VkCommandBuffer cmd, uint64_t timeout_ns, const char *what) {
+  if (!timeout_ns) timeout_ns = ctx->timeout_ns;
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
   VkResult r = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
   if (r) return vkocc_vk_fail(r, what);
-  r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns);
+  r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, timeout_ns);
   if (r == VK_TIMEOUT)
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: the GPU did not finish within %.1f s (VK_TIMEOUT)", what,
-                      (double)ctx->timeout_ns / 1e9);
+                      (double)timeout_ns / 1e9);
   if (r) return vkocc_vk_fail(r, what);
   vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
+  return VKOCC_OK;
+}
+
+static vkocc_status submit_and_wait(vkocc_context *ctx, const char *what) {
+  return vkocc_submit_wait(ctx, ctx->cmd, 0, what);
+}
+
+vkocc_status vkocc_read_elapsed(vkocc_context *ctx, double *ns, vkocc_tick_status *tick) {
+  uint64_t ts[2], d;
+  VkResult r = vkocc_fn.vkGetQueryPoolResults(ctx->device, ctx->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
+                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r) return vkocc_vk_fail(r, "vkGetQueryPoolResults");
+  vkocc_tick_status t = vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &d);
+  if (tick) *tick = t;
+  if (ns) *ns = (double)d * ctx->info.timestamp_period;
   return VKOCC_OK;
 }
 
@@ -410,13 +426,5 @@ vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const voi
   vkocc_fn.vkCmdWriteTimestamp(ctx->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx->queries, 1);
   vkocc_fn.vkEndCommandBuffer(ctx->cmd);
   vkocc_status s = submit_and_wait(ctx, "compute dispatch");
-  if (s) return s;
-  uint64_t ts[2];
-  VkResult r = vkocc_fn.vkGetQueryPoolResults(ctx->device, ctx->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
-                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-  if (r) return vkocc_vk_fail(r, "vkGetQueryPoolResults");
-  uint64_t d;
-  *tick = vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &d);
-  *ns = (double)d * ctx->info.timestamp_period;
-  return VKOCC_OK;
+  return s ? s : vkocc_read_elapsed(ctx, ns, tick);
 }

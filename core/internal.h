@@ -112,6 +112,11 @@ void vkocc_kernel_destroy(vkocc_context *ctx, vkocc_kernel *k);
 
 /* One dispatch between two queue timestamps; waits with the context timeout. *ns: the timestamp interval
  * (masked to timestampValidBits, converted with timestampPeriod). *tick: how the delta was read. */
+/* Submits cmd, waits on the context's fence (timeout_ns 0: the context's limit; VK_TIMEOUT becomes a
+ * clear error naming `what`) and resets the fence. */
+vkocc_status vkocc_submit_wait(vkocc_context *ctx, VkCommandBuffer cmd, uint64_t timeout_ns, const char *what);
+/* The time between the context's timestamp queries 0 and 1 of the last submission (either out may be NULL). */
+vkocc_status vkocc_read_elapsed(vkocc_context *ctx, double *ns, vkocc_tick_status *tick);
 vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
                                   double *ns, vkocc_tick_status *tick);
 

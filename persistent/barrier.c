@@ -166,25 +166,11 @@ vkocc_status vkocc_pk_submit(vkocc_context *ctx, const vkocc_pk_copy *pre, uint3
   mem_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
               VK_ACCESS_HOST_READ_BIT);
   vkocc_fn.vkEndCommandBuffer(cmd);
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
   double t0 = vkocc_now_ms();
-  VkResult r = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
-  if (r) return vkocc_vk_fail(r, "submitting the barrier kernel");
-  r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, timeout_ns);
+  /* every wait in the kernel is bounded: a timeout here means the device was held by other work */
+  vkocc_status s = vkocc_submit_wait(ctx, cmd, timeout_ns, "the barrier kernel (every wait in it is bounded)");
   if (wall_ns) *wall_ns = (vkocc_now_ms() - t0) * 1e6;
-  if (r == VK_TIMEOUT)
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "the dispatch did not end within %.1f s although every wait in it is "
-                      "bounded (VK_TIMEOUT; the device may be held by other work)", (double)timeout_ns / 1e9);
-  if (r) return vkocc_vk_fail(r, "waiting for the barrier kernel");
-  vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
-  uint64_t ts[2];
-  r = vkocc_fn.vkGetQueryPoolResults(ctx->device, ctx->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
-                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-  if (r) return vkocc_vk_fail(r, "vkGetQueryPoolResults");
-  uint64_t dt;
-  vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &dt);
-  if (gpu_ns) *gpu_ns = (double)dt * ctx->info.timestamp_period;
-  return VKOCC_OK;
+  return s ? s : vkocc_read_elapsed(ctx, gpu_ns, NULL);
 }
 
 /* ---------------------------------------------------------------- public */

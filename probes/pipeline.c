@@ -449,23 +449,8 @@ static vkocc_status user_dispatch(user_pipeline *u, const uint32_t params[4], ui
   vkocc_fn.vkCmdDispatch(ctx->cmd, groups, 1, 1);
   vkocc_fn.vkCmdWriteTimestamp(ctx->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx->queries, 1);
   vkocc_fn.vkEndCommandBuffer(ctx->cmd);
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
-  VkResult r = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
-  if (r) return vkocc_vk_fail(r, "dispatch of the user's pipeline");
-  r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns);
-  if (r == VK_TIMEOUT)
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "the user's pipeline did not finish within %.1f s (VK_TIMEOUT)",
-                      (double)ctx->timeout_ns / 1e9);
-  if (r) return vkocc_vk_fail(r, "dispatch of the user's pipeline");
-  vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
-  uint64_t ts[2];
-  r = vkocc_fn.vkGetQueryPoolResults(ctx->device, ctx->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
-                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-  if (r) return vkocc_vk_fail(r, "vkGetQueryPoolResults");
-  uint64_t dt;
-  *tick = vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &dt);
-  *ns = (double)dt * ctx->info.timestamp_period;
-  return VKOCC_OK;
+  vkocc_status s = vkocc_submit_wait(ctx, ctx->cmd, 0, "dispatch of the user's pipeline");
+  return s ? s : vkocc_read_elapsed(ctx, ns, tick);
 }
 
 /* The probe's hook: its parameters become the augmentation buffer's (mode 1 there: estimate). */

@@ -238,19 +238,6 @@ typedef struct bench {
   uint32_t *ref;
 } bench;
 
-static vkocc_status submit(vkocc_context *ctx) {
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
-  VkResult r = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
-  if (r) return vkocc_vk_fail(r, "submitting tuning dispatches");
-  r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns);
-  if (r == VK_TIMEOUT)
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "tuning dispatches: the GPU did not finish within %.1f s (VK_TIMEOUT)",
-                      (double)ctx->timeout_ns / 1e9);
-  if (r) return vkocc_vk_fail(r, "tuning dispatches");
-  vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
-  return VKOCC_OK;
-}
-
 static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags sa, VkPipelineStageFlags dst,
                     VkAccessFlags da) {
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
@@ -285,7 +272,7 @@ static vkocc_status run_batch(bench *b, vkocc_kernel *kk, uint32_t n, uint32_t g
   barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
           VK_ACCESS_HOST_READ_BIT);
   vkocc_fn.vkEndCommandBuffer(cmd);
-  vkocc_status s = submit(ctx);
+  vkocc_status s = vkocc_submit_wait(ctx, ctx->cmd, 0, "tuning dispatches");
   if (s) return s;
   uint64_t ts[2 * MAX_BATCH];
   VkResult r = vkocc_fn.vkGetQueryPoolResults(ctx->device, b->queries, 0, 2 * count, sizeof ts, ts, sizeof ts[0],
