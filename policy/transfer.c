@@ -35,6 +35,17 @@ static json_t *answer(const tune_doc *t, const char *key, const tune_doc *const 
   return o;
 }
 
+
+/* The configuration a rule would take from the results in set (pick: how they are combined), as an answer on
+ * the target t, with its efficiency there; NULL and 0 when the rule has nothing to offer. */
+static json_t *rule_answer(const tune_doc *t, const tune_doc **set, uint32_t m, tdb_rule pick, double *eff) {
+  char key[256];
+  *eff = 0;
+  if (!m || !tdb_pick(set, m, pick, key, sizeof key, NULL, NULL)) return NULL;
+  *eff = tdb_efficiency(t, key);
+  return answer(t, key, set, m);
+}
+
 vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, json_t **out) {
   if (threshold <= 0) threshold = VKOCC_CLUSTER_THRESHOLD;
   json_t *groups = json_array();
@@ -60,7 +71,6 @@ vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, js
       double best = tdb_best(t, &bi);
       json_t *rj = json_object();
       double eff[NRULES];
-      char key[256];
       /* device */
       by[0] = t;
       json_object_set_new(rj, "device", answer(t, t->r[bi].key, by, 1));
@@ -71,12 +81,7 @@ vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, js
         const tune_doc *o = &docs[members[b]];
         if (strcmp(o->dev.key, t->dev.key) && !strcmp(o->dev.cluster_id, t->dev.cluster_id)) set[m++] = o;
       }
-      json_t *cl = NULL;
-      eff[1] = 0;
-      if (m && tdb_pick(set, m, TDB_GEOMEAN, key, sizeof key, NULL, NULL)) {
-        cl = answer(t, key, set, m);
-        eff[1] = tdb_efficiency(t, key);
-      }
+      json_t *cl = rule_answer(t, set, m, TDB_GEOMEAN, &eff[1]);
       json_object_set_new(rj, "cluster", cl ? json_incref(cl) : json_null());
       /* nearest other cluster */
       double dmin = INFINITY;
@@ -87,30 +92,20 @@ vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, js
         double d = vkocc_fingerprint_distance(&t->dev.fp, &o->dev.fp);
         if (d < dmin) dmin = d, near = o->dev.cluster_id;
       }
-      json_t *nr = NULL;
-      eff[2] = 0;
-      if (near) {
-        m = 0;
-        for (uint32_t b = 0; b < nm; b++)
-          if (!strcmp(docs[members[b]].dev.cluster_id, near)) set[m++] = &docs[members[b]];
-        if (tdb_pick(set, m, TDB_GEOMEAN, key, sizeof key, NULL, NULL)) {
-          nr = answer(t, key, set, m);
-          json_object_set_new(nr, "cluster", json_string(near));
-          json_object_set_new(nr, "distance", json_real(dmin));
-          eff[2] = tdb_efficiency(t, key);
-        }
+      m = 0;
+      for (uint32_t b = 0; near && b < nm; b++)
+        if (!strcmp(docs[members[b]].dev.cluster_id, near)) set[m++] = &docs[members[b]];
+      json_t *nr = rule_answer(t, set, m, TDB_GEOMEAN, &eff[2]);
+      if (nr) {
+        json_object_set_new(nr, "cluster", json_string(near));
+        json_object_set_new(nr, "distance", json_real(dmin));
       }
       json_object_set_new(rj, "nearest", nr ? json_incref(nr) : json_null());
       /* default over the others (every result of the kernel, any type, on other devices) */
       m = 0;
       for (uint32_t b = 0; b < n; b++)
         if (docs[b].k == t->k && strcmp(docs[b].dev.key, t->dev.key)) set[m++] = &docs[b];
-      json_t *df = NULL;
-      eff[3] = 0;
-      if (m && tdb_pick(set, m, TDB_MAXMIN, key, sizeof key, NULL, NULL)) {
-        df = answer(t, key, set, m);
-        eff[3] = tdb_efficiency(t, key);
-      }
+      json_t *df = rule_answer(t, set, m, TDB_MAXMIN, &eff[3]);
       json_object_set_new(rj, "default", df ? json_incref(df) : json_null());
       /* name-keyed lookup */
       m = 0;
@@ -118,13 +113,8 @@ vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, js
         const tune_doc *o = &docs[members[b]];
         if (strcmp(o->dev.key, t->dev.key) && !strcmp(o->dev.name, t->dev.name)) set[m++] = o;
       }
-      eff[4] = 0;
-      if (m && tdb_pick(set, m, TDB_GEOMEAN, key, sizeof key, NULL, NULL)) {
-        json_object_set_new(rj, "name", answer(t, key, set, m));
-        eff[4] = tdb_efficiency(t, key);
-      } else {
-        json_object_set_new(rj, "name", json_null()); /* a miss: no other device of that name was tuned */
-      }
+      json_t *nm_answer = rule_answer(t, set, m, TDB_GEOMEAN, &eff[4]);
+      json_object_set_new(rj, "name", nm_answer ? nm_answer : json_null()); /* NULL: no other device of that name was tuned */
       /* policy: cluster, else nearest within the threshold, else default */
       json_t *pol = cl ? cl : nr && dmin <= threshold ? nr : df;
       const char *prule = cl ? "cluster" : nr && dmin <= threshold ? "nearest" : df ? "default" : "none";
