@@ -80,7 +80,7 @@ int cmd_probe(int argc, char **argv) {
                                                      "the shader: drop --wg, --shmem and --raw");
     if (sho.unmodified && o.method && o.method != VKOCC_METHOD_BISECT)
       return cli_error("probe", 2, "--unmodified measures by dispatch bisection only: drop --method %s",
-                       o.method == VKOCC_METHOD_COMB ? "comb" : "both");
+                       vkocc_method_name(o.method));
     return cli_probe_shader("probe", &c, &sho, &o, !no_cache);
   }
   if (sho.unmodified) return cli_error("probe", 2, "--unmodified goes with --shader");
@@ -101,7 +101,7 @@ int cmd_probe(int argc, char **argv) {
   }
   if ((o.method & VKOCC_METHOD_COMB) && !vkocc_context_has_device_clock(ctx)) { /* before the calibration */
     rc = cli_error("probe", 3, "--method %s needs the realtime shader clock, which %s lacks here; use --method "
-                   "bisect", o.method == VKOCC_METHOD_COMB ? "comb" : "both", d->name);
+                   "bisect", vkocc_method_name(o.method), d->name);
     vkocc_context_destroy(ctx);
     return rc;
   }

@@ -92,7 +92,7 @@ int cmd_surface(int argc, char **argv) {
   for (uint32_t i = 0; i < o.shared_count && !st; i++) st = vkocc_probe_check_point(dev, 1, sh[i]);
   if (!st && (o.method & VKOCC_METHOD_COMB) && !vkocc_context_has_device_clock(ctx))
     st = vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "--method %s needs the realtime shader clock, which %s lacks here; "
-                    "use --method bisect", o.method == VKOCC_METHOD_COMB ? "comb" : "both", dev->name);
+                    "use --method bisect", vkocc_method_name(o.method), dev->name);
   if (st) { vkocc_context_destroy(ctx); rc = cli_fail("surface", st); goto out; }
   vkocc_calibration cal;
   vkocc_calibrate_options co;
@@ -104,14 +104,7 @@ int cmd_surface(int argc, char **argv) {
   if (st) { rc = cli_fail("surface", st); goto out; }
   vkocc_derived d;
   bool derived = vkocc_derive(s.points, s.count, s.subgroup_size, &d) == VKOCC_OK;
-  json_t *doc = vkocc_doc_stamp(vkocc_surface_json(&s), VKOCC_DOC_SURFACE);
-  json_object_set_new(json_object_get(doc, "timing"), "startup_ms", json_real(startup_ms));
-  json_object_set_new(doc, "calibration", vkocc_calibration_json(&cal));
-  if (derived) json_object_set_new(doc, "derived", vkocc_derived_json(&d, &s));
-  vkocc_vendor_check vc = {0};
-  if (derived) vkocc_vendor_check_compute(&s.device.vendor, &d, &vc);
-  json_t *vcj = vkocc_vendor_check_json(&vc, s.device.vendor.source); /* measured vs reported, if reported */
-  if (vcj) json_object_set_new(doc, "vendor_reported", vcj);
+  json_t *doc = vkocc_surface_document(&s, &cal, derived ? &d : NULL, startup_ms);
   if (out_path && (st = vkocc_json_write(doc, out_path))) {
     json_decref(doc);
     vkocc_surface_free(&s);

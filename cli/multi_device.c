@@ -44,11 +44,7 @@ static void *surface_job(void *arg) {
   if (derived && vkocc_fingerprint_from_surface(&s, &d, &fp) == VKOCC_OK)
     snprintf(j->r.cluster_id, sizeof j->r.cluster_id, "%s", fp.cluster_id);
   vkocc_clear_error();
-  j->doc = vkocc_surface_json(&s);
-  vkocc_doc_stamp(j->doc, "vkocc.surface");
-  json_object_set_new(json_object_get(j->doc, "timing"), "startup_ms", json_real(startup));
-  json_object_set_new(j->doc, "calibration", vkocc_calibration_json(&cal));
-  if (derived) json_object_set_new(j->doc, "derived", vkocc_derived_json(&d, &s));
+  j->doc = vkocc_surface_document(&s, &cal, derived ? &d : NULL, startup);
   if (j->r.cluster_id[0]) json_object_set_new(j->doc, "cluster_id", json_string(j->r.cluster_id));
   vkocc_surface_free(&s);
   j->r.wall_ms = vkocc_now_ms() - t0;

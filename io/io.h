@@ -38,6 +38,10 @@ json_t *vkocc_intervals_json(const vkocc_interval *iv, uint32_t n);
 
 /* surface_io.c: the surface object, derived limits (writer and reader) */
 json_t *vkocc_surface_json(const vkocc_surface *s);
+/* The whole vkocc.surface document `surface` writes: stamped, the surface with its start-up time (< 0: left
+ * out), the calibration, and where derived limits exist (d non-NULL) those and the vendor cross-check. */
+json_t *vkocc_surface_document(const vkocc_surface *s, const vkocc_calibration *cal, const vkocc_derived *d,
+                               double startup_ms);
 vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s);
 json_t *vkocc_derived_json(const vkocc_derived *d, const vkocc_surface *s);
 vkocc_status vkocc_derived_from_json(json_t *o, const char *file, const char *path, vkocc_derived *d);

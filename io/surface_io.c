@@ -385,6 +385,20 @@ vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkoc
   return load(path, out, d, model_only);
 }
 
+json_t *vkocc_surface_document(const vkocc_surface *s, const vkocc_calibration *cal, const vkocc_derived *d,
+                               double startup_ms) {
+  json_t *doc = vkocc_doc_stamp(vkocc_surface_json(s), VKOCC_DOC_SURFACE);
+  if (startup_ms >= 0) json_object_set_new(json_object_get(doc, "timing"), "startup_ms", json_real(startup_ms));
+  json_object_set_new(doc, "calibration", vkocc_calibration_json(cal));
+  if (!d) return doc;
+  json_object_set_new(doc, "derived", vkocc_derived_json(d, s));
+  vkocc_vendor_check vc;
+  vkocc_vendor_check_compute(&s->device.vendor, d, &vc);
+  json_t *vcj = vkocc_vendor_check_json(&vc, s->device.vendor.source); /* measured vs reported, if reported */
+  if (vcj) json_object_set_new(doc, "vendor_reported", vcj);
+  return doc;
+}
+
 vkocc_status vkocc_surface_save(const vkocc_surface *s, const char *path) {
   vkocc_clear_error();
   json_t *doc = vkocc_surface_json(s);

@@ -716,7 +716,7 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
   vkocc_probe_options opt = opt_in ? *opt_in : (vkocc_probe_options){0};
   if (sh->unmodified && opt.method && opt.method != VKOCC_METHOD_BISECT)
     return vkocc_fail(VKOCC_ERROR_USAGE, "the unmodified pipeline is measured by dispatch bisection only (method "
-                      "%s)", opt.method == VKOCC_METHOD_COMB ? "comb" : "both");
+                      "%s)", vkocc_method_name(opt.method));
   if (sh->unmodified) opt.method = VKOCC_METHOD_BISECT;
   out->unmodified = sh->unmodified;
   uint32_t *spv;
