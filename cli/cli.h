@@ -69,7 +69,7 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
                             vkocc_fingerprint_details *details);
 /* The same with notes prefixed "fingerprint" (kept for callers from before; policy should call
  * cli_fingerprint_measure("policy", ...)); *doc: the whole document (json_decref it). */
-int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
+int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
 /* cmd_fingerprint.c: the human summary of a fingerprint document. */
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
 /* One line "derived: N SMs (ambiguous); per SM: W workgroups, S subgroups of G (T threads), M shared bytes;

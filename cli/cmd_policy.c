@@ -226,7 +226,7 @@ static int cmd_select(int argc, char **argv) {
     if ((st = vkocc_fingerprint_load(fp_path, &fp))) { vkocc_policy_db_free(db); return cli_fail("policy", st); }
     doc = json_load_file(fp_path, 0, &e);
   } else {
-    int rc = cli_fingerprint_device(&c, false, &doc, &fp);
+    int rc = cli_fingerprint_device("policy", &c, false, &doc, &fp);
     if (rc) { vkocc_policy_db_free(db); return rc; }
   }
   /* the exact-device key: from the fingerprint document's device and derived SM count (none: no device rule) */

@@ -122,7 +122,7 @@ int cmd_tune(int argc, char **argv) {
     json_error_t e;
     if ((st = vkocc_fingerprint_load(fp_path, &fp))) { tune_doc_free(&prev); return cli_fail("tune", st); }
     fp_doc = json_load_file(fp_path, 0, &e);
-  } else if ((rc = cli_fingerprint_device(&c, false, &fp_doc, &fp))) {
+  } else if ((rc = cli_fingerprint_device("tune", &c, false, &fp_doc, &fp))) {
     tune_doc_free(&prev);
     return rc;
   }

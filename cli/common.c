@@ -225,9 +225,9 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
   return 0;
 }
 
-int cli_fingerprint_device(const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp) {
+int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp) {
   vkocc_fingerprint_details det;
-  int rc = cli_fingerprint_measure("fingerprint", c, fresh, fp, &det);
+  int rc = cli_fingerprint_measure(cmd, c, fresh, fp, &det);
   if (rc) return rc;
   *doc = json_incref(vkocc_fingerprint_details_json(&det));
   vkocc_fingerprint_details_free(&det);

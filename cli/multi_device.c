@@ -57,7 +57,7 @@ static void *fingerprint_job(void *arg) {
   cli_common c = j->c;
   c.device = j->spec;
   vkocc_fingerprint fp;
-  int rc = cli_fingerprint_device(&c, j->fresh, &j->doc, &fp);
+  int rc = cli_fingerprint_device("fingerprint", &c, j->fresh, &j->doc, &fp);
   if (rc) { fail(j, rc); return NULL; }
   snprintf(j->r.cluster_id, sizeof j->r.cluster_id, "%s", fp.cluster_id);
   j->r.wall_ms = vkocc_now_ms() - t0;

@@ -204,7 +204,7 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
   out->entry = -1;
   if (threshold <= 0) threshold = VKOCC_CLUSTER_THRESHOLD;
   json_t *k = json_object_get(json_object_get(db->doc, "kernels"), kernel);
-  if (!k) return vkocc_fail(VKOCC_ERROR_USAGE, "policy: no kernel '%s' in the database", kernel);
+  if (!k) return vkocc_fail(VKOCC_ERROR_USAGE, "no kernel '%s' in the policy database", kernel);
   json_t *entries = json_object_get(k, "entries");
   int de = device_key && *device_key ? first_entry(entries, "", device_key, vars, nvars) : -1;
   if (de >= 0) {
@@ -247,7 +247,7 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
   else {
     json_t *def = json_object_get(k, "default");
     if (!def)
-      return vkocc_fail(VKOCC_ERROR_RUNTIME, "policy: nothing matches for kernel '%s' (no entry for cluster %s or a "
+      return vkocc_fail(VKOCC_ERROR_RUNTIME, "nothing matches for kernel '%s' (no entry for cluster %s or a "
                         "cluster within %.3f, and no default)", kernel, fp ? fp->cluster_id : "(none)", threshold);
     out->rule = VKOCC_POLICY_DEFAULT;
     params = json_object_get(def, "params");
