@@ -114,6 +114,9 @@ void vkocc_kernel_destroy(vkocc_context *ctx, vkocc_kernel *k);
  * (masked to timestampValidBits, converted with timestampPeriod). *tick: how the delta was read. */
 /* Submits cmd, waits on the context's fence (timeout_ns 0: the context's limit; VK_TIMEOUT becomes a
  * clear error naming `what`) and resets the fence. */
+/* parallel.c: fn(user, i) for every i < n on `threads` threads (0: one per core, at most 8); fn locks what
+ * it shares. */
+void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user);
 vkocc_status vkocc_submit_wait(vkocc_context *ctx, VkCommandBuffer cmd, uint64_t timeout_ns, const char *what);
 /* The time between the context's timestamp queries 0 and 1 of the last submission (either out may be NULL). */
 vkocc_status vkocc_read_elapsed(vkocc_context *ctx, double *ns, vkocc_tick_status *tick);

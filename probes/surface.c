@@ -14,7 +14,7 @@ typedef struct {
   vkocc_context *ctx;
   vkocc_surface_point *pts;
   vkocc_kernel *kernels;
-  uint32_t n, next;
+  uint32_t n;
   pthread_mutex_t lock;
   vkocc_status status;
   char error[1024];
@@ -22,42 +22,29 @@ typedef struct {
   uint32_t done;
 } builder;
 
-static void *build_worker(void *arg) {
-  builder *b = arg;
-  for (;;) {
-    pthread_mutex_lock(&b->lock);
-    uint32_t i = b->next++;
-    bool stop = b->status != VKOCC_OK;
-    pthread_mutex_unlock(&b->lock);
-    if (i >= b->n || stop) break;
-    vkocc_status s = vkocc_probe_kernel_create(b->ctx, b->pts[i].wg_size, b->pts[i].shared_bytes, &b->kernels[i]);
-    pthread_mutex_lock(&b->lock);
-    if (s && b->status == VKOCC_OK) {
-      b->status = s;
-      snprintf(b->error, sizeof b->error, "pipeline for wg %u, %u shared bytes: %s", b->pts[i].wg_size,
-               b->pts[i].shared_bytes, vkocc_last_error());
-    }
-    b->done++;
-    if (b->o->progress && !s) b->o->progress(b->o->user, "pipelines", b->done, b->n);
-    pthread_mutex_unlock(&b->lock);
+static void build_one(void *user, uint32_t i) {
+  builder *b = user;
+  pthread_mutex_lock(&b->lock);
+  bool stop = b->status != VKOCC_OK; /* one failure ends the sweep: build no more */
+  pthread_mutex_unlock(&b->lock);
+  if (stop) return;
+  vkocc_status s = vkocc_probe_kernel_create(b->ctx, b->pts[i].wg_size, b->pts[i].shared_bytes, &b->kernels[i]);
+  pthread_mutex_lock(&b->lock);
+  if (s && b->status == VKOCC_OK) {
+    b->status = s;
+    snprintf(b->error, sizeof b->error, "pipeline for wg %u, %u shared bytes: %s", b->pts[i].wg_size,
+             b->pts[i].shared_bytes, vkocc_last_error());
   }
-  return NULL;
+  b->done++;
+  if (b->o->progress && !s) b->o->progress(b->o->user, "pipelines", b->done, b->n);
+  pthread_mutex_unlock(&b->lock);
 }
 
 static vkocc_status build_kernels(vkocc_context *ctx, const vkocc_surface_options *o, vkocc_surface_point *pts,
                                   uint32_t n, vkocc_kernel *kernels) {
   builder b = {.ctx = ctx, .pts = pts, .kernels = kernels, .n = n, .o = o};
   pthread_mutex_init(&b.lock, NULL);
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  uint32_t threads = o->threads ? o->threads : (uint32_t)(cpus > 8 ? 8 : cpus > 0 ? cpus : 1);
-  if (threads > n) threads = n ? n : 1;
-  pthread_t tid[64];
-  if (threads > 64) threads = 64;
-  uint32_t started = 0;
-  for (uint32_t t = 0; t < threads; t++)
-    if (pthread_create(&tid[t], NULL, build_worker, &b) == 0) started++;
-  if (started == 0) build_worker(&b);
-  for (uint32_t t = 0; t < started; t++) pthread_join(tid[t], NULL);
+  vkocc_parallel_for(n, o->threads, build_one, &b);
   pthread_mutex_destroy(&b.lock);
   if (b.status) return vkocc_fail(b.status, "%s", b.error);
   return VKOCC_OK;

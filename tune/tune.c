@@ -193,7 +193,7 @@ typedef struct module {
 typedef struct builder {
   vkocc_context *ctx;
   tune_run *run;
-  uint32_t *todo, ntodo, next, done;
+  uint32_t *todo, ntodo, done;
   vkocc_kernel *kernels;
   bool *built;
   module *mods;
@@ -202,30 +202,23 @@ typedef struct builder {
   const tune_options *opt;
 } builder;
 
-static void *build_worker(void *arg) {
-  builder *b = arg;
-  for (;;) {
-    pthread_mutex_lock(&b->lock);
-    uint32_t t = b->next++;
-    pthread_mutex_unlock(&b->lock);
-    if (t >= b->ntodo) break;
-    uint32_t i = b->todo[t];
-    tune_result *r = &b->run->r[i];
-    module *m = &b->mods[b->mod_of[i]];
-    vkocc_status s = VKOCC_ERROR_RUNTIME;
-    if (m->spv) {
-      uint32_t spec[4], nspec = b->run->k->spec(&r->cfg, spec);
-      s = vkocc_kernel_create(b->ctx, m->spv, m->words * 4, 2, 4, spec, nspec, &b->kernels[i]);
-    }
-    pthread_mutex_lock(&b->lock);
-    /* a configuration whose pipeline fails is reported invalid, never chosen; the others go on */
-    if (s) snprintf(r->error, sizeof r->error, "pipeline: %s", m->spv ? vkocc_last_error() : m->error);
-    b->built[i] = s == VKOCC_OK;
-    b->done++;
-    if (b->opt && b->opt->progress) b->opt->progress(b->opt->user, "pipelines", b->done, b->ntodo);
-    pthread_mutex_unlock(&b->lock);
+static void build_one(void *user, uint32_t t) {
+  builder *b = user;
+  uint32_t i = b->todo[t];
+  tune_result *r = &b->run->r[i];
+  module *m = &b->mods[b->mod_of[i]];
+  vkocc_status s = VKOCC_ERROR_RUNTIME;
+  if (m->spv) {
+    uint32_t spec[4], nspec = b->run->k->spec(&r->cfg, spec);
+    s = vkocc_kernel_create(b->ctx, m->spv, m->words * 4, 2, 4, spec, nspec, &b->kernels[i]);
   }
-  return NULL;
+  pthread_mutex_lock(&b->lock);
+  /* a configuration whose pipeline fails is reported invalid, never chosen; the others go on */
+  if (s) snprintf(r->error, sizeof r->error, "pipeline: %s", m->spv ? vkocc_last_error() : m->error);
+  b->built[i] = s == VKOCC_OK;
+  b->done++;
+  if (b->opt && b->opt->progress) b->opt->progress(b->opt->user, "pipelines", b->done, b->ntodo);
+  pthread_mutex_unlock(&b->lock);
 }
 
 /* ------------------------------------------------------------------ measurement */
@@ -368,17 +361,8 @@ vkocc_status tune_measure(vkocc_context *ctx, tune_run *run, const tune_options 
   builder bd = {.ctx = ctx, .run = run, .todo = todo, .ntodo = ntodo, .kernels = kernels, .built = built,
                 .mods = mods, .mod_of = mod_of, .opt = opt};
   pthread_mutex_init(&bd.lock, NULL);
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  uint32_t threads = opt && opt->threads ? opt->threads : (uint32_t)(cpus > 8 ? 8 : cpus > 0 ? cpus : 1);
-  if (threads > ntodo) threads = ntodo;
-  if (threads > 64) threads = 64;
-  pthread_t tid[64];
-  uint32_t started = 0;
   double t0 = vkocc_now_ms();
-  for (uint32_t t = 0; t < threads; t++)
-    if (pthread_create(&tid[t], NULL, build_worker, &bd) == 0) started++;
-  if (!started) build_worker(&bd);
-  for (uint32_t t = 0; t < started; t++) pthread_join(tid[t], NULL);
+  vkocc_parallel_for(ntodo, opt ? opt->threads : 0, build_one, &bd);
   pthread_mutex_destroy(&bd.lock);
   run->pipelines_ms += vkocc_now_ms() - t0;
   run->pipelines += ntodo;

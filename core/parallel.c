@@ -1,0 +1,41 @@
+/* A work-sharing loop over indices on a few threads: pipeline creation for a surface and for tuning. */
+#include "internal.h"
+#include <pthread.h>
+#include <unistd.h>
+
+typedef struct {
+  void (*fn)(void *user, uint32_t i);
+  void *user;
+  uint32_t n, next;
+  pthread_mutex_t lock;
+} pfor;
+
+static void *pfor_worker(void *arg) {
+  pfor *p = arg;
+  for (;;) {
+    pthread_mutex_lock(&p->lock);
+    uint32_t i = p->next++;
+    pthread_mutex_unlock(&p->lock);
+    if (i >= p->n) break;
+    p->fn(p->user, i);
+  }
+  return NULL;
+}
+
+void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user) {
+  if (!threads) { /* drivers compile pipelines on the calling thread: one per core, at most 8 */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = (uint32_t)(cpus > 8 ? 8 : cpus > 0 ? cpus : 1);
+  }
+  if (threads > n) threads = n ? n : 1;
+  if (threads > 64) threads = 64;
+  pfor p = {.fn = fn, .user = user, .n = n};
+  pthread_mutex_init(&p.lock, NULL);
+  pthread_t tid[64];
+  uint32_t started = 0;
+  for (uint32_t t = 0; t < threads; t++)
+    if (pthread_create(&tid[t], NULL, pfor_worker, &p) == 0) started++;
+  if (!started) pfor_worker(&p); /* no thread to be had: the same work on this one */
+  for (uint32_t t = 0; t < started; t++) pthread_join(tid[t], NULL);
+  pthread_mutex_destroy(&p.lock);
+}
