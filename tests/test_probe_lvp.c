@@ -8,7 +8,7 @@
  * machine, and on a busy one (1-minute load above the core count) to "P exactly, or could not establish
  * P" — a wrong P fails the test either way. Each measurement is retried (not the assertion weakened)
  * before it counts as not established. */
-#include "check.h"
+#include "lvp.h"
 #include "vkocc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -39,18 +39,12 @@ static bool bisect_ok_or_excused(vkocc_status s, const char *what) {
 }
 
 int main(void) {
-  const char *env = getenv("LP_NUM_THREADS");
-  uint32_t expect = env ? (uint32_t)atoi(env) : 0;
-  if (expect == 0) { fprintf(stderr, "set LP_NUM_THREADS\n"); return 2; }
+  uint32_t expect = lvp_expected_p();
+  if (expect == 0) return 2;
   busy = machine_busy();
   vkocc_context *ctx;
-  vkocc_context_options o = {.device = "llvmpipe"};
-  CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
-  if (!ctx) return check_report();
   vkocc_calibration cal;
-  vkocc_calibrate_options co;
-  vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
-  CHECK(vkocc_calibrate(ctx, &co, &cal) == VKOCC_OK, "calibrate: %s", vkocc_last_error());
+  if (!lvp_open(&ctx, &cal)) return check_report();
   const uint32_t wgs[] = {32, 256, 1024}, shms[] = {0, 16384};
   for (int a = 0; a < 3; a++)
     for (int b = 0; b < 2; b++) {
@@ -112,7 +106,7 @@ int main(void) {
   vkocc_context_destroy(ctx);
 
   /* without the shader clock: the comb is refused, the bisection uses the pointer chase */
-  o.disable_shader_clock = true;
+  vkocc_context_options o = {.device = "llvmpipe", .disable_shader_clock = true};
   CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
   if (!ctx) return check_report();
   vkocc_probe_options comb = {.wg_size = 64, .method = VKOCC_METHOD_COMB};

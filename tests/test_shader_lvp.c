@@ -3,7 +3,7 @@
  * GLSL, HLSL and glslc's SPIR-V; the user's code never runs during estimation (its real path writes to
  * its buffers, which stay zero), while the same pipeline with the flag cleared does write them (so the
  * check can fail); the answer is cached. argv: tests/shaders source dir, build dir of the .spv files. */
-#include "check.h"
+#include "lvp.h"
 #include "compile.h"
 #include "internal.h"
 #include <stdlib.h>
@@ -11,21 +11,15 @@
 
 int main(int argc, char **argv) {
   if (argc < 3) { fprintf(stderr, "usage: test_shader_lvp SRC_DIR SPV_DIR\n"); return 2; }
-  const char *env = getenv("LP_NUM_THREADS");
-  uint32_t expect = env ? (uint32_t)atoi(env) : 0;
-  if (expect == 0) { fprintf(stderr, "set LP_NUM_THREADS\n"); return 2; }
+  uint32_t expect = lvp_expected_p();
+  if (expect == 0) return 2;
   /* a fresh cache: the first answer below must be measured, the second read back */
   char cache[] = "/tmp/vkocc-shader-cache-XXXXXX";
   CHECK(mkdtemp(cache) != NULL, "mkdtemp");
   setenv("XDG_CACHE_HOME", cache, 1);
   vkocc_context *ctx;
-  vkocc_context_options o = {.device = "llvmpipe"};
-  CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
-  if (!ctx) return check_report();
   vkocc_calibration cal;
-  vkocc_calibrate_options co;
-  vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
-  CHECK(vkocc_calibrate(ctx, &co, &cal) == VKOCC_OK, "calibrate: %s", vkocc_last_error());
+  if (!lvp_open(&ctx, &cal)) return check_report();
 
   struct { const char *file; bool spv; const char *entry; uint32_t wg, shared; } cases[] = {
       {"histogram.comp", false, NULL, 64, 1024},      {"histogram.comp", true, NULL, 64, 1024},
@@ -135,7 +129,7 @@ int main(int argc, char **argv) {
 
   /* unsupported path: without the device clock the user's shader cannot be measured (exit 3) */
   vkocc_context_destroy(ctx);
-  o.disable_shader_clock = true;
+  vkocc_context_options o = {.device = "llvmpipe", .disable_shader_clock = true};
   CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
   if (ctx) {
     CHECK(vkocc_pipeline_occupancy(ctx, NULL, &sh, NULL, false, &r) == VKOCC_ERROR_UNSUPPORTED, "no clock");

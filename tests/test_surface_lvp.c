@@ -1,23 +1,17 @@
 /* A small surface on lavapipe: P is LP_NUM_THREADS everywhere, the derived SM count times the
  * workgroups per SM is LP_NUM_THREADS, and every point is explained. lavapipe's pipeline cache holds no
  * pipelines, so no run counts as warm. */
-#include "check.h"
+#include "lvp.h"
 #include "vkocc.h"
 #include <stdlib.h>
 
 int main(void) {
-  const char *env = getenv("LP_NUM_THREADS");
-  uint32_t expect = env ? (uint32_t)atoi(env) : 0;
-  if (!expect) { fprintf(stderr, "set LP_NUM_THREADS\n"); return 2; }
+  uint32_t expect = lvp_expected_p();
+  if (!expect) return 2;
   for (int run = 0; run < 2; run++) {
     vkocc_context *ctx;
-    vkocc_context_options o = {.device = "llvmpipe"};
-    CHECK(vkocc_context_create(&o, &ctx) == VKOCC_OK, "context: %s", vkocc_last_error());
-    if (!ctx) return check_report();
     vkocc_calibration cal;
-    vkocc_calibrate_options co;
-    vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
-    CHECK(vkocc_calibrate(ctx, &co, &cal) == VKOCC_OK, "calibrate: %s", vkocc_last_error());
+    if (!lvp_open(&ctx, &cal)) return check_report();
     const uint32_t wg[] = {8, 64, 256, 1024}, sh[] = {0, 16384, 32768};
     /* the full grid first, then the adaptive surface (issue 13): the same points and P, fewer measured */
     vkocc_surface_options so = {.wg_sizes = wg, .wg_count = 4, .shared = sh, .shared_count = 3, .full = run == 0};
