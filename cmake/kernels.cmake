@@ -22,4 +22,4 @@ foreach(k IN LISTS VKOCC_KERNEL_NAMES)
   list(APPEND VKOCC_SHADER_SOURCES ${csrc}) # generated: kept apart from the existence check on sources
   list(APPEND VKOCC_LIB_SOURCES kernels/${k}/${k}.c)
 endforeach()
-list(APPEND VKOCC_LIB_SOURCES tune/tune.c io/tune_results.c policy/build.c policy/transfer.c policy/params.c)
+list(APPEND VKOCC_LIB_SOURCES tune/tune.c tune/search.c io/tune_results.c policy/build.c policy/transfer.c policy/params.c)

@@ -1,0 +1,83 @@
+/* Internal to libvkocc: the narrow interface between the tuning harness and its search strategies.
+ *
+ * The harness enumerates the space first (every configuration that satisfies the constraints), so a
+ * strategy only ever proposes indices of allowed configurations: it can never propose a constrained-out one.
+ * A configuration is a vector of value indices, one per parameter (coord), so strategies can take
+ * neighbours and crossovers without knowing what the parameters mean. Optional per-configuration features
+ * (e.g. occupancy from the device model, the limiting resource, P) are known before anything runs.
+ *
+ * The loop (tune_search_run) owns the budget: it asks the strategy for the next index, skips indices
+ * already evaluated (their result is fed back again without spending budget, up to a bound on repeats),
+ * evaluates through a callback and reports the time (or invalid) back. Strategies are deterministic for a
+ * given seed. */
+#ifndef VKOCC_TUNE_SEARCH_H
+#define VKOCC_TUNE_SEARCH_H
+#include "internal.h"
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct tune_space {
+  uint32_t nparams;
+  uint32_t nconfigs;         /* allowed configurations (after constraints) */
+  const char *const *param_names;  /* nparams */
+  const uint32_t *nvalues;   /* nparams: how many values each parameter has in the full space */
+  const uint32_t *coord;     /* nconfigs * nparams: value index of each parameter, row-major per config */
+  uint32_t nfeatures;        /* 0 = none */
+  const char *const *feature_names; /* nfeatures */
+  const double *features;    /* nconfigs * nfeatures, known without measuring (NaN = unknown) */
+} tune_space;
+
+/* The result of one evaluation: time_ns > 0 for a valid configuration, otherwise invalid. */
+typedef struct tune_eval {
+  bool valid;
+  double time_ns;
+} tune_eval;
+
+typedef struct tune_strategy_def {
+  const char *name;          /* as on the command line and in T1 Search.Name (case-insensitive) */
+  const char *summary;       /* one line for --list-strategies --verbose */
+  /* attrs: T1 Search.Attributes as a JSON object (may be NULL). VKOCC_ERROR_USAGE for an unknown or bad
+   * attribute, naming it. */
+  vkocc_status (*create)(const tune_space *s, uint64_t seed, const json_t *attrs, void **state);
+  /* The next configuration index, or -1 when the strategy has nothing more to propose. */
+  int64_t (*propose)(void *state);
+  void (*observe)(void *state, uint32_t config, tune_eval e);
+  void (*destroy)(void *state);
+} tune_strategy_def;
+
+/* Every strategy, brute force first; *n gets the count. */
+const tune_strategy_def *const *tune_strategies(uint32_t *n);
+/* By name (case-insensitive; KTT's "Deterministic" = brute force), NULL if unknown. */
+const tune_strategy_def *tune_strategy_find(const char *name);
+
+typedef struct tune_budget {
+  uint64_t max_evals;        /* 0 = no limit (ConfigurationCount, --budget) */
+  double max_fraction;       /* 0 = no limit (ConfigurationFraction: of nconfigs) */
+  double max_seconds;        /* 0 = no limit (TuningDuration, --time): wall time of the whole search */
+} tune_budget;
+
+/* Evaluates configuration `config`; VKOCC_OK with e filled, or an error that stops the search. */
+typedef vkocc_status (*tune_eval_fn)(void *user, uint32_t config, tune_eval *e);
+
+typedef struct tune_search_result {
+  uint32_t evals;            /* distinct configurations evaluated */
+  int64_t best;              /* index of the best valid configuration, -1 when none */
+  double best_ns;
+  uint32_t *order;           /* evals entries: the configurations in the order evaluated */
+  double *best_after;        /* evals entries: best time after each evaluation (INFINITY before a valid one) */
+} tune_search_result;
+
+/* Runs strategy def over s within budget. A resumed run answers eval from its recorded results, so the
+ * strategy retraces the same path (determinism per seed) and the budget counts them as in the first run. */
+vkocc_status tune_search_run(const tune_space *s, const tune_strategy_def *def, uint64_t seed, const json_t *attrs,
+                             const tune_budget *budget, tune_eval_fn eval, void *user, tune_search_result *out);
+void tune_search_result_free(tune_search_result *r);
+
+/* Seeded, platform-independent random numbers for strategies (splitmix64 + xoshiro256**). */
+typedef struct tune_rng { uint64_t s[4]; } tune_rng;
+void tune_rng_seed(tune_rng *r, uint64_t seed);
+uint64_t tune_rng_next(tune_rng *r);
+double tune_rng_uniform(tune_rng *r);              /* [0, 1) */
+uint32_t tune_rng_below(tune_rng *r, uint32_t n);  /* [0, n), n > 0 */
+#endif
