@@ -122,6 +122,7 @@ typedef struct vkocc_kernel_desc {
   const uint32_t *spv;             /* the module the pipeline is made of (SPIR-V words) */
   size_t words;
   const char *name;                /* names the module in messages (a file name, "kernels/x/x.comp") */
+  const char *role;                /* what messages call the module ("augmented", "user's"); NULL: nothing */
   const char *entry;               /* NULL or "": the only compute entry point, or "main" */
   /* The module whose reflection gives the layout and the dummies, when it is another one (the user's
    * module under its augmented version); NULL: spv. */
@@ -224,7 +225,8 @@ vkocc_status vkocc_batch_begin(vkocc_batch *b);
 void vkocc_batch_bind(vkocc_batch *b, const vkocc_kernel *k);
 /* bytes of push constants for k (bytes 0: k->push_bytes; nothing when that is 0). */
 void vkocc_batch_push(vkocc_batch *b, const vkocc_kernel *k, const void *data, uint32_t bytes);
-/* groups workgroups (x only) of the bound kernel: 1..maxComputeWorkGroupCount[0], else an error at submit. */
+/* groups workgroups (x only) of the bound kernel: up to maxComputeWorkGroupCount[0], else an error at submit;
+ * 0 records an empty dispatch (its launch overhead alone). */
 void vkocc_batch_dispatch(vkocc_batch *b, uint32_t groups);
 /* A dispatch between two queue timestamps (top of pipe, bottom of pipe); returns its record's index. */
 uint32_t vkocc_batch_dispatch_timed(vkocc_batch *b, uint32_t groups);

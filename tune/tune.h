@@ -2,7 +2,7 @@
 #ifndef VKOCC_TUNE_H
 #define VKOCC_TUNE_H
 #include "../kernels/kernels.h"
-#include "internal.h"
+#include "exec.h"
 #include <jansson.h>
 
 typedef struct tune_result {
