@@ -1,6 +1,7 @@
 /* The result cache of vkocc_pipeline_occupancy: P of a pipeline keyed by device, driver, queue family,
  * vkocc version, module, entry point, specialization and method, one small document per key. */
 #include "user_pipeline.h"
+#include "io.h"
 #include "jsonio.h"
 #include <stdio.h>
 #include <string.h>
@@ -42,10 +43,9 @@ bool pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out) {
   char path[1100];
   json_t *doc;
   if (!cache_path(key, path, sizeof path)) return false;
-  if (vkocc_json_load(path, "vkocc.pipeline-cache", &doc)) { vkocc_clear_error(); return false; }
-  const char *schema = json_string_value(json_object_get(doc, "schema"));
+  if (vkocc_doc_load(path, VKOCC_DOC_PIPELINE_CACHE, &doc)) { vkocc_clear_error(); return false; }
   json_t *P = json_object_get(doc, "P");
-  bool ok = schema && !strcmp(schema, "vkocc.pipeline-cache/1") && json_is_integer(P) && json_integer_value(P) > 0;
+  bool ok = json_is_integer(P) && json_integer_value(P) > 0;
   if (ok) {
     out->P = out->probe.P = (uint32_t)json_integer_value(P);
     out->from_cache = true;
@@ -57,7 +57,7 @@ bool pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out) {
 void pipeline_cache_write(uint64_t key, const vkocc_pipeline_result *r) {
   char path[1100];
   if (!cache_path(key, path, sizeof path)) return;
-  json_t *doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:s}", "schema", "vkocc.pipeline-cache/1", "tool_version",
+  json_t *doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:s}", "schema", vkocc_doc_schema_string(VKOCC_DOC_PIPELINE_CACHE), "tool_version",
                           vkocc_version(), "P", (json_int_t)r->P, "wg_size", (json_int_t)r->wg_size, "shared_bytes",
                           (json_int_t)r->shared_bytes, "entry", r->entry);
   if (vkocc_json_write(doc, path)) vkocc_clear_error(); /* a cache that cannot be written is only slower */

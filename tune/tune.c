@@ -15,59 +15,6 @@
 #define MAX_BATCH 16
 #define WARMUPS 2
 
-json_t *tune_config_json(const tune_kernel_def *k, const tune_config *c) {
-  json_t *o = json_object();
-  for (uint32_t i = 0; i < k->nparams; i++) {
-    if (!(c->mask & (1u << i))) continue;
-    const tune_param_def *p = &k->params[i];
-    json_object_set_new(o, p->name, p->names ? json_string(p->names[c->v[i]]) : json_integer(c->v[i]));
-  }
-  return o;
-}
-
-void tune_config_key(const tune_kernel_def *k, const tune_config *c, char *out, size_t len) {
-  json_t *o = tune_config_json(k, c);
-  char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-  snprintf(out, len, "%s", s ? s : "");
-  free(s);
-  json_decref(o);
-}
-
-vkocc_status tune_config_from_json(const tune_kernel_def *k, json_t *o, const char *file, const char *path,
-                                   tune_config *c) {
-  memset(c, 0, sizeof *c);
-  if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object of parameters", file, path);
-  const char *name;
-  json_t *v;
-  json_object_foreach(o, name, v) {
-    uint32_t i = 0;
-    while (i < k->nparams && strcmp(k->params[i].name, name)) i++;
-    if (i == k->nparams)
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: kernel %s has no such parameter", file, path, name, k->name);
-    const tune_param_def *p = &k->params[i];
-    if (p->names) {
-      uint32_t j = 0;
-      while (j < p->nnames && !(json_is_string(v) && !strcmp(p->names[j], json_string_value(v)))) j++;
-      if (j == p->nnames) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: not a %s of kernel %s", file, path, name, name, k->name);
-      c->v[i] = j;
-    } else {
-      if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX)
-        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: expected an unsigned integer", file, path, name);
-      c->v[i] = (uint32_t)json_integer_value(v);
-    }
-    c->mask |= 1u << i;
-  }
-  if (!(c->mask & 1)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.variant: missing", file, path);
-  return VKOCC_OK;
-}
-
-vkocc_status tune_parse_type(const tune_kernel_def *k, const char *type, bool *f32) {
-  if (!type || !strcmp(type, "u32")) { *f32 = false; return VKOCC_OK; }
-  if (!strcmp(type, "f32") && k->has_f32) { *f32 = true; return VKOCC_OK; }
-  return vkocc_fail(VKOCC_ERROR_USAGE, "element type '%s': kernel %s takes %s", type, k->name,
-                    k->has_f32 ? "u32 or f32" : "u32 only");
-}
-
 void tune_device_of(vkocc_context *ctx, tune_device *d) {
   const vkocc_device_info *i = &ctx->info;
   d->max_invocations = i->max_invocations, d->max_wg_size_x = i->max_wg_size_x;
@@ -158,21 +105,6 @@ vkocc_status tune_prepare(vkocc_context *ctx, const tune_kernel_def *k, uint64_t
     return s;
   }
   return VKOCC_OK;
-}
-
-void tune_run_free(tune_run *run) {
-  free(run->r);
-  run->r = NULL;
-  run->count = 0;
-}
-
-int tune_best(const tune_run *run) {
-  int best = -1;
-  for (uint32_t i = 0; i < run->count; i++) {
-    const tune_result *r = &run->r[i];
-    if (r->measured && r->valid && (best < 0 || r->median_ns < run->r[best].median_ns)) best = (int)i;
-  }
-  return best;
 }
 
 /* ------------------------------------------------------------------ pipelines */
