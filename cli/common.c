@@ -187,7 +187,7 @@ void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t le
 }
 
 /* The cache entry of the device c names, looked up from the device list alone (an instance, no device
- * opened: issue 13); false when the device or queue choice does not resolve (measuring reports it). */
+ * opened); false when the device or queue choice does not resolve (measuring reports it). */
 static bool cached_without_device(const cli_common *c, vkocc_fingerprint *fp, vkocc_fingerprint_details *det) {
   vkocc_device_info *d;
   uint32_t n, idx, fam;

@@ -17,7 +17,9 @@ void *vkocc_xmalloc(size_t n);
 void *vkocc_xcalloc(size_t n, size_t size);
 void *vkocc_xrealloc(void *p, size_t n);
 
-/* loader.c: Vulkan entry points, loaded at run time (volk-style) so a missing loader is a clear error. */
+/* loader.c: Vulkan entry points, loaded at run time (volk-style) so a missing loader is a clear error. Only
+ * core/ calls them: device and context set-up here, everything else through the executor (core/exec.h).
+ * vkGetPipelineExecutableStatisticsKHR (an extension) may be NULL. */
 #define VKOCC_VK_GLOBAL(X) X(vkCreateInstance) X(vkEnumerateInstanceVersion)
 #define VKOCC_VK_INSTANCE(X) \
   X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties) \
@@ -55,12 +57,12 @@ vkocc_status vkocc_instance_create(VkInstance *instance);
 /* The application's loader entry (NULL: the system loader's) and the instance functions of its instance. */
 vkocc_status vkocc_loader_use(void *get_instance_proc_addr, VkInstance instance);
 void vkocc_load_device_functions(VkInstance instance);
-/* devices.c: makes family (UINT32_MAX: none) the one d names as measured on, chosen by choice. */
-void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
 
 /* devices.c */
 void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info);
 bool vkocc_device_has_extension(VkPhysicalDevice pd, const char *name);
+/* Makes family (UINT32_MAX: none) the one d names as measured on, chosen by choice. */
+void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
 
 /* context.c; the buffers, pipelines and batches made on a context are in core/exec.h */
 struct vkocc_context {
