@@ -1,11 +1,12 @@
 /* Shared by the CLI commands: option parsing, device opening, output. */
 #ifndef VKOCC_CLI_H
 #define VKOCC_CLI_H
+#include "characterize.h"
 #include "io.h"
+#include "util.h"
 #include "vkocc.h"
 #include <stdbool.h>
 #include <stdio.h>
-#include "internal.h"
 
 typedef struct cli_common {
   const char *device;    /* --device (else VKOCC_DEVICE) */

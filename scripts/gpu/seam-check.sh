@@ -52,12 +52,14 @@ for p in pts: print("  wg %s shared %s P %s" % (p.get("wg_size"), p.get("shared_
 print("surface derived:", json.dumps(s.get("derived"), sort_keys=True))
 f = load("fingerprint")
 print("fingerprint cluster:", f.get("cluster_id"), "derived:", json.dumps(f.get("derived"), sort_keys=True))
-print("probe P:", load("probe").get("P"))
+pr = load("probe").get("probe", {})
+print("probe P:", pr.get("P"), "agree:", pr.get("agree"))
 for n in ("shader", "shader-image", "shader-unmod"):
     d = load(n)
     pr = d.get("probe", {})
     print(n, "P:", pr.get("P"), "shader:", json.dumps({k: v for k, v in d.get("shader", {}).items()
-          if k in ("wg", "wg_size", "shared_bytes", "descriptors", "push_bytes", "entry")}, sort_keys=True))
+          if k in ("workgroup", "wg_size", "shared_bytes", "shared_exact", "augmentation_set", "descriptors", "push_bytes",
+                    "entry")}, sort_keys=True))
     print(n, "statistics:", json.dumps(d.get("statistics"), sort_keys=True))
 b = load("barrier")
 print("barrier:", {k: b.get(k) for k in ("P", "groups", "completed", "correct", "timed_out", "wrong")})
