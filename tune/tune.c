@@ -4,6 +4,7 @@
  * relative spread of the runs is small or a cap is reached, and its answer checked against the CPU
  * reference after every batch. An invalid configuration keeps its times but is never chosen. */
 #include "tune.h"
+#include "exec.h"
 #include "compile.h"
 #include <math.h>
 #include <pthread.h>
