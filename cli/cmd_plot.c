@@ -9,7 +9,8 @@ static const char *help =
     "       vkocc plot comb RAWFILE -o OUT                   start-time histogram of one probe (probe --raw)\n"
     "       vkocc plot compare A.json B.json ... -o OUT      normalized surfaces of fingerprints side by side\n"
     "options: --width W --height H (default 1000 x 700). OUT ends in .png, .svg or .pdf.\n"
-    "FILE is a surface or fingerprint JSON, or a CSV wg_size,shared_bytes,P.\n";
+    "FILE is any surface vkocc writes (surface, surface --shader --vary, fingerprint, calc -o JSON) or a CSV\n"
+    "wg_size,shared_bytes,P (calc --csv output reads back too).\n";
 
 #ifdef VKOCC_HAVE_CAIRO
 int cmd_plot(int argc, char **argv) {
