@@ -97,6 +97,15 @@ int main(int argc, char **argv) {
            "--var problem_size=5003");
   CHECK_CONTAINS(out, "rule:    device");
   free(out);
+  /* no variables on the device the database was built on: still the device rule, the missing variables named */
+  out = ok("policy select, no variables", "policy select --db db.json --kernel reduce --fingerprint fp.json");
+  CHECK_CONTAINS(out, "rule:    device");
+  CHECK_CONTAINS(out, "note:    no element_type given (the database has u32)");
+  CHECK_CONTAINS(out, "no problem_size given (the database has 5003 (tuned)): the entry tuned at 5003, the largest");
+  free(out);
+  out = ok("policy --help", "policy --help");
+  CHECK_CONTAINS(out, "a variable not given");
+  free(out);
   free(ok("policy transfer", "policy transfer tune.json --json"));
 
   run_fmt(&out, "rm -rf %s", dir);
