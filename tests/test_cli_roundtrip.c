@@ -82,6 +82,13 @@ int main(int argc, char **argv) {
   CHECK(!strcmp(a, c), "calc -o JSON does not round-trip to the same CSV:\n%.400s\n---\n%.400s", a, c);
   free(a), free(b), free(c);
 
+  /* lavapipe's per-SM thread maximum is only a lower bound: the plot says "or more" and colours by P */
+  free(ok("plot lavapipe svg", "plot surface surface.json -o lvp.svg"));
+  char *svg = slurp("lvp.svg");
+  CHECK_CONTAINS(svg, "or more threads per SM");
+  CHECK_CONTAINS(svg, ">P [workgroups resident, whole device]</text>");
+  free(svg);
+
   /* ---- the other kinds through the commands that take them */
   free(ok("plot comb", "plot comb raw.json -o comb.png"));
   free(ok("plot compare", "plot compare fp.json %s/fp-hopper-132.json -o compare.svg", data));

@@ -564,8 +564,8 @@ void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s,
     colour_bar(cr, L + pw + 18, T, 18, ph, sc, "occupancy [% of the per-SM thread maximum]", "%.0f%%");
   else
     colour_bar(cr, L + pw + 18, T, 18, ph, sc, "P [workgroups resident, whole device]", "%.0f");
-  char pred[96] = "";
-  if (npred) snprintf(pred, sizeof pred, " Corner mark: predicted by the adaptive surface (%u of %u), not measured.",
+  char pred[160] = "";
+  if (npred) snprintf(pred, sizeof pred, " Corner mark: predicted (by the adaptive surface or calc's model; %u of %u), not measured.",
                       npred, s->count);
   snprintf(cap, sizeof cap, "Numbers: P, the workgroups resident at once on the whole device (not per SM), where they "
            "fit. Colour: %s. Points at their true sizes, cells reaching halfway to their neighbours; axis ticks: the %u "
@@ -690,7 +690,7 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
   bool occ = occupancy_known(d);
   char buf[128];
   /* the legend right of the plot area, as wide as its longest entry: never over the lines, never clipped */
-  double lw = text_width(cr, 11, "predicted (adaptive surface)");
+  double lw = text_width(cr, 11, "predicted, not measured");
   for (uint32_t k = 0; k < n; k++) {
     char kb[32];
     kib_label(shared[k], kb, sizeof kb);
@@ -786,7 +786,7 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
   }
   static const double grey[3] = {0.3, 0.3, 0.3};
   legend_entry(cr, L + pw + 16, T + 12 + 20 * n + 10, grey, false, 1, "measured");
-  legend_entry(cr, L + pw + 16, T + 12 + 20 * n + 30, grey, false, 2, "predicted (adaptive surface)");
+  legend_entry(cr, L + pw + 16, T + 12 + 20 * n + 30, grey, false, 2, "predicted, not measured");
   cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
   if (occ)
     snprintf(buf, sizeof buf, "Occupancy: resident threads per SM / %u; the line follows the model between the "
