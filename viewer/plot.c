@@ -342,8 +342,16 @@ static void colour_bar(cairo_t *cr, double x, double y, double w, double h, scal
 
 /* One heatmap cell: viridis colour for t in [0, 1], its label centred where it fits, in black or white;
  * predicted: a small triangle in the top-right corner (the point was not measured). */
+static void heat_cell_at(cairo_t *cr, double x, double y, double cw, double ch, double t, const char *label,
+                         double max_font, bool predicted, double lx, double ly);
 static void heat_cell(cairo_t *cr, double x, double y, double cw, double ch, double t, const char *label,
                       double max_font, bool predicted) {
+  heat_cell_at(cr, x, y, cw, ch, t, label, max_font, predicted, x + cw / 2, y + ch / 2);
+}
+
+/* heat_cell with the label centred on (lx, ly) as far as the cell allows: the point's true position */
+static void heat_cell_at(cairo_t *cr, double x, double y, double cw, double ch, double t, const char *label,
+                         double max_font, bool predicted, double lx, double ly) {
   double rgb[3];
   viridis(t, rgb);
   cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
@@ -351,9 +359,12 @@ static void heat_cell(cairo_t *cr, double x, double y, double cw, double ch, dou
   cairo_fill(cr);
   double lum = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2], ink = lum > 0.5 ? 0 : 1;
   double fs = fmin(max_font, ch * 0.7);
-  if (fs >= 6 && label && text_width(cr, fs, label) < cw - 3) {
+  double tw = label ? text_width(cr, fs, label) : 0;
+  if (fs >= 6 && label && tw < cw - 3) {
+    lx = fmin(fmax(lx, x + tw / 2 + 1.5), x + cw - tw / 2 - 1.5);
+    ly = fmin(fmax(ly, y + fs * 0.5), y + ch - fs * 0.5);
     cairo_set_source_rgb(cr, ink, ink, ink);
-    text(cr, x + cw / 2, y + ch / 2 + fs * 0.35, fs, false, CENTER, label);
+    text(cr, lx, ly + fs * 0.35, fs, false, CENTER, label);
   }
   if (predicted && fmin(cw, ch) >= 7) { /* smaller cells: the caption counts them instead */
     double m = fmin(6, fmin(cw, ch) * 0.45);
@@ -519,8 +530,8 @@ void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s,
       vkocc_occupancy oc;
       vkocc_occupancy_from_P(d, p->wg_size, p->shared_bytes, p->P, &oc);
       snprintf(buf, sizeof buf, "%u", p->P);
-      heat_cell(cr, cells[k].x, cells[k].y, cells[k].w, cells[k].h, scale_t(sc, occ ? oc.occupancy_pct : p->P), buf, 11,
-                p->predicted);
+      heat_cell_at(cr, cells[k].x, cells[k].y, cells[k].w, cells[k].h, scale_t(sc, occ ? oc.occupancy_pct : p->P), buf,
+                   11, p->predicted, gx(&g, p->shared_bytes), gy(&g, p->wg_size));
     }
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
@@ -569,7 +580,7 @@ void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s,
                       npred, s->count);
   snprintf(cap, sizeof cap, "Numbers: P, the workgroups resident at once on the whole device (not per SM), where they "
            "fit. Colour: %s. Points at their true sizes, cells reaching halfway to their neighbours; axis ticks: the %u "
-           "shared sizes.%s", occ ? "occupancy (resident threads per SM / the per-SM maximum)"
+           "shared sizes, each number at its point.%s", occ ? "occupancy (resident threads per SM / the per-SM maximum)"
            : "P (the per-SM thread maximum is only a lower bound here: no occupancy in %)", ns, pred);
   cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
   wrap_text(cr, L, T + ph + 58, 11, c.w - L - 10, cap);
