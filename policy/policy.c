@@ -197,6 +197,12 @@ static match entry_match(json_t *e, const vkocc_policy_var *vars, uint32_t n) {
   return m;
 }
 
+/* An entry of the exact device key (device given) or of the cluster without a device key. */
+static bool key_matches(json_t *e, const char *cluster, const char *device) {
+  const char *dk = json_string_value(json_object_get(e, "device"));
+  return device ? dk && !strcmp(dk, device) : !dk && !strcmp(json_string_value(json_object_get(e, "cluster")), cluster);
+}
+
 /* The best entry for `cluster` (device NULL: entries without a device key) or for the exact device key
  * (device given: cluster ignored): no given value contradicting it, the nearest range, then (a variable not
  * given) the largest problem size tuned, then the first in the file; -1 when none. *m: its match. */
@@ -205,9 +211,7 @@ static int best_entry(json_t *entries, const char *cluster, const char *device, 
   int best = -1;
   for (size_t i = 0; i < json_array_size(entries); i++) {
     json_t *e = json_array_get(entries, i);
-    const char *dk = json_string_value(json_object_get(e, "device"));
-    if (device ? !dk || strcmp(dk, device) : dk || strcmp(json_string_value(json_object_get(e, "cluster")), cluster))
-      continue;
+    if (!key_matches(e, cluster, device)) continue;
     match x = entry_match(e, vars, n);
     if (!x.ok) continue;
     if (best < 0 || x.dist < m->dist - 1e-12 ||
@@ -321,17 +325,17 @@ static void note_missing(vkocc_policy_choice *out, json_t *entries, json_t *e, c
   }
 }
 
-/* Why a rule found no entry though the key has entries: the given values that none of them accepts. */
-static void note_rejected(vkocc_policy_choice *out, json_t *entries, const char *what, const vkocc_policy_var *vars,
-                          uint32_t n) {
+/* Why a rule found no entry though the key has entries: the first given value that none of the key's entries
+ * accepts, with what the database has; else the combination. */
+static void note_rejected(vkocc_policy_choice *out, json_t *entries, const char *cluster, const char *device,
+                          const char *what, const vkocc_policy_var *vars, uint32_t n) {
   for (uint32_t v = 0; v < n; v++) {
     bool named = false, accepted = false;
     for (size_t i = 0; i < json_array_size(entries) && !accepted; i++) {
       json_t *e = json_array_get(entries, i);
-      if (!json_object_get(json_object_get(e, "when"), vars[v].name)) continue;
+      if (!key_matches(e, cluster, device) || !json_object_get(json_object_get(e, "when"), vars[v].name)) continue;
       named = true;
-      vkocc_policy_var one = vars[v];
-      accepted = entry_match(e, &one, 1).ok;
+      accepted = entry_match(e, &vars[v], 1).ok;
     }
     if (named && !accepted) {
       char have[200];
@@ -340,16 +344,12 @@ static void note_rejected(vkocc_policy_choice *out, json_t *entries, const char 
       return;
     }
   }
-  note(out, "no entry%s", what);
+  note(out, "no entry%s takes the values given together", what);
 }
 
 static bool has_entries(json_t *entries, const char *cluster, const char *device) {
-  for (size_t i = 0; i < json_array_size(entries); i++) {
-    json_t *e = json_array_get(entries, i);
-    const char *dk = json_string_value(json_object_get(e, "device"));
-    if (device ? dk && !strcmp(dk, device) : !dk && !strcmp(json_string_value(json_object_get(e, "cluster")), cluster))
-      return true;
-  }
+  for (size_t i = 0; i < json_array_size(entries); i++)
+    if (key_matches(json_array_get(entries, i), cluster, device)) return true;
   return false;
 }
 
@@ -379,7 +379,8 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
              json_string_value(json_object_get(json_array_get(entries, (size_t)de), "cluster")));
     out->entry = de;
   } else if (fp) {
-    if (dev && has_entries(entries, "", device_key)) note_rejected(out, entries, " for this device", vars, nvars);
+    if (dev && has_entries(entries, "", device_key))
+      note_rejected(out, entries, "", device_key, " for this device", vars, nvars);
     int e = best_entry(entries, fp->cluster_id, NULL, vars, nvars, &m);
     if (e >= 0) {
       out->rule = VKOCC_POLICY_CLUSTER;
@@ -387,7 +388,7 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
       out->entry = e;
     } else {
       snprintf(why, sizeof why, " for cluster %s", fp->cluster_id);
-      if (has_entries(entries, fp->cluster_id, NULL)) note_rejected(out, entries, why, vars, nvars);
+      if (has_entries(entries, fp->cluster_id, NULL)) note_rejected(out, entries, fp->cluster_id, NULL, why, vars, nvars);
       else note(out, "no entry for cluster %s", fp->cluster_id);
       /* known clusters by distance, nearest first, within the threshold */
       double *d = vkocc_xmalloc((db->nclusters + 1) * sizeof *d), nearest = INFINITY;
