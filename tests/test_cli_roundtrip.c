@@ -1,6 +1,6 @@
 /* Every document vkocc writes, vkocc reads: each kind is written on lavapipe (surface, fingerprint, shader
  * surface, raw probe, calc JSON and CSV, tuning results, policy database) and read back through every command
- * that takes it (calc --from, plot surface / wg / comb / compare, cluster, tune --resume, policy build /
+ * that takes it (calc --from, plot surface / wg / comb / compare, view under Xvfb, cluster, tune --resume, policy build /
  * select / transfer). The CSV and the calc JSON round-trip: calc --from its own output prints it again. */
 #include "check.h"
 #include "run.h"
@@ -29,6 +29,8 @@ static char *slurp(const char *name) {
 }
 
 /* Reads a surface-like file back through every command that takes one. */
+static bool have_view; /* built with GLFW, and Xvfb to open a window in */
+
 static void read_surface(const char *file, const char *point, const char *want) {
   char *out = ok(file, "calc --from %s %s", file, point);
   CHECK_CONTAINS(out, want);
@@ -38,6 +40,13 @@ static void read_surface(const char *file, const char *point, const char *want) 
   free(ok(file, "plot surface %s -o %s.surface.png", file, file));
   free(ok(file, "plot wg %s -o %s.wg.svg", file, file));
   free(ok(file, "plot surface %s -o %s.surface.pdf", file, file));
+  if (have_view) {
+    char *out;
+    int rc = run_fmt(&out, "cd %s && xvfb-run -a %s view %s --script right,up --screenshot %s.view.png 2>&1", dir, bin,
+                     file, file);
+    CHECK(rc == 0, "%s: view exit %d: %s", file, rc, out);
+    free(out);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -46,6 +55,15 @@ int main(int argc, char **argv) {
   const char *data = argv[2];
   char shaders[1100];
   snprintf(shaders, sizeof shaders, "%s/../shaders", data);
+
+  char *v;
+  have_view = run_fmt(&v, "%s view --help 2>&1", bin) == 0 && strstr(v, "usage: vkocc view") &&
+              system("command -v xvfb-run > /dev/null") == 0;
+  free(v);
+  if (have_view) { /* a build without GLFW answers --help too: ask for a window */
+    have_view = run_fmt(&v, "%s view /nonexistent.json 2>&1", bin) != 3;
+    free(v);
+  }
 
   /* ---- write every kind */
   free(ok("surface", "surface -o surface.json"));
