@@ -1,7 +1,9 @@
 /* Every document vkocc writes, vkocc reads: each kind is written on lavapipe (surface, fingerprint, shader
  * surface, raw probe, calc JSON and CSV, tuning results, policy database) and read back through every command
- * that takes it (calc --from, plot surface / wg / comb / compare, view under Xvfb, cluster, tune --resume, policy build /
- * select / transfer). The CSV and the calc JSON round-trip: calc --from its own output prints it again. */
+ * that takes it (calc --from, plot surface / wg / comb / compare, view under Xvfb, cluster, tune --resume,
+ * policy build / select / transfer). The CSV and the calc JSON round-trip: calc --from their own output prints
+ * them again. Outputs that no command takes (devices, calibration, probe, clusters, transfer report, policy
+ * choice) are records for people and scripts. */
 #include "check.h"
 #include "run.h"
 #include <unistd.h>
