@@ -8,12 +8,13 @@ static const char *help =
     "       vkocc calc --table [--shmem BYTES] [--from FILE] [--csv | --json] [-o FILE]\n"
     "       vkocc calc --suggest-wg [--shared-per-thread B] [--shared-base B] [--max-wg N] [--from FILE] [--json]\n"
     "Occupancy calculator. From a live device (a surface is measured) or, with --from, from saved data\n"
-    "with no device: a surface or fingerprint JSON, or a CSV with the header wg_size,shared_bytes,P.\n"
+    "with no device: any surface vkocc writes (surface, surface --shader --vary, fingerprint, calc -o JSON) or\n"
+    "a CSV with the header wg_size,shared_bytes,P (calc --csv output reads back too: 'workgroups' is P).\n"
     "One point: resident workgroups, subgroups and threads on the whole device and per SM, occupancy in\n"
     "percent of the per-SM thread maximum, the limit that binds, and the workgroups per SM each limit\n"
     "allows (workgroup slots, subgroup slots, threads, shared memory; registers are not known in Vulkan).\n"
     "--table: the listing for every workgroup size at --shmem (default: the points of the --from file, else\n"
-    "0 bytes). --csv: the same columns as the JSON rows, for one point or the table. -o FILE writes the JSON\n"
+    "0 bytes): occupancy, workgroups, subgroups and threads per SM, then P (resident workgroups, whole device). --csv: the same columns as the JSON rows, for one point or the table. -o FILE writes the JSON\n"
     "document (schema vkocc.calc/1) as --json prints it.\n"
     "--suggest-wg: the workgroup size (a multiple of the subgroup size up to --max-wg, default the device's\n"
     "largest, 1024 when the file does not record the device) with the highest occupancy when a workgroup of W threads needs --shared-base + W x --shared-per-thread\n"
@@ -273,10 +274,18 @@ int cmd_calc(int argc, char **argv) {
       printf("wg_size,shared_bytes,occupancy_pct,%sworkgroups_per_sm,subgroups_per_sm,threads_per_sm,limit,source,"
              "limit_workgroup_slots,limit_subgroup_slots,limit_threads,limit_shared_memory\n",
              per_sm ? "" : "workgroups,subgroups,threads,");
-    else if (table && !c.json)
-      printf("%-8s %-14s %-13s %-8s %-10s %-9s %-26s %s\n", "WG size", "Shared [B]", "Occupancy [%]",
-             per_sm ? "WGs/SM" : "WGs", per_sm ? "Sgs/SM" : "Subgroups", per_sm ? "Thr/SM" : "Threads", "Limit",
-             "Source");
+    /* the human table: per SM first (as a CUDA occupancy calculator reads), the device-wide P after it, the
+     * limit column as wide as its longest name */
+    int limit_w = 5;
+    for (int b = 1; b <= 7; b++) {
+      int l = (int)strlen(vkocc_limit_name((vkocc_limit)b));
+      if (l > limit_w) limit_w = l;
+    }
+    if (table && !c.json && !csv) {
+      printf("%-8s %-11s %-10s %-7s %-7s %-7s", "WG size", "Shared [B]", "Occupancy", "WGs/SM", "Sgs/SM", "Thr/SM");
+      if (!per_sm) printf(" %-12s", "P (device)");
+      printf(" %-*s %s\n", limit_w, "Limit", "Source");
+    }
     for (uint32_t i = 0; i < nr; i++) {
       vkocc_occupancy oc;
       vkocc_limits_per_sm lim;
@@ -311,9 +320,12 @@ int cmd_calc(int argc, char **argv) {
                lim.subgroup_slots == VKOCC_NO_LIMIT ? "" : b, lim.threads == VKOCC_NO_LIMIT ? "" : t,
                lim.shared_memory == VKOCC_NO_LIMIT ? "" : m);
       } else if (table) {
-        printf("%-8u %-14u %-13.2f %-8u %-10u %-9u %-26s %s\n", rows[i].wg, rows[i].shared, oc.occupancy_pct,
-               per_sm ? oc.wg_per_sm : oc.wgs, per_sm ? oc.subgroups_per_sm : oc.subgroups,
-               per_sm ? oc.threads_per_sm : oc.threads, vkocc_limit_name(oc.binding), src);
+        char pct[16];
+        snprintf(pct, sizeof pct, "%.2f%%", oc.occupancy_pct);
+        printf("%-8u %-11u %-10s %-7u %-7u %-7u", rows[i].wg, rows[i].shared, pct, oc.wg_per_sm, oc.subgroups_per_sm,
+               oc.threads_per_sm);
+        if (!per_sm) printf(" %-12u", oc.wgs);
+        printf(" %-*s %s\n", limit_w, vkocc_limit_name(oc.binding), src);
       } else {
         printf("device: %s\n", s.has_device ? s.device.name : (from ? from : "?"));
         printf("point:  workgroup %u threads, %u shared bytes (%s)\n", rows[i].wg, rows[i].shared, src);

@@ -5,13 +5,17 @@
 
 static const char *help =
     "usage: vkocc plot surface FILE -o OUT                  occupancy heatmap (wg size x shared memory)\n"
-    "       vkocc plot wg FILE [--shmem LIST] -o OUT         occupancy against workgroup size, a line per size\n"
+    "       vkocc plot wg FILE [--shmem LIST] -o OUT         occupancy against workgroup size, a line per shared size\n"
+    "                                                        (--shmem: up to 8; default: 6 spread over the ladder)\n"
     "       vkocc plot comb RAWFILE -o OUT                   start-time histogram of one probe (probe --raw)\n"
     "       vkocc plot compare A.json B.json ... -o OUT      normalized surfaces of fingerprints side by side\n"
-    "options: --width W --height H (default 1000 x 700). OUT ends in .png, .svg or .pdf.\n"
-    "FILE is a surface or fingerprint JSON, or a CSV wg_size,shared_bytes,P.\n";
+    "options: --width W --height H: pixels (PNG) or points (SVG, PDF); default 1000 x 700, for PDF a 6.5 x 4 inch\n"
+    "page (468 x 288). OUT ends in .png, .svg or .pdf; SVG text is SVG <text> (searchable, selectable).\n"
+    "FILE is any surface vkocc writes (surface, surface --shader --vary, fingerprint, calc -o JSON) or a CSV\n"
+    "wg_size,shared_bytes,P (calc --csv output reads back too).\n";
 
 #ifdef VKOCC_HAVE_CAIRO
+#include "viewer.h"
 int cmd_plot(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(help, argc < 2 ? stderr : stdout);
@@ -91,9 +95,9 @@ int cmd_plot(int argc, char **argv) {
         goto done;
       }
       if (!(st = vkocc_derive(s.points, s.count, s.subgroup_size, &d))) {
-        uint32_t zero = 0;
+        uint32_t def[6], ndef = shm ? 0 : vkocc_plot_wg_default_sizes(&s, def, 6);
         if (!strcmp(kind, "surface")) st = vkocc_plot_surface(&s, &d, out, &po);
-        else st = vkocc_plot_wg(&s, &d, shm ? shm : &zero, shm ? nshm : 1, out, &po);
+        else st = vkocc_plot_wg(&s, &d, shm ? shm : def, shm ? nshm : ndef, out, &po);
       }
       vkocc_surface_free(&s);
     }

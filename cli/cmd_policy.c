@@ -15,9 +15,13 @@ static const char *help =
     "(best geometric-mean efficiency over the cluster's devices) and a default (best worst-case efficiency over\n"
     "every result).\n"
     "select: picks tuned parameters: an entry for the exact device, else for its cluster ID, else for the nearest\n"
-    "known cluster within T (default 0.02), else the kernel's default; entries also need their conditions on the\n"
-    "--var decision variables (problem_size, element_type) to hold. Without --fingerprint the live device is\n"
-    "fingerprinted (or its cached fingerprint reused). Prints the parameters and the rule that chose them.\n"
+    "known cluster within T (default 0.02), else the kernel's default. The --var decision variables\n"
+    "(problem_size, element_type) narrow every rule to the entries whose conditions they meet; a problem size\n"
+    "outside every bucket takes the nearest bucket; a variable not given narrows nothing (problem_size missing:\n"
+    "the entry tuned at the largest size), and the 'note:' line names it with the values the database has.\n"
+    "The exact-device rule needs the fingerprint's device and SM count (a whole fingerprint file, or the live\n"
+    "device). Without --fingerprint the live device is fingerprinted (or its cached fingerprint reused).\n"
+    "Prints the parameters, the rule that chose them and why the earlier rules did not.\n"
     "transfer: for each result file's device, the configuration each rule picks from the OTHER devices' results\n"
     "(cluster, nearest cluster, default, name-keyed lookup, and what select would answer) and its efficiency\n"
     "there (its best time / the chosen configuration's time, from the target's own results: no device needed),\n"
@@ -219,24 +223,29 @@ static int cmd_select(int argc, char **argv) {
     if (st == VKOCC_ERROR_USAGE) { vkocc_policy_db_free(db); return cli_fail("policy", st); }
   }
   vkocc_fingerprint fp;
-  json_t *doc = NULL;
+  vkocc_fingerprint_details det = {0};
   if (fp_path) {
-    json_error_t e;
-    if ((st = vkocc_fingerprint_load(fp_path, &fp))) { vkocc_policy_db_free(db); return cli_fail("policy", st); }
-    doc = json_load_file(fp_path, 0, &e);
+    if ((st = vkocc_fingerprint_load_details(fp_path, &fp, &det, NULL))) {
+      vkocc_fingerprint_details_free(&det);
+      vkocc_policy_db_free(db);
+      return cli_fail("policy", st);
+    }
   } else {
+    json_t *doc = NULL;
     int rc = cli_fingerprint_device("policy", &c, false, &doc, &fp);
     if (rc) { vkocc_policy_db_free(db); return rc; }
+    /* the device and derived SM count of the live fingerprint, for the exact-device rule */
+    json_t *dj = json_object_get(doc, "device"), *der = json_object_get(doc, "derived");
+    if (json_is_object(dj) && vkocc_device_info_from_json(dj, "fingerprint", "$.device", &det.device) == VKOCC_OK &&
+        json_is_object(der))
+      vkocc_derived_from_json(der, "fingerprint", "$.derived", &det.derived);
+    json_decref(doc);
   }
-  /* the exact-device key: from the fingerprint document's device and derived SM count (none: no device rule) */
-  char key[600] = "";
-  vkocc_device_info di;
-  json_t *dj = json_object_get(doc, "device"), *sm = json_object_get(json_object_get(doc, "derived"), "sm_count");
-  if (json_is_object(dj) && vkocc_device_info_from_json(dj, fp_path ? fp_path : "fingerprint", "$.device", &di) == VKOCC_OK)
-    vkocc_device_key(&di, json_is_integer(sm) ? (uint32_t)json_integer_value(sm) : 0, key, sizeof key);
-  json_decref(doc);
+  char key[640] = "";
+  if (det.device.name[0]) vkocc_device_key(&det.device, det.derived.sm_count, key, sizeof key);
   vkocc_policy_choice ch2;
-  st = vkocc_policy_select_device(db, kernel, &fp, key, vars, nv, threshold, &ch2);
+  st = vkocc_policy_select_fingerprint(db, kernel, &fp, &det, vars, nv, threshold, &ch2);
+  vkocc_fingerprint_details_free(&det);
   vkocc_policy_db_free(db);
   if (st) return cli_fail("policy", st);
   if (c.json) {
@@ -245,16 +254,17 @@ static int cmd_select(int argc, char **argv) {
     json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:o}", "schema", vkocc_doc_schema_string(VKOCC_DOC_POLICY_CHOICE), "kernel", kernel,
                             "rule", vkocc_policy_rule_name(ch2.rule), "device_key", key, "device_cluster", fp.cluster_id,
                             "cluster", ch2.cluster_id, "distance", ch2.distance, "params", params ? params : json_null());
+    json_object_set_new(out, "note", ch2.note[0] ? json_string(ch2.note) : json_null());
     vkocc_policy_choice_free(&ch2);
     return cli_emit_json("policy", out, NULL);
   }
   printf("kernel:  %s\nrule:    %s", kernel, vkocc_policy_rule_name(ch2.rule));
   if (ch2.rule == VKOCC_POLICY_DEVICE) printf(" (entry %d for this exact device: %s)", ch2.entry, key);
-  if (ch2.rule == VKOCC_POLICY_EXACT) printf(" (entry %d for cluster %s)", ch2.entry, ch2.cluster_id);
+  if (ch2.rule == VKOCC_POLICY_CLUSTER) printf(" (entry %d for cluster %s)", ch2.entry, ch2.cluster_id);
   if (ch2.rule == VKOCC_POLICY_NEAREST)
     printf(" (entry %d for cluster %s at distance %.4f from %s)", ch2.entry, ch2.cluster_id, ch2.distance, fp.cluster_id);
-  if (ch2.rule == VKOCC_POLICY_DEFAULT) printf(" (no entry for cluster %s or a cluster within %.3f)", fp.cluster_id, threshold);
   printf("\nparams:  %s\n", ch2.params_json);
+  if (ch2.note[0]) printf("note:    %s\n", ch2.note);
   vkocc_policy_choice_free(&ch2);
   return 0;
 }

@@ -7,7 +7,8 @@ static const char *help =
     "usage: vkocc view FILE [--width W --height H] [--script KEYS] [--screenshot OUT.png]\n"
     "Interactive surface viewer (GLFW): arrow keys or the mouse move a cursor over workgroup size and\n"
     "shared memory; the readout shows P, occupancy and the binding limit there. Q or Escape closes.\n"
-    "FILE is a surface or fingerprint JSON, or a CSV wg_size,shared_bytes,P.\n"
+    "FILE is any surface vkocc writes (surface, surface --shader --vary, fingerprint, calc -o JSON) or a CSV\n"
+    "wg_size,shared_bytes,P (calc --csv output reads back too).\n"
     "--script KEYS: comma-separated keys (left,right,up,down) applied after the first frame, through the\n"
     "same handler as the keyboard; --screenshot OUT.png: save the window's framebuffer, then close.\n";
 
@@ -42,10 +43,8 @@ static void on_cursor(GLFWwindow *w, double x, double y) {
   view_state *v = glfwGetWindowUserPointer(w);
   int W, H;
   glfwGetWindowSize(w, &W, &H);
-  /* the heatmap's layout in vkocc_draw_surface: margins 80/120 left/right, 70/86 top/bottom */
-  double pw = W - 200, ph = H - 156;
-  int cs = (int)((x - 80) / (pw / v->ns)), cw = (int)((70 + ph - y) / (ph / v->nw));
-  if (x >= 80 && y >= 70 && cs >= 0 && cs < (int)v->ns && cw >= 0 && cw < (int)v->nw && (cs != v->cs || cw != v->cw)) {
+  int cw, cs; /* the point nearest the pointer, by the heatmap's own layout */
+  if (vkocc_surface_cell_at(&v->s, W, H, x, y, &cw, &cs) && (cs != v->cs || cw != v->cw)) {
     v->cs = cs, v->cw = cw, v->dirty = true;
   }
 }

@@ -504,7 +504,7 @@ vkocc_status vkocc_cluster(const vkocc_fingerprint *fps, uint32_t n, double thre
 
 typedef struct vkocc_policy_db vkocc_policy_db;
 typedef enum vkocc_policy_rule {
-  VKOCC_POLICY_EXACT = 1,    /* an entry for the device's own cluster ID (also named VKOCC_POLICY_CLUSTER) */
+  VKOCC_POLICY_CLUSTER = 1,  /* an entry for the device's own cluster ID (VKOCC_POLICY_EXACT: the old name) */
   VKOCC_POLICY_NEAREST = 2,  /* an entry for the nearest known cluster within the threshold */
   VKOCC_POLICY_DEFAULT = 3,  /* the kernel's default */
   VKOCC_POLICY_DEVICE = 4,   /* an entry for the exact device (its device key; policy-db/2) */
@@ -518,14 +518,20 @@ typedef struct vkocc_policy_choice {
   double distance;       /* to that cluster (0 for exact) */
   int entry;             /* index in the kernel's entries; -1 for the default */
   char *params_json;     /* the tuned parameters as JSON text (malloc'd; free with vkocc_policy_choice_free) */
+  char note[512];        /* what the rule assumed or why earlier rules found nothing ("" when nothing to say):
+                          * a variable the entries name that was not given, with the values the database has
+                          * ("no problem_size given (the database has 1M..128M): ..."), the nearest bucket */
 } vkocc_policy_choice;
 
 /* Loads a vkocc.policy-db/2 (or /1) document; errors name the file and JSON path. */
 vkocc_status vkocc_policy_db_load(const char *path, vkocc_policy_db **db);
 void vkocc_policy_db_free(vkocc_policy_db *db);
 /* Exact cluster match, else the nearest cluster of the database within threshold (<= 0: the default
- * VKOCC_CLUSTER_THRESHOLD), else the kernel's default; entries must also meet their conditions on the
- * variables. fp may be NULL (only the default can match). VKOCC_ERROR_USAGE for an unknown kernel,
+ * VKOCC_CLUSTER_THRESHOLD), else the kernel's default. An entry's conditions apply to the variables given:
+ * a given value must meet them (a problem size outside every bucket takes the nearest bucket), a variable
+ * not given rules nothing out (problem_size missing: the entry tuned at the largest size); out->note names
+ * each such assumption. fp may be NULL (only the default can match). One call from a fingerprint with the
+ * exact-device rule: vkocc_policy_select_fingerprint. VKOCC_ERROR_USAGE for an unknown kernel,
  * VKOCC_ERROR_RUNTIME when nothing matches and the kernel has no default. */
 vkocc_status vkocc_policy_select(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
                                  const vkocc_policy_var *vars, uint32_t nvars, double threshold,
@@ -636,7 +642,6 @@ void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
 
 
 /* ---------------------------------------------------------------- tuned policies (issue 10, docs/tune.md) */
-#define VKOCC_POLICY_CLUSTER VKOCC_POLICY_EXACT
 /* vkocc_policy_select with the exact device first: an entry whose "device" equals device_key (as
  * vkocc_device_key writes it; NULL or "": skipped), else the cluster, nearest and default rules. */
 vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
@@ -922,6 +927,28 @@ typedef struct vkocc_adaptive_stats {
  * marked predicted. Errors: the callback's, or VKOCC_ERROR_USAGE for an empty or unsorted grid. */
 vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_points_fn measure, void *user,
                                     vkocc_surface_point **points, uint32_t *count, vkocc_adaptive_stats *stats);
+
+/* ---------------------------------------------------------------- policy selection in one call
+ * From a fingerprint with its device details where it has them: the exact-device rule needs the device and
+ * its derived SM count, which vkocc_fingerprint_measure's details and a whole fingerprint file carry. */
+
+/* The old name of VKOCC_POLICY_CLUSTER (an entry for the device's own cluster ID). */
+#define VKOCC_POLICY_EXACT VKOCC_POLICY_CLUSTER
+
+/* Reads a vkocc.fingerprint/1 file as vkocc_fingerprint_load does and, where the file has them, its device
+ * (details->device) and derived limits (details->derived; sm_count 0 when absent). *has_device: the file
+ * names the device (else details->device is zeroed). details->document holds the file; free with
+ * vkocc_fingerprint_details_free (also after a failure). Errors: those of vkocc_fingerprint_load, and
+ * VKOCC_ERROR_USAGE naming the JSON path of a malformed device or derived object. */
+vkocc_status vkocc_fingerprint_load_details(const char *path, vkocc_fingerprint *fp, vkocc_fingerprint_details *details,
+                                            bool *has_device);
+
+/* vkocc_policy_select_device with the device key taken from details (vkocc_device_key of details->device and
+ * details->derived.sm_count) when details is not NULL and names a device; without it the cluster, nearest
+ * and default rules. out->note says what was assumed (a variable not given) or why a rule found nothing. */
+vkocc_status vkocc_policy_select_fingerprint(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                             const vkocc_fingerprint_details *details, const vkocc_policy_var *vars,
+                                             uint32_t nvars, double threshold, vkocc_policy_choice *out);
 
 #ifdef __cplusplus
 }

@@ -13,10 +13,10 @@ static const vkocc_doc_schema table[] = {
     {VKOCC_DOC_PROBE,              1, 1, NULL},
     {VKOCC_DOC_RAW_PROBE,          1, 1, "vkocc_raw_probe_load (plot comb)"},
     {VKOCC_DOC_CALIBRATION,        1, 1, NULL},
-    {VKOCC_DOC_CALC,               1, 1, NULL},
+    {VKOCC_DOC_CALC,               1, 1, "vkocc_surface_load (calc --from, plot, view)"},
     {VKOCC_DOC_DEVICES,            1, 1, NULL},
     {VKOCC_DOC_CLUSTERS,           1, 1, NULL},
-    {VKOCC_DOC_SHADER_SURFACE,     1, 1, NULL},
+    {VKOCC_DOC_SHADER_SURFACE,     1, 1, "vkocc_surface_load (calc --from, plot, view)"},
     {VKOCC_DOC_TUNE_RESULTS,       1, 1, "tune_results_load (tune --resume, policy build/transfer)"},
     /* version 1 held cluster entries only: it reads as version 2 without device entries */
     {VKOCC_DOC_POLICY_DB,          2, 1, "vkocc_policy_db_load (policy select)"},

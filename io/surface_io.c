@@ -167,22 +167,64 @@ static vkocc_status parse_value(const char *path, uint32_t line, int f, const ch
   return VKOCC_OK;
 }
 
-/* Splits [s, e) at commas, keeping empty fields; returns the number of fields (up to 4 are stored). */
-static int split(const char *s, const char *e, const char *fs[4], const char *fe[4]) {
+/* Splits [s, e) at commas, keeping empty fields; returns the number of fields (up to max are stored). */
+static int split(const char *s, const char *e, const char **fs, const char **fe, int max) {
   int n = 0;
   for (const char *a = s;; n++) {
     const char *c = memchr(a, ',', (size_t)(e - a));
-    if (n < 4) fs[n] = a, fe[n] = c ? c : e;
+    if (n < max) fs[n] = a, fe[n] = c ? c : e;
     if (!c) return n + 1;
     a = c + 1;
   }
 }
 
+#define CSV_MAX_COLUMNS 64
+
+/* The columns a CSV surface is read from: wg_size, shared_bytes and the device-wide P ("P", or "workgroups"
+ * as `vkocc calc --csv` writes it); "source" (calc's "measured" or "model": a model row reads as predicted).
+ * Other columns are ignored, so calc's own CSV reads back. col[] holds the indices (-1: absent). */
+typedef struct { int col[3], source, subgroups, n; } csv_header;
+
+static bool name_is(const char *s, const char *e, const char *name) {
+  return (size_t)(e - s) == strlen(name) && !strncmp(s, name, (size_t)(e - s));
+}
+
+static vkocc_status parse_header(const char *path, uint32_t line, const char *t, const char *te, csv_header *h) {
+  const char *fs[CSV_MAX_COLUMNS], *fe[CSV_MAX_COLUMNS];
+  int nf = split(t, te, fs, fe, CSV_MAX_COLUMNS);
+  h->col[0] = h->col[1] = h->col[2] = h->source = h->subgroups = -1;
+  h->n = nf;
+  int workgroups = -1;
+  bool per_sm = false, ok = nf <= CSV_MAX_COLUMNS;
+  for (int i = 0; ok && i < nf; i++) {
+    trim(&fs[i], &fe[i]);
+    ok = fe[i] > fs[i]; /* an unnamed column: a stray comma */
+    int *slot = name_is(fs[i], fe[i], "wg_size") ? &h->col[0] : name_is(fs[i], fe[i], "shared_bytes") ? &h->col[1]
+                : name_is(fs[i], fe[i], "P") ? &h->col[2] : name_is(fs[i], fe[i], "workgroups") ? &workgroups
+                : name_is(fs[i], fe[i], "source") ? &h->source
+                : name_is(fs[i], fe[i], "subgroups") ? &h->subgroups : NULL;
+    per_sm |= name_is(fs[i], fe[i], "workgroups_per_sm");
+    if (slot && *slot >= 0) ok = false; /* a column twice */
+    else if (slot) *slot = i;
+  }
+  if (ok && h->col[2] < 0) h->col[2] = workgroups;
+  if (ok && h->col[0] >= 0 && h->col[1] >= 0 && h->col[2] < 0 && per_sm)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: per-SM counts only (calc --csv of a normalized fingerprint): the "
+                      "device-wide P ('P' or 'workgroups' column) is unknown, so no surface can be read from it", path,
+                      line);
+  if (!ok || h->col[0] < 0 || h->col[1] < 0 || h->col[2] < 0)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: expected the header 'wg_size,shared_bytes,P' (or the columns of "
+                      "vkocc calc --csv, with 'workgroups' for P)", path, line);
+  return VKOCC_OK;
+}
+
 static vkocc_status load_csv(const char *path, const char *text, size_t len, vkocc_surface *out, uint32_t **lines) {
-  uint32_t cap = 64, line = 0;
+  uint32_t cap = 64, line = 0, sg_ok = 0x1FF; /* bit i: subgroup size 2^i agrees with every row so far */
   out->points = vkocc_xmalloc(cap * sizeof *out->points);
   *lines = vkocc_xmalloc(cap * sizeof **lines);
   bool header = false;
+  csv_header h;
+  char hdr[512] = "";
   const char *end = text + len;
   if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) text += 3; /* UTF-8 byte order mark */
   for (const char *ln = text; ln < end;) {
@@ -193,27 +235,32 @@ static vkocc_status load_csv(const char *path, const char *text, size_t len, vko
     ln = next;
     trim(&t, &te);
     if (t == te || *t == '#') continue;
-    const char *fs[4], *fe[4];
-    int nf = split(t, te, fs, fe);
+    const char *fs[CSV_MAX_COLUMNS], *fe[CSV_MAX_COLUMNS];
     if (!header) {
-      /* the header names the columns; whitespace around names is allowed */
-      bool ok = nf == 3;
-      for (int i = 0; ok && i < 3; i++) {
-        trim(&fs[i], &fe[i]);
-        ok = (size_t)(fe[i] - fs[i]) == strlen(field_name[i]) && !strncmp(fs[i], field_name[i], strlen(field_name[i]));
-      }
-      if (!ok) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: expected the header 'wg_size,shared_bytes,P'", path, line);
+      vkocc_status s = parse_header(path, line, t, te, &h);
+      if (s) return s;
+      snprintf(hdr, sizeof hdr, "%.*s", (int)(te - t), t);
       header = true;
       continue;
     }
-    if (nf != 3) /* the row itself, so "256,2" shows which value is missing */
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: '%.*s': expected 3 comma-separated fields wg_size,shared_bytes,P, "
-                        "found %d", path, line, (int)(te - t > 60 ? 60 : te - t), t, nf);
+    int nf = split(t, te, fs, fe, CSV_MAX_COLUMNS);
+    if (nf != h.n) /* the row itself, so "256,2" shows which value is missing */
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%u: '%.*s': expected %d comma-separated fields %s, found %d", path, line,
+                        (int)(te - t > 60 ? 60 : te - t), t, h.n, hdr, nf);
     vkocc_surface_point p = {.agree = true};
     uint32_t *dst[3] = {&p.wg_size, &p.shared_bytes, &p.P};
     vkocc_status s;
     for (int i = 0; i < 3; i++)
-      if ((s = parse_value(path, line, i, fs[i], fe[i], dst[i]))) return s;
+      if ((s = parse_value(path, line, i, fs[h.col[i]], fe[h.col[i]], dst[i]))) return s;
+    if (h.source >= 0) {
+      const char *a = fs[h.source], *b = fe[h.source];
+      trim(&a, &b);
+      p.predicted = name_is(a, b, "model"); /* calc's row from the model, not measured */
+    }
+    uint32_t sgs; /* calc's subgroups column: P x ceil(wg / subgroup size) tells the subgroup size */
+    if (h.subgroups >= 0 && p.P && !parse_value(path, line, 2, fs[h.subgroups], fe[h.subgroups], &sgs))
+      for (int i = 0; i < 9; i++)
+        if ((uint64_t)(p.wg_size + (1u << i) - 1) / (1u << i) * p.P != sgs) sg_ok &= ~(1u << i);
     if (out->count == cap) {
       cap *= 2;
       out->points = vkocc_xrealloc(out->points, cap * sizeof *out->points);
@@ -224,6 +271,9 @@ static vkocc_status load_csv(const char *path, const char *text, size_t len, vko
   }
   if (!header) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: empty file (expected the header 'wg_size,shared_bytes,P')", path);
   if (out->count == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: no data rows after the header", path);
+  if (h.subgroups >= 0 && sg_ok) /* the smallest that fits (a table's sizes are multiples of it) */
+    for (int i = 8; i >= 0; i--)
+      if (sg_ok & (1u << i)) out->subgroup_size = 1u << i;
   return VKOCC_OK;
 }
 
@@ -321,17 +371,74 @@ static vkocc_status model_from_fingerprint(const char *path, json_t *doc, vkocc_
   return s;
 }
 
+/* A vkocc.calc document's "rows" as points: P is the device-wide "workgroups", a "model" row reads as predicted. */
+static vkocc_status calc_rows(json_t *doc, const char *path, vkocc_surface *out) {
+  json_t *rows = json_object_get(doc, "rows");
+  if (!json_is_array(rows))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.rows: missing: this calc document holds %s, not a table of points",
+                      path, json_object_get(doc, "suggestion") ? "a workgroup-size suggestion" : "no rows");
+  if (json_array_size(rows) == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.rows: empty", path);
+  json_t *dev = json_object_get(doc, "device");
+  vkocc_status s;
+  if (dev && !json_is_null(dev)) {
+    if ((s = vkocc_device_info_from_json(dev, path, "$.device", &out->device))) return s;
+    out->has_device = true;
+    out->subgroup_size = out->device.subgroup_size;
+  }
+  json_t *der = json_object_get(doc, "derived");
+  if (json_is_integer(json_object_get(der, "subgroup_size")) &&
+      json_integer_value(json_object_get(der, "subgroup_size")) > 0 &&
+      json_integer_value(json_object_get(der, "subgroup_size")) <= VKOCC_MAX_WG_SIZE)
+    out->subgroup_size = (uint32_t)json_integer_value(json_object_get(der, "subgroup_size"));
+  out->count = (uint32_t)json_array_size(rows);
+  out->points = vkocc_xcalloc(out->count, sizeof *out->points);
+  char sub[64];
+  for (uint32_t i = 0; i < out->count; i++) {
+    json_t *r = json_array_get(rows, i);
+    vkocc_surface_point *p = &out->points[i];
+    snprintf(sub, sizeof sub, "$.rows[%u]", i);
+    if (!json_is_object(r)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", path, sub);
+    if (!json_object_get(r, "workgroups"))
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.workgroups: missing: the rows hold per-SM counts only (calc of a "
+                        "normalized fingerprint), so the device-wide P is unknown", path, sub);
+    char src[16] = "";
+    p->agree = true;
+    if ((s = vkocc_json_u32(r, "wg_size", path, sub, true, &p->wg_size)) ||
+        (s = vkocc_json_u32(r, "shared_bytes", path, sub, true, &p->shared_bytes)) ||
+        (s = vkocc_json_u32(r, "workgroups", path, sub, true, &p->P)) ||
+        (s = vkocc_json_str(r, "source", path, sub, false, src, sizeof src)))
+      return s;
+    if (p->wg_size == 0 || p->wg_size > VKOCC_MAX_WG_SIZE || p->shared_bytes > VKOCC_MAX_SHARED_BYTES ||
+        p->P > VKOCC_MAX_P)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: wg_size %u, shared_bytes %u, workgroups %u: out of range", path,
+                        sub, p->wg_size, p->shared_bytes, p->P);
+    p->predicted = !strcmp(src, "model");
+  }
+  return VKOCC_OK;
+}
+
 static vkocc_status load_json(const char *path, vkocc_surface *out, vkocc_derived *model, bool *model_only) {
   json_t *doc;
   json_error_t e;
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
   if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", path, e.line, e.column, e.text);
+  /* the kind by its schema name (the version is checked by vkocc_doc_load); anything else reads as a surface,
+   * whose reader then names what it expected */
   const char *schema = json_string_value(json_object_get(doc, "schema"));
-  bool fp = schema && !strncmp(schema, VKOCC_DOC_FINGERPRINT "/", strlen(VKOCC_DOC_FINGERPRINT "/"));
+  const char *kinds[] = {VKOCC_DOC_FINGERPRINT, VKOCC_DOC_SHADER_SURFACE, VKOCC_DOC_CALC};
+  const char *kind = VKOCC_DOC_SURFACE;
+  for (size_t i = 0; schema && i < VKOCC_ARRAY_LEN(kinds); i++)
+    if (!strncmp(schema, kinds[i], strlen(kinds[i])) && schema[strlen(kinds[i])] == '/') kind = kinds[i];
+  bool fp = kind == kinds[0], shader = kind == kinds[1];
   json_decref(doc);
   vkocc_status s;
-  if ((s = vkocc_doc_load(path, fp ? VKOCC_DOC_FINGERPRINT : VKOCC_DOC_SURFACE, &doc))) return s;
+  if ((s = vkocc_doc_load(path, kind, &doc))) return s;
   json_t *obj = fp ? json_object_get(doc, "surface") : doc;
+  if (kind == kinds[2]) {
+    if (!(s = calc_rows(doc, path, out))) s = check_points(path, out, NULL, "$");
+    json_decref(doc);
+    return s;
+  }
   if (fp && (!obj || json_is_null(obj)) && model) {
     *model_only = true;
     s = model_from_fingerprint(path, doc, model);
@@ -342,6 +449,9 @@ static vkocc_status load_json(const char *path, vkocc_surface *out, vkocc_derive
     s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.surface: expected an object", path);
   } else if (!(s = vkocc_surface_from_json(obj, path, fp ? "$.surface" : "$", out))) {
     s = check_points(path, out, NULL, fp ? "$.surface" : "$");
+    if (s && shader) /* --vary over a constant that is neither the workgroup size nor the shared memory */
+      s = vkocc_fail(VKOCC_ERROR_USAGE, "%s (a shader surface varies more than the workgroup size and shared memory; "
+                     "one P per point is needed)", vkocc_last_error());
   }
   if (!s && fp && !out->has_device) {
     json_t *dev = json_object_get(doc, "device");

@@ -7,7 +7,7 @@
 const char *vkocc_policy_rule_name(vkocc_policy_rule r) {
   switch (r) {
   case VKOCC_POLICY_DEVICE: return "device";
-  case VKOCC_POLICY_EXACT: return "cluster";
+  case VKOCC_POLICY_CLUSTER: return "cluster";
   case VKOCC_POLICY_NEAREST: return "nearest";
   case VKOCC_POLICY_DEFAULT: return "default";
   }

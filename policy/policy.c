@@ -6,6 +6,7 @@
 #include "io.h"
 #include "jsonio.h"
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,44 +137,205 @@ static bool value_equals(json_t *want, const char *have) {
   return *have && !*end && !errno && v == json_number_value(want);
 }
 
-static bool conditions_hold(json_t *when, const vkocc_policy_var *vars, uint32_t n) {
+/* How an entry's conditions meet the variables given: a condition on a variable that is not given does not
+ * rule the entry out (the rules apply to whatever is given; the choice's note names what was missing); a
+ * given value outside a min/max range (a problem-size bucket) leaves the entry a candidate at its distance
+ * (log ratio for positive values) to the range, so the nearest bucket wins when none holds the value. */
+typedef struct {
+  bool ok;        /* no given value contradicts a condition */
+  double dist;    /* 0: every given value inside its range */
+  int missing;    /* conditions on variables not given */
+  double tuned;   /* the problem size the entry was tuned at (0 unknown) */
+} match;
+
+static double range_dist(double v, double lo, double hi) {
+  double b = v < lo ? lo : v > hi ? hi : v;
+  if (b == v) return 0;
+  return v > 0 && b > 0 ? fabs(log(v / b)) : fabs(v - b);
+}
+
+static match entry_match(json_t *e, const vkocc_policy_var *vars, uint32_t n) {
+  match m = {.ok = true};
+  m.tuned = json_number_value(json_object_get(json_object_get(e, "tuned"), "problem_size"));
+  if (m.tuned <= 0) /* a hand-written entry: its bucket's lower end stands for the size */
+    m.tuned = json_number_value(json_object_get(json_object_get(json_object_get(e, "when"), "problem_size"), "min"));
   const char *var;
   json_t *cond;
-  json_object_foreach(when, var, cond) {
+  json_object_foreach(json_object_get(e, "when"), var, cond) {
     const char *have = var_value(vars, n, var);
-    if (!have) return false; /* a condition on a variable not given does not hold */
-    if (!json_is_object(cond)) { if (!value_equals(cond, have)) return false; continue; }
+    if (!have) { m.missing++; continue; }
+    if (!json_is_object(cond)) { if (!value_equals(cond, have)) m.ok = false; continue; }
     json_t *in = json_object_get(cond, "in"), *mn = json_object_get(cond, "min"), *mx = json_object_get(cond, "max");
     if (in) {
       bool any = false;
       for (size_t i = 0; i < json_array_size(in) && !any; i++) any = value_equals(json_array_get(in, i), have);
-      if (!any) return false;
+      if (!any) m.ok = false;
     }
     if (mn || mx) {
       char *end;
       errno = 0;
       double v = strtod(have, &end);
-      if (!*have || *end || errno) return false;
-      if (mn && v < json_number_value(mn)) return false;
-      if (mx && v > json_number_value(mx)) return false;
+      if (!*have || *end || errno) { m.ok = false; continue; }
+      m.dist += range_dist(v, mn ? json_number_value(mn) : -INFINITY, mx ? json_number_value(mx) : INFINITY);
     }
   }
-  return true;
+  return m;
 }
 
-/* The first entry for `cluster` (device NULL: entries without a device key) or for the exact device key
- * (device given: cluster ignored) whose conditions hold; -1 when none. */
-static int first_entry(json_t *entries, const char *cluster, const char *device, const vkocc_policy_var *vars,
-                       uint32_t n) {
+/* An entry of the exact device key (device given) or of the cluster without a device key. */
+static bool key_matches(json_t *e, const char *cluster, const char *device) {
+  const char *dk = json_string_value(json_object_get(e, "device"));
+  return device ? dk && !strcmp(dk, device) : !dk && !strcmp(json_string_value(json_object_get(e, "cluster")), cluster);
+}
+
+/* The best entry for `cluster` (device NULL: entries without a device key) or for the exact device key
+ * (device given: cluster ignored): no given value contradicting it, the nearest range, then (a variable not
+ * given) the largest problem size tuned, then the first in the file; -1 when none. *m: its match. */
+static int best_entry(json_t *entries, const char *cluster, const char *device, const vkocc_policy_var *vars,
+                      uint32_t n, match *m) {
+  int best = -1;
   for (size_t i = 0; i < json_array_size(entries); i++) {
     json_t *e = json_array_get(entries, i);
-    const char *dk = json_string_value(json_object_get(e, "device"));
-    if (device ? !dk || strcmp(dk, device) : dk || strcmp(json_string_value(json_object_get(e, "cluster")), cluster))
-      continue;
-    json_t *when = json_object_get(e, "when");
-    if (!when || conditions_hold(when, vars, n)) return (int)i;
+    if (!key_matches(e, cluster, device)) continue;
+    match x = entry_match(e, vars, n);
+    if (!x.ok) continue;
+    if (best < 0 || x.dist < m->dist - 1e-12 ||
+        (fabs(x.dist - m->dist) <= 1e-12 && x.missing && x.tuned > m->tuned))
+      best = (int)i, *m = x;
   }
-  return -1;
+  return best;
+}
+
+/* 1048576 -> "1M", 3001 -> "3001" */
+static void size_text(double v, char *out, size_t len) {
+  const char *suf[] = {"", "K", "M", "G", "T"};
+  int k = 0;
+  while (k < 4 && v >= 1024 && fmod(v, 1024) == 0) v /= 1024, k++;
+  snprintf(out, len, "%.0f%s", v, suf[k]);
+}
+
+/* Appends to the note (separated by "; "). */
+static void note(vkocc_policy_choice *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(vkocc_policy_choice *out, const char *fmt, ...) {
+  size_t n = strlen(out->note);
+  if (n && n + 2 < sizeof out->note) strcpy(out->note + n, "; "), n += 2;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(out->note + n, sizeof out->note - n, fmt, ap);
+  va_end(ap);
+}
+
+/* A condition as text: "u32", "u32, f32" (an "in" list), "1M..2M" / "1025.." (a range). */
+static void cond_text(json_t *c, char *out, size_t len) {
+  out[0] = 0;
+  if (json_is_object(c) && !json_object_get(c, "in")) {
+    json_t *mn = json_object_get(c, "min"), *mx = json_object_get(c, "max");
+    char a[32] = "", b[32] = "";
+    if (mn) size_text(json_number_value(mn), a, sizeof a);
+    if (mx) size_text(json_number_value(mx), b, sizeof b);
+    snprintf(out, len, "%s..%s", mn ? a : "0", b);
+    return;
+  }
+  json_t *vals = json_is_object(c) ? json_object_get(c, "in") : NULL;
+  for (size_t k = 0; k < (vals ? json_array_size(vals) : 1); k++) {
+    json_t *v = vals ? json_array_get(vals, k) : c;
+    size_t n = strlen(out);
+    if (json_is_string(v)) snprintf(out + n, len - n, "%s%s", k ? ", " : "", json_string_value(v));
+    else if (json_is_number(v)) snprintf(out + n, len - n, "%s%g", k ? ", " : "", json_number_value(v));
+    else snprintf(out + n, len - n, "%s%s", k ? ", " : "", json_is_true(v) ? "true" : "false");
+  }
+}
+
+/* Appends item to the ", "-separated list unless it is there already. */
+static void add_item(char *out, size_t len, const char *item) {
+  size_t il = strlen(item);
+  for (const char *p = out; *p;) {
+    size_t l = strcspn(p, ",");
+    if (l == il && !strncmp(p, item, il)) return;
+    p += l;
+    while (*p == ',' || *p == ' ') p++;
+  }
+  size_t n = strlen(out);
+  if (n + il + 3 < len) snprintf(out + n, len - n, "%s%s", n ? ", " : "", item);
+}
+
+/* What the kernel's entries have for `var` (all of them, any key): for problem_size with the sizes tuned
+ * "1M..128M", else each value or bucket once. */
+static void values_of(json_t *entries, const char *var, char *out, size_t len) {
+  double lo = INFINITY, hi = -INFINITY;
+  out[0] = 0;
+  for (size_t i = 0; i < json_array_size(entries); i++) {
+    json_t *e = json_array_get(entries, i), *c = json_object_get(json_object_get(e, "when"), var);
+    if (!c) continue;
+    double t = json_number_value(json_object_get(json_object_get(e, "tuned"), "problem_size"));
+    if (!strcmp(var, "problem_size") && t > 0) { lo = fmin(lo, t), hi = fmax(hi, t); continue; }
+    char v[128], one[128];
+    cond_text(c, v, sizeof v);
+    /* an "in" list adds each member */
+    for (const char *p = v; *p;) {
+      size_t l = strcspn(p, ",");
+      snprintf(one, sizeof one, "%.*s", (int)l, p);
+      add_item(out, len, one);
+      p += l;
+      while (*p == ',' || *p == ' ') p++;
+    }
+  }
+  if (lo <= hi) {
+    char a[32], b[32], r[80];
+    size_text(lo, a, sizeof a), size_text(hi, b, sizeof b);
+    snprintf(r, sizeof r, lo < hi ? "%s..%s (tuned)" : "%s (tuned)", a, b);
+    add_item(out, len, r);
+  }
+}
+
+/* The variables an entry's conditions name that were not given, with what the database has for each. */
+static void note_missing(vkocc_policy_choice *out, json_t *entries, json_t *e, const vkocc_policy_var *vars,
+                         uint32_t n) {
+  const char *var;
+  json_t *cond;
+  json_object_foreach(json_object_get(e, "when"), var, cond) {
+    if (var_value(vars, n, var)) continue;
+    char have[200], c[128];
+    values_of(entries, var, have, sizeof have);
+    double t = json_number_value(json_object_get(json_object_get(e, "tuned"), "problem_size"));
+    if (!strcmp(var, "problem_size") && t > 0) {
+      size_text(t, c, sizeof c);
+      note(out, "no %s given (the database has %s): the entry tuned at %s, the largest; give --var %s=N", var, have,
+           c, var);
+    } else {
+      cond_text(cond, c, sizeof c);
+      note(out, "no %s given (the database has %s): the entry for %s%s; give --var %s=VALUE", var, have, c,
+           !strcmp(var, "problem_size") ? ", the largest bucket" : "", var);
+    }
+  }
+}
+
+/* Why a rule found no entry though the key has entries: the first given value that none of the key's entries
+ * accepts, with what the database has; else the combination. */
+static void note_rejected(vkocc_policy_choice *out, json_t *entries, const char *cluster, const char *device,
+                          const char *what, const vkocc_policy_var *vars, uint32_t n) {
+  for (uint32_t v = 0; v < n; v++) {
+    bool named = false, accepted = false;
+    for (size_t i = 0; i < json_array_size(entries) && !accepted; i++) {
+      json_t *e = json_array_get(entries, i);
+      if (!key_matches(e, cluster, device) || !json_object_get(json_object_get(e, "when"), vars[v].name)) continue;
+      named = true;
+      accepted = entry_match(e, &vars[v], 1).ok;
+    }
+    if (named && !accepted) {
+      char have[200];
+      values_of(entries, vars[v].name, have, sizeof have);
+      note(out, "no entry for %s=%s%s (the database has %s)", vars[v].name, vars[v].value, what, have);
+      return;
+    }
+  }
+  note(out, "no entry%s takes the values given together", what);
+}
+
+static bool has_entries(json_t *entries, const char *cluster, const char *device) {
+  for (size_t i = 0; i < json_array_size(entries); i++)
+    if (key_matches(json_array_get(entries, i), cluster, device)) return true;
+  return false;
 }
 
 vkocc_status vkocc_policy_select(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
@@ -185,36 +347,50 @@ vkocc_status vkocc_policy_select(const vkocc_policy_db *db, const char *kernel, 
 vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
                                         const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
                                         double threshold, vkocc_policy_choice *out) {
+  vkocc_clear_error();
   memset(out, 0, sizeof *out);
   out->entry = -1;
   if (threshold <= 0) threshold = VKOCC_CLUSTER_THRESHOLD;
   json_t *k = json_object_get(json_object_get(db->doc, "kernels"), kernel);
   if (!k) return vkocc_fail(VKOCC_ERROR_USAGE, "no kernel '%s' in the policy database", kernel);
   json_t *entries = json_object_get(k, "entries");
-  int de = device_key && *device_key ? first_entry(entries, "", device_key, vars, nvars) : -1;
+  match m = {0};
+  bool dev = device_key && *device_key;
+  int de = dev ? best_entry(entries, "", device_key, vars, nvars, &m) : -1;
+  char why[600] = ""; /* the rules that found nothing, for the note */
   if (de >= 0) {
     out->rule = VKOCC_POLICY_DEVICE;
     snprintf(out->cluster_id, sizeof out->cluster_id, "%s",
              json_string_value(json_object_get(json_array_get(entries, (size_t)de), "cluster")));
     out->entry = de;
   } else if (fp) {
-    int e = first_entry(entries, fp->cluster_id, NULL, vars, nvars);
+    if (dev && has_entries(entries, "", device_key))
+      note_rejected(out, entries, "", device_key, " for this device", vars, nvars);
+    int e = best_entry(entries, fp->cluster_id, NULL, vars, nvars, &m);
     if (e >= 0) {
-      out->rule = VKOCC_POLICY_EXACT;
+      out->rule = VKOCC_POLICY_CLUSTER;
       snprintf(out->cluster_id, sizeof out->cluster_id, "%s", fp->cluster_id);
       out->entry = e;
     } else {
+      snprintf(why, sizeof why, " for cluster %s", fp->cluster_id);
+      if (has_entries(entries, fp->cluster_id, NULL)) note_rejected(out, entries, fp->cluster_id, NULL, why, vars, nvars);
+      else note(out, "no entry for cluster %s", fp->cluster_id);
       /* known clusters by distance, nearest first, within the threshold */
-      double *d = malloc((db->nclusters + 1) * sizeof *d);
-      bool *tried = calloc(db->nclusters + 1, sizeof *tried);
-      for (uint32_t i = 0; i < db->nclusters; i++) d[i] = vkocc_fingerprint_distance(fp, &db->clusters[i]);
+      double *d = vkocc_xmalloc((db->nclusters + 1) * sizeof *d), nearest = INFINITY;
+      bool *tried = vkocc_xcalloc(db->nclusters + 1, sizeof *tried);
+      const char *nearest_id = NULL;
+      for (uint32_t i = 0; i < db->nclusters; i++) {
+        d[i] = vkocc_fingerprint_distance(fp, &db->clusters[i]);
+        if (strcmp(db->clusters[i].cluster_id, fp->cluster_id) && d[i] < nearest)
+          nearest = d[i], nearest_id = db->clusters[i].cluster_id;
+      }
       for (;;) {
         int best = -1;
         for (uint32_t i = 0; i < db->nclusters; i++)
           if (!tried[i] && d[i] <= threshold && (best < 0 || d[i] < d[best])) best = (int)i;
         if (best < 0) break;
         tried[best] = true;
-        int en = first_entry(entries, db->clusters[best].cluster_id, NULL, vars, nvars);
+        int en = best_entry(entries, db->clusters[best].cluster_id, NULL, vars, nvars, &m);
         if (en >= 0) {
           out->rule = VKOCC_POLICY_NEAREST;
           snprintf(out->cluster_id, sizeof out->cluster_id, "%s", db->clusters[best].cluster_id);
@@ -223,17 +399,31 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
           break;
         }
       }
+      if (out->entry < 0) {
+        if (nearest_id) note(out, "no cluster within %.3f (the nearest, %s, is at %.3f)", threshold, nearest_id, nearest);
+        else note(out, "no other cluster in the database");
+      }
       free(d);
       free(tried);
     }
+  } else {
+    note(out, "no fingerprint: only the default can apply");
   }
   json_t *params;
-  if (out->entry >= 0) params = json_object_get(json_array_get(entries, (size_t)out->entry), "params");
-  else {
+  if (out->entry >= 0) {
+    json_t *e = json_array_get(entries, (size_t)out->entry);
+    params = json_object_get(e, "params");
+    if (m.dist > 0) {
+      char have[200];
+      values_of(entries, "problem_size", have, sizeof have);
+      note(out, "no bucket holds the given problem_size (the database has %s): the nearest", have);
+    }
+    note_missing(out, entries, e, vars, nvars);
+  } else {
     json_t *def = json_object_get(k, "default");
     if (!def)
-      return vkocc_fail(VKOCC_ERROR_RUNTIME, "nothing matches for kernel '%s' (no entry for cluster %s or a "
-                        "cluster within %.3f, and no default)", kernel, fp ? fp->cluster_id : "(none)", threshold);
+      return vkocc_fail(VKOCC_ERROR_RUNTIME, "nothing matches for kernel '%s' (%s), and the kernel has no default",
+                        kernel, out->note);
     out->rule = VKOCC_POLICY_DEFAULT;
     params = json_object_get(def, "params");
   }
@@ -244,4 +434,12 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
 void vkocc_policy_choice_free(vkocc_policy_choice *c) {
   free(c->params_json);
   c->params_json = NULL;
+}
+
+vkocc_status vkocc_policy_select_fingerprint(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                             const vkocc_fingerprint_details *details, const vkocc_policy_var *vars,
+                                             uint32_t nvars, double threshold, vkocc_policy_choice *out) {
+  char key[640] = "";
+  if (details && details->device.name[0]) vkocc_device_key(&details->device, details->derived.sm_count, key, sizeof key);
+  return vkocc_policy_select_device(db, kernel, fp, key, vars, nvars, threshold, out);
 }

@@ -39,7 +39,7 @@ static void check_select(const vkocc_policy_db *db, const char *kernel, const vk
   FUZZ_CHECK(c.params_json && c.params_json[0] == '{');
   double t = threshold > 0 ? threshold : VKOCC_CLUSTER_THRESHOLD;
   switch (c.rule) {
-  case VKOCC_POLICY_EXACT: FUZZ_CHECK(fp && !strcmp(c.cluster_id, fp->cluster_id) && c.entry >= 0); break;
+  case VKOCC_POLICY_CLUSTER: FUZZ_CHECK(fp && !strcmp(c.cluster_id, fp->cluster_id) && c.entry >= 0); break;
   case VKOCC_POLICY_NEAREST: FUZZ_CHECK(fp && c.entry >= 0 && c.distance >= 0 && c.distance <= t); break;
   case VKOCC_POLICY_DEFAULT: FUZZ_CHECK(c.entry == -1); break;
   default: FUZZ_CHECK(!"unknown rule");

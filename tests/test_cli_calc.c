@@ -7,7 +7,13 @@ int main(int argc, char **argv) {
   if (argc < 3) { fprintf(stderr, "usage: %s VKOCC DATA_DIR\n", argv[0]); return 2; }
   const char *bin = argv[1], *data = argv[2];
   char *out, *expected;
-  int rc = run_fmt(&out, "%s calc --table --from %s/h100-grid.csv --csv", bin, data);
+  /* the human table: per SM first, the device-wide P after it, the longest limit name inside its column */
+  int rc = run_fmt(&out, "%s calc --table --from %s/h100-grid.csv --shmem 40K", bin, data);
+  CHECK(rc == 0, "calc --table (human) exit %d", rc);
+  CHECK_CONTAINS(out, "WG size  Shared [B]  Occupancy  WGs/SM  Sgs/SM  Thr/SM  P (device)   Limit                         Source\n");
+  CHECK_CONTAINS(out, "\n32       40960       3.12%      2       2       64      264          shared memory                 model\n");
+  free(out);
+  rc = run_fmt(&out, "%s calc --table --from %s/h100-grid.csv --csv", bin, data);
   CHECK(rc == 0, "calc --table exit %d", rc);
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "cat %s/h100-grid.calc.csv", data);

@@ -160,17 +160,22 @@ static void test_plots(const char *bin, const char *data) {
   CHECK(rc == 0, "plot wg: exit %d: %s", rc, out);
   free(out);
   t = slurp(svg);
-  /* the series' line: the first path stroked 2.2 wide; x = 80 + 890 wg / 1024 at the default 1000 x 700 */
-  const char *line = strstr(t, "stroke-width:2.2");
+  /* the series' line: the first path stroked 1.5 wide (one line); x is linear in the workgroup size, from the
+   * first vertex (32 threads) to the last (1024) */
+  const char *line = strstr(t, "stroke-width:1.5");
   const char *d = line ? strstr(line, "d=\"M ") : NULL;
   uint32_t between = 0, vertices = 0;
-  for (const char *p = d ? d + 3 : NULL; p && *p && *p != '"';) {
+  double xs[8192];
+  for (const char *p = d ? d + 3 : NULL; p && *p && *p != '"' && vertices < 8192;) {
     double x, y;
     int used;
     if (sscanf(p, " %*[ML] %lf %lf%n", &x, &y, &used) != 2) break;
-    vertices++;
-    between += x > 80 + 890 * 96.0 / 1024 + 1 && x < 970 - 1;
+    xs[vertices++] = x;
     p += used;
+  }
+  if (vertices >= 2) {
+    double x32 = xs[0], x1024 = xs[vertices - 1], per = (x1024 - x32) / (1024 - 32), x96 = x32 + per * 64;
+    for (uint32_t i = 0; i < vertices; i++) between += xs[i] > x96 + 1 && xs[i] < x1024 - 1;
   }
   CHECK(vertices >= 4 && between >= 3, "plot wg: %u vertices, %u between 96 and 1024 threads", vertices, between);
   free(t);

@@ -75,24 +75,47 @@ int main(int argc, char **argv) {
   /* the renders: surface has a full viridis heatmap; wg lines; comb bars; compare three panels */
   snprintf(a, sizeof a, "surface %s/surface-h100.json", data);
   check_png(bin, a, 900, 640, 40, "surface");
-  const char *svg_surface[] = {"NVIDIA H100 80GB HBM3", "workgroup size [threads]", "shared memory per workgroup [KiB]",
-                               "occupancy [% of per-SM thread maximum]"};
-  check_svg(bin, a, "surface", svg_surface, 4);
+  /* SVG labels are <text> elements (searchable); every one of the file's 47 shared sizes is drawn (the 11 of
+   * the ladder and the refinements); the caption says what the numbers and colours mean */
+  const char *svg_surface[] = {"NVIDIA H100 80GB HBM3", ">workgroup size [threads]</text>",
+                               ">shared memory per workgroup [KiB]</text>",
+                               "occupancy [% of the per-SM thread maximum]", "the 47 shared sizes",
+                               "on the whole device (not per SM)", "132 SMs, 2048 threads per SM"};
+  check_svg(bin, a, "surface", svg_surface, 7);
+  /* a calc CSV with model rows: they read as predicted and are marked (the caption counts them) */
+  char *cout;
+  run_fmt(&cout, "%s calc --from %s/surface-h100.json --table --shmem 20000 --csv > %s/mixed.csv", bin, data, dir);
+  free(cout);
+  snprintf(a, sizeof a, "surface %s/mixed.csv --width 3000", dir); /* wide: the caption on one line */
+  const char *svg_pred[] = {"Corner mark: predicted (by the adaptive surface or calc's model; 32 of 32)"};
+  check_svg(bin, a, "predicted", svg_pred, 1);
   snprintf(a, sizeof a, "wg %s/surface-h100.json --shmem 0,8K,32K", data);
   check_png(bin, a, 800, 500, 6, "wg");
-  const char *svg_wg[] = {"NVIDIA H100 80GB HBM3", "workgroup size [threads]", "8 KiB shared memory"};
-  check_svg(bin, a, "wg", svg_wg, 3);
+  const char *svg_wg[] = {"NVIDIA H100 80GB HBM3", "workgroup size [threads]", "8 KiB shared memory", ">measured</text>",
+                          ">predicted, not measured</text>"};
+  check_svg(bin, a, "wg", svg_wg, 5);
+  /* by default a line per size of the ladder (six spread over it, the first and the last included) */
+  snprintf(a, sizeof a, "wg %s/surface-h100.json", data);
+  const char *svg_wg_default[] = {">0 KiB shared memory</text>", ">48 KiB shared memory</text>",
+                                  ">12 KiB shared memory</text>"};
+  check_svg(bin, a, "wg-default", svg_wg_default, 3);
+  snprintf(a, sizeof a, "wg %s/surface-h100.json --shmem 0,8K,32K", data);
   snprintf(a, sizeof a, "comb %s/raw-comb-h100.json", data);
   check_png(bin, a, 700, 400, 3, "comb");
-  const char *svg_comb[] = {"NVIDIA H100 80GB HBM3", "P = 792", "workgroups started per bin"};
+  const char *svg_comb[] = {"NVIDIA H100 80GB HBM3", "P = 792", "workgroups started in the tooth"};
   check_svg(bin, a, "comb", svg_comb, 3);
   snprintf(a, sizeof a, "compare %s/fp-hopper-132.json %s/fp-ampere-82.json %s/fp-rdna-40.json", data, data, data);
   check_png(bin, a, 1200, 600, 20, "compare");
-  const char *svg_cmp[] = {"hopper (132 SMs)", "c1-dace7ddcd2e0", "ampere-ga102 (82 SMs)", "workgroups per SM"};
-  check_svg(bin, a, "compare", svg_cmp, 4);
+  const char *svg_cmp[] = {"hopper (132 SMs)", "c1-dace7ddcd2e0", "ampere-ga102 (82 SMs)", "workgroups per SM (log scale)",
+                           "distance to the first: ", ">beyond the</text>"};
+  check_svg(bin, a, "compare", svg_cmp, 6);
   char *out;
   int rc = run_fmt(&out, "%s plot surface %s/h100-grid.csv -o %s/csv.pdf && head -c 5 %s/csv.pdf", bin, data, dir, dir);
   CHECK(rc == 0 && !strncmp(out, "%PDF-", 5), "pdf from csv: %s", out);
+  free(out);
+  /* a PDF is a 6.5 x 4 inch page by default (468 x 288 points), --width/--height in points otherwise */
+  rc = run_fmt(&out, "grep -a -c 'MediaBox \\[ 0 0 468 288 \\]' %s/csv.pdf", dir);
+  CHECK(rc == 0 && atoi(out) >= 1, "default PDF page is not 468 x 288: %s", out);
   free(out);
   /* bad input: one line, non-zero exit, no file */
   check_bad(bin, "surface /nonexistent.json", "x.png", 2, "/nonexistent.json");

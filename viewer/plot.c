@@ -14,6 +14,14 @@
 
 typedef enum { FMT_PNG, FMT_SVG, FMT_PDF } fmt;
 
+/* Checked allocation (libvkocc-plot links only libvkocc's public API, not its internal helpers). */
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) { fputs("vkocc plot: out of memory\n", stderr); abort(); }
+  return q;
+}
+static void *xmalloc(size_t n) { return xrealloc(NULL, n); }
+
 typedef struct {
   cairo_surface_t *surface;
   cairo_t *cr;
@@ -24,14 +32,19 @@ typedef struct {
   double w, h;
 } canvas;
 
-/* Every label drawn, so SVG output can carry them as <title>/<desc>: cairo draws text as glyph outlines,
- * which neither screen readers nor searches can read. */
+/* Every label drawn, so SVG output can carry them as <title>/<desc>; and in SVG output the labels
+ * themselves: cairo's SVG surface draws text as glyph outlines, which neither searches, screen readers nor
+ * copy and paste can read, so there text() draws nothing and each label becomes an SVG <text> element
+ * (appended over the drawing when the canvas closes). */
 static _Thread_local char *labels;
 static _Thread_local size_t labels_len;
+static _Thread_local bool svg_text;     /* the canvas is SVG: labels as <text> */
+static _Thread_local char *svg_elems;   /* the <text> elements */
+static _Thread_local size_t svg_len;
 
 static void record_label(const char *s) {
   size_t n = strlen(s);
-  labels = realloc(labels, labels_len + n + 2);
+  labels = xrealloc(labels, labels_len + n + 2);
   memcpy(labels + labels_len, s, n);
   labels_len += n;
   labels[labels_len++] = '\n';
@@ -65,12 +78,14 @@ static cairo_status_t buf_write(void *closure, const unsigned char *data, unsign
   return CAIRO_STATUS_SUCCESS;
 }
 
-/* Inserts <title> (the first label) and <desc> (all labels) after the <svg ...> tag. */
+/* Inserts <title> (the first label) and <desc> (all labels) after the <svg ...> tag and the <text> elements
+ * before </svg>. */
 static bool svg_add_text(canvas *c) {
   char *svg = c->buf, *tag = svg ? strstr(svg, "<svg") : NULL, *end = tag ? strchr(tag, '>') : NULL;
+  char *close = svg ? strstr(svg, "</svg>") : NULL;
   char *out = NULL;
   size_t n = 0;
-  FILE *f = end ? open_memstream(&out, &n) : NULL;
+  FILE *f = end && close > end ? open_memstream(&out, &n) : NULL;
   if (!f) return false;
   fwrite(svg, 1, (size_t)(end + 1 - svg), f);
   const char *nl = labels ? strchr(labels, '\n') : NULL;
@@ -79,7 +94,9 @@ static bool svg_add_text(canvas *c) {
   fputs("</title>\n<desc>", f);
   if (labels) xml_escape(f, labels, labels_len);
   fputs("</desc>", f);
-  fwrite(end + 1, 1, c->len - (size_t)(end + 1 - svg), f);
+  fwrite(end + 1, 1, (size_t)(close - (end + 1)), f);
+  if (svg_elems) fwrite(svg_elems, 1, svg_len, f);
+  fputs(close, f);
   bool ok = !ferror(f);
   ok = fclose(f) == 0 && ok;
   free(c->buf);
@@ -87,26 +104,67 @@ static bool svg_add_text(canvas *c) {
   return ok;
 }
 
+/* One label as an SVG <text> at the device position of (x, y) in user space, anchored as `a`, rotated with
+ * the current transformation, in the current source colour. */
+static void svg_label(cairo_t *cr, double x, double y, double size, bool bold, int a, const char *s) {
+  cairo_matrix_t m;
+  cairo_get_matrix(cr, &m);
+  double dx = x, dy = y, r = 0, g = 0, b = 0, al = 1;
+  cairo_user_to_device(cr, &dx, &dy);
+  double scale = hypot(m.xx, m.yx), angle = atan2(m.yx, m.xx) * 180 / M_PI;
+  cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &b, &al);
+  char *t = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&t, &n);
+  if (!f) return;
+  fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" font-family=\"sans-serif\" font-size=\"%.2f\"%s text-anchor=\"%s\" "
+          "fill=\"rgb(%d,%d,%d)\"", dx, dy, size * scale, bold ? " font-weight=\"bold\"" : "",
+          a == 0 ? "start" : a == 1 ? "middle" : "end", (int)lround(r * 255), (int)lround(g * 255), (int)lround(b * 255));
+  if (fabs(angle) > 0.01) fprintf(f, " transform=\"rotate(%.2f %.2f %.2f)\"", angle, dx, dy);
+  fputc('>', f);
+  xml_escape(f, s, strlen(s));
+  fputs("</text>\n", f);
+  if (fclose(f) == 0) {
+    svg_elems = xrealloc(svg_elems, svg_len + n + 1);
+    memcpy(svg_elems + svg_len, t, n + 1);
+    svg_len += n;
+  }
+  free(t);
+}
+
+static void text_state_reset(void) {
+  free(labels), free(svg_elems);
+  labels = svg_elems = NULL;
+  labels_len = svg_len = 0;
+  svg_text = false;
+}
+
+/* Default sizes: PNG and SVG 1000 x 700 (pixels, points); PDF a page of 6.5 x 4 inches (468 x 288 points),
+ * a figure for a paper's text width. A page narrower than 750 points is drawn at a larger scale and shrunk
+ * (c->w, c->h: the drawing's units), so its type stays about 7 to 11 points. */
+#define PDF_DEFAULT_W 468
+#define PDF_DEFAULT_H 288
+
 static vkocc_status canvas_open(canvas *c, const char *path, const vkocc_plot_options *o) {
   memset(c, 0, sizeof *c);
-  free(labels);
-  labels = NULL;
-  labels_len = 0;
+  text_state_reset();
   const char *ext = strrchr(path, '.');
   if (ext && !strcasecmp(ext, ".png")) c->format = FMT_PNG;
   else if (ext && !strcasecmp(ext, ".svg")) c->format = FMT_SVG;
   else if (ext && !strcasecmp(ext, ".pdf")) c->format = FMT_PDF;
   else return vkocc_fail(VKOCC_ERROR_USAGE, "%s: unknown image type (use .png, .svg or .pdf)", path);
-  c->w = o && o->width ? o->width : 1000;
-  c->h = o && o->height ? o->height : 700;
-  if (c->w < 200 || c->h < 150 || c->w > 10000 || c->h > 10000)
-    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: size %gx%g is outside 200x150 .. 10000x10000", path, c->w, c->h);
+  bool pdf = c->format == FMT_PDF;
+  double pw = o && o->width ? o->width : pdf ? PDF_DEFAULT_W : 1000, ph = o && o->height ? o->height : pdf ? PDF_DEFAULT_H : 700;
+  if (pw < 200 || ph < 150 || pw > 10000 || ph > 10000)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: size %gx%g is outside 200x150 .. 10000x10000", path, pw, ph);
+  double k = pdf && pw < 750 ? 750 / pw : 1;
+  c->w = pw * k, c->h = ph * k;
   vkocc_status s = vkocc_output_check(path); /* a directory, device or missing folder: say so before drawing */
   if (s) return s;
   c->path = path;
-  if (c->format == FMT_PNG) c->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)c->w, (int)c->h);
-  else if (c->format == FMT_SVG) c->surface = cairo_svg_surface_create_for_stream(buf_write, c, c->w, c->h);
-  else c->surface = cairo_pdf_surface_create_for_stream(buf_write, c, c->w, c->h);
+  if (c->format == FMT_PNG) c->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)pw, (int)ph);
+  else if (c->format == FMT_SVG) c->surface = cairo_svg_surface_create_for_stream(buf_write, c, pw, ph);
+  else c->surface = cairo_pdf_surface_create_for_stream(buf_write, c, pw, ph);
   cairo_status_t st = cairo_surface_status(c->surface);
   if (st != CAIRO_STATUS_SUCCESS) {
     cairo_surface_destroy(c->surface);
@@ -114,8 +172,10 @@ static vkocc_status canvas_open(canvas *c, const char *path, const vkocc_plot_op
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot create the image: %s", path, cairo_status_to_string(st));
   }
   c->cr = cairo_create(c->surface);
+  cairo_scale(c->cr, 1 / k, 1 / k);
   cairo_set_source_rgb(c->cr, 1, 1, 1);
   cairo_paint(c->cr);
+  svg_text = c->format == FMT_SVG;
   return VKOCC_OK;
 }
 
@@ -128,9 +188,7 @@ static vkocc_status canvas_close(canvas *c, bool ok) {
   if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(c->surface);
   cairo_surface_destroy(c->surface);
   bool text_ok = !ok || st != CAIRO_STATUS_SUCCESS || c->format != FMT_SVG || svg_add_text(c);
-  free(labels);
-  labels = NULL;
-  labels_len = 0;
+  text_state_reset();
   vkocc_status s = VKOCC_OK;
   if (!ok) s = VKOCC_ERROR_USAGE; /* the caller has set the message */
   else if (st != CAIRO_STATUS_SUCCESS || !text_ok)
@@ -170,6 +228,7 @@ typedef enum { LEFT, CENTER, RIGHT } align;
 
 static void text(cairo_t *cr, double x, double y, double size, bool bold, align a, const char *s) {
   record_label(s);
+  if (svg_text) { svg_label(cr, x, y, size, bold, (int)a, s); return; }
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, size);
   cairo_text_extents_t e;
@@ -195,20 +254,56 @@ static void vtext(cairo_t *cr, double x, double y, double size, const char *s) {
   cairo_restore(cr);
 }
 
+/* A label in the largest size up to `size` (down to 8) that fits maxw. */
+static void fit_text(cairo_t *cr, double x, double y, double size, bool bold, align a, double maxw, const char *s) {
+  while (size > 8 && text_width(cr, size, s) * (bold ? 1.08 : 1) > maxw) size -= 0.5;
+  text(cr, x, y, size, bold, a, s);
+}
+
+/* Text from (x, y) broken at spaces into lines of at most maxw, 14 units apart; returns the lines drawn. */
+static int wrap_text(cairo_t *cr, double x, double y, double size, double maxw, const char *s) {
+  char line[600];
+  int lines = 0;
+  while (*s) {
+    size_t n = strlen(s), cut = n;
+    if (n >= sizeof line) n = cut = sizeof line - 1;
+    snprintf(line, sizeof line, "%.*s", (int)n, s);
+    while (text_width(cr, size, line) > maxw) { /* back to the previous space */
+      char *sp = strrchr(line, ' ');
+      if (!sp) break;
+      *sp = 0;
+      cut = (size_t)(sp - line);
+    }
+    text(cr, x, y + 14 * lines++, size, false, LEFT, line);
+    s += cut;
+    while (*s == ' ') s++;
+  }
+  return lines;
+}
+
 static void title(canvas *c, const char *main, const vkocc_device_info *d, bool has_device, const char *extra) {
   cairo_set_source_rgb(c->cr, 0, 0, 0);
-  text(c->cr, c->w / 2, 28, 18, true, CENTER, main);
+  fit_text(c->cr, c->w / 2, 28, 18, true, CENTER, c->w - 20, main);
   char sub[1200];
   if (has_device)
     snprintf(sub, sizeof sub, "%s — %s %s%s%s", d->name, d->driver_name[0] ? d->driver_name : "driver",
              d->driver_info, extra ? " — " : "", extra ? extra : "");
   else snprintf(sub, sizeof sub, "%s", extra ? extra : "device unknown (data without device identity)");
   cairo_set_source_rgb(c->cr, 0.25, 0.25, 0.25);
-  text(c->cr, c->w / 2, 50, 13, false, CENTER, sub);
+  fit_text(c->cr, c->w / 2, 50, 13, false, CENTER, c->w - 20, sub);
 }
 
-/* vertical colour bar at x..x+w, y..y+h from 0 (bottom) to vmax */
-static void colour_bar(cairo_t *cr, double x, double y, double w, double h, double vmax, const char *label,
+/* A colour scale: linear from 0 to vmax, or logarithmic (log(1 + v) / log(1 + vmax)), which keeps small
+ * values apart when a few large ones set the top. */
+typedef struct { double vmax; bool log; } scale;
+
+static double scale_t(scale sc, double v) {
+  if (!(sc.vmax > 0)) return 0;
+  return sc.log ? log1p(fmax(v, 0)) / log1p(sc.vmax) : v / sc.vmax;
+}
+
+/* vertical colour bar at x..x+w, y..y+h from 0 (bottom) to vmax; ticks at 1, 2, 4, ... on a log scale */
+static void colour_bar(cairo_t *cr, double x, double y, double w, double h, scale sc, const char *label,
                        const char *fmtstr) {
   for (int i = 0; i < 100; i++) {
     double rgb[3];
@@ -222,27 +317,63 @@ static void colour_bar(cairo_t *cr, double x, double y, double w, double h, doub
   cairo_rectangle(cr, x, y, w, h);
   cairo_stroke(cr);
   char buf[32];
-  for (int i = 0; i <= 4; i++) {
-    double v = vmax * i / 4, yy = y + h - h * i / 4;
-    snprintf(buf, sizeof buf, fmtstr, v);
-    text(cr, x + w + 4, yy + 4, 11, false, LEFT, buf);
+  double ticks[40];
+  int n = 0;
+  if (sc.log) {
+    ticks[n++] = 0;
+    for (double v = 1; v <= sc.vmax * 1.0001 && n < 39; v *= 2) ticks[n++] = v;
+  } else { /* a 1-2-5 step: whole numbers for counts, 25% for occupancy */
+    double st = sc.vmax == 100 ? 25 : fmax(1, nice_step(sc.vmax, 4));
+    for (double v = 0; v <= sc.vmax * 1.0001 && n < 39; v += st) ticks[n++] = v;
   }
-  vtext(cr, x + w + 52, y + h / 2, 12, label);
+  double last = 1e9;
+  for (int i = 0; i < n; i++) {
+    double yy = y + h - h * scale_t(sc, ticks[i]);
+    if (last - yy < 13 && i) continue; /* no labels on top of each other */
+    snprintf(buf, sizeof buf, fmtstr, ticks[i]);
+    cairo_move_to(cr, x + w, yy);
+    cairo_line_to(cr, x + w + 3, yy);
+    cairo_stroke(cr);
+    text(cr, x + w + 5, yy + 4, 11, false, LEFT, buf);
+    last = yy;
+  }
+  vtext(cr, x + w + 50, y + h / 2, 12, label);
 }
 
-/* One heatmap cell: viridis colour for t in [0, 1], its label centred where it fits, in black or white. */
+/* One heatmap cell: viridis colour for t in [0, 1], its label centred where it fits, in black or white;
+ * predicted: a small triangle in the top-right corner (the point was not measured). */
+static void heat_cell_at(cairo_t *cr, double x, double y, double cw, double ch, double t, const char *label,
+                         double max_font, bool predicted, double lx, double ly);
 static void heat_cell(cairo_t *cr, double x, double y, double cw, double ch, double t, const char *label,
-                      double max_font) {
+                      double max_font, bool predicted) {
+  heat_cell_at(cr, x, y, cw, ch, t, label, max_font, predicted, x + cw / 2, y + ch / 2);
+}
+
+/* heat_cell with the label centred on (lx, ly) as far as the cell allows: the point's true position */
+static void heat_cell_at(cairo_t *cr, double x, double y, double cw, double ch, double t, const char *label,
+                         double max_font, bool predicted, double lx, double ly) {
   double rgb[3];
   viridis(t, rgb);
   cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
   cairo_rectangle(cr, x, y, cw + 0.5, ch + 0.5);
   cairo_fill(cr);
+  double lum = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2], ink = lum > 0.5 ? 0 : 1;
   double fs = fmin(max_font, ch * 0.7);
-  if (fs >= 7 && text_width(cr, fs, label) < cw - 3) {
-    double lum = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
-    cairo_set_source_rgb(cr, lum > 0.5 ? 0 : 1, lum > 0.5 ? 0 : 1, lum > 0.5 ? 0 : 1);
-    text(cr, x + cw / 2, y + ch / 2 + fs * 0.35, fs, false, CENTER, label);
+  double tw = label ? text_width(cr, fs, label) : 0;
+  if (fs >= 6 && label && tw < cw - 3) {
+    lx = fmin(fmax(lx, x + tw / 2 + 1.5), x + cw - tw / 2 - 1.5);
+    ly = fmin(fmax(ly, y + fs * 0.5), y + ch - fs * 0.5);
+    cairo_set_source_rgb(cr, ink, ink, ink);
+    text(cr, lx, ly + fs * 0.35, fs, false, CENTER, label);
+  }
+  if (predicted && fmin(cw, ch) >= 7) { /* smaller cells: the caption counts them instead */
+    double m = fmin(6, fmin(cw, ch) * 0.45);
+    cairo_set_source_rgb(cr, ink, ink, ink);
+    cairo_move_to(cr, x + cw - m, y);
+    cairo_line_to(cr, x + cw, y);
+    cairo_line_to(cr, x + cw, y + m);
+    cairo_close_path(cr);
+    cairo_fill(cr);
   }
 }
 
@@ -264,7 +395,7 @@ static void y_grid(cairo_t *cr, double L, double T, double pw, double ph, int n,
 
 static void kib_label(uint32_t bytes, char *out, size_t len) {
   if (bytes % 1024 == 0) snprintf(out, len, "%u", bytes / 1024);
-  else snprintf(out, len, "%.2g", bytes / 1024.0);
+  else snprintf(out, len, "%.3g", bytes / 1024.0);
 }
 
 static int cmp_u32(const void *a, const void *b) {
@@ -272,12 +403,12 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The distinct workgroup sizes (wg) or shared sizes of the surface, ascending; refined points add no
- * shared-memory column. Sort and unique: O(n log n) for any file. */
-static uint32_t distinct(const vkocc_surface *s, bool wg, uint32_t *out) {
+/* The distinct workgroup sizes (wg) or shared sizes of the surface, ascending; refined: with the shared
+ * sizes only refined points have (else the ladder alone). Sort and unique: O(n log n) for any file. */
+static uint32_t distinct(const vkocc_surface *s, bool wg, bool refined, uint32_t *out) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < s->count; i++)
-    if (wg || !s->points[i].refined) out[n++] = wg ? s->points[i].wg_size : s->points[i].shared_bytes;
+    if (wg || refined || !s->points[i].refined) out[n++] = wg ? s->points[i].wg_size : s->points[i].shared_bytes;
   qsort(out, n, sizeof *out, cmp_u32);
   uint32_t m = 0;
   for (uint32_t i = 0; i < n; i++)
@@ -293,7 +424,7 @@ static int cmp_point(const void *a, const void *b) {
 
 /* The points sorted by (wg, shared), for find(). */
 static vkocc_surface_point *sorted_points(const vkocc_surface *s) {
-  vkocc_surface_point *p = malloc((s->count + 1) * sizeof *p);
+  vkocc_surface_point *p = xmalloc((s->count + 1) * sizeof *p);
   if (s->count) memcpy(p, s->points, s->count * sizeof *p);
   qsort(p, s->count, sizeof *p, cmp_point);
   return p;
@@ -304,85 +435,206 @@ static const vkocc_surface_point *find(const vkocc_surface_point *sorted, uint32
   return bsearch(&key, sorted, n, sizeof *sorted, cmp_point);
 }
 
-/* Draws the surface heatmap on cr (w x h). cursor_wg / cursor_sh: indices of a highlighted cell (-1: none),
- * with the calculator's readout for it along the bottom. */
+/* Whether the per-SM thread maximum is known (not only a lower bound, as on lavapipe where every point reads
+ * P = LP_NUM_THREADS): only then is "occupancy" a fraction of it. */
+static bool occupancy_known(const vkocc_derived *d) { return d->subgroups_bound_seen && d->threads_per_sm; }
+
+/* "132 SMs, 2048 threads per SM" with "(ambiguous)" and "or more" where the derivation says so */
+static void derived_text(const vkocc_derived *d, char *out, size_t len) {
+  snprintf(out, len, "%u %s%s, %u%s threads per SM", d->sm_count, d->sm_count == 1 ? "SM" : "SMs",
+           d->sm_count_ambiguous ? " (ambiguous)" : "", d->threads_per_sm,
+           d->subgroups_bound_seen ? "" : " or more");
+}
+
+/* The heatmap's geometry: both axes linear in workgroup size and shared bytes, so every point sits at its
+ * true position; each point's cell reaches halfway to its row's neighbours (refined sizes make narrow cells
+ * where P steps). */
+typedef struct {
+  double L, T, pw, ph;
+  double x0, x1, y0, y1; /* the data range shown: shared bytes, workgroup size */
+} heat_geom;
+
+static double gx(const heat_geom *g, double sh) { return g->L + g->pw * (sh - g->x0) / (g->x1 - g->x0); }
+static double gy(const heat_geom *g, double wg) { return g->T + g->ph - g->ph * (wg - g->y0) / (g->y1 - g->y0); }
+
+/* edges of value i among sorted v[0..n): halfway to the neighbours, the outer ones at lo / hi */
+static void cell_edges(const uint32_t *v, uint32_t n, uint32_t i, double lo, double hi, double *a, double *b) {
+  *a = i ? (v[i - 1] + (double)v[i]) / 2 : lo;
+  *b = i + 1 < n ? (v[i] + (double)v[i + 1]) / 2 : hi;
+}
+
+static void heat_geometry(const uint32_t *wgs, uint32_t nw, const uint32_t *shs, uint32_t ns, double L, double T,
+                          double pw, double ph, heat_geom *g) {
+  double gx0 = ns > 1 ? shs[1] - (double)shs[0] : fmax(shs[0], 1024), gx1 = ns > 1 ? shs[ns - 1] - (double)shs[ns - 2] : gx0;
+  double gy0 = nw > 1 ? wgs[1] - (double)wgs[0] : fmax(wgs[0], 1), gy1 = nw > 1 ? wgs[nw - 1] - (double)wgs[nw - 2] : gy0;
+  /* the outer cells as wide as the ladder's first and last steps would make them (at most 1/8 of the axis) */
+  double xs = shs[ns - 1] - (double)shs[0], ys = wgs[nw - 1] - (double)wgs[0];
+  *g = (heat_geom){L, T, pw, ph, shs[0] - fmin(gx0, fmax(xs, 1) / 8) / 2, shs[ns - 1] + fmin(gx1, fmax(xs, 1) / 8) / 2,
+                   wgs[0] - fmin(gy0, fmax(ys, 1) / 8) / 2, wgs[nw - 1] + fmin(gy1, fmax(ys, 1) / 8) / 2};
+}
+
+/* The cell's rectangle of point (wgs[a], shs-of-its-row): the row's own shared sizes decide its width. */
+typedef struct { const vkocc_surface_point *p; double x, y, w, h; } heat_cell_box;
+
+/* The cells of row a (wg wgs[a]) into out (its points in shared order); returns how many. */
+static uint32_t row_cells(const heat_geom *g, const vkocc_surface_point *sorted, uint32_t n, const uint32_t *wgs,
+                          uint32_t nw, uint32_t a, heat_cell_box *out, uint32_t *tmp) {
+  /* the row's points are contiguous in sorted order */
+  vkocc_surface_point key = {.wg_size = wgs[a], .shared_bytes = 0};
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (cmp_point(&sorted[mid], &key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  uint32_t m = 0;
+  for (uint32_t i = lo; i < n && sorted[i].wg_size == wgs[a]; i++) tmp[m++] = sorted[i].shared_bytes;
+  double ya, yb;
+  cell_edges(wgs, nw, a, g->y0, g->y1, &ya, &yb);
+  for (uint32_t k = 0; k < m; k++) {
+    double xa, xb;
+    cell_edges(tmp, m, k, g->x0, g->x1, &xa, &xb);
+    out[k] = (heat_cell_box){&sorted[lo + k], gx(g, xa), gy(g, yb), gx(g, xb) - gx(g, xa), gy(g, ya) - gy(g, yb)};
+  }
+  return m;
+}
+
+/* Draws the surface heatmap on cr (w x h). cursor_wg / cursor_sh: indices into the distinct workgroup and
+ * shared sizes (vkocc_surface_grid_size) of a highlighted point (-1: none), with the calculator's readout
+ * for it along the bottom. */
 void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s, const vkocc_derived *d, int cursor_wg,
                         int cursor_sh) {
   canvas c = {.cr = cr, .w = W, .h = H};
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
-  uint32_t *wgs = malloc((s->count + 1) * sizeof *wgs), *shs = malloc((s->count + 1) * sizeof *shs);
-  uint32_t nw = distinct(s, true, wgs), ns = distinct(s, false, shs);
+  uint32_t *wgs = xmalloc((s->count + 1) * sizeof *wgs), *shs = xmalloc((s->count + 1) * sizeof *shs);
+  uint32_t *tmp = xmalloc((s->count + 1) * sizeof *tmp);
+  heat_cell_box *cells = xmalloc((s->count + 1) * sizeof *cells);
+  uint32_t nw = distinct(s, true, true, wgs), ns = distinct(s, false, true, shs);
   vkocc_surface_point *sorted = sorted_points(s);
-  char extra[128];
-  snprintf(extra, sizeof extra, "%u SMs, %u threads per SM", d->sm_count, d->threads_per_sm);
+  char extra[200];
+  derived_text(d, extra, sizeof extra);
   title(&c, "Occupancy surface", &s->device, s->has_device, extra);
-  bool readout = cursor_wg >= 0 && cursor_sh >= 0;
-  double L = 80, R = 120, T = 70, B = readout ? 86 : 60, pw = c.w - L - R, ph = c.h - T - B;
-  double cw = pw / ns, ch = ph / nw;
+  bool readout = cursor_wg >= 0 && cursor_sh >= 0, occ = occupancy_known(d);
+  uint32_t pmax = 1, npred = 0;
+  for (uint32_t i = 0; i < s->count; i++) pmax = s->points[i].P > pmax ? s->points[i].P : pmax, npred += s->points[i].predicted;
+  double L = 80, R = 120, T = 70, B = readout ? 124 : 104, pw = c.w - L - R, ph = c.h - T - B;
+  heat_geom g;
+  heat_geometry(wgs, nw, shs, ns, L, T, pw, ph, &g);
   char buf[256];
-  for (uint32_t a = 0; a < nw; a++)
-    for (uint32_t b = 0; b < ns; b++) {
-      const vkocc_surface_point *p = find(sorted, s->count, wgs[a], shs[b]);
-      double x = L + b * cw, y = T + ph - (a + 1) * ch;
-      if (!p) {
-        cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
-        cairo_rectangle(cr, x, y, cw, ch);
-        cairo_fill(cr);
-        continue;
-      }
+  scale sc = {occ ? 100 : pmax, false};
+  for (uint32_t a = 0; a < nw; a++) {
+    uint32_t m = row_cells(&g, sorted, s->count, wgs, nw, a, cells, tmp);
+    for (uint32_t k = 0; k < m; k++) {
+      const vkocc_surface_point *p = cells[k].p;
       vkocc_occupancy oc;
       vkocc_occupancy_from_P(d, p->wg_size, p->shared_bytes, p->P, &oc);
       snprintf(buf, sizeof buf, "%u", p->P);
-      heat_cell(cr, x, y, cw, ch, oc.occupancy_pct / 100, buf, 11);
+      heat_cell_at(cr, cells[k].x, cells[k].y, cells[k].w, cells[k].h, scale_t(sc, occ ? oc.occupancy_pct : p->P), buf,
+                   11, p->predicted, gx(&g, p->shared_bytes), gy(&g, p->wg_size));
     }
+  }
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, L, T, pw, ph);
   cairo_stroke(cr);
-  uint32_t wstep = (uint32_t)ceil(14.0 / ch);
-  for (uint32_t a = 0; a < nw; a += wstep ? wstep : 1) {
+  /* y: the workgroup sizes at their positions, as many as fit */
+  double lasty = 1e9;
+  for (uint32_t a = 0; a < nw; a++) {
+    double y = gy(&g, wgs[a]);
+    if (lasty - y < 14 && a + 1 < nw) continue;
+    if (lasty - y < 14) continue;
     snprintf(buf, sizeof buf, "%u", wgs[a]);
-    text(cr, L - 6, T + ph - (a + 0.5) * ch + 4, 11, false, RIGHT, buf);
+    text(cr, L - 6, y + 4, 11, false, RIGHT, buf);
+    lasty = y;
   }
-  double last = -1e9;
+  /* x: round KiB values as labels; a tick under every shared size measured or predicted (the true positions) */
+  double xstep = 1024; /* KiB labels at a power-of-two step, at most about 12 */
+  while ((g.x1 - fmax(g.x0, 0)) / xstep > 12) xstep *= 2;
+  for (double v = 0; v <= g.x1; v += xstep) {
+    if (v < g.x0) continue;
+    kib_label((uint32_t)v, buf, sizeof buf);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_move_to(cr, gx(&g, v), T + ph);
+    cairo_line_to(cr, gx(&g, v), T + ph + 7);
+    cairo_stroke(cr);
+    text(cr, gx(&g, v), T + ph + 19, 11, false, CENTER, buf);
+  }
+  cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+  cairo_set_line_width(cr, 0.8);
   for (uint32_t b = 0; b < ns; b++) {
-    kib_label(shs[b], buf, sizeof buf);
-    double x = L + (b + 0.5) * cw;
-    if (x - last < text_width(cr, 11, buf) + 6) continue;
-    text(cr, x, T + ph + 16, 11, false, CENTER, buf);
-    last = x;
+    cairo_move_to(cr, gx(&g, shs[b]), T + ph);
+    cairo_line_to(cr, gx(&g, shs[b]), T + ph + 3.5);
+    cairo_stroke(cr);
   }
+  cairo_set_source_rgb(cr, 0, 0, 0);
   text(cr, L + pw / 2, T + ph + 38, 13, false, CENTER, "shared memory per workgroup [KiB]");
   vtext(cr, 22, T + ph / 2, 13, "workgroup size [threads]");
-  colour_bar(cr, L + pw + 18, T, 18, ph, 100, "occupancy [% of per-SM thread maximum]", "%.0f%%");
+  char cap[800];
+  if (occ)
+    colour_bar(cr, L + pw + 18, T, 18, ph, sc, "occupancy [% of the per-SM thread maximum]", "%.0f%%");
+  else
+    colour_bar(cr, L + pw + 18, T, 18, ph, sc, "P [workgroups resident, whole device]", "%.0f");
+  char pred[160] = "";
+  if (npred) snprintf(pred, sizeof pred, " Corner mark: predicted (by the adaptive surface or calc's model; %u of %u), not measured.",
+                      npred, s->count);
+  snprintf(cap, sizeof cap, "Numbers: P, the workgroups resident at once on the whole device (not per SM), where they "
+           "fit. Colour: %s. Points at their true sizes, cells reaching halfway to their neighbours; axis ticks: the %u "
+           "shared sizes, each number at its point.%s", occ ? "occupancy (resident threads per SM / the per-SM maximum)"
+           : "P (the per-SM thread maximum is only a lower bound here: no occupancy in %)", ns, pred);
+  cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+  wrap_text(cr, L, T + ph + 58, 11, c.w - L - 10, cap);
   if (readout && (uint32_t)cursor_wg < nw && (uint32_t)cursor_sh < ns) {
     uint32_t wg = wgs[cursor_wg], sh = shs[cursor_sh];
     const vkocc_surface_point *p = find(sorted, s->count, wg, sh);
     vkocc_occupancy oc;
     if (p) vkocc_occupancy_from_P(d, wg, sh, p->P, &oc);
     else vkocc_occupancy_compute(d, wg, sh, &oc);
+    /* the row's cell that holds the size */
+    uint32_t m = row_cells(&g, sorted, s->count, wgs, nw, (uint32_t)cursor_wg, cells, tmp);
+    double x = gx(&g, sh), cx = x - 3, cwid = 6, ya, yb;
+    for (uint32_t k = 0; k < m; k++)
+      if (x >= cells[k].x - 0.01 && x <= cells[k].x + cells[k].w + 0.01) { cx = cells[k].x, cwid = cells[k].w; break; }
+    cell_edges(wgs, nw, (uint32_t)cursor_wg, g.y0, g.y1, &ya, &yb);
     cairo_set_source_rgb(cr, 1, 0.2, 0.2);
     cairo_set_line_width(cr, 3);
-    cairo_rectangle(cr, L + cursor_sh * cw, T + ph - (cursor_wg + 1) * ch, cw, ch);
+    cairo_rectangle(cr, cx, gy(&g, yb), fmax(cwid, 4), gy(&g, ya) - gy(&g, yb));
     cairo_stroke(cr);
     char kb[32];
     kib_label(sh, kb, sizeof kb);
     snprintf(buf, sizeof buf, "wg %u, %s KiB: P = %u (%u per SM), occupancy %.1f%%, binding: %s%s", wg, kb, oc.wgs,
-             oc.wg_per_sm, oc.occupancy_pct, vkocc_limit_name(oc.binding), p ? "" : " (model)");
+             oc.wg_per_sm, oc.occupancy_pct, vkocc_limit_name(oc.binding),
+             !p ? " (model)" : p->predicted ? " (predicted)" : "");
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text(cr, L, c.h - 14, 14, true, LEFT, buf);
+    text(cr, L, c.h - 10, 14, true, LEFT, buf);
   }
-  free(wgs);
-  free(shs);
-  free(sorted);
+  free(wgs), free(shs), free(tmp), free(cells), free(sorted);
 }
 
 void vkocc_surface_grid_size(const vkocc_surface *s, uint32_t *nwg, uint32_t *nshared) {
-  uint32_t *t = malloc((s->count + 1) * sizeof *t);
-  *nwg = distinct(s, true, t);
-  *nshared = distinct(s, false, t);
+  uint32_t *t = xmalloc((s->count + 1) * sizeof *t);
+  *nwg = distinct(s, true, true, t);
+  *nshared = distinct(s, false, true, t);
   free(t);
+}
+
+bool vkocc_surface_cell_at(const vkocc_surface *s, double W, double H, double x, double y, int *cursor_wg,
+                           int *cursor_sh) {
+  uint32_t *wgs = xmalloc((s->count + 1) * sizeof *wgs), *shs = xmalloc((s->count + 1) * sizeof *shs);
+  uint32_t nw = distinct(s, true, true, wgs), ns = distinct(s, false, true, shs);
+  double L = 80, R = 120, T = 70, B = 124, pw = W - L - R, ph = H - T - B;
+  heat_geom g;
+  heat_geometry(wgs, nw, shs, ns, L, T, pw, ph, &g);
+  bool in = x >= L && x <= L + pw && y >= T && y <= T + ph;
+  if (in) { /* the nearest size on each axis */
+    double sh = g.x0 + (x - L) / pw * (g.x1 - g.x0), wg = g.y0 + (T + ph - y) / ph * (g.y1 - g.y0);
+    int bw = 0, bs = 0;
+    for (uint32_t a = 1; a < nw; a++) if (fabs(wgs[a] - wg) < fabs(wgs[bw] - wg)) bw = (int)a;
+    for (uint32_t b = 1; b < ns; b++) if (fabs(shs[b] - sh) < fabs(shs[bs] - sh)) bs = (int)b;
+    *cursor_wg = bw, *cursor_sh = bs;
+  }
+  free(wgs), free(shs);
+  return in;
 }
 
 vkocc_status vkocc_plot_surface(const vkocc_surface *s, const vkocc_derived *d, const char *path,
@@ -396,6 +648,42 @@ vkocc_status vkocc_plot_surface(const vkocc_surface *s, const vkocc_derived *d, 
   return canvas_close(&c, true);
 }
 
+/* A legend entry: a line (dash: none), a marker (0 none, 1 filled dot, 2 hollow dot) and its text. */
+static void legend_entry(cairo_t *cr, double x, double y, const double rgb[3], bool line, int marker, const char *label) {
+  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]); /* the line in the caller's width */
+  if (line) {
+    cairo_move_to(cr, x, y - 4);
+    cairo_line_to(cr, x + 24, y - 4);
+    cairo_stroke(cr);
+  }
+  if (marker) {
+    cairo_new_path(cr);
+    cairo_arc(cr, x + 12, y - 4, 3.5, 0, 2 * M_PI);
+    if (marker == 1) cairo_fill(cr);
+    else {
+      cairo_set_source_rgb(cr, 1, 1, 1);
+      cairo_fill_preserve(cr);
+      cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+      cairo_set_line_width(cr, 1.5);
+      cairo_stroke(cr);
+    }
+  }
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  text(cr, x + 30, y, 11, false, LEFT, label);
+}
+
+uint32_t vkocc_plot_wg_default_sizes(const vkocc_surface *s, uint32_t *out, uint32_t max) {
+  uint32_t *shs = xmalloc((s->count + 1) * sizeof *shs), ns = distinct(s, false, false, shs), n = 0;
+  if (max > ns) max = ns;
+  /* evenly over the ladder, the first and the last always */
+  for (uint32_t k = 0; k < max; k++) {
+    uint32_t i = max == 1 ? 0 : (uint32_t)llround((double)k * (ns - 1) / (max - 1));
+    if (!n || out[n - 1] != shs[i]) out[n++] = shs[i];
+  }
+  free(shs);
+  return n;
+}
+
 vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const uint32_t *shared, uint32_t n,
                            const char *path, const vkocc_plot_options *o) {
   vkocc_clear_error();
@@ -404,28 +692,58 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
   canvas c;
   vkocc_status st = canvas_open(&c, path, o);
   if (st) return st;
-  uint32_t *wgs = malloc((s->count + 1) * sizeof *wgs), nw = distinct(s, true, wgs);
+  uint32_t *wgs = xmalloc((s->count + 1) * sizeof *wgs), nw = distinct(s, true, true, wgs);
   vkocc_surface_point *sorted = sorted_points(s);
-  title(&c, "Impact of varying workgroup size", &s->device, s->has_device, NULL);
+  char extra[200];
+  derived_text(d, extra, sizeof extra);
+  title(&c, "Impact of varying workgroup size", &s->device, s->has_device, extra);
   cairo_t *cr = c.cr;
-  double L = 80, R = 30, T = 70, B = 60, pw = c.w - L - R, ph = c.h - T - B;
-  double xmax = wgs[nw - 1];
-  char buf[64];
-  y_grid(cr, L, T, pw, ph, 5, 100, "%.0f%%");
+  bool occ = occupancy_known(d);
+  char buf[128];
+  /* the legend right of the plot area, as wide as its longest entry: never over the lines, never clipped */
+  double lw = text_width(cr, 11, "predicted, not measured");
+  for (uint32_t k = 0; k < n; k++) {
+    char kb[32];
+    kib_label(shared[k], kb, sizeof kb);
+    snprintf(buf, sizeof buf, "%s KiB shared memory", kb);
+    lw = fmax(lw, text_width(cr, 11, buf));
+  }
+  double L = 80, R = lw + 30 + 30, T = 70, B = 76, pw = c.w - L - R, ph = c.h - T - B;
+  double xmax = wgs[nw - 1], ymax = 100;
+  if (!occ) { /* P in workgroups (device-wide): the per-SM thread maximum is a lower bound only */
+    ymax = 1;
+    for (uint32_t i = 0; i < s->count; i++) ymax = fmax(ymax, s->points[i].P);
+  }
+  /* whole-number steps for counts, the top a little above the highest */
+  double ystep = occ ? 20 : fmax(1, nice_step(ymax, 5));
+  if (!occ) ymax = ceil(ymax * 1.1 / ystep) * ystep;
+  y_grid(cr, L, T, pw, ph, (int)lround(ymax / ystep), ymax, "%.0f");
+  if (occ) { /* the % sign on the labels */
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_rectangle(cr, 0, T - 10, L - 2, ph + 20);
+    cairo_fill(cr);
+    y_grid(cr, L, T, pw, ph, 5, 100, "%.0f%%");
+  }
   /* at most 16 labels whatever the largest size; 64-bit, so the last step cannot wrap around */
   uint64_t xstep = xmax > 512 ? 128 : xmax > 128 ? 32 : 8;
   while (xmax / xstep > 16) xstep *= 2;
+  cairo_set_source_rgb(cr, 0, 0, 0);
   for (uint64_t x = 0; x <= xmax; x += xstep) {
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)x);
     text(cr, L + pw * x / xmax, T + ph + 16, 11, false, CENTER, buf);
   }
+  cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, L, T, pw, ph);
   cairo_stroke(cr);
-  text(cr, L + pw / 2, c.h - 18, 13, false, CENTER, "workgroup size [threads]");
-  vtext(cr, 22, T + ph / 2, 13, "occupancy [% of per-SM thread maximum]");
+  text(cr, L + pw / 2, T + ph + 36, 13, false, CENTER, "workgroup size [threads]");
+  vtext(cr, 22, T + ph / 2, 13, occ ? "occupancy [% of the per-SM thread maximum]"
+                                    : "P [workgroups resident, whole device]");
   for (uint32_t k = 0; k < n; k++) {
-    cairo_set_source_rgb(cr, okabe_ito[k][0], okabe_ito[k][1], okabe_ito[k][2]);
-    cairo_set_line_width(cr, 2.2);
+    const double *col = okabe_ito[k];
+    cairo_set_source_rgb(cr, col[0], col[1], col[2]);
+    /* the first line widest: where lines coincide (sizes the limits treat alike) each stays visible */
+    double lwid = 1.5 + 0.8 * (n - 1 - k);
+    cairo_set_line_width(cr, lwid);
     /* the line through every multiple of the subgroup size (and every measured size), measured where the
      * surface has the point, the model elsewhere: a gap between measured sizes shows the model's steps
      * instead of a straight segment. At most 4096 steps: a file's sizes may be anything. */
@@ -439,7 +757,8 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
       vkocc_occupancy oc;
       if (p) vkocc_occupancy_from_P(d, w, shared[k], p->P, &oc);
       else vkocc_occupancy_compute(d, w, shared[k], &oc);
-      double px = L + pw * w / xmax, py = T + ph - ph * oc.occupancy_pct / 100;
+      double v = occ ? oc.occupancy_pct : oc.wgs;
+      double px = L + pw * w / xmax, py = T + ph - ph * v / ymax;
       if (first) cairo_move_to(cr, px, py);
       else cairo_line_to(cr, px, py);
       first = false;
@@ -451,32 +770,50 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
       x = next < hi ? next : hi;
     }
     cairo_stroke(cr);
-    for (uint32_t a = 0; a < nw; a++) { /* measured points as dots */
+    for (uint32_t a = 0; a < nw; a++) { /* the file's points: filled where measured, hollow where predicted */
       const vkocc_surface_point *p = find(sorted, s->count, wgs[a], shared[k]);
       if (!p) continue;
       vkocc_occupancy oc;
       vkocc_occupancy_from_P(d, wgs[a], shared[k], p->P, &oc);
-      cairo_arc(cr, L + pw * wgs[a] / xmax, T + ph - ph * oc.occupancy_pct / 100, 3, 0, 2 * M_PI);
-      cairo_fill(cr);
+      double v = occ ? oc.occupancy_pct : p->P;
+      cairo_new_path(cr);
+      cairo_arc(cr, L + pw * wgs[a] / xmax, T + ph - ph * v / ymax, 3, 0, 2 * M_PI);
+      if (p->predicted) {
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgb(cr, col[0], col[1], col[2]);
+        cairo_set_line_width(cr, 1.3);
+        cairo_stroke(cr);
+      } else {
+        cairo_set_source_rgb(cr, col[0], col[1], col[2]);
+        cairo_fill(cr);
+      }
     }
-    /* legend */
-    double lx = L + pw - 190, ly = T + ph - 12 - 18 * (n - 1 - k);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_rectangle(cr, lx - 6, ly - 12, 196, 18);
-    cairo_fill(cr);
-    cairo_set_source_rgb(cr, okabe_ito[k][0], okabe_ito[k][1], okabe_ito[k][2]);
-    cairo_move_to(cr, lx, ly - 4);
-    cairo_line_to(cr, lx + 24, ly - 4);
-    cairo_stroke(cr);
-    cairo_set_source_rgb(cr, 0, 0, 0);
     char kb[32];
     kib_label(shared[k], kb, sizeof kb);
     snprintf(buf, sizeof buf, "%s KiB shared memory", kb);
-    text(cr, lx + 30, ly, 11, false, LEFT, buf);
+    cairo_set_line_width(cr, lwid);
+    legend_entry(cr, L + pw + 16, T + 12 + 20 * k, col, true, 0, buf);
   }
+  static const double grey[3] = {0.3, 0.3, 0.3};
+  legend_entry(cr, L + pw + 16, T + 12 + 20 * n + 10, grey, false, 1, "measured");
+  legend_entry(cr, L + pw + 16, T + 12 + 20 * n + 30, grey, false, 2, "predicted, not measured");
+  cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+  if (occ)
+    snprintf(buf, sizeof buf, "Occupancy: resident threads per SM / %u; the line follows the model between the "
+             "file's points.", d->threads_per_sm);
+  else
+    snprintf(buf, sizeof buf, "P: workgroups resident at once on the whole device (the per-SM thread maximum is only "
+             "a lower bound here).");
+  wrap_text(cr, L, T + ph + 56, 11, c.w - L - 10, buf);
   free(wgs);
   free(sorted);
   return canvas_close(&c, true);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
 }
 
 vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *ttl, const char *path,
@@ -488,63 +825,73 @@ vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *t
   canvas c;
   if ((st = canvas_open(&c, path, o))) return st;
   cairo_t *cr = c.cr;
-  double t0 = INFINITY, t1 = -INFINITY;
+  /* the teeth as the estimate groups them: runs of start times without a gap above half the median sleep;
+   * each drawn as one bar, as high as the workgroups it started, from its first start to its last */
+  double *t = xmalloc((n + 1) * sizeof *t);
+  uint32_t m = 0;
   for (uint32_t i = 0; i < n; i++)
-    if (iv[i].valid) { t0 = fmin(t0, iv[i].start); t1 = fmax(t1, iv[i].end); }
-  double span = fmax(t1 - t0, 1), bin = fmax(e.median_sleep_ns / 40, span / 400);
-  uint32_t nb = (uint32_t)ceil(span / bin) + 1, *h = calloc(nb, sizeof *h), hmax = 1;
+    if (iv[i].valid) t[m++] = iv[i].start;
+  qsort(t, m, sizeof *t, cmp_double);
+  double t0 = m ? t[0] : 0, t1 = t0;
   for (uint32_t i = 0; i < n; i++)
-    if (iv[i].valid) {
-      uint32_t k = (uint32_t)((iv[i].start - t0) / bin);
-      if (k < nb && ++h[k] > hmax) hmax = h[k];
-    }
+    if (iv[i].valid) t1 = fmax(t1, iv[i].end);
+  double span = fmax(t1 - t0, 1), gap = e.median_sleep_ns / 2;
+  uint32_t *th = xmalloc((m + 1) * sizeof *th), *tf = xmalloc((m + 1) * sizeof *tf), nt = 0, hmax = 1;
+  for (uint32_t i = 0; i < m; i++) {
+    if (!i || t[i] - t[i - 1] > gap) tf[nt] = i, th[nt++] = 0;
+    if (++th[nt - 1] > hmax) hmax = th[nt - 1];
+  }
   cairo_set_source_rgb(cr, 0, 0, 0);
   text(cr, c.w / 2, 28, 18, true, CENTER, "Sleeping-workgroup comb: start times");
   cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
   text(cr, c.w / 2, 50, 13, false, CENTER, ttl);
-  double L = 80, R = 30, T = 70, B = 60, pw = c.w - L - R, ph = c.h - T - B;
-  char buf[128];
-  /* whole numbers on the axis: at most 4 steps of an integer size (hmax 1 gave labels 0, 0, 0, 1, 1) */
-  uint32_t steps = hmax < 4 ? hmax : 4;
-  hmax = (hmax + steps - 1) / steps * steps;
-  y_grid(cr, L, T, pw, ph, (int)steps, hmax, "%.0f");
+  char buf[256];
+  /* the estimate above the plot area, clear of the bars */
+  snprintf(buf, sizeof buf, "P = %u%s   (first tooth %u, %u teeth, %u records, median sleep %.1f µs)", e.P,
+           e.lower_bound ? " or more: every workgroup overlapped, dispatch more to find the limit" : "",
+           e.tooth_heights[0], e.teeth, e.n_valid, e.median_sleep_ns / 1e3);
+  cairo_set_source_rgb(cr, okabe_ito[1][0], okabe_ito[1][1], okabe_ito[1][2]);
+  text(cr, c.w / 2, 72, 13, true, CENTER, buf);
+  double L = 80, R = 30, T = 90, B = 76, pw = c.w - L - R, ph = c.h - T - B;
+  /* whole numbers on the axis, a 1-2-5 step, the top a little above the highest tooth */
+  double ystep = fmax(1, nice_step(hmax, 4));
+  double ytop = ceil((hmax * 1.08) / ystep) * ystep;
+  y_grid(cr, L, T, pw, ph, (int)lround(ytop / ystep), ytop, "%.0f");
   cairo_set_source_rgb(cr, okabe_ito[0][0], okabe_ito[0][1], okabe_ito[0][2]);
-  for (uint32_t k = 0; k < nb; k++) {
-    if (!h[k]) continue;
-    double bh = ph * h[k] / hmax;
-    cairo_rectangle(cr, L + pw * k / nb, T + ph - bh, fmax(pw / nb, 1.5), bh);
+  for (uint32_t k = 0; k < nt; k++) {
+    double a = t[tf[k]] - t0, b = t[tf[k] + th[k] - 1] - t0, bh = ph * th[k] / ytop;
+    double x = L + pw * a / span, w = fmax(pw * (b - a) / span, 2.5);
+    cairo_rectangle(cr, x, T + ph - bh, w, bh);
     cairo_fill(cr);
   }
-  double step = nice_step(span / 1e3, 6);
-  for (double us = 0; us <= span / 1e3 + 1e-9; us += step) {
-    snprintf(buf, sizeof buf, step >= 1 ? "%.0f" : "%.1f", us);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    text(cr, L + pw * us * 1e3 / span, T + ph + 16, 11, false, CENTER, buf);
-  }
-  /* each tooth's height above its first bin, so small teeth are visible too */
-  {
-    uint32_t tooth = 0;
-    for (uint32_t k = 0; k < nb && tooth < e.teeth && tooth < VKOCC_MAX_TEETH; k++) {
-      if (!h[k] || (k > 0 && h[k - 1])) continue;
-      double bh = ph * h[k] / hmax;
-      snprintf(buf, sizeof buf, "%u", e.tooth_heights[tooth++]);
+  if (nt <= 40) /* each tooth's height where the labels fit */
+    for (uint32_t k = 0, last = 0; k < nt; k++) {
+      double x = L + pw * (t[tf[k]] - t0) / span;
+      if (k && x - last < 16) continue;
+      snprintf(buf, sizeof buf, "%u", th[k]);
       cairo_set_source_rgb(cr, 0, 0, 0);
-      text(cr, L + pw * k / nb + 2, fmax(T + 44, T + ph - bh - 4), 11, false, LEFT, buf);
+      text(cr, x + 1, T + ph - ph * th[k] / ytop - 4, 10, false, CENTER, buf);
+      last = (uint32_t)x;
     }
+  double unit = span > 20e6 ? 1e6 : 1e3; /* ms beyond 20 ms, else µs */
+  double step = nice_step(span / unit, 6);
+  for (double u = 0; u <= span / unit + 1e-9; u += step) {
+    snprintf(buf, sizeof buf, step >= 1 ? "%.0f" : "%.1f", u);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    text(cr, L + pw * u * unit / span, T + ph + 16, 11, false, CENTER, buf);
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, L, T, pw, ph);
   cairo_stroke(cr);
-  text(cr, L + pw / 2, c.h - 18, 13, false, CENTER, "start time after the first workgroup [µs]");
-  vtext(cr, 22, T + ph / 2, 13, "workgroups started per bin");
-  snprintf(buf, sizeof buf, "P = %u%s  (first tooth %u, %u teeth, %u records, bin %.1f µs)", e.P,
-           e.lower_bound ? " or more" : "", e.tooth_heights[0], e.teeth, e.n_valid, bin / 1e3);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_rectangle(cr, L + pw - text_width(cr, 13, buf) - 24, T + 8, text_width(cr, 13, buf) + 16, 22);
-  cairo_fill(cr);
-  cairo_set_source_rgb(cr, okabe_ito[1][0], okabe_ito[1][1], okabe_ito[1][2]);
-  text(cr, L + pw - 16, T + 24, 13, true, RIGHT, buf);
-  free(h);
+  text(cr, L + pw / 2, T + ph + 36, 13, false, CENTER,
+       unit == 1e6 ? "start time after the first workgroup [ms]" : "start time after the first workgroup [µs]");
+  vtext(cr, 22, T + ph / 2, 13, "workgroups started in the tooth");
+  cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+  wrap_text(cr, L, T + ph + 58, 11, c.w - L - 10,
+       "Each bar: one tooth, the workgroups that started together (no gap over half a sleep), from its first start "
+       "to its last.");
+  free(t), free(th), free(tf);
   return canvas_close(&c, true);
 }
 
@@ -561,9 +908,10 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
     for (int a = 0; a < VKOCC_CANON_WG; a++)
       for (int b = 0; b < VKOCC_CANON_SHARED; b++)
         if (!isnan(fps[k].normalized[a][b])) vmax = fmax(vmax, fps[k].normalized[a][b]);
+  scale sc = {vmax, true}; /* logarithmic: 1 and 2 workgroups per SM stay apart beside 32 */
   cairo_set_source_rgb(cr, 0, 0, 0);
   text(cr, c.w / 2, 28, 18, true, CENTER, "Normalized occupancy surfaces (resident workgroups per SM)");
-  double L = 60, R = 110, T = 80, B = 50, gap = 30;
+  double L = 60, R = 150, T = 100, B = 76, gap = 30;
   double pw = (c.w - L - R - gap * (n - 1)) / n, ph = c.h - T - B;
   double cw = pw / VKOCC_CANON_SHARED, ch = ph / VKOCC_CANON_WG;
   char buf[300];
@@ -585,9 +933,20 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
       char *last = line2 ? line2 : buf;
       while (strlen(last) > 4 && text_width(cr, fs, last) > pw) last[strlen(last) - 4] = 0, strcat(last, "...");
     }
-    text(cr, x0 + pw / 2, line2 ? T - 38 : T - 24, fs, true, CENTER, buf);
-    if (line2) text(cr, x0 + pw / 2, T - 24, fs, true, CENTER, line2);
-    text(cr, x0 + pw / 2, T - 8, 11, false, CENTER, fps[k].cluster_id);
+    text(cr, x0 + pw / 2, line2 ? T - 50 : T - 36, fs, true, CENTER, buf);
+    if (line2) text(cr, x0 + pw / 2, T - 36, fs, true, CENTER, line2);
+    text(cr, x0 + pw / 2, T - 21, 11, false, CENTER, fps[k].cluster_id);
+    /* the distance to the first panel's fingerprint (docs/fingerprint.md), and what the threshold makes of it */
+    if (k > 0) {
+      double dist = vkocc_fingerprint_distance(&fps[0], &fps[k]);
+      snprintf(buf, sizeof buf, "distance to the first: %.3f (%s)", dist,
+               !strcmp(fps[0].cluster_id, fps[k].cluster_id) ? "same cluster ID"
+               : dist <= VKOCC_CLUSTER_THRESHOLD ? "within 0.02: one cluster" : "above 0.02: another cluster");
+    } else {
+      snprintf(buf, sizeof buf, "%s", n > 1 ? "the reference for the distances" : "");
+    }
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+    if (buf[0]) text(cr, x0 + pw / 2, T - 7, 10, false, CENTER, buf);
     for (int a = 0; a < VKOCC_CANON_WG; a++)
       for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
         double v = fps[k].normalized[a][b], x = x0 + b * cw, y = T + ph - (a + 1) * ch;
@@ -603,7 +962,7 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
           continue;
         }
         snprintf(buf, sizeof buf, v == floor(v) ? "%.0f" : "%.1f", v);
-        heat_cell(cr, x, y, cw, ch, v / vmax, buf, 10);
+        heat_cell(cr, x, y, cw, ch, scale_t(sc, v), buf, 10, false);
       }
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 1);
@@ -620,8 +979,25 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
       }
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
-  text(cr, c.w / 2 - R / 2, c.h - 12, 13, false, CENTER, "shared memory per workgroup [KiB]");
+  text(cr, L + (c.w - L - R) / 2, T + ph + 34, 13, false, CENTER, "shared memory per workgroup [KiB]");
   vtext(cr, 16, T + ph / 2, 13, "workgroup size [threads]");
-  colour_bar(cr, c.w - R + 18, T, 18, ph, vmax, "workgroups per SM", "%.0f");
+  double bx = c.w - R + 18;
+  colour_bar(cr, bx, T, 18, ph - 60, sc, "workgroups per SM (log scale)", "%.0f");
+  /* the hatching's legend under the colour bar */
+  cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
+  cairo_rectangle(cr, bx, T + ph - 34, 18, 18);
+  cairo_fill(cr);
+  cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+  cairo_set_line_width(cr, 0.8);
+  cairo_move_to(cr, bx, T + ph - 16);
+  cairo_line_to(cr, bx + 18, T + ph - 34);
+  cairo_stroke(cr);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  text(cr, bx + 24, T + ph - 27, 10, false, LEFT, "beyond the");
+  text(cr, bx + 24, T + ph - 15, 10, false, LEFT, "device's limits");
+  cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+  snprintf(buf, sizeof buf, "Numbers: P / SM count, the workgroups resident per SM on the canonical grid. Distance: "
+           "the mean relative difference per point (threshold %.2f).", VKOCC_CLUSTER_THRESHOLD);
+  wrap_text(cr, L, T + ph + 56, 11, c.w - L - 10, buf);
   return canvas_close(&c, true);
 }

@@ -68,26 +68,25 @@ int main(int argc, char **argv) {
   vkocc_fingerprint fp;
   vkocc_fingerprint_details det = {0};
   vkocc_fingerprint_options fo = {.fresh = fresh};
-  st = fp_path ? vkocc_fingerprint_load(fp_path, &fp) : vkocc_fingerprint_measure(ctx, &fo, &fp, &det);
+  /* a whole fingerprint file carries its device and SM count too, so the exact-device rule applies to it */
+  st = fp_path ? vkocc_fingerprint_load_details(fp_path, &fp, &det, NULL) : vkocc_fingerprint_measure(ctx, &fo, &fp, &det);
   vkocc_context_destroy(ctx);
-  if (st) return vkocc_policy_db_free(db), fail(fp_path ? fp_path : "fingerprint", st);
+  if (st) return vkocc_fingerprint_details_free(&det), vkocc_policy_db_free(db), fail(fp_path ? fp_path : "fingerprint", st);
   if (fp_path) printf("fingerprint: %s (read from %s)\n", fp.cluster_id, fp_path);
   else if (det.from_cache) printf("fingerprint: %s (%u SMs; from the cache %s)\n", fp.cluster_id, det.derived.sm_count, det.cache_path);
   else printf("fingerprint: %s (%u SMs; measured in %.1f s)\n", fp.cluster_id, det.derived.sm_count, det.elapsed_ms / 1e3);
-  /* the exact-device rule needs this device's key (with its measured SM count); a fingerprint read from a
-   * file may be another device's, so only its cluster counts */
-  char key[640] = "";
-  if (!fp_path) vkocc_device_key(&dev, det.derived.sm_count, key, sizeof key);
-  vkocc_fingerprint_details_free(&det);
 
+  /* one call: the exact device (from the details), its cluster, the nearest cluster, the default */
   vkocc_policy_choice choice;
-  st = vkocc_policy_select_device(db, kernel, &fp, key, vars, nvars, 0, &choice);
+  st = vkocc_policy_select_fingerprint(db, kernel, &fp, &det, vars, nvars, 0, &choice);
+  vkocc_fingerprint_details_free(&det);
   vkocc_policy_db_free(db);
   if (st) return fail(kernel, st);
   printf("policy:      %s: rule %s", kernel, vkocc_policy_rule_name(choice.rule));
   if (choice.rule != VKOCC_POLICY_DEFAULT)
     printf(" (cluster %s, distance %.4f, entry %d)", choice.cluster_id, choice.distance, choice.entry);
   printf("\nparameters:  %s\n", choice.params_json);
+  if (choice.note[0]) printf("note:        %s\n", choice.note);
   /* typed, by name: an integer, else a number, else a string (a parameter the choice lacks: exit 2) */
   for (uint32_t i = 0; i < nparams && !st; i++) {
     int64_t iv;
