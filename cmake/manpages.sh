@@ -91,7 +91,7 @@ commands=$("$exe" --help | awk '/^commands:/ { on = 1; next } on && /^$/ { exit 
   first=1
   for c in $commands; do
     [ $first = 1 ] || printf ',\n'
-    printf '.BR vkocc\\-%s (1)' "$c"
+    printf '.BR vkocc\\-%s (1)' "$(echo "$c" | sed 's/-/\\-/g')"
     first=0
   done
   printf '\n'
