@@ -59,4 +59,7 @@ doc=$("$vkocc" tune histogram --size 64K --only variant=shared_bins --only wg_si
 set -e
 [[ $rc == 0 ]] || fail "tune --json exit $rc"
 grep -q '"schema": "vkocc.tune-results/1"' <<<"$doc" || fail "tune --json printed no results document"
+# policy build --json: the database on stdout without -o
+db=$("$vkocc" policy build "$src/docs/results/h100/tune/reduce-u32.json" --json) || fail "policy build --json exit $?"
+grep -q '"schema": "vkocc.policy-db/' <<<"$db" || fail "policy build --json printed no database"
 echo "ok: -V, $(wc -w <<<"$cmds") manual pages, completion, tune --help and --json"
