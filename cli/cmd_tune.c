@@ -2,6 +2,7 @@
  * (kernels/), written as a vkocc.tune-results/1 document that --resume continues (docs/tune.md). */
 #include "cli.h"
 #include "../io/tune_results.h"
+#include "tune_help.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,36 +25,6 @@ static const char *help =
     "Sizes take K/M suffixes (x1024). On a terminal: progress with elapsed time, ETA and the best so far.\n"
     "docs/tune.md.\n";
 
-/* The kernels and every value each parameter takes: what --only accepts. */
-static void print_params(FILE *f) {
-  static const char *const names[] = {"histogram", "reduce"};
-  fprintf(f, "Kernels, and the values of each parameter (--only PARAM=V1,V2 takes these):\n");
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    const tune_kernel_def *k = vkocc_kernel_find(names[i]);
-    if (!k) continue;
-    uint32_t n = k->space(NULL);
-    tune_config *all = vkocc_xmalloc((n ? n : 1) * sizeof *all);
-    k->space(all);
-    fprintf(f, "  %s: %s%s\n  %s parameters:", k->name, k->what, k->has_f32 ? " (--type u32|f32)" : "", k->name);
-    for (uint32_t p = 0; p < k->nparams; p++) {
-      fprintf(f, " %s=", k->params[p].name);
-      uint32_t shown = 0;
-      for (uint32_t c = 0; c < n; c++) { /* distinct values in the order the space lists them */
-        if (!(all[c].mask & (1u << p))) continue;
-        uint32_t v = all[c].v[p];
-        bool seen = false;
-        for (uint32_t d = 0; d < c && !seen; d++) seen = (all[d].mask & (1u << p)) && all[d].v[p] == v;
-        if (seen) continue;
-        if (k->params[p].names && v < k->params[p].nnames) fprintf(f, "%s%s", shown ? "," : "", k->params[p].names[v]);
-        else fprintf(f, "%s%u", shown ? "," : "", v);
-        shown++;
-      }
-    }
-    fputc('\n', f);
-    free(all);
-  }
-}
-
 typedef struct ckpt {
   const char *path;
   const tune_device_id *dev;
@@ -61,16 +32,8 @@ typedef struct ckpt {
   const tune_run *run; /* for the progress line's best so far */
 } ckpt;
 
-/* The progress line with the best valid configuration measured so far. */
 static void progress(void *user, const char *phase, uint32_t done, uint32_t total) {
-  const ckpt *c = user;
-  char best[320] = "";
-  int b = -1;
-  for (uint32_t i = 0; c->run && i < c->run->count; i++)
-    if (c->run->r[i].measured && c->run->r[i].valid && (b < 0 || c->run->r[i].median_ns < c->run->r[b].median_ns))
-      b = (int)i;
-  if (b >= 0) snprintf(best, sizeof best, "best %.1f us %.120s", c->run->r[b].median_ns / 1e3, c->run->r[b].key);
-  cli_progress_line(phase, done, total, best);
+  cli_tune_progress(((const ckpt *)user)->run, phase, done, total);
 }
 
 static void now_utc(char *out, size_t len) {
@@ -130,8 +93,8 @@ int cmd_tune(int argc, char **argv) {
     case 'j': c.json = true; break;
     case 'd': c.device = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
-    case 'h': fputs(help, stdout); print_params(stdout); return 0;
-    default: fputs(help, stderr); print_params(stderr); return 2;
+    case 'h': fputs(help, stdout); cli_tune_print_params(stdout); return 0;
+    default: fputs(help, stderr); cli_tune_print_params(stderr); return 2;
     }
   }
   if (optind >= argc) return cli_error("tune", 2, "expected a kernel name: histogram or reduce (see --help)");
