@@ -44,6 +44,22 @@ header() { # NAME SECTION-TITLE
 
 common() { # the sections every page shares
   cat <<'EOF'
+.SH COMMON OPTIONS
+Where a command takes them (its synopsis says so):
+.TP
+.BI \-\-device " INDEX|NAME|UUID"
+the device to measure (default: $VKOCC_DEVICE, else the first discrete GPU, integrated, virtual, then CPU);
+commands that measure every device at once take
+.BR all .
+.TP
+.BI \-\-queue " compute|graphics|INDEX"
+the queue family measured on (default: $VKOCC_QUEUE, else compute, which prefers a family without graphics).
+.TP
+.B \-\-json
+the document on standard output instead of the text summary.
+.TP
+.BI \-o " FILE"
+the document written to FILE, atomically (a temporary file and a rename).
 .SH EXIT STATUS
 0 ok, 1 measurement or runtime failure, 2 bad usage or input, 3 the device or system lacks what the
 command needs.
