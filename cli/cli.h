@@ -65,8 +65,11 @@ bool cli_parse_double(const char *s, double lo, double hi, double *out);
 /* Comma list and/or ranges A-B[:STEP] of unsigned values; sorted, duplicates removed. */
 bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n);
 bool cli_is_tty(void);
-/* Progress callback for the library (stderr; set only when stderr is a terminal). */
+/* Progress callback for the library (stderr; set only when stderr is a terminal): phase, done/total,
+ * the phase's elapsed time and an ETA from its rate so far. */
 void cli_progress(void *user, const char *phase, uint32_t done, uint32_t total);
+/* The same line with EXTRA after it (e.g. "best 41.2 us"), for commands with their own callback. */
+void cli_progress_line(const char *phase, uint32_t done, uint32_t total, const char *extra);
 /* Opens the context per --device / VKOCC_DEVICE; on error prints and returns the exit code (>0). */
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
 /* common.c: the device's fingerprint through vkocc_fingerprint_measure (measured or from the cache,

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const char *help =
-    "usage: vkocc devices [--json] [-o FILE] [--device all]\n"
+    "usage: vkocc devices [--json] [-o FILE] [--device INDEX|NAME|UUID|all]\n"
     "Lists every Vulkan physical device: index, name, vendor, type, driver, API version, subgroup size,\n"
     "maxComputeSharedMemorySize (bytes), maxComputeWorkGroupInvocations, compute-queue timestamps (valid\n"
     "bits), timestampPeriod (ns per tick) and shader clock support (subgroup/device). -o FILE writes the\n"
@@ -14,7 +14,9 @@ static const char *help =
     "or VK_ARM_shader_core_builtins, a second line (JSON: vendor_reported) gives them.\n"
     "Then every queue family: its flags, queue count and timestamp bits, and which family --queue compute\n"
     "(the default: a family without graphics where one exists) and --queue graphics pick (JSON:\n"
-    "queue_families[].chosen_by). On NVIDIA the shared memory a pipeline gets per SM depends on the family.\n";
+    "queue_families[].chosen_by). On NVIDIA the shared memory a pipeline gets per SM depends on the family.\n"
+    "--device D lists only the device D names (as the other commands pick it); --device all (the default)\n"
+    "lists every device.\n";
 
 /* PCI vendor IDs (and Khronos vendor IDs for those without one) of Vulkan drivers seen in practice. */
 static const char *vendor_name(uint32_t id) {
@@ -62,8 +64,6 @@ int cmd_devices(int argc, char **argv) {
   int ch, rc;
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     if (ch == 'h') { fputs(help, stdout); return 0; }
-    if (ch == 'd' && strcmp(optarg, "all")) /* the list is every device; the flag matches the other commands */
-      return cli_error("devices", 2, "--device '%s': devices lists every device; it takes only --device all", optarg);
     if ((rc = cli_common_option("devices", ch, optarg, &c)) > 0) return rc;
     if (rc < 0) return cli_usage_error(help);
   }
@@ -83,9 +83,16 @@ int cmd_devices(int argc, char **argv) {
   } else if (!env || !*env) {
     vkocc_select_device(d, n, NULL, &def);
   }
+  /* --device D: only that device (picked as every other command picks it); all: every device */
+  uint32_t only = UINT32_MAX;
+  if (c.device && strcmp(c.device, "all") && vkocc_select_device_from(d, n, c.device, "--device", &only) != VKOCC_OK) {
+    free(d);
+    return cli_fail("devices", VKOCC_ERROR_USAGE);
+  }
   if (c.json || c.output) {
     json_t *a = json_array();
     for (uint32_t i = 0; i < n; i++) {
+      if (only != UINT32_MAX && i != only) continue;
       json_t *o = vkocc_device_info_json(&d[i]);
       json_t *qf = json_object_get(o, "queue_families");
       for (size_t k = 0; k < json_array_size(qf); k++)
@@ -107,6 +114,7 @@ int cmd_devices(int argc, char **argv) {
   printf("%-3s %-34s %-15s %-10s %-22s %-7s %-4s %-10s %-6s %-14s %-9s %s\n", "#", "name", "vendor", "type",
          "driver", "api", "sg", "shared [B]", "maxinv", "timestamps", "tick [ns]", "clock sg/dev");
   for (uint32_t i = 0; i < n; i++) {
+    if (only != UINT32_MAX && i != only) continue;
     char api[32], drv[32], ts[32];
     vkocc_format_api_version(d[i].api_version, api);
     vkocc_format_driver_version(d[i].vendor_id, d[i].driver_version, drv);

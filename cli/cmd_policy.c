@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char *help =
-    "usage: vkocc policy build RESULT... -o DB [--statistic median|min] [--json]\n"
+    "usage: vkocc policy build RESULT... (-o DB | --json) [--statistic median|min]\n"
     "       vkocc policy select --db FILE --kernel NAME [--fingerprint FILE] [--var NAME=VALUE ...]\n"
     "                           [--threshold T] [--json] [--device D] [--queue Q]\n"
     "       vkocc policy transfer RESULT... [--threshold T] [--statistic median|min] [--json]\n"
@@ -76,7 +76,7 @@ static int cmd_build(int argc, char **argv) {
     default: fputs(help, stderr); return 2;
     }
   }
-  if (!out) return cli_error("policy", 2, "build: -o DB is required");
+  if (!out && !json) return cli_error("policy", 2, "build: -o DB or --json is required (where the database goes)");
   int rc = cli_check_output("policy", "-o", out);
   if (rc) return rc;
   tune_doc *docs;
@@ -86,7 +86,7 @@ static int cmd_build(int argc, char **argv) {
   vkocc_status st = tdb_build(docs, n, &db);
   free_results(docs, n);
   if (st) return cli_fail("policy", st);
-  if ((st = vkocc_json_write(db, out))) { json_decref(db); return cli_fail("policy", st); }
+  if (out && (st = vkocc_json_write(db, out))) { json_decref(db); return cli_fail("policy", st); }
   if (json) return cli_emit_json("policy", db, NULL);
   const char *kname;
   json_t *k;

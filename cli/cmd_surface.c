@@ -2,10 +2,12 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *help =
     "usage: vkocc surface [--wg LIST|RANGE] [--shmem LIST|RANGE] [--method comb|bisect|both] [--repeat K]\n"
-    "                     [--no-refine] [--full] [-o FILE] [--json] [--device D|all] [--queue Q] [--no-shader-clock]\n"
+    "                     [--no-refine] [--full] [--table] [-o FILE] [--json] [--device D|all] [--queue Q]\n"
+    "                     [--no-shader-clock]\n"
     "Measures occupancy P over a grid and derives the SM count and per-SM limits.\n"
     "Default grid: workgroup sizes from the subgroup size to maxComputeWorkGroupInvocations in steps of\n"
     "the subgroup size; shared memory 0, 1 KiB, 2 KiB and eighths of maxComputeSharedMemorySize, refined\n"
@@ -15,6 +17,8 @@ static const char *help =
     "Adaptive by default (docs/surface-speed.md): the axes, every row's step and a sample of check points are\n"
     "measured, the rest predicted by the model and marked (JSON \"predicted\": true, '~' in the table); a\n"
     "check that disagrees makes its row and column measured. --full measures every point.\n"
+    "On a terminal the table merges consecutive workgroup sizes whose rows are equal (\"64-256\"); --table, or\n"
+    "output to a pipe or file, prints every row.\n"
     "--device all: every device at once, each on its own thread; -o DIR/PREFIX writes PREFIX-N.json per device\n"
     "and PREFIX-summary.json.\n"
     "       vkocc surface --shader FILE --vary ID=V1,V2,... [--vary ...] [--spec ID=V]... [--entry NAME]\n"
@@ -30,14 +34,17 @@ int cmd_surface(int argc, char **argv) {
   static const struct option opts[] = {
       CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION, {"wg", required_argument, 0, 'w'},
       {"shmem", required_argument, 0, 's'}, {"repeat", required_argument, 0, 'r'}, {"no-refine", no_argument, 0, 'N'}, {"full", no_argument, 0, 'F'},
+      {"table", no_argument, 0, 'T'},
       {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS,
       {"vary", required_argument, 0, CLI_OPT_VARY}, {0}};
   int ch, rc = 0;
   cli_shader sho = {0};
+  bool table = false;
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
     case 'N': o.no_refine = true; break;
     case 'F': o.full = true; break;
+    case 'T': table = true; break;
     case 'w':
       free(wg);
       if (!cli_parse_list(optarg, false, &wg, &o.wg_count) || wg[0] == 0) {
@@ -134,17 +141,52 @@ int cmd_surface(int argc, char **argv) {
     if (s.points[i].refined || s.points[i].wg_size != s.points[0].wg_size) continue;
     cols[nc++] = s.points[i].shared_bytes;
   }
-  printf("%6s", "wg");
+  printf("%*s", !table && isatty(STDOUT_FILENO) ? 9 : 6, "wg");
   for (uint32_t j = 0; j < nc; j++) printf(" %7u", cols[j]);
   printf("\n");
+  /* rows: [start, end) ranges of points with one workgroup size; on a terminal equal rows are merged */
+  bool merge = !table && isatty(STDOUT_FILENO);
+  uint32_t merged = 0;
   for (uint32_t i = 0; i < s.count;) {
-    uint32_t w = s.points[i].wg_size;
-    printf("%6u", w);
-    for (; i < s.count && s.points[i].wg_size == w; i++)
-      if (!s.points[i].refined)
-        printf(" %6u%s", s.points[i].P, s.points[i].predicted ? "~" : s.points[i].agree ? " " : "*");
+    uint32_t w = s.points[i].wg_size, a = i;
+    while (i < s.count && s.points[i].wg_size == w) i++;
+    uint32_t last_w = w, end = i;
+    while (merge && end < s.count) { /* the next row equal to this one (ladder P and marks)? */
+      uint32_t b = end, w2 = s.points[b].wg_size, x = a, y = b;
+      bool same = true;
+      for (;; x++, y++) {
+        while (x < i && s.points[x].refined) x++;
+        while (y < s.count && s.points[y].wg_size == w2 && s.points[y].refined) y++;
+        bool xe = x >= i, ye = y >= s.count || s.points[y].wg_size != w2;
+        if (xe || ye) { same = xe && ye; break; }
+        if (s.points[x].P != s.points[y].P || !s.points[x].agree || !s.points[y].agree ||
+            s.points[x].shared_bytes != s.points[y].shared_bytes) { same = false; break; }
+      }
+      if (!same) break;
+      while (end < s.count && s.points[end].wg_size == w2) end++;
+      last_w = w2;
+      merged++;
+    }
+    char label[24];
+    if (last_w != w) snprintf(label, sizeof label, "%u-%u", w, last_w);
+    else snprintf(label, sizeof label, "%u", w);
+    printf("%*s", merge ? 9 : 6, label);
+    for (uint32_t k = a, col = 0; k < i; k++) {
+      if (s.points[k].refined) continue;
+      /* a merged cell is '~' only when every row of the range predicted it */
+      bool predicted = s.points[k].predicted;
+      for (uint32_t r = i, c2 = 0; predicted && r < end; r++) {
+        if (r > i && s.points[r].wg_size != s.points[r - 1].wg_size) c2 = 0;
+        if (s.points[r].refined) continue;
+        if (c2++ == col) predicted = s.points[r].predicted;
+      }
+      col++;
+      printf(" %6u%s", s.points[k].P, predicted ? "~" : s.points[k].agree ? " " : "*");
+    }
     printf("\n");
+    i = end;
   }
+  if (merged) printf("(%u rows equal to the one above merged into ranges; --table prints every row)\n", merged);
   if (derived) {
     cli_print_derived("derived: ", &d, NULL);
     for (uint32_t i = 0; i < d.n_unexplained; i++)

@@ -1,6 +1,7 @@
 /* vkocc tune KERNEL --size N -o FILE: the harness (tune/tune.c) over one of the shipped kernels
  * (kernels/), written as a vkocc.tune-results/1 document that --resume continues (docs/tune.md). */
 #include "cli.h"
+#include "tune_help.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 #include <unistd.h>
 
 static const char *help =
-    "usage: vkocc tune KERNEL --size N -o FILE [--type u32|f32] [--resume] [--only PARAM=V1,V2]...\n"
+    "usage: vkocc tune histogram|reduce --size N (-o FILE | --json) [--type u32|f32] [--resume] [--only PARAM=V1,V2]...\n"
     "                  [--fingerprint FILE] [--spread S] [--max-runs N] [--threads N] [--json] [--device D] [--queue Q]\n"
     "Benchmarks every configuration of a shipped kernel (histogram: 256-bin histogram of u32; reduce: sum of u32\n"
     "or f32) on N elements: the cartesian product of its parameters less what the device's limits rule out,\n"
@@ -19,13 +20,20 @@ static const char *help =
     "when there is none, or from --fingerprint FILE) to FILE (schema vkocc.tune-results/1), atomically, also\n"
     "every 10 s while measuring. --resume continues FILE: configurations already measured are skipped; a file of\n"
     "another kernel, type, size or device is refused. --only keeps the configurations whose PARAM is one of the\n"
-    "values, and those without PARAM (repeatable). --json prints the document on stdout. Sizes take K/M suffixes (x1024). docs/tune.md.\n";
+    "values, and those without PARAM (repeatable). --json prints the document on stdout (with or without -o).\n"
+    "Sizes take K/M suffixes (x1024). On a terminal: progress with elapsed time, ETA and the best so far.\n"
+    "docs/tune.md.\n";
 
 typedef struct ckpt {
   const char *path;
   const tune_device_id *dev;
   double t0;
+  const tune_run *run; /* for the progress line's best so far */
 } ckpt;
+
+static void progress(void *user, const char *phase, uint32_t done, uint32_t total) {
+  cli_tune_progress(((const ckpt *)user)->run, phase, done, total);
+}
 
 static void now_utc(char *out, size_t len) {
   time_t now = time(NULL);
@@ -84,8 +92,8 @@ int cmd_tune(int argc, char **argv) {
     case 'j': c.json = true; break;
     case 'd': c.device = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
-    case 'h': fputs(help, stdout); return 0;
-    default: fputs(help, stderr); return 2;
+    case 'h': fputs(help, stdout); cli_tune_print_params(stdout); return 0;
+    default: fputs(help, stderr); cli_tune_print_params(stderr); return 2;
     }
   }
   if (optind >= argc) return cli_error("tune", 2, "expected a kernel name: histogram or reduce (see --help)");
@@ -96,7 +104,8 @@ int cmd_tune(int argc, char **argv) {
   bool f32;
   if (tune_parse_type(k, type, &f32)) return cli_fail("tune", VKOCC_ERROR_USAGE);
   if (!have_size) return cli_error("tune", 2, "--size N is required (elements)");
-  if (!out) return cli_error("tune", 2, "-o FILE is required (the results document)");
+  if (!out && !c.json) return cli_error("tune", 2, "-o FILE or --json is required (where the results document goes)");
+  if (!out && resume) return cli_error("tune", 2, "--resume needs -o FILE (the document to continue)");
   int rc = cli_check_output("tune", "-o", out);
   if (rc) return rc;
   /* a previous document is read before anything is measured; a bad one is left as it is */
@@ -138,8 +147,8 @@ int cmd_tune(int argc, char **argv) {
   }
   ckpt cp = {.path = out, .dev = &dev, .t0 = t0};
   tune_options o = {.threads = threads, .target_spread = spread, .max_runs = max_runs, .only = only, .nonly = nonly,
-                    .checkpoint = save, .user = &cp};
-  if (cli_is_tty()) o.progress = cli_progress;
+                    .checkpoint = out ? save : NULL, .user = &cp};
+  if (cli_is_tty()) o.progress = progress;
   tune_run run;
   if ((st = tune_prepare(ctx, k, size, f32, &o, &run))) {
     vkocc_context_destroy(ctx);
@@ -160,17 +169,19 @@ int cmd_tune(int argc, char **argv) {
   if (have_prev) run.pipelines_ms = prev.pipelines_ms > 0 ? prev.pipelines_ms : 0, run.measure_ms = prev.measure_ms > 0 ? prev.measure_ms : 0;
   tune_doc_free(&prev);
   if (resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", resumed, out);
+  double prev_pipelines_ms = run.pipelines_ms, prev_measure_ms = run.measure_ms; /* from the resumed runs */
+  cp.run = &run;
   st = tune_measure(ctx, &run, &o);
   vkocc_context_destroy(ctx);
   if (st) {
-    save(&cp, &run); /* what was measured is kept for --resume */
+    if (out) save(&cp, &run); /* what was measured is kept for --resume */
     tune_run_free(&run);
     return cli_fail("tune", st);
   }
   char when[32];
   now_utc(when, sizeof when);
   json_t *doc = tune_results_json(&run, &dev, when, vkocc_now_ms() - t0);
-  if ((st = vkocc_json_write(doc, out))) { json_decref(doc); tune_run_free(&run); return cli_fail("tune", st); }
+  if (out && (st = vkocc_json_write(doc, out))) { json_decref(doc); tune_run_free(&run); return cli_fail("tune", st); }
   if (c.json) {
     tune_run_free(&run);
     return cli_emit_json("tune", doc, NULL);
@@ -183,8 +194,12 @@ int cmd_tune(int argc, char **argv) {
   printf("space:    %u configurations, %u pruned by the device (%s), %u left out by --only; %u measured (%u resumed), "
          "%u valid, %u invalid\n", run.space_total, run.pruned, run.pruned ? run.prune_note : "none", run.filtered,
          run.count, resumed, valid, invalid);
-  printf("time:     pipelines %.1f s, measuring %.1f s, total %.1f s\n", run.pipelines_ms / 1e3, run.measure_ms / 1e3,
-         (vkocc_now_ms() - t0) / 1e3);
+  /* this run's parts add up to its total; the resumed runs' time is said apart */
+  printf("time:     this run %.1f s (pipelines %.1f s, measuring %.1f s, the rest fingerprint and set-up)",
+         (vkocc_now_ms() - t0) / 1e3, (run.pipelines_ms - prev_pipelines_ms) / 1e3, (run.measure_ms - prev_measure_ms) / 1e3);
+  if (resumed) printf("; with the %u resumed: pipelines %.1f s, measuring %.1f s", resumed, run.pipelines_ms / 1e3,
+                      run.measure_ms / 1e3);
+  printf("\n");
   for (uint32_t i = 0; i < run.count; i++)
     if (!run.r[i].valid) printf("invalid:  %s: %s\n", run.r[i].key, run.r[i].error);
   /* the five fastest valid configurations */
@@ -199,7 +214,7 @@ int cmd_tune(int argc, char **argv) {
            100 * run.r[b].spread, run.r[b].runs, run.r[b].key);
   }
   free(shown);
-  printf("written:  %s\n", out);
+  if (out) printf("written:  %s\n", out);
   tune_run_free(&run);
   return 0;
 }

@@ -111,10 +111,37 @@ int cli_emit_json(const char *cmd, json_t *doc, const char *path) {
   return s ? cli_fail(cmd, s) : 0;
 }
 
+/* "1:05" or "1:02:05" */
+static void clock_text(double s, char *out, size_t len) {
+  unsigned t = s > 0 && s < 3.6e6 ? (unsigned)(s + 0.5) : 0;
+  if (t >= 3600) snprintf(out, len, "%u:%02u:%02u", t / 3600, t / 60 % 60, t % 60);
+  else snprintf(out, len, "%u:%02u", t / 60, t % 60);
+}
+
+void cli_progress_line(const char *phase, uint32_t done, uint32_t total, const char *extra) {
+  /* elapsed time per phase: a new phase (or a restart at 0) starts the clock again */
+  static char last[32];
+  static double t0;
+  double now = vkocc_now_ms();
+  if (strncmp(last, phase, sizeof last - 1) || done == 0 || t0 == 0) {
+    snprintf(last, sizeof last, "%s", phase);
+    t0 = now;
+  }
+  double el = (now - t0) / 1e3;
+  char e[16], eta[16] = "-";
+  clock_text(el, e, sizeof e);
+  if (done > 0 && done < total) clock_text(el / done * (total - done), eta, sizeof eta);
+  fprintf(stderr, "\r%-14s %5u/%-5u  elapsed %s  ETA %s%s%s\033[K", phase, done, total, e, done >= total ? "0:00" : eta,
+          extra && *extra ? "  " : "", extra ? extra : "");
+  if (done == total) {
+    fputc('\n', stderr);
+    t0 = 0;
+  }
+}
+
 void cli_progress(void *user, const char *phase, uint32_t done, uint32_t total) {
   (void)user;
-  fprintf(stderr, "\r%-10s %5u/%-5u", phase, done, total);
-  if (done == total) fputc('\n', stderr);
+  cli_progress_line(phase, done, total, NULL);
 }
 
 bool cli_parse_double(const char *s, double lo, double hi, double *out) {

@@ -21,7 +21,8 @@ static const command commands[] = {
 };
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: vkocc <command> [options]   (vkocc <command> --help for its options)\n\ncommands:\n");
+  fprintf(f, "usage: vkocc <command> [options]   (vkocc <command> --help for its options)\n"
+             "       vkocc -V|--version   the version;  vkocc --help   this list\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].what);
   fprintf(f, "\nEvery device command takes --device INDEX|NAME|UUID (default: $VKOCC_DEVICE, else the first\n"
@@ -50,7 +51,7 @@ static int finish(int rc) {
 int main(int argc, char **argv) {
   if (argc < 2) { usage(stderr); return 2; }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return finish(0); }
-  if (!strcmp(argv[1], "--version")) { printf("vkocc %s\n", vkocc_version()); return finish(0); }
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) { printf("vkocc %s\n", vkocc_version()); return finish(0); }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name)) {
       /* getopt names argv[0] in its messages: "vkocc devices: unrecognized option '--x'" */

@@ -1,5 +1,6 @@
-# The libraries, the CLI, install rules, pkg-config, the CMake package and CPack (
-# docs/library.md). Included by the top-level CMakeLists.txt once VKOCC_LIB_SOURCES is complete.
+# The libraries, the CLI, its manual pages and completion, install rules, pkg-config and the CMake package
+# (docs/library.md; the Debian package is built from debian/ by dpkg-buildpackage). Included by the
+# top-level CMakeLists.txt once VKOCC_LIB_SOURCES is complete.
 #
 #   libvkocc.so / libvkocc.a            everything but plotting; exports exactly what include/vkocc.h declares
 #   libvkocc-plot.so / libvkocc-plot.a  vkocc_plot_* (viewer/), the only part that links cairo
@@ -141,8 +142,20 @@ if(VKOCC_WITH_GLFW AND GLFW_FOUND AND VKOCC_WITH_VIEWER)
   target_compile_definitions(vkocc-cli PRIVATE VKOCC_HAVE_GLFW=1)
 endif()
 
+# ---------------------------------------------------------------- manual pages and shell completion
+# One page per command from the CLI's own --help (cmake/manpages.sh): vkocc.1 and vkocc-COMMAND.1
+set(VKOCC_MAN_DIR ${CMAKE_CURRENT_BINARY_DIR}/man)
+add_custom_command(OUTPUT ${VKOCC_MAN_DIR}/vkocc.1
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cmake/manpages.sh $<TARGET_FILE:vkocc-cli> ${VKOCC_MAN_DIR} ${PROJECT_VERSION}
+  DEPENDS vkocc-cli ${CMAKE_CURRENT_SOURCE_DIR}/cmake/manpages.sh
+  COMMENT "manual pages from vkocc --help" VERBATIM)
+add_custom_target(vkocc_man ALL DEPENDS ${VKOCC_MAN_DIR}/vkocc.1)
+
 # ---------------------------------------------------------------- install
 install(TARGETS vkocc-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${VKOCC_MAN_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 FILES_MATCHING PATTERN "*.1")
+install(FILES completions/vkocc.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME vkocc)
+install(FILES completions/_vkocc DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 install(TARGETS vkocc_shared ${VKOCC_PLOT_TARGETS} EXPORT vkocc-targets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS vkocc ${VKOCC_PLOT_STATIC_TARGETS} EXPORT vkocc-static-targets
@@ -166,15 +179,10 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vkocc-config.cmake ${CMAKE_CURRENT_BIN
 install(EXPORT vkocc-targets NAMESPACE vkocc:: DESTINATION ${VKOCC_INSTALL_CMAKEDIR})
 install(EXPORT vkocc-static-targets NAMESPACE vkocc:: DESTINATION ${VKOCC_INSTALL_CMAKEDIR})
 
-# pkg-config: relocatable (prefix found from the .pc file's own place), so `cmake --install --prefix P`
-# and `dpkg -x` into any root give working files
+# pkg-config: written at install time with the prefix the install goes to (`cmake --install --prefix P`,
+# or CMAKE_INSTALL_PREFIX), so the paths are canonical (prefix=/usr, libdir=${prefix}/lib/<multiarch>) and
+# pkg-config drops the system ones; DESTDIR (packaging) is not part of the prefix.
 set(VKOCC_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
-file(RELATIVE_PATH rel /${VKOCC_PC_DIR} /)
-string(REGEX REPLACE "/$" "" rel "${rel}")
-set(VKOCC_PC_PREFIX "\${pcfiledir}/${rel}")
-set(VKOCC_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
-set(VKOCC_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
-set(VKOCC_PC_GLSLDIR "\${prefix}/${VKOCC_INSTALL_GLSLDIR}")
 set(VKOCC_PC_SANITIZE "")
 if(VKOCC_SANITIZE)
   set(VKOCC_PC_SANITIZE " ${VKOCC_SANITIZE_LINK}")
@@ -186,13 +194,20 @@ foreach(l IN LISTS VKOCC_SHADERC_LIBS)
 endforeach()
 list(JOIN libs " " libs)
 set(VKOCC_PC_LIBS_PRIVATE "-Wl,--start-group ${libs} -Wl,--end-group -lstdc++ -lm -ldl -lpthread")
-configure_file(cmake/vkocc.pc.in ${CMAKE_CURRENT_BINARY_DIR}/vkocc.pc @ONLY)
-configure_file(cmake/vkocc-static.pc.in ${CMAKE_CURRENT_BINARY_DIR}/vkocc-static.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vkocc.pc ${CMAKE_CURRENT_BINARY_DIR}/vkocc-static.pc
-  DESTINATION ${VKOCC_PC_DIR})
+set(VKOCC_PC_NAMES vkocc vkocc-static)
 if(TARGET vkocc_plot)
-  configure_file(cmake/vkocc-plot.pc.in ${CMAKE_CURRENT_BINARY_DIR}/vkocc-plot.pc @ONLY)
-  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vkocc-plot.pc DESTINATION ${VKOCC_PC_DIR})
+  list(APPEND VKOCC_PC_NAMES vkocc-plot)
 endif()
+set(VKOCC_PC_STAGE ${CMAKE_CURRENT_BINARY_DIR}/pkgconfig)
+foreach(pc IN LISTS VKOCC_PC_NAMES)
+  # @VKOCC_PC_PREFIX@ is left for install time; everything else is filled now
+  set(VKOCC_PC_PREFIX "@VKOCC_PC_PREFIX@")
+  set(VKOCC_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+  set(VKOCC_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+  set(VKOCC_PC_GLSLDIR "\${prefix}/${VKOCC_INSTALL_GLSLDIR}")
+  configure_file(cmake/${pc}.pc.in ${VKOCC_PC_STAGE}/${pc}.pc.in @ONLY)
+  install(CODE "set(VKOCC_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+    configure_file(\"${VKOCC_PC_STAGE}/${pc}.pc.in\" \"${VKOCC_PC_STAGE}/install/${pc}.pc\" @ONLY)")
+  install(FILES ${VKOCC_PC_STAGE}/install/${pc}.pc DESTINATION ${VKOCC_PC_DIR})
+endforeach()
 
-include(cmake/package.cmake)

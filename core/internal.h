@@ -50,7 +50,7 @@ extern vkocc_vk vkocc_fn;
 vkocc_status vkocc_loader_open(void);
 vkocc_status vkocc_instance_create(VkInstance *instance);
 /* The application's loader entry (NULL: the system loader's) and the instance functions of its instance. */
-vkocc_status vkocc_loader_use(void *get_instance_proc_addr, VkInstance instance);
+vkocc_status vkocc_loader_use(void (*get_instance_proc_addr)(void), VkInstance instance);
 void vkocc_load_device_functions(VkInstance instance);
 
 /* devices.c */

@@ -90,7 +90,7 @@ void vkocc_load_device_functions(VkInstance instance) {
   pthread_mutex_unlock(&table_lock);
 }
 
-vkocc_status vkocc_loader_use(void *gipa, VkInstance instance) {
+vkocc_status vkocc_loader_use(void (*gipa)(void), VkInstance instance) {
   if (gipa) {
     vkocc_fn.vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)gipa;
 #define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(NULL, #n);

@@ -732,7 +732,9 @@ typedef struct vkocc_external_device {
   void *device;                 /* VkDevice */
   uint32_t queue_family;        /* a family of `device` with compute and timestamps */
   uint32_t queue_index;         /* which queue of that family vkocc submits to (the app must not use it meanwhile) */
-  void *get_instance_proc_addr; /* the application's PFN_vkGetInstanceProcAddr; NULL: the system loader's */
+  /* the application's vkGetInstanceProcAddr as a generic function pointer (ISO C casts between function
+   * pointer types, not to void *): (void (*)(void))vkGetInstanceProcAddr; NULL: the system loader's */
+  void (*get_instance_proc_addr)(void);
   /* What the application enabled on `device` (Vulkan cannot be asked): VK_KHR_shader_clock with
    * shaderDeviceClock / shaderSubgroupClock. Without the device clock, P is measured by bisection only. */
   bool shader_device_clock, shader_subgroup_clock;

@@ -145,7 +145,7 @@ static void test_external(void) {
   if (!device) { vkDestroyInstance(instance, NULL); return; }
 
   vkocc_external_device xd = {.instance = instance, .physical_device = pd, .device = device, .queue_family = 0,
-                              .get_instance_proc_addr = (void *)gipa, .shader_device_clock = true,
+                              .get_instance_proc_addr = (void (*)(void))gipa, .shader_device_clock = true,
                               .shader_subgroup_clock = true};
   vkocc_context *ctx = NULL;
   /* refused: missing handles, a family or queue the device lacks, a physical device of another instance */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# issue 11 on a GPU (run by the device machine from the repository root, binaries in $B): the barrier
+# The device barrier on a GPU (run by the device machine from the repository root, binaries in $B): the barrier
 # safety test (P: 100 runs; P+1 and P+P: 20 runs each, with how long a timed-out dispatch took), the
 # multi-phase speedup and the persistent histogram at P. Everything lands in $OUT/barrier/ (+ a tarball).
 set -u

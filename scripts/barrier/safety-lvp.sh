@@ -1,5 +1,5 @@
 #!/bin/bash
-# issue 11 on lavapipe: the barrier safety test with P measured (LP_NUM_THREADS=2, P = 2): 100 runs with P,
+# The device barrier on lavapipe: the barrier safety test with P measured (LP_NUM_THREADS=2, P = 2): 100 runs with P,
 # 20 runs with P + 1 (how long until the timeout fired), and the benchmarks. usage: safety-lvp.sh BUILD_DIR OUT_DIR
 set -u
 BUILD=${1:?build dir}; R=${2:?output dir}

@@ -1,23 +1,20 @@
 #!/usr/bin/env bash
-# Issue 13 item 3 on a host with several GPUs (nvidia-h200-x2): `--device all` on devices, surface and
-# fingerprint. Checks that every GPU was measured and that all share one cluster ID, and compares the
-# wall time of `--device all` with one device alone (medians of RUNS, min..max), warm pipeline cache.
-# Run from the repository root on the GPU machine, with a Release build of vkocc:
-#   source .gpu/enter.sh && export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
-#     __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json && \
-#   bash scripts/gpu/device-all.sh gpurun-NAME/vkocc 3 $OUT/device-all
-# (about 20 s of device time on two H200s; run kind nvidia-h200-x2, carry [".gpu", "gpurun-NAME"])
-# Exit 0 when every check passed; the lines to report are in OUTDIR/summary.txt.
-set -uo pipefail
-bin=${1:?vkocc binary} runs=${2:-3} out=${3:?output directory}
-mkdir -p "$out"
-export XDG_CACHE_HOME="$out/xdg"
+# A host with several GPUs (nvidia-h200-x2): `--device all` on devices, surface and fingerprint. Checks that
+# every GPU was measured and that all share one cluster ID, and compares the wall time of `--device all` with
+# one device alone (medians of RUNS, min..max), warm pipeline cache. Exit 0 when every check passed; the
+# lines to report are in OUT_DIR/summary.txt. Record: docs/results/h200/device-all/.
+#   scripts/gpu/device-all.sh BUILD_DIR OUT_DIR [RUNS]      (RUNS default 3)
+source "$(dirname "$0")/lib.sh"
+gpu_init "$@" || gpu_usage "[RUNS]"
+runs=${3:-3}
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+median() { sort -n | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%s (%s..%s)", m, a[1], a[NR]}'; }
 fail=0
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 median() { sort -n | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%s (%s..%s)", m, a[1], a[NR]}'; }
 {
   echo "== devices --device all"
-  "$bin" devices --device all | tee "$out/devices.txt"
+  "$bin" devices | tee "$out/devices.txt"
   "$bin" devices --json > "$out/devices.json"
   ngpu=$(grep -c '"default"' "$out/devices.json")
   echo "devices: $ngpu"
@@ -44,5 +41,4 @@ median() { sort -n | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2] + 
   nvidia-smi --query-gpu=index,name,uuid,driver_version --format=csv 2>&1 || true
   echo "result: $([ $fail = 0 ] && echo PASS || echo FAIL)"
 } 2>&1 | tee "$out/summary.txt"
-rm -rf "$out/xdg" # pipeline caches: not results
 grep -q "result: PASS" "$out/summary.txt"

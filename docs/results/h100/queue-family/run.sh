@@ -1,8 +1,8 @@
 #!/bin/bash
 # The exact command of this run (device tool, kind nvidia-h100-x1, carry [".gpu", "build-gpu-queue"]), one line
 # there, split here. Built on the Debian machine with:
-#   cmake -S /work/wt/queue -B /work/main/build-gpu-queue -DCMAKE_BUILD_TYPE=Release -DVKOCC_WITH_VIEWER=OFF \
-#         -DVKOCC_WITH_GLFW=OFF -DBUILD_TESTING=OFF && cmake --build /work/main/build-gpu-queue -j2 --target vkocc-cli
+#   cmake -S . -B build-gpu-queue -DCMAKE_BUILD_TYPE=Release -DVKOCC_WITH_VIEWER=OFF \
+#         -DVKOCC_WITH_GLFW=OFF -DBUILD_TESTING=OFF && cmake --build build-gpu-queue -j2 --target vkocc-cli
 source .gpu/enter.sh && export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json XDG_CACHE_HOME=/tmp/xdg && B=build-gpu-queue; R=$OUT/r; mkdir -p $R
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; $B/vkocc devices; } 2>&1 | tee $R/devices.txt
 $B/vkocc devices --json > $R/devices.json

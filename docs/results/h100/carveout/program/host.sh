@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Second carveout batch (issue 9 item 5): the same SPIR-V under host-side switches, one at a time, next to
-# `vkocc probe`. Run on the GPU machine from the repository root, after scripts/gpu/carveout-build.sh DIR:
-#   source .gpu/enter.sh && DIR=build-gpu-vendor/carveout scripts/gpu/carveout-host.sh OUTDIR VKOCC
+# Second carveout batch: the same SPIR-V under host-side switches, one at a time, next to
+# `vkocc probe`. Run on the GPU machine from the repository root, after docs/results/h100/carveout/program/build.sh DIR:
+#   source .gpu/enter.sh && DIR=build-gpu-vendor/carveout docs/results/h100/carveout/program/host.sh OUTDIR VKOCC
 set -u
-dir=${DIR:?set DIR to the carveout-build.sh folder}
-out=${1:?usage: carveout-host.sh OUTDIR VKOCC}
-vkocc=${2:?usage: carveout-host.sh OUTDIR VKOCC}
+dir=${DIR:?set DIR to the build.sh folder}
+out=${1:?usage: host.sh OUTDIR VKOCC}
+vkocc=${2:?usage: host.sh OUTDIR VKOCC}
 mkdir -p "$out"
 grep -E '^(probe|plain\+CLK2x32) ' "$dir/manifest.txt" > "$out/manifest-host.txt"
 common="--sizes 4096,8192,32768 --reps 3"

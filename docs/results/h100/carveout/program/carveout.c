@@ -1,4 +1,4 @@
-/* Shared-memory carveout experiment (issue 9 item 5): P of sleeping-comb variants at one workgroup size
+/* Shared-memory carveout experiment: P of sleeping-comb variants at one workgroup size
  * over several shared sizes, plus the driver's pipeline-executable statistics for each pipeline.
  *
  *   carveout MANIFEST OUT.json [--wg 64] [--sizes 2048,4096,...] [--groups N] [--sleep-ticks T] [--reps R]

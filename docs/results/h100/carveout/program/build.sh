@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Builds the carveout experiment (issue 9 item 5) into DIR on the Debian machine: the variant SPIR-V
-# (scripts/gpu/carveout.comp with one switch at a time, and shaders/probe.comp itself), the manifest and the
+# Builds the carveout experiment into DIR on the Debian machine: the variant SPIR-V
+# (docs/results/h100/carveout/program/carveout.comp with one switch at a time, and shaders/probe.comp itself), the manifest and the
 # standalone host program. Run on the GPU machine:  DIR/carveout DIR/manifest.txt OUT.json
-#   scripts/gpu/carveout-build.sh DIR
+#   docs/results/h100/carveout/program/build.sh DIR
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-dir=${1:?usage: carveout-build.sh DIR}
+root=$(cd "$(dirname "$0")/../../../../.." && pwd)
+dir=${1:?usage: build.sh DIR}
 mkdir -p "$dir/spv"
-src=$root/scripts/gpu/carveout.comp
+src=$root/docs/results/h100/carveout/program/carveout.comp
 sizes="2048 4096 6144 8192 12288 16384 24576 32768 49152"
 glslc --target-env=vulkan1.1 -O -Werror -DHAS_DEVICE_CLOCK -o "$dir/spv/probe.spv" "$root/shaders/probe.comp"
 : > "$dir/manifest.txt"
@@ -37,7 +37,7 @@ variant plain+MODE+CHASE -DCLK64 -DNO_ALU -DREAD_LID
 variant plain+HASHREAD -DCLK64 -DNO_ALU -DNO_CHASE -DNO_MODE
 variant plain+ALU+CLK2x32 -DNO_CHASE -DNO_MODE -DREAD_LID
 variant minimal $plain -DNO_PUSH -DNO_BAR2
-cc -O2 -std=c11 -Wall -Wextra -o "$dir/carveout" "$root/scripts/gpu/carveout.c" -lvulkan -ljansson
+cc -O2 -std=c11 -Wall -Wextra -o "$dir/carveout" "$root/docs/results/h100/carveout/program/carveout.c" -lvulkan -ljansson
 # spirv-val every variant (a malformed module would make a row meaningless)
 for f in "$dir"/spv/*.spv; do spirv-val --target-env vulkan1.1 "$f"; done
 wc -l < "$dir/manifest.txt"

@@ -1,5 +1,5 @@
 #version 450
-// Carveout variants (issue 9 item 5): shaders/probe.comp (mode 0, device clock) with each feature behind a
+// Carveout variants: shaders/probe.comp (mode 0, device clock) with each feature behind a
 // switch, so one feature at a time can be taken away. Built with no switch it is the probe's sleep path.
 //   CLK64       one 64-bit clockRealtimeEXT() read instead of clockRealtime2x32EXT()
 //   NO_ALU      no 128-step ALU block in the sleep loop (the loop only reads the clock)
