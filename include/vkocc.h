@@ -635,7 +635,7 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
 void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
 
 
-/* ---------------------------------------------------------------- tuned policies (docs/tune.md) */
+/* ---------------------------------------------------------------- tuned policies (issue 10, docs/tune.md) */
 #define VKOCC_POLICY_CLUSTER VKOCC_POLICY_EXACT
 /* vkocc_policy_select with the exact device first: an entry whose "device" equals device_key (as
  * vkocc_device_key writes it; NULL or "": skipped), else the cluster, nearest and default rules. */
