@@ -619,6 +619,8 @@ typedef struct vkocc_pipeline_result {
     uint32_t dispatches;
     double wall_ns;
   } unmod;
+  /* P of the pipeline as written (P above is it): the evidence, the augmented P, the model's predictions */
+  struct vkocc_written_answer *written; /* malloc'd; freed by vkocc_pipeline_result_free */
 } vkocc_pipeline_result;
 
 /* Compiles (GLSL/HLSL through libshaderc), inspects, augments and measures the user's compute pipeline.
@@ -922,6 +924,119 @@ typedef struct vkocc_adaptive_stats {
  * marked predicted. Errors: the callback's, or VKOCC_ERROR_USAGE for an empty or unsorted grid. */
 vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_points_fn measure, void *user,
                                     vkocc_surface_point **points, uint32_t *count, vkocc_adaptive_stats *stats);
+
+/* ---------------------------------------------------------------- registers: the third axis of occupancy
+ * (docs/model.md "Registers") and P of the pipeline as written (docs/shader.md "The pipeline as written").
+ * Vulkan reports no register file; vkocc measures it: a probe pipeline whose register use is set by a
+ * specialization constant, its register count read back from VK_KHR_pipeline_executable_properties, P measured
+ * over workgroup size x registers. The model fitted to those points:
+ *   registers of one subgroup   a = ceil(r x g / U) x U                       (U: allocation unit per subgroup)
+ *   subgroups per SM            Q x floor(floor(R / Q) / a)                   (Q: register-file partitions)
+ *   workgroups per SM           floor(subgroups per SM / ceil(wg / g))
+ * CUDA's cuda_occupancy.h computes the same (regsPerMultiprocessor R, 256-register warp granularity U, 4
+ * sub-partitions Q on current GPUs). */
+
+#define VKOCC_LIMIT_REGISTERS 8u /* a vkocc_limit bit beside workgroups (1), subgroups (2), shared memory (4) */
+
+typedef struct vkocc_register_model {
+  bool known;                   /* false: no register statistic (lavapipe), or nothing measured: "unknown" */
+  uint32_t subgroup_size;       /* g */
+  uint32_t regs_per_sm;         /* R: the lowest value consistent with the points */
+  uint32_t regs_per_sm_max;     /* the highest consistent value (UINT32_MAX: only a lower bound) */
+  uint32_t alloc_unit;          /* U: registers per subgroup are allocated in units of this many */
+  uint32_t alloc_unit_per_invocation; /* U / g */
+  uint32_t partitions;          /* Q */
+  uint32_t max_per_invocation;  /* the most registers one invocation was seen to get */
+  bool max_capped;              /* asking for more live values stopped raising the count (the cap was reached) */
+  bool bound_seen;              /* some point was limited by registers; else R is only a lower bound */
+  bool ambiguous;               /* another (U, Q) explained as many points (the coarser one is kept) */
+  uint32_t explained, total;    /* points the model (with the device's other limits) reproduces exactly */
+  uint32_t unexplained[VKOCC_MAX_UNEXPLAINED]; /* indices of the others (the first 64) */
+  uint32_t n_unexplained;
+} vkocc_register_model;
+
+/* One point of a register surface: P at a workgroup size for a pipeline the driver gave `registers`
+ * registers per invocation and `shared_bytes` of shared memory (its own statistics). */
+typedef struct vkocc_register_point {
+  uint32_t wg_size, registers, shared_bytes, P;
+  uint32_t requested;           /* live values the probe asked for (0: unknown) */
+} vkocc_register_point;
+
+/* Fits R, U and Q to register points, given the device's other limits (base: SM count, W, S, g, M; from
+ * the device surface, or vkocc_derive over the register points with the fewest registers). Every (U per
+ * invocation 1, 2, 4, 8, 16; Q 1, 2, 4) is tried, R voted as S is; the one that reproduces the most
+ * points wins (ties to the coarser unit, then more partitions: the smaller prediction). Points the fit
+ * does not reproduce are listed, never smoothed. VKOCC_ERROR_RUNTIME when no point carries a register
+ * count (out->known false: the axis is unknown). */
+vkocc_status vkocc_derive_registers(const vkocc_register_point *points, uint32_t n, const vkocc_derived *base,
+                                    vkocc_register_model *out);
+/* Workgroups per SM the register file allows at (wg_size, registers per invocation); VKOCC_NO_LIMIT when
+ * the model is unknown or registers is 0. */
+uint32_t vkocc_register_limit(const vkocc_register_model *m, uint32_t wg_size, uint32_t registers);
+/* vkocc_limits_per_sm_compute with the register limit filled in (and taking part in wg_per_sm/binding). */
+void vkocc_limits_per_sm_registers(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg_size,
+                                   uint32_t shared_bytes, uint32_t registers, vkocc_limits_per_sm *out);
+/* P on the whole device of a pipeline with these statistics under the model (SMs x the smallest limit);
+ * *binding: vkocc_limit bits (VKOCC_LIMIT_REGISTERS included). Limits that are unknown do not take part. */
+uint32_t vkocc_model_P(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg_size, uint32_t shared_bytes,
+                       uint32_t registers, uint32_t *binding);
+
+/* Which evidence gave P of the pipeline as written. */
+typedef enum vkocc_written_evidence {
+  VKOCC_WRITTEN_NONE = 0,          /* not established (the call failed) */
+  VKOCC_WRITTEN_NO_STATISTICS = 1, /* the driver reports no statistics: the measured P (a difference cannot show) */
+  VKOCC_WRITTEN_EQUAL = 2,         /* measured: statistics equal */
+  VKOCC_WRITTEN_BOUNDED = 3,       /* measured: the augmented pipeline uses at least as much of every resource
+                                      and already reaches the written pipeline's own limit */
+  VKOCC_WRITTEN_PREDICTED = 4,     /* predicted from the written statistics by the per-SM model, which
+                                      reproduces the augmented pipeline's measured P */
+  VKOCC_WRITTEN_UNMODIFIED = 5,    /* --unmodified: measured on the pipeline as written */
+  VKOCC_WRITTEN_CACHED = 6,        /* an earlier answer from the cache */
+} vkocc_written_evidence;
+/* "measured: statistics equal", "predicted from written statistics by the per-SM model", "--unmodified", ... */
+const char *vkocc_written_evidence_name(vkocc_written_evidence e);
+
+typedef struct vkocc_written_input {
+  uint32_t nstats;
+  const char *const *names;      /* driver statistic names (VK_KHR_pipeline_executable_properties) */
+  const double *written;         /* of the pipeline as written; NAN where it lacks the statistic */
+  const double *augmented;       /* of the pipeline vkocc measured */
+  uint32_t wg_size;
+  uint32_t shared_bytes;         /* from the SPIR-V (used where the driver names no shared-memory statistic) */
+  uint32_t augmented_P;          /* measured on the augmented pipeline */
+  const vkocc_derived *derived;  /* the per-SM model of this device and queue family; NULL: unknown */
+  const vkocc_register_model *registers; /* NULL or !known: the register file is unknown */
+  bool unmodified;               /* augmented_P was measured on the pipeline as written */
+} vkocc_written_input;
+
+typedef struct vkocc_written_answer {
+  uint32_t P;                    /* P of the pipeline as written: the one to use */
+  uint32_t augmented_P;          /* as measured on the augmented pipeline */
+  uint32_t predicted_P;          /* the model's prediction from the written statistics (0: none) */
+  uint32_t predicted_augmented_P;/* the model's prediction from the augmented statistics (0: none) */
+  bool confirmed;                /* a measurement confirms P (equal statistics, the bound, or the model
+                                    reproducing the augmented measurement) */
+  vkocc_written_evidence evidence;
+  uint32_t binding;              /* vkocc_limit bits of the written pipeline's binding limits (0: unknown) */
+  uint32_t written_registers, augmented_registers; /* 0: no register statistic */
+  uint32_t written_shared, augmented_shared;       /* the driver's, else the SPIR-V's */
+  char differs[256];             /* the statistics that bound occupancy and differ: "Register Count 89 / 80; ..." */
+  char reason[512];              /* the decision in words (also on failure: why it cannot be established) */
+} vkocc_written_answer;
+
+/* Decides P of the pipeline as written from the two pipelines' statistics, the measured augmented P and the
+ * per-SM model. Pure: no device. VKOCC_ERROR_RUNTIME (with the reason) when it cannot be established: a
+ * statistic that bounds occupancy differs and neither the bound nor a model that reproduces the
+ * augmented measurement settles it. Never returns the augmented P where the statistics say it differs. */
+vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_answer *out);
+
+/* vkocc_pipeline_occupancy with the per-SM model given (d, m may be NULL: then the device's cached
+ * fingerprint and register model are used where the statistics differ). out->written holds the decision;
+ * VKOCC_ERROR_RUNTIME when P of the pipeline as written cannot be established. */
+vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_calibration *cal,
+                                            const vkocc_shader_desc *shader, const vkocc_probe_options *opt,
+                                            const vkocc_derived *d, const vkocc_register_model *m, bool use_cache,
+                                            vkocc_pipeline_result *out);
 
 #ifdef __cplusplus
 }

@@ -622,6 +622,7 @@ static uint64_t cache_key(const vkocc_device_info *d, const uint32_t *spv, size_
   uint32_t m = o->method;
   h = fnv(h, &m, 4);
   if (sh->unmodified) h = fnv(h, "unmodified", 10); /* only then: the augmented keys stay what they were */
+  h = fnv(h, "written-rule", 12); /* answers cached before the written-pipeline rule may hold an augmented P */
   return h;
 }
 
@@ -709,8 +710,18 @@ vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_des
   return s;
 }
 
+vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
+                                 vkocc_pipeline_result *out); /* probes/written_apply.c */
+
 vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_shader_desc *sh,
                                       const vkocc_probe_options *opt_in, bool use_cache, vkocc_pipeline_result *out) {
+  return vkocc_pipeline_occupancy_model(ctx, cal_in, sh, opt_in, NULL, NULL, use_cache, out);
+}
+
+vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_calibration *cal_in,
+                                            const vkocc_shader_desc *sh, const vkocc_probe_options *opt_in,
+                                            const vkocc_derived *model_d, const vkocc_register_model *model_r,
+                                            bool use_cache, vkocc_pipeline_result *out) {
   vkocc_clear_error();
   memset(out, 0, sizeof *out);
   vkocc_probe_options opt = opt_in ? *opt_in : (vkocc_probe_options){0};
@@ -740,7 +751,7 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
     out->probe.wg_size = out->wg_size;
     out->probe.shared_bytes = out->shared_bytes;
     out->probe.method = opt.method;
-    return VKOCC_OK;
+    return vkocc_written_apply(ctx, model_d, model_r, out);
   }
   user_pipeline u;
   s = user_pipeline_create(ctx, spv, words, name, sh, sh->unmodified, &u);
@@ -762,6 +773,7 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
     user_pipeline_destroy(&u);
     if (s) return s;
     out->P = out->probe.P;
+    if ((s = vkocc_written_apply(ctx, model_d, model_r, out))) return s;
     if (use_cache) cache_write(out->key, out);
     return VKOCC_OK;
   }
@@ -786,8 +798,15 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
   user_pipeline_destroy(&u);
   if (s) return s;
   out->P = out->probe.P;
-  if (use_cache && out->probe.agree) cache_write(out->key, out);
+  /* P of the pipeline as written: the measured one only where the statistics allow (probes/written.c) */
+  if ((s = vkocc_written_apply(ctx, model_d, model_r, out))) return s;
+  if (use_cache && out->probe.agree && out->P == out->probe.P && out->written->evidence <= VKOCC_WRITTEN_EQUAL)
+    cache_write(out->key, out);
   return VKOCC_OK;
 }
 
-void vkocc_pipeline_result_free(vkocc_pipeline_result *r) { vkocc_probe_result_free(&r->probe); }
+void vkocc_pipeline_result_free(vkocc_pipeline_result *r) {
+  vkocc_probe_result_free(&r->probe);
+  free(r->written);
+  r->written = NULL;
+}
