@@ -178,3 +178,27 @@ vkocc_status vkocc_derive_registers(const vkocc_register_point *pt, uint32_t n, 
   }
   return VKOCC_OK;
 }
+
+vkocc_status vkocc_register_base(const vkocc_register_point *pt, uint32_t n, uint32_t sg, vkocc_derived *out) {
+  vkocc_clear_error();
+  memset(out, 0, sizeof *out);
+  if (!n) return vkocc_fail(VKOCC_ERROR_RUNTIME, "registers: no points to derive the device's limits from");
+  /* the SM count from every point (register-limited ones included: their P values rule out multiples of it),
+   * the slots from the point with the fewest live values of each workgroup size (limited by slots, not registers) */
+  vkocc_surface_point *all = vkocc_xcalloc(n, sizeof *all), *low = vkocc_xcalloc(n, sizeof *low);
+  uint32_t nl = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    all[i] = (vkocc_surface_point){.wg_size = pt[i].wg_size, .shared_bytes = pt[i].shared_bytes, .P = pt[i].P};
+    bool lowest = true;
+    for (uint32_t j = 0; j < n; j++)
+      if (pt[j].wg_size == pt[i].wg_size && (pt[j].registers < pt[i].registers || (pt[j].registers == pt[i].registers && j < i)))
+        lowest = false;
+    if (lowest) low[nl++] = (vkocc_surface_point){.wg_size = pt[i].wg_size, .P = pt[i].P};
+  }
+  vkocc_derived first;
+  vkocc_status s = vkocc_derive(all, n, sg, &first);
+  if (!s) s = vkocc_derive_fixed(low, nl, sg, first.sm_count, out);
+  free(all);
+  free(low);
+  return s;
+}

@@ -970,6 +970,11 @@ typedef struct vkocc_register_point {
  * count (out->known false: the axis is unknown). */
 vkocc_status vkocc_derive_registers(const vkocc_register_point *points, uint32_t n, const vkocc_derived *base,
                                     vkocc_register_model *out);
+/* The device's other limits (SM count, workgroup and subgroup slots) from register points alone, for when no
+ * surface of the device is at hand: the SM count from every point, the slots from the point with the fewest
+ * registers at each workgroup size. Weaker than the device surface (shared memory stays unknown). */
+vkocc_status vkocc_register_base(const vkocc_register_point *points, uint32_t n, uint32_t subgroup_size,
+                                 vkocc_derived *out);
 /* Workgroups per SM the register file allows at (wg_size, registers per invocation); VKOCC_NO_LIMIT when
  * the model is unknown or registers is 0. */
 uint32_t vkocc_register_limit(const vkocc_register_model *m, uint32_t wg_size, uint32_t registers);
@@ -1037,6 +1042,24 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
                                             const vkocc_shader_desc *shader, const vkocc_probe_options *opt,
                                             const vkocc_derived *d, const vkocc_register_model *m, bool use_cache,
                                             vkocc_pipeline_result *out);
+
+/* The register surface: P of the register probe (a pipeline keeping `live` values live, the driver's register
+ * count read back) over workgroup sizes x live values, shared memory 0. */
+typedef struct vkocc_register_surface_options {
+  const uint32_t *wg_sizes;     /* NULL: 64, 128, 256, 512, 768, 1024 (those the device allows) */
+  uint32_t wg_count;
+  const uint32_t *live;         /* values kept live, 0..256; NULL: 0, 8, 16, ..., 248, 256 */
+  uint32_t live_count;
+  vkocc_method method;          /* 0: the comb (the register probe needs the realtime shader clock) */
+  void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total);
+  void *user;
+} vkocc_register_surface_options;
+/* *points malloc'd (free()), one per (wg, live) in that order. VKOCC_ERROR_UNSUPPORTED, with "the register axis
+ * is unknown" in the message, where the driver reports no register statistic (VK_KHR_pipeline_executable_properties
+ * absent, or no register count among its statistics: lavapipe): nothing is then measured. */
+vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_calibration *cal,
+                                            const vkocc_register_surface_options *options,
+                                            vkocc_register_point **points, uint32_t *count);
 
 #ifdef __cplusplus
 }

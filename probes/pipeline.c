@@ -710,8 +710,7 @@ vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_des
   return s;
 }
 
-vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
-                                 vkocc_pipeline_result *out); /* probes/written_apply.c */
+#include "written_internal.h" /* vkocc_written_apply: P of the pipeline as written */
 
 vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_shader_desc *sh,
                                       const vkocc_probe_options *opt_in, bool use_cache, vkocc_pipeline_result *out) {
@@ -800,7 +799,8 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
   out->P = out->probe.P;
   /* P of the pipeline as written: the measured one only where the statistics allow (probes/written.c) */
   if ((s = vkocc_written_apply(ctx, model_d, model_r, out))) return s;
-  if (use_cache && out->probe.agree && out->P == out->probe.P && out->written->evidence <= VKOCC_WRITTEN_EQUAL)
+  if (use_cache && out->probe.agree && out->P == out->probe.P &&
+      (out->written->evidence == VKOCC_WRITTEN_EQUAL || out->written->evidence == VKOCC_WRITTEN_NO_STATISTICS))
     cache_write(out->key, out);
   return VKOCC_OK;
 }

@@ -5,6 +5,7 @@
  * or fails with the reason. It never returns the augmented P where a statistic that bounds occupancy
  * differs, unless a measurement proves them equal. See docs/shader.md "The pipeline as written". */
 #include "internal.h"
+#include "written_internal.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -41,6 +42,8 @@ static stat_kind classify(const char *name) {
   if (has(name, "sgpr") || has(name, "dispatch width") || has(name, "barrier")) return ST_BOUNDS;
   return ST_OTHER;
 }
+
+int vkocc_stat_kind(const char *name) { return (int)classify(name); }
 
 const char *vkocc_written_evidence_name(vkocc_written_evidence e) {
   switch (e) {

@@ -3,11 +3,11 @@
  * model, and the answer stored in the result. Called by vkocc_pipeline_occupancy_model once P is measured. */
 #include "internal.h"
 #include "registers_io.h"
+#include "written_internal.h"
 #include <stdlib.h>
 #include <string.h>
 
-vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
-                                 vkocc_pipeline_result *out);
+_Thread_local bool vkocc_written_raw;
 
 vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
                                  vkocc_pipeline_result *out) {
@@ -42,6 +42,12 @@ vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, con
       in.registers = rm ? rm : have_rm ? &cached_rm : NULL;
       s = vkocc_written_decide(&in, a);
     }
+  }
+  if (s && vkocc_written_raw) { /* the register probe: the augmented pipeline's own P */
+    vkocc_clear_error();
+    a->P = out->P;
+    a->evidence = VKOCC_WRITTEN_NONE;
+    return VKOCC_OK;
   }
   if (s) {
     char why[600];
