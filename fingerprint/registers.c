@@ -143,6 +143,7 @@ vkocc_status vkocc_derive_registers(const vkocc_register_point *pt, uint32_t n, 
                       "slots) are needed to tell the register limit apart");
   static const uint32_t units[] = {16, 8, 4, 2, 1}, parts[] = {4, 2, 1}; /* coarse first: ties keep it */
   uint32_t g = d->subgroup_size ? d->subgroup_size : 1;
+  if (g > 4096) return vkocc_fail(VKOCC_ERROR_RUNTIME, "registers: subgroup size %u is out of range", g);
   reg_fit best = {0};
   bool have = false, ambiguous = false;
   for (uint32_t a = 0; a < VKOCC_ARRAY_LEN(units); a++)
