@@ -146,4 +146,8 @@ double vkocc_now_ns(void);
 int vkocc_cmp_double(const void *a, const void *b);
 double vkocc_median(double *v, uint32_t n); /* sorts v */
 
+/* The cluster ID of recipe c1 (docs/fingerprint.md): fingerprints written before recipe c2 still read. */
+void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]);
+/* The ID of fp's normalized surface under the recipe its cluster_id does not use (c1 <-> c2). */
+void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]);
 #endif

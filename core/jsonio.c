@@ -109,7 +109,9 @@ vkocc_status vkocc_json_check_schema(json_t *doc, const char *file, const char *
                       VKOCC_SCHEMA_VERSION, schema ? "\"" : "", schema ? schema : "none", schema ? "\"" : "");
   char want[16];
   snprintf(want, sizeof want, "%d", VKOCC_SCHEMA_VERSION);
-  if (strcmp(schema + n + 1, want) != 0)
+  /* the fingerprint has a version 2 (recipe c2, the shared capacity as an attribute, the register axis) */
+  bool v2 = !strcmp(name, "vkocc.fingerprint") && !strcmp(schema + n + 1, "2");
+  if (strcmp(schema + n + 1, want) != 0 && !v2)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: version %s of %s is not supported (this vkocc reads version "
                       "%d)", file, schema + n + 1, name, VKOCC_SCHEMA_VERSION);
   return VKOCC_OK;

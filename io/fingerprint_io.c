@@ -85,7 +85,8 @@ static vkocc_status parse_doc(json_t *doc, const char *name, vkocc_fingerprint *
       fp->source[a][b] = VKOCC_CANON_MEASURED;
     }
   }
-  vkocc_cluster_id(fp, fp->cluster_id);
+  if (!strncmp(stored, "c1-", 3)) vkocc_cluster_id_c1(fp, fp->cluster_id); /* written before recipe c2 */
+  else vkocc_cluster_id(fp, fp->cluster_id);
   if (strcmp(stored, fp->cluster_id) != 0)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: \"%s\" does not match its normalized surface (%s)", name,
                       stored, fp->cluster_id);
@@ -116,6 +117,8 @@ vkocc_status vkocc_fingerprint_load(const char *path, vkocc_fingerprint *fp) {
   return s;
 }
 
+void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d);
+
 json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_calibration *cal,
                                    const vkocc_derived *d, double elapsed_ms) {
   char when[32];
@@ -135,6 +138,7 @@ json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surf
   json_object_set_new(doc, "measurement", json_pack("{s:s, s:s, s:I, s:s, s:f}", "date", when, "method",
                                                     vkocc_method_name(s->method), "repeat", (json_int_t)s->repeat,
                                                     "grid", "canonical", "elapsed_ms", elapsed_ms));
+  vkocc_fingerprint_v2(doc, fp, s, d); /* io/fingerprint_v2.c: schema 2, the shared capacity, registers */
   return doc;
 }
 
@@ -158,6 +162,7 @@ vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fin
   } else { /* the normalized part, with what names the device */
     doc = vkocc_doc_stamp(vkocc_fingerprint_json(fp), VKOCC_DOC_FINGERPRINT);
     json_object_set_new(doc, "device", json_pack("{s:s, s:s}", "name", fp->device_name, "driver_info", fp->driver_info));
+    vkocc_fingerprint_v2(doc, fp, NULL, NULL);
   }
   vkocc_status s = vkocc_json_write(doc, path);
   json_decref(doc);

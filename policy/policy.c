@@ -213,10 +213,13 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
              json_string_value(json_object_get(json_array_get(entries, (size_t)de), "cluster")));
     out->entry = de;
   } else if (fp) {
-    int e = first_entry(entries, fp->cluster_id, NULL, vars, nvars);
+    char id[24]; /* the fingerprint's ID, else the same surface's ID under the other recipe (c1 databases) */
+    snprintf(id, sizeof id, "%s", fp->cluster_id);
+    int e = first_entry(entries, id, NULL, vars, nvars);
+    if (e < 0 && (vkocc_cluster_id_other(fp, id), 1)) e = first_entry(entries, id, NULL, vars, nvars);
     if (e >= 0) {
       out->rule = VKOCC_POLICY_EXACT;
-      snprintf(out->cluster_id, sizeof out->cluster_id, "%s", fp->cluster_id);
+      snprintf(out->cluster_id, sizeof out->cluster_id, "%s", id);
       out->entry = e;
     } else {
       /* known clusters by distance, nearest first, within the threshold */
