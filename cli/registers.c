@@ -110,6 +110,8 @@ int cli_surface_registers(int argc, char **argv) {
   vkocc_context *ctx;
   if ((rc = cli_open(cmd, &c, &ctx))) goto out;
   vkocc_device_info dev = *vkocc_context_device(ctx);
+  vkocc_vendor_registers vr;
+  vkocc_vendor_registers_get(ctx, &vr);
   vkocc_register_surface_options o = {.wg_sizes = wg, .wg_count = nwg, .live = live, .live_count = nlive,
                                       .method = c.method};
   if (cli_is_tty()) o.progress = cli_progress;
@@ -128,6 +130,14 @@ int cli_surface_registers(int argc, char **argv) {
   json_object_set_new(doc, "base_source", json_string(source));
   /* the vendor's own figures where it reports them (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties) */
   if (dev.vendor.source[0]) json_object_set_new(doc, "vendor_reported", vkocc_vendor_reported_json(&dev.vendor));
+  if (vr.source[0])
+    json_object_set_new(doc, "vendor_registers", json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:b}",
+        "source", vr.source, "vgprs_per_simd", (json_int_t)vr.vgprs_per_simd, "vgpr_granularity",
+        (json_int_t)vr.vgpr_granularity, "min_vgprs", (json_int_t)vr.min_vgprs, "max_vgprs", (json_int_t)vr.max_vgprs,
+        "sgprs_per_simd", (json_int_t)vr.sgprs_per_simd, "simds_per_cu", (json_int_t)vr.simds_per_cu, "wavefront_size",
+        (json_int_t)vr.wavefront_size, "regs_per_sm", (json_int_t)vr.regs_per_sm, "regs_agree",
+        m.regs_per_sm <= vr.regs_per_sm && vr.regs_per_sm <= m.regs_per_sm_max, "unit_agree",
+        m.alloc_unit_per_invocation == vr.vgpr_granularity));
   char cache[1024];
   vkocc_register_cache_path(&dev, cache, sizeof cache);
   if (cache[0] && vkocc_json_write(doc, cache)) vkocc_clear_error(); /* a cache that cannot be written is no error */
@@ -146,10 +156,16 @@ int cli_surface_registers(int argc, char **argv) {
   cli_print_derived("other limits: ", &d, NULL);
   printf("  (from %s)\n", source);
   print_model(&m, p);
-  if (dev.vendor.source[0])
-    printf("vendor: %s reports %u cores, %u subgroups per core; no register file%s\n", dev.vendor.source,
-           dev.vendor.cores, dev.vendor.warps_per_core,
-           dev.vendor.amd_simds_per_cu ? " (VGPRs per SIMD: see VK_AMD_shader_core_properties vgprsPerSimd)" : "");
+  if (vr.source[0])
+    printf("vendor: %s reports %u VGPRs per SIMD lane x wave%u x %u SIMDs = %u registers per CU (measured %u..%u: %s), "
+           "allocated in units of %u per invocation (measured %u: %s), %u..%u per invocation\n", vr.source,
+           vr.vgprs_per_simd, vr.wavefront_size, vr.simds_per_cu, vr.regs_per_sm, m.regs_per_sm, m.regs_per_sm_max,
+           m.regs_per_sm <= vr.regs_per_sm && vr.regs_per_sm <= m.regs_per_sm_max ? "agree" : "DIFFER",
+           vr.vgpr_granularity, m.alloc_unit_per_invocation,
+           m.alloc_unit_per_invocation == vr.vgpr_granularity ? "agree" : "DIFFER", vr.min_vgprs, vr.max_vgprs);
+  else if (dev.vendor.source[0])
+    printf("vendor: %s reports %u cores, %u subgroups per core, and no register file\n", dev.vendor.source,
+           dev.vendor.cores, dev.vendor.warps_per_core);
   if (cache[0]) fprintf(stderr, "vkocc %s: register model kept in %s\n", cmd, cache);
   free(p);
 out:

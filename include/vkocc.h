@@ -1061,6 +1061,17 @@ vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_cali
                                             const vkocc_register_surface_options *options,
                                             vkocc_register_point **points, uint32_t *count);
 
+/* The register file as the vendor reports it, a cross-check for the measured model (never used to measure):
+ * VK_AMD_shader_core_properties' VGPRs per SIMD (per lane), their allocation granularity and SIMDs per CU give
+ * registers per CU = vgprs_per_simd x wavefront size x SIMDs, allocated per invocation in units of the granularity,
+ * in SIMDs partitions. source "" where the device reports none (NVIDIA, Intel, lavapipe). */
+typedef struct vkocc_vendor_registers {
+  char source[48];
+  uint32_t vgprs_per_simd, vgpr_granularity, min_vgprs, max_vgprs, sgprs_per_simd, simds_per_cu, wavefront_size;
+  uint32_t regs_per_sm;         /* vgprs_per_simd x wavefront_size x simds_per_cu (0 unknown) */
+} vkocc_vendor_registers;
+void vkocc_vendor_registers_get(const vkocc_context *ctx, vkocc_vendor_registers *out);
+
 #ifdef __cplusplus
 }
 #endif

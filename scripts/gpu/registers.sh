@@ -5,8 +5,8 @@
 # -DVKOCC_WITH_GLFW=OFF -DBUILD_TESTING=OFF && make -C BUILD_DIR vkocc-cli); run from the repository root. Steps,
 # each going on when one fails, everything under OUT_DIR:
 #  (a) the device's fingerprint on both queue families (cached: probe --shader takes the per-SM model from it),
-#      then the register surface on the default (compute-only) family: 6 workgroup sizes x 33 live-value counts
-#      (0..256 step 8), JSON + text; then the same on the graphics+compute family (register file = same?);
+#      then the register surface on the default (compute-only) family: 6 workgroup sizes x 17 live-value counts
+#      (0..256 step 16), JSON + text; then a smaller one on the graphics+compute family (same register file?);
 #  (b) CUDA on the same machine: scripts/gpu/cuda_regs.cu (nvcc), cudaGetDeviceProperties and cuda_occupancy.h's
 #      cudaOccMaxActiveBlocksPerMultiprocessor with numRegs = 1..255 at the same workgroup sizes, for a point-by-
 #      point comparison with (a);
@@ -34,10 +34,10 @@ for q in compute graphics; do
   $bin fingerprint --queue $q -o "$out/fingerprint-$q.json" > "$out/fingerprint-$q.txt" 2>&1
   step "fingerprint --queue $q rc=$? $(( $(date +%s) - t0 )) s"
 done
-$bin surface --registers --wg $WG --live 0-256:8 -o "$out/registers-compute.json" > "$out/registers-compute.txt" 2>&1
+$bin surface --registers --wg $WG --live 0-256:16 -o "$out/registers-compute.json" > "$out/registers-compute.txt" 2>&1
 step "surface --registers (compute) rc=$? $(( $(date +%s) - t0 )) s"
 cp "$XDG_CACHE_HOME"/vkocc/registers-*.json "$out/" 2>/dev/null
-$bin surface --registers --queue graphics --wg $WG --live 0-256:8 -o "$out/registers-graphics.json" \
+$bin surface --registers --queue graphics --wg 64,256,1024 --live 0-256:32 -o "$out/registers-graphics.json" \
   > "$out/registers-graphics.txt" 2>&1
 step "surface --registers (graphics) rc=$? $(( $(date +%s) - t0 )) s"
 # keep the compute-family model in the cache for (c) (the register file is the device's)
