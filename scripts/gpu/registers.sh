@@ -64,7 +64,7 @@ for q in compute graphics; do
   for wg in 64 256 1024; do
     for n in 0 8 16 24 32 48 64 80 96 112 128 144 160 192; do
       f="$out/shader-$q/wg$wg-n$n"
-      $bin probe --shader tests/shaders/regpressure.comp --spec 0=$wg --spec 1=$n --queue $q --no-cache --json \
+      $bin probe --shader tests/shaders/regpressure.comp --spec 0=$wg --spec 1=$n --queue $q --no-cache --method comb --json \
         > "$f.json" 2> "$f.err"
       echo "$q wg $wg n $n rc=$?" >> "$out/shader-$q/rc.txt"
     done
@@ -80,4 +80,7 @@ for q in compute graphics; do
     echo
   done > "$out/shader-$q-summary.txt"
 done
+# the point-by-point comparison (python3 where available; else run it where the results land)
+command -v python3 >/dev/null && python3 scripts/gpu/registers-compare.py "$out" > "$out/compare.txt" 2>&1
+step "compare rc=$?"
 step "done $(( $(date +%s) - t0 )) s"
