@@ -287,9 +287,25 @@ int cli_calc_registers(int argc, char **argv) {
       char why[600];
       snprintf(why, sizeof why, "%s", vkocc_last_error());
       if (vkocc_surface_load_model(from, &s, &dd, &mo) == VKOCC_OK) {
+        /* a fingerprint of schema 2 may carry the register axis */
+        json_t *doc = json_load_file(from, 0, NULL);
+        json_t *rmj = doc ? json_object_get(doc, "register_model") : NULL;
+        json_t *dj = doc ? json_object_get(doc, "derived") : NULL;
+        if (!(dj && vkocc_derived_from_json(dj, from, "$.derived", &dd) == VKOCC_OK) && !mo &&
+            vkocc_derive(s.points, s.count, s.subgroup_size, &dd) != VKOCC_OK)
+          dd.sm_count = 0;
+        bool ok = rmj && vkocc_register_model_from_json(rmj, from, "$.register_model", &m) == VKOCC_OK && m.known &&
+                  dd.sm_count;
+        json_decref(doc);
+        if (ok) {
+          d = dd, dev = s.device, has_dev = s.has_device;
+          snprintf(source, sizeof source, "%s", from);
+          vkocc_surface_free(&s);
+          goto have_model;
+        }
         vkocc_surface_free(&s);
-        return cli_error(cmd, 2, "--regs: %s holds no register axis (a surface or fingerprint without registers): give "
-                         "the vkocc.registers document of `vkocc surface --registers`", from);
+        return cli_error(cmd, 2, "--regs: %s holds no register axis (a surface, or a fingerprint without registers): "
+                         "give the vkocc.registers document of `vkocc surface --registers`", from);
       }
       return cli_error(cmd, 2, "%s", why);
     }
@@ -343,6 +359,7 @@ int cli_calc_registers(int argc, char **argv) {
       snprintf(source, sizeof source, "the cached register document %s", cache);
     }
   }
+have_model:
   if (!m.known) return cli_error(cmd, 3, "--regs: the register axis of %s is unknown (no register statistic)",
                                  has_dev ? dev.name : from);
   uint32_t maxr = m.max_capped ? m.max_per_invocation : m.subgroup_size ? m.regs_per_sm / m.subgroup_size : UINT32_MAX;

@@ -47,6 +47,17 @@ int main(int argc, char **argv) {
   CHECK(rc == 2, "conflicting points: exit %d", rc);
   CHECK_CONTAINS(out, "conflicting points");
   free(out);
+  /* a fingerprint of schema 2 that carries the register axis */
+  rc = run_fmt(&out, "%s calc --regs 89 --wg 256 --shmem 256 --from %s/fp-h100-v2-registers.json 2>&1", bin, data);
+  CHECK(rc == 0, "fingerprint with registers: exit %d", rc);
+  CHECK_CONTAINS(out, "resident workgroups: 264 on the device, 2 per SM");
+  free(out);
+  /* one of schema 1 (no register axis): one line, exit 2 */
+  rc = run_fmt(&out, "%s calc --regs 40 --wg 64 --from %s/../../docs/results/h100/fingerprint/fingerprint-1.json 2>&1",
+               bin, data);
+  CHECK(rc == 2, "old fingerprint: exit %d", rc);
+  CHECK_CONTAINS(out, "holds no register axis");
+  free(out);
   rc = run_fmt(&out, "%s calc --regs 40 --wg 64 --from %s/h100-grid.csv 2>&1", bin, data);
   CHECK(rc == 2, "a surface without registers: exit %d", rc);
   CHECK_CONTAINS(out, "holds no register axis");
