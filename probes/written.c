@@ -111,7 +111,9 @@ vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_a
   o->augmented_P = in->augmented_P;
   o->written_shared = o->augmented_shared = in->shared_bytes;
   const vkocc_derived *d = in->derived && in->derived->sm_count && in->derived->wg_per_sm ? in->derived : NULL;
-  const vkocc_register_model *rm = in->registers && in->registers->known ? in->registers : NULL;
+  /* a register file only bounded from below (no point was limited by registers) does not predict */
+  const vkocc_register_model *rm = in->registers && in->registers->known && in->registers->bound_seen ? in->registers
+                                                                                                       : NULL;
   if (in->unmodified) {
     o->P = in->augmented_P;
     o->evidence = VKOCC_WRITTEN_UNMODIFIED;
