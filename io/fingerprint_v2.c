@@ -9,9 +9,8 @@
 void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d);
 
 void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d) {
-  if (strncmp(fp->cluster_id, "c2-", 3) != 0) return; /* a c1 fingerprint read back stays version 1 */
-  json_object_set_new(doc, "schema", json_string(VKOCC_DOC_FINGERPRINT "/2"));
-  json_object_set_new(doc, "cluster_recipe", json_string("c2"));
+  /* the schema (version 2) is the table's (io/document.c); a c1 fingerprint read back keeps its c1 ID */
+  json_object_set_new(doc, "cluster_recipe", json_string(strncmp(fp->cluster_id, "c1-", 3) ? "c2" : "c1"));
   if (s && d && s->has_device) {
     const vkocc_device_info *dev = &s->device;
     json_t *fam = json_pack("{s:o, s:s, s:I, s:o, s:b}", "queue_family",

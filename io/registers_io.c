@@ -79,7 +79,7 @@ void vkocc_register_doc_free(vkocc_register_doc *d) {
 vkocc_status vkocc_register_doc_load(const char *path, vkocc_register_doc *out) {
   memset(out, 0, sizeof *out);
   json_t *doc;
-  vkocc_status s = vkocc_json_load(path, VKOCC_DOC_REGISTERS, &doc);
+  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_REGISTERS, &doc);
   if (s) return s;
   json_t *dev = json_object_get(doc, "device"), *pts = json_object_get(doc, "points");
   if (dev && !(s = vkocc_device_info_from_json(dev, path, "$.device", &out->device))) out->has_device = true;

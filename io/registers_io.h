@@ -5,7 +5,7 @@
 #define VKOCC_REGISTERS_IO_H
 #include "io.h"
 
-#define VKOCC_DOC_REGISTERS "vkocc.registers"
+/* VKOCC_DOC_REGISTERS: io.h */
 
 json_t *vkocc_register_model_json(const vkocc_register_model *m);
 /* Reads "register_model"; a model with "known": false reads as unknown (out->known false). */

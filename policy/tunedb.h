@@ -14,9 +14,8 @@ double tdb_efficiency(const tune_doc *d, const char *key);
 typedef enum { TDB_GEOMEAN, TDB_MAXMIN } tdb_rule;
 /* The configuration for a set of results (same kernel and type): GEOMEAN maximizes the geometric mean of
  * the efficiencies (one invalid on a result counts 1e-9 there, so it wins only when none is valid everywhere),
- * MAXMIN the
- * worst efficiency, ties by the geometric mean. Returns the index into docs[0]'s... no: copies the key into
- * out; false when no configuration is valid anywhere. *worst, *geo: its efficiencies. */
+ * MAXMIN the worst efficiency, ties by the geometric mean. Copies the chosen configuration's key into out;
+ * false when no configuration is valid anywhere. *worst, *geo: its efficiencies. */
 bool tdb_pick(const tune_doc *const *docs, uint32_t n, tdb_rule rule, char *out, size_t len, double *worst, double *geo);
 
 /* Builds a vkocc.policy-db/2 document from results (any kernels). */

@@ -1,4 +1,4 @@
-/* The library API of issue 12 that needs no device: per-limit counts and the workgroup-size suggestion on
+/* The library API that needs no device: per-limit counts and the workgroup-size suggestion on
  * synthetic derived limits (ties to the larger size, a shared-memory-bound and a workgroup-slot-bound case,
  * agreement with the occupancy model over a sweep), the presets, method names, vkocc_fingerprint_save
  * (atomic, bad paths) and vkocc_last_error being cleared by a call that succeeds. */
@@ -150,7 +150,7 @@ static void test_save(const char *data) {
   CHECK(!strcmp(back.cluster_id, fp.cluster_id) && !strcmp(back.device_name, "hopper (132 SMs)"), "%s %s",
         back.cluster_id, back.device_name);
   char *text = slurp(path);
-  CHECK_CONTAINS(text, "\"schema\": \"vkocc.fingerprint/1\"");
+  CHECK_CONTAINS(text, "\"schema\": \"vkocc.fingerprint/2\"");
   CHECK_CONTAINS(text, "\"tool_version\": ");
   free(text);
   /* bad paths: a directory, a missing directory; nothing written, the old file kept */
