@@ -377,7 +377,12 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
       json_object_set_new(spec, key, json_real(o->spec[base + v].value));
       if (!c->json) printf("%-10g ", o->spec[base + v].value);
     }
-    if (!c->json) printf("%-8u %-12u %-6u %s\n", r.wg_size, r.shared_bytes, r.P, r.probe.agree ? "yes" : "NO");
+    if (!c->json) {
+      printf("%-8u %-12u %-6u %s", r.wg_size, r.shared_bytes, r.P, r.probe.agree ? "yes" : "NO");
+      if (r.written && r.P != r.probe.P) /* the augmented pipeline measured another P: say where P came from */
+        printf("  (as written; augmented %u: %s)", r.probe.P, vkocc_written_evidence_name(r.written->evidence));
+      printf("\n");
+    }
     json_t *pt = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:b}", "spec", spec, "wg_size",
                            (json_int_t)r.wg_size, "shared_bytes", (json_int_t)r.shared_bytes, "P",
                            (json_int_t)r.P, "comb_P", (json_int_t)r.probe.comb_median, "bisect_P",
