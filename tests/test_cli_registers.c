@@ -78,6 +78,13 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(out, "\"evidence\": \"measured: the driver reports no statistics to compare\"");
   CHECK_CONTAINS(out, "\"register_model\": {\n    \"known\": false\n  }");
   free(out);
+  /* the register probe personality itself (256 values live: the largest module) goes through the augmentation and
+   * measures lavapipe's 2 worker threads */
+  rc = run_fmt(&out, "%s probe --shader %s/../../shaders/registers.comp --spec 0=64 --spec 1=256 --no-cache --method comb",
+               bin, shaders);
+  CHECK(rc == 0, "register probe: exit %d", rc);
+  CHECK_CONTAINS(out, "P = 2 (the pipeline as written: measured: the driver reports no statistics to compare)");
+  free(out);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
   if (system(cmd)) {}
