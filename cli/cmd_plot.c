@@ -8,11 +8,15 @@ static const char *help =
     "       vkocc plot wg FILE [--shmem LIST] -o OUT         occupancy against workgroup size, a line per size\n"
     "       vkocc plot comb RAWFILE -o OUT                   start-time histogram of one probe (probe --raw)\n"
     "       vkocc plot compare A.json B.json ... -o OUT      normalized surfaces of fingerprints side by side\n"
+    "       vkocc plot registers REGS.json --wg N --regs R [--shmem B] -o OUT   occupancy against registers, shared\n"
+    "                                                        memory and workgroup size (surface --registers -o)\n"
     "options: --width W --height H (default 1000 x 700). OUT ends in .png, .svg or .pdf.\n"
     "FILE is a surface or fingerprint JSON, or a CSV wg_size,shared_bytes,P.\n";
 
 #ifdef VKOCC_HAVE_CAIRO
+int cli_plot_registers(int argc, char **argv); /* cli/registers.c */
 int cmd_plot(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "registers")) return cli_plot_registers(argc - 1, argv + 1);
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(help, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -445,3 +445,47 @@ have_model:
   json_decref(doc);
   return 0;
 }
+
+/* ---------------------------------------------------------------- plot registers */
+#ifdef VKOCC_HAVE_CAIRO
+int cli_plot_registers(int argc, char **argv);
+int cli_plot_registers(int argc, char **argv) {
+  const char *cmd = "plot", *out = NULL, *from = NULL;
+  uint32_t wg = 0, shm = 0, regs = 0;
+  vkocc_plot_options po = {0};
+  static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"wg", required_argument, 0, 'w'},
+                                       {"shmem", required_argument, 0, 's'}, {"regs", required_argument, 0, 'r'},
+                                       {"width", required_argument, 0, 'W'}, {"height", required_argument, 0, 'H'},
+                                       {0}};
+  int ch;
+  optind = 1;
+  while ((ch = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+    switch (ch) {
+    case 'o': out = optarg; break;
+    case 'w': if (!cli_parse_u32(optarg, false, &wg) || !wg) return cli_error(cmd, 2, "--wg '%s': a positive integer", optarg); break;
+    case 's': if (!cli_parse_u32(optarg, true, &shm)) return cli_error(cmd, 2, "--shmem '%s': bytes", optarg); break;
+    case 'r': if (!cli_parse_u32(optarg, false, &regs) || !regs) return cli_error(cmd, 2, "--regs '%s': a positive integer", optarg); break;
+    case 'W': if (!cli_parse_u32(optarg, false, &po.width) || po.width < 200 || po.width > 10000) return cli_error(cmd, 2, "--width '%s': 200..10000", optarg); break;
+    case 'H': if (!cli_parse_u32(optarg, false, &po.height) || po.height < 150 || po.height > 10000) return cli_error(cmd, 2, "--height '%s': 150..10000", optarg); break;
+    default: return cli_error(cmd, 2, "usage: vkocc plot registers FILE --wg N --regs R [--shmem B] -o OUT");
+    }
+  }
+  if (optind != argc - 1) return cli_error(cmd, 2, "plot registers: give one FILE (a vkocc.registers document)");
+  from = argv[optind];
+  if (!out || !wg || !regs) return cli_error(cmd, 2, "plot registers: -o OUT, --wg N and --regs R are required");
+  int rc = cli_check_output(cmd, "-o", out);
+  if (rc) return rc;
+  vkocc_register_doc rd;
+  vkocc_status st = vkocc_register_doc_load(from, &rd);
+  if (st) return cli_fail(cmd, st);
+  vkocc_register_model m = rd.model;
+  if (!rd.has_base) { vkocc_register_doc_free(&rd); return cli_error(cmd, 2, "%s: $.base: missing", from); }
+  if (!m.known && (st = vkocc_derive_registers(rd.points, rd.count, &rd.base, &m))) {
+    vkocc_register_doc_free(&rd);
+    return cli_fail(cmd, st);
+  }
+  st = vkocc_plot_registers(&rd.base, &m, rd.has_device ? &rd.device : NULL, wg, shm, regs, out, &po);
+  vkocc_register_doc_free(&rd);
+  return st ? cli_fail(cmd, st) : 0;
+}
+#endif

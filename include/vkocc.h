@@ -1072,6 +1072,14 @@ typedef struct vkocc_vendor_registers {
 } vkocc_vendor_registers;
 void vkocc_vendor_registers_get(const vkocc_context *ctx, vkocc_vendor_registers *out);
 
+/* Occupancy against registers per invocation, against shared memory and against workgroup size side by side
+ * (as Nsight Compute's occupancy graphs), each through the point (wg_size, shared_bytes, registers) and drawn from
+ * the model with the register file (libvkocc-plot; PNG, SVG or PDF by extension). VKOCC_ERROR_UNSUPPORTED when the
+ * register axis is unknown. dev may be NULL. */
+vkocc_status vkocc_plot_registers(const vkocc_derived *d, const vkocc_register_model *m, const vkocc_device_info *dev,
+                                  uint32_t wg_size, uint32_t shared_bytes, uint32_t registers, const char *path,
+                                  const vkocc_plot_options *o);
+
 #ifdef __cplusplus
 }
 #endif

@@ -143,6 +143,13 @@ int main(int argc, char **argv) {
   } else {
     printf("view: not built with GLFW or no xvfb-run; the viewer test is skipped\n");
   }
+  /* occupancy against registers, shared memory and workgroup size (a register document) */
+  snprintf(a, sizeof a, "registers %s/registers-synthetic-h100.json --wg 256 --regs 89 --shmem 256", data);
+  check_png(bin, a, 1200, 500, 4, "registers");
+  const char *svg_regs[] = {"registers per invocation", "89: 25.0%", "shared memory per workgroup", "workgroup size"};
+  check_svg(bin, a, "registers", svg_regs, 4);
+  snprintf(a, sizeof a, "registers %s/h100-grid.csv --wg 256 --regs 89", data);
+  check_bad(bin, a, "r.png", 2, "h100-grid.csv");
   snprintf(a, sizeof a, "rm -rf %s", dir);
   if (system(a)) return 2;
   return check_report();
