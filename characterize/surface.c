@@ -318,9 +318,3 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
   else out->measured = out->measurements = out->count, out->batches = batches;
   return s;
 }
-
-void vkocc_surface_free(vkocc_surface *s) {
-  free(s->points);
-  s->points = NULL;
-  s->count = 0;
-}

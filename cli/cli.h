@@ -1,7 +1,12 @@
 /* Shared by the CLI commands: option parsing, device opening, output. */
 #ifndef VKOCC_CLI_H
 #define VKOCC_CLI_H
+/* The library's rooms the commands use, none of which needs Vulkan: documents (io), helpers (util), the
+ * characterization's cache, compilation and inspection, the tuning harness and the policy documents. */
+#include "../policy/policy_docs.h"
+#include "../tune/tune.h"
 #include "characterize.h"
+#include "compile.h"
 #include "io.h"
 #include "util.h"
 #include "vkocc.h"

@@ -1,6 +1,5 @@
 /* vkocc policy build | select | transfer (docs/policy.md, docs/tune.md). */
 #include "cli.h"
-#include "../policy/tunedb.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -232,9 +231,9 @@ static int cmd_select(int argc, char **argv) {
   /* the exact-device key: from the fingerprint document's device and derived SM count (none: no device rule) */
   char key[600] = "";
   vkocc_device_info di;
-  json_t *dj = json_object_get(doc, "device"), *sm = json_object_get(json_object_get(doc, "derived"), "sm_count");
+  json_t *dj = json_object_get(doc, "device");
   if (json_is_object(dj) && vkocc_device_info_from_json(dj, fp_path ? fp_path : "fingerprint", "$.device", &di) == VKOCC_OK)
-    vkocc_device_key(&di, json_is_integer(sm) ? (uint32_t)json_integer_value(sm) : 0, key, sizeof key);
+    vkocc_device_key(&di, vkocc_fingerprint_doc_sm_count(doc), key, sizeof key);
   json_decref(doc);
   vkocc_policy_choice ch2;
   st = vkocc_policy_select_device(db, kernel, &fp, key, vars, nv, threshold, &ch2);

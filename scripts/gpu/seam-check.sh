@@ -67,8 +67,9 @@ t = load("tune")
 res = t.get("results", [])
 valid = sorted(json.dumps(r.get("config"), sort_keys=True) for r in res if r.get("valid"))
 print("tune configurations:", len(res), "valid:", len(valid))
-best = min((r for r in res if r.get("valid")), key=lambda r: r.get("median_ns", 1e300), default=None)
-print("tune fastest:", json.dumps(best.get("config") if best else None, sort_keys=True),
-      "(timing: compare medians by eye, they vary run to run)")
+ranked = sorted((r for r in res if r.get("valid")), key=lambda r: r.get("median_ns") or 1e300)
+print("tune fastest three (timing varies run to run: a different order among near-equal medians is no change):")
+for r in ranked[:3]:
+    print("   %.0f ns  %s" % (r.get("median_ns") or 0, json.dumps(r.get("config"), sort_keys=True)))
 PY
 cat "$out/summary.txt"
