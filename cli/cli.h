@@ -8,6 +8,7 @@
 #include "characterize.h"
 #include "compile.h"
 #include "io.h"
+#include "registers_io.h" /* the register surface document and model */
 #include "util.h"
 #include "vkocc.h"
 #include <stdbool.h>

@@ -22,7 +22,9 @@ static const char *help =
     "--subgroup-size N overrides the subgroup size a CSV cannot carry (default: inferred).\n"
     "       vkocc calc --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]... [--from FILE]\n"
     "P of your own pipeline, measured live (cached; --method as for probe, default comb); with --from: per SM\n"
-    "and the limit that binds.\n";
+    "and the limit that binds.\n"
+    "       vkocc calc --regs R (--wg N [--shmem B] | --table | --suggest-wg) [--from REGISTERS.json]\n"
+    "With registers per invocation: the register file as a fourth limit (see calc --regs 1 --help).\n";
 
 typedef struct { uint32_t wg, shared, P; bool measured; } row;
 
@@ -96,7 +98,9 @@ static uint32_t shared_of(void *user, uint32_t wg) {
   return b > VKOCC_MAX_SHARED_BYTES ? VKOCC_NO_LIMIT : (uint32_t)b;
 }
 
+int cli_calc_registers(int argc, char **argv); /* cli/registers.c */
 int cmd_calc(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) if (!strncmp(argv[i], "--regs", 6)) return cli_calc_registers(argc, argv);
   cli_common c = {0};
   const char *from = NULL;
   bool table = false, csv = false, have_wg = false, have_shm = false, suggest = false, have_rule = false;

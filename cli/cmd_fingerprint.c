@@ -40,7 +40,21 @@ void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp) {
     vkocc_clear_error();
   }
   cli_print_vendor_check("vendor:      ", json_object_get(doc, "vendor_reported"));
-  printf("cluster ID:  %s\n", fp->cluster_id);
+  printf("cluster ID:  %s%s\n", fp->cluster_id, strncmp(fp->cluster_id, "c1-", 3) ? "" : " (recipe c1: depends on the "
+         "queue family's shared capacity)");
+  json_t *cap = json_array_get(json_object_get(doc, "shared_capacity"), 0), *rm = json_object_get(doc, "register_model");
+  if (cap) /* an attribute of the queue family, not part of the ID */
+    printf("shared:      %lld%s bytes per SM on this %s family (an attribute, not part of the ID)\n",
+           (long long)json_integer_value(json_object_get(cap, "shared_bytes_per_sm")),
+           json_is_true(json_object_get(cap, "shared_limit_seen")) ? "" : " or more",
+           json_string_value(json_object_get(cap, "kind")) ? json_string_value(json_object_get(cap, "kind")) : "?");
+  if (json_is_true(json_object_get(rm, "known")))
+    printf("registers:   %lld per SM, allocated in units of %lld per invocation, %lld partitions\n",
+           (long long)json_integer_value(json_object_get(rm, "regs_per_sm")),
+           (long long)json_integer_value(json_object_get(rm, "alloc_unit_per_invocation")),
+           (long long)json_integer_value(json_object_get(rm, "partitions")));
+  else if (json_object_get(doc, "shared_capacity"))
+    printf("registers:   unknown (measure them with `vkocc surface --registers` where the driver reports them)\n");
   printf("normalized surface: resident workgroups per SM ('-': the device cannot run the point)\n%8s", "wg \\ B");
   for (int b = 0; b < VKOCC_CANON_SHARED; b++) printf(" %6u", vkocc_canonical_shared[b]);
   printf("\n");

@@ -24,9 +24,13 @@ static const char *help =
     "       vkocc surface --shader FILE --vary ID=V1,V2,... [--vary ...] [--spec ID=V]... [--entry NAME]\n"
     "                     [--define NAME=VALUE]... [-o FILE] [--json]\n"
     "Your own pipeline's P over every combination of specialization constants (e.g. workgroup size and a\n"
-    "shared-array length); -o writes schema vkocc.shader-surface/1.\n";
+    "shared-array length); -o writes schema vkocc.shader-surface/1.\n"
+    "       vkocc surface --registers [--wg LIST] [--live LIST] [--from FILE] [-o FILE] [--json]\n"
+    "The register file (registers per SM, allocation unit, most per invocation): see surface --registers --help.\n";
 
+int cli_surface_registers(int argc, char **argv); /* cli/registers.c */
 int cmd_surface(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) if (!strcmp(argv[i], "--registers")) return cli_surface_registers(argc, argv);
   cli_common c = {0};
   vkocc_surface_options o = {0};
   const char *out_path = NULL;

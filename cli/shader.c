@@ -66,9 +66,13 @@ static vkocc_shader_desc desc_of(const cli_shader *o) {
 /* The limit that binds for this pipeline, against the device model derived from a surface: the
  * workgroups per SM each limit allows (as Nsight Compute's occupancy section lists them) and what the
  * measured P says beyond the model. */
-static json_t *limits(const vkocc_derived *d, const vkocc_pipeline_result *r, bool print) {
+static json_t *limits(const vkocc_derived *d, const vkocc_register_model *rm, const vkocc_pipeline_result *r,
+                      bool print) {
   vkocc_occupancy oc;
   vkocc_occupancy_compute(d, r->wg_size, r->shared_bytes, &oc);
+  uint32_t regs = r->written ? r->written->written_registers : 0, by_reg = vkocc_register_limit(rm, r->wg_size, regs);
+  if (by_reg != VKOCC_NO_LIMIT) /* the register file is known: the model's P with it */
+    oc.wgs = vkocc_model_P(d, rm, r->wg_size, r->shared_bytes, regs, &oc.binding);
   uint32_t sg = d->subgroup_size ? d->subgroup_size : 32;
   uint32_t sgs = (r->wg_size + sg - 1) / sg;
   uint32_t by_wg = d->wg_per_sm, by_sg = sgs ? d->subgroups_per_sm / sgs : 0;
@@ -96,13 +100,34 @@ static json_t *limits(const vkocc_derived *d, const vkocc_pipeline_result *r, bo
     printf("per SM: %.2f workgroups measured (%u SMs); limits in workgroups per SM: workgroup slots %u, subgroup "
            "slots %u (%u subgroups each)", per_sm, d->sm_count, by_wg, by_sg, sgs);
     if (r->shared_bytes) printf(", shared memory %u (%u bytes per SM)", by_sh, d->shared_per_sm);
+    if (by_reg != VKOCC_NO_LIMIT) printf(", registers %u (%u per invocation)", by_reg, regs);
+    else printf(", registers unknown");
     printf("\nsurface predicts P = %u; binding limit: %s\n", oc.wgs, verdict);
   }
-  return json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:o, s:I, s:s}", "occupancy_pct", mo.occupancy_pct, "per_sm", per_sm, "sm_count", (json_int_t)d->sm_count,
+  json_t *o = json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:o, s:I, s:s}", "occupancy_pct", mo.occupancy_pct, "per_sm", per_sm, "sm_count", (json_int_t)d->sm_count,
                    "by_workgroup_slots", (json_int_t)by_wg, "by_subgroup_slots", (json_int_t)by_sg,
                    "subgroups_per_workgroup", (json_int_t)sgs,
                    "by_shared_memory", r->shared_bytes ? json_integer(by_sh) : json_null(), "surface_P",
                    (json_int_t)oc.wgs, "binding", verdict);
+  json_object_set_new(o, "by_registers", by_reg == VKOCC_NO_LIMIT ? json_null() : json_integer(by_reg));
+  return o;
+}
+
+/* The decision on P of the pipeline as written (probes/written.c) as JSON. */
+static json_t *written_json(const vkocc_written_answer *w) {
+  json_t *o = json_pack("{s:I, s:I, s:s, s:b, s:s, s:s}", "P", (json_int_t)w->P, "augmented_P", (json_int_t)w->augmented_P,
+                        "evidence", vkocc_written_evidence_name(w->evidence), "confirmed", w->confirmed, "reason",
+                        w->reason, "differs", w->differs);
+  json_object_set_new(o, "predicted_P", w->predicted_P ? json_integer(w->predicted_P) : json_null());
+  json_object_set_new(o, "predicted_augmented_P", w->predicted_augmented_P ? json_integer(w->predicted_augmented_P)
+                                                                           : json_null());
+  json_object_set_new(o, "binding", w->binding ? json_string(vkocc_limit_name(w->binding)) : json_null());
+  json_object_set_new(o, "registers", json_pack("{s:o, s:o}", "written", w->written_registers ?
+                      json_integer(w->written_registers) : json_null(), "augmented", w->augmented_registers ?
+                      json_integer(w->augmented_registers) : json_null()));
+  json_object_set_new(o, "shared_bytes", json_pack("{s:I, s:I}", "written", (json_int_t)w->written_shared, "augmented",
+                                                   (json_int_t)w->augmented_shared));
+  return o;
 }
 
 static json_t *shader_json(const cli_shader *o, const vkocc_pipeline_result *r) {
@@ -120,11 +145,23 @@ static json_t *shader_json(const cli_shader *o, const vkocc_pipeline_result *r) 
 }
 
 /* quiet: a cache that does not load is no error (returns 1 without a message) */
-static int load_derived(const char *cmd, const char *from, vkocc_derived *d, bool *have, bool quiet) {
+static int load_derived(const char *cmd, const char *from, vkocc_derived *d, bool *have, bool quiet,
+                        vkocc_register_model *d_regs) {
   *have = false;
   if (!from) return 0;
   vkocc_surface s;
   vkocc_status st = vkocc_surface_load(from, &s);
+  if (st && d_regs) { /* a register document: its device limits and register model */
+    vkocc_register_doc rd;
+    if (vkocc_register_doc_load(from, &rd) == VKOCC_OK) {
+      vkocc_clear_error();
+      *d = rd.base;
+      *d_regs = rd.model;
+      *have = rd.has_base;
+      vkocc_register_doc_free(&rd);
+      return 0;
+    }
+  }
   if (st) return quiet ? 1 : cli_fail(cmd, st);
   st = vkocc_derive(s.points, s.count, s.subgroup_size, d);
   vkocc_surface_free(&s);
@@ -137,7 +174,8 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                      bool use_cache) {
   vkocc_derived d;
   bool have_d;
-  int rc = load_derived(cmd, o->from, &d, &have_d, false);
+  vkocc_register_model rm = {0};
+  int rc = load_derived(cmd, o->from, &d, &have_d, false, &rm);
   if (rc) return rc;
   vkocc_context *ctx;
   if ((rc = cli_open(cmd, c, &ctx))) return rc;
@@ -145,15 +183,48 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   char fp_path[1024] = "";
   if (!o->from) { /* no surface given: the device's cached fingerprint, when `vkocc fingerprint` made one */
     cli_fingerprint_cache_path(dev, fp_path, sizeof fp_path);
-    if (!(fp_path[0] && access(fp_path, R_OK) == 0 && load_derived(cmd, fp_path, &d, &have_d, true) == 0 && have_d)) {
+    if (!(fp_path[0] && access(fp_path, R_OK) == 0 && load_derived(cmd, fp_path, &d, &have_d, true, NULL) == 0 && have_d)) {
       have_d = false;
       fp_path[0] = 0;
     }
   }
+  if (!rm.known) vkocc_register_model_from_cache(dev, &rm); /* `vkocc surface --registers` stores it */
   vkocc_shader_desc sh = desc_of(o);
   vkocc_pipeline_result r;
-  vkocc_status st = vkocc_pipeline_occupancy(ctx, NULL, &sh, po, use_cache, &r);
-  if (st) { vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
+  vkocc_status st = vkocc_pipeline_occupancy_model(ctx, NULL, &sh, po, have_d ? &d : NULL, rm.known ? &rm : NULL,
+                                                   use_cache, &r);
+  if (st == VKOCC_ERROR_RUNTIME && r.nstats && strstr(vkocc_last_error(), "of the pipeline as written")) {
+    /* measured, but P as written cannot be established: the evidence is shown, no P, exit 1 */
+    char why[700];
+    snprintf(why, sizeof why, "%s", vkocc_last_error());
+    json_t *stats = json_array();
+    for (uint32_t i = 0; i < r.nstats; i++)
+      json_array_append_new(stats, json_pack("{s:s, s:o, s:f}", "name", r.stats[i].name, "value",
+                                             isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
+                                             "augmented", r.stats[i].augmented));
+    if (c->json) {
+      json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:n, s:I, s:s, s:o, s:o}", "device", vkocc_device_info_json(dev),
+                                              "shader", shader_json(o, &r), "P", "augmented_P", (json_int_t)r.probe.P,
+                                              "error", why, "statistics", stats, "register_model",
+                                              vkocc_register_model_json(&rm)), VKOCC_DOC_PROBE);
+      if (have_d) json_object_set_new(doc, "derived", vkocc_derived_json(&(vkocc_derived){.sm_count = d.sm_count,
+          .wg_per_sm = d.wg_per_sm, .subgroups_per_sm = d.subgroups_per_sm, .subgroup_size = d.subgroup_size,
+          .threads_per_sm = d.threads_per_sm, .shared_per_sm = d.shared_per_sm, .shared_bound_seen = d.shared_bound_seen,
+          .subgroups_per_sm_max = d.subgroups_per_sm_max, .shared_per_sm_max = d.shared_per_sm_max}, NULL));
+      cli_emit_json(cmd, doc, NULL);
+    } else {
+      printf("measured on the augmented pipeline: P = %u (not the pipeline as written)\n", r.probe.P);
+      printf("driver statistics (VK_KHR_pipeline_executable_properties), as written / augmented:\n");
+      for (uint32_t i = 0; i < r.nstats; i++)
+        printf("  %-40s %12g %12g%s\n", r.stats[i].name, r.stats[i].value, r.stats[i].augmented,
+               r.stats[i].value == r.stats[i].augmented ? "" : "  (differs)");
+      json_decref(stats);
+    }
+    vkocc_pipeline_result_free(&r);
+    vkocc_context_destroy(ctx);
+    return cli_error(cmd, 1, "%s", why);
+  }
+  if (st) { vkocc_pipeline_result_free(&r); vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
   if (fp_path[0] && !c->json) fprintf(stderr, "vkocc %s: per SM from the cached fingerprint %s\n", cmd, fp_path);
   if (c->json) {
     json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:o}", "device", vkocc_device_info_json(dev), "probe",
@@ -170,7 +241,9 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
             "at_P1_ns", r.unmod.at_P1_ns, "at_2P_ns", r.unmod.at_2P_ns, "at_2P1_ns", r.unmod.at_2P1_ns, "dispatches",
             (json_int_t)r.unmod.dispatches, "wall_ns", r.unmod.wall_ns));
     }
-    if (have_d) json_object_set_new(doc, "limits", limits(&d, &r, false));
+    if (have_d) json_object_set_new(doc, "limits", limits(&d, &rm, &r, false));
+    if (r.written) json_object_set_new(doc, "written", written_json(r.written));
+    json_object_set_new(doc, "register_model", vkocc_register_model_json(&rm));
     json_t *stats = json_array();
     for (uint32_t i = 0; i < r.nstats; i++)
       json_array_append_new(stats, json_pack("{s:s, s:o, s:f}", "name", r.stats[i].name, "value",
@@ -186,7 +259,10 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   char qt[96];
   cli_queue_text(dev, qt, sizeof qt);
   printf("%s\n", qt);
-  printf("P = %u", r.P);
+  printf("P = %u (the pipeline as written: %s)\n", r.P, r.written ? vkocc_written_evidence_name(r.written->evidence) : "?");
+  if (r.written && r.written->evidence != VKOCC_WRITTEN_EQUAL && r.written->evidence != VKOCC_WRITTEN_CACHED)
+    printf("  %s\n", r.written->reason);
+  printf("measured on the %s pipeline: P = %u", r.unmodified ? "unmodified" : "augmented", r.probe.P ? r.probe.P : r.P);
   if (r.from_cache) printf(" (cached)");
   else {
     if (r.probe.method & VKOCC_METHOD_COMB) printf("; comb median %u [%u..%u]", r.probe.comb_median, r.probe.comb_min, r.probe.comb_max);
@@ -208,7 +284,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   for (uint32_t i = 0; i < r.nstats; i++)
     printf("  %-40s %12g %12g%s\n", r.stats[i].name, r.stats[i].value, r.stats[i].augmented,
            r.stats[i].value == r.stats[i].augmented ? "" : "  (differs)");
-  if (have_d) json_decref(limits(&d, &r, true));
+  if (have_d) json_decref(limits(&d, &rm, &r, true));
   bool agree = r.from_cache || r.probe.agree;
   vkocc_pipeline_result_free(&r);
   vkocc_context_destroy(ctx);
@@ -256,7 +332,9 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   if (!st) st = vkocc_calibrate(ctx, &co, &cal);
   if (st) { free(spv); json_decref(points); vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
-  uint32_t prevP = 0;
+  uint32_t prevP = 0, unestablished = 0;
+  vkocc_register_model rm;
+  bool have_rm = vkocc_register_model_from_cache(dev, &rm);
   for (uint32_t k = 0; k < total && !st; k++) {
     set_combination(o, base, k);
     o->nspec = base + o->nvary;
@@ -268,8 +346,22 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
     vkocc_probe_options p = *po;
     p.hint = prevP;
     vkocc_pipeline_result r;
-    st = vkocc_pipeline_occupancy(ctx, &cal, &sh, &p, false, &r);
+    st = vkocc_pipeline_occupancy_model(ctx, &cal, &sh, &p, NULL, have_rm ? &rm : NULL, false, &r);
     o->nspec = base;
+    if (st == VKOCC_ERROR_RUNTIME && strstr(vkocc_last_error(), "of the pipeline as written")) {
+      /* this point's P as written cannot be established: said, no P, and exit 1 at the end */
+      json_t *spec = json_object();
+      for (uint32_t v = 0; v < o->nvary; v++) {
+        char key[16];
+        snprintf(key, sizeof key, "%u", o->vary[v].id);
+        json_object_set_new(spec, key, json_real(o->spec[base + v].value));
+      }
+      json_array_append_new(points, json_pack("{s:o, s:n, s:s}", "spec", spec, "P", "error", vkocc_last_error()));
+      fprintf(stderr, "vkocc %s: %s\n", cmd, vkocc_last_error());
+      unestablished++;
+      st = VKOCC_OK;
+      continue;
+    }
     if (st) break;
     prevP = r.P;
     if (!c->json && k == 0) { /* the header once the first point stands: bad input prints only its error */
@@ -283,11 +375,18 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
       json_object_set_new(spec, key, json_real(o->spec[base + v].value));
       if (!c->json) printf("%-10g ", o->spec[base + v].value);
     }
-    if (!c->json) printf("%-8u %-12u %-6u %s\n", r.wg_size, r.shared_bytes, r.P, r.probe.agree ? "yes" : "NO");
-    json_array_append_new(points, json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:b}", "spec", spec, "wg_size",
-                                            (json_int_t)r.wg_size, "shared_bytes", (json_int_t)r.shared_bytes, "P",
-                                            (json_int_t)r.P, "comb_P", (json_int_t)r.probe.comb_median, "bisect_P",
-                                            (json_int_t)r.probe.bisect_median, "agree", r.probe.agree));
+    if (!c->json) {
+      printf("%-8u %-12u %-6u %s", r.wg_size, r.shared_bytes, r.P, r.probe.agree ? "yes" : "NO");
+      if (r.written && r.P != r.probe.P) /* the augmented pipeline measured another P: say where P came from */
+        printf("  (as written; augmented %u: %s)", r.probe.P, vkocc_written_evidence_name(r.written->evidence));
+      printf("\n");
+    }
+    json_t *pt = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:b}", "spec", spec, "wg_size",
+                           (json_int_t)r.wg_size, "shared_bytes", (json_int_t)r.shared_bytes, "P",
+                           (json_int_t)r.P, "comb_P", (json_int_t)r.probe.comb_median, "bisect_P",
+                           (json_int_t)r.probe.bisect_median, "agree", r.probe.agree);
+    if (r.written) json_object_set_new(pt, "written", written_json(r.written));
+    json_array_append_new(points, pt);
     vkocc_pipeline_result_free(&r);
   }
   free(spv);
@@ -296,7 +395,11 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   vkocc_context_destroy(ctx);
   if (st) { json_decref(doc); return cli_fail(cmd, st); }
   if (out_path && (st = vkocc_json_write(doc, out_path))) { json_decref(doc); return cli_fail(cmd, st); }
-  if (c->json) return cli_emit_json(cmd, doc, NULL);
-  json_decref(doc);
-  return 0;
+  int rc_out = 0;
+  if (c->json) rc_out = cli_emit_json(cmd, doc, NULL);
+  else json_decref(doc);
+  if (!rc_out && unestablished)
+    return cli_error(cmd, 1, "%u of %u points: P of the pipeline as written could not be established", unestablished,
+                     total);
+  return rc_out;
 }

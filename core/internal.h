@@ -87,4 +87,8 @@ void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uin
 vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, uint32_t sms,
                                 vkocc_derived *out);
 
+/* The cluster ID of recipe c1 (docs/fingerprint.md): fingerprints written before recipe c2 still read. */
+void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]);
+/* The ID of fp's normalized surface under the recipe its cluster_id does not use (c1 <-> c2). */
+void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]);
 #endif

@@ -563,14 +563,12 @@ void vkocc_occupancy_compute(const vkocc_derived *d, uint32_t wg, uint32_t s, vk
 }
 
 const char *vkocc_limit_name(uint32_t b) {
-  switch (b) {
-  case VKOCC_LIMIT_WORKGROUPS: return "workgroup slots";
-  case VKOCC_LIMIT_SUBGROUPS: return "subgroup slots";
-  case VKOCC_LIMIT_SHARED: return "shared memory";
-  case VKOCC_LIMIT_WORKGROUPS | VKOCC_LIMIT_SUBGROUPS: return "workgroup+subgroup slots";
-  case VKOCC_LIMIT_WORKGROUPS | VKOCC_LIMIT_SHARED: return "workgroup slots+shared memory";
-  case VKOCC_LIMIT_SUBGROUPS | VKOCC_LIMIT_SHARED: return "subgroup slots+shared memory";
-  case 7: return "all three";
-  default: return "none";
-  }
+  /* every combination of workgroup slots (1), subgroup slots (2), shared memory (4) and registers (8) */
+  static const char *names[16] = {
+      "none", "workgroup slots", "subgroup slots", "workgroup+subgroup slots", "shared memory",
+      "workgroup slots+shared memory", "subgroup slots+shared memory", "all three", "registers",
+      "workgroup slots+registers", "subgroup slots+registers", "workgroup+subgroup slots+registers",
+      "shared memory+registers", "workgroup slots+shared memory+registers", "subgroup slots+shared memory+registers",
+      "all four"};
+  return b < 16 ? names[b] : "none";
 }

@@ -57,9 +57,11 @@ vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_
   return VKOCC_OK;
 }
 
-/* Canonical text: "vkocc-fp/1;sg=G;" then for each canonical (wg, shared) in row order "WG,SH=V;" with V
- * the value to 3 decimals ("x" where unrunnable). The ID is "c1-" + the top 48 bits of FNV-1a 64 of it. */
-void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
+/* Recipe c1 (fingerprints written before c2, still read): "vkocc-fp/1;sg=G;" then for each canonical (wg, shared)
+ * in row order "WG,SH=V;" with V the value to 3 decimals ("x" where unrunnable). The ID is "c1-" + the top 48 bits
+ * of FNV-1a 64 of it. It depends on the shared memory the queue family grants (100 KiB on an H100's compute-only
+ * family, 48 KiB on its graphics+compute one), so one GPU had two IDs. */
+void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]) {
   uint64_t h = 0xcbf29ce484222325ull;
   char buf[64];
   int n = snprintf(buf, sizeof buf, "vkocc-fp/1;sg=%u;", fp->subgroup_size);
@@ -72,6 +74,29 @@ void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
       for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
     }
   snprintf(out, 24, "c1-%012llx", (unsigned long long)(h >> 16));
+}
+
+/* Recipe c2: one GPU, one ID. "vkocc-fp/2;sg=G;" then for each canonical workgroup size "WG=V;", V the resident
+ * workgroups per SM without shared memory (3 decimals, "x" where unrunnable): the workgroup and subgroup slots.
+ * The shared capacity is the queue family's, not the architecture's: it is a recorded attribute of the
+ * fingerprint (docs/fingerprint.md), never part of the ID. */
+void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  char buf[64];
+  int n = snprintf(buf, sizeof buf, "vkocc-fp/2;sg=%u;", fp->subgroup_size);
+  for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
+  for (int a = 0; a < VKOCC_CANON_WG; a++) {
+    double v = fp->normalized[a][0];
+    if (isnan(v)) n = snprintf(buf, sizeof buf, "%u=x;", vkocc_canonical_wg[a]);
+    else n = snprintf(buf, sizeof buf, "%u=%.3f;", vkocc_canonical_wg[a], v);
+    for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
+  }
+  snprintf(out, 24, "c2-%012llx", (unsigned long long)(h >> 16));
+}
+
+void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]) {
+  if (!strncmp(fp->cluster_id, "c1-", 3)) vkocc_cluster_id(fp, out);
+  else vkocc_cluster_id_c1(fp, out);
 }
 
 double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {

@@ -625,6 +625,8 @@ typedef struct vkocc_pipeline_result {
     uint32_t dispatches;
     double wall_ns;
   } unmod;
+  /* P of the pipeline as written (P above is it): the evidence, the augmented P, the model's predictions */
+  struct vkocc_written_answer *written; /* malloc'd; freed by vkocc_pipeline_result_free */
 } vkocc_pipeline_result;
 
 /* Compiles (GLSL/HLSL through libshaderc), inspects, augments and measures the user's compute pipeline.
@@ -951,6 +953,161 @@ vkocc_status vkocc_fingerprint_load_details(const char *path, vkocc_fingerprint 
 vkocc_status vkocc_policy_select_fingerprint(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
                                              const vkocc_fingerprint_details *details, const vkocc_policy_var *vars,
                                              uint32_t nvars, double threshold, vkocc_policy_choice *out);
+
+/* ---------------------------------------------------------------- registers: the third axis of occupancy
+ * (docs/model.md "Registers") and P of the pipeline as written (docs/shader.md "The pipeline as written").
+ * Vulkan reports no register file; vkocc measures it: a probe pipeline whose register use is set by a
+ * specialization constant, its register count read back from VK_KHR_pipeline_executable_properties, P measured
+ * over workgroup size x registers. The model fitted to those points:
+ *   registers of one subgroup   a = ceil(r x g / U) x U                       (U: allocation unit per subgroup)
+ *   subgroups per SM            Q x floor(floor(R / Q) / a)                   (Q: register-file partitions)
+ *   workgroups per SM           floor(subgroups per SM / ceil(wg / g))
+ * CUDA's cuda_occupancy.h computes the same (regsPerMultiprocessor R, 256-register warp granularity U, 4
+ * sub-partitions Q on current GPUs). */
+
+#define VKOCC_LIMIT_REGISTERS 8u /* a vkocc_limit bit beside workgroups (1), subgroups (2), shared memory (4) */
+
+typedef struct vkocc_register_model {
+  bool known;                   /* false: no register statistic (lavapipe), or nothing measured: "unknown" */
+  uint32_t subgroup_size;       /* g */
+  uint32_t regs_per_sm;         /* R: the lowest value consistent with the points */
+  uint32_t regs_per_sm_max;     /* the highest consistent value (UINT32_MAX: only a lower bound) */
+  uint32_t alloc_unit;          /* U: registers per subgroup are allocated in units of this many */
+  uint32_t alloc_unit_per_invocation; /* U / g */
+  uint32_t partitions;          /* Q */
+  uint32_t max_per_invocation;  /* the most registers one invocation was seen to get */
+  bool max_capped;              /* asking for more live values stopped raising the count (the cap was reached) */
+  bool bound_seen;              /* some point was limited by registers; else R is only a lower bound */
+  bool ambiguous;               /* another (U, Q) explained as many points (the coarser one is kept) */
+  uint32_t explained, total;    /* points the model (with the device's other limits) reproduces exactly */
+  uint32_t unexplained[VKOCC_MAX_UNEXPLAINED]; /* indices of the others (the first 64) */
+  uint32_t n_unexplained;
+} vkocc_register_model;
+
+/* One point of a register surface: P at a workgroup size for a pipeline the driver gave `registers`
+ * registers per invocation and `shared_bytes` of shared memory (its own statistics). */
+typedef struct vkocc_register_point {
+  uint32_t wg_size, registers, shared_bytes, P;
+  uint32_t requested;           /* live values the probe asked for (0: unknown) */
+} vkocc_register_point;
+
+/* Fits R, U and Q to register points, given the device's other limits (base: SM count, W, S, g, M; from
+ * the device surface, or vkocc_derive over the register points with the fewest registers). Every (U per
+ * invocation 1, 2, 4, 8, 16; Q 1, 2, 4) is tried, R voted as S is; the one that reproduces the most
+ * points wins (ties to the coarser unit, then more partitions: the smaller prediction). Points the fit
+ * does not reproduce are listed, never smoothed. VKOCC_ERROR_RUNTIME when no point carries a register
+ * count (out->known false: the axis is unknown). */
+vkocc_status vkocc_derive_registers(const vkocc_register_point *points, uint32_t n, const vkocc_derived *base,
+                                    vkocc_register_model *out);
+/* The device's other limits (SM count, workgroup and subgroup slots) from register points alone, for when no
+ * surface of the device is at hand: the SM count from every point, the slots from the point with the fewest
+ * registers at each workgroup size. Weaker than the device surface (shared memory stays unknown). */
+vkocc_status vkocc_register_base(const vkocc_register_point *points, uint32_t n, uint32_t subgroup_size,
+                                 vkocc_derived *out);
+/* Workgroups per SM the register file allows at (wg_size, registers per invocation); VKOCC_NO_LIMIT when
+ * the model is unknown or registers is 0. */
+uint32_t vkocc_register_limit(const vkocc_register_model *m, uint32_t wg_size, uint32_t registers);
+/* vkocc_limits_per_sm_compute with the register limit filled in (and taking part in wg_per_sm/binding). */
+void vkocc_limits_per_sm_registers(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg_size,
+                                   uint32_t shared_bytes, uint32_t registers, vkocc_limits_per_sm *out);
+/* P on the whole device of a pipeline with these statistics under the model (SMs x the smallest limit);
+ * *binding: vkocc_limit bits (VKOCC_LIMIT_REGISTERS included). Limits that are unknown do not take part. */
+uint32_t vkocc_model_P(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg_size, uint32_t shared_bytes,
+                       uint32_t registers, uint32_t *binding);
+
+/* Which evidence gave P of the pipeline as written. */
+typedef enum vkocc_written_evidence {
+  VKOCC_WRITTEN_NONE = 0,          /* not established (the call failed) */
+  VKOCC_WRITTEN_NO_STATISTICS = 1, /* the driver reports no statistics: the measured P (a difference cannot show) */
+  VKOCC_WRITTEN_EQUAL = 2,         /* measured: statistics equal */
+  VKOCC_WRITTEN_BOUNDED = 3,       /* measured: the augmented pipeline uses at least as much of every resource
+                                      and already reaches the written pipeline's own limit */
+  VKOCC_WRITTEN_PREDICTED = 4,     /* predicted from the written statistics by the per-SM model, which
+                                      reproduces the augmented pipeline's measured P */
+  VKOCC_WRITTEN_UNMODIFIED = 5,    /* --unmodified: measured on the pipeline as written */
+  VKOCC_WRITTEN_CACHED = 6,        /* an earlier answer from the cache */
+} vkocc_written_evidence;
+/* "measured: statistics equal", "predicted from written statistics by the per-SM model", "--unmodified", ... */
+const char *vkocc_written_evidence_name(vkocc_written_evidence e);
+
+typedef struct vkocc_written_input {
+  uint32_t nstats;
+  const char *const *names;      /* driver statistic names (VK_KHR_pipeline_executable_properties) */
+  const double *written;         /* of the pipeline as written; NAN where it lacks the statistic */
+  const double *augmented;       /* of the pipeline vkocc measured */
+  uint32_t wg_size;
+  uint32_t shared_bytes;         /* from the SPIR-V (used where the driver names no shared-memory statistic) */
+  uint32_t augmented_P;          /* measured on the augmented pipeline */
+  const vkocc_derived *derived;  /* the per-SM model of this device and queue family; NULL: unknown */
+  const vkocc_register_model *registers; /* NULL or !known: the register file is unknown */
+  bool unmodified;               /* augmented_P was measured on the pipeline as written */
+} vkocc_written_input;
+
+typedef struct vkocc_written_answer {
+  uint32_t P;                    /* P of the pipeline as written: the one to use */
+  uint32_t augmented_P;          /* as measured on the augmented pipeline */
+  uint32_t predicted_P;          /* the model's prediction from the written statistics (0: none) */
+  uint32_t predicted_augmented_P;/* the model's prediction from the augmented statistics (0: none) */
+  bool confirmed;                /* a measurement confirms P (equal statistics, the bound, or the model
+                                    reproducing the augmented measurement) */
+  vkocc_written_evidence evidence;
+  uint32_t binding;              /* vkocc_limit bits of the written pipeline's binding limits (0: unknown) */
+  uint32_t written_registers, augmented_registers; /* 0: no register statistic */
+  uint32_t written_shared, augmented_shared;       /* the driver's, else the SPIR-V's */
+  char differs[256];             /* the statistics that bound occupancy and differ: "Register Count 89 / 80; ..." */
+  char reason[512];              /* the decision in words (also on failure: why it cannot be established) */
+} vkocc_written_answer;
+
+/* Decides P of the pipeline as written from the two pipelines' statistics, the measured augmented P and the
+ * per-SM model. Pure: no device. VKOCC_ERROR_RUNTIME (with the reason) when it cannot be established: a
+ * statistic that bounds occupancy differs and neither the bound nor a model that reproduces the
+ * augmented measurement settles it. Never returns the augmented P where the statistics say it differs. */
+vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_answer *out);
+
+/* vkocc_pipeline_occupancy with the per-SM model given (d, m may be NULL: then the device's cached
+ * fingerprint and register model are used where the statistics differ). out->written holds the decision;
+ * VKOCC_ERROR_RUNTIME when P of the pipeline as written cannot be established. */
+vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_calibration *cal,
+                                            const vkocc_shader_desc *shader, const vkocc_probe_options *opt,
+                                            const vkocc_derived *d, const vkocc_register_model *m, bool use_cache,
+                                            vkocc_pipeline_result *out);
+
+/* The register surface: P of the register probe (a pipeline keeping `live` values live, the driver's register
+ * count read back) over workgroup sizes x live values, shared memory 0. */
+typedef struct vkocc_register_surface_options {
+  const uint32_t *wg_sizes;     /* NULL: 64, 128, 256, 512, 768, 1024 (those the device allows) */
+  uint32_t wg_count;
+  const uint32_t *live;         /* values kept live, 0..256; NULL: 0, 8, 16, ..., 248, 256 */
+  uint32_t live_count;
+  vkocc_method method;          /* 0: the comb (the register probe needs the realtime shader clock) */
+  void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total);
+  void *user;
+} vkocc_register_surface_options;
+/* *points malloc'd (free()), one per (wg, live) in that order. VKOCC_ERROR_UNSUPPORTED, with "the register axis
+ * is unknown" in the message, where the driver reports no register statistic (VK_KHR_pipeline_executable_properties
+ * absent, or no register count among its statistics: lavapipe): nothing is then measured. */
+vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_calibration *cal,
+                                            const vkocc_register_surface_options *options,
+                                            vkocc_register_point **points, uint32_t *count);
+
+/* The register file as the vendor reports it, a cross-check for the measured model (never used to measure):
+ * VK_AMD_shader_core_properties' VGPRs per SIMD (per lane), their allocation granularity and SIMDs per CU give
+ * registers per CU = vgprs_per_simd x wavefront size x SIMDs, allocated per invocation in units of the granularity,
+ * in SIMDs partitions. source "" where the device reports none (NVIDIA, Intel, lavapipe). */
+typedef struct vkocc_vendor_registers {
+  char source[48];
+  uint32_t vgprs_per_simd, vgpr_granularity, min_vgprs, max_vgprs, sgprs_per_simd, simds_per_cu, wavefront_size;
+  uint32_t regs_per_sm;         /* vgprs_per_simd x wavefront_size x simds_per_cu (0 unknown) */
+} vkocc_vendor_registers;
+void vkocc_vendor_registers_get(const vkocc_context *ctx, vkocc_vendor_registers *out);
+
+/* Occupancy against registers per invocation, against shared memory and against workgroup size side by side
+ * (as Nsight Compute's occupancy graphs), each through the point (wg_size, shared_bytes, registers) and drawn from
+ * the model with the register file (libvkocc-plot; PNG, SVG or PDF by extension). VKOCC_ERROR_UNSUPPORTED when the
+ * register axis is unknown. dev may be NULL. */
+vkocc_status vkocc_plot_registers(const vkocc_derived *d, const vkocc_register_model *m, const vkocc_device_info *dev,
+                                  uint32_t wg_size, uint32_t shared_bytes, uint32_t registers, const char *path,
+                                  const vkocc_plot_options *o);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,10 @@
 static const vkocc_doc_schema table[] = {
     /* name                      version oldest  reader (NULL: an output for people and scripts) */
     {VKOCC_DOC_SURFACE,            1, 1, "vkocc_surface_load (calc, plot, view --from)"},
-    {VKOCC_DOC_FINGERPRINT,        1, 1, "vkocc_fingerprint_load, vkocc_fingerprint_from_json (cluster, plot)"},
+    /* version 2: cluster recipe c2, the shared capacity per queue family and the register axis as attributes;
+     * version 1 (recipe c1) reads with its c1 ID */
+    {VKOCC_DOC_FINGERPRINT,        2, 1, "vkocc_fingerprint_load, vkocc_fingerprint_from_json (cluster, plot)"},
+    {VKOCC_DOC_REGISTERS,          1, 1, "vkocc_register_doc_load (calc --regs, probe --shader, the register cache)"},
     {VKOCC_DOC_PROBE,              1, 1, NULL},
     {VKOCC_DOC_RAW_PROBE,          1, 1, "vkocc_raw_probe_load (plot comb)"},
     {VKOCC_DOC_CALIBRATION,        1, 1, NULL},

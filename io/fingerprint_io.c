@@ -29,6 +29,8 @@ json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp) {
                    "workgroups_per_sm", vals, "source", src);
 }
 
+void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d);
+
 json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_calibration *cal,
                                    const vkocc_derived *d, double elapsed_ms) {
   char when[32];
@@ -48,6 +50,7 @@ json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surf
   json_object_set_new(doc, "measurement", json_pack("{s:s, s:s, s:I, s:s, s:f}", "date", when, "method",
                                                     vkocc_method_name(s->method), "repeat", (json_int_t)s->repeat,
                                                     "grid", "canonical", "elapsed_ms", elapsed_ms));
+  vkocc_fingerprint_v2(doc, fp, s, d); /* io/fingerprint_v2.c: the shared capacity, the register axis */
   return doc;
 }
 
@@ -71,6 +74,7 @@ vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fin
   } else { /* the normalized part, with what names the device */
     doc = vkocc_doc_stamp(vkocc_fingerprint_json(fp), VKOCC_DOC_FINGERPRINT);
     json_object_set_new(doc, "device", json_pack("{s:s, s:s}", "name", fp->device_name, "driver_info", fp->driver_info));
+    vkocc_fingerprint_v2(doc, fp, NULL, NULL);
   }
   vkocc_status s = vkocc_json_write(doc, path);
   json_decref(doc);

@@ -56,7 +56,8 @@ vkocc_status vkocc_fingerprint_from_json(json_t *doc, const char *name, const ch
       fp->source[a][b] = VKOCC_CANON_MEASURED;
     }
   }
-  vkocc_cluster_id(fp, fp->cluster_id);
+  if (!strncmp(stored, "c1-", 3)) vkocc_cluster_id_c1(fp, fp->cluster_id); /* written before recipe c2 */
+  else vkocc_cluster_id(fp, fp->cluster_id);
   if (strcmp(stored, fp->cluster_id) != 0)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: \"%s\" does not match its normalized surface (%s)", name,
                       stored, fp->cluster_id);

@@ -26,6 +26,7 @@
 #define VKOCC_DOC_BENCH_PROBE "vkocc.bench-probe"
 #define VKOCC_DOC_BENCH_SURFACE "vkocc.bench-surface"
 #define VKOCC_DOC_BENCH_BARRIER "vkocc.bench-barrier"
+#define VKOCC_DOC_REGISTERS "vkocc.registers" /* the register surface and model (io/registers_io.h) */
 
 /* document.c: the schema table, one row per document. */
 typedef struct vkocc_doc_schema {

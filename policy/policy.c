@@ -364,12 +364,15 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
              json_string_value(json_object_get(json_array_get(entries, (size_t)de), "cluster")));
     out->entry = de;
   } else if (fp) {
+    char id[24]; /* the fingerprint's ID, else the same surface's ID under the other recipe (c1 databases) */
+    snprintf(id, sizeof id, "%s", fp->cluster_id);
     if (dev && has_entries(entries, "", device_key))
       note_rejected(out, entries, "", device_key, " for this device", vars, nvars);
-    int e = best_entry(entries, fp->cluster_id, NULL, vars, nvars, &m);
+    int e = best_entry(entries, id, NULL, vars, nvars, &m);
+    if (e < 0 && (vkocc_cluster_id_other(fp, id), 1)) e = best_entry(entries, id, NULL, vars, nvars, &m);
     if (e >= 0) {
       out->rule = VKOCC_POLICY_CLUSTER;
-      snprintf(out->cluster_id, sizeof out->cluster_id, "%s", fp->cluster_id);
+      snprintf(out->cluster_id, sizeof out->cluster_id, "%s", id);
       out->entry = e;
     } else {
       snprintf(why, sizeof why, " for cluster %s", fp->cluster_id);

@@ -58,8 +58,17 @@ vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_des
   return s;
 }
 
+#include "written_internal.h" /* vkocc_written_apply: P of the pipeline as written */
+
 vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_shader_desc *sh,
                                       const vkocc_probe_options *opt_in, bool use_cache, vkocc_pipeline_result *out) {
+  return vkocc_pipeline_occupancy_model(ctx, cal_in, sh, opt_in, NULL, NULL, use_cache, out);
+}
+
+vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_calibration *cal_in,
+                                            const vkocc_shader_desc *sh, const vkocc_probe_options *opt_in,
+                                            const vkocc_derived *model_d, const vkocc_register_model *model_r,
+                                            bool use_cache, vkocc_pipeline_result *out) {
   vkocc_clear_error();
   memset(out, 0, sizeof *out);
   vkocc_probe_options opt = opt_in ? *opt_in : (vkocc_probe_options){0};
@@ -89,7 +98,7 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
     out->probe.wg_size = out->wg_size;
     out->probe.shared_bytes = out->shared_bytes;
     out->probe.method = opt.method;
-    return VKOCC_OK;
+    return vkocc_written_apply(ctx, model_d, model_r, out);
   }
   user_pipeline u;
   s = user_pipeline_create(ctx, spv, words, name, sh, &info, sh->unmodified, &u);
@@ -111,6 +120,7 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
     user_pipeline_destroy(&u);
     if (s) return s;
     out->P = out->probe.P;
+    if ((s = vkocc_written_apply(ctx, model_d, model_r, out))) return s;
     if (use_cache) pipeline_cache_write(out->key, out);
     return VKOCC_OK;
   }
@@ -135,8 +145,16 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
   user_pipeline_destroy(&u);
   if (s) return s;
   out->P = out->probe.P;
-  if (use_cache && out->probe.agree) pipeline_cache_write(out->key, out);
+  /* P of the pipeline as written: the measured one only where the statistics allow (probes/written.c) */
+  if ((s = vkocc_written_apply(ctx, model_d, model_r, out))) return s;
+  if (use_cache && out->probe.agree && out->P == out->probe.P &&
+      (out->written->evidence == VKOCC_WRITTEN_EQUAL || out->written->evidence == VKOCC_WRITTEN_NO_STATISTICS))
+    pipeline_cache_write(out->key, out);
   return VKOCC_OK;
 }
 
-void vkocc_pipeline_result_free(vkocc_pipeline_result *r) { vkocc_probe_result_free(&r->probe); }
+void vkocc_pipeline_result_free(vkocc_pipeline_result *r) {
+  vkocc_probe_result_free(&r->probe);
+  free(r->written);
+  r->written = NULL;
+}

@@ -29,6 +29,7 @@ uint64_t pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, siz
   uint32_t m = o->method;
   h = fnv(h, &m, 4);
   if (sh->unmodified) h = fnv(h, "unmodified", 10); /* only then: the augmented keys stay what they were */
+  h = fnv(h, "written-rule", 12); /* answers cached before the written-pipeline rule may hold an augmented P */
   return h;
 }
 

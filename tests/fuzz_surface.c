@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     vkocc_fingerprint fp;
     FUZZ_CHECK(vkocc_fingerprint_from_surface(&s, &d, &fp) == VKOCC_OK);
-    FUZZ_CHECK(strncmp(fp.cluster_id, "c1-", 3) == 0 && vkocc_fingerprint_distance(&fp, &fp) == 0);
+    FUZZ_CHECK(strncmp(fp.cluster_id, "c2-", 3) == 0 && vkocc_fingerprint_distance(&fp, &fp) == 0);
     json_decref(vkocc_derived_json(&d, &s));
   }
   vkocc_surface_free(&s);

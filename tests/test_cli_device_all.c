@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
   CHECK_EQ_U(json_integer_value(json_object_get(sum, "devices_measured")), 1);
   json_t *d0 = json_array_get(json_object_get(sum, "devices"), 0);
   const char *id = json_string_value(json_object_get(d0, "cluster_id"));
-  CHECK(id && !strncmp(id, "c1-", 3), "cluster ID %s", id ? id : "(none)");
+  CHECK(id && !strncmp(id, "c2-", 3), "cluster ID %s", id ? id : "(none)");
   snprintf(path, sizeof path, "%s/s-0.json", dir);
   json_t *doc = json_load_file(path, 0, &e);
   CHECK(doc != NULL, "%s: %s", path, e.text);

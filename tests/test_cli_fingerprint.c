@@ -22,7 +22,10 @@ int main(int argc, char **argv) {
   int rc = run_fmt(&out, "LP_NUM_THREADS=1 %s fingerprint --fresh -o /tmp/vkocc-fp1.json --json 2>/dev/null", bin);
   CHECK(rc == 0, "fingerprint LP=1 exit %d", rc);
   id1 = field(out, "cluster_id");
-  CHECK_CONTAINS(out, "\"schema\": \"vkocc.fingerprint/1\"");
+  CHECK_CONTAINS(out, "\"schema\": \"vkocc.fingerprint/2\""); /* recipe c2, the shared capacity as an attribute */
+  CHECK_CONTAINS(out, "\"cluster_recipe\": \"c2\"");
+  CHECK_CONTAINS(out, "\"shared_capacity\": [");
+  CHECK(!strstr(out, "\"register_model\""), "lavapipe has no register axis: none recorded");
   CHECK_CONTAINS(out, "\"sm_count\": 1,");
   CHECK(!strstr(out, "vendor_reported"), "lavapipe fingerprint has vendor_reported"); /* no vendor extension */
   free(out);
@@ -103,7 +106,7 @@ int main(int argc, char **argv) {
   free(out);
   rc = run_fmt(&out, "%s cluster %s/policy-db.json 2>&1", bin, data);
   CHECK(rc == 2, "db as fingerprint exit %d", rc);
-  CHECK_CONTAINS(out, "$.schema: expected \"vkocc.fingerprint/1\"");
+  CHECK_CONTAINS(out, "$.schema: expected \"vkocc.fingerprint/2\"");
   free(out);
   unlink("/tmp/vkocc-nodir-check");
   rc = run_fmt(&out, "LP_NUM_THREADS=2 %s fingerprint -o /nonexistent/dir/fp.json 2>&1", bin);

@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
   snprintf(a, sizeof a, "comb %s/surface-h100.json", data);
   check_bad(bin, a, "x.png", 2, "$.schema: expected \"vkocc.raw-probe/1\"");
   snprintf(a, sizeof a, "compare %s/surface-h100.json", data);
-  check_bad(bin, a, "x.png", 2, "$.schema: expected \"vkocc.fingerprint/1\"");
+  check_bad(bin, a, "x.png", 2, "$.schema: expected \"vkocc.fingerprint/2\"");
   rc = run_fmt(&out, "%s plot pie %s/surface-h100.json -o %s/p.png 2>&1", bin, data, dir);
   CHECK(rc == 2 && strstr(out, "unknown plot 'pie'"), "unknown kind: %s", out);
   free(out);
@@ -166,6 +166,13 @@ int main(int argc, char **argv) {
   } else {
     printf("view: not built with GLFW or no xvfb-run; the viewer test is skipped\n");
   }
+  /* occupancy against registers, shared memory and workgroup size (a register document) */
+  snprintf(a, sizeof a, "registers %s/registers-synthetic-h100.json --wg 256 --regs 89 --shmem 256", data);
+  check_png(bin, a, 1200, 500, 4, "registers");
+  const char *svg_regs[] = {"registers per invocation", "89: 25.0%", "shared memory per workgroup", "workgroup size"};
+  check_svg(bin, a, "registers", svg_regs, 4);
+  snprintf(a, sizeof a, "registers %s/h100-grid.csv --wg 256 --regs 89", data);
+  check_bad(bin, a, "r.png", 2, "h100-grid.csv");
   snprintf(a, sizeof a, "rm -rf %s", dir);
   if (system(a)) return 2;
   return check_report();

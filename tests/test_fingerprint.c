@@ -3,6 +3,7 @@
  * the stored ID. */
 #include "check.h"
 #include "io.h"
+#include "internal.h"
 #include "synth.h"
 #include <stdlib.h>
 
@@ -14,7 +15,7 @@ int main(void) {
     vkocc_fingerprint ref;
     CHECK(synth_fingerprint(archs[a], sms[0], 0, &ref) == VKOCC_OK, "%s: %s", archs[a]->name, vkocc_last_error());
     snprintf(ids[a], sizeof ids[a], "%s", ref.cluster_id);
-    CHECK(!strncmp(ref.cluster_id, "c1-", 3) && strlen(ref.cluster_id) == 15, "id format %s", ref.cluster_id);
+    CHECK(!strncmp(ref.cluster_id, "c2-", 3) && strlen(ref.cluster_id) == 15, "id format %s", ref.cluster_id);
     for (int k = 1; k < 6; k++) {
       vkocc_fingerprint fp;
       CHECK(synth_fingerprint(archs[a], sms[k], 0, &fp) == VKOCC_OK, "%s at %u SMs", archs[a]->name, sms[k]);
@@ -47,13 +48,25 @@ int main(void) {
       CHECK(vkocc_fingerprint_distance(&x, &y) > 5 * VKOCC_CLUSTER_THRESHOLD, "%s vs %s distance %g", archs[a]->name,
             archs[b]->name, vkocc_fingerprint_distance(&x, &y));
     }
-  /* one per-SM limit changed (shared memory 100 KiB -> 132 KiB) changes the ID */
+  /* one GPU, one ID: the shared memory a queue family grants (an H100: 100 KiB compute-only, 48 KiB
+   * graphics+compute) is an attribute, not part of the ID; the surfaces differ, so the distance does */
   synth_arch h2 = SYNTH_HOPPER;
-  h2.M = 135168;
+  h2.M = 49152;
   vkocc_fingerprint f1, f2;
   synth_fingerprint(&SYNTH_HOPPER, 132, 0, &f1);
   synth_fingerprint(&h2, 132, 0, &f2);
-  CHECK(strcmp(f1.cluster_id, f2.cluster_id) != 0, "a different shared memory per SM must change the ID");
+  CHECK(!strcmp(f1.cluster_id, f2.cluster_id), "the shared memory per SM must not change the ID: %s %s", f1.cluster_id,
+        f2.cluster_id);
+  CHECK(vkocc_fingerprint_distance(&f1, &f2) > 0, "the surfaces differ");
+  /* ... but the slots do: a workgroup slot count of 16 (Ampere GA10x) is another ID */
+  synth_arch h3 = SYNTH_HOPPER;
+  h3.W = 16;
+  synth_fingerprint(&h3, 132, 0, &f2);
+  CHECK(strcmp(f1.cluster_id, f2.cluster_id) != 0, "W 16 vs 32 must change the ID");
+  /* the recipe c1 of the same surface is still what a c1 document's ID is checked against */
+  char c1[24];
+  vkocc_cluster_id_c1(&f1, c1);
+  CHECK(!strcmp(c1, "c1-dace7ddcd2e0"), "synthetic Hopper under recipe c1: %s", c1);
 
   /* clustering: 5 architectures x 6 SM counts, plus perturbed copies (other IDs) -> 5 clusters */
   vkocc_fingerprint fps[60];
@@ -64,7 +77,7 @@ int main(void) {
       synth_fingerprint(archs[a], sms[k], 0, &fps[n++]);
       if (k < 2) {
         fps[n] = fps[n - 1];
-        fps[n].normalized[2 + k][1] += 1 + k;
+        fps[n].normalized[2 + k][0] += 1 + k; /* the ID covers the column without shared memory */
         vkocc_cluster_id(&fps[n], fps[n].cluster_id);
         n++;
       }
@@ -98,10 +111,10 @@ int main(void) {
   CHECK(vkocc_fingerprint_parse(text, strlen(text), "mem.json", &back) == VKOCC_ERROR_USAGE, "bad value");
   CHECK_CONTAINS(vkocc_last_error(), "$.normalized.workgroups_per_sm[3][2]: expected a number");
   free(text);
-  json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/2"));
+  json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/3"));
   text = json_dumps(doc, 0);
-  CHECK(vkocc_fingerprint_parse(text, strlen(text), "mem.json", &back) == VKOCC_ERROR_USAGE, "version 2");
-  CHECK_CONTAINS(vkocc_last_error(), "$.schema: version 2");
+  CHECK(vkocc_fingerprint_parse(text, strlen(text), "mem.json", &back) == VKOCC_ERROR_USAGE, "version 3");
+  CHECK_CONTAINS(vkocc_last_error(), "$.schema: version 3");
   free(text);
   json_decref(doc);
   CHECK(vkocc_fingerprint_parse("[1,2", 4, "x.json", &back) == VKOCC_ERROR_USAGE, "broken JSON");

@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
    * those run one workgroup per tile */
   CHECK(count(doc, "\"valid\": true") == 14 && count(doc, "\"valid\": false") == 0, "14 valid results");
   CHECK_CONTAINS(doc, "\"schema\": \"vkocc.tune-results/1\"");
-  CHECK_CONTAINS(doc, "\"cluster_id\": \"c1-");
+  CHECK_CONTAINS(doc, "\"cluster_id\": \"c1-"); /* the fingerprint given (a c1 document) */
   free(doc);
   rc = run_fmt(&out, "%s tune histogram --size 40000 --only wg_size=64 --only grain=1 --only variant=persistent --only workgroups=128,512 "
                "--max-runs 3 --fingerprint %s -o %s/p.json 2>&1", bin, fp, dir);

@@ -1001,3 +1001,84 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
   wrap_text(cr, L, T + ph + 56, 11, c.w - L - 10, buf);
   return canvas_close(&c, true);
 }
+
+/* ---- occupancy against registers, shared memory and workgroup size (the register axis, docs/model.md) */
+
+/* One panel: occupancy (%) over x = lo..hi in steps of step, the model at each; the current x marked. */
+static void occ_panel(canvas *c, double L, double T, double pw, double ph, const char *xlabel, uint32_t lo, uint32_t hi,
+                      uint32_t step, uint32_t cur, double (*occ)(void *, uint32_t), void *user, int colour) {
+  cairo_t *cr = c->cr;
+  char buf[64];
+  y_grid(cr, L, T, pw, ph, 5, 100, "%.0f%%");
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_line_width(cr, 1);
+  cairo_rectangle(cr, L, T, pw, ph);
+  cairo_stroke(cr);
+  double span = hi > lo ? hi - lo : 1, xs = nice_step(span, 5);
+  for (double x = ceil(lo / xs) * xs; x <= hi; x += xs) {
+    snprintf(buf, sizeof buf, "%.0f", x);
+    text(cr, L + pw * (x - lo) / span, T + ph + 16, 11, false, CENTER, buf);
+  }
+  text(cr, L + pw / 2, T + ph + 38, 13, false, CENTER, xlabel);
+  cairo_set_source_rgb(cr, okabe_ito[colour][0], okabe_ito[colour][1], okabe_ito[colour][2]);
+  cairo_set_line_width(cr, 2.2);
+  double prev = -1;
+  for (uint64_t x = lo; x <= hi; x += step) { /* a staircase: occupancy holds until the next value */
+    double v = occ(user, (uint32_t)x), px = L + pw * (x - lo) / span, py = T + ph - ph * v / 100;
+    if (prev < 0) cairo_move_to(cr, px, py);
+    else cairo_line_to(cr, px, T + ph - ph * prev / 100), cairo_line_to(cr, px, py);
+    prev = v;
+  }
+  cairo_line_to(cr, L + pw, T + ph - ph * prev / 100);
+  cairo_stroke(cr);
+  double v = occ(user, cur);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_arc(cr, L + pw * (cur - lo) / span, T + ph - ph * v / 100, 5, 0, 2 * M_PI);
+  cairo_fill(cr);
+  snprintf(buf, sizeof buf, "%u: %.1f%%", cur, v);
+  text(cr, L + pw * (cur - lo) / span + 8, T + ph - ph * v / 100 - 8, 11, true, LEFT, buf);
+}
+
+typedef struct { const vkocc_derived *d; const vkocc_register_model *m; uint32_t wg, shared, regs; } occ_point;
+static double occ_at(const occ_point *p, uint32_t wg, uint32_t shared, uint32_t regs) {
+  vkocc_limits_per_sm l;
+  vkocc_limits_per_sm_registers(p->d, p->m, wg, shared, regs, &l);
+  return p->d->threads_per_sm ? 100.0 * l.wg_per_sm * wg / p->d->threads_per_sm : 0;
+}
+static double occ_regs(void *u, uint32_t x) { occ_point *p = u; return occ_at(p, p->wg, p->shared, x); }
+static double occ_shared(void *u, uint32_t x) { occ_point *p = u; return occ_at(p, p->wg, x, p->regs); }
+static double occ_wg(void *u, uint32_t x) { occ_point *p = u; return occ_at(p, x, p->shared, p->regs); }
+
+vkocc_status vkocc_plot_registers(const vkocc_derived *d, const vkocc_register_model *m, const vkocc_device_info *dev,
+                                  uint32_t wg, uint32_t shared, uint32_t regs, const char *path,
+                                  const vkocc_plot_options *o) {
+  vkocc_clear_error();
+  if (!d || !d->wg_per_sm || !d->subgroups_per_sm || !d->threads_per_sm)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "plot registers: no derived limits");
+  if (!m || !m->known) return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "plot registers: the register axis is unknown");
+  if (!wg || !regs || wg > VKOCC_MAX_WG_SIZE || regs > 65536)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "plot registers: workgroup size 1..%u and registers 1..65536", VKOCC_MAX_WG_SIZE);
+  vkocc_plot_options po = o ? *o : (vkocc_plot_options){0};
+  if (!po.width) po.width = 1500;
+  if (!po.height) po.height = 560;
+  canvas c;
+  vkocc_status st = canvas_open(&c, path, &po);
+  if (st) return st;
+  char extra[160];
+  snprintf(extra, sizeof extra, "at %u threads, %u shared bytes, %u registers per invocation", wg, shared, regs);
+  title(&c, "Occupancy against registers, shared memory and workgroup size", dev, dev && dev->name[0], extra);
+  occ_point p = {d, m, wg, shared, regs};
+  double gap = 70, L0 = 70, T = 80, B = 70, pw = (c.w - L0 - 3 * gap + 40) / 3, ph = c.h - T - B;
+  uint32_t maxr = m->max_per_invocation ? m->max_per_invocation : 255, sg = d->subgroup_size ? d->subgroup_size : 1;
+  uint32_t maxs = dev && dev->max_shared_bytes ? dev->max_shared_bytes : 49152, maxwg = 1024;
+  if (dev && dev->max_invocations) maxwg = vkocc_device_max_wg_size(dev);
+  if (regs > maxr) maxr = regs;
+  if (shared > maxs) maxs = shared;
+  if (wg > maxwg) maxwg = wg;
+  vtext(c.cr, 22, T + ph / 2, 13, "occupancy [% of per-SM thread maximum]");
+  occ_panel(&c, L0, T, pw, ph, "registers per invocation", 1, maxr, 1, regs, occ_regs, &p, 0);
+  occ_panel(&c, L0 + pw + gap, T, pw, ph, "shared memory per workgroup [bytes]", 0, maxs, maxs >= 4096 ? 256 : 1,
+            shared, occ_shared, &p, 1);
+  occ_panel(&c, L0 + 2 * (pw + gap), T, pw, ph, "workgroup size [threads]", sg, maxwg, sg, wg, occ_wg, &p, 2);
+  return canvas_close(&c, true);
+}
