@@ -8,7 +8,8 @@ pkgs=(build-essential cmake pkg-config
       libgl1-mesa-dri xvfb xauth                           # headless (Xvfb) window test of the viewer
       libshaderc-dev glslang-dev spirv-tools               # the user's shader: libshaderc (linked statically
                                                            # with glslang and SPIRV-Tools), spirv-val in tests
-      libspirv-cross-c-shared-dev)                         # reflection of the user's shader (SPIRV-Cross)
+      libspirv-cross-c-shared-dev                          # reflection of the user's shader (SPIRV-Cross)
+      python3-jsonschema)                                  # tests: T4 tuning results against their JSON schemas
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
