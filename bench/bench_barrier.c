@@ -295,7 +295,7 @@ int main(int argc, char **argv) {
   const vkocc_device_info *d = &ctx->info;
   printf("device: %s (%s %s); clock %s, bound %.0f ms, %u wait iterations\n", d->name, d->driver_name, d->driver_info,
          b.clock, b.bound_ms, b.max_iters);
-  json_t *doc = json_pack("{s:s, s:s, s:o, s:{s:s, s:f, s:i}}", "schema", "vkocc.bench-barrier/1", "tool_version",
+  json_t *doc = json_pack("{s:s, s:s, s:o, s:{s:s, s:f, s:i}}", "schema", vkocc_doc_schema_string(VKOCC_DOC_BENCH_BARRIER), "tool_version",
                           vkocc_version(), "device", vkocc_device_info_json(d), "bounds", "clock", b.clock, "bound_ms",
                           b.bound_ms, "max_iterations", (json_int_t)b.max_iters);
   int rc = 0;

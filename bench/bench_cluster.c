@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
       char path[600];
       snprintf(path, sizeof path, "%s/fp-%05u.json", dir, i);
       json_t *doc = vkocc_fingerprint_json(&fps[i]);
-      json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/1"));
+      json_object_set_new(doc, "schema", json_string(vkocc_doc_schema_string(VKOCC_DOC_FINGERPRINT)));
       vkocc_json_write(doc, path);
       json_decref(doc);
     }

@@ -190,7 +190,7 @@ int main(int argc, char **argv) {
   vkocc_surface_free(&kept[0]);
   vkocc_surface_free(&kept[1]);
   if (json_path) {
-    json_t *doc = json_pack("{s:s, s:o, s:o, s:o, s:o}", "schema", "vkocc.bench-surface/2", "runs", rows, "medians", sum,
+    json_t *doc = json_pack("{s:s, s:o, s:o, s:o, s:o}", "schema", vkocc_doc_schema_string(VKOCC_DOC_BENCH_SURFACE), "runs", rows, "medians", sum,
                             "ratios", ratios, "identical_check", check);
     vkocc_json_write(doc, json_path);
     json_decref(doc);

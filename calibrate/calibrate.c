@@ -2,7 +2,7 @@
  * dispatch with timestamps, and fit queue ns against in-shader ticks (slope: ns per tick; intercept:
  * dispatch overhead). Warm-ups are discarded; lengths are interleaved across repeats so drift (clock
  * ramp-up) spreads over all lengths instead of bending the line. */
-#include "internal.h"
+#include "exec.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

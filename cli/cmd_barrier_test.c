@@ -137,7 +137,7 @@ int cmd_barrier_test(int argc, char **argv) {
         "{s:s, s:s, s:o, s:s, s:i, s:s, s:f, s:i, s:i, s:i, s:i, s:i,"
         " s:{s:s, s:f, s:i, s:i, s:f},"
         " s:i, s:i, s:i, s:i, s:i, s:b, s:s, s:o, s:o, s:o, s:f, s:o}",
-        "schema", "vkocc.barrier-test/1", "tool_version", vkocc_version(), "device", vkocc_device_info_json(d),
+        "schema", vkocc_doc_schema_string(VKOCC_DOC_BARRIER_TEST), "tool_version", vkocc_version(), "device", vkocc_device_info_json(d),
         "kernel", o.shader ? o.shader : "kernels/barrier/barrier_test.comp", "P", (json_int_t)r.P, "P_source",
         r.P_given ? "given" : r.P_from_cache ? "cache" : "measured", "P_measure_ms", r.measure_ms,
         "extra", (json_int_t)o.extra, "groups", (json_int_t)r.groups, "wg_size", (json_int_t)r.wg_size, "rounds",

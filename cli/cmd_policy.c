@@ -248,7 +248,7 @@ static int cmd_select(int argc, char **argv) {
   if (c.json) {
     json_error_t e;
     json_t *params = json_loads(ch2.params_json, 0, &e);
-    json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:o}", "schema", "vkocc.policy-choice/1", "kernel", kernel,
+    json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:o}", "schema", vkocc_doc_schema_string(VKOCC_DOC_POLICY_CHOICE), "kernel", kernel,
                             "rule", vkocc_policy_rule_name(ch2.rule), "device_key", key, "device_cluster", fp.cluster_id,
                             "cluster", ch2.cluster_id, "distance", ch2.distance, "params", params ? params : json_null());
     vkocc_policy_choice_free(&ch2);

@@ -1,3 +1,4 @@
+#include "characterize.h"
 #include "cli.h"
 #include <ctype.h>
 #include <errno.h>

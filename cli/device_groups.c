@@ -1,5 +1,6 @@
 /* --device all: grouping the per-device results by cluster ID (tests/test_device_groups.c). */
 #include "device_groups.h"
+#include "io.h"
 #include <string.h>
 
 json_t *cli_device_summary(const char *command, const cli_device_result *r, uint32_t n, double wall_ms) {
@@ -26,7 +27,8 @@ json_t *cli_device_summary(const char *command, const cli_device_result *r, uint
     }
     json_array_append_new(json_object_get(g, "devices"), json_integer(r[i].index));
   }
-  json_t *o = json_pack("{s:s, s:s, s:f, s:I, s:I, s:o, s:o}", "schema", "vkocc.devices-summary/1", "command", command,
+  json_t *o = json_pack("{s:s, s:s, s:f, s:I, s:I, s:o, s:o}", "schema",
+                        vkocc_doc_schema_string(VKOCC_DOC_DEVICES_SUMMARY), "command", command,
                         "wall_ms", wall_ms, "devices_total", (json_int_t)n, "devices_measured", (json_int_t)measured,
                         "devices", devs, "clusters", clusters);
   json_object_set_new(o, "same_cluster", json_boolean(measured > 0 && measured == n && json_array_size(clusters) == 1));

@@ -53,7 +53,7 @@ add_custom_target(vkocc_symbols DEPENDS ${VKOCC_SYMBOLS_DIR}/stamp)
 add_library(vkocc_internal INTERFACE)
 target_include_directories(vkocc_internal INTERFACE
   ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/core ${CMAKE_CURRENT_SOURCE_DIR}/compile
-  ${CMAKE_CURRENT_SOURCE_DIR}/io ${CMAKE_CURRENT_BINARY_DIR}/shaders)
+  ${CMAKE_CURRENT_SOURCE_DIR}/io ${CMAKE_CURRENT_SOURCE_DIR}/characterize ${CMAKE_CURRENT_BINARY_DIR}/shaders)
 target_link_libraries(vkocc_internal INTERFACE Vulkan::Headers PkgConfig::JANSSON)
 target_compile_definitions(vkocc_internal INTERFACE VK_NO_PROTOTYPES)
 

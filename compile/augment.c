@@ -296,7 +296,7 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
 typedef struct { uint32_t *w; size_t n, cap; } wbuf;
 
 static void put(wbuf *b, uint32_t v) {
-  if (b->n == b->cap) b->w = realloc(b->w, (b->cap = b->cap ? 2 * b->cap : 256) * 4);
+  if (b->n == b->cap) b->w = vkocc_xrealloc(b->w, (b->cap = b->cap ? 2 * b->cap : 256) * 4);
   b->w[b->n++] = v;
 }
 static void putn(wbuf *b, const uint32_t *v, size_t n) { for (size_t i = 0; i < n; i++) put(b, v[i]); }

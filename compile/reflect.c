@@ -1,13 +1,15 @@
 /* Reflection through SPIRV-Cross (C API): descriptor bindings with their Vulkan descriptor types, the
  * push-constant block size, and the specialization constants with IDs, types and defaults. */
 #include "compile.h"
+#include "array.h"
 #include "internal.h"
 #include <spirv_cross_c.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vulkan/vulkan.h>
 
-static vkocc_status add_list(spvc_compiler comp, spvc_resources res, spvc_resource_type rt, vkocc_reflection *out) {
+static vkocc_status add_list(spvc_compiler comp, spvc_resources res, spvc_resource_type rt, vkocc_array *bindings,
+                             vkocc_reflection *out) {
   const spvc_reflected_resource *list;
   size_t n;
   if (spvc_resources_get_resource_list_for_type(res, rt, &list, &n) != SPVC_SUCCESS) return VKOCC_OK;
@@ -62,8 +64,8 @@ static vkocc_status add_list(spvc_compiler comp, spvc_resources res, spvc_resour
         spvc_compiler_get_declared_struct_size(comp, base, &sz);
       b.size = (uint32_t)sz;
     }
-    out->bindings = realloc(out->bindings, (out->nbindings + 1) * sizeof *out->bindings);
-    out->bindings[out->nbindings++] = b;
+    vkocc_array_append(bindings, vkocc_reflect_binding, b);
+    out->nbindings++;
   }
   return VKOCC_OK;
 }
@@ -90,7 +92,9 @@ vkocc_status vkocc_reflect(const uint32_t *spv, size_t words, const char *entry,
                                       SPVC_RESOURCE_TYPE_STORAGE_IMAGE, SPVC_RESOURCE_TYPE_SAMPLED_IMAGE,
                                       SPVC_RESOURCE_TYPE_SEPARATE_IMAGE, SPVC_RESOURCE_TYPE_SEPARATE_SAMPLERS,
                                       SPVC_RESOURCE_TYPE_ACCELERATION_STRUCTURE, SPVC_RESOURCE_TYPE_SUBPASS_INPUT};
-  for (size_t k = 0; k < VKOCC_ARRAY_LEN(kinds) && !s; k++) s = add_list(comp, res, kinds[k], out);
+  vkocc_array bindings = VKOCC_ARRAY_INIT;
+  for (size_t k = 0; k < VKOCC_ARRAY_LEN(kinds) && !s; k++) s = add_list(comp, res, kinds[k], &bindings, out);
+  out->bindings = vkocc_array_steal(&bindings);
   const spvc_reflected_resource *pc;
   size_t npc;
   if (!s && spvc_resources_get_resource_list_for_type(res, SPVC_RESOURCE_TYPE_PUSH_CONSTANT, &pc, &npc) ==
@@ -102,7 +106,7 @@ vkocc_status vkocc_reflect(const uint32_t *spv, size_t words, const char *entry,
   const spvc_specialization_constant *sc;
   size_t nsc;
   if (!s && spvc_compiler_get_specialization_constants(comp, &sc, &nsc) == SPVC_SUCCESS && nsc) {
-    out->specs = calloc(nsc, sizeof *out->specs);
+    out->specs = vkocc_xcalloc(nsc, sizeof *out->specs);
     for (size_t i = 0; i < nsc; i++) {
       spvc_constant c = spvc_compiler_get_constant_handle(comp, sc[i].id);
       spvc_type t = spvc_compiler_get_type_handle(comp, spvc_constant_get_type(c));

@@ -1,4 +1,4 @@
-#include "internal.h"
+#include "exec.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,23 +46,21 @@ static void save_pipeline_cache(vkocc_context *ctx) {
   free(data);
 }
 
-/* What every context makes on its device: command pool and buffer, fence, timestamp queries, pipeline cache.
- * On failure the caller destroys the context (which destroys what was made). */
+/* What every context makes on its device: the command pool, its own batch (command buffer, fence,
+ * timestamp queries; core/exec.c), the pipeline cache. On failure the caller destroys the context (which
+ * destroys what was made). */
 static vkocc_status context_objects(vkocc_context *ctx) {
-  VkResult r;
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                  .queueFamilyIndex = ctx->info.compute_queue_family};
-  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkQueryPoolCreateInfo qpci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
-  if ((r = vkocc_fn.vkCreateCommandPool(ctx->device, &pci, NULL, &ctx->cmd_pool)) ||
-      (cai.commandPool = ctx->cmd_pool, r = vkocc_fn.vkAllocateCommandBuffers(ctx->device, &cai, &ctx->cmd)) ||
-      (r = vkocc_fn.vkCreateFence(ctx->device, &fci, NULL, &ctx->fence)) ||
-      (r = vkocc_fn.vkCreateQueryPool(ctx->device, &qpci, NULL, &ctx->queries))) {
-    return vkocc_vk_fail(r, "creating command pool, fence and query pool");
+  VkResult r = vkocc_fn.vkCreateCommandPool(ctx->device, &pci, NULL, &ctx->cmd_pool);
+  if (r) return vkocc_vk_fail(r, "creating command pool, fence and query pool");
+  ctx->batch = vkocc_xcalloc(1, sizeof *ctx->batch);
+  vkocc_status s = vkocc_batch_create(ctx, VKOCC_CONTEXT_TIMED, ctx->batch);
+  if (s) {
+    free(ctx->batch);
+    ctx->batch = NULL;
+    return s;
   }
   return load_pipeline_cache(ctx);
 }
@@ -227,12 +225,20 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
 void vkocc_context_destroy(vkocc_context *ctx) {
   if (!ctx) return;
   if (ctx->device) {
-    /* our submissions are all waited for; the application's device is not ours to wait on */
-    if (!ctx->external) vkocc_fn.vkDeviceWaitIdle(ctx->device);
+    /* Our submissions are all waited for, but one that timed out may still run: wait for it within the
+     * context's limit first, and wait for the whole device only when it finished (vkDeviceWaitIdle has no
+     * bound). A lost device is waited for no more. The application's device is not ours to wait on. */
+    bool idle = !ctx->lost;
+    if (idle && ctx->batch && ctx->batch->in_flight)
+      idle = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->batch->fence, VK_TRUE, ctx->timeout_ns) == VK_SUCCESS;
+    if (idle && !ctx->external) vkocc_fn.vkDeviceWaitIdle(ctx->device);
     save_pipeline_cache(ctx);
     if (ctx->cache) vkocc_fn.vkDestroyPipelineCache(ctx->device, ctx->cache, NULL);
-    if (ctx->queries) vkocc_fn.vkDestroyQueryPool(ctx->device, ctx->queries, NULL);
-    if (ctx->fence) vkocc_fn.vkDestroyFence(ctx->device, ctx->fence, NULL);
+    if (ctx->batch) {
+      ctx->batch->in_flight = false; /* waited for above, as far as it can be */
+      vkocc_batch_destroy(ctx->batch);
+      free(ctx->batch);
+    }
     if (ctx->cmd_pool) vkocc_fn.vkDestroyCommandPool(ctx->device, ctx->cmd_pool, NULL);
     if (!ctx->external) vkocc_fn.vkDestroyDevice(ctx->device, NULL);
   }
@@ -243,188 +249,3 @@ void vkocc_context_destroy(vkocc_context *ctx) {
 const vkocc_device_info *vkocc_context_device(const vkocc_context *ctx) { return &ctx->info; }
 bool vkocc_context_has_device_clock(const vkocc_context *ctx) { return ctx->device_clock; }
 bool vkocc_context_has_subgroup_clock(const vkocc_context *ctx) { return ctx->subgroup_clock; }
-
-static int32_t find_memory(const vkocc_context *ctx, uint32_t bits, VkMemoryPropertyFlags want) {
-  for (uint32_t i = 0; i < ctx->mem.memoryTypeCount; i++)
-    if ((bits & (1u << i)) && (ctx->mem.memoryTypes[i].propertyFlags & want) == want) return (int32_t)i;
-  return -1;
-}
-
-vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool host_visible, vkocc_buffer *b) {
-  memset(b, 0, sizeof *b);
-  b->size = size;
-  VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
-                            .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
-                                     VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
-                                     VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT}; /* + user shaders' dummies */
-  VkResult r = vkocc_fn.vkCreateBuffer(ctx->device, &bci, NULL, &b->buffer);
-  if (r) return vkocc_vk_fail(r, "vkCreateBuffer");
-  VkMemoryRequirements req;
-  vkocc_fn.vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
-  /* Host-visible buffers are read back by the host: prefer cached memory (reads from write-combined
-   * memory are slow). */
-  const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  int32_t type = host_visible ? find_memory(ctx, req.memoryTypeBits, hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
-                              : find_memory(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-  if (type < 0 && host_visible) type = find_memory(ctx, req.memoryTypeBits, hv);
-  if (type < 0 && !host_visible) type = find_memory(ctx, req.memoryTypeBits, 0);
-  if (type < 0) {
-    vkocc_buffer_destroy(ctx, b);
-    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no %s memory type for a %llu-byte buffer",
-                      host_visible ? "host-visible coherent" : "device", (unsigned long long)size);
-  }
-  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
-                              .memoryTypeIndex = (uint32_t)type};
-  if ((r = vkocc_fn.vkAllocateMemory(ctx->device, &mai, NULL, &b->memory)) ||
-      (r = vkocc_fn.vkBindBufferMemory(ctx->device, b->buffer, b->memory, 0)) ||
-      (host_visible && (r = vkocc_fn.vkMapMemory(ctx->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map)))) {
-    vkocc_buffer_destroy(ctx, b);
-    return vkocc_vk_fail(r, "allocating buffer memory");
-  }
-  return VKOCC_OK;
-}
-
-void vkocc_buffer_destroy(vkocc_context *ctx, vkocc_buffer *b) {
-  if (b->buffer) vkocc_fn.vkDestroyBuffer(ctx->device, b->buffer, NULL);
-  if (b->memory) vkocc_fn.vkFreeMemory(ctx->device, b->memory, NULL);
-  memset(b, 0, sizeof *b);
-}
-
-vkocc_status vkocc_submit_wait(vkocc_context *ctx, VkCommandBuffer cmd, uint64_t timeout_ns, const char *what) {
-  if (!timeout_ns) timeout_ns = ctx->timeout_ns;
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-  VkResult r = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
-  if (r) return vkocc_vk_fail(r, what);
-  r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, timeout_ns);
-  if (r == VK_TIMEOUT)
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: the GPU did not finish within %.1f s (VK_TIMEOUT)", what,
-                      (double)timeout_ns / 1e9);
-  if (r) return vkocc_vk_fail(r, what);
-  vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
-  return VKOCC_OK;
-}
-
-static vkocc_status submit_and_wait(vkocc_context *ctx, const char *what) {
-  return vkocc_submit_wait(ctx, ctx->cmd, 0, what);
-}
-
-vkocc_status vkocc_read_elapsed(vkocc_context *ctx, double *ns, vkocc_tick_status *tick) {
-  uint64_t ts[2], d;
-  VkResult r = vkocc_fn.vkGetQueryPoolResults(ctx->device, ctx->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
-                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-  if (r) return vkocc_vk_fail(r, "vkGetQueryPoolResults");
-  vkocc_tick_status t = vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &d);
-  if (tick) *tick = t;
-  if (ns) *ns = (double)d * ctx->info.timestamp_period;
-  return VKOCC_OK;
-}
-
-static void begin(vkocc_context *ctx) {
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-  vkocc_fn.vkResetCommandBuffer(ctx->cmd, 0);
-  vkocc_fn.vkBeginCommandBuffer(ctx->cmd, &bi);
-}
-
-vkocc_status vkocc_buffer_upload(vkocc_context *ctx, vkocc_buffer *dst, const void *data, VkDeviceSize size) {
-  if (dst->map) { memcpy(dst->map, data, size); return VKOCC_OK; }
-  vkocc_buffer staging;
-  vkocc_status s = vkocc_buffer_create(ctx, size, true, &staging);
-  if (s) return s;
-  memcpy(staging.map, data, size);
-  begin(ctx);
-  VkBufferCopy region = {.size = size};
-  vkocc_fn.vkCmdCopyBuffer(ctx->cmd, staging.buffer, dst->buffer, 1, &region);
-  vkocc_fn.vkEndCommandBuffer(ctx->cmd);
-  s = submit_and_wait(ctx, "uploading a buffer");
-  vkocc_buffer_destroy(ctx, &staging);
-  return s;
-}
-
-vkocc_status vkocc_kernel_create(vkocc_context *ctx, const uint32_t *spv, size_t spv_bytes, uint32_t bindings,
-                                 uint32_t push_bytes, const uint32_t *spec, uint32_t spec_count, vkocc_kernel *k) {
-  memset(k, 0, sizeof *k);
-  k->bindings = bindings;
-  k->push_bytes = push_bytes;
-  VkDescriptorSetLayoutBinding b[4];
-  for (uint32_t i = 0; i < bindings; i++)
-    b[i] = (VkDescriptorSetLayoutBinding){.binding = i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                          .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
-  VkShaderModuleCreateInfo smci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spv_bytes,
-                                   .pCode = spv};
-  VkDescriptorSetLayoutCreateInfo dslci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                           .bindingCount = bindings, .pBindings = b};
-  VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = push_bytes};
-  VkSpecializationMapEntry entries[4];
-  for (uint32_t i = 0; i < spec_count; i++)
-    entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = 4 * i, .size = 4};
-  VkSpecializationInfo si = {.mapEntryCount = spec_count, .pMapEntries = entries, .dataSize = 4 * spec_count,
-                             .pData = spec};
-  VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = bindings};
-  VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
-                                     .poolSizeCount = 1, .pPoolSizes = &ps};
-  VkResult r;
-  if ((r = vkocc_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &k->module)) ||
-      (r = vkocc_fn.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &k->set_layout)))
-    goto fail;
-  VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
-                                     .pSetLayouts = &k->set_layout, .pushConstantRangeCount = push_bytes ? 1 : 0,
-                                     .pPushConstantRanges = &pcr};
-  if ((r = vkocc_fn.vkCreatePipelineLayout(ctx->device, &plci, NULL, &k->layout))) goto fail;
-  VkComputePipelineCreateInfo cpci = {
-      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                .module = k->module, .pName = "main", .pSpecializationInfo = spec_count ? &si : NULL},
-      .layout = k->layout};
-  if ((r = vkocc_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &k->pipeline)) ||
-      (r = vkocc_fn.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &k->pool)))
-    goto fail;
-  VkDescriptorSetAllocateInfo dsai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = k->pool, .descriptorSetCount = 1,
-                                      .pSetLayouts = &k->set_layout};
-  if ((r = vkocc_fn.vkAllocateDescriptorSets(ctx->device, &dsai, &k->set))) goto fail;
-  return VKOCC_OK;
-fail:
-  vkocc_kernel_destroy(ctx, k);
-  return vkocc_vk_fail(r, "creating a compute pipeline");
-}
-
-void vkocc_kernel_bind(vkocc_context *ctx, vkocc_kernel *k, vkocc_buffer *const *buffers) {
-  VkDescriptorBufferInfo bi[4];
-  VkWriteDescriptorSet w[4];
-  for (uint32_t i = 0; i < k->bindings; i++) {
-    bi[i] = (VkDescriptorBufferInfo){.buffer = buffers[i]->buffer, .range = VK_WHOLE_SIZE};
-    w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = k->set, .dstBinding = i,
-                                  .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = &bi[i]};
-  }
-  vkocc_fn.vkUpdateDescriptorSets(ctx->device, k->bindings, w, 0, NULL);
-}
-
-void vkocc_kernel_destroy(vkocc_context *ctx, vkocc_kernel *k) {
-  if (k->pool) vkocc_fn.vkDestroyDescriptorPool(ctx->device, k->pool, NULL);
-  if (k->pipeline) vkocc_fn.vkDestroyPipeline(ctx->device, k->pipeline, NULL);
-  if (k->layout) vkocc_fn.vkDestroyPipelineLayout(ctx->device, k->layout, NULL);
-  if (k->set_layout) vkocc_fn.vkDestroyDescriptorSetLayout(ctx->device, k->set_layout, NULL);
-  if (k->module) vkocc_fn.vkDestroyShaderModule(ctx->device, k->module, NULL);
-  memset(k, 0, sizeof *k);
-}
-
-vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
-                                  double *ns, vkocc_tick_status *tick) {
-  if (groups == 0 || groups > ctx->info.max_wg_count_x)
-    return vkocc_fail(VKOCC_ERROR_USAGE, "dispatch of %u workgroups is outside 1..maxComputeWorkGroupCount[0]=%u",
-                      groups, ctx->info.max_wg_count_x);
-  begin(ctx);
-  vkocc_fn.vkCmdResetQueryPool(ctx->cmd, ctx->queries, 0, 2);
-  vkocc_fn.vkCmdBindPipeline(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-  vkocc_fn.vkCmdBindDescriptorSets(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &k->set, 0, NULL);
-  if (k->push_bytes) vkocc_fn.vkCmdPushConstants(ctx->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_bytes, push);
-  vkocc_fn.vkCmdWriteTimestamp(ctx->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx->queries, 0);
-  vkocc_fn.vkCmdDispatch(ctx->cmd, groups, 1, 1);
-  vkocc_fn.vkCmdWriteTimestamp(ctx->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx->queries, 1);
-  vkocc_fn.vkEndCommandBuffer(ctx->cmd);
-  vkocc_status s = submit_and_wait(ctx, "compute dispatch");
-  return s ? s : vkocc_read_elapsed(ctx, ns, tick);
-}

@@ -37,7 +37,10 @@ void *vkocc_xrealloc(void *p, size_t n);
   X(vkGetPipelineCacheData) X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool) \
   X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets) X(vkCmdBindPipeline) \
   X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCmdCopyBuffer) \
-  X(vkCmdPipelineBarrier) X(vkCmdFillBuffer) X(vkDeviceWaitIdle)
+  X(vkCmdPipelineBarrier) X(vkCmdFillBuffer) X(vkDeviceWaitIdle) \
+  X(vkCreateImage) X(vkDestroyImage) X(vkGetImageMemoryRequirements) X(vkBindImageMemory) \
+  X(vkCreateImageView) X(vkDestroyImageView) X(vkCreateSampler) X(vkDestroySampler) X(vkCreateBufferView) \
+  X(vkDestroyBufferView) X(vkGetPipelineExecutableStatisticsKHR)
 
 typedef struct vkocc_vk {
 #define VKOCC_PFN(name) PFN_##name name;
@@ -59,24 +62,7 @@ void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const 
 void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info);
 bool vkocc_device_has_extension(VkPhysicalDevice pd, const char *name);
 
-/* context.c */
-typedef struct vkocc_buffer {
-  VkBuffer buffer;
-  VkDeviceMemory memory;
-  VkDeviceSize size;
-  void *map; /* NULL for device-local memory */
-} vkocc_buffer;
-
-typedef struct vkocc_kernel {
-  VkShaderModule module;
-  VkDescriptorSetLayout set_layout;
-  VkPipelineLayout layout;
-  VkPipeline pipeline;
-  VkDescriptorPool pool;
-  VkDescriptorSet set;
-  uint32_t bindings, push_bytes;
-} vkocc_kernel;
-
+/* context.c; the buffers, pipelines and batches made on a context are in core/exec.h */
 struct vkocc_context {
   VkInstance instance;
   VkPhysicalDevice phys;
@@ -84,44 +70,21 @@ struct vkocc_context {
   VkQueue queue;
   vkocc_device_info info;
   VkPhysicalDeviceMemoryProperties mem;
-  VkCommandPool cmd_pool;
-  VkCommandBuffer cmd;
-  VkFence fence;
-  VkQueryPool queries;
+  VkCommandPool cmd_pool;     /* the batches' command buffers (core/exec.c) */
+  struct vkocc_batch *batch;  /* the context's own batch: vkocc_context_batch */
   VkPipelineCache cache;
   char cache_path[1024];
   bool cache_was_loaded;
   bool device_clock, subgroup_clock;
   bool exec_props; /* VK_KHR_pipeline_executable_properties enabled (statistics of a user's pipeline) */
   bool external;   /* instance and device belong to the application (vkocc_context_create_external) */
+  bool lost;                  /* a wait saw VK_ERROR_DEVICE_LOST: nothing more is submitted or waited for */
   uint64_t timeout_ns;
 };
 
-vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool host_visible, vkocc_buffer *b);
-void vkocc_buffer_destroy(vkocc_context *ctx, vkocc_buffer *b);
-/* Copies host data into a (device-local) buffer through a staging buffer. */
-vkocc_status vkocc_buffer_upload(vkocc_context *ctx, vkocc_buffer *dst, const void *data, VkDeviceSize size);
-
-/* Compute pipeline from embedded SPIR-V with `bindings` storage buffers (bindings 0..n-1), push constants
- * and up to 4 uint32 specialization constants (ids 0..n-1). */
-vkocc_status vkocc_kernel_create(vkocc_context *ctx, const uint32_t *spv, size_t spv_bytes, uint32_t bindings,
-                                 uint32_t push_bytes, const uint32_t *spec, uint32_t spec_count,
-                                 vkocc_kernel *k);
-void vkocc_kernel_bind(vkocc_context *ctx, vkocc_kernel *k, vkocc_buffer *const *buffers);
-void vkocc_kernel_destroy(vkocc_context *ctx, vkocc_kernel *k);
-
-/* One dispatch between two queue timestamps; waits with the context timeout. *ns: the timestamp interval
- * (masked to timestampValidBits, converted with timestampPeriod). *tick: how the delta was read. */
-/* Submits cmd, waits on the context's fence (timeout_ns 0: the context's limit; VK_TIMEOUT becomes a
- * clear error naming `what`) and resets the fence. */
 /* parallel.c: fn(user, i) for every i < n on `threads` threads (0: one per core, at most 8); fn locks what
  * it shares. */
 void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user);
-vkocc_status vkocc_submit_wait(vkocc_context *ctx, VkCommandBuffer cmd, uint64_t timeout_ns, const char *what);
-/* The time between the context's timestamp queries 0 and 1 of the last submission (either out may be NULL). */
-vkocc_status vkocc_read_elapsed(vkocc_context *ctx, double *ns, vkocc_tick_status *tick);
-vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
-                                  double *ns, vkocc_tick_status *tick);
 
 /* devices.c: vkocc_select_device, with the messages naming where spec came from ("--device", "VKOCC_DEVICE"). */
 vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, const char *spec, const char *source,

@@ -79,7 +79,7 @@ vkocc_status vkocc_json_bool(json_t *obj, const char *key, const char *file, con
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_json_load(const char *file, const char *name, json_t **doc) {
+vkocc_status vkocc_json_load_versions(const char *file, const char *name, int oldest, int newest, json_t **doc) {
   json_error_t e;
   void *text;
   size_t len;
@@ -96,21 +96,33 @@ vkocc_status vkocc_json_load(const char *file, const char *name, json_t **doc) {
     *doc = NULL;
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $: expected a JSON object", file);
   }
-  vkocc_status s = vkocc_json_check_schema(*doc, file, name);
+  vkocc_status s = vkocc_json_check_schema_versions(*doc, file, name, oldest, newest);
   if (s) { json_decref(*doc); *doc = NULL; }
   return s;
 }
 
-vkocc_status vkocc_json_check_schema(json_t *doc, const char *file, const char *name) {
+vkocc_status vkocc_json_load(const char *file, const char *name, json_t **doc) {
+  return vkocc_json_load_versions(file, name, VKOCC_SCHEMA_VERSION, VKOCC_SCHEMA_VERSION, doc);
+}
+
+vkocc_status vkocc_json_check_schema_versions(json_t *doc, const char *file, const char *name, int oldest, int newest) {
   const char *schema = json_string_value(json_object_get(doc, "schema"));
   size_t n = strlen(name);
   if (!schema || strncmp(schema, name, n) != 0 || schema[n] != '/')
-    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: expected \"%s/%d\", found %s%s%s", file, name,
-                      VKOCC_SCHEMA_VERSION, schema ? "\"" : "", schema ? schema : "none", schema ? "\"" : "");
-  char want[16];
-  snprintf(want, sizeof want, "%d", VKOCC_SCHEMA_VERSION);
-  if (strcmp(schema + n + 1, want) != 0)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: expected \"%s/%d\", found %s%s%s", file, name, newest,
+                      schema ? "\"" : "", schema ? schema : "none", schema ? "\"" : "");
+  for (int v = oldest; v <= newest; v++) {
+    char want[16];
+    snprintf(want, sizeof want, "%d", v);
+    if (!strcmp(schema + n + 1, want)) return VKOCC_OK;
+  }
+  if (oldest == newest)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: version %s of %s is not supported (this vkocc reads version "
-                      "%d)", file, schema + n + 1, name, VKOCC_SCHEMA_VERSION);
-  return VKOCC_OK;
+                      "%d)", file, schema + n + 1, name, newest);
+  return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: version %s of %s is not supported (this vkocc reads versions "
+                    "%d to %d)", file, schema + n + 1, name, oldest, newest);
+}
+
+vkocc_status vkocc_json_check_schema(json_t *doc, const char *file, const char *name) {
+  return vkocc_json_check_schema_versions(doc, file, name, VKOCC_SCHEMA_VERSION, VKOCC_SCHEMA_VERSION);
 }

@@ -21,10 +21,13 @@ vkocc_status vkocc_json_str(json_t *obj, const char *key, const char *file, cons
 vkocc_status vkocc_json_bool(json_t *obj, const char *key, const char *file, const char *path, bool required,
                              bool *out);
 
-/* Every document's "schema" is "NAME/VERSION"; this vkocc reads and writes version 1 of each. */
+/* Every document's "schema" is "NAME/VERSION". Which version each document has is io/document.c's table
+ * (vkocc_doc_load, vkocc_doc_check); these generic checks take the versions, or VKOCC_SCHEMA_VERSION. */
 #define VKOCC_SCHEMA_VERSION 1
-/* Loads a JSON file, checking its "schema" is NAME/VKOCC_SCHEMA_VERSION. */
-vkocc_status vkocc_json_load(const char *file, const char *name, json_t **doc);
-/* Checks a document's schema member against NAME/VKOCC_SCHEMA_VERSION (file names it in messages). */
-vkocc_status vkocc_json_check_schema(json_t *doc, const char *file, const char *name);
+/* Loads a JSON file whose "schema" is NAME/V with oldest <= V <= newest (messages name newest). */
+vkocc_status vkocc_json_load_versions(const char *file, const char *name, int oldest, int newest, json_t **doc);
+vkocc_status vkocc_json_load(const char *file, const char *name, json_t **doc); /* V = VKOCC_SCHEMA_VERSION */
+/* Checks a document's schema member (file names it in messages). */
+vkocc_status vkocc_json_check_schema_versions(json_t *doc, const char *file, const char *name, int oldest, int newest);
+vkocc_status vkocc_json_check_schema(json_t *doc, const char *file, const char *name); /* V = VKOCC_SCHEMA_VERSION */
 #endif

@@ -240,3 +240,18 @@ vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char
   return VKOCC_OK;
 }
 
+/* The "vendor_reported" object of surface and fingerprint documents. */
+json_t *vkocc_vendor_check_json(const vkocc_vendor_check *c, const char *source) {
+  if (!c->available) return NULL;
+  return json_pack("{s:s, s:{s:I, s:I, s:b}, s:{s:I, s:I, s:b, s:b}}", "source", source, "sm_count", "reported",
+                   (json_int_t)c->sm_reported, "measured", (json_int_t)c->sm_measured, "agree", c->sm_agree,
+                   "subgroups_per_sm", "reported", (json_int_t)c->subgroups_reported, "measured",
+                   (json_int_t)c->subgroups_measured, "measured_is_lower_bound", c->subgroups_measured_is_lower_bound,
+                   "agree", c->subgroups_agree);
+}
+
+/* The exact-device key documents and policy databases name a device by (device identity). */
+void vkocc_device_key(const vkocc_device_info *d, uint32_t sm_count, char *out, size_t len) {
+  snprintf(out, len, "%04x:%04x %s | %s | sm %u", d->vendor_id, d->device_id, d->name,
+           d->driver_info[0] ? d->driver_info : d->driver_name, sm_count);
+}

@@ -1,12 +1,57 @@
-/* The stamp every document carries: "schema" NAME/VERSION (readers reject other versions) and the
- * "tool_version" that wrote it (the fingerprint cache is reused only by the same version). */
+/* The one schema table: every document vkocc writes, the version it writes, the oldest version it reads
+ * and what reads it back. Writers stamp "schema" through vkocc_doc_stamp / vkocc_doc_schema_string, readers check
+ * it through vkocc_doc_load / vkocc_doc_check; no schema string is written anywhere else. */
 #include "internal.h"
 #include "io.h"
 #include <stdio.h>
+#include <string.h>
+
+static const vkocc_doc_schema table[] = {
+    /* name                      version oldest  reader (NULL: an output for people and scripts) */
+    {VKOCC_DOC_SURFACE,            1, 1, "vkocc_surface_load (calc, plot, view --from)"},
+    {VKOCC_DOC_FINGERPRINT,        1, 1, "vkocc_fingerprint_load, vkocc_fingerprint_from_json (cluster, plot)"},
+    {VKOCC_DOC_PROBE,              1, 1, NULL},
+    {VKOCC_DOC_RAW_PROBE,          1, 1, "vkocc_raw_probe_load (plot comb)"},
+    {VKOCC_DOC_CALIBRATION,        1, 1, NULL},
+    {VKOCC_DOC_CALC,               1, 1, NULL},
+    {VKOCC_DOC_DEVICES,            1, 1, NULL},
+    {VKOCC_DOC_CLUSTERS,           1, 1, NULL},
+    {VKOCC_DOC_SHADER_SURFACE,     1, 1, NULL},
+    {VKOCC_DOC_TUNE_RESULTS,       1, 1, "tune_results_load (tune --resume, policy build/transfer)"},
+    /* version 1 held cluster entries only: it reads as version 2 without device entries */
+    {VKOCC_DOC_POLICY_DB,          2, 1, "vkocc_policy_db_load (policy select)"},
+    {VKOCC_DOC_POLICY_TRANSFER,    1, 1, NULL},
+    {VKOCC_DOC_POLICY_CHOICE,      1, 1, NULL},
+    {VKOCC_DOC_PIPELINE_CACHE,     1, 1, "pipeline_cache_read (probes/pipeline_cache.c)"},
+    {VKOCC_DOC_BARRIER_TEST,       1, 1, NULL},
+    {VKOCC_DOC_DEVICES_SUMMARY,    1, 1, NULL},
+    /* benchmarks (bench/): figures, not tests */
+    {VKOCC_DOC_BENCH_PROBE,        1, 1, NULL},
+    {VKOCC_DOC_BENCH_SURFACE,      2, 2, NULL},
+    {VKOCC_DOC_BENCH_BARRIER,      1, 1, NULL},
+};
+
+const vkocc_doc_schema *vkocc_doc_schema_of(const char *name) {
+  for (size_t i = 0; i < VKOCC_ARRAY_LEN(table); i++)
+    if (!strcmp(table[i].name, name)) return &table[i];
+  return NULL;
+}
+
+const vkocc_doc_schema *vkocc_doc_schemas(size_t *n) {
+  *n = VKOCC_ARRAY_LEN(table);
+  return table;
+}
+
+const char *vkocc_doc_schema_string(const char *name) {
+  static _Thread_local char buf[96];
+  const vkocc_doc_schema *d = vkocc_doc_schema_of(name);
+  snprintf(buf, sizeof buf, "%s/%d", name, d ? d->version : VKOCC_SCHEMA_VERSION);
+  return buf;
+}
 
 json_t *vkocc_doc_stamp(json_t *doc, const char *name) {
   char schema[96];
-  snprintf(schema, sizeof schema, "%s/%d", name, VKOCC_SCHEMA_VERSION);
+  snprintf(schema, sizeof schema, "%s", vkocc_doc_schema_string(name));
   /* first in the file, where a reader looks: the members are set again behind the stamp (same object) */
   json_t *rest = json_copy(doc); /* shallow: the values are shared, not copied */
   json_object_del(rest, "schema");
@@ -20,3 +65,15 @@ json_t *vkocc_doc_stamp(json_t *doc, const char *name) {
 }
 
 json_t *vkocc_doc_new(const char *name) { return vkocc_doc_stamp(json_object(), name); }
+
+vkocc_status vkocc_doc_check(json_t *doc, const char *file, const char *name) {
+  const vkocc_doc_schema *d = vkocc_doc_schema_of(name);
+  if (!d) return vkocc_json_check_schema(doc, file, name);
+  return vkocc_json_check_schema_versions(doc, file, name, d->oldest, d->version);
+}
+
+vkocc_status vkocc_doc_load(const char *file, const char *name, json_t **doc) {
+  const vkocc_doc_schema *d = vkocc_doc_schema_of(name);
+  if (!d) return vkocc_json_load(file, name, doc);
+  return vkocc_json_load_versions(file, name, d->oldest, d->version, doc);
+}

@@ -6,7 +6,7 @@
 #include "jsonio.h"
 #include "vkocc.h"
 
-/* Document names (the "schema" member is NAME/VKOCC_SCHEMA_VERSION). */
+/* Document names (the "schema" member is NAME/VERSION, the version from the table in document.c). */
 #define VKOCC_DOC_SURFACE "vkocc.surface"
 #define VKOCC_DOC_FINGERPRINT "vkocc.fingerprint"
 #define VKOCC_DOC_PROBE "vkocc.probe"
@@ -16,8 +16,34 @@
 #define VKOCC_DOC_DEVICES "vkocc.devices"
 #define VKOCC_DOC_CLUSTERS "vkocc.clusters"
 #define VKOCC_DOC_SHADER_SURFACE "vkocc.shader-surface"
+#define VKOCC_DOC_TUNE_RESULTS "vkocc.tune-results"
+#define VKOCC_DOC_POLICY_DB "vkocc.policy-db"
+#define VKOCC_DOC_POLICY_TRANSFER "vkocc.policy-transfer"
+#define VKOCC_DOC_POLICY_CHOICE "vkocc.policy-choice"
+#define VKOCC_DOC_PIPELINE_CACHE "vkocc.pipeline-cache"
+#define VKOCC_DOC_BARRIER_TEST "vkocc.barrier-test"
+#define VKOCC_DOC_DEVICES_SUMMARY "vkocc.devices-summary"
+#define VKOCC_DOC_BENCH_PROBE "vkocc.bench-probe"
+#define VKOCC_DOC_BENCH_SURFACE "vkocc.bench-surface"
+#define VKOCC_DOC_BENCH_BARRIER "vkocc.bench-barrier"
 
-/* document.c: the one place a document gets its "schema" (NAME/VKOCC_SCHEMA_VERSION) and "tool_version";
+/* document.c: the schema table, one row per document. */
+typedef struct vkocc_doc_schema {
+  const char *name;   /* VKOCC_DOC_... */
+  int version;        /* the version written */
+  int oldest;         /* the oldest version read */
+  const char *reader; /* what reads it back (NULL: an output for people and scripts) */
+} vkocc_doc_schema;
+const vkocc_doc_schema *vkocc_doc_schema_of(const char *name); /* NULL: not in the table */
+const vkocc_doc_schema *vkocc_doc_schemas(size_t *n);
+/* "NAME/VERSION" of a document, for writers that put "schema" in place themselves (thread-local buffer). */
+const char *vkocc_doc_schema_string(const char *name);
+/* Loads a file / checks a document whose "schema" is NAME with a version the table reads; VKOCC_ERROR_USAGE
+ * naming the file and "$.schema" otherwise. */
+vkocc_status vkocc_doc_load(const char *file, const char *name, json_t **doc);
+vkocc_status vkocc_doc_check(json_t *doc, const char *file, const char *name);
+
+/* The one place a document gets its "schema" (NAME/VERSION) and "tool_version", first in the object;
  * vkocc_doc_new starts an empty one. Both return doc. */
 json_t *vkocc_doc_stamp(json_t *doc, const char *name);
 json_t *vkocc_doc_new(const char *name);
@@ -50,18 +76,23 @@ vkocc_status vkocc_derived_from_json(json_t *o, const char *file, const char *pa
  * derived from its normalized surface with d->sm_count 0 (unknown: values per SM). */
 vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkocc_derived *d, bool *model_only);
 
-/* fingerprint_io.c */
-/* The "vendor_reported" object of surface and fingerprint documents: measured vs reported SM count and
- * subgroups per SM (NULL when the device reports nothing). Never part of the cluster ID. */
+/* device_io.c: the "vendor_reported" object of surface and fingerprint documents: measured vs reported SM
+ * count and subgroups per SM (NULL when the device reports nothing). Never part of the cluster ID. */
 json_t *vkocc_vendor_check_json(const vkocc_vendor_check *c, const char *source);
+
+/* fingerprint_read.c: the normalized part of a fingerprint from an object, a whole document or one embedded
+ * in another (a policy database's clusters, tuning results): "cluster_id" (or the one given, as a policy
+ * database keys its entries by it), "subgroup_size", "device" (optional), "normalized" on the canonical
+ * grid; the cluster ID must match the surface. VKOCC_ERROR_USAGE with messages that start with name
+ * ("FILE" or "FILE: $.clusters.ID") and name the JSON path. */
+vkocc_status vkocc_fingerprint_from_json(json_t *o, const char *name, const char *cluster_id, vkocc_fingerprint *fp);
+
+/* fingerprint_io.c */
 /* The normalized part of a fingerprint document (canonical grid, values, sources, cluster ID). */
 json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp);
 /* The whole fingerprint document of a measurement, stamped. */
 json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_calibration *cal,
                                    const vkocc_derived *d, double elapsed_ms);
-/* fingerprint_cache.c: where vkocc_fingerprint_measure keeps a device's fingerprint ("" without a cache
- * directory): keyed by UUID, driver version, queue family and LP_NUM_THREADS. */
-void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
 /* The whole document behind details (borrowed; NULL without one). */
 json_t *vkocc_fingerprint_details_json(const vkocc_fingerprint_details *details);
 #endif

@@ -323,7 +323,7 @@ static vkocc_status load_json(const char *path, vkocc_surface *out, vkocc_derive
   bool fp = schema && !strncmp(schema, VKOCC_DOC_FINGERPRINT "/", strlen(VKOCC_DOC_FINGERPRINT "/"));
   json_decref(doc);
   vkocc_status s;
-  if ((s = vkocc_json_load(path, fp ? VKOCC_DOC_FINGERPRINT : VKOCC_DOC_SURFACE, &doc))) return s;
+  if ((s = vkocc_doc_load(path, fp ? VKOCC_DOC_FINGERPRINT : VKOCC_DOC_SURFACE, &doc))) return s;
   json_t *obj = fp ? json_object_get(doc, "surface") : doc;
   if (fp && (!obj || json_is_null(obj)) && model) {
     *model_only = true;
@@ -413,7 +413,7 @@ vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_
   *iv = NULL;
   *n = 0;
   json_t *doc;
-  vkocc_status s = vkocc_json_load(path, VKOCC_DOC_RAW_PROBE, &doc);
+  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_RAW_PROBE, &doc);
   if (s) return s;
   memset(dev, 0, sizeof *dev);
   json_t *d = json_object_get(doc, "device");

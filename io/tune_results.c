@@ -8,6 +8,75 @@
 #include <stdlib.h>
 #include <string.h>
 
+json_t *tune_config_json(const tune_kernel_def *k, const tune_config *c) {
+  json_t *o = json_object();
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    if (!(c->mask & (1u << i))) continue;
+    const tune_param_def *p = &k->params[i];
+    json_object_set_new(o, p->name, p->names ? json_string(p->names[c->v[i]]) : json_integer(c->v[i]));
+  }
+  return o;
+}
+
+void tune_config_key(const tune_kernel_def *k, const tune_config *c, char *out, size_t len) {
+  json_t *o = tune_config_json(k, c);
+  char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+  snprintf(out, len, "%s", s ? s : "");
+  free(s);
+  json_decref(o);
+}
+
+vkocc_status tune_config_from_json(const tune_kernel_def *k, json_t *o, const char *file, const char *path,
+                                   tune_config *c) {
+  memset(c, 0, sizeof *c);
+  if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object of parameters", file, path);
+  const char *name;
+  json_t *v;
+  json_object_foreach(o, name, v) {
+    uint32_t i = 0;
+    while (i < k->nparams && strcmp(k->params[i].name, name)) i++;
+    if (i == k->nparams)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: kernel %s has no such parameter", file, path, name, k->name);
+    const tune_param_def *p = &k->params[i];
+    if (p->names) {
+      uint32_t j = 0;
+      while (j < p->nnames && !(json_is_string(v) && !strcmp(p->names[j], json_string_value(v)))) j++;
+      if (j == p->nnames) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: not a %s of kernel %s", file, path, name, name, k->name);
+      c->v[i] = j;
+    } else {
+      if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX)
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: expected an unsigned integer", file, path, name);
+      c->v[i] = (uint32_t)json_integer_value(v);
+    }
+    c->mask |= 1u << i;
+  }
+  if (!(c->mask & 1)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.variant: missing", file, path);
+  return VKOCC_OK;
+}
+
+vkocc_status tune_parse_type(const tune_kernel_def *k, const char *type, bool *f32) {
+  if (!type || !strcmp(type, "u32")) { *f32 = false; return VKOCC_OK; }
+  if (!strcmp(type, "f32") && k->has_f32) { *f32 = true; return VKOCC_OK; }
+  return vkocc_fail(VKOCC_ERROR_USAGE, "element type '%s': kernel %s takes %s", type, k->name,
+                    k->has_f32 ? "u32 or f32" : "u32 only");
+}
+
+void tune_run_free(tune_run *run) {
+  free(run->r);
+  run->r = NULL;
+  run->count = 0;
+}
+
+int tune_best(const tune_run *run) {
+  int best = -1;
+  for (uint32_t i = 0; i < run->count; i++) {
+    const tune_result *r = &run->r[i];
+    if (r->measured && r->valid && (best < 0 || r->median_ns < run->r[best].median_ns)) best = (int)i;
+  }
+  return best;
+}
+
+
 void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t *fp_doc, const vkocc_fingerprint *fp) {
   memset(id, 0, sizeof *id);
   snprintf(id->name, sizeof id->name, "%s", d->name);
@@ -27,9 +96,7 @@ void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t 
 static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
 json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const char *date, double elapsed_ms) {
-  json_t *doc = json_object();
-  json_object_set_new(doc, "schema", json_string(VKOCC_TUNE_RESULTS_SCHEMA));
-  json_object_set_new(doc, "tool_version", json_string(vkocc_version()));
+  json_t *doc = vkocc_doc_new(VKOCC_DOC_TUNE_RESULTS);
   json_object_set_new(doc, "kernel", json_string(run->k->name));
   json_object_set_new(doc, "element_type", json_string(run->f32 ? "f32" : "u32"));
   json_object_set_new(doc, "problem_size", json_integer((json_int_t)run->n));
@@ -84,7 +151,7 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
   memset(out, 0, sizeof *out);
   snprintf(out->file, sizeof out->file, "%s", path);
   json_t *doc;
-  vkocc_status s = vkocc_json_load(path, "vkocc.tune-results", &doc);
+  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
   if (s) return s;
   char kname[64], type[8];
   double n = 0;
@@ -136,16 +203,11 @@ device:;
     goto done;
   json_t *fp = json_object_get(doc, "fingerprint");
   if (fp) {
-    /* the normalized part of a fingerprint: reuse its reader (which also checks the cluster ID) */
-    json_t *tmp = json_deep_copy(fp);
-    if (!json_is_object(tmp)) { json_decref(tmp); s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.fingerprint: expected an object", path); goto done; }
-    json_object_set_new(tmp, "schema", json_string("vkocc.fingerprint/1"));
-    char *text = json_dumps(tmp, 0), where[1100];
-    json_decref(tmp);
+    /* the normalized part of a fingerprint (its reader also checks the cluster ID) */
+    char where[1100];
     snprintf(where, sizeof where, "%s: $.fingerprint", path);
-    s = vkocc_fingerprint_parse(text, strlen(text), where, &id->fp);
-    free(text);
-    if (s) goto done;
+    if (!json_is_object(fp)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: expected an object", where); goto done; }
+    if ((s = vkocc_fingerprint_from_json(fp, where, NULL, &id->fp))) goto done;
     if (strcmp(id->fp.cluster_id, id->cluster_id)) {
       s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: %s, but the fingerprint's is %s", path, id->cluster_id, id->fp.cluster_id);
       goto done;

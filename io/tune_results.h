@@ -2,9 +2,47 @@
  * by `vkocc tune` and read back by its --resume and by `vkocc policy build/transfer`. */
 #ifndef VKOCC_TUNE_RESULTS_H
 #define VKOCC_TUNE_RESULTS_H
-#include "../tune/tune.h"
+#include "../kernels/kernels.h"
+#include "internal.h"
+#include <jansson.h>
 
-#define VKOCC_TUNE_RESULTS_SCHEMA "vkocc.tune-results/1"
+
+/* What a tuning run measured (filled by tune/tune.c, written and read here). */
+typedef struct tune_result {
+  tune_config cfg;
+  char key[256];             /* the configuration as compact JSON with sorted keys: its identity */
+  bool measured, valid;
+  double median_ns, spread;  /* spread: median absolute deviation / median over the runs */
+  double min_ns, max_ns;
+  uint32_t runs;
+  char error[600];           /* why it is invalid (wrong answer, pipeline failed) */
+} tune_result;
+
+typedef struct tune_run {
+  const tune_kernel_def *k;
+  bool f32;
+  uint64_t n;
+  tune_result *r;            /* the configurations that can run on the device (after --only) */
+  uint32_t count;
+  uint32_t space_total;      /* the cartesian product */
+  uint32_t filtered;         /* left out by --only */
+  uint32_t pruned;           /* left out by the device's constraints */
+  char prune_note[512];      /* how many per reason */
+  double pipelines_ms, measure_ms;
+  uint32_t pipelines;
+} tune_run;
+
+void tune_run_free(tune_run *run);
+/* Index of the best valid configuration (lowest median), -1 when none. */
+int tune_best(const tune_run *run);
+
+/* JSON of a configuration (names for enumerated values, absent parameters left out) and back. */
+json_t *tune_config_json(const tune_kernel_def *k, const tune_config *c);
+vkocc_status tune_config_from_json(const tune_kernel_def *k, json_t *o, const char *file, const char *path,
+                                   tune_config *c);
+void tune_config_key(const tune_kernel_def *k, const tune_config *c, char *out, size_t len);
+/* "u32"/"f32" */
+vkocc_status tune_parse_type(const tune_kernel_def *k, const char *type, bool *f32);
 
 /* Who measured: the device and its fingerprint summary. */
 typedef struct tune_device_id {

@@ -1,4 +1,4 @@
-/* Host side of the device-wide barrier and persistent threads (issue 11, docs/barrier.md): the bounds of
+/* Host side of the device-wide barrier and persistent threads (docs/barrier.md): the bounds of
  * the shader's waits, P of the application's pipeline through the augmentation path (cached), and the
  * barrier test, which dispatches P + K workgroups of the barrier kernel and checks the result against the
  * CPU, reporting a bound that fired as "barrier timed out", never as a result. */
@@ -115,17 +115,6 @@ vkocc_status vkocc_pk_measure(vkocc_context *ctx, const vkocc_calibration *cal, 
   return s;
 }
 
-static void copy_cmd(VkCommandBuffer cmd, const vkocc_pk_copy *c) {
-  VkBufferCopy bc = {.srcOffset = c->src_off, .dstOffset = c->dst_off, .size = c->size};
-  vkocc_fn.vkCmdCopyBuffer(cmd, c->src->buffer, c->dst->buffer, 1, &bc);
-}
-
-static void mem_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags sa, VkPipelineStageFlags dst,
-                        VkAccessFlags da) {
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
-  vkocc_fn.vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
-}
-
 vkocc_status vkocc_pk_submit(vkocc_context *ctx, const vkocc_pk_copy *pre, uint32_t npre, const vkocc_pk_dispatch *d,
                              uint32_t nd, const vkocc_pk_copy *post, uint32_t npost, uint64_t timeout_ns,
                              double *gpu_ns, double *wall_ns) {
@@ -133,44 +122,32 @@ vkocc_status vkocc_pk_submit(vkocc_context *ctx, const vkocc_pk_copy *pre, uint3
     if (d[i].groups == 0 || d[i].groups > ctx->info.max_wg_count_x)
       return vkocc_fail(VKOCC_ERROR_USAGE, "dispatch of %u workgroups is outside 1..maxComputeWorkGroupCount[0]=%u",
                         d[i].groups, ctx->info.max_wg_count_x);
-  VkCommandBuffer cmd = ctx->cmd;
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-  vkocc_fn.vkResetCommandBuffer(cmd, 0);
-  vkocc_fn.vkBeginCommandBuffer(cmd, &bi);
-  vkocc_fn.vkCmdResetQueryPool(cmd, ctx->queries, 0, 2);
-  for (uint32_t i = 0; i < npre; i++) copy_cmd(cmd, &pre[i]);
-  mem_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT |
-              VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-  vkocc_fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx->queries, 0);
-  vkocc_kernel *bound = NULL;
+  vkocc_batch *b = vkocc_context_batch(ctx);
+  vkocc_status s = vkocc_batch_begin(b);
+  if (s) return s;
+  for (uint32_t i = 0; i < npre; i++)
+    vkocc_batch_copy(b, pre[i].src, pre[i].dst, pre[i].src_off, pre[i].dst_off, pre[i].size);
+  vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_COMPUTE);
+  uint32_t t = vkocc_batch_timer_start(b);
   for (uint32_t i = 0; i < nd; i++) {
-    vkocc_kernel *k = d[i].k;
-    if (k != bound) {
-      vkocc_fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-      vkocc_fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &k->set, 0, NULL);
-      bound = k;
-    }
-    if (k->push_bytes)
-      vkocc_fn.vkCmdPushConstants(cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_bytes, d[i].push);
+    vkocc_batch_bind(b, d[i].k);
+    vkocc_batch_push(b, d[i].k, d[i].push, 0);
     if (i) /* one step's writes before the next step's reads: what k dispatches cost besides the launch */
-      mem_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    vkocc_fn.vkCmdDispatch(cmd, d[i].groups, 1, 1);
+      vkocc_batch_barrier(b, VKOCC_SYNC_COMPUTE_TO_COMPUTE);
+    vkocc_batch_dispatch(b, d[i].groups);
   }
-  vkocc_fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx->queries, 1);
-  mem_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-              VK_ACCESS_TRANSFER_READ_BIT);
-  for (uint32_t i = 0; i < npost; i++) copy_cmd(cmd, &post[i]);
-  mem_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-              VK_ACCESS_HOST_READ_BIT);
-  vkocc_fn.vkEndCommandBuffer(cmd);
+  vkocc_batch_timer_stop(b, t);
+  vkocc_batch_barrier(b, VKOCC_SYNC_COMPUTE_TO_TRANSFER);
+  for (uint32_t i = 0; i < npost; i++)
+    vkocc_batch_copy(b, post[i].src, post[i].dst, post[i].src_off, post[i].dst_off, post[i].size);
+  vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
   double t0 = vkocc_now_ms();
   /* every wait in the kernel is bounded: a timeout here means the device was held by other work */
-  vkocc_status s = vkocc_submit_wait(ctx, cmd, timeout_ns, "the barrier kernel (every wait in it is bounded)");
+  s = vkocc_batch_run(b, timeout_ns, "the barrier kernel (every wait in it is bounded)");
   if (wall_ns) *wall_ns = (vkocc_now_ms() - t0) * 1e6;
-  return s ? s : vkocc_read_elapsed(ctx, gpu_ns, NULL);
+  if (s) return s;
+  if (gpu_ns) *gpu_ns = vkocc_batch_record_of(b, t)->ns;
+  return VKOCC_OK;
 }
 
 /* ---------------------------------------------------------------- public */

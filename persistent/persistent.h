@@ -2,7 +2,7 @@
  * their state, inputs and read-back in one command buffer with a bounded host wait. */
 #ifndef VKOCC_PERSISTENT_H
 #define VKOCC_PERSISTENT_H
-#include "internal.h"
+#include "exec.h"
 #include <stddef.h>
 #include <stdint.h>
 

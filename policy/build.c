@@ -93,8 +93,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
                           docs[i].dev.key);
   }
   json_t *db = json_object(), *clusters = json_object(), *kernels = json_object(), *sources = json_array();
-  json_object_set_new(db, "schema", json_string("vkocc.policy-db/2"));
-  json_object_set_new(db, "tool_version", json_string(vkocc_version()));
+  vkocc_doc_stamp(db, VKOCC_DOC_POLICY_DB);
   json_object_set_new(db, "rules", json_string(
       "entries with a device key: that device's best; entries without: per cluster, the configuration with the "
       "best geometric-mean efficiency over the cluster's devices; problem_size buckets split at the geometric "

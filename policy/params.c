@@ -1,4 +1,4 @@
-/* Typed access to a chosen policy's parameters, the rule names and the exact-device key. */
+/* Typed access to a chosen policy's parameters and the rule names. */
 #include "internal.h"
 #include <jansson.h>
 #include <stdio.h>
@@ -12,11 +12,6 @@ const char *vkocc_policy_rule_name(vkocc_policy_rule r) {
   case VKOCC_POLICY_DEFAULT: return "default";
   }
   return "unknown";
-}
-
-void vkocc_device_key(const vkocc_device_info *d, uint32_t sm_count, char *out, size_t len) {
-  snprintf(out, len, "%04x:%04x %s | %s | sm %u", d->vendor_id, d->device_id, d->name,
-           d->driver_info[0] ? d->driver_info : d->driver_name, sm_count);
 }
 
 static vkocc_status get(const vkocc_policy_choice *c, const char *name, json_t **doc, json_t **v) {

@@ -3,6 +3,7 @@
  * the threshold, else the kernel's default; entries also need their conditions on the decision variables
  * to hold. The database is validated on load, so selection cannot meet bad data. */
 #include "internal.h"
+#include "io.h"
 #include "jsonio.h"
 #include <errno.h>
 #include <math.h>
@@ -92,15 +93,8 @@ static vkocc_status check_db(json_t *doc, const char *file, vkocc_policy_db *db)
   json_t *c;
   json_object_foreach(clusters, cid, c) {
     snprintf(path, sizeof path, "%s: $.clusters.%s", file, cid);
-    /* a cluster entry holds the normalized part of a fingerprint: reuse the fingerprint reader */
-    json_t *tmp = json_deep_copy(c);
-    if (!json_is_object(tmp)) { json_decref(tmp); return vkocc_fail(VKOCC_ERROR_USAGE, "%s: expected an object", path); }
-    json_object_set_new(tmp, "schema", json_string("vkocc.fingerprint/1"));
-    json_object_set_new(tmp, "cluster_id", json_string(cid));
-    char *text = json_dumps(tmp, 0);
-    json_decref(tmp);
-    vkocc_status s = vkocc_fingerprint_parse(text, strlen(text), path, &db->clusters[db->nclusters]);
-    free(text);
+    /* a cluster entry holds the normalized part of a fingerprint, keyed by its cluster ID */
+    vkocc_status s = vkocc_fingerprint_from_json(c, path, cid, &db->clusters[db->nclusters]);
     if (s) return s;
     db->nclusters++;
   }
@@ -110,17 +104,8 @@ static vkocc_status check_db(json_t *doc, const char *file, vkocc_policy_db *db)
 vkocc_status vkocc_policy_db_load(const char *path, vkocc_policy_db **out) {
   *out = NULL;
   json_t *doc;
-  /* version 1 (cluster entries only) reads as version 2 without device entries */
-  vkocc_status s = vkocc_json_load(path, "vkocc.policy-db", &doc);
-  if (s && strstr(vkocc_last_error(), "version 2 of")) {
-    void *text;
-    size_t len;
-    json_error_t e;
-    if ((s = vkocc_read_file(path, &text, &len))) return s;
-    doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
-    free(text);
-    s = doc ? VKOCC_OK : vkocc_fail(VKOCC_ERROR_USAGE, "%s: invalid JSON", path);
-  }
+  /* version 1 (cluster entries only) reads as version 2 without device entries (io/document.c) */
+  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_POLICY_DB, &doc);
   if (s) return s;
   vkocc_policy_db *db = calloc(1, sizeof *db);
   db->doc = doc;

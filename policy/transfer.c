@@ -12,6 +12,7 @@
  * The performance-portability metric of a rule is the harmonic mean of its efficiencies over the
  * targets, 0 when it has no answer (or an invalid one) on any target (Pennycook et al.). */
 #include "tunedb.h"
+#include "io.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,8 +146,8 @@ vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, js
     free(members);
   }
   free(set), free(by), free(done);
-  *out = json_pack("{s:s, s:s, s:f, s:s, s:o}", "schema", "vkocc.policy-transfer/1", "tool_version", vkocc_version(),
-                   "threshold", threshold, "efficiency",
+  *out = json_pack("{s:s, s:s, s:f, s:s, s:o}", "schema", vkocc_doc_schema_string(VKOCC_DOC_POLICY_TRANSFER), "tool_version",
+                   vkocc_version(), "threshold", threshold, "efficiency",
                    "target best time / the chosen configuration's time on the target (0: no answer or invalid there)",
                    "groups", groups);
   return VKOCC_OK;

@@ -2,6 +2,7 @@
  * Dispatch sizes grow from what is known (a hint, then the previous repetition), never from a fixed
  * large count; the sleep comes from the calibrated dispatch overhead and grows while the launch spread
  * of the first tooth is too large a part of it. */
+#include "array.h"
 #include "probe_internal.h"
 #include <math.h>
 #include <stdio.h>
@@ -43,8 +44,7 @@ typedef struct {
   const vkocc_calibration *cal;
   double chase_ns_per_round; /* bisection without a clock: the chase's speed, from chase_wave */
   uint32_t max_overlap;      /* bisection with a clock: most sleeps seen overlapping in its dispatches */
-  vkocc_interval *iv;
-  uint32_t iv_cap;
+  vkocc_array iv;             /* bisection with a clock: the intervals of its last dispatch */
 } probe_run;
 
 /* A sleep in realtime ticks, kept inside what the shader takes (1 .. 2e9 ticks). */
@@ -79,7 +79,6 @@ static vkocc_status dispatch(probe_run *r, uint32_t groups, double *ns) {
 }
 
 static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkocc_interval *iv, double *ns);
-static void barrier(VkCommandBuffer cb);
 
 /* Bisection's workload: wave_ns of sleep (or of pointer chase without a clock); 0: an empty workgroup. */
 static vkocc_status workload_fn(void *user, uint32_t groups, double wave_ns, double *ns) {
@@ -91,15 +90,11 @@ static vkocc_status workload_fn(void *user, uint32_t groups, double wave_ns, dou
       /* The sleeps record when they ran: more of them overlapping than the P a search ends at proves
        * that P too small (on a busy CPU a worker thread that wakes late leaves its share to the others,
        * and the runtimes then step exactly as for fewer workers). */
-      if (groups > r->iv_cap) {
-        vkocc_interval *iv = realloc(r->iv, groups * sizeof *iv);
-        if (!iv) return vkocc_fail(VKOCC_ERROR_RUNTIME, "out of memory for %u intervals", groups);
-        r->iv = iv;
-        r->iv_cap = groups;
-      }
-      vkocc_status s = comb_once(r, r->cal->ns_per_tick, groups, r->iv, ns);
+      vkocc_array_clear(&r->iv);
+      vkocc_interval *iv = vkocc_array_grow(&r->iv, vkocc_interval, groups);
+      vkocc_status s = comb_once(r, r->cal->ns_per_tick, groups, iv, ns);
       vkocc_comb_estimate e;
-      if (!s && vkocc_comb_estimate_P(r->iv, groups, 0, &e) == VKOCC_OK && e.P > r->max_overlap) r->max_overlap = e.P;
+      if (!s && vkocc_comb_estimate_P(iv, groups, 0, &e) == VKOCC_OK && e.P > r->max_overlap) r->max_overlap = e.P;
       return s;
     }
   } else {
@@ -203,27 +198,18 @@ vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *
   vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
   probe_push push = {.mode = ctx->device_clock ? 0 : 1, .sleep_ticks = 1, .max_rounds = MAX_ROUNDS,
                      .chase_rounds = 1, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
-  VkCommandBufferBeginInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-  vkocc_fn.vkResetCommandBuffer(ctx->cmd, 0);
-  vkocc_fn.vkBeginCommandBuffer(ctx->cmd, &cbi);
+  vkocc_batch *b = vkocc_context_batch(ctx);
+  vkocc_status s = vkocc_batch_begin(b);
+  if (s) return s;
   for (uint32_t i = 0; i < n; i++) {
     vkocc_kernel *k = &kernels[i];
     vkocc_kernel_bind(ctx, k, bufs);
-    vkocc_fn.vkCmdBindPipeline(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-    vkocc_fn.vkCmdBindDescriptorSets(ctx->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &k->set, 0, NULL);
-    vkocc_fn.vkCmdPushConstants(ctx->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-    vkocc_fn.vkCmdDispatch(ctx->cmd, 1, 1, 1);
-    barrier(ctx->cmd);
+    vkocc_batch_bind(b, k);
+    vkocc_batch_push(b, k, &push, sizeof push);
+    vkocc_batch_dispatch(b, 1);
+    vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
   }
-  vkocc_fn.vkEndCommandBuffer(ctx->cmd);
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
-  VkResult vr = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
-  if (vr) return vkocc_vk_fail(vr, "vkQueueSubmit (first dispatches)");
-  vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, batch_timeout(ctx, n));
-  if (vr) return vkocc_vk_fail(vr, "vkWaitForFences (first dispatches)");
-  vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
-  return VKOCC_OK;
+  return vkocc_batch_run(b, batch_timeout(ctx, n), "first dispatches");
 }
 
 vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps) {
@@ -509,7 +495,7 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
       out->bisect_wave_ns = wave;
     }
   }
-  free(r.iv);
+  vkocc_array_fini(&r.iv);
   if (s) { vkocc_probe_result_free(out); return s; }
   out->sleep_ns = sleep;
   /* floor: the fewest waves that reveal P (2) of each method's wave, per repetition */
@@ -581,16 +567,6 @@ void vkocc_probe_result_free(vkocc_probe_result *r) {
  * one after the other. Each point's records go to its own range of one buffer (its kernel's descriptor
  * set is pointed there). A point whose comb confirms P the way run_comb would accept it (every
  * confirmation, one submission each, the same P) is done; the others go to vkocc_probe_measure, hinted. */
-static void barrier(VkCommandBuffer cb) {
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT |
-                                         VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT};
-  vkocc_fn.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-                                VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-}
-
 typedef struct {
   bool on;              /* still being confirmed */
   uint32_t groups, warm, P;
@@ -629,40 +605,20 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
   }
   if (!pending) { free(b); return VKOCC_OK; }
   vkocc_buffer buf;
-  VkQueryPool qp = VK_NULL_HANDLE;
   vkocc_status s = vkocc_buffer_create(ctx, total, true, &buf);
   if (s) { free(b); return s; }
-  VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
-                               .queryCount = 2 * n};
-  VkResult vr = vkocc_fn.vkCreateQueryPool(ctx->device, &qci, NULL, &qp);
-  if (vr) s = vkocc_vk_fail(vr, "vkCreateQueryPool");
-  for (uint32_t i = 0; i < n && !s; i++) {
+  for (uint32_t i = 0; i < n; i++) {
     if (!b[i].on) continue;
-    VkDescriptorBufferInfo bi[2] = {{.buffer = buf.buffer, .offset = b[i].off, .range = b[i].bytes},
-                                    {.buffer = ps->chase.buffer, .range = VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet w[2];
-    for (int k = 0; k < 2; k++)
-      w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = kernels[i].set,
-                                    .dstBinding = (uint32_t)k, .descriptorCount = 1,
-                                    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[k]};
-    vkocc_fn.vkUpdateDescriptorSets(ctx->device, 2, w, 0, NULL);
+    vkocc_kernel_bind_range(ctx, &kernels[i], 0, 0, &buf, b[i].off, b[i].bytes);
+    vkocc_kernel_bind_range(ctx, &kernels[i], 0, 1, &ps->chase, 0, 0);
   }
   vkocc_interval *iv = vkocc_xmalloc((size_t)(max_groups ? max_groups : 1) * sizeof *iv);
-  /* Sub-batches of SUB points on two command buffers: the device runs one while the host reads the
-   * records of the other (queue order keeps the dispatches one after the other). */
+  /* Sub-batches of SUB points on two batches: the device runs one while the host reads the records of
+   * the other (queue order keeps the dispatches one after the other). */
   enum { SUB = 8 };
-  VkCommandBuffer cbs[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
-  VkFence fences[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
-  bool in_flight[2] = {false, false};
-  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = ctx->cmd_pool,
-                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 2};
-  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  if (!s && (vr = vkocc_fn.vkAllocateCommandBuffers(ctx->device, &cai, cbs))) {
-    s = vkocc_vk_fail(vr, "vkAllocateCommandBuffers (batched combs)");
-    cbs[0] = cbs[1] = VK_NULL_HANDLE;
-  }
-  for (int k = 0; k < 2 && !s; k++)
-    if ((vr = vkocc_fn.vkCreateFence(ctx->device, &fci, NULL, &fences[k]))) s = vkocc_vk_fail(vr, "vkCreateFence");
+  vkocc_batch bt[2];
+  memset(bt, 0, sizeof bt);
+  for (int k = 0; k < 2 && !s; k++) s = vkocc_batch_create(ctx, SUB, &bt[k]);
   uint32_t *idx = vkocc_xmalloc(n * sizeof *idx);
   double t0 = vkocc_now_ns();
   for (uint32_t round = 0; round < confirmations && pending && !s; round++) {
@@ -673,56 +629,37 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
     for (uint32_t j = 0; j <= nsub && !s; j++) {
       /* submit sub-batch j (if any), then finish sub-batch j - 1 */
       if (j < nsub) {
-        VkCommandBuffer cb = cbs[j % 2];
-        VkCommandBufferBeginInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-        vkocc_fn.vkResetCommandBuffer(cb, 0);
-        vkocc_fn.vkBeginCommandBuffer(cb, &cbi);
+        vkocc_batch *cb = &bt[j % 2];
+        if ((s = vkocc_batch_begin(cb))) break;
         for (uint32_t q = j * SUB; q < np && q < (j + 1) * SUB; q++) {
           uint32_t i = idx[q];
           vkocc_kernel *k = &kernels[i];
-          vkocc_fn.vkCmdResetQueryPool(cb, qp, 2 * i, 2);
-          vkocc_fn.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
-          vkocc_fn.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &k->set, 0, NULL);
+          vkocc_batch_bind(cb, k);
           probe_push push = {.mode = 0, .sleep_ticks = 1, .max_rounds = MAX_ROUNDS, .chase_rounds = 1,
                              .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
           if (round == 0) { /* the first dispatch after pipeline creation is slow: short sleeps on every worker */
-            vkocc_fn.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-            vkocc_fn.vkCmdDispatch(cb, b[i].warm, 1, 1);
-            barrier(cb);
+            vkocc_batch_push(cb, k, &push, sizeof push);
+            vkocc_batch_dispatch(cb, b[i].warm);
+            vkocc_batch_barrier(cb, VKOCC_SYNC_ALL);
           }
-          vkocc_fn.vkCmdFillBuffer(cb, buf.buffer, b[i].off, b[i].bytes, 0);
-          barrier(cb);
+          vkocc_batch_fill(cb, &buf, b[i].off, b[i].bytes, 0);
+          vkocc_batch_barrier(cb, VKOCC_SYNC_ALL);
           push.sleep_ticks = sleep_ticks(cal, b[i].sleep);
-          vkocc_fn.vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-          vkocc_fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 2 * i);
-          vkocc_fn.vkCmdDispatch(cb, b[i].groups, 1, 1);
-          vkocc_fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp, 2 * i + 1);
-          barrier(cb);
+          vkocc_batch_push(cb, k, &push, sizeof push);
+          vkocc_batch_dispatch_timed(cb, b[i].groups); /* record q - j * SUB */
+          vkocc_batch_barrier(cb, VKOCC_SYNC_ALL);
         }
-        vkocc_fn.vkEndCommandBuffer(cb);
-        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
-        if ((vr = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, fences[j % 2]))) {
-          s = vkocc_vk_fail(vr, "vkQueueSubmit (batched combs)");
-          break;
-        }
-        in_flight[j % 2] = true;
+        if ((s = vkocc_batch_submit(cb, "batched combs"))) break;
       }
       if (j == 0) continue;
-      uint32_t f = (j - 1) % 2;
+      vkocc_batch *done_b = &bt[(j - 1) % 2];
       /* a sub-batch lasts its dispatches: the context's timeout for each point, at least one */
-      vr = vkocc_fn.vkWaitForFences(ctx->device, 1, &fences[f], VK_TRUE, batch_timeout(ctx, SUB));
-      if (vr) { s = vkocc_vk_fail(vr, "vkWaitForFences (batched combs)"); break; }
-      vkocc_fn.vkResetFences(ctx->device, 1, &fences[f]);
-      in_flight[f] = false;
+      if ((s = vkocc_batch_wait(done_b, batch_timeout(ctx, SUB)))) break;
       for (uint32_t q = (j - 1) * SUB; q < np && q < j * SUB; q++) {
         uint32_t i = idx[q];
-        uint64_t ts[2], d;
-        vr = vkocc_fn.vkGetQueryPoolResults(ctx->device, qp, 2 * i, 2, sizeof ts, ts, sizeof ts[0],
-                                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-        if (vr) { s = vkocc_vk_fail(vr, "vkGetQueryPoolResults (batched combs)"); break; }
-        bool ok = vkocc_tick_delta(ts[0], ts[1], ctx->info.timestamp_valid_bits, &d) != VKOCC_TICKS_BACKWARDS;
-        b[i].gpu_ns += (double)d * ctx->info.timestamp_period;
+        const vkocc_batch_record *rec = vkocc_batch_record_of(done_b, q - (j - 1) * SUB);
+        bool ok = rec->tick != VKOCC_TICKS_BACKWARDS;
+        b[i].gpu_ns += rec->ns;
         b[i].dispatches++;
         uint32_t cut = vkocc_comb_read_records((const uint32_t *)((const char *)buf.map + b[i].off), b[i].groups,
                                                cal->ns_per_tick, iv);
@@ -744,11 +681,10 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
     }
   }
   /* an error leaves a sub-batch on the device: let it finish before its resources go */
-  for (int k = 0; k < 2; k++)
-    if (in_flight[k]) vkocc_fn.vkWaitForFences(ctx->device, 1, &fences[k], VK_TRUE, batch_timeout(ctx, SUB));
-  for (int k = 0; k < 2; k++)
-    if (fences[k]) vkocc_fn.vkDestroyFence(ctx->device, fences[k], NULL);
-  if (cbs[0]) vkocc_fn.vkFreeCommandBuffers(ctx->device, ctx->cmd_pool, 2, cbs);
+  for (int k = 0; k < 2; k++) {
+    if (bt[k].in_flight && vkocc_batch_wait(&bt[k], batch_timeout(ctx, SUB)) && !s) vkocc_clear_error();
+    vkocc_batch_destroy(&bt[k]);
+  }
   free(idx);
   double wall = vkocc_now_ns() - t0;
   uint32_t ndone = 0;
@@ -772,7 +708,6 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
     done[i] = true;
   }
   free(iv);
-  if (qp) vkocc_fn.vkDestroyQueryPool(ctx->device, qp, NULL);
   vkocc_buffer_destroy(ctx, &buf);
   free(b);
   return s;

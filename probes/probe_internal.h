@@ -1,7 +1,7 @@
 /* Internal to probes/ (and the tests and benchmarks that drive a probe session directly). */
 #ifndef VKOCC_PROBE_INTERNAL_H
 #define VKOCC_PROBE_INTERNAL_H
-#include "internal.h"
+#include "exec.h"
 
 /* probes/probe.c: a session holds the buffers every probe shares; kernels are per point, so a sweep can
  * create all of them first (in parallel) and measure afterwards. */

@@ -15,68 +15,13 @@
 #define MAX_BATCH 16
 #define WARMUPS 2
 
-json_t *tune_config_json(const tune_kernel_def *k, const tune_config *c) {
-  json_t *o = json_object();
-  for (uint32_t i = 0; i < k->nparams; i++) {
-    if (!(c->mask & (1u << i))) continue;
-    const tune_param_def *p = &k->params[i];
-    json_object_set_new(o, p->name, p->names ? json_string(p->names[c->v[i]]) : json_integer(c->v[i]));
-  }
-  return o;
-}
-
-void tune_config_key(const tune_kernel_def *k, const tune_config *c, char *out, size_t len) {
-  json_t *o = tune_config_json(k, c);
-  char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-  snprintf(out, len, "%s", s ? s : "");
-  free(s);
-  json_decref(o);
-}
-
-vkocc_status tune_config_from_json(const tune_kernel_def *k, json_t *o, const char *file, const char *path,
-                                   tune_config *c) {
-  memset(c, 0, sizeof *c);
-  if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object of parameters", file, path);
-  const char *name;
-  json_t *v;
-  json_object_foreach(o, name, v) {
-    uint32_t i = 0;
-    while (i < k->nparams && strcmp(k->params[i].name, name)) i++;
-    if (i == k->nparams)
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: kernel %s has no such parameter", file, path, name, k->name);
-    const tune_param_def *p = &k->params[i];
-    if (p->names) {
-      uint32_t j = 0;
-      while (j < p->nnames && !(json_is_string(v) && !strcmp(p->names[j], json_string_value(v)))) j++;
-      if (j == p->nnames) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: not a %s of kernel %s", file, path, name, name, k->name);
-      c->v[i] = j;
-    } else {
-      if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX)
-        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: expected an unsigned integer", file, path, name);
-      c->v[i] = (uint32_t)json_integer_value(v);
-    }
-    c->mask |= 1u << i;
-  }
-  if (!(c->mask & 1)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.variant: missing", file, path);
-  return VKOCC_OK;
-}
-
-vkocc_status tune_parse_type(const tune_kernel_def *k, const char *type, bool *f32) {
-  if (!type || !strcmp(type, "u32")) { *f32 = false; return VKOCC_OK; }
-  if (!strcmp(type, "f32") && k->has_f32) { *f32 = true; return VKOCC_OK; }
-  return vkocc_fail(VKOCC_ERROR_USAGE, "element type '%s': kernel %s takes %s", type, k->name,
-                    k->has_f32 ? "u32 or f32" : "u32 only");
-}
-
 void tune_device_of(vkocc_context *ctx, tune_device *d) {
   const vkocc_device_info *i = &ctx->info;
   d->max_invocations = i->max_invocations, d->max_wg_size_x = i->max_wg_size_x;
   d->max_shared_bytes = i->max_shared_bytes, d->max_wg_count_x = i->max_wg_count_x;
-  VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
-  vkocc_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
-  d->subgroup_arithmetic = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                           (sg.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  vkocc_exec_limits lim;
+  vkocc_exec_limits_get(ctx, &lim);
+  d->subgroup_arithmetic = lim.subgroup_arithmetic;
 }
 
 /* --only NAME=V1,V2 */
@@ -106,19 +51,15 @@ vkocc_status tune_prepare(vkocc_context *ctx, const tune_kernel_def *k, uint64_t
                           tune_run *run) {
   memset(run, 0, sizeof *run);
   run->k = k, run->f32 = f32, run->n = n;
-  VkPhysicalDeviceProperties props;
-  vkocc_fn.vkGetPhysicalDeviceProperties(ctx->phys, &props);
-  VkDeviceSize heap = 0;
-  for (uint32_t i = 0; i < ctx->mem.memoryHeapCount; i++)
-    if ((ctx->mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) && ctx->mem.memoryHeaps[i].size > heap)
-      heap = ctx->mem.memoryHeaps[i].size;
-  if (!heap) heap = ctx->mem.memoryHeaps[0].size;
+  vkocc_exec_limits lim;
+  vkocc_exec_limits_get(ctx, &lim);
+  uint64_t heap = lim.device_local_heap_bytes;
   uint64_t bytes = 4 * n;
   if (n == 0 || n > 0x7fffffffull)
     return vkocc_fail(VKOCC_ERROR_USAGE, "--size %llu: expected 1 to 2^31-1 elements", (unsigned long long)n);
-  if (bytes > props.limits.maxStorageBufferRange)
+  if (bytes > lim.max_storage_buffer_range)
     return vkocc_fail(VKOCC_ERROR_USAGE, "--size %llu: %llu bytes of input exceed maxStorageBufferRange (%u bytes) of %s",
-                      (unsigned long long)n, (unsigned long long)bytes, props.limits.maxStorageBufferRange, ctx->info.name);
+                      (unsigned long long)n, (unsigned long long)bytes, lim.max_storage_buffer_range, ctx->info.name);
   if (bytes > heap / 4)
     return vkocc_fail(VKOCC_ERROR_USAGE, "--size %llu: %llu bytes of input exceed a quarter of the device memory heap "
                       "(%llu bytes) of %s", (unsigned long long)n, (unsigned long long)bytes, (unsigned long long)heap,
@@ -166,21 +107,6 @@ vkocc_status tune_prepare(vkocc_context *ctx, const tune_kernel_def *k, uint64_t
   return VKOCC_OK;
 }
 
-void tune_run_free(tune_run *run) {
-  free(run->r);
-  run->r = NULL;
-  run->count = 0;
-}
-
-int tune_best(const tune_run *run) {
-  int best = -1;
-  for (uint32_t i = 0; i < run->count; i++) {
-    const tune_result *r = &run->r[i];
-    if (r->measured && r->valid && (best < 0 || r->median_ns < run->r[best].median_ns)) best = (int)i;
-  }
-  return best;
-}
-
 /* ------------------------------------------------------------------ pipelines */
 
 typedef struct module {
@@ -225,57 +151,34 @@ static void build_one(void *user, uint32_t t) {
 
 typedef struct bench {
   vkocc_context *ctx;
-  VkQueryPool queries;
+  vkocc_batch batch;         /* MAX_BATCH timed dispatches */
   vkocc_buffer in, out, readback;
   uint32_t clear_bytes;
   uint32_t *ref;
 } bench;
 
-static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags sa, VkPipelineStageFlags dst,
-                    VkAccessFlags da) {
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
-  vkocc_fn.vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
-}
-
 /* `count` dispatches of kernel kk, each on freshly cleared answer words, timed one by one; the last
  * dispatch's answer is copied to the readback buffer. */
 static vkocc_status run_batch(bench *b, vkocc_kernel *kk, uint32_t n, uint32_t groups, uint32_t count, double *ns) {
-  vkocc_context *ctx = b->ctx;
-  VkCommandBuffer cmd = ctx->cmd;
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-  vkocc_fn.vkResetCommandBuffer(cmd, 0);
-  vkocc_fn.vkBeginCommandBuffer(cmd, &bi);
-  vkocc_fn.vkCmdResetQueryPool(cmd, b->queries, 0, 2 * count);
-  vkocc_fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, kk->pipeline);
-  vkocc_fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, kk->layout, 0, 1, &kk->set, 0, NULL);
-  vkocc_fn.vkCmdPushConstants(cmd, kk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &n);
-  for (uint32_t i = 0; i < count; i++) {
-    vkocc_fn.vkCmdFillBuffer(cmd, b->out.buffer, 0, b->clear_bytes, 0);
-    barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    vkocc_fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, b->queries, 2 * i);
-    vkocc_fn.vkCmdDispatch(cmd, groups, 1, 1);
-    vkocc_fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->queries, 2 * i + 1);
-    barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-  }
-  VkBufferCopy region = {.size = b->clear_bytes};
-  vkocc_fn.vkCmdCopyBuffer(cmd, b->out.buffer, b->readback.buffer, 1, &region);
-  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-          VK_ACCESS_HOST_READ_BIT);
-  vkocc_fn.vkEndCommandBuffer(cmd);
-  vkocc_status s = vkocc_submit_wait(ctx, ctx->cmd, 0, "tuning dispatches");
+  vkocc_batch *bt = &b->batch;
+  vkocc_status s = vkocc_batch_begin(bt);
   if (s) return s;
-  uint64_t ts[2 * MAX_BATCH];
-  VkResult r = vkocc_fn.vkGetQueryPoolResults(ctx->device, b->queries, 0, 2 * count, sizeof ts, ts, sizeof ts[0],
-                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-  if (r) return vkocc_vk_fail(r, "vkGetQueryPoolResults");
+  vkocc_batch_bind(bt, kk);
+  vkocc_batch_push(bt, kk, &n, 4);
   for (uint32_t i = 0; i < count; i++) {
-    uint64_t d;
-    if (vkocc_tick_delta(ts[2 * i], ts[2 * i + 1], ctx->info.timestamp_valid_bits, &d) == VKOCC_TICKS_BACKWARDS)
+    vkocc_batch_fill(bt, &b->out, 0, b->clear_bytes, 0);
+    vkocc_batch_barrier(bt, VKOCC_SYNC_TRANSFER_TO_COMPUTE);
+    vkocc_batch_dispatch_timed(bt, groups); /* record i */
+    vkocc_batch_barrier(bt, VKOCC_SYNC_COMPUTE_TO_TRANSFER);
+  }
+  vkocc_batch_copy(bt, &b->out, &b->readback, 0, 0, b->clear_bytes);
+  vkocc_batch_barrier(bt, VKOCC_SYNC_TRANSFER_TO_HOST);
+  if ((s = vkocc_batch_run(bt, 0, "tuning dispatches"))) return s;
+  for (uint32_t i = 0; i < count; i++) {
+    const vkocc_batch_record *r = vkocc_batch_record_of(bt, i);
+    if (r->tick == VKOCC_TICKS_BACKWARDS)
       return vkocc_fail(VKOCC_ERROR_RUNTIME, "queue timestamps went backwards around a tuning dispatch");
-    ns[i] = (double)d * ctx->info.timestamp_period;
+    ns[i] = r->ns;
   }
   return VKOCC_OK;
 }
@@ -390,10 +293,7 @@ vkocc_status tune_measure(vkocc_context *ctx, tune_run *run, const tune_options 
   free(data);
   if (!s) s = vkocc_buffer_create(ctx, out_bytes, false, &b.out);
   if (!s) s = vkocc_buffer_create(ctx, b.clear_bytes, true, &b.readback);
-  VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
-                               .queryCount = 2 * MAX_BATCH};
-  VkResult vr;
-  if (!s && (vr = vkocc_fn.vkCreateQueryPool(ctx->device, &qci, NULL, &b.queries))) s = vkocc_vk_fail(vr, "vkCreateQueryPool");
+  if (!s) s = vkocc_batch_create(ctx, MAX_BATCH, &b.batch);
   double last_cp = vkocc_now_ms(), cp_ms = (opt && opt->checkpoint_s > 0 ? opt->checkpoint_s : 10) * 1e3;
   t0 = vkocc_now_ms();
   for (uint32_t t = 0; t < ntodo && !s; t++) {
@@ -416,7 +316,7 @@ vkocc_status tune_measure(vkocc_context *ctx, tune_run *run, const tune_options 
   }
   run->measure_ms += vkocc_now_ms() - t0;
   for (uint32_t t = 0; t < ntodo; t++) vkocc_kernel_destroy(ctx, &kernels[todo[t]]);
-  if (b.queries) vkocc_fn.vkDestroyQueryPool(ctx->device, b.queries, NULL);
+  vkocc_batch_destroy(&b.batch);
   vkocc_buffer_destroy(ctx, &b.in);
   vkocc_buffer_destroy(ctx, &b.out);
   vkocc_buffer_destroy(ctx, &b.readback);

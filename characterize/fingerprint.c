@@ -1,5 +1,7 @@
-/* vkocc_fingerprint_measure: the device's fingerprint, measured or reused from the cache the CLI uses
+/* vkocc_fingerprint_measure: the characterization of a device (calibrate -> surface on the canonical grid
+ * -> derive -> normalize -> fingerprint), measured or reused from the cache the CLI uses
  * ($XDG_CACHE_HOME/vkocc), as `vkocc fingerprint` does. */
+#include "characterize.h"
 #include "internal.h"
 #include "io.h"
 #include <stdio.h>
@@ -26,7 +28,7 @@ void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t 
 static bool from_cache(const char *path, vkocc_method method, vkocc_fingerprint *fp, vkocc_fingerprint_details *det) {
   if (access(path, R_OK) != 0 || vkocc_fingerprint_load(path, fp) != VKOCC_OK) return false;
   json_t *doc;
-  if (vkocc_json_load(path, VKOCC_DOC_FINGERPRINT, &doc)) return false;
+  if (vkocc_doc_load(path, VKOCC_DOC_FINGERPRINT, &doc)) return false;
   const char *v = json_string_value(json_object_get(doc, "tool_version"));
   const char *m = json_string_value(json_object_get(json_object_get(doc, "measurement"), "method"));
   vkocc_method cached = 0;

@@ -1,0 +1,13 @@
+/* Internal to libvkocc (and the CLI and tests that name the cache): the characterization room, the top
+ * floor of the library. It owns calibrate -> surface (characterize/surface.c, over the probes) -> derive ->
+ * normalize -> fingerprint -> cache (characterize/fingerprint.c); the pure steps live in fingerprint/ and
+ * the documents in io/, both below it. */
+#ifndef VKOCC_CHARACTERIZE_H
+#define VKOCC_CHARACTERIZE_H
+#include "vkocc.h"
+#include <stddef.h>
+
+/* fingerprint.c: where vkocc_fingerprint_measure keeps a device's fingerprint ("" without a cache
+ * directory): keyed by UUID, driver version, queue family and LP_NUM_THREADS. */
+void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
+#endif

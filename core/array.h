@@ -1,0 +1,79 @@
+/* Internal to libvkocc: one growable array (Mesa's util_dynarray style), instead of hand-grown
+ * realloc/capacity pairs. The array holds bytes; the macros give typed access:
+ *
+ *     vkocc_array a = VKOCC_ARRAY_INIT;
+ *     vkocc_array_append(&a, uint32_t, 7);                 append one element
+ *     uint32_t *more = vkocc_array_grow(&a, uint32_t, 4);   room for 4 more, returned uninitialized
+ *     for (size_t i = 0; i < vkocc_array_num(&a, uint32_t); i++) use(*vkocc_array_at(&a, uint32_t, i));
+ *     uint32_t *owned = vkocc_array_steal(&a);              the caller frees it; a is empty again
+ *     vkocc_array_fini(&a);                                 frees what a holds
+ *
+ * Growth doubles the capacity (at least 64 bytes), so appending n elements costs O(n). Allocation goes
+ * through vkocc_xrealloc (a failure ends the process with a message); a size that would overflow size_t
+ * ends it the same way, so no caller sees a truncated array. */
+#ifndef VKOCC_ARRAY_H
+#define VKOCC_ARRAY_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void *vkocc_xrealloc(void *p, size_t n); /* core/error.c */
+
+typedef struct vkocc_array {
+  void *data;
+  size_t size;     /* bytes in use */
+  size_t capacity; /* bytes allocated */
+} vkocc_array;
+
+#define VKOCC_ARRAY_INIT {NULL, 0, 0}
+
+/* Makes room for `bytes` more bytes at the end and returns where they start (size grows by bytes). */
+static inline void *vkocc_array_grow_bytes(vkocc_array *a, size_t bytes) {
+  if (bytes > SIZE_MAX - a->size) {
+    fprintf(stderr, "vkocc: array of %zu bytes cannot grow by %zu\n", a->size, bytes);
+    abort();
+  }
+  size_t need = a->size + bytes;
+  if (need > a->capacity) {
+    size_t cap = a->capacity ? a->capacity : 64;
+    while (cap < need) cap = cap > SIZE_MAX / 2 ? need : 2 * cap;
+    a->data = vkocc_xrealloc(a->data, cap);
+    a->capacity = cap;
+  }
+  void *p = (char *)a->data + a->size;
+  a->size = need;
+  return p;
+}
+
+/* Capacity for at least `bytes` bytes in all, without changing the size. */
+static inline void vkocc_array_reserve(vkocc_array *a, size_t bytes) {
+  if (bytes <= a->capacity) return;
+  size_t size = a->size;
+  vkocc_array_grow_bytes(a, bytes - size);
+  a->size = size;
+}
+
+static inline void vkocc_array_clear(vkocc_array *a) { a->size = 0; }
+
+static inline void vkocc_array_fini(vkocc_array *a) {
+  free(a->data);
+  a->data = NULL;
+  a->size = a->capacity = 0;
+}
+
+/* The data, now the caller's to free (NULL when empty); a is empty again. */
+static inline void *vkocc_array_steal(vkocc_array *a) {
+  void *p = a->data;
+  a->data = NULL;
+  a->size = a->capacity = 0;
+  return p;
+}
+
+#define vkocc_array_grow(a, type, n) ((type *)vkocc_array_grow_bytes((a), sizeof(type) * (n)))
+#define vkocc_array_append(a, type, v) (*vkocc_array_grow((a), type, 1) = (v))
+#define vkocc_array_num(a, type) ((a)->size / sizeof(type))
+#define vkocc_array_at(a, type, i) ((type *)(a)->data + (i))
+#define vkocc_array_begin(a, type) ((type *)(a)->data)
+
+#endif

@@ -1,0 +1,263 @@
+/* The timed-batch recorder (core/exec.h): command buffers, fences and timestamp queries, recorded and
+ * submitted in one place, every wait bounded, device loss remembered on the context. */
+#include "exec.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool vkocc_context_lost(const vkocc_context *ctx) { return ctx->lost; }
+
+vkocc_batch *vkocc_context_batch(vkocc_context *ctx) { return ctx->batch; }
+
+/* A failed wait or submission: device loss is remembered, so that nothing waits on the device again. */
+static vkocc_status vk_fail(vkocc_batch *b, VkResult r, const char *what) {
+  if (r == VK_ERROR_DEVICE_LOST) b->ctx->lost = true;
+  return vkocc_vk_fail(r, what);
+}
+
+vkocc_status vkocc_batch_create(vkocc_context *ctx, uint32_t max_timed, vkocc_batch *b) {
+  memset(b, 0, sizeof *b);
+  b->ctx = ctx;
+  b->max_timed = max_timed;
+  b->open_timer = UINT32_MAX;
+  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                     .commandPool = ctx->cmd_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                     .commandBufferCount = 1};
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkQueryPoolCreateInfo qpci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2 * (max_timed ? max_timed : 1)};
+  VkResult r;
+  if ((r = vkocc_fn.vkAllocateCommandBuffers(ctx->device, &cai, &b->cmd))) {
+    b->cmd = VK_NULL_HANDLE;
+    vkocc_batch_destroy(b);
+    return vkocc_vk_fail(r, "vkAllocateCommandBuffers");
+  }
+  if ((r = vkocc_fn.vkCreateFence(ctx->device, &fci, NULL, &b->fence)) ||
+      (r = vkocc_fn.vkCreateQueryPool(ctx->device, &qpci, NULL, &b->queries))) {
+    vkocc_batch_destroy(b);
+    return vkocc_vk_fail(r, "creating a fence and timestamp queries");
+  }
+  b->rec = vkocc_xcalloc(max_timed ? max_timed : 1, sizeof *b->rec);
+  return VKOCC_OK;
+}
+
+void vkocc_batch_destroy(vkocc_batch *b) {
+  vkocc_context *ctx = b->ctx;
+  if (!ctx) return;
+  /* a submission still in flight (an error left it there) finishes before its resources go */
+  if (b->in_flight && !ctx->lost)
+    vkocc_fn.vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, ctx->timeout_ns);
+  if (b->queries) vkocc_fn.vkDestroyQueryPool(ctx->device, b->queries, NULL);
+  if (b->fence) vkocc_fn.vkDestroyFence(ctx->device, b->fence, NULL);
+  if (b->cmd) vkocc_fn.vkFreeCommandBuffers(ctx->device, ctx->cmd_pool, 1, &b->cmd);
+  free(b->rec);
+  memset(b, 0, sizeof *b);
+}
+
+/* A misuse found while recording: the first one is returned by vkocc_batch_submit. */
+static void misuse(vkocc_batch *b, vkocc_status s, const char *msg) {
+  if (b->error) return;
+  b->error = s;
+  snprintf(b->error_msg, sizeof b->error_msg, "%s", msg);
+}
+
+vkocc_status vkocc_batch_begin(vkocc_batch *b) {
+  vkocc_context *ctx = b->ctx;
+  if (ctx->lost)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "the device was lost earlier (VK_ERROR_DEVICE_LOST): nothing more is "
+                      "submitted to it");
+  if (b->in_flight) return vkocc_fail(VKOCC_ERROR_RUNTIME, "a batch was begun while its last submission was in flight");
+  b->nrec = 0;
+  b->error = VKOCC_OK;
+  b->error_msg[0] = 0;
+  b->bound = NULL;
+  b->open_timer = UINT32_MAX;
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  VkResult r = vkocc_fn.vkResetCommandBuffer(b->cmd, 0);
+  if (r) return vkocc_vk_fail(r, "vkResetCommandBuffer");
+  if ((r = vkocc_fn.vkBeginCommandBuffer(b->cmd, &bi))) return vkocc_vk_fail(r, "vkBeginCommandBuffer");
+  b->recording = true;
+  vkocc_fn.vkCmdResetQueryPool(b->cmd, b->queries, 0, 2 * (b->max_timed ? b->max_timed : 1));
+  return VKOCC_OK;
+}
+
+void vkocc_batch_bind(vkocc_batch *b, const vkocc_kernel *k) {
+  if (b->bound == k) return;
+  vkocc_fn.vkCmdBindPipeline(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+  if (k->nsets)
+    vkocc_fn.vkCmdBindDescriptorSets(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, k->nsets, k->sets, 0, NULL);
+  b->bound = k;
+}
+
+void vkocc_batch_push(vkocc_batch *b, const vkocc_kernel *k, const void *data, uint32_t bytes) {
+  if (!bytes) bytes = k->push_bytes;
+  if (!bytes) return;
+  if (bytes > k->push_bytes) {
+    misuse(b, VKOCC_ERROR_USAGE, "push constants of more bytes than the pipeline's layout has");
+    return;
+  }
+  vkocc_fn.vkCmdPushConstants(b->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, data);
+}
+
+static bool check_groups(vkocc_batch *b, uint32_t groups) {
+  uint32_t max = b->ctx->info.max_wg_count_x;
+  if (groups <= max) return true;
+  char m[160];
+  snprintf(m, sizeof m, "dispatch of %u workgroups is outside 1..maxComputeWorkGroupCount[0]=%u", groups, max);
+  misuse(b, VKOCC_ERROR_USAGE, m);
+  return false;
+}
+
+void vkocc_batch_dispatch(vkocc_batch *b, uint32_t groups) {
+  if (!check_groups(b, groups)) return;
+  if (b->open_timer != UINT32_MAX) b->rec[b->open_timer].groups += groups;
+  vkocc_fn.vkCmdDispatch(b->cmd, groups, 1, 1);
+}
+
+uint32_t vkocc_batch_timer_start(vkocc_batch *b) {
+  if (b->nrec >= b->max_timed) {
+    misuse(b, VKOCC_ERROR_RUNTIME, "more timed spans than the batch's timestamp queries");
+    return 0;
+  }
+  uint32_t i = b->nrec++;
+  b->rec[i] = (vkocc_batch_record){0};
+  vkocc_fn.vkCmdWriteTimestamp(b->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, b->queries, 2 * i);
+  b->open_timer = i;
+  return i;
+}
+
+void vkocc_batch_timer_stop(vkocc_batch *b, uint32_t i) {
+  if (i >= b->nrec) return; /* the start's misuse is kept already */
+  vkocc_fn.vkCmdWriteTimestamp(b->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->queries, 2 * i + 1);
+  if (b->open_timer == i) b->open_timer = UINT32_MAX;
+}
+
+uint32_t vkocc_batch_dispatch_timed(vkocc_batch *b, uint32_t groups) {
+  uint32_t i = vkocc_batch_timer_start(b);
+  vkocc_batch_dispatch(b, groups);
+  vkocc_batch_timer_stop(b, i);
+  return i;
+}
+
+void vkocc_batch_barrier(vkocc_batch *b, vkocc_sync sync) {
+  VkPipelineStageFlags src, dst;
+  VkAccessFlags sa, da;
+  const VkPipelineStageFlags C = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, T = VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             H = VK_PIPELINE_STAGE_HOST_BIT;
+  switch (sync) {
+  case VKOCC_SYNC_TRANSFER_TO_COMPUTE:
+    src = T | H, sa = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT;
+    dst = C, da = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    break;
+  case VKOCC_SYNC_COMPUTE_TO_COMPUTE:
+    src = C, sa = VK_ACCESS_SHADER_WRITE_BIT;
+    dst = C, da = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    break;
+  case VKOCC_SYNC_COMPUTE_TO_TRANSFER:
+    src = C, sa = VK_ACCESS_SHADER_WRITE_BIT;
+    dst = T, da = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    break;
+  case VKOCC_SYNC_TRANSFER_TO_HOST:
+    src = T, sa = VK_ACCESS_TRANSFER_WRITE_BIT;
+    dst = H, da = VK_ACCESS_HOST_READ_BIT;
+    break;
+  case VKOCC_SYNC_ALL:
+  default:
+    src = C | T, sa = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    dst = C | T | H, da = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+                          VK_ACCESS_HOST_READ_BIT;
+    break;
+  }
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
+  vkocc_fn.vkCmdPipelineBarrier(b->cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+void vkocc_batch_fill(vkocc_batch *b, const vkocc_buffer *buf, VkDeviceSize offset, VkDeviceSize size, uint32_t value) {
+  vkocc_fn.vkCmdFillBuffer(b->cmd, buf->buffer, offset, size, value);
+}
+
+void vkocc_batch_copy(vkocc_batch *b, const vkocc_buffer *src, const vkocc_buffer *dst, VkDeviceSize src_offset,
+                      VkDeviceSize dst_offset, VkDeviceSize size) {
+  VkBufferCopy bc = {.srcOffset = src_offset, .dstOffset = dst_offset, .size = size};
+  vkocc_fn.vkCmdCopyBuffer(b->cmd, src->buffer, dst->buffer, 1, &bc);
+}
+
+void vkocc_batch_image_general(vkocc_batch *b, VkImage image, uint32_t layers) {
+  VkImageMemoryBarrier imb = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .dstAccessMask = VK_ACCESS_SHADER_READ_BIT,
+                              .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED, .newLayout = VK_IMAGE_LAYOUT_GENERAL,
+                              .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                              .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = image,
+                              .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers}};
+  vkocc_fn.vkCmdPipelineBarrier(b->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                                NULL, 0, NULL, 1, &imb);
+}
+
+vkocc_status vkocc_batch_submit(vkocc_batch *b, const char *what) {
+  b->what = what;
+  if (!b->recording) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: submitted without vkocc_batch_begin", what);
+  b->recording = false;
+  VkResult r = vkocc_fn.vkEndCommandBuffer(b->cmd);
+  if (b->error) return vkocc_fail(b->error, "%s", b->error_msg);
+  if (r) return vkocc_vk_fail(r, "vkEndCommandBuffer");
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &b->cmd};
+  if ((r = vkocc_fn.vkQueueSubmit(b->ctx->queue, 1, &si, b->fence))) return vk_fail(b, r, what);
+  b->in_flight = true;
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_batch_wait(vkocc_batch *b, uint64_t timeout_ns) {
+  vkocc_context *ctx = b->ctx;
+  const char *what = b->what ? b->what : "a submission";
+  if (!b->in_flight) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: waited for without a submission", what);
+  if (!timeout_ns) timeout_ns = ctx->timeout_ns;
+  VkResult r = vkocc_fn.vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, timeout_ns);
+  if (r == VK_TIMEOUT)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: the GPU did not finish within %.1f s (VK_TIMEOUT)", what,
+                      (double)timeout_ns / 1e9);
+  if (r) return vk_fail(b, r, what);
+  b->in_flight = false;
+  if ((r = vkocc_fn.vkResetFences(ctx->device, 1, &b->fence))) return vk_fail(b, r, "vkResetFences");
+  if (!b->nrec) return VKOCC_OK;
+  uint64_t *ts = vkocc_xmalloc(2 * b->nrec * sizeof *ts);
+  r = vkocc_fn.vkGetQueryPoolResults(ctx->device, b->queries, 0, 2 * b->nrec, 2 * b->nrec * sizeof *ts, ts,
+                                     sizeof *ts, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r) {
+    free(ts);
+    return vk_fail(b, r, "vkGetQueryPoolResults");
+  }
+  for (uint32_t i = 0; i < b->nrec; i++) {
+    uint64_t d;
+    b->rec[i].tick = vkocc_tick_delta(ts[2 * i], ts[2 * i + 1], ctx->info.timestamp_valid_bits, &d);
+    b->rec[i].ns = (double)d * ctx->info.timestamp_period;
+  }
+  free(ts);
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_batch_run(vkocc_batch *b, uint64_t timeout_ns, const char *what) {
+  vkocc_status s = vkocc_batch_submit(b, what);
+  return s ? s : vkocc_batch_wait(b, timeout_ns);
+}
+
+const vkocc_batch_record *vkocc_batch_record_of(const vkocc_batch *b, uint32_t i) {
+  static const vkocc_batch_record none = {0, 0, VKOCC_TICKS_BACKWARDS};
+  return i < b->nrec ? &b->rec[i] : &none;
+}
+
+vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
+                                  double *ns, vkocc_tick_status *tick) {
+  if (groups == 0 || groups > ctx->info.max_wg_count_x)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "dispatch of %u workgroups is outside 1..maxComputeWorkGroupCount[0]=%u",
+                      groups, ctx->info.max_wg_count_x);
+  vkocc_batch *b = ctx->batch;
+  vkocc_status s = vkocc_batch_begin(b);
+  if (s) return s;
+  vkocc_batch_bind(b, k);
+  vkocc_batch_push(b, k, push, 0);
+  uint32_t t = vkocc_batch_dispatch_timed(b, groups);
+  if ((s = vkocc_batch_run(b, 0, "compute dispatch"))) return s;
+  if (ns) *ns = b->rec[t].ns;
+  if (tick) *tick = b->rec[t].tick;
+  return VKOCC_OK;
+}

@@ -1,0 +1,47 @@
+/* core/array.h: growth keeps every element, steal hands the data over, reserve keeps the size. */
+#include "array.h"
+#include "check.h"
+#include <stdint.h>
+
+typedef struct { uint32_t a; double b; } pair;
+
+int main(void) {
+  vkocc_array a = VKOCC_ARRAY_INIT;
+  CHECK_EQ_U(vkocc_array_num(&a, uint32_t), 0);
+  for (uint32_t i = 0; i < 10000; i++) vkocc_array_append(&a, uint32_t, i * 3u);
+  CHECK_EQ_U(vkocc_array_num(&a, uint32_t), 10000);
+  CHECK_EQ_U(a.size, 40000);
+  CHECK(a.capacity >= a.size && a.capacity <= 2 * a.size, "capacity %zu for %zu bytes", a.capacity, a.size);
+  uint32_t bad = 0;
+  for (uint32_t i = 0; i < 10000; i++) bad += *vkocc_array_at(&a, uint32_t, i) != i * 3u;
+  CHECK_EQ_U(bad, 0);
+
+  uint32_t *more = vkocc_array_grow(&a, uint32_t, 5);
+  for (int i = 0; i < 5; i++) more[i] = 7;
+  CHECK_EQ_U(vkocc_array_num(&a, uint32_t), 10005);
+  CHECK_EQ_U(*vkocc_array_at(&a, uint32_t, 10004), 7);
+  CHECK_EQ_U(*vkocc_array_at(&a, uint32_t, 9999), 29997);
+
+  uint32_t *owned = vkocc_array_steal(&a);
+  CHECK(owned != NULL, "steal gives the data");
+  CHECK_EQ_U(owned[10001], 7);
+  CHECK(a.data == NULL && a.size == 0 && a.capacity == 0, "steal empties the array");
+  free(owned);
+
+  vkocc_array p = VKOCC_ARRAY_INIT;
+  vkocc_array_reserve(&p, 10 * sizeof(pair));
+  CHECK_EQ_U(p.size, 0);
+  CHECK(p.capacity >= 10 * sizeof(pair), "reserve gives room for 10, capacity %zu", p.capacity);
+  void *before = p.data;
+  for (uint32_t i = 0; i < 10; i++) vkocc_array_append(&p, pair, ((pair){i, i / 2.0}));
+  CHECK(p.data == before, "appending within the reserve does not move the data");
+  CHECK_EQ_U(vkocc_array_begin(&p, pair)[9].a, 9);
+  CHECK_NEAR(vkocc_array_begin(&p, pair)[9].b, 4.5, 0);
+  vkocc_array_clear(&p);
+  CHECK_EQ_U(vkocc_array_num(&p, pair), 0);
+  CHECK(p.capacity >= 10 * sizeof(pair), "clear keeps the capacity");
+  vkocc_array_fini(&p);
+  CHECK(p.data == NULL && p.capacity == 0, "fini frees");
+  vkocc_array_fini(&p); /* twice is fine */
+  return check_report();
+}
