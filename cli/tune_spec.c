@@ -151,7 +151,7 @@ int cmd_tune_spec(int argc, char **argv) {
         return cli_error("tune", 2, "--max-runs '%s': expected 3 to 1000", optarg);
       break;
     case 'x':
-      if (!cli_parse_double(optarg, 1e-3, 3600, &timeout_s)) return cli_error("tune", 2, "--timeout '%s': expected seconds", optarg);
+      if (!cli_parse_double(optarg, 1e-9, 3600, &timeout_s)) return cli_error("tune", 2, "--timeout '%s': expected seconds", optarg);
       break;
     case 'f': fp_path = optarg; break;
     case 'j': c.json = true; break;

@@ -133,6 +133,15 @@ static void test_transpose(void) {
   snprintf(t4, sizeof t4, "%s/tr-t4.json", dir);
   snprintf(meta, sizeof meta, "%s/tr-t4.metadata.json", dir);
   check_t4(t4, meta);
+  /* a bound on the first run that no dispatch meets: every configuration is a timeout, none is chosen */
+  rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/to.json --budget 2 --timeout 0.000001 --fingerprint %s 2>&1", bin, dir, dir, fp);
+  CHECK(rc == 0, "timeout: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "2 timeout");
+  free(out);
+  snprintf(p, sizeof p, "%s/to.json", dir);
+  d = load(p);
+  CHECK(d && !json_object_get(d, "best"), "a best among timeouts");
+  json_decref(d);
   /* --resume with a larger budget keeps the 8 and adds 4 (the seeded order retraces the same path) */
   rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/tr.json --budget 12 --seed 3 --resume --fingerprint %s 2>&1", bin, dir, dir, fp);
   CHECK(rc == 0, "resume: exit %d: %s", rc, out);

@@ -8,6 +8,7 @@
  * (set 0 storage buffers, a push-constant block, typed specialization constants) is not core's. */
 #include "user.h"
 #include "compile.h"
+#include "exec.h"
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
@@ -85,9 +86,6 @@ typedef struct module {
   spv_consts consts;
   vkocc_reflection refl;
   bool checked;              /* interface checked against the arguments */
-  VkShaderModule sm;
-  VkDescriptorSetLayout dsl;
-  VkPipelineLayout pl;
 } module;
 
 typedef struct harness {
@@ -100,8 +98,6 @@ typedef struct harness {
   char *source;              /* the kernel's text (source kernels) for the define and constant checks */
   /* device resources */
   vkocc_buffer *dev, *pristine, *readback; /* per argument */
-  VkQueryPool queries;
-  VkDescriptorPool dpool;
   uint8_t push[256];
   uint32_t push_bytes;
   bool buffers_ready;
@@ -182,15 +178,6 @@ static void defines_of(harness *h, const uint32_t *coord, const uint32_t local[3
 static void free_defs(char **d, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) free(d[i]);
   free(d);
-}
-
-static void module_vk_free(harness *h, module *m) {
-  vkocc_context *ctx = CTX(h);
-  if (!ctx) return;
-  if (m->pl) vkocc_fn.vkDestroyPipelineLayout(ctx->device, m->pl, NULL);
-  if (m->dsl) vkocc_fn.vkDestroyDescriptorSetLayout(ctx->device, m->dsl, NULL);
-  if (m->sm) vkocc_fn.vkDestroyShaderModule(ctx->device, m->sm, NULL);
-  m->pl = VK_NULL_HANDLE, m->dsl = VK_NULL_HANDLE, m->sm = VK_NULL_HANDLE;
 }
 
 /* the module of a define set: compiled on first use; *compile_ms the time when compiled now */
@@ -281,29 +268,6 @@ static vkocc_status map_params(harness *h, module *m) {
   return VKOCC_OK;
 }
 
-static vkocc_status module_vk(harness *h, module *m) {
-  if (m->pl) return VKOCC_OK;
-  vkocc_context *ctx = CTX(h);
-  VkDescriptorSetLayoutBinding b[64];
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < m->refl.nbindings && n < 64; i++)
-    b[n++] = (VkDescriptorSetLayoutBinding){.binding = m->refl.bindings[i].binding,
-                                            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
-                                            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
-  VkShaderModuleCreateInfo smci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = m->words * 4, .pCode = m->spv};
-  VkDescriptorSetLayoutCreateInfo dslci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = n, .pBindings = b};
-  VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = m->refl.push_bytes};
-  VkResult r;
-  if ((r = vkocc_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &m->sm)) ||
-      (r = vkocc_fn.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &m->dsl)))
-    return vkocc_vk_fail(r, "shader module / descriptor set layout");
-  VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
-                                     .pSetLayouts = &m->dsl, .pushConstantRangeCount = m->refl.push_bytes ? 1 : 0,
-                                     .pPushConstantRanges = &pcr};
-  if ((r = vkocc_fn.vkCreatePipelineLayout(ctx->device, &plci, NULL, &m->pl))) return vkocc_vk_fail(r, "pipeline layout");
-  return VKOCC_OK;
-}
-
 /* ------------------------------------------------------------------ specialization */
 
 typedef struct specs {
@@ -346,51 +310,7 @@ static bool specs_of(harness *h, module *m, const uint32_t *coord, const uint32_
   return true;
 }
 
-/* Specialization data in the constants' own types (as probes/pipeline.c does) */
-static void spec_data(const vkocc_reflection *rf, const specs *sp, VkSpecializationMapEntry *e, uint8_t *data, uint32_t *n,
-                      uint32_t *bytes) {
-  *n = 0, *bytes = 0;
-  for (uint32_t i = 0; i < sp->n; i++) {
-    const vkocc_reflect_spec *c = NULL;
-    for (uint32_t k = 0; k < rf->nspecs; k++)
-      if (rf->specs[k].id == sp->v[i].id) c = &rf->specs[k];
-    if (!c) continue;
-    uint64_t bits;
-    if (c->is_float && c->bytes == 4) { float f = (float)sp->v[i].value; uint32_t b; memcpy(&b, &f, 4); bits = b; }
-    else if (c->is_float) memcpy(&bits, &sp->v[i].value, 8);
-    else if (c->is_bool) bits = sp->v[i].value != 0;
-    else bits = (uint64_t)(int64_t)sp->v[i].value;
-    e[*n] = (VkSpecializationMapEntry){.constantID = c->id, .offset = *bytes, .size = c->bytes};
-    memcpy(data + *bytes, &bits, c->bytes);
-    *bytes += c->bytes, (*n)++;
-  }
-}
-
 /* ------------------------------------------------------------------ buffers and submissions */
-
-static VkResult submit(harness *h, double timeout_s) {
-  vkocc_context *ctx = CTX(h);
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &ctx->cmd};
-  VkResult r = vkocc_fn.vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
-  if (r) return r;
-  uint64_t t = (uint64_t)(timeout_s * 1e9);
-  if (!t || t > ctx->timeout_ns) t = ctx->timeout_ns;
-  r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, t);
-  if (r == VK_SUCCESS) vkocc_fn.vkResetFences(ctx->device, 1, &ctx->fence);
-  return r;
-}
-
-static void begin(harness *h) {
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-  vkocc_fn.vkResetCommandBuffer(CTX(h)->cmd, 0);
-  vkocc_fn.vkBeginCommandBuffer(CTX(h)->cmd, &bi);
-}
-
-static void mbarrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags sa, VkPipelineStageFlags dst, VkAccessFlags da) {
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
-  vkocc_fn.vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
-}
 
 static bool validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }
 static bool restored(const t1_arg *a) { return a->vector && a->data.fill != T1_FILL_NONE && (a->access != T1_RO || a->output); }
@@ -403,21 +323,18 @@ static void free_buffers(harness *h) {
     vkocc_buffer_destroy(ctx, &h->pristine[i]);
     vkocc_buffer_destroy(ctx, &h->readback[i]);
   }
-  if (h->queries) vkocc_fn.vkDestroyQueryPool(ctx->device, h->queries, NULL);
-  if (h->dpool) vkocc_fn.vkDestroyDescriptorPool(ctx->device, h->dpool, NULL);
-  h->queries = VK_NULL_HANDLE, h->dpool = VK_NULL_HANDLE;
   free(h->dev), free(h->pristine), free(h->readback);
   h->dev = h->pristine = h->readback = NULL;
   h->buffers_ready = false;
 }
 
 /* Device buffers for every Vector (inputs uploaded; a pristine copy of what a run may change), readbacks of
- * the validated outputs, the push constants, the query pool. USAGE for a size beyond the device's limits. */
+ * the validated outputs, the push constants. USAGE for a size beyond the device's limits. */
 static vkocc_status make_buffers(harness *h) {
   vkocc_context *ctx = CTX(h);
   t1_spec *s = h->s;
-  VkPhysicalDeviceProperties props;
-  vkocc_fn.vkGetPhysicalDeviceProperties(ctx->phys, &props);
+  vkocc_exec_limits lim;
+  vkocc_exec_limits_get(ctx, &lim);
   h->dev = vkocc_xcalloc(s->nargs + 1, sizeof *h->dev);
   h->pristine = vkocc_xcalloc(s->nargs + 1, sizeof *h->pristine);
   h->readback = vkocc_xcalloc(s->nargs + 1, sizeof *h->readback);
@@ -432,9 +349,9 @@ static vkocc_status make_buffers(harness *h) {
       memcpy(h->push + a->push_offset, tmp, a->bytes);
       continue;
     }
-    if (bytes > props.limits.maxStorageBufferRange) {
+    if (bytes > lim.max_storage_buffer_range) {
       st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.Size: %llu bytes exceed maxStorageBufferRange (%u) of %s", s->file, a->path,
-                      (unsigned long long)bytes, props.limits.maxStorageBufferRange, ctx->info.name);
+                      (unsigned long long)bytes, lim.max_storage_buffer_range, ctx->info.name);
       break;
     }
     if ((st = vkocc_buffer_create(ctx, bytes, false, &h->dev[i]))) break;
@@ -449,86 +366,60 @@ static vkocc_status make_buffers(harness *h) {
     }
     if (!st && (a->output || validated(h, i))) st = vkocc_buffer_create(ctx, bytes, true, &h->readback[i]);
   }
-  VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
-                               .queryCount = 2 * MAX_BATCH};
-  VkResult r;
-  if (!st && (r = vkocc_fn.vkCreateQueryPool(ctx->device, &qci, NULL, &h->queries))) st = vkocc_vk_fail(r, "vkCreateQueryPool");
-  uint32_t nvec = 0;
-  for (uint32_t i = 0; i < s->nargs; i++) nvec += s->args[i].vector;
-  VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = nvec ? nvec : 1};
-  VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                     .flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, .maxSets = 1,
-                                     .poolSizeCount = 1, .pPoolSizes = &ps};
-  if (!st && (r = vkocc_fn.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &h->dpool))) st = vkocc_vk_fail(r, "vkCreateDescriptorPool");
   if (st) free_buffers(h);
   else h->buffers_ready = true;
   return st;
 }
 
 /* restore what a run changes (RW inputs, outputs with initial data), poison the outputs without any */
-static void record_reset(harness *h, VkCommandBuffer cmd, bool poison) {
+static void record_reset(harness *h, vkocc_batch *b, bool poison) {
   t1_spec *s = h->s;
   for (uint32_t i = 0; i < s->nargs; i++) {
     t1_arg *a = &s->args[i];
     if (!a->vector) continue;
-    if (restored(a)) {
-      VkBufferCopy c = {.size = h->dev[i].size};
-      vkocc_fn.vkCmdCopyBuffer(cmd, h->pristine[i].buffer, h->dev[i].buffer, 1, &c);
-    } else if (poison && a->data.fill == T1_FILL_NONE) vkocc_fn.vkCmdFillBuffer(cmd, h->dev[i].buffer, 0, VK_WHOLE_SIZE, POISON);
+    if (restored(a)) vkocc_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
+    else if (poison && a->data.fill == T1_FILL_NONE) vkocc_batch_fill(b, &h->dev[i], 0, h->dev[i].size, POISON);
   }
-  mbarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-           VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
-           VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-           VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
 }
 
-typedef struct upipe {
-  VkPipeline p;
-  VkDescriptorSet set;
-  module *m;
-} upipe;
-
-/* count dispatches, timed one by one; readback copies the outputs after the last. Returns the VkResult of
- * the wait (VK_TIMEOUT, VK_ERROR_DEVICE_LOST) through *vr. */
-static vkocc_status run_batch(harness *h, upipe *pp, const uint32_t groups[3], uint32_t count, bool poison, bool readback,
-                              double timeout_s, double *ns, VkResult *vr) {
+/* count dispatches, timed one by one; readback copies the outputs after the last. *lost / *timed_out say
+ * why a failed wait failed (the device is gone, or it did not finish within timeout_s). */
+static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups[3], uint32_t count, bool poison,
+                              bool readback, double timeout_s, double *ns, bool *lost, bool *timed_out) {
   vkocc_context *ctx = CTX(h);
-  VkCommandBuffer cmd = ctx->cmd;
-  begin(h);
-  vkocc_fn.vkCmdResetQueryPool(cmd, h->queries, 0, 2 * count);
+  vkocc_batch *b = vkocc_context_batch(ctx);
+  *lost = *timed_out = false;
+  vkocc_status st = vkocc_batch_begin(b);
+  if (st) { *lost = vkocc_context_lost(ctx); return st; }
+  uint32_t first = 0;
   for (uint32_t i = 0; i < count; i++) {
-    record_reset(h, cmd, poison && i == 0);
-    vkocc_fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pp->p);
-    vkocc_fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pp->m->pl, 0, 1, &pp->set, 0, NULL);
-    if (h->push_bytes) vkocc_fn.vkCmdPushConstants(cmd, pp->m->pl, VK_SHADER_STAGE_COMPUTE_BIT, 0, h->push_bytes, h->push);
-    vkocc_fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, h->queries, 2 * i);
-    vkocc_fn.vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
-    vkocc_fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, h->queries, 2 * i + 1);
-    mbarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-             VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-             VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    record_reset(h, b, poison && i == 0);
+    vkocc_batch_bind(b, k);
+    if (h->push_bytes) vkocc_batch_push(b, k, h->push, h->push_bytes);
+    uint32_t t = vkocc_batch_timer_start(b);
+    if (!i) first = t;
+    vkocc_batch_dispatch3(b, groups[0], groups[1], groups[2]);
+    vkocc_batch_timer_stop(b, t);
+    vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
   }
   if (readback) {
     for (uint32_t i = 0; i < h->s->nargs; i++)
-      if (h->readback[i].buffer) {
-        VkBufferCopy c = {.size = h->dev[i].size};
-        vkocc_fn.vkCmdCopyBuffer(cmd, h->dev[i].buffer, h->readback[i].buffer, 1, &c);
-      }
-    mbarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+      if (h->readback[i].buffer) vkocc_batch_copy(b, &h->dev[i], &h->readback[i], 0, 0, h->dev[i].size);
+    vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
   }
-  vkocc_fn.vkEndCommandBuffer(cmd);
-  *vr = submit(h, timeout_s);
-  if (*vr == VK_TIMEOUT) return vkocc_fail(VKOCC_ERROR_RUNTIME, "the dispatch did not finish within %.1f s", timeout_s);
-  if (*vr) return vkocc_vk_fail(*vr, "tuning dispatch");
-  uint64_t ts[2 * MAX_BATCH];
-  VkResult r = vkocc_fn.vkGetQueryPoolResults(ctx->device, h->queries, 0, 2 * count, sizeof ts, ts, sizeof ts[0],
-                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-  if (r) { *vr = r; return vkocc_vk_fail(r, "vkGetQueryPoolResults"); }
+  uint64_t t = (uint64_t)(timeout_s * 1e9);
+  st = vkocc_batch_run(b, t ? t : 1, "a tuning dispatch");
+  if (st) {
+    *lost = vkocc_context_lost(ctx);
+    *timed_out = !*lost && strstr(vkocc_last_error(), "VK_TIMEOUT") != NULL;
+    return st;
+  }
   for (uint32_t i = 0; i < count; i++) {
-    uint64_t d;
-    if (vkocc_tick_delta(ts[2 * i], ts[2 * i + 1], ctx->info.timestamp_valid_bits, &d) == VKOCC_TICKS_BACKWARDS)
+    const vkocc_batch_record *r = vkocc_batch_record_of(b, first + i);
+    if (r->tick == VKOCC_TICKS_BACKWARDS)
       return vkocc_fail(VKOCC_ERROR_RUNTIME, "queue timestamps went backwards around a tuning dispatch");
-    ns[i] = (double)d * ctx->info.timestamp_period;
+    ns[i] = r->ns;
   }
   return VKOCC_OK;
 }
@@ -602,26 +493,36 @@ static void utc_now(char *out, size_t len) {
   strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static vkocc_status recover(harness *h, tu_result *r, tu_invalidity inv, const char *why) {
+/* After a dispatch that timed out or lost the device. A timed-out dispatch that ends within the context's
+ * limit leaves the device usable: nothing is reopened. Otherwise the context is reopened; what was made on
+ * a device whose work may still run is abandoned (its memory leaks) rather than freed under it. */
+static vkocc_status recover(harness *h, tu_result *r, tu_invalidity inv, const char *why, vkocc_kernel *k) {
+  vkocc_context *ctx = CTX(h);
   r->inv = inv;
   snprintf(r->error, sizeof r->error, "%s", why);
+  bool lost = vkocc_context_lost(ctx);
+  if (!lost && vkocc_batch_wait(vkocc_context_batch(ctx), 0) == VKOCC_OK) {
+    vkocc_kernel_destroy(ctx, k);
+    return VKOCC_OK; /* it finished late: recorded as timeout, the device goes on */
+  }
   if (!h->o->reopen) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s (no way to reopen the device)", why);
-  /* everything made on the old device goes with it */
-  for (uint32_t i = 0; i < h->nmods; i++) module_vk_free(h, &h->mods[i]);
-  free_buffers(h);
+  lost = vkocc_context_lost(ctx);
+  if (lost) {
+    /* a lost device runs nothing more: its objects can be destroyed */
+    vkocc_kernel_destroy(ctx, k);
+    free_buffers(h);
+  } else {
+    /* still running: keep its objects alive, and the device too (never destroyed under running work) */
+    memset(k, 0, sizeof *k);
+    free(h->dev), free(h->pristine), free(h->readback);
+    h->dev = h->pristine = h->readback = NULL;
+    h->buffers_ready = false;
+    *h->ctxp = NULL;
+  }
   vkocc_status st = h->o->reopen(h->o->user, h->ctxp);
   h->run->device_losses++;
   if (!st) st = make_buffers(h);
   return st;
-}
-
-static void destroy_pipe(harness *h, upipe *pp) {
-  vkocc_context *ctx = CTX(h);
-  /* loaded here, so core's function table stays what the built-in probes need */
-  PFN_vkFreeDescriptorSets free_sets = (PFN_vkFreeDescriptorSets)vkocc_fn.vkGetDeviceProcAddr(ctx->device, "vkFreeDescriptorSets");
-  if (pp->set && free_sets) free_sets(ctx->device, h->dpool, 1, &pp->set);
-  if (pp->p) vkocc_fn.vkDestroyPipeline(ctx->device, pp->p, NULL);
-  memset(pp, 0, sizeof *pp);
 }
 
 static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
@@ -633,7 +534,7 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   r->P = -1, r->measured = true;
   utc_now(r->when, sizeof r->when);
   vkocc_context *ctx = CTX(h);
-  upipe pp = {0};
+  vkocc_kernel k = {0};
   char **defs = NULL;
   uint32_t nd = 0;
   vkocc_status st = VKOCC_OK;
@@ -643,19 +544,16 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   uint32_t groups[3];
   if ((st = t1_sizes(s, coord, global_P ? 1 : -1, r->local, groups))) goto usage;
   if (!global_P) memcpy(r->groups, groups, sizeof groups);
-  const vkocc_device_info *di = &ctx->info;
-  uint32_t inv = r->local[0] * r->local[1] * r->local[2];
-  VkPhysicalDeviceProperties props;
-  vkocc_fn.vkGetPhysicalDeviceProperties(ctx->phys, &props);
-  if (inv > props.limits.maxComputeWorkGroupInvocations || r->local[0] > props.limits.maxComputeWorkGroupSize[0] ||
-      r->local[1] > props.limits.maxComputeWorkGroupSize[1] || r->local[2] > props.limits.maxComputeWorkGroupSize[2]) {
+  uint64_t inv = (uint64_t)r->local[0] * r->local[1] * r->local[2];
+  vkocc_exec_limits lim;
+  vkocc_exec_limits_get(ctx, &lim);
+  if (inv > lim.max_invocations || r->local[0] > lim.max_wg_size[0] || r->local[1] > lim.max_wg_size[1] ||
+      r->local[2] > lim.max_wg_size[2]) {
     r->inv = TU_CONSTRAINTS;
     snprintf(r->error, sizeof r->error, "workgroup %ux%ux%u exceeds the device's limits (%u invocations, %ux%ux%u)", r->local[0],
-             r->local[1], r->local[2], props.limits.maxComputeWorkGroupInvocations, props.limits.maxComputeWorkGroupSize[0],
-             props.limits.maxComputeWorkGroupSize[1], props.limits.maxComputeWorkGroupSize[2]);
+             r->local[1], r->local[2], lim.max_invocations, lim.max_wg_size[0], lim.max_wg_size[1], lim.max_wg_size[2]);
     goto done;
   }
-  (void)di;
   /* compile */
   defines_of(h, coord, r->local, &defs, &nd);
   module *m = get_module(h, defs, nd, &r->compile_ms);
@@ -686,51 +584,30 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
                     r->local[2], s->kernel_file, info.wg[0], info.wg[1], info.wg[2]);
     goto usage;
   }
-  if (info.shared_bytes > props.limits.maxComputeSharedMemorySize) {
+  if (info.shared_bytes > lim.max_shared_bytes) {
     r->inv = TU_COMPILE;
     snprintf(r->error, sizeof r->error, "%u bytes of shared memory exceed the device's %u", info.shared_bytes,
-             props.limits.maxComputeSharedMemorySize);
+             lim.max_shared_bytes);
     goto done;
   }
-  /* pipeline */
+  /* pipeline: the caller's buffers at their set 0 bindings, the constants in their declared types */
   double t0 = vkocc_now_ms();
-  if ((st = module_vk(h, m))) goto usage_or_fail;
-  VkSpecializationMapEntry entries[64];
-  uint8_t data[64 * 8];
-  uint32_t ne, nbytes;
-  spec_data(&m->refl, &sp, entries, data, &ne, &nbytes);
-  VkSpecializationInfo si = {.mapEntryCount = ne, .pMapEntries = entries, .dataSize = nbytes, .pData = data};
-  VkComputePipelineCreateInfo cpci = {
-      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                .module = m->sm, .pName = s->kernel_name, .pSpecializationInfo = ne ? &si : NULL},
-      .layout = m->pl};
-  VkResult vr = vkocc_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &pp.p);
+  vkocc_kernel_resource res[64];
+  uint32_t nres = 0;
+  for (uint32_t i = 0; i < s->nargs && nres < 64; i++)
+    if (s->args[i].vector) res[nres++] = (vkocc_kernel_resource){.set = 0, .binding = (uint32_t)s->args[i].binding, .buffer = &h->dev[i]};
+  vkocc_kernel_desc kd = {.spv = m->spv, .words = m->words, .name = s->kernel_file, .role = "user's", .entry = s->kernel_name,
+                          .info = &info, .refl = &m->refl, .spec = sp.v, .nspec = sp.n, .res = res, .nres = nres};
+  st = vkocc_kernel_build(ctx, &kd, &k);
   r->pipeline_ms = vkocc_now_ms() - t0;
   h->run->pipelines++, h->run->pipelines_ms += r->pipeline_ms;
-  if (vr) {
-    pp.p = VK_NULL_HANDLE;
-    r->inv = TU_COMPILE;
-    snprintf(r->error, sizeof r->error, "pipeline creation: %s", vkocc_vk_result_name(vr));
-    if (vr == VK_ERROR_DEVICE_LOST) st = recover(h, r, TU_RUNTIME, "pipeline creation: VK_ERROR_DEVICE_LOST");
+  if (st) {
+    char why[600];
+    snprintf(why, sizeof why, "pipeline creation: %s", vkocc_last_error());
+    if (vkocc_context_lost(ctx)) st = recover(h, r, TU_RUNTIME, why, &k);
+    else { r->inv = TU_COMPILE, st = VKOCC_OK; snprintf(r->error, sizeof r->error, "%s", why); }
     goto done;
   }
-  pp.m = m;
-  VkDescriptorSetAllocateInfo dsai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorPool = h->dpool,
-                                      .descriptorSetCount = 1, .pSetLayouts = &m->dsl};
-  if ((vr = vkocc_fn.vkAllocateDescriptorSets(ctx->device, &dsai, &pp.set))) { st = vkocc_vk_fail(vr, "vkAllocateDescriptorSets"); goto usage_or_fail; }
-  VkDescriptorBufferInfo bi[64];
-  VkWriteDescriptorSet w[64];
-  uint32_t nw = 0;
-  for (uint32_t i = 0; i < s->nargs && nw < 64; i++)
-    if (s->args[i].vector) {
-      bi[nw] = (VkDescriptorBufferInfo){.buffer = h->dev[i].buffer, .range = VK_WHOLE_SIZE};
-      w[nw] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = pp.set,
-                                     .dstBinding = (uint32_t)s->args[i].binding, .descriptorCount = 1,
-                                     .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[nw]};
-      nw++;
-    }
-  vkocc_fn.vkUpdateDescriptorSets(ctx->device, nw, w, 0, NULL);
   /* P of this pipeline (augmented, measured by the comb; cached by the library on disk) */
   if (s->uses_P || o->always_P) {
     t0 = vkocc_now_ms();
@@ -765,8 +642,7 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
     if (!ok) { r->inv = TU_CONSTRAINTS; snprintf(r->error, sizeof r->error, "%s", why); goto done; }
     if (global_P && (st = t1_sizes(s, coord, r->P, r->local, r->groups))) goto usage;
   }
-  if (r->groups[0] > props.limits.maxComputeWorkGroupCount[0] || r->groups[1] > props.limits.maxComputeWorkGroupCount[1] ||
-      r->groups[2] > props.limits.maxComputeWorkGroupCount[2]) {
+  if (r->groups[0] > lim.max_wg_count[0] || r->groups[1] > lim.max_wg_count[1] || r->groups[2] > lim.max_wg_count[2]) {
     r->inv = TU_CONSTRAINTS;
     snprintf(r->error, sizeof r->error, "%ux%ux%u workgroups exceed maxComputeWorkGroupCount", r->groups[0], r->groups[1], r->groups[2]);
     goto done;
@@ -775,14 +651,14 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   double timeout_s = o->timeout_s > 0 ? o->timeout_s : 5;
   double first;
   t0 = vkocc_now_ms();
-  bool need_ref = !h->have_reference && h->expect;
-  st = run_batch(h, &pp, r->groups, 1, true, true, timeout_s, &first, &vr);
+  bool need_ref = !h->have_reference && h->expect, lost, timed_out;
+  st = run_batch(h, &k, r->groups, 1, true, true, timeout_s, &first, &lost, &timed_out);
   if (st) {
     char why[600];
-    snprintf(why, sizeof why, "%s", vkocc_last_error());
+    if (timed_out) snprintf(why, sizeof why, "the first run did not end within the bound of %.3g s (--timeout)", timeout_s);
+    else snprintf(why, sizeof why, "%s", vkocc_last_error());
     r->measure_ms = vkocc_now_ms() - t0;
-    destroy_pipe(h, &pp);
-    if (vr == VK_TIMEOUT || vr == VK_ERROR_DEVICE_LOST) st = recover(h, r, vr == VK_TIMEOUT ? TU_TIMEOUT : TU_RUNTIME, why);
+    if (lost || timed_out) st = recover(h, r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &k);
     else { r->inv = TU_RUNTIME, st = VKOCC_OK; snprintf(r->error, sizeof r->error, "%s", why); }
     goto done;
   }
@@ -829,12 +705,11 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
     if (batch > MAX_BATCH) batch = MAX_BATCH;
     if (batch > max_runs - r->runs) batch = max_runs - r->runs;
     bool last_check = false;
-    st = run_batch(h, &pp, r->groups, batch, false, true, timeout_s * batch, r->times_ns + r->runs, &vr);
+    st = run_batch(h, &k, r->groups, batch, false, true, timeout_s * batch, r->times_ns + r->runs, &lost, &timed_out);
     if (st) {
       char why[600];
       snprintf(why, sizeof why, "%s", vkocc_last_error());
-      destroy_pipe(h, &pp);
-      if (vr == VK_TIMEOUT || vr == VK_ERROR_DEVICE_LOST) st = recover(h, r, vr == VK_TIMEOUT ? TU_TIMEOUT : TU_RUNTIME, why);
+      if (lost || timed_out) st = recover(h, r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &k);
       else { r->inv = TU_RUNTIME, st = VKOCC_OK; snprintf(r->error, sizeof r->error, "%s", why); }
       r->measure_ms = vkocc_now_ms() - t0;
       goto done;
@@ -867,12 +742,12 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   goto done;
 usage_or_fail:
 usage:
-  destroy_pipe(h, &pp);
+  vkocc_kernel_destroy(CTX(h), &k);
   free_defs(defs, nd);
   r->measured = false;
   return st;
 done:
-  if (pp.p || pp.set) destroy_pipe(h, &pp);
+  vkocc_kernel_destroy(CTX(h), &k);
   free_defs(defs, nd);
   r->total_ms = vkocc_now_ms() - t_start;
   r->other_ms = r->total_ms - r->compile_ms - r->pipeline_ms - r->occupancy_ms - r->measure_ms;
@@ -1115,7 +990,6 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
 out:
   run->elapsed_ms += vkocc_now_ms() - h.t0;
   for (uint32_t i = 0; i < h.nmods; i++) {
-    module_vk_free(&h, &h.mods[i]);
     free(h.mods[i].key), free(h.mods[i].spv), vkocc_reflection_free(&h.mods[i].refl);
   }
   free(h.mods);
