@@ -50,7 +50,7 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
     static const char *const tn[] = {"int", "uint", "float", "bool", "string"};
     json_array_append_new(params, json_pack("{s:s, s:s, s:o, s:s}", "name", s->params[i].name, "type", tn[s->params[i].type],
                                             "values", vals, "reaches",
-                                            run->param_spec[i] ? "specialization constant" : "define"));
+                                            run->param_spec[i] ? "specialization constant" : run->param_launch[i] ? "launch" : "define"));
   }
   json_object_set_new(doc, "parameters", params);
   uint32_t measured = 0, valid = 0;

@@ -221,6 +221,36 @@ static void test_wrong(void) {
   json_decref(d);
 }
 
+/* the same kernel as SPIR-V (parameters named like its constants) and as KTT writes it (a literal
+ * local_size_x = LOCAL_SIZE_X, every other parameter a -D define: one compile per configuration) */
+static void test_spirv_and_ktt(const char *glslc) {
+  char *out;
+  int rc = run_fmt(&out, "cd %s && %s -fshader-stage=compute scale_wrong.comp -o scale.spv 2>&1 && "
+               "sed 's/scale_wrong.comp/scale.spv/' scale_wrong.json > spv.json && "
+               "sed -e 's/layout(local_size_x_id = 0) in;/layout(local_size_x = LOCAL_SIZE_X) in;/' "
+               "-e '/constant_id/d' scale_wrong.comp > ktt.comp && sed 's/scale_wrong.comp/ktt.comp/' scale_wrong.json > ktt.json",
+               dir, glslc);
+  CHECK(rc == 0, "preparing: %s", out);
+  free(out);
+  rc = run_fmt(&out, "%s tune %s/spv.json -o %s/spv-r.json --strategy random_sample --budget 3 --reference WG=64,ITEMS=1 "
+               "--fingerprint %s 2>&1", bin, dir, dir, fp);
+  CHECK(rc == 0, "spir-v: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "(1 compiles for");
+  free(out);
+  rc = run_fmt(&out, "%s tune %s/ktt.json -o %s/ktt-r.json --budget 3 --reference WG=64,ITEMS=1 --fingerprint %s 2>&1", bin,
+               dir, dir, fp);
+  CHECK(rc == 0, "ktt: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "(4 compiles for 4 pipelines)");
+  free(out);
+  char p[1024];
+  snprintf(p, sizeof p, "%s/ktt-r.json", dir);
+  json_t *d = load(p);
+  json_t *ps = json_object_get(d, "parameters");
+  CHECK(!strcmp(json_string_value(json_object_get(json_array_get(ps, 0), "reaches")), "launch") &&
+        !strcmp(json_string_value(json_object_get(json_array_get(ps, 1), "reaches")), "define"), "WG launch, ITEMS define");
+  json_decref(d);
+}
+
 /* one bad spec: exit 2, one line naming the file and `path`, the results file unchanged */
 static void expect_bad(const char *name, const char *from, const char *to, const char *path) {
   char spec[1024], res[1024];
@@ -279,7 +309,7 @@ static void test_bad(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 4 || !mkdtemp(dir)) { fprintf(stderr, "usage: test_tune_spec_lvp VKOCC SOURCE_DIR SCHEMA_DIR\n"); return 2; }
+  if (argc < 5 || !mkdtemp(dir)) { fprintf(stderr, "usage: test_tune_spec_lvp VKOCC SOURCE_DIR SCHEMA_DIR GLSLC\n"); return 2; }
   bin = argv[1], src = argv[2], schemas = argv[3];
   static char fpb[1024];
   snprintf(fpb, sizeof fpb, "%s/tests/data/fp-hopper-132.json", src);
@@ -287,6 +317,7 @@ int main(int argc, char **argv) {
   test_transpose();
   test_persistent();
   test_wrong();
+  test_spirv_and_ktt(argv[4]);
   test_bad();
   char *out;
   run_fmt(&out, "rm -rf %s", dir);

@@ -164,7 +164,7 @@ static void defines_of(harness *h, const uint32_t *coord, const uint32_t local[3
         (*defs)[(*n)++] = strdup(b);
       }
     for (uint32_t i = 0; i < s->nparams; i++) {
-      if (h->run->param_spec[i]) continue;
+      if (h->run->param_spec[i] || h->run->param_launch[i]) continue;
       char v[80], b[160];
       texpr_value pv = s->params[i].values[coord[i]];
       if (s->params[i].type == T1_BOOL) snprintf(v, sizeof v, "%d", (int)pv.i);
@@ -881,6 +881,8 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   if (o->budget.max_fraction > 0) run->budget.max_fraction = o->budget.max_fraction;
   if (o->budget.max_seconds > 0) run->budget.max_seconds = o->budget.max_seconds;
   /* which parameters are specialization constants: declared as such (source), or named so (SPIR-V) */
+  bool launch[32] = {0};
+  for (int d = 0; d < 3; d++) texpr_uses(s->local[d], launch), texpr_uses(s->global[d], launch);
   if (s->lang != VKOCC_SHADER_SPIRV) {
     void *text;
     size_t len;
@@ -891,9 +893,11 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
       h.spec_id[i] = declared_spec(h.source, s->params[i].name);
       run->param_spec[i] = h.spec_id[i] >= 0;
       if (!run->param_spec[i] && !word_in(h.source, s->params[i].name)) {
+        /* not in the source: it may still shape the launch (LocalSize, GlobalSize), then it is no define */
+        if (launch[i]) { run->param_launch[i] = true; continue; }
         st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.ConfigurationSpace.TuningParameters[%u]: '%s' reaches the kernel neither as "
-                        "a specialization constant nor as a -D define (%s never names it)", s->file, i, s->params[i].name,
-                        s->kernel_file);
+                        "a specialization constant nor as a -D define (%s never names it) nor through LocalSize or "
+                        "GlobalSize", s->file, i, s->params[i].name, s->kernel_file);
         goto out;
       }
     }
@@ -909,6 +913,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
       bool found = false;
       for (uint32_t k = 0; k < sc.n; k++)
         if (!strcmp(sc.c[k].name, s->params[i].name)) found = true, h.spec_id[i] = (int32_t)sc.c[k].spec_id;
+      if (!found && launch[i]) { run->param_launch[i] = true; continue; }
       if (!found) {
         st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.ConfigurationSpace.TuningParameters[%u]: '%s' is no specialization constant "
                         "of the SPIR-V kernel %s (a SPIR-V kernel takes no -D defines)", s->file, i, s->params[i].name,

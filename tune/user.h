@@ -42,6 +42,7 @@ typedef struct tu_run {
   uint64_t seed;
   tune_budget budget;
   bool param_spec[32];       /* the parameter reaches the shader as a specialization constant (else -D) */
+  bool param_launch[32];     /* ... or only through LocalSize / GlobalSize (the source never names it) */
   uint32_t compiles, pipelines;
   double compile_ms, pipelines_ms, occupancy_ms, measure_ms, elapsed_ms;
   char reference[512];       /* "ReferenceArguments", or the key of the configuration used as reference */
