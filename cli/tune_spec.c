@@ -13,7 +13,8 @@
 static const char *help =
     "usage: vkocc tune SPEC.json -o RESULTS.json [--t4 FILE] [--strategy NAME] [--budget N] [--fraction F]\n"
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
-    "                  [--spread S] [--max-runs N] [--timeout S] [--fingerprint FILE] [--json] [--device D] [--queue Q]\n"
+    "                  [--only PARAM=V1,V2]... [--spread S] [--max-runs N] [--timeout S] [--fingerprint FILE] [--json]\n"
+    "                  [--device D] [--queue Q]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
     "random_sample, ...) within its Budget (or --budget configurations, --fraction of the space, --time seconds).\n"
@@ -26,7 +27,7 @@ static const char *help =
     "Writes every result with the device and its cluster ID to RESULTS.json (atomically; also every 10 s and on\n"
     "Ctrl-C), and with --t4 FILE the T4 results to FILE and their metadata beside it (FILE.metadata.json).\n"
     "--resume continues RESULTS.json (same spec file and device). --name: the kernel's name in results and\n"
-    "policies (default: the spec file's stem). Exit 2: a spec outside the subset or that does not fit the kernel.\n";
+    "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
 
 static volatile sig_atomic_t stop_flag;
 static void on_sigint(int sig) { (void)sig; stop_flag = 1; }
@@ -99,12 +100,15 @@ int cmd_tune_spec(int argc, char **argv) {
   uint32_t max_runs = 0, budget_n = 0;
   double spread = 0, timeout_s = 0;
   uint64_t seed = 0;
+  const char *only[32];
+  uint32_t nonly = 0;
   static const struct option opts[] = {
       {"output", required_argument, 0, 'o'}, {"t4", required_argument, 0, '4'}, {"strategy", required_argument, 0, 'S'},
       {"budget", required_argument, 0, 'b'}, {"fraction", required_argument, 0, 'F'}, {"time", required_argument, 0, 'T'},
       {"seed", required_argument, 0, 'e'}, {"resume", no_argument, 0, 'r'}, {"reference", required_argument, 0, 'R'},
       {"name", required_argument, 0, 'N'}, {"occupancy", no_argument, 0, 'P'}, {"spread", required_argument, 0, 's'},
       {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'},
+      {"only", required_argument, 0, 'O'},
       {"fingerprint", required_argument, 0, 'f'}, {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
       CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
@@ -153,6 +157,10 @@ int cmd_tune_spec(int argc, char **argv) {
     case 'x':
       if (!cli_parse_double(optarg, 1e-9, 3600, &timeout_s)) return cli_error("tune", 2, "--timeout '%s': expected seconds", optarg);
       break;
+    case 'O':
+      if (nonly == 32) return cli_error("tune", 2, "--only: at most 32");
+      only[nonly++] = optarg;
+      break;
     case 'f': fp_path = optarg; break;
     case 'j': c.json = true; break;
     case 'd': c.device = optarg; break;
@@ -180,6 +188,7 @@ int cmd_tune_spec(int argc, char **argv) {
   tu_run run;
   vkocc_status st = tu_prepare(spec, name, &run);
   if (st) return cli_fail("tune", st);
+
   double t0 = vkocc_now_ms();
   vkocc_fingerprint fp;
   json_t *fp_doc = NULL;
@@ -202,6 +211,12 @@ int cmd_tune_spec(int argc, char **argv) {
     tu_run_free(&run);
     return cli_fail("tune", st);
   }
+  for (uint32_t i = 0; i < nonly; i++)
+    if ((st = tu_restrict(&run, only[i]))) {
+      vkocc_context_destroy(ctx);
+      tu_run_free(&run);
+      return cli_fail("tune", st);
+    }
   if (run.resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", run.resumed, out);
   tu_options o = {.strategy = strategy, .seed = seed, .budget = budget, .reference = reference, .always_P = always_P,
                   .target_spread = spread, .max_runs = max_runs, .timeout_s = timeout_s, .reopen = reopen,
@@ -248,16 +263,17 @@ int cmd_tune_spec(int argc, char **argv) {
   }
   printf("kernel:   %s (%s, entry %s)\n", run.name, run.spec.kernel_file, run.spec.kernel_name);
   printf("device:   %s (cluster %s)\n", dev.key, dev.cluster_id);
-  printf("space:    %llu configurations, %llu ruled out by the conditions, %u allowed; %u measured (%u resumed) by %s\n",
-         (unsigned long long)run.space.total, (unsigned long long)run.space.constrained, run.space.count, measured,
-         run.resumed, run.strategy);
+  printf("space:    %llu configurations, %llu ruled out by the conditions, %u left out by --only, %u allowed; %u measured "
+         "(%u resumed) by %s\n", (unsigned long long)run.space.total, (unsigned long long)run.space.constrained, run.filtered,
+         run.space.count, measured, run.resumed, run.strategy);
   printf("validity: %u correct, %u compile, %u runtime, %u timeout, %u correctness, %u constraints (reference: %s)\n",
          counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], run.reference);
   double tot = sum[0] + sum[1] + sum[2] + sum[3] + sum[4];
   if (measured && tot > 0)
     printf("cost:     per configuration %.1f ms: compile %.1f, pipeline %.1f, occupancy %.1f, measurement %.1f, other %.1f "
-           "(%u compiles for %u pipelines)\n", tot / measured, sum[0] / measured, sum[1] / measured, sum[2] / measured,
-           sum[3] / measured, sum[4] / measured, run.compiles, run.pipelines);
+           "(%u compiles for %u pipelines; arguments' data %.1f ms once)\n", tot / measured, sum[0] / measured,
+           sum[1] / measured, sum[2] / measured, sum[3] / measured, sum[4] / measured, run.compiles, run.pipelines,
+           run.setup_ms);
   bool *shown = calloc(run.space.count + 1, 1);
   for (int rank = 0; rank < 5; rank++) {
     int64_t b = -1;

@@ -55,8 +55,9 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
   json_object_set_new(doc, "parameters", params);
   uint32_t measured = 0, valid = 0;
   for (uint32_t i = 0; i < run->space.count; i++) measured += run->r[i].measured, valid += run->r[i].measured && run->r[i].inv == TU_CORRECT;
-  json_object_set_new(doc, "space", json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)run->space.total, "constrained",
-                                              (json_int_t)run->space.constrained, "allowed", (json_int_t)run->space.count,
+  json_object_set_new(doc, "space", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)run->space.total, "constrained",
+                                              (json_int_t)run->space.constrained, "filtered_out", (json_int_t)run->filtered,
+                                              "allowed", (json_int_t)run->space.count,
                                               "measured", (json_int_t)measured, "valid", (json_int_t)valid));
   json_object_set_new(doc, "search", json_pack("{s:s, s:I, s:{s:I, s:f, s:f}}", "strategy", run->strategy, "seed",
                                                (json_int_t)run->seed, "budget", "configurations",
@@ -67,6 +68,7 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
                         "compile_ms", run->compile_ms, "pipelines_created", (json_int_t)run->pipelines, "pipelines_ms",
                         run->pipelines_ms, "occupancy_ms", run->occupancy_ms, "measure_ms", run->measure_ms, "elapsed_ms",
                         run->elapsed_ms, "device_losses", (json_int_t)run->device_losses);
+  json_object_set_new(m, "setup_ms", json_real(run->setup_ms));
   const char *lp = getenv("LP_NUM_THREADS");
   if (lp) json_object_set_new(m, "LP_NUM_THREADS", json_string(lp));
   json_object_set_new(doc, "measurement", m);

@@ -118,6 +118,25 @@ typedef struct harness {
 
 static vkocc_context *CTX(harness *h) { return *h->ctxp; }
 
+/* comments blanked (kept line structure), so a name in a comment does not count as used */
+static void strip_comments(char *t) {
+  for (char *p = t; *p; p++) {
+    if (p[0] == '/' && p[1] == '/') {
+      while (*p && *p != '\n') *p++ = ' ';
+      if (!*p) break;
+    } else if (p[0] == '/' && p[1] == '*') {
+      *p++ = ' ', *p++ = ' ';
+      while (*p && !(p[0] == '*' && p[1] == '/')) { if (*p != '\n') *p = ' '; p++; }
+      if (!*p) break;
+      *p++ = ' ', *p = ' ';
+    } else if (*p == '"') { /* strings (#include "x"): skipped as they are */
+      p++;
+      while (*p && *p != '"' && *p != '\n') p++;
+      if (!*p) break;
+    }
+  }
+}
+
 static bool word_in(const char *text, const char *w) {
   size_t l = strlen(w);
   for (const char *p = text; (p = strstr(p, w)); p += l) {
@@ -535,6 +554,7 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   utc_now(r->when, sizeof r->when);
   vkocc_context *ctx = CTX(h);
   vkocc_kernel k = {0};
+  double setup = 0;
   char **defs = NULL;
   uint32_t nd = 0;
   vkocc_status st = VKOCC_OK;
@@ -566,7 +586,13 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
     if ((st = check_interface(h, m)) || (st = map_params(h, m))) goto usage;
     m->checked = true;
   }
-  if (!h->buffers_ready && (st = make_buffers(h))) goto usage_or_fail;
+  if (!h->buffers_ready) {
+    double tb0 = vkocc_now_ms();
+    st = make_buffers(h);
+    setup = vkocc_now_ms() - tb0;
+    h->run->setup_ms += setup;
+    if (st) goto usage_or_fail;
+  }
   specs sp;
   char err[512];
   if (!specs_of(h, m, coord, r->local, &sp, err, sizeof err)) { r->inv = TU_COMPILE; snprintf(r->error, sizeof r->error, "%s", err); goto done; }
@@ -749,7 +775,7 @@ usage:
 done:
   vkocc_kernel_destroy(CTX(h), &k);
   free_defs(defs, nd);
-  r->total_ms = vkocc_now_ms() - t_start;
+  r->total_ms = vkocc_now_ms() - t_start - setup; /* the buffers are the run's, not this configuration's */
   r->other_ms = r->total_ms - r->compile_ms - r->pipeline_ms - r->occupancy_ms - r->measure_ms;
   if (r->other_ms < 0) r->other_ms = 0;
   if (r->inv != TU_CORRECT) r->median_ns = NAN;
@@ -830,6 +856,46 @@ vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run) {
   return VKOCC_OK;
 }
 
+/* after tu_results_resume: configurations measured already stay (they cost nothing, and are not lost) */
+vkocc_status tu_restrict(tu_run *run, const char *only) {
+  t1_spec *s = &run->spec;
+  const char *eq = strchr(only, '=');
+  uint32_t p = 0;
+  while (eq && p < s->nparams && (strlen(s->params[p].name) != (size_t)(eq - only) || strncmp(s->params[p].name, only, eq - only))) p++;
+  if (!eq || p == s->nparams)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--only '%s': expected PARAM=V1,V2,... with PARAM a parameter of %s", only, s->file);
+  bool keep_value[4096] = {0};
+  if (s->params[p].nvalues > 4096) return vkocc_fail(VKOCC_ERROR_USAGE, "--only: '%s' has too many values", s->params[p].name);
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", eq + 1);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    bool found = false;
+    for (uint32_t k = 0; k < s->params[p].nvalues; k++) {
+      char v[80];
+      texpr_value pv = s->params[p].values[k];
+      if (s->params[p].type == T1_BOOL) snprintf(v, sizeof v, "%s", pv.i ? "True" : "False");
+      else texpr_format(&pv, v, sizeof v);
+      bool num = pv.kind != TEXPR_STR && *tok && strtod(tok, NULL) == (pv.kind == TEXPR_INT ? (double)pv.i : pv.f);
+      if (!strcmp(v, tok) || num) keep_value[k] = found = true;
+    }
+    if (!found) return vkocc_fail(VKOCC_ERROR_USAGE, "--only: %s=%s is not one of its values", s->params[p].name, tok);
+  }
+  uint32_t n = 0;
+  for (uint32_t c = 0; c < run->space.count; c++) {
+    const uint32_t *coord = run->space.coord + (size_t)c * s->nparams;
+    if (!keep_value[coord[p]] && !run->r[c].measured) continue; /* a resumed result is kept, whatever --only says */
+    if (n != c) {
+      memmove(run->space.coord + (size_t)n * s->nparams, coord, s->nparams * sizeof *coord);
+      run->r[n] = run->r[c];
+    }
+    n++;
+  }
+  if (!n) return vkocc_fail(VKOCC_ERROR_USAGE, "--only %s: no allowed configuration is left", only);
+  run->filtered += run->space.count - n;
+  run->space.count = n;
+  return VKOCC_OK;
+}
+
 static vkocc_status parse_reference(harness *h, const char *text, int64_t *config) {
   t1_spec *s = h->s;
   uint32_t want[32];
@@ -889,6 +955,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
     if ((st = vkocc_read_file(s->kernel_file, &text, &len)))
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s", s->file, vkocc_last_error());
     h.source = text;
+    strip_comments(h.source);
     for (uint32_t i = 0; i < s->nparams; i++) {
       h.spec_id[i] = declared_spec(h.source, s->params[i].name);
       run->param_spec[i] = h.spec_id[i] >= 0;

@@ -47,6 +47,8 @@ typedef struct tu_run {
   double compile_ms, pipelines_ms, occupancy_ms, measure_ms, elapsed_ms;
   char reference[512];       /* "ReferenceArguments", or the key of the configuration used as reference */
   uint32_t resumed;
+  uint32_t filtered;         /* allowed configurations left out by --only */
+  double setup_ms;           /* buffers: the arguments' data generated and uploaded (not any configuration's) */
   uint32_t device_losses;
 } tu_run;
 
@@ -72,6 +74,8 @@ typedef struct tu_options {
 
 /* Reads and enumerates the spec; name NULL: the file's stem. */
 vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run);
+/* --only PARAM=V1,V2: keeps the configurations whose PARAM is one of the values (before tu_tune). */
+vkocc_status tu_restrict(tu_run *run, const char *only);
 /* Runs the search. *ctx may be replaced (device loss). VKOCC_ERROR_USAGE (exit 2) for a spec that does not
  * fit the kernel (arguments vs bindings, a parameter that reaches neither a constant nor a define, a
  * literal workgroup size that disagrees with LocalSize, no configuration compiles); stop: VKOCC_ERROR_RUNTIME
