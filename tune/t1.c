@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "compile.h"
 #include <ctype.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -862,25 +863,38 @@ vkocc_status t1_check_P(const t1_spec *s, const uint32_t *coord, int64_t P, bool
 
 /* ------------------------------------------------------------------ data */
 
+/* conversions that saturate (NaN: 0), never undefined behaviour on out-of-range values */
+static int64_t to_i64(double v) {
+  if (!(v == v)) return 0;
+  if (v >= 9.2e18) return INT64_MAX;
+  if (v <= -9.2e18) return INT64_MIN;
+  return (int64_t)v;
+}
+static uint64_t to_u64(double v) {
+  if (!(v == v)) return 0;
+  if (v < 0) return (uint64_t)to_i64(v); /* two's complement, as C would store it */
+  if (v >= 1.8e19) return UINT64_MAX;
+  return (uint64_t)v;
+}
+static float to_f32(double v) {
+  if (v > FLT_MAX) return INFINITY;
+  if (v < -FLT_MAX) return -INFINITY;
+  return (float)v;
+}
+
 static void put(void *dst, uint64_t idx, t1_etype t, double v) {
   uint8_t *p = dst;
   switch (t) {
   case T1E_BOOL: { uint32_t x = v != 0; memcpy(p + 4 * idx, &x, 4); break; }
-  case T1E_I8: { int8_t x = (int8_t)(int64_t)v; p[idx] = (uint8_t)x; break; }
-  case T1E_U8: { uint8_t x = (uint8_t)(uint64_t)(int64_t)v; p[idx] = x; break; }
-  case T1E_I16: { int16_t x = (int16_t)(int64_t)v; memcpy(p + 2 * idx, &x, 2); break; }
-  case T1E_U16: { uint16_t x = (uint16_t)(int64_t)v; memcpy(p + 2 * idx, &x, 2); break; }
-  case T1E_I32: { int32_t x = (int32_t)(int64_t)v; memcpy(p + 4 * idx, &x, 4); break; }
-  case T1E_U32: { uint32_t x = (uint32_t)(int64_t)v; memcpy(p + 4 * idx, &x, 4); break; }
-  case T1E_I64: { int64_t x = (int64_t)v; memcpy(p + 8 * idx, &x, 8); break; }
-  case T1E_U64: { uint64_t x = v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v; memcpy(p + 8 * idx, &x, 8); break; }
-  case T1E_F32: { float x = (float)v; memcpy(p + 4 * idx, &x, 4); break; }
+  case T1E_I8: case T1E_U8: case T1E_CUSTOM: p[idx] = (uint8_t)to_u64(v); break;
+  case T1E_I16: case T1E_U16: { uint16_t x = (uint16_t)to_u64(v); memcpy(p + 2 * idx, &x, 2); break; }
+  case T1E_I32: case T1E_U32: { uint32_t x = (uint32_t)to_u64(v); memcpy(p + 4 * idx, &x, 4); break; }
+  case T1E_I64: { int64_t x = to_i64(v); memcpy(p + 8 * idx, &x, 8); break; }
+  case T1E_U64: { uint64_t x = to_u64(v); memcpy(p + 8 * idx, &x, 8); break; }
+  case T1E_F32: { float x = to_f32(v); memcpy(p + 4 * idx, &x, 4); break; }
   case T1E_F64: memcpy(p + 8 * idx, &v, 8); break;
-  case T1E_CUSTOM: p[idx] = (uint8_t)(int64_t)v; break;
   }
 }
-
-static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 vkocc_status t1_fill_data(const t1_spec *s, const t1_data *d, const char *path, const t1_arg *shape, void *dst) {
   uint64_t comps = shape->count * shape->comps;
@@ -931,7 +945,6 @@ vkocc_status t1_fill_data(const t1_spec *s, const t1_data *d, const char *path, 
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.DataSource: '%.200s': %s (at i = %llu)", s->file, path, d->source,
                           err, (unsigned long long)i);
       double x = v.kind == TEXPR_INT ? (double)v.i : v.f;
-      if (shape->type != T1E_F32 && shape->type != T1E_F64) x = clampd(x, -9.2e18, 1.8e19);
       put(dst, i, shape->type, x);
     }
     return VKOCC_OK;
