@@ -242,6 +242,22 @@ static void test_spirv_and_ktt(const char *glslc) {
   CHECK(rc == 0, "ktt: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "(4 compiles for 4 pipelines;");
   free(out);
+  /* HLSL: numthreads from KTT's LOCAL_SIZE_X, ITEMS a [[vk::constant_id]] constant */
+  char hp[1024];
+  snprintf(hp, sizeof hp, "%s/scale.hlsl", dir);
+  FILE *f = fopen(hp, "w");
+  fputs("[[vk::constant_id(1)]] const uint ITEMS = 1;\n[[vk::binding(0, 0)]] StructuredBuffer<uint> a;\n"
+        "[[vk::binding(1, 0)]] RWStructuredBuffer<uint> b;\nstruct Push { uint n; };\n"
+        "[[vk::push_constant]] ConstantBuffer<Push> pc;\n[numthreads(LOCAL_SIZE_X, 1, 1)]\n"
+        "void main(uint3 gid : SV_DispatchThreadID) {\n  uint first = gid.x * ITEMS;\n"
+        "  for (uint k = 0; k < ITEMS; k++)\n    if (first + k < pc.n) b[first + k] = 2 * a[first + k];\n}\n", f);
+  fclose(f);
+  rc = run_fmt(&out, "cd %s && sed 's/scale_wrong.comp/scale.hlsl/' scale_wrong.json > hlsl.json && %s tune hlsl.json -o hlsl-r.json "
+               "--only WG=64 --reference WG=64,ITEMS=1 --fingerprint %s 2>&1", dir, bin, fp);
+  CHECK(rc == 0, "hlsl: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "4 correct, 0 compile");
+  CHECK_CONTAINS(out, "(1 compiles for 4 pipelines;");
+  free(out);
   char p[1024];
   snprintf(p, sizeof p, "%s/ktt-r.json", dir);
   json_t *d = load(p);

@@ -248,8 +248,8 @@ static vkocc_status check_interface(harness *h, module *m) {
     const vkocc_reflect_binding *b = &rf->bindings[i];
     if (b->set != 0 || b->type != VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || b->count != 1)
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s has a descriptor at set %u binding %u "
-                        "that is not a single storage buffer in set 0; Arguments map Vectors to set 0 storage buffers",
-                        s->file, s->kernel_file, b->set, b->binding);
+                        "(VkDescriptorType %u, %u elements) that is not a single storage buffer in set 0; Arguments map "
+                        "Vectors to set 0 storage buffers", s->file, s->kernel_file, b->set, b->binding, b->type, b->count);
     if (nb < 64) binds[nb++] = b->binding;
   }
   for (uint32_t i = 1; i < nb; i++) /* ascending */
