@@ -655,8 +655,11 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
     h->run->occupancy_ms += r->occupancy_ms;
     if (st) {
       if (st == VKOCC_ERROR_UNSUPPORTED && s->uses_P) goto usage_or_fail; /* no shader clock: P cannot be had */
+      char why[600];
+      snprintf(why, sizeof why, "occupancy: %s", vkocc_last_error());
+      if (vkocc_context_lost(ctx)) { st = recover(h, r, TU_RUNTIME, why, &k); goto done; }
       r->inv = TU_RUNTIME;
-      snprintf(r->error, sizeof r->error, "occupancy: %s", vkocc_last_error());
+      snprintf(r->error, sizeof r->error, "%s", why);
       st = VKOCC_OK;
       goto done;
     }
