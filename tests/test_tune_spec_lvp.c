@@ -174,6 +174,17 @@ static void test_persistent(void) {
     CHECK(json_is_true(json_object_get(r, "valid")), "the reduction is right");
   }
   json_decref(d);
+  /* a device lost in the middle (simulated: the third batch): recorded as runtime, the context reopened, the
+   * search goes on with the rest */
+  rc = run_fmt(&out, "VKOCC_TEST_DEVICE_LOSS=3 %s tune %s/reduce.json -o %s/loss.json --budget 4 --fingerprint %s 2>&1", bin, dir,
+               dir, fp);
+  CHECK(rc == 0, "device loss: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "3 correct, 0 compile, 1 runtime");
+  free(out);
+  snprintf(p, sizeof p, "%s/loss.json", dir);
+  json_t *l = load(p);
+  CHECK(json_integer_value(json_object_get(json_object_get(l, "measurement"), "device_losses")) == 1, "one device loss");
+  json_decref(l);
   /* a policy from user-kernel results: select by cluster picks the results' best */
   rc = run_fmt(&out, "%s policy build %s/re.json -o %s/db.json 2>&1 && %s policy select --db %s/db.json --kernel reduce "
                "--fingerprint %s --size 65536 --json 2>&1", bin, dir, dir, bin, dir, fp);

@@ -113,6 +113,7 @@ typedef struct harness {
   double t0;
   int64_t *P_cache_key;      /* not used as a map: P per (module, spec values) is cached by the library */
   int64_t last_P;
+  uint32_t lose_at, batches; /* VKOCC_TEST_DEVICE_LOSS */
   int32_t spec_id[32];       /* per parameter: its SpecId (param_spec), from the source or the module's names */
 } harness;
 
@@ -433,6 +434,13 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
     *lost = vkocc_context_lost(ctx);
     *timed_out = !*lost && strstr(vkocc_last_error(), "VK_TIMEOUT") != NULL;
     return st;
+  }
+  /* VKOCC_TEST_DEVICE_LOSS=N: the Nth batch of the run acts as if the device were lost (tests the reopening;
+   * a real loss cannot be provoked on lavapipe) */
+  if (h->lose_at && ++h->batches == h->lose_at) {
+    ctx->lost = true;
+    *lost = true;
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "a tuning dispatch: VK_ERROR_DEVICE_LOST (simulated: VKOCC_TEST_DEVICE_LOSS)");
   }
   for (uint32_t i = 0; i < count; i++) {
     const vkocc_batch_record *r = vkocc_batch_record_of(b, first + i);
@@ -942,6 +950,8 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   t1_spec *s = &run->spec;
   vkocc_status st = VKOCC_OK;
   h.t0 = h.last_cp = vkocc_now_ms();
+  const char *lose = getenv("VKOCC_TEST_DEVICE_LOSS");
+  if (lose) h.lose_at = (uint32_t)strtoul(lose, NULL, 10);
   if (o->strategy) snprintf(run->strategy, sizeof run->strategy, "%s", o->strategy);
   const tune_strategy_def *def = tune_strategy_find(run->strategy);
   if (!def) return vkocc_fail(VKOCC_ERROR_USAGE, "unknown search strategy '%s'", run->strategy);
