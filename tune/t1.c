@@ -508,8 +508,8 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
   if (json_array_size(tp) > 32) return bad(r, "$.ConfigurationSpace.TuningParameters", "more than 32 parameters");
   S->params = vkocc_xcalloc(json_array_size(tp), sizeof *S->params);
   for (size_t i = 0; i < json_array_size(tp); i++) {
+    S->nparams++; /* counted first: t1_free frees what a failed read allocated */
     if ((s = read_param(r, json_array_get(tp, i), (uint32_t)i, &S->params[i]))) return s;
-    S->nparams++;
   }
   S->vars = vkocc_xcalloc(S->nparams, sizeof *S->vars);
   for (uint32_t i = 0; i < S->nparams; i++) {
@@ -574,8 +574,8 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
   if (args && json_array_size(args) > 64) return bad(r, "$.KernelSpecification.Arguments", "more than 64 arguments");
   S->args = vkocc_xcalloc(json_array_size(args) + 1, sizeof *S->args);
   for (size_t i = 0; args && i < json_array_size(args); i++) {
-    if ((s = read_arg(r, json_array_get(args, i), (uint32_t)i, check_files, &S->args[i]))) return s;
     S->nargs++;
+    if ((s = read_arg(r, json_array_get(args, i), (uint32_t)i, check_files, &S->args[i]))) return s;
     for (uint32_t j = 0; j + 1 < S->nargs; j++)
       if (!strcmp(S->args[j].name, S->args[i].name))
         return bad(r, S->args[i].path, "Name '%s' appears twice", S->args[i].name);
@@ -583,8 +583,8 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
   if (refs && json_array_size(refs) > 64) return bad(r, "$.KernelSpecification.ReferenceArguments", "more than 64");
   S->refs = vkocc_xcalloc(json_array_size(refs) + 1, sizeof *S->refs);
   for (size_t i = 0; refs && i < json_array_size(refs); i++) {
-    if ((s = read_ref(r, json_array_get(refs, i), (uint32_t)i, check_files, &S->refs[i]))) return s;
     S->nrefs++;
+    if ((s = read_ref(r, json_array_get(refs, i), (uint32_t)i, check_files, &S->refs[i]))) return s;
   }
   /* budget and search */
   if ((s = get_arr(r, doc, "Budget", "$", false, &budget))) return s;
