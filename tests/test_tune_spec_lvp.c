@@ -192,6 +192,10 @@ static void test_persistent(void) {
   CHECK_CONTAINS(out, "\"rule\": \"cluster\"");
   CHECK_CONTAINS(out, "BLOCKS_PER_P");
   free(out);
+  rc = run_fmt(&out, "%s policy transfer %s/re.json --json 2>&1", bin, dir);
+  CHECK(rc == 0, "policy transfer: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "\"kernel\": \"reduce\"");
+  free(out);
   rc = run_fmt(&out, "%s policy header %s/db.json -o %s/tuned.h 2>&1", bin, dir, dir);
   CHECK(rc == 0, "policy header: exit %d: %s", rc, out);
   free(out);
