@@ -13,7 +13,7 @@
 static const char *help =
     "usage: vkocc tune SPEC.json -o RESULTS.json [--t4 FILE] [--strategy NAME] [--budget N] [--fraction F]\n"
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
-    "                  [--only PARAM=V1,V2]... [--spread S] [--max-runs N] [--timeout S] [--fingerprint FILE] [--json]\n"
+    "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--fingerprint FILE] [--json]\n"
     "                  [--device D] [--queue Q]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
@@ -27,7 +27,9 @@ static const char *help =
     "Writes every result with the device and its cluster ID to RESULTS.json (atomically; also every 10 s and on\n"
     "Ctrl-C), and with --t4 FILE the T4 results to FILE and their metadata beside it (FILE.metadata.json).\n"
     "--resume continues RESULTS.json (same spec file and device). --name: the kernel's name in results and\n"
-    "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
+    "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\n"
+    "--confirm K (default 5, 0: none): at the end the K best by median are timed again in 3 interleaved rounds and\n"
+    "the best is the lowest median of those rounds (the host's load falls on all of them alike).\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
 
 static volatile sig_atomic_t stop_flag;
 static void on_sigint(int sig) { (void)sig; stop_flag = 1; }
@@ -101,14 +103,15 @@ int cmd_tune_spec(int argc, char **argv) {
   double spread = 0, timeout_s = 0;
   uint64_t seed = 0;
   const char *only[32];
-  uint32_t nonly = 0;
+  uint32_t nonly = 0, confirm = 0;
+  bool have_confirm = false;
   static const struct option opts[] = {
       {"output", required_argument, 0, 'o'}, {"t4", required_argument, 0, '4'}, {"strategy", required_argument, 0, 'S'},
       {"budget", required_argument, 0, 'b'}, {"fraction", required_argument, 0, 'F'}, {"time", required_argument, 0, 'T'},
       {"seed", required_argument, 0, 'e'}, {"resume", no_argument, 0, 'r'}, {"reference", required_argument, 0, 'R'},
       {"name", required_argument, 0, 'N'}, {"occupancy", no_argument, 0, 'P'}, {"spread", required_argument, 0, 's'},
       {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'},
-      {"only", required_argument, 0, 'O'},
+      {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
       {"fingerprint", required_argument, 0, 'f'}, {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
       CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
@@ -160,6 +163,10 @@ int cmd_tune_spec(int argc, char **argv) {
     case 'O':
       if (nonly == 32) return cli_error("tune", 2, "--only: at most 32");
       only[nonly++] = optarg;
+      break;
+    case 'C':
+      if (!cli_parse_u32(optarg, false, &confirm) || confirm > 64) return cli_error("tune", 2, "--confirm '%s': expected 0 to 64", optarg);
+      have_confirm = true;
       break;
     case 'f': fp_path = optarg; break;
     case 'j': c.json = true; break;
@@ -220,7 +227,8 @@ int cmd_tune_spec(int argc, char **argv) {
   if (run.resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", run.resumed, out);
   tu_options o = {.strategy = strategy, .seed = seed, .budget = budget, .reference = reference, .always_P = always_P,
                   .target_spread = spread, .max_runs = max_runs, .timeout_s = timeout_s, .reopen = reopen,
-                  .checkpoint = checkpoint, .user = &stt, .stop = &stop_flag};
+                  .checkpoint = checkpoint, .user = &stt, .stop = &stop_flag,
+                  .confirm = !have_confirm ? 0 : confirm ? (int32_t)confirm : -1};
   if (cli_is_tty()) o.progress = progress;
   struct sigaction sa = {.sa_handler = on_sigint}, old;
   sigemptyset(&sa.sa_mask);
@@ -279,7 +287,8 @@ int cmd_tune_spec(int argc, char **argv) {
     int64_t b = -1;
     for (uint32_t i = 0; i < run.space.count; i++)
       if (!shown[i] && run.r[i].measured && run.r[i].inv == TU_CORRECT && run.r[i].runs &&
-          (b < 0 || run.r[i].median_ns < run.r[b].median_ns))
+          (b < 0 || (run.r[i].confirm_runs > 0) > (run.r[b].confirm_runs > 0) ||
+           ((run.r[i].confirm_runs > 0) == (run.r[b].confirm_runs > 0) && tu_rank_ns(&run.r[i]) < tu_rank_ns(&run.r[b]))))
         b = i;
     if (b < 0) break;
     shown[b] = true;
@@ -287,8 +296,10 @@ int cmd_tune_spec(int argc, char **argv) {
     t1_config_key(&run.spec, run.space.coord + (size_t)b * run.spec.nparams, key, sizeof key);
     char P[32] = "";
     if (run.r[b].P >= 0) snprintf(P, sizeof P, "P %lld  ", (long long)run.r[b].P);
-    printf("%s %10.2f us  spread %5.2f%%  runs %3u  %s%s\n", rank ? "         " : "best:    ", run.r[b].median_ns / 1e3,
-           100 * run.r[b].spread, run.r[b].runs, P, key);
+    const tu_result *rb = &run.r[b];
+    printf("%s %10.2f us  spread %5.2f%%  runs %3u%s  %s%s\n", rank ? "         " : "best:    ", tu_rank_ns(rb) / 1e3,
+           100 * (rb->confirm_runs ? rb->confirm_spread : rb->spread), rb->confirm_runs ? rb->confirm_runs : rb->runs,
+           rb->confirm_runs ? " (final round)" : "", P, key);
   }
   free(shown);
   printf("written:  %s%s%s%s%s\n", out, t4 ? ", " : "", t4 ? t4 : "", t4 ? ", " : "", t4 ? stt.t4_meta : "");

@@ -75,8 +75,9 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
   int64_t b = tu_best(run);
   const uint32_t *coord = run->space.coord;
   if (b >= 0)
-    json_object_set_new(doc, "best", json_pack("{s:o, s:f, s:I}", "config", t1_config_json(s, coord + (size_t)b * s->nparams),
-                                               "median_ns", run->r[b].median_ns, "P", (json_int_t)run->r[b].P));
+    json_object_set_new(doc, "best", json_pack("{s:o, s:f, s:I, s:s}", "config", t1_config_json(s, coord + (size_t)b * s->nparams),
+                                               "median_ns", tu_rank_ns(&run->r[b]), "P", (json_int_t)run->r[b].P, "ranked_by",
+                                               run->r[b].confirm_runs ? "final round (interleaved)" : "search"));
   json_t *res = json_array();
   /* evaluation order first, then what a resumed document held that this search did not reach */
   uint8_t *done = vkocc_xcalloc(run->space.count + 1, 1);
@@ -94,6 +95,9 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
                             u3(r->groups), "median_ns", num(r->runs ? r->median_ns : NAN), "spread",
                             num(r->runs ? r->spread : NAN), "min_ns", num(r->runs ? r->min_ns : NAN), "max_ns",
                             num(r->runs ? r->max_ns : NAN), "runs", (json_int_t)r->runs, "times_ns", times);
+      if (r->confirm_runs)
+        json_object_set_new(o, "final_round", json_pack("{s:f, s:f, s:I}", "median_ns", r->confirm_ns, "spread",
+                                                        r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
       json_object_set_new(o, "timing_ms", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "compile", r->compile_ms, "pipeline",
                                                     r->pipeline_ms, "occupancy", r->occupancy_ms, "measurement",
                                                     r->measure_ms, "other", r->other_ms, "total", r->total_ms));
@@ -197,7 +201,7 @@ json_t *tu_t4_results(const tu_run *run) {
                                 "validation", 0.0);
       json_t *meas = json_array();
       if (r->inv == TU_CORRECT && r->runs)
-        json_array_append_new(meas, json_pack("{s:s, s:f, s:s}", "name", "time", "value", r->median_ns * 1e-9, "unit", "s"));
+        json_array_append_new(meas, json_pack("{s:s, s:f, s:s}", "name", "time", "value", tu_rank_ns(r) * 1e-9, "unit", "s"));
       if (r->P >= 0) json_array_append_new(meas, json_pack("{s:s, s:I, s:s}", "name", "P", "value", (json_int_t)r->P, "unit", "workgroups"));
       json_t *o = json_pack("{s:s, s:o, s:[s], s:o, s:s, s:f, s:o}", "timestamp", r->when, "configuration",
                             t1_config_json(s, run->space.coord + (size_t)i * s->nparams), "objectives", "time", "times", times,
@@ -276,8 +280,9 @@ vkocc_status tune_results_load_user(json_t *doc, const char *path, tune_doc *out
     memcpy(r->key, k, kl + 1);
     free(k);
     if ((s = vkocc_json_bool(e, "valid", path, p, true, &r->valid))) return s;
-    json_t *m = json_object_get(e, "median_ns");
+    json_t *m = json_object_get(e, "median_ns"), *fr = json_object_get(json_object_get(e, "final_round"), "median_ns");
     r->median_ns = json_is_number(m) ? json_number_value(m) : NAN;
+    if (json_is_number(fr) && json_number_value(fr) > 0) r->median_ns = json_number_value(fr); /* the interleaved time ranks */
     r->spread = f64(e, "spread"), r->min_ns = f64(e, "min_ns"), r->max_ns = f64(e, "max_ns");
     json_t *runs = json_object_get(e, "runs");
     r->runs = json_is_integer(runs) && json_integer_value(runs) >= 0 ? (uint32_t)json_integer_value(runs) : 0;

@@ -26,6 +26,10 @@ typedef struct tu_result {
   double median_ns, spread, min_ns, max_ns;
   uint32_t runs;
   double *times_ns;          /* runs entries */
+  /* the final round (tu_options.confirm): the best configurations re-timed in interleaved rounds, so that
+   * the load of the host falls on all of them alike; 0 runs: not among them */
+  double confirm_ns, confirm_spread;
+  uint32_t confirm_runs;
   double compile_ms;         /* the compile this configuration needed (0 when its module was compiled before) */
   double pipeline_ms, occupancy_ms, measure_ms, other_ms, total_ms;
   char when[24];             /* UTC, ISO 8601 */
@@ -62,6 +66,7 @@ typedef struct tu_options {
   uint32_t min_runs, max_runs; /* 0 = 5, 50 */
   double max_config_s;       /* timing per configuration, 0 = 2 s */
   double timeout_s;          /* bound on one dispatch (the first, validated run); 0 = 5 s */
+  int32_t confirm;           /* how many of the best to re-time in 3 interleaved rounds at the end; 0 = 5, -1 none */
   const vkocc_calibration *cal; /* for P; NULL: a quick calibration when P is first needed */
   /* reopens the context after VK_ERROR_DEVICE_LOST or a timed-out dispatch (NULL: the tuning stops) */
   vkocc_status (*reopen)(void *user, vkocc_context **ctx);
@@ -81,7 +86,9 @@ vkocc_status tu_restrict(tu_run *run, const char *only);
  * literal workgroup size that disagrees with LocalSize, no configuration compiles); stop: VKOCC_ERROR_RUNTIME
  * "interrupted" with what was measured kept in run. */
 vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o);
-/* The best valid configuration (lowest median), -1 none. */
+/* The best valid configuration: the lowest interleaved median among those the final round re-timed, else the
+ * lowest median; -1 none. The time it is ranked by: tu_rank_ns. */
+double tu_rank_ns(const tu_result *r);
 int64_t tu_best(const tu_run *run);
 void tu_run_free(tu_run *run);
 /* Index of the configuration whose key is key, -1 none. */

@@ -42,8 +42,9 @@ for k in range(1, n + 1):
     d = json.load(open("%s/run-%d.json" % (out, k)))
     b = d["best"]
     r = next(r for r in d["results"] if r["config"] == b["config"])
-    mad = r["spread"] * r["median_ns"]
-    runs.append((k, json.dumps(b["config"], sort_keys=True), r["median_ns"], mad, r["runs"], len(d["results"])))
+    t = r.get("final_round", r)  # the interleaved final round ranks when there was one
+    mad = t["spread"] * t["median_ns"]
+    runs.append((k, json.dumps(b["config"], sort_keys=True), t["median_ns"], mad, t["runs"], len(d["results"])))
 for k, cfg, m, mad, nr, nres in runs:
     print("run %d: best %s  %.2f us +- %.2f us (MAD, %d runs; %d configurations)" % (k, cfg, m / 1e3, mad / 1e3, nr, nres))
 from collections import Counter
