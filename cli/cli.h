@@ -53,6 +53,8 @@ int cmd_policy(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_tune_spec(int argc, char **argv);     /* vkocc tune SPEC.json: a user kernel from a T1 file */
+int cmd_policy_header(int argc, char **argv); /* vkocc policy header DB -o tuned.h */
 int cmd_barrier_test(int argc, char **argv);
 
 /* Prints "vkocc CMD: message" on stderr and returns the status as exit code. */

@@ -7,9 +7,10 @@
 
 static const char *help =
     "usage: vkocc policy build RESULT... (-o DB | --json) [--statistic median|min]\n"
-    "       vkocc policy select --db FILE --kernel NAME [--fingerprint FILE] [--var NAME=VALUE ...]\n"
+    "       vkocc policy select --db FILE --kernel NAME [--size N] [--fingerprint FILE] [--var NAME=VALUE ...]\n"
     "                           [--threshold T] [--json] [--device D] [--queue Q]\n"
     "       vkocc policy transfer RESULT... [--threshold T] [--statistic median|min] [--json]\n"
+    "       vkocc policy header DB -o FILE   (a C header of the parameter sets per cluster ID)\n"
     "build: a policy database (schema vkocc.policy-db/2) from `vkocc tune` results of one or more devices: per\n"
     "kernel, element type and problem-size bucket, an entry for each exact device (its best), one per cluster\n"
     "(best geometric-mean efficiency over the cluster's devices) and a default (best worst-case efficiency over\n"
@@ -184,10 +185,14 @@ static int cmd_select(int argc, char **argv) {
       {"db", required_argument, 0, 'b'}, {"kernel", required_argument, 0, 'k'},
       {"fingerprint", required_argument, 0, 'f'}, {"var", required_argument, 0, 'v'},
       {"threshold", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION,
-      {"help", no_argument, 0, 'h'}, {0}};
+      {"size", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
     switch (ch) {
+    case 'n': /* --size N: the problem_size decision variable (a user kernel's: the product of its ProblemSize) */
+      if (nv == 64) return cli_error("policy", 2, "--size: at most 64 variables");
+      vars[nv++] = (vkocc_policy_var){"problem_size", optarg};
+      break;
     case 'b': db_path = optarg; break;
     case 'k': kernel = optarg; break;
     case 'f': fp_path = optarg; break;
@@ -274,5 +279,6 @@ int cmd_policy(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "select")) return cmd_select(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "build")) return cmd_build(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "transfer")) return cmd_transfer(argc - 1, argv + 1);
-  return cli_error("policy", 2, "expected 'policy build', 'policy select' or 'policy transfer' (see vkocc policy --help)");
+  if (argc >= 2 && !strcmp(argv[1], "header")) return cmd_policy_header(argc - 1, argv + 1);
+  return cli_error("policy", 2, "expected 'policy build', 'policy select', 'policy transfer' or 'policy header' (see vkocc policy --help)");
 }

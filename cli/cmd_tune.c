@@ -22,7 +22,8 @@ static const char *help =
     "another kernel, type, size or device is refused. --only keeps the configurations whose PARAM is one of the\n"
     "values, and those without PARAM (repeatable). --json prints the document on stdout (with or without -o).\n"
     "Sizes take K/M suffixes (x1024). On a terminal: progress with elapsed time, ETA and the best so far.\n"
-    "docs/tune.md.\n";
+    "docs/tune.md.\n"
+    "       vkocc tune SPEC.json -o FILE ...   tunes your own Vulkan kernel from a T1 file (vkocc tune SPEC.json --help)\n";
 
 typedef struct ckpt {
   const char *path;
@@ -50,7 +51,28 @@ static vkocc_status save(void *user, const tune_run *run) {
   return s;
 }
 
+/* `vkocc tune SPEC.json ...`: the first operand (skipping option values) ends in .json: a T1 spec */
+static bool spec_mode(int argc, char **argv) {
+  static const char *const with_value[] = {"-o", "--output", "--t4", "--strategy", "--budget", "--fraction", "--time",
+                                           "--seed", "--reference", "--name", "--spread", "--max-runs", "--timeout",
+                                           "--fingerprint", "--device", "-d", "--queue", "--size", "--type", "--only",
+                                           "--threads", "--confirm", NULL};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--")) return i + 1 < argc && strlen(argv[i + 1]) > 5 && !strcmp(argv[i + 1] + strlen(argv[i + 1]) - 5, ".json");
+    if (a[0] == '-') {
+      for (const char *const *w = with_value; *w; w++)
+        if (!strcmp(a, *w)) { i++; break; }
+      continue;
+    }
+    size_t l = strlen(a);
+    return l > 5 && !strcmp(a + l - 5, ".json");
+  }
+  return false;
+}
+
 int cmd_tune(int argc, char **argv) {
+  if (spec_mode(argc, argv)) return cmd_tune_spec(argc, argv);
   cli_common c = {0};
   const char *out = NULL, *type = NULL, *fp_path = NULL, *only[32];
   uint32_t nonly = 0, size = 0, max_runs = 0, threads = 0;

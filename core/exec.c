@@ -115,6 +115,21 @@ void vkocc_batch_dispatch(vkocc_batch *b, uint32_t groups) {
   vkocc_fn.vkCmdDispatch(b->cmd, groups, 1, 1);
 }
 
+void vkocc_batch_dispatch3(vkocc_batch *b, uint32_t x, uint32_t y, uint32_t z) {
+  VkPhysicalDeviceProperties p;
+  vkocc_fn.vkGetPhysicalDeviceProperties(b->ctx->phys, &p);
+  const uint32_t *max = p.limits.maxComputeWorkGroupCount;
+  if (x > max[0] || y > max[1] || z > max[2]) {
+    char m[200];
+    snprintf(m, sizeof m, "dispatch of %ux%ux%u workgroups exceeds maxComputeWorkGroupCount %ux%ux%u", x, y, z, max[0],
+             max[1], max[2]);
+    misuse(b, VKOCC_ERROR_USAGE, m);
+    return;
+  }
+  if (b->open_timer != UINT32_MAX) b->rec[b->open_timer].groups += x * y * z;
+  vkocc_fn.vkCmdDispatch(b->cmd, x, y, z);
+}
+
 uint32_t vkocc_batch_timer_start(vkocc_batch *b) {
   if (b->nrec >= b->max_timed) {
     misuse(b, VKOCC_ERROR_RUNTIME, "more timed spans than the batch's timestamp queries");

@@ -170,6 +170,8 @@ typedef struct vkocc_exec_limits {
   uint32_t max_storage_buffer_range;  /* bytes */
   uint64_t device_local_heap_bytes;   /* the largest device-local heap (the first heap where none is) */
   bool subgroup_arithmetic;           /* compute shaders have subgroup arithmetic */
+  /* maxComputeWorkGroupSize, maxComputeWorkGroupCount (all three dimensions) and maxComputeSharedMemorySize */
+  uint32_t max_wg_size[3], max_wg_count[3], max_invocations, max_shared_bytes;
 } vkocc_exec_limits;
 void vkocc_exec_limits_get(vkocc_context *ctx, vkocc_exec_limits *out);
 
@@ -228,6 +230,9 @@ void vkocc_batch_push(vkocc_batch *b, const vkocc_kernel *k, const void *data, u
 /* groups workgroups (x only) of the bound kernel: up to maxComputeWorkGroupCount[0], else an error at submit;
  * 0 records an empty dispatch (its launch overhead alone). */
 void vkocc_batch_dispatch(vkocc_batch *b, uint32_t groups);
+/* groups x * y * z workgroups of the bound kernel (each up to maxComputeWorkGroupCount of its dimension, else
+ * an error at submit), for kernels that use gl_WorkGroupID.y/z (the user's kernels of vkocc tune SPEC.json). */
+void vkocc_batch_dispatch3(vkocc_batch *b, uint32_t x, uint32_t y, uint32_t z);
 /* A dispatch between two queue timestamps (top of pipe, bottom of pipe); returns its record's index. */
 uint32_t vkocc_batch_dispatch_timed(vkocc_batch *b, uint32_t groups);
 /* A timed span around several commands: start writes the top-of-pipe timestamp and returns the record's

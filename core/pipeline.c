@@ -349,6 +349,11 @@ void vkocc_exec_limits_get(vkocc_context *ctx, vkocc_exec_limits *out) {
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
   vkocc_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
   out->max_storage_buffer_range = p2.properties.limits.maxStorageBufferRange;
+  for (int d = 0; d < 3; d++)
+    out->max_wg_size[d] = p2.properties.limits.maxComputeWorkGroupSize[d],
+    out->max_wg_count[d] = p2.properties.limits.maxComputeWorkGroupCount[d];
+  out->max_invocations = p2.properties.limits.maxComputeWorkGroupInvocations;
+  out->max_shared_bytes = p2.properties.limits.maxComputeSharedMemorySize;
   out->subgroup_arithmetic = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                              (sg.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
   for (uint32_t i = 0; i < ctx->mem.memoryHeapCount; i++)

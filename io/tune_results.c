@@ -1,5 +1,6 @@
 /* The tuning-results document: writer and strict reader (docs/tune.md). */
 #include "tune_results.h"
+#include "tune_user_io.h"
 #include "jsonio.h"
 #include "io.h"
 #include <math.h>
@@ -153,10 +154,24 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
   if (s) return s;
   char kname[64], type[8];
   double n = 0;
-  if ((s = vkocc_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
+  /* results of a user kernel tuned from a T1 spec (io/tune_user_io.c): kernel, size and results there */
+  const char *kind = json_string_value(json_object_get(doc, "kind"));
+  bool user = kind && !strcmp(kind, "user");
+  if (json_object_get(doc, "kind") && !user) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kind: expected \"user\" (or no kind: a shipped kernel)", path);
+    goto done;
+  }
+  if (user) {
+    if ((s = tune_results_load_user(doc, path, out))) goto done;
+    if (kernel && strcmp(kernel, out->k->name)) {
+      s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: results of kernel '%s', not '%s'", path, out->k->name, kernel);
+      goto done;
+    }
+  } else if ((s = vkocc_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
       (s = vkocc_json_str(doc, "element_type", path, "$", true, type, sizeof type)) ||
       (s = vkocc_json_f64(doc, "problem_size", path, "$", true, &n)))
     goto done;
+  if (user) goto device;
   if (!(out->k = vkocc_kernel_find(kname))) {
     s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: unknown kernel '%s' (histogram, reduce)", path, kname);
     goto done;
@@ -171,6 +186,7 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
     goto done;
   }
   out->n = (uint64_t)n;
+device:;
   json_t *d = json_object_get(doc, "device");
   tune_device_id *id = &out->dev;
   if (!json_is_object(d)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device: expected an object", path); goto done; }
@@ -202,6 +218,7 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
     opt_f64(m, "pipelines_ms", path, "$.measurement", &out->pipelines_ms);
     opt_f64(m, "measure_ms", path, "$.measurement", &out->measure_ms);
   }
+  if (user) goto done;
   json_t *res = json_object_get(doc, "results");
   if (!json_is_array(res)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: expected an array", path); goto done; }
   out->r = calloc(json_array_size(res) + 1, sizeof *out->r);

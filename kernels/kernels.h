@@ -57,7 +57,7 @@ extern const tune_kernel_def vkocc_kernel_histogram, vkocc_kernel_reduce;
 /* NULL for an unknown name. */
 const tune_kernel_def *vkocc_kernel_find(const char *name);
 /* splitmix64: the inputs' generator */
-static inline uint64_t tune_rng(uint64_t *s) {
+static inline uint64_t tune_splitmix(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;

@@ -156,7 +156,9 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
           char key[256];
           double worst, geo;
           if (!tdb_pick(set, m, TDB_GEOMEAN, key, sizeof key, &worst, &geo)) continue;
-          json_t *when = json_pack("{s:s, s:o}", "element_type", d->f32 ? "f32" : "u32", "problem_size", bucket(sizes, ns, sizes[q]));
+          /* a user kernel (no embedded GLSL) has no element type: only the size decides */
+          json_t *when = d->k->glsl ? json_pack("{s:s, s:o}", "element_type", d->f32 ? "f32" : "u32", "problem_size", bucket(sizes, ns, sizes[q]))
+                                    : json_pack("{s:o}", "problem_size", bucket(sizes, ns, sizes[q]));
           json_t *e = json_pack("{s:s, s:o, s:o}", "cluster", d->dev.cluster_id, "when", when, "params", params_of(key));
           if (pass == 0) json_object_set_new(e, "device", json_string(d->dev.key));
           json_t *from = json_array();

@@ -9,8 +9,9 @@ pkgs=(build-essential cmake pkg-config
       libshaderc-dev glslang-dev spirv-tools               # the user's shader: libshaderc (linked statically
                                                            # with glslang and SPIRV-Tools), spirv-val in tests
       libspirv-cross-c-shared-dev                          # reflection of the user's shader (SPIRV-Cross)
-      debhelper)                                           # the Debian package test (test_package); lintian
+      debhelper                                            # the Debian package test (test_package); lintian
                                                            # is optional: apt-get install lintian
+      python3-jsonschema)                                  # tests: T4 tuning results against their JSON schemas
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -71,7 +71,7 @@ static uint64_t output_bytes(const tune_config *c, uint64_t n) { (void)c, (void)
 
 static void input(uint32_t *data, uint64_t n, bool f32, uint64_t seed) {
   (void)f32;
-  for (uint64_t i = 0; i < n; i++) data[i] = (uint32_t)tune_rng(&seed);
+  for (uint64_t i = 0; i < n; i++) data[i] = (uint32_t)tune_splitmix(&seed);
 }
 
 static void reference(const uint32_t *in, uint64_t n, bool f32, uint32_t *ref) {

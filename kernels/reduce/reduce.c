@@ -60,7 +60,7 @@ static uint64_t output_bytes(const tune_config *c, uint64_t n) { return 8 + 4 * 
 
 static void input(uint32_t *data, uint64_t n, bool f32, uint64_t seed) {
   for (uint64_t i = 0; i < n; i++) {
-    uint32_t r = (uint32_t)tune_rng(&seed);
+    uint32_t r = (uint32_t)tune_splitmix(&seed);
     if (f32) {
       float f = (float)(r >> 8) / 16777216.0f; /* [0, 1), exact in float */
       memcpy(&data[i], &f, 4);

@@ -1,0 +1,357 @@
+/* vkocc tune SPEC.json on lavapipe at small sizes: both examples of examples/tune/ tuned with a small budget
+ * (results and T4 checked, T4 against the schemas with a JSON-schema validator), a deliberately wrong
+ * specialization-constant value detected and never chosen, P of each pipeline measured and used as the
+ * persistent launch, --resume, a policy from the results, and every bad input of docs/tune.md: one line naming
+ * the file and JSON path, exit 2, the previous results file byte for byte unchanged. */
+#include "check.h"
+#include "run.h"
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+static char dir[] = "/tmp/vkocc-tunespec-XXXXXX";
+static const char *bin, *src, *fp, *schemas;
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = calloc((size_t)n + 1, 1);
+  if (fread(s, 1, (size_t)n, f) != (size_t)n) s[0] = 0;
+  fclose(f);
+  return s;
+}
+
+static void copy(const char *from, const char *to) {
+  char *t = slurp(from);
+  FILE *f = fopen(to, "wb");
+  if (f && t) fputs(t, f);
+  if (f) fclose(f);
+  free(t);
+}
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+/* a spec from an example: its kernel copied beside it, ProblemSize and the Scalars that carry it replaced */
+static void small_spec(const char *example, const char *kernel, const char *name, const json_int_t *ps, int nps,
+                       const char *const *scalars) {
+  char from[1024], to[1024];
+  snprintf(from, sizeof from, "%s/examples/tune/%s/%s", src, example, kernel);
+  snprintf(to, sizeof to, "%s/%s", dir, kernel);
+  copy(from, to);
+  snprintf(from, sizeof from, "%s/examples/tune/%s/%s.json", src, example, name);
+  json_error_t e;
+  json_t *d = json_load_file(from, 0, &e);
+  CHECK(d != NULL, "%s: %s", from, e.text);
+  if (!d) return;
+  json_t *ks = json_object_get(d, "KernelSpecification"), *p = json_array();
+  for (int i = 0; i < nps; i++) json_array_append_new(p, json_integer(ps[i]));
+  json_object_set_new(ks, "ProblemSize", p);
+  size_t i;
+  json_t *a;
+  json_array_foreach(json_object_get(ks, "Arguments"), i, a)
+    for (int k = 0; k < nps; k++)
+      if (scalars[k] && !strcmp(json_string_value(json_object_get(a, "Name")), scalars[k]))
+        json_object_set_new(a, "FillValue", json_integer(ps[k]));
+  snprintf(to, sizeof to, "%s/%s.json", dir, name);
+  json_dump_file(d, to, JSON_INDENT(1));
+  json_decref(d);
+}
+
+static json_t *load(const char *path) {
+  json_error_t e;
+  json_t *d = json_load_file(path, 0, &e);
+  CHECK(d != NULL, "%s: %s", path, e.text);
+  return d;
+}
+
+/* T4 results and metadata against the schemas (python3-jsonschema); skipped, saying so, when it is absent */
+static void check_t4(const char *t4, const char *meta) {
+  char *out;
+  int rc = run_fmt(&out, "python3 -c 'import jsonschema' 2>&1");
+  free(out);
+  if (rc != 0) {
+    printf("SKIP: T4 schema validation: python3-jsonschema is not installed (scripts/install-deps.sh installs it)\n");
+    return;
+  }
+  rc = run_fmt(&out,
+               "python3 -c 'import json,sys,jsonschema\n"
+               "for doc,sch in ((sys.argv[1],\"T4-results-schema.json\"),(sys.argv[2],\"T4-metadata-schema.json\")):\n"
+               "  s=json.load(open(sys.argv[3]+\"/\"+sch)); jsonschema.validators.validator_for(s)(s).validate(json.load(open(doc)))\n"
+               "print(\"valid\")' %s %s %s 2>&1", t4, meta, schemas);
+  CHECK(rc == 0 && strstr(out, "valid"), "T4 schema validation failed: %s", out);
+  free(out);
+}
+
+static void test_transpose(void) {
+  static const json_int_t ps[2] = {96, 80};
+  static const char *const sc[2] = {"W", "H"};
+  small_spec("transpose", "transpose.comp", "transpose", ps, 2, sc);
+  char *out;
+  int rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/tr.json --t4 %s/tr-t4.json --budget 8 --seed 3 --fingerprint %s 2>&1",
+                   bin, dir, dir, dir, fp);
+  CHECK(rc == 0, "transpose: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "1024 configurations");
+  CHECK_CONTAINS(out, "8 measured");
+  free(out);
+  char p[1024];
+  snprintf(p, sizeof p, "%s/tr.json", dir);
+  json_t *d = load(p);
+  if (!d) return;
+  CHECK(!strcmp(json_string_value(json_object_get(d, "kind")), "user"), "kind");
+  CHECK(json_integer_value(json_object_get(json_object_get(d, "space"), "total")) == 1024, "space total");
+  CHECK(json_array_size(json_object_get(d, "results")) == 8, "8 results");
+  CHECK(!strcmp(json_string_value(json_object_get(d, "reference")), "ReferenceArguments"), "reference");
+  /* TILE_X, TILE_Y, ELEMS are specialization constants, USE_SHARED and PAD defines: at most 3 compiles */
+  json_t *m = json_object_get(d, "measurement");
+  CHECK(json_integer_value(json_object_get(m, "compiles")) <= 3, "compiles %lld",
+        (long long)json_integer_value(json_object_get(m, "compiles")));
+  size_t i;
+  json_t *r;
+  uint32_t valid = 0;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    if (!json_is_true(json_object_get(r, "valid"))) continue;
+    valid++;
+    json_t *cfg = json_object_get(r, "config"), *ls = json_object_get(r, "local_size"), *g = json_object_get(r, "groups");
+    json_int_t tx = json_integer_value(json_object_get(cfg, "TILE_X")), ty = json_integer_value(json_object_get(cfg, "TILE_Y")),
+               el = json_integer_value(json_object_get(cfg, "ELEMS"));
+    CHECK(json_integer_value(json_array_get(ls, 0)) == tx && json_integer_value(json_array_get(ls, 1)) == ty, "local size");
+    CHECK(json_integer_value(json_array_get(g, 0)) == (96 + tx - 1) / tx &&
+          json_integer_value(json_array_get(g, 1)) == (80 + ty * el - 1) / (ty * el), "groups");
+    CHECK(json_number_value(json_object_get(r, "median_ns")) > 0 && json_integer_value(json_object_get(r, "runs")) >= 3, "times");
+  }
+  CHECK(valid == 8, "every transpose configuration is right (%u of 8)", valid);
+  json_decref(d);
+  char t4[1024], meta[1024];
+  snprintf(t4, sizeof t4, "%s/tr-t4.json", dir);
+  snprintf(meta, sizeof meta, "%s/tr-t4.metadata.json", dir);
+  check_t4(t4, meta);
+  /* a bound on the first run that no dispatch meets: every configuration is a timeout, none is chosen */
+  rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/to.json --budget 2 --timeout 0.000001 --fingerprint %s 2>&1", bin, dir, dir, fp);
+  CHECK(rc == 0, "timeout: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "2 timeout");
+  free(out);
+  snprintf(p, sizeof p, "%s/to.json", dir);
+  d = load(p);
+  CHECK(d && !json_object_get(d, "best"), "a best among timeouts");
+  json_decref(d);
+  /* --resume with a larger budget keeps the 8 and adds 4 (the seeded order retraces the same path) */
+  rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/tr.json --budget 12 --seed 3 --resume --fingerprint %s 2>&1", bin, dir, dir, fp);
+  CHECK(rc == 0, "resume: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "12 measured (8 resumed)");
+  free(out);
+}
+
+static void test_persistent(void) {
+  static const json_int_t ps[1] = {65536};
+  static const char *const sc[1] = {"n"};
+  small_spec("persistent_reduce", "reduce.comp", "reduce", ps, 1, sc);
+  char *out;
+  int rc = run_fmt(&out, "%s tune %s/reduce.json -o %s/re.json --budget 5 --fingerprint %s 2>&1", bin, dir, dir, fp);
+  CHECK(rc == 0, "reduce: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "5 correct");
+  free(out);
+  char p[1024];
+  snprintf(p, sizeof p, "%s/re.json", dir);
+  json_t *d = load(p);
+  if (!d) return;
+  const char *lp = getenv("LP_NUM_THREADS");
+  json_int_t want = lp ? atoi(lp) : 0;
+  size_t i;
+  json_t *r;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    json_int_t P = json_integer_value(json_object_get(r, "P"));
+    json_int_t k = json_integer_value(json_object_get(json_object_get(r, "config"), "BLOCKS_PER_P"));
+    CHECK(P == want, "P %lld, expected LP_NUM_THREADS %lld", (long long)P, (long long)want);
+    CHECK(json_integer_value(json_array_get(json_object_get(r, "groups"), 0)) == P * k, "launch P * BLOCKS_PER_P");
+    CHECK(json_is_true(json_object_get(r, "valid")), "the reduction is right");
+  }
+  json_decref(d);
+  /* a device lost in the middle (simulated: the third batch): recorded as runtime, the context reopened, the
+   * search goes on with the rest */
+  rc = run_fmt(&out, "VKOCC_TEST_DEVICE_LOSS=3 %s tune %s/reduce.json -o %s/loss.json --budget 4 --fingerprint %s 2>&1", bin, dir,
+               dir, fp);
+  CHECK(rc == 0, "device loss: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "3 correct, 0 compile, 1 runtime");
+  free(out);
+  snprintf(p, sizeof p, "%s/loss.json", dir);
+  json_t *l = load(p);
+  CHECK(json_integer_value(json_object_get(json_object_get(l, "measurement"), "device_losses")) == 1, "one device loss");
+  json_decref(l);
+  /* a policy from user-kernel results: select by cluster picks the results' best */
+  rc = run_fmt(&out, "%s policy build %s/re.json -o %s/db.json 2>&1 && %s policy select --db %s/db.json --kernel reduce "
+               "--fingerprint %s --size 65536 --json 2>&1", bin, dir, dir, bin, dir, fp);
+  CHECK(rc == 0, "policy: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "\"rule\": \"cluster\"");
+  CHECK_CONTAINS(out, "BLOCKS_PER_P");
+  free(out);
+  rc = run_fmt(&out, "%s policy transfer %s/re.json --json 2>&1", bin, dir);
+  CHECK(rc == 0, "policy transfer: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "\"kernel\": \"reduce\"");
+  free(out);
+  rc = run_fmt(&out, "%s policy header %s/db.json -o %s/tuned.h 2>&1", bin, dir, dir);
+  CHECK(rc == 0, "policy header: exit %d: %s", rc, out);
+  free(out);
+  snprintf(p, sizeof p, "%s/tuned.h", dir);
+  char *h = slurp(p);
+  CHECK_CONTAINS(h, "REDUCE");
+  CHECK_CONTAINS(h, "BLOCKS_PER_P");
+  free(h);
+}
+
+static void test_wrong(void) {
+  char from[1024], to[1024];
+  snprintf(from, sizeof from, "%s/tests/data/tune/scale_wrong.comp", src);
+  snprintf(to, sizeof to, "%s/scale_wrong.comp", dir);
+  copy(from, to);
+  snprintf(from, sizeof from, "%s/tests/data/tune/scale_wrong.json", src);
+  snprintf(to, sizeof to, "%s/scale_wrong.json", dir);
+  copy(from, to);
+  char *out;
+  int rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s/w.json --reference WG=64,ITEMS=1 --fingerprint %s 2>&1", bin, dir,
+                   dir, fp);
+  CHECK(rc == 0, "wrong: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "9 correct");
+  CHECK_CONTAINS(out, "3 correctness");
+  free(out);
+  char p[1024];
+  snprintf(p, sizeof p, "%s/w.json", dir);
+  json_t *d = load(p);
+  if (!d) return;
+  CHECK(json_integer_value(json_object_get(json_object_get(json_object_get(d, "best"), "config"), "ITEMS")) != 8, "ITEMS 8 chosen");
+  size_t i;
+  json_t *r;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    bool eight = json_integer_value(json_object_get(json_object_get(r, "config"), "ITEMS")) == 8;
+    const char *inv = json_string_value(json_object_get(r, "invalidity"));
+    CHECK(!strcmp(inv, eight ? "correctness" : "correct"), "ITEMS %s: %s", eight ? "8" : "!8", inv);
+  }
+  json_decref(d);
+}
+
+/* the same kernel as SPIR-V (parameters named like its constants) and as KTT writes it (a literal
+ * local_size_x = LOCAL_SIZE_X, every other parameter a -D define: one compile per configuration) */
+static void test_spirv_and_ktt(const char *glslc) {
+  char *out;
+  int rc = run_fmt(&out, "cd %s && %s -fshader-stage=compute scale_wrong.comp -o scale.spv 2>&1 && "
+               "sed 's/scale_wrong.comp/scale.spv/' scale_wrong.json > spv.json && "
+               "sed -e 's/layout(local_size_x_id = 0) in;/layout(local_size_x = LOCAL_SIZE_X) in;/' "
+               "-e '/constant_id/d' scale_wrong.comp > ktt.comp && sed 's/scale_wrong.comp/ktt.comp/' scale_wrong.json > ktt.json",
+               dir, glslc);
+  CHECK(rc == 0, "preparing: %s", out);
+  free(out);
+  rc = run_fmt(&out, "%s tune %s/spv.json -o %s/spv-r.json --strategy random_sample --budget 3 --reference WG=64,ITEMS=1 "
+               "--fingerprint %s 2>&1", bin, dir, dir, fp);
+  CHECK(rc == 0, "spir-v: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "(1 compiles for");
+  free(out);
+  rc = run_fmt(&out, "%s tune %s/ktt.json -o %s/ktt-r.json --budget 3 --reference WG=64,ITEMS=1 --fingerprint %s 2>&1", bin,
+               dir, dir, fp);
+  CHECK(rc == 0, "ktt: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "(4 compiles for 4 pipelines;");
+  free(out);
+  /* HLSL: numthreads from KTT's LOCAL_SIZE_X, ITEMS a [[vk::constant_id]] constant */
+  char hp[1024];
+  snprintf(hp, sizeof hp, "%s/scale.hlsl", dir);
+  FILE *f = fopen(hp, "w");
+  fputs("[[vk::constant_id(1)]] const uint ITEMS = 1;\n[[vk::binding(0, 0)]] StructuredBuffer<uint> a;\n"
+        "[[vk::binding(1, 0)]] RWStructuredBuffer<uint> b;\nstruct Push { uint n; };\n"
+        "[[vk::push_constant]] ConstantBuffer<Push> pc;\n[numthreads(LOCAL_SIZE_X, 1, 1)]\n"
+        "void main(uint3 gid : SV_DispatchThreadID) {\n  uint first = gid.x * ITEMS;\n"
+        "  for (uint k = 0; k < ITEMS; k++)\n    if (first + k < pc.n) b[first + k] = 2 * a[first + k];\n}\n", f);
+  fclose(f);
+  rc = run_fmt(&out, "cd %s && sed 's/scale_wrong.comp/scale.hlsl/' scale_wrong.json > hlsl.json && %s tune hlsl.json -o hlsl-r.json "
+               "--only WG=64 --reference WG=64,ITEMS=1 --fingerprint %s 2>&1", dir, bin, fp);
+  CHECK(rc == 0, "hlsl: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "4 correct, 0 compile");
+  CHECK_CONTAINS(out, "(1 compiles for 4 pipelines;");
+  free(out);
+  char p[1024];
+  snprintf(p, sizeof p, "%s/ktt-r.json", dir);
+  json_t *d = load(p);
+  json_t *ps = json_object_get(d, "parameters");
+  CHECK(!strcmp(json_string_value(json_object_get(json_array_get(ps, 0), "reaches")), "launch") &&
+        !strcmp(json_string_value(json_object_get(json_array_get(ps, 1), "reaches")), "define"), "WG launch, ITEMS define");
+  json_decref(d);
+}
+
+/* one bad spec: exit 2, one line naming the file and `path`, the results file unchanged */
+static void expect_bad(const char *name, const char *from, const char *to, const char *path) {
+  char spec[1024], res[1024];
+  snprintf(spec, sizeof spec, "%s/%s.json", dir, name);
+  snprintf(res, sizeof res, "%s/w.json", dir);
+  char *text = slurp(spec), *keep = slurp(res), *out;
+  char *at = text ? strstr(text, from) : NULL;
+  CHECK(at != NULL, "'%s' not in %s", from, spec);
+  if (!at) { free(text), free(keep); return; }
+  char bad[1024];
+  snprintf(bad, sizeof bad, "%s/bad.json", dir);
+  FILE *f = fopen(bad, "w");
+  fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+  fclose(f);
+  int rc = run_fmt(&out, "%s tune %s -o %s --fingerprint %s 2>&1 >/dev/null", bin, bad, res, fp);
+  CHECK(rc == 2, "%s -> %s: exit %d: %s", from, to, rc, out);
+  CHECK(count(out, "\n") == 1, "one line, got: %s", out);
+  CHECK_CONTAINS(out, bad);
+  CHECK_CONTAINS(out, path);
+  char *after = slurp(res);
+  CHECK(keep && after && !strcmp(keep, after), "%s changed by a refused run", res);
+  free(after), free(keep), free(text), free(out);
+}
+
+static void test_bad(void) {
+  expect_bad("scale_wrong", "\"TuningParameters\": [", "\"TuningParameters\": 7, \"Parameters\": [", "$.ConfigurationSpace");
+  expect_bad("scale_wrong", "\"Vulkan\"", "\"OpenCL\"", "$.KernelSpecification.Language");
+  expect_bad("scale_wrong", "\"[1, 2, 4, 8]\"", "\"8\"", "$.ConfigurationSpace.TuningParameters[1].Values");
+  expect_bad("scale_wrong", "{\"Name\": \"WG\", \"Type\": \"uint\", \"Values\": \"[32, 64, 128]\"}",
+             "{\"Name\": \"WG\", \"Type\": \"uint\", \"Values\": \"[32, 64, 128]\"}], \"Conditions\": [{\"Expression\": \"WG < TILE\"}",
+             "$.ConfigurationSpace.Conditions[0].Expression");
+  expect_bad("scale_wrong", "ProblemSize[0] // ITEMS", "ProblemSize[0] // (ITEMS - 4)", "$.KernelSpecification.GlobalSize.X");
+  expect_bad("scale_wrong", "\"Size\": \"ProblemSize[0]\",\n       \"FillType\"", "\"Size\": \"2**70\",\n       \"FillType\"",
+             "$.KernelSpecification.Arguments[0].Size");
+  expect_bad("scale_wrong", "scale_wrong.comp", "no_such_kernel.comp", "$.KernelSpecification.KernelFile");
+  expect_bad("scale_wrong", "\"FillType\": \"Random\", \"RandomSeed\": 7", "\"FillType\": \"BinaryRaw\"",
+             "$.KernelSpecification.Arguments[0]");
+  /* a reference whose size differs from its target */
+  char raw[1024];
+  snprintf(raw, sizeof raw, "%s/ref.bin", dir);
+  FILE *f = fopen(raw, "wb");
+  for (int i = 0; i < 100; i++) fputc(i, f);
+  fclose(f);
+  expect_bad("scale_wrong", "\"Arguments\": [",
+             "\"ReferenceArguments\": [{\"Name\": \"r\", \"TargetName\": \"out\", \"FillType\": \"BinaryRaw\", \"DataSource\": \"ref.bin\"}],"
+             " \"Arguments\": [",
+             "$.KernelSpecification.ReferenceArguments[0]");
+  /* a kernel that compiles for no configuration */
+  char k[1024];
+  snprintf(k, sizeof k, "%s/broken.comp", dir);
+  f = fopen(k, "w");
+  fputs("#version 450\nlayout(local_size_x_id = 0) in;\nlayout(constant_id = 0) const uint WG = 64;\n"
+        "layout(constant_id = 1) const uint ITEMS = 1;\nvoid main() { this is not glsl; }\n", f);
+  fclose(f);
+  expect_bad("scale_wrong", "scale_wrong.comp", "broken.comp", "$.KernelSpecification.KernelFile");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 5 || !mkdtemp(dir)) { fprintf(stderr, "usage: test_tune_spec_lvp VKOCC SOURCE_DIR SCHEMA_DIR GLSLC\n"); return 2; }
+  bin = argv[1], src = argv[2], schemas = argv[3];
+  static char fpb[1024];
+  snprintf(fpb, sizeof fpb, "%s/tests/data/fp-hopper-132.json", src);
+  fp = fpb;
+  test_transpose();
+  test_persistent();
+  test_wrong();
+  test_spirv_and_ktt(argv[4]);
+  test_bad();
+  char *out;
+  run_fmt(&out, "rm -rf %s", dir);
+  free(out);
+  return check_report();
+}

@@ -1,0 +1,96 @@
+/* Internal to libvkocc: tuning the user's own Vulkan kernel from a T1 specification (docs/tune.md).
+ *
+ * tu_prepare reads the spec and enumerates its space; tu_tune runs a search strategy (tune/search.h) over it:
+ * every configuration proposed is compiled (one compile per distinct set of -D defines; parameters that are
+ * specialization constants never recompile), its pipeline created, P of that pipeline measured when an
+ * expression needs it, its output validated on poisoned buffers, then timed with queue timestamps under the
+ * stopping rule of the shipped kernels. A configuration that fails is recorded with its T4 invalidity and
+ * never chosen. */
+#ifndef VKOCC_TUNE_USER_H
+#define VKOCC_TUNE_USER_H
+#include "t1.h"
+#include "internal.h"
+#include <signal.h>
+
+typedef enum { TU_CORRECT, TU_COMPILE, TU_RUNTIME, TU_TIMEOUT, TU_CORRECTNESS, TU_CONSTRAINTS } tu_invalidity;
+/* The T4 invalidity value: "correct", "compile", "runtime", "timeout", "correctness", "constraints". */
+const char *tu_invalidity_name(tu_invalidity v);
+bool tu_invalidity_parse(const char *name, tu_invalidity *out);
+
+typedef struct tu_result {
+  bool measured;
+  tu_invalidity inv;
+  char error[600];
+  int64_t P;                 /* occupancy of the configuration's pipeline, -1 when not measured */
+  uint32_t local[3], groups[3];
+  double median_ns, spread, min_ns, max_ns;
+  uint32_t runs;
+  double *times_ns;          /* runs entries */
+  /* the final round (tu_options.confirm): the best configurations re-timed in interleaved rounds, so that
+   * the load of the host falls on all of them alike; 0 runs: not among them */
+  double confirm_ns, confirm_spread;
+  uint32_t confirm_runs;
+  double compile_ms;         /* the compile this configuration needed (0 when its module was compiled before) */
+  double pipeline_ms, occupancy_ms, measure_ms, other_ms, total_ms;
+  char when[24];             /* UTC, ISO 8601 */
+} tu_result;
+
+typedef struct tu_run {
+  t1_spec spec;
+  t1_space space;
+  char name[128];            /* the kernel's name in results and policies (the spec file's stem) */
+  tu_result *r;              /* space.count entries, by configuration index */
+  uint32_t *order;           /* evaluation order (nevals entries) */
+  uint32_t nevals;
+  char strategy[64];
+  uint64_t seed;
+  tune_budget budget;
+  bool param_spec[32];       /* the parameter reaches the shader as a specialization constant (else -D) */
+  bool param_launch[32];     /* ... or only through LocalSize / GlobalSize (the source never names it) */
+  uint32_t compiles, pipelines;
+  double compile_ms, pipelines_ms, occupancy_ms, measure_ms, elapsed_ms;
+  char reference[512];       /* "ReferenceArguments", or the key of the configuration used as reference */
+  uint32_t resumed;
+  uint32_t filtered;         /* allowed configurations left out by --only */
+  double setup_ms;           /* buffers: the arguments' data generated and uploaded (not any configuration's) */
+  uint32_t device_losses;
+} tu_run;
+
+typedef struct tu_options {
+  const char *strategy;      /* NULL: the spec's Search.Name (default brute_force) */
+  uint64_t seed;
+  tune_budget budget;        /* nonzero fields override the spec's Budget */
+  const char *reference;     /* "NAME=VALUE,..." : the configuration whose output is the reference */
+  bool always_P;             /* measure P of every configuration, not only when an expression names it */
+  double target_spread;      /* 0 = 0.02 */
+  uint32_t min_runs, max_runs; /* 0 = 5, 50 */
+  double max_config_s;       /* timing per configuration, 0 = 2 s */
+  double timeout_s;          /* bound on one dispatch (the first, validated run); 0 = 5 s */
+  int32_t confirm;           /* how many of the best to re-time in 3 interleaved rounds at the end; 0 = 5, -1 none */
+  const vkocc_calibration *cal; /* for P; NULL: a quick calibration when P is first needed */
+  /* reopens the context after VK_ERROR_DEVICE_LOST or a timed-out dispatch (NULL: the tuning stops) */
+  vkocc_status (*reopen)(void *user, vkocc_context **ctx);
+  void (*progress)(void *user, uint32_t done, uint32_t total, double best_ns, double eta_s);
+  vkocc_status (*checkpoint)(void *user, const tu_run *run);
+  double checkpoint_s;       /* 0 = 10 s */
+  void *user;
+  volatile sig_atomic_t *stop; /* set (Ctrl-C): the tuning ends after the configuration under way */
+} tu_options;
+
+/* Reads and enumerates the spec; name NULL: the file's stem. */
+vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run);
+/* --only PARAM=V1,V2: keeps the configurations whose PARAM is one of the values (before tu_tune). */
+vkocc_status tu_restrict(tu_run *run, const char *only);
+/* Runs the search. *ctx may be replaced (device loss). VKOCC_ERROR_USAGE (exit 2) for a spec that does not
+ * fit the kernel (arguments vs bindings, a parameter that reaches neither a constant nor a define, a
+ * literal workgroup size that disagrees with LocalSize, no configuration compiles); stop: VKOCC_ERROR_RUNTIME
+ * "interrupted" with what was measured kept in run. */
+vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o);
+/* The best valid configuration: the lowest interleaved median among those the final round re-timed, else the
+ * lowest median; -1 none. The time it is ranked by: tu_rank_ns. */
+double tu_rank_ns(const tu_result *r);
+int64_t tu_best(const tu_run *run);
+void tu_run_free(tu_run *run);
+/* Index of the configuration whose key is key, -1 none. */
+int64_t tu_find(const tu_run *run, const char *key);
+#endif
