@@ -26,6 +26,10 @@ typedef struct tune_space {
   uint32_t nfeatures;        /* 0 = none */
   const char *const *feature_names; /* nfeatures */
   const double *features;    /* nconfigs * nfeatures, known without measuring (NaN = unknown) */
+  /* Optional prior (NULL = none): a class per configuration, 0 the most promising (e.g. occupancy classes
+   * from the device model, tune_occupancy_classes). Initial designs take one configuration of each class
+   * in class order, round after round, before anything is known. */
+  const uint32_t *prior_class;
 } tune_space;
 
 /* The result of one evaluation: time_ns > 0 for a valid configuration, otherwise invalid. */
@@ -44,6 +48,9 @@ typedef struct tune_strategy_def {
   int64_t (*propose)(void *state);
   void (*observe)(void *state, uint32_t config, tune_eval e);
   void (*destroy)(void *state);
+  /* Optional (NULL = not used): the most evaluations the loop will allow (from the count and fraction
+   * budgets; nconfigs under a time budget alone), told once after create, before the first propose. */
+  void (*set_budget)(void *state, uint64_t max_evals);
 } tune_strategy_def;
 
 /* Every strategy, brute force first; *n gets the count. */
