@@ -2,6 +2,7 @@
  * (kernels/), written as a vkocc.tune-results/1 document that --resume continues (docs/tune.md). */
 #include "cli.h"
 #include "../io/tune_results.h"
+#include "tune_replay.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,8 @@ static vkocc_status save(void *user, const tune_run *run) {
 }
 
 int cmd_tune(int argc, char **argv) {
+  /* --replay and --list-strategies need no device: cli/tune_replay.c */
+  if (cli_tune_replay_wanted(argc, argv)) return cli_tune_replay(argc, argv);
   cli_common c = {0};
   const char *out = NULL, *type = NULL, *fp_path = NULL, *only[32];
   uint32_t nonly = 0, size = 0, max_runs = 0, threads = 0;

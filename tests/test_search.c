@@ -215,21 +215,26 @@ static void test_neighbours(void) {
   tune_nbr_free(&nb);
 }
 
-/* The prior: the design takes one configuration of each class in class order before a second of any. */
+/* The prior: the design draws in proportion to the weight; weight 0 only once nothing else is left. */
 static void test_prior(void) {
   synth y;
   synth_make(&y, 2, 10, NULL, bowl);
-  y.cls = malloc(y.s.nconfigs * sizeof *y.cls);
-  for (uint32_t c = 0; c < y.s.nconfigs; c++) y.cls[c] = y.coord[c * 2] / 4; /* classes 0, 1, 2 */
-  y.s.prior_class = y.cls;
+  double *w = malloc(y.s.nconfigs * sizeof *w);
+  for (uint32_t c = 0; c < y.s.nconfigs; c++) w[c] = y.coord[c * 2] < 5 ? 0 : y.coord[c * 2] == 9 ? 100 : 1;
+  y.s.prior_weight = w;
   tune_track t;
   tune_track_init(&t, y.s.nconfigs);
   tune_rng r;
   tune_rng_seed(&r, 1);
-  uint32_t d[7];
-  CHECK_EQ_U(tune_design(&y.s, &t, &r, 7, d), 7);
-  for (uint32_t i = 0; i < 7; i++) CHECK_EQ_U(y.cls[d[i]], i % 3);
+  uint32_t d[60], heavy = 0, zero = 0;
+  CHECK_EQ_U(tune_design(&y.s, &t, &r, 60, d), 60);
+  for (uint32_t i = 0; i < 10; i++) heavy += y.coord[d[i] * 2] == 9;
+  for (uint32_t i = 0; i < 50; i++) zero += y.coord[d[i] * 2] < 5;
+  CHECK(heavy >= 8, "%u of the first 10 from the heavy column (weight 100 against 40 x 1)", heavy);
+  CHECK_EQ_U(zero, 0); /* 50 of weight > 0 exist: none of weight 0 among the first 50 */
+  for (uint32_t i = 50; i < 60; i++) CHECK(y.coord[d[i] * 2] < 5, "then weight 0");
   tune_track_free(&t);
+  free(w);
   synth_free(&y);
 }
 
@@ -270,7 +275,7 @@ static void test_replay(const char *root) {
   CHECK_EQ_U(sp.s.nconfigs, 266);
   CHECK_NEAR(sp.optimum_ns, 66528, 0);
   CHECK_EQ_U(sp.s.nparams, 5);
-  CHECK(sp.s.nfeatures >= 4 && sp.s.prior_class, "features from the fingerprint beside the results: %u", sp.s.nfeatures);
+  CHECK(sp.s.nfeatures >= 4 && sp.s.prior_weight, "features from the fingerprint beside the results: %u", sp.s.nfeatures);
   /* the best: persistent, wg 512, copies 1 (shared 1 KiB): 4 workgroups of 512 per SM on the H100 (2048 threads) */
   uint32_t occ = UINT32_MAX;
   for (uint32_t j = 0; j < sp.s.nfeatures; j++)

@@ -20,20 +20,20 @@
 
 /* Resident workgroups per SM, the limiting resource, occupancy, P and waves of each configuration from the
  * derived per-SM limits (vkocc_limits_per_sm_compute): nothing is measured. groups 0 = unknown (no waves).
- * The prior classes: configurations that fill the device (waves >= 1, or unknown) first, then by occupancy,
- * highest first. */
+ * The prior weight: occupancy^4 (a configuration at full occupancy is drawn 16 times as often as one at
+ * half), a quarter of that when the launch leaves more than half of the device idle (waves < 0.5); unknown
+ * occupancy counts as half. */
 static void occupancy_features(tune_replay_space *sp, const vkocc_derived *d, const uint32_t *wg,
                                const uint32_t *shared, const uint32_t *groups) {
   uint32_t n = sp->s.nconfigs, nf = 5;
   static const char *const names[] = {"occupancy", "wg_per_sm", "limit", "P", "waves"};
   for (uint32_t j = 0; j < nf; j++) sp->feature_names[j] = names[j];
   sp->features = vkocc_xmalloc((size_t)(n ? n : 1) * nf * sizeof *sp->features);
-  sp->classes = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *sp->classes);
-  uint32_t *key = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *key);
+  sp->weights = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *sp->weights);
   for (uint32_t c = 0; c < n; c++) {
     double *f = sp->features + (size_t)c * nf;
     for (uint32_t j = 0; j < nf; j++) f[j] = NAN;
-    key[c] = 0;
+    sp->weights[c] = 0.0625;
     if (!wg[c]) continue;
     vkocc_limits_per_sm lim;
     vkocc_limits_per_sm_compute(d, wg[c], shared[c], &lim);
@@ -42,27 +42,10 @@ static void occupancy_features(tune_replay_space *sp, const vkocc_derived *d, co
     double P = (double)r * (d->sm_count ? d->sm_count : 1);
     f[0] = occ, f[1] = r, f[2] = lim.binding, f[3] = P;
     f[4] = groups && groups[c] && P > 0 ? groups[c] / P : NAN;
-    bool under = !isnan(f[4]) && f[4] < 1;
-    int q = isnan(occ) ? 0 : (int)lround(occ * 32);
-    if (q > 64) q = 64;
-    key[c] = (under ? 1000u : 0u) + (uint32_t)(64 - q) * 8 + (lim.binding & 7);
+    if (!isnan(occ)) sp->weights[c] = occ * occ * occ * occ * (!isnan(f[4]) && f[4] < 0.5 ? 0.25 : 1);
   }
-  /* classes: the distinct keys in ascending order, numbered */
-  uint32_t *sorted = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *sorted), m = 0;
-  for (uint32_t c = 0; c < n; c++) {
-    uint32_t k = key[c], i = m;
-    bool dup = false;
-    for (uint32_t j = 0; j < m && !dup; j++) dup = sorted[j] == k;
-    if (dup) continue;
-    while (i > 0 && sorted[i - 1] > k) sorted[i] = sorted[i - 1], i--;
-    sorted[i] = k, m++;
-  }
-  for (uint32_t c = 0; c < n; c++)
-    for (uint32_t j = 0; j < m; j++)
-      if (sorted[j] == key[c]) { sp->classes[c] = j; break; }
-  free(sorted), free(key);
   sp->s.nfeatures = nf, sp->s.feature_names = sp->feature_names, sp->s.features = sp->features;
-  sp->s.prior_class = sp->classes;
+  sp->s.prior_weight = sp->weights;
 }
 
 /* The fingerprint's derived limits: the given file, else fingerprint.json beside the results. */
@@ -433,7 +416,7 @@ void tune_replay_space_free(tune_replay_space *sp) {
     }
     if (sp->param_names) free(sp->param_names[p]);
   }
-  free(sp->labels), free(sp->param_names), free(sp->nvalues), free(sp->coord), free(sp->features), free(sp->classes);
+  free(sp->labels), free(sp->param_names), free(sp->nvalues), free(sp->coord), free(sp->features), free(sp->weights);
   free(sp->truth);
   memset(sp, 0, sizeof *sp);
 }
@@ -481,7 +464,7 @@ vkocc_status tune_replay_run(const tune_replay_space *sp, const tune_strategy_de
   if (!seeds) seeds = 1;
   out->budget = budget, out->seeds = seeds;
   tune_space s = sp->s;
-  if (!occupancy) s.nfeatures = 0, s.features = NULL, s.feature_names = NULL, s.prior_class = NULL;
+  if (!occupancy) s.nfeatures = 0, s.features = NULL, s.feature_names = NULL, s.prior_weight = NULL;
   double *frac = vkocc_xmalloc((size_t)budget * seeds * sizeof *frac); /* [e][seed] */
   out->to95 = vkocc_xmalloc(seeds * sizeof *out->to95);
   lookup lk = {sp};

@@ -18,7 +18,7 @@ typedef struct tune_replay_space {
   char ***labels;            /* labels[p][v]: a value as text ("-" absent) */
   const char *feature_names[TUNE_REPLAY_MAX_FEATURES];
   double *features;
-  uint32_t *classes;
+  double *weights;           /* the occupancy prior (tune_space.prior_weight) */
   tune_eval *truth;          /* per configuration, as recorded */
   int64_t optimum;           /* the fastest valid configuration */
   double optimum_ns;

@@ -26,10 +26,10 @@ typedef struct tune_space {
   uint32_t nfeatures;        /* 0 = none */
   const char *const *feature_names; /* nfeatures */
   const double *features;    /* nconfigs * nfeatures, known without measuring (NaN = unknown) */
-  /* Optional prior (NULL = none): a class per configuration, 0 the most promising (e.g. occupancy classes
-   * from the device model, tune_occupancy_classes). Initial designs take one configuration of each class
-   * in class order, round after round, before anything is known. */
-  const uint32_t *prior_class;
+  /* Optional prior (NULL = none): a weight >= 0 per configuration, known before measuring (e.g. from the
+   * occupancy the device model predicts, tune_replay's occupancy features). Initial designs draw
+   * configurations with probability proportional to it (without replacement) instead of uniformly. */
+  const double *prior_weight;
 } tune_space;
 
 /* The result of one evaluation: time_ns > 0 for a valid configuration, otherwise invalid. */

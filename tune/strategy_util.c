@@ -169,37 +169,25 @@ uint32_t tune_design(const tune_space *s, const tune_track *t, tune_rng *r, uint
   tmp.n = n, tmp.nseen = t->nseen;
   tmp.seen = vkocc_xmalloc(n);
   memcpy(tmp.seen, t->seen, n);
-  if (s->prior_class) {
-    uint32_t nc = 0;
-    for (uint32_t c = 0; c < n; c++)
-      if (s->prior_class[c] + 1 > nc) nc = s->prior_class[c] + 1;
-    uint32_t *st = vkocc_xcalloc((size_t)nc + 1, sizeof *st), *m = vkocc_xmalloc((size_t)n * sizeof *m);
-    for (uint32_t c = 0; c < n; c++) st[s->prior_class[c] + 1]++;
-    for (uint32_t i = 0; i < nc; i++) st[i + 1] += st[i];
-    uint32_t *fill = vkocc_xmalloc(((size_t)nc + 1) * sizeof *fill);
-    memcpy(fill, st, ((size_t)nc + 1) * sizeof *fill);
-    for (uint32_t c = 0; c < n; c++) m[fill[s->prior_class[c]]++] = c;
-    free(fill);
-    bool any = true;
-    while (got < k && any) {
-      any = false;
-      for (uint32_t cl = 0; cl < nc && got < k; cl++) {
-        uint32_t lo = st[cl], cnt = st[cl + 1] - lo;
-        if (!cnt) continue;
-        int64_t pick = -1;
-        for (int i = 0; i < 16 && pick < 0; i++) {
-          uint32_t c = m[lo + tune_rng_below(r, cnt)];
-          if (!tmp.seen[c]) pick = c;
-        }
-        for (uint32_t i = 0, off = tune_rng_below(r, cnt); i < cnt && pick < 0; i++) {
-          uint32_t c = m[lo + (off + i) % cnt];
-          if (!tmp.seen[c]) pick = c;
-        }
-        if (pick < 0) continue;
-        tmp.seen[pick] = 1, tmp.nseen++, out[got++] = (uint32_t)pick, any = true;
+  if (s->prior_weight) {
+    while (got < k) {
+      double total = 0;
+      for (uint32_t c = 0; c < n; c++)
+        if (!tmp.seen[c] && s->prior_weight[c] > 0) total += s->prior_weight[c];
+      int64_t pick = -1;
+      if (total > 0) {
+        double u = tune_rng_uniform(r) * total, acc = 0;
+        for (uint32_t c = 0; c < n && pick < 0; c++)
+          if (!tmp.seen[c] && s->prior_weight[c] > 0 && (acc += s->prior_weight[c]) > u) pick = c;
+        if (pick < 0) /* rounding: the last one with weight */
+          for (uint32_t c = n; c-- > 0 && pick < 0;)
+            if (!tmp.seen[c] && s->prior_weight[c] > 0) pick = c;
+      } else {
+        pick = tune_random_unseen(&tmp, r);
       }
+      if (pick < 0) break;
+      tmp.seen[pick] = 1, tmp.nseen++, out[got++] = (uint32_t)pick;
     }
-    free(st), free(m);
   } else {
     while (got < k) {
       int64_t c = tune_random_unseen(&tmp, r);

@@ -41,8 +41,9 @@ void tune_track_observe(tune_track *t, uint32_t c, tune_eval e);
 
 /* A configuration not yet seen, uniformly (bounded retries, then a scan from a random place); -1: none. */
 int64_t tune_random_unseen(const tune_track *t, tune_rng *r);
-/* An initial design of up to k configurations not yet seen: with s->prior_class, one of each class in class
- * order, round after round (a random member each time); without, uniformly at random. The count. */
+/* An initial design of up to k configurations not yet seen: with s->prior_weight, drawn with probability
+ * proportional to the weight (without replacement; uniformly once every weight left is 0); without, uniformly
+ * at random. The count. */
 uint32_t tune_design(const tune_space *s, const tune_track *t, tune_rng *r, uint32_t k, uint32_t *out);
 
 /* Reads an optional numeric attribute of T1 Search.Attributes; VKOCC_ERROR_USAGE for a wrong type or a value
