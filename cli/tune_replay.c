@@ -34,7 +34,7 @@ bool cli_tune_replay_wanted(int argc, char **argv) {
   return false;
 }
 
-typedef struct run { const tune_strategy_def *def; bool occ; tune_replay_stats st; char label[96]; } run;
+typedef struct run { const tune_strategy_def *def; bool occ; tune_replay_stats st; char label[96]; uint32_t colour; } run;
 
 static void fmt_to95(double v, uint32_t budget, char *out, size_t len) {
   if (isfinite(v)) snprintf(out, len, "%.0f", v);
@@ -124,11 +124,11 @@ int cli_tune_replay(int argc, char **argv) {
   run *runs = vkocc_xcalloc(nruns, sizeof *runs);
   uint32_t k = 0;
   for (uint32_t i = 0; i < npick; i++) {
-    runs[k].def = pick[i], runs[k].occ = !no_occ && sp.s.nfeatures;
+    runs[k].def = pick[i], runs[k].occ = !no_occ && sp.s.nfeatures, runs[k].colour = i;
     snprintf(runs[k].label, sizeof runs[k].label, "%s", pick[i]->name);
     k++;
     if (ablation && sp.s.nfeatures) {
-      runs[k].def = pick[i], runs[k].occ = false;
+      runs[k].def = pick[i], runs[k].occ = false, runs[k].colour = i;
       snprintf(runs[k].label, sizeof runs[k].label, "%s (no occupancy)", pick[i]->name);
       k++;
     }
@@ -173,7 +173,7 @@ int cli_tune_replay(int argc, char **argv) {
     vkocc_convergence_curve *cv = vkocc_xcalloc(nruns, sizeof *cv);
     for (uint32_t i = 0; i < nruns; i++)
       cv[i] = (vkocc_convergence_curve){runs[i].label, runs[i].st.budget, runs[i].st.median, runs[i].st.q1, runs[i].st.q3,
-                                        !runs[i].occ && sp.s.nfeatures && ablation};
+                                        !runs[i].occ && sp.s.nfeatures && ablation, (int32_t)runs[i].colour};
     char title[700], sub[700];
     snprintf(title, sizeof title, "search convergence: %s", sp.what);
     snprintf(sub, sizeof sub, "%u configurations, optimum %.1f us; %u seeds; %s", sp.s.nconfigs, sp.optimum_ns / 1e3,

@@ -931,6 +931,7 @@ typedef struct vkocc_convergence_curve {
   const double *median;         /* n: fraction of the optimum (optimum time / best found time), median over seeds */
   const double *q1, *q3;        /* n: the quartiles (the band); NULL: no band */
   bool dashed;
+  int32_t colour;               /* Okabe-Ito palette index (0..7, wraps); < 0: the curve's position */
 } vkocc_convergence_curve;
 /* Fraction of the optimum against evaluations (log axis), a line per curve in its quartile band, 95% of the
  * optimum and (space_size > 0) the 1%, 5% and 10% budgets marked. PNG, SVG or PDF by the extension, written

@@ -133,6 +133,11 @@ static void test_strategies_basic(void) {
     for (uint32_t i = 1; i < r1.evals; i++) CHECK(r1.best_after[i] <= r1.best_after[i - 1], "%s", d->name);
     tune_search_result_free(&r1), tune_search_result_free(&r2), tune_search_result_free(&r3);
 
+    /* a target: the search stops at the first configuration at least that fast */
+    tune_budget btar = {.target_ns = 1000};
+    CHECK(!tune_search_run(&bowl_s.s, d, 3, NULL, &btar, synth_eval, &bowl_s, &r1), "%s", d->name);
+    CHECK(r1.evals >= 1 && r1.best == argmin(&bowl_s) && r1.order[r1.evals - 1] == (uint32_t)r1.best, "%s: target", d->name);
+    tune_search_result_free(&r1);
     /* budgets: fraction (ceil), count, time */
     tune_budget bf = {.max_fraction = 0.0125};
     CHECK(!tune_search_run(&bowl_s.s, d, 3, NULL, &bf, synth_eval, &bowl_s, &r1), "%s", d->name);

@@ -468,7 +468,7 @@ vkocc_status tune_replay_run(const tune_replay_space *sp, const tune_strategy_de
   double *frac = vkocc_xmalloc((size_t)budget * seeds * sizeof *frac); /* [e][seed] */
   out->to95 = vkocc_xmalloc(seeds * sizeof *out->to95);
   lookup lk = {sp};
-  tune_budget b = {.max_evals = budget};
+  tune_budget b = {.max_evals = budget, .target_ns = sp->optimum_ns}; /* after the optimum the curve stays at 1 */
   double t0 = now_s();
   vkocc_status st = VKOCC_OK;
   for (uint32_t k = 0; k < seeds && !st; k++) {

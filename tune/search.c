@@ -154,6 +154,7 @@ vkocc_status tune_search_run(const tune_space *s, const tune_strategy_def *def, 
     out->best_after[out->evals] = out->best_ns;
     out->evals++;
     def->observe(st, (uint32_t)c, e);
+    if (budget && budget->target_ns > 0 && out->best_ns <= budget->target_ns) break;
   }
   def->destroy(st);
   free(seen), free(known);

@@ -62,6 +62,8 @@ typedef struct tune_budget {
   uint64_t max_evals;        /* 0 = no limit (ConfigurationCount, --budget) */
   double max_fraction;       /* 0 = no limit (ConfigurationFraction: of nconfigs) */
   double max_seconds;        /* 0 = no limit (TuningDuration, --time): wall time of the whole search */
+  double target_ns;          /* 0 = none: stop once a valid configuration this fast is found (replay stops at
+                                the known optimum: nothing after it can change the best) */
 } tune_budget;
 
 /* Evaluates configuration `config`; VKOCC_OK with e filled, or an error that stops the search. */

@@ -1,5 +1,5 @@
 /* The convergence plot of search replays (vkocc_plot_convergence): fraction of the optimum against
- * evaluations, a line per strategy (median over seeds) in a band (quartiles), on a log axis of evaluations
+ * evaluations, a line per strategy (median over seeds) in a band (quartiles; none for dashed ones), on a log axis of evaluations
  * with the 1%, 5% and 10% budgets of the space marked. Okabe-Ito colours (colour-blind safe); ablations
  * dashed. PNG, SVG or PDF by extension, written atomically when everything succeeded. */
 #include "internal.h"
@@ -28,9 +28,11 @@ static cairo_status_t sink_write(void *closure, const unsigned char *data, unsig
   return CAIRO_STATUS_SUCCESS;
 }
 
+/* Okabe-Ito, ordered so that neighbours differ most: blue, vermillion, bluish green, reddish purple, orange,
+ * black, sky blue, yellow */
 static const double colours[8][3] = {{0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451},
-                                     {0.800, 0.475, 0.655}, {0.337, 0.706, 0.914}, {0.902, 0.624, 0.000},
-                                     {0.000, 0.000, 0.000}, {0.941, 0.894, 0.259}};
+                                     {0.800, 0.475, 0.655}, {0.902, 0.624, 0.000}, {0.000, 0.000, 0.000},
+                                     {0.337, 0.706, 0.914}, {0.941, 0.894, 0.259}};
 
 static void label(cairo_t *cr, double x, double y, double size, int align, const char *s) {
   cairo_text_extents_t e;
@@ -72,7 +74,7 @@ vkocc_status vkocc_plot_convergence(const vkocc_convergence_curve *curves, uint3
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  double s = W / 1000, L = 80 * s, R = W - 230 * s, T = 80 * s, B = H - 70 * s;
+  double s = W / 1000, L = 80 * s, R = W - 300 * s, T = 80 * s, B = H - 70 * s;
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
   label(cr, L, 32 * s, 18 * s, 0, title ? title : "search convergence");
@@ -143,21 +145,21 @@ vkocc_status vkocc_plot_convergence(const vkocc_convergence_curve *curves, uint3
   cairo_clip(cr);
   for (uint32_t i = 0; i < ncurves; i++) {
     const vkocc_convergence_curve *c = &curves[i];
-    if (!c->q1 || !c->q3) continue;
-    const double *rgb = colours[i % 8];
+    if (!c->q1 || !c->q3 || c->dashed) continue; /* ablations: the line alone, or the bands blur */
+    const double *rgb = colours[(c->colour >= 0 ? (uint32_t)c->colour : i) % 8];
     for (uint32_t e = 0; e < c->n; e++) {
-      double x = XP(e + 1 > 1 ? e + 1 : 1), y = YP(c->q3[e]);
+      double x = XP(e + 1), y = YP(c->q3[e]);
       if (!e) cairo_move_to(cr, x, y);
       else cairo_line_to(cr, x, y);
     }
     for (uint32_t e = c->n; e-- > 0;) cairo_line_to(cr, XP(e + 1), YP(c->q1[e]));
     cairo_close_path(cr);
-    cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], c->dashed ? 0.08 : 0.15);
+    cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], 0.12);
     cairo_fill(cr);
   }
   for (uint32_t i = 0; i < ncurves; i++) {
     const vkocc_convergence_curve *c = &curves[i];
-    const double *rgb = colours[i % 8];
+    const double *rgb = colours[(c->colour >= 0 ? (uint32_t)c->colour : i) % 8];
     cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
     cairo_set_line_width(cr, 2.2 * s);
     double d2[] = {7 * s, 4 * s};
@@ -177,7 +179,7 @@ vkocc_status vkocc_plot_convergence(const vkocc_convergence_curve *curves, uint3
   /* legend */
   cairo_set_dash(cr, NULL, 0, 0);
   for (uint32_t i = 0; i < ncurves; i++) {
-    const double *rgb = colours[i % 8];
+    const double *rgb = colours[(curves[i].colour >= 0 ? (uint32_t)curves[i].colour : i) % 8];
     double y = T + 10 * s + 22 * s * i;
     cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
     cairo_set_line_width(cr, 2.5 * s);
@@ -191,7 +193,7 @@ vkocc_status vkocc_plot_convergence(const vkocc_convergence_curve *curves, uint3
     label(cr, R + 48 * s, y + 4 * s, 12 * s, 0, curves[i].label ? curves[i].label : "?");
   }
   label(cr, R + 12 * s, T + 10 * s + 22 * s * ncurves + 8 * s, 11 * s, 0, "line: median over seeds");
-  label(cr, R + 12 * s, T + 10 * s + 22 * s * ncurves + 24 * s, 11 * s, 0, "band: quartiles");
+  label(cr, R + 12 * s, T + 10 * s + 22 * s * ncurves + 24 * s, 11 * s, 0, "band: quartiles (solid lines)");
 #undef XP
 #undef YP
   cairo_status_t cs = cairo_status(cr);
