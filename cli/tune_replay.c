@@ -13,7 +13,8 @@
 
 static const char *help =
     "usage: vkocc tune --replay RESULTS [--strategy S[,S...]|all] [--budget N] [--seeds K] [--seed S0]\n"
-    "                  [--fingerprint FILE] [--ablation | --no-occupancy] [--json] [-o FILE] [--plot FILE]\n"
+    "                  [--fingerprint FILE] [--ablation | --no-occupancy] [--attributes JSON] [--json] [-o FILE]\n"
+    "                  [--plot FILE]\n"
     "       vkocc tune --list-strategies [--verbose]\n"
     "Runs search strategies over a complete recorded space with no device: RESULTS is a vkocc tune results\n"
     "document (vkocc tune -o) or a T4 results file (Kernel Tuner, KTT). Each strategy runs with K seeds (default\n"
@@ -23,7 +24,8 @@ static const char *help =
     "Occupancy features (resident workgroups per SM, limiting resource, P, waves) come from the device model of\n"
     "a fingerprint (--fingerprint, else fingerprint.json beside RESULTS); --ablation runs every strategy also\n"
     "without them, --no-occupancy only without. --json prints a vkocc.tune-replay/1 document (-o FILE writes it);\n"
-    "--plot FILE draws the convergence plot (.png, .svg, .pdf). docs/tune.md.\n";
+    "--plot FILE draws the convergence plot (.png, .svg, .pdf). --attributes passes a JSON object to the strategies\n"
+    "as T1 Search.Attributes (one strategy). docs/tune.md.\n";
 
 bool cli_tune_replay_wanted(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
@@ -42,17 +44,17 @@ static void fmt_to95(double v, uint32_t budget, char *out, size_t len) {
 }
 
 int cli_tune_replay(int argc, char **argv) {
-  const char *replay = NULL, *strategies = "all", *fp = NULL, *plot = NULL, *out = NULL;
+  const char *replay = NULL, *strategies = "all", *fp = NULL, *plot = NULL, *out = NULL, *attr_text = NULL;
   uint32_t budget = 0, seeds = 50, seed0 = 1;
   bool json = false, list = false, verbose = false, ablation = false, no_occ = false;
-  enum { O_REPLAY = 3000, O_STRAT, O_BUDGET, O_SEEDS, O_SEED, O_FP, O_ABL, O_NOOCC, O_JSON, O_PLOT, O_LIST, O_VERB };
+  enum { O_REPLAY = 3000, O_STRAT, O_BUDGET, O_SEEDS, O_SEED, O_FP, O_ABL, O_NOOCC, O_JSON, O_PLOT, O_LIST, O_VERB, O_ATTR };
   static const struct option opts[] = {
       {"replay", required_argument, 0, O_REPLAY}, {"strategy", required_argument, 0, O_STRAT},
       {"budget", required_argument, 0, O_BUDGET}, {"seeds", required_argument, 0, O_SEEDS},
       {"seed", required_argument, 0, O_SEED}, {"fingerprint", required_argument, 0, O_FP},
       {"ablation", no_argument, 0, O_ABL}, {"no-occupancy", no_argument, 0, O_NOOCC}, {"json", no_argument, 0, O_JSON},
       {"plot", required_argument, 0, O_PLOT}, {"list-strategies", no_argument, 0, O_LIST},
-      {"verbose", no_argument, 0, O_VERB}, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0}};
+      {"verbose", no_argument, 0, O_VERB}, {"attributes", required_argument, 0, O_ATTR}, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   optind = 1;
   while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -75,6 +77,7 @@ int cli_tune_replay(int argc, char **argv) {
     case O_PLOT: plot = optarg; break;
     case O_LIST: list = true; break;
     case O_VERB: verbose = true; break;
+    case O_ATTR: attr_text = optarg; break;
     case 'o': out = optarg; break;
     case 'h': fputs(help, stdout); return 0;
     default: fputs(help, stderr); return 2;
@@ -116,9 +119,19 @@ int cli_tune_replay(int argc, char **argv) {
     free(copy);
     if (!npick) return cli_error("tune", 2, "--strategy '%s': no strategy named", strategies);
   }
+  json_t *attrs = NULL;
+  if (attr_text) {
+    json_error_t je;
+    if (npick != 1) return cli_error("tune", 2, "--attributes: name one strategy with --strategy");
+    if (!(attrs = json_loads(attr_text, 0, &je)) || !json_is_object(attrs)) {
+      json_decref(attrs);
+      return cli_error("tune", 2, "--attributes '%s': expected a JSON object (%s)", attr_text, attrs ? "not an object" : je.text);
+    }
+  }
+  if (!replay) { json_decref(attrs); return cli_error("tune", 2, "--replay RESULTS is required (or --list-strategies)"); }
   tune_replay_space sp;
   vkocc_status st = tune_replay_load(replay, fp, &sp);
-  if (st) return cli_fail("tune", st);
+  if (st) { json_decref(attrs); return cli_fail("tune", st); }
   if (fp && !sp.s.nfeatures) fprintf(stderr, "vkocc tune: --fingerprint %s: no occupancy features: %s\n", fp, sp.feature_note);
   uint32_t nruns = npick * (ablation && sp.s.nfeatures ? 2 : 1);
   run *runs = vkocc_xcalloc(nruns, sizeof *runs);
@@ -135,9 +148,10 @@ int cli_tune_replay(int argc, char **argv) {
   }
   for (uint32_t i = 0; i < nruns && !st; i++) {
     if (cli_is_tty() && !json) fprintf(stderr, "\rvkocc tune: replaying %s (%u of %u)   ", runs[i].label, i + 1, nruns);
-    st = tune_replay_run(&sp, runs[i].def, runs[i].occ, budget, seeds, seed0, &runs[i].st);
+    st = tune_replay_run(&sp, runs[i].def, attrs, runs[i].occ, budget, seeds, seed0, &runs[i].st);
   }
   if (cli_is_tty() && !json) fputs("\r\033[K", stderr);
+  json_decref(attrs);
   if (st) {
     for (uint32_t i = 0; i < nruns; i++) tune_replay_stats_free(&runs[i].st);
     free(runs);
@@ -209,12 +223,13 @@ int cli_tune_replay(int argc, char **argv) {
       fmt_to95(r->to95_median, r->budget, a, sizeof a), fmt_to95(r->to95_q1, r->budget, b, sizeof b);
       fmt_to95(r->to95_q3, r->budget, c, sizeof c);
       snprintf(cell, sizeof cell, "%s [%s, %s]", a, b, c);
-      if (e1 <= r->budget) snprintf(f1, sizeof f1, "%.3f", r->median[e1 - 1]);
-      if (e5 <= r->budget) snprintf(f5, sizeof f5, "%.3f", r->median[e5 - 1]);
-      if (e10 <= r->budget) snprintf(f10, sizeof f10, "%.3f", r->median[e10 - 1]);
+      if (isfinite(r->at_median[0])) snprintf(f1, sizeof f1, "%.3f", r->at_median[0]);
+      if (isfinite(r->at_median[2])) snprintf(f5, sizeof f5, "%.3f", r->at_median[2]);
+      if (isfinite(r->at_median[3])) snprintf(f10, sizeof f10, "%.3f", r->at_median[3]);
       printf("%-36s %-42s %-8s %-8s %-8s %u\n", runs[i].label, cell, f1, f5, f10, r->found_optimum);
     }
-    printf("\nmedian fraction of the optimum [q1, q3] after N evaluations:\n%-8s", "N");
+    printf("\n@1%%, @5%%, @10%%: median fraction of the optimum in runs with that budget (the strategies size their\n"
+           "designs by the budget); below: the curve of the runs with the whole budget, median [q1, q3]:\n%-8s", "N");
     for (uint32_t i = 0; i < nruns; i++) printf(" %-24.24s", runs[i].label);
     printf("\n");
     static const uint32_t marks[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000};

@@ -288,7 +288,7 @@ static void test_replay(const char *root) {
   CHECK(occ != UINT32_MAX, "wg_per_sm feature");
   if (occ != UINT32_MAX) CHECK_NEAR(sp.s.features[(size_t)sp.optimum * sp.s.nfeatures + occ], 4, 0);
   tune_replay_stats rs;
-  CHECK(!tune_replay_run(&sp, tune_strategy_find("random_sample"), true, 0, 4, 1, &rs), "run");
+  CHECK(!tune_replay_run(&sp, tune_strategy_find("random_sample"), NULL, true, 0, 4, 1, &rs), "run");
   CHECK_EQ_U(rs.budget, 266);
   CHECK_NEAR(rs.median[265], 1.0, 0); /* the whole space: the optimum, every seed */
   CHECK(rs.median[0] > 0 && rs.median[0] <= 1, "first %g", rs.median[0]);

@@ -21,8 +21,8 @@
 /* Resident workgroups per SM, the limiting resource, occupancy, P and waves of each configuration from the
  * derived per-SM limits (vkocc_limits_per_sm_compute): nothing is measured. groups 0 = unknown (no waves).
  * The prior weight: occupancy^4 (a configuration at full occupancy is drawn 16 times as often as one at
- * half), a quarter of that when the launch leaves more than half of the device idle (waves < 0.5); unknown
- * occupancy counts as half. */
+ * half), a quarter of that when the launch leaves more than half of the device idle (waves < 0.5); where
+ * occupancy is unknown, 1 (no preference). */
 static void occupancy_features(tune_replay_space *sp, const vkocc_derived *d, const uint32_t *wg,
                                const uint32_t *shared, const uint32_t *groups) {
   uint32_t n = sp->s.nconfigs, nf = 5;
@@ -33,16 +33,18 @@ static void occupancy_features(tune_replay_space *sp, const vkocc_derived *d, co
   for (uint32_t c = 0; c < n; c++) {
     double *f = sp->features + (size_t)c * nf;
     for (uint32_t j = 0; j < nf; j++) f[j] = NAN;
-    sp->weights[c] = 0.0625;
+    sp->weights[c] = 1;
     if (!wg[c]) continue;
     vkocc_limits_per_sm lim;
     vkocc_limits_per_sm_compute(d, wg[c], shared[c], &lim);
     uint32_t r = lim.wg_per_sm == VKOCC_NO_LIMIT ? 0 : lim.wg_per_sm;
-    double occ = d->threads_per_sm ? (double)r * wg[c] / d->threads_per_sm : NAN;
+    /* threads per SM is known only where some point of the surface was limited by subgroup slots; else
+     * (lavapipe: one workgroup per thread, whatever its size) occupancy as a share of threads is unknown */
+    double occ = d->threads_per_sm && d->subgroups_bound_seen ? (double)r * wg[c] / d->threads_per_sm : NAN;
     double P = (double)r * (d->sm_count ? d->sm_count : 1);
     f[0] = occ, f[1] = r, f[2] = lim.binding, f[3] = P;
     f[4] = groups && groups[c] && P > 0 ? groups[c] / P : NAN;
-    if (!isnan(occ)) sp->weights[c] = occ * occ * occ * occ * (!isnan(f[4]) && f[4] < 0.5 ? 0.25 : 1);
+    sp->weights[c] = isnan(occ) ? 1 : occ * occ * occ * occ * (!isnan(f[4]) && f[4] < 0.5 ? 0.25 : 1);
   }
   sp->s.nfeatures = nf, sp->s.feature_names = sp->feature_names, sp->s.features = sp->features;
   sp->s.prior_weight = sp->weights;
@@ -456,8 +458,32 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-vkocc_status tune_replay_run(const tune_replay_space *sp, const tune_strategy_def *def, bool occupancy,
-                             uint32_t budget, uint32_t seeds, uint64_t seed0, tune_replay_stats *out) {
+/* The seeds at one budget: frac[e * seeds + k], the fraction of the optimum after e + 1 evaluations. */
+static vkocc_status run_seeds(const tune_replay_space *sp, const tune_space *s, const tune_strategy_def *def,
+                              const json_t *attrs, uint32_t budget, uint32_t seeds, uint64_t seed0, double *frac,
+                              uint32_t *to95, uint32_t *found) {
+  lookup lk = {sp};
+  tune_budget b = {.max_evals = budget, .target_ns = sp->optimum_ns}; /* after the optimum the curve stays at 1 */
+  for (uint32_t k = 0; k < seeds; k++) {
+    tune_search_result r;
+    vkocc_status st = tune_search_run(s, def, seed0 + k, attrs, &b, eval_recorded, &lk, &r);
+    if (st) { tune_search_result_free(&r); return st; }
+    if (to95) to95[k] = budget + 1;
+    double last = INFINITY;
+    for (uint32_t e = 0; e < budget; e++) {
+      if (e < r.evals) last = r.best_after[e];
+      double f = isfinite(last) ? sp->optimum_ns / last : 0;
+      frac[(size_t)e * seeds + k] = f;
+      if (to95 && f >= 0.95 - 1e-12 && to95[k] > budget) to95[k] = e + 1;
+    }
+    if (found && r.best >= 0 && r.best_ns <= sp->optimum_ns) (*found)++;
+    tune_search_result_free(&r);
+  }
+  return VKOCC_OK;
+}
+
+vkocc_status tune_replay_run(const tune_replay_space *sp, const tune_strategy_def *def, const json_t *attrs,
+                             bool occupancy, uint32_t budget, uint32_t seeds, uint64_t seed0, tune_replay_stats *out) {
   memset(out, 0, sizeof *out);
   uint32_t n = sp->s.nconfigs;
   if (!budget || budget > n) budget = n;
@@ -467,23 +493,24 @@ vkocc_status tune_replay_run(const tune_replay_space *sp, const tune_strategy_de
   if (!occupancy) s.nfeatures = 0, s.features = NULL, s.feature_names = NULL, s.prior_weight = NULL;
   double *frac = vkocc_xmalloc((size_t)budget * seeds * sizeof *frac); /* [e][seed] */
   out->to95 = vkocc_xmalloc(seeds * sizeof *out->to95);
-  lookup lk = {sp};
-  tune_budget b = {.max_evals = budget, .target_ns = sp->optimum_ns}; /* after the optimum the curve stays at 1 */
   double t0 = now_s();
-  vkocc_status st = VKOCC_OK;
-  for (uint32_t k = 0; k < seeds && !st; k++) {
-    tune_search_result r;
-    if ((st = tune_search_run(&s, def, seed0 + k, NULL, &b, eval_recorded, &lk, &r))) break;
-    out->to95[k] = budget + 1;
-    double last = INFINITY;
-    for (uint32_t e = 0; e < budget; e++) {
-      if (e < r.evals) last = r.best_after[e];
-      double f = isfinite(last) ? sp->optimum_ns / last : 0;
-      frac[(size_t)e * seeds + k] = f;
-      if (f >= 0.95 - 1e-12 && out->to95[k] > budget) out->to95[k] = e + 1;
+  vkocc_status st = run_seeds(sp, &s, def, attrs, budget, seeds, seed0, frac, out->to95, &out->found_optimum);
+  static const double pct[4] = {1, 2, 5, 10};
+  for (int i = 0; i < 4 && !st; i++) {
+    uint32_t e = tune_replay_at_percent(sp, pct[i]);
+    out->at_evals[i] = e;
+    out->at_median[i] = out->at_q1[i] = out->at_q3[i] = NAN;
+    if (e > budget) continue;
+    double *f = e == budget ? frac : vkocc_xmalloc((size_t)e * seeds * sizeof *f);
+    if (f != frac) st = run_seeds(sp, &s, def, attrs, e, seeds, seed0, f, NULL, NULL);
+    if (!st) {
+      double *v = vkocc_xmalloc(seeds * sizeof *v);
+      memcpy(v, f + (size_t)(e - 1) * seeds, seeds * sizeof *v);
+      out->at_q1[i] = quantile(v, seeds, 0.25), out->at_median[i] = quantile(v, seeds, 0.5);
+      out->at_q3[i] = quantile(v, seeds, 0.75);
+      free(v);
     }
-    if (r.best >= 0 && r.best_ns <= sp->optimum_ns) out->found_optimum++;
-    tune_search_result_free(&r);
+    if (f != frac) free(f);
   }
   out->wall_s = now_s() - t0;
   if (st) { free(frac), free(out->to95); memset(out, 0, sizeof *out); return st; }
@@ -538,14 +565,12 @@ json_t *tune_replay_stats_json(const tune_replay_space *sp, const char *strategy
   json_object_set_new(o, "evaluations_to_95", e95);
   static const double pct[] = {1, 2, 5, 10};
   for (size_t i = 0; i < VKOCC_ARRAY_LEN(pct); i++) {
-    uint32_t e = tune_replay_at_percent(sp, pct[i]);
     json_t *a = json_object();
     json_object_set_new(a, "percent", json_real(pct[i]));
-    json_object_set_new(a, "evaluations", json_integer(e));
-    bool in = e <= st->budget;
-    json_object_set_new(a, "median", in ? json_real(st->median[e - 1]) : json_null());
-    json_object_set_new(a, "q1", in ? json_real(st->q1[e - 1]) : json_null());
-    json_object_set_new(a, "q3", in ? json_real(st->q3[e - 1]) : json_null());
+    json_object_set_new(a, "evaluations", json_integer(st->at_evals[i]));
+    json_object_set_new(a, "median", num_or_null(st->at_median[i]));
+    json_object_set_new(a, "q1", num_or_null(st->at_q1[i]));
+    json_object_set_new(a, "q3", num_or_null(st->at_q3[i]));
     json_array_append_new(at, a);
   }
   json_object_set_new(o, "at_budget", at);

@@ -40,13 +40,18 @@ typedef struct tune_replay_stats {
   uint32_t *to95;            /* per seed: evaluations until >= 95% of the optimum (budget + 1: not within budget) */
   double to95_median, to95_q1, to95_q3; /* INFINITY where beyond the budget */
   uint32_t found_optimum;    /* seeds whose best is the optimum's time */
+  /* runs of their own with budgets of 1%, 2%, 5% and 10% of the space (strategies size their designs by the
+   * budget, so these differ from the curve at the same count): evaluations, and the fraction of the optimum
+   * at the end, median and quartiles over the seeds (NAN where the budget exceeds this run's) */
+  uint32_t at_evals[4];
+  double at_median[4], at_q1[4], at_q3[4];
   double wall_s;
 } tune_replay_stats;
 
 /* Runs def with seeds seed0, seed0 + 1, ... over sp; occupancy false: without the features and the prior
- * (the ablation). budget 0: the whole space. */
-vkocc_status tune_replay_run(const tune_replay_space *sp, const tune_strategy_def *def, bool occupancy,
-                             uint32_t budget, uint32_t seeds, uint64_t seed0, tune_replay_stats *out);
+ * (the ablation). attrs: T1 Search.Attributes for the strategy (NULL none). budget 0: the whole space. */
+vkocc_status tune_replay_run(const tune_replay_space *sp, const tune_strategy_def *def, const json_t *attrs,
+                             bool occupancy, uint32_t budget, uint32_t seeds, uint64_t seed0, tune_replay_stats *out);
 void tune_replay_stats_free(tune_replay_stats *st);
 /* Evaluations at `percent` of the space (at least 1). */
 uint32_t tune_replay_at_percent(const tune_replay_space *sp, double percent);

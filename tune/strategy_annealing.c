@@ -7,7 +7,7 @@
  * T falls geometrically from T0 to T1 over the evaluation budget. An invalid configuration is never moved
  * to (its time is infinite) and never proposed again. When the walk finds no new neighbour in many steps it
  * restarts at a configuration not yet seen, which keeps the search budget-aware on small spaces.
- * Attributes: T0 (default 0.5), T1 (0.005), design (initial configurations, default 1 + budget / 50). */
+ * Attributes: T0 (default 0.5), T1 (0.005), design (initial configurations, default budget / 50 between 6 and 16, at most the budget). */
 #include "strategy_util.h"
 #include <math.h>
 #include <stdlib.h>
@@ -63,8 +63,10 @@ static bool accept(sa *a, double y_new) {
 static int64_t sa_propose(void *st) {
   sa *a = st;
   if (!a->design) {
-    uint32_t k = a->design_attr ? a->design_attr : (uint32_t)(1 + a->budget / 50);
-    if (k > 16 && !a->design_attr) k = 16;
+    /* budget-aware: a tiny budget is all design (sampling beats a walk from one start), a large one starts
+     * from the best of up to 16 */
+    uint64_t k64 = a->budget / 50 < 6 ? 6 : a->budget / 50 > 16 ? 16 : a->budget / 50;
+    uint32_t k = a->design_attr ? a->design_attr : (uint32_t)(k64 < a->budget ? k64 : a->budget);
     a->design = vkocc_xmalloc((size_t)(k ? k : 1) * sizeof *a->design);
     a->ndesign = tune_design(a->s, &a->t, &a->r, k, a->design);
   }

@@ -6,7 +6,7 @@
  * optimum), the search hops: from the best configuration found so far it takes `kick` random neighbour
  * steps (2 to 3 by default, more after hops that found nothing better) to a configuration not yet seen and
  * descends from there. Invalid configurations are recorded as infinitely slow, so no descent moves to them.
- * Attributes: kick (default 2), design (initial configurations, default 1 + budget / 50). */
+ * Attributes: kick (default 2), design (initial configurations, default budget / 50 between 6 and 16, at most the budget). */
 #include "strategy_util.h"
 #include <math.h>
 #include <stdlib.h>
@@ -47,8 +47,10 @@ static void ils_budget(void *st, uint64_t b) { ((ils *)st)->budget = b ? b : 1; 
 static int64_t ils_propose(void *st) {
   ils *a = st;
   if (!a->design) {
-    uint32_t k = a->design_attr ? a->design_attr : (uint32_t)(1 + a->budget / 50);
-    if (k > 16 && !a->design_attr) k = 16;
+    /* budget-aware: a tiny budget is all design (sampling beats a walk from one start), a large one starts
+     * from the best of up to 16 */
+    uint64_t k64 = a->budget / 50 < 6 ? 6 : a->budget / 50 > 16 ? 16 : a->budget / 50;
+    uint32_t k = a->design_attr ? a->design_attr : (uint32_t)(k64 < a->budget ? k64 : a->budget);
     a->design = vkocc_xmalloc((size_t)(k ? k : 1) * sizeof *a->design);
     a->ndesign = tune_design(a->s, &a->t, &a->r, k, a->design);
   }
