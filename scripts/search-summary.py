@@ -14,7 +14,8 @@ for dev in sorted(os.listdir(root)):
              "Written by `scripts/search-replay.sh` (its command is the first line of each .txt). Median over",
              "the seeds; \"to 95%\": evaluations until the best found is within 95% of the space's optimum",
              "(optimum time / best time >= 0.95), \">N\" when half the seeds did not get there within the budget;",
-             "@1%/@5%/@10%: median fraction of the optimum after that share of the space. \"occ\": with the",
+             "@1%/@5%/@10%: median fraction of the optimum at the end of runs whose budget is that share of the",
+             "space (the strategies size their initial designs by the budget). \"occ\": with the",
              "occupancy features and prior; \"no occ\": the same strategy without them (the ablation).", ""]
     for path in docs:
         d = json.load(open(path))
@@ -40,5 +41,32 @@ for dev in sorted(os.listdir(root)):
             lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 s, to95(o), to95(n), at(o, 0), at(o, 2), at(o, 3), at(n, 0), at(n, 2), at(n, 3)))
         lines.append("")
+    # across the spaces: against random sampling
+    import math
+    agg = {}
+    for path in docs:
+        d = json.load(open(path))
+        rnd = [r for r in d["runs"] if r["strategy"] == "random_sample" and r["occupancy"]] or \
+              [r for r in d["runs"] if r["strategy"] == "random_sample"]
+        if not rnd:
+            continue
+        base = rnd[0]["evaluations_to_95"]["median"] or rnd[0]["budget"] + 1
+        for r in d["runs"]:
+            if r["strategy"] == "random_sample" and not r["occupancy"]:
+                continue
+            key = (r["strategy"], "n/a" if r["strategy"] == "random_sample" else "occ" if r["occupancy"] else "no occ")
+            v = r["evaluations_to_95"]["median"] or r["budget"] + 1
+            a = agg.setdefault(key, [0, 0, 0.0, 0, 0.0])
+            a[0] += 1
+            a[1] += v < base
+            a[2] += math.log(v / base)
+            a[3] += v > base
+            a[4] += r["at_budget"][3]["median"] or 0
+    lines += ["## Across the %d spaces, against random sampling" % len(docs), "",
+              "| strategy | features | spaces faster to 95% | slower | geometric mean of evals to 95% / random's | mean @10% |",
+              "|---|---|---|---|---|---|"]
+    for (st, occ), a in agg.items():
+        lines.append("| %s | %s | %d | %d | %.2f | %.3f |" % (st, occ, a[1], a[3], math.exp(a[2] / a[0]), a[4] / a[0]))
+    lines.append("")
     with open(os.path.join(root, dev, "search", "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -15,7 +15,7 @@
  * invalid points needs kernel choices and hyperparameter fits that a forest does not (the comparison of
  * Schoonhoven et al. finds no surrogate dominant on such spaces). The forest is ~150 lines of C and
  * deterministic per seed.
- * Attributes: trees (default 24), design (initial configurations, default budget / 10 between 5 and 20),
+ * Attributes: trees (default 24), design (initial configurations, default budget / 40 between 6 and 20),
  * explore (the random share, default 0.05). */
 #include "strategy_util.h"
 #include <math.h>
@@ -247,8 +247,8 @@ static int64_t forest_propose(void *st) {
   forest *f = st;
   if (!f->started) {
     f->started = true;
-    uint32_t k = f->design_attr ? f->design_attr : (uint32_t)(f->budget / 10);
-    if (!f->design_attr) k = k < 5 ? 5 : k > 20 ? 20 : k;
+    uint32_t k = f->design_attr ? f->design_attr : (uint32_t)(f->budget / 40);
+    if (!f->design_attr) k = k < 6 ? 6 : k > 20 ? 20 : k;
     f->design = vkocc_xmalloc((size_t)k * sizeof *f->design);
     f->ndesign = tune_design(f->s, &f->t, &f->r, k, f->design);
   }
