@@ -2,8 +2,10 @@
  * every budget honoured (count, fraction, time), only indices of the (already constrained) space proposed,
  * invalid configurations survived and never chosen, each strategy finding the optimum of an easy smooth
  * space within a small budget, the neighbourhood over spaces with absent parameters, the occupancy prior,
- * and replay over a recorded results document and a T4 file (argv[1]: the source tree's tests/data). */
+ * replay over a recorded results document and a T4 file (argv[1]: the source tree's tests/data), and the
+ * CLI's --list-strategies and --replay (argv[2]: the vkocc executable). */
 #include "check.h"
+#include "run.h"
 #include "../tune/replay.h"
 #include "../tune/strategy_util.h"
 #include <stdlib.h>
@@ -324,11 +326,43 @@ static void test_replay(const char *root) {
   unlink(t4), unlink(bad), rmdir(dir);
 }
 
+/* vkocc tune --list-strategies / --replay: outputs and exit codes */
+static void test_cli(const char *cli, const char *data) {
+  char *out;
+  CHECK_EQ_U(run_fmt(&out, "%s tune --list-strategies", cli), 0);
+  CHECK(!strncmp(out, "brute_force\nrandom_sample\n", 26), "%s", out);
+  CHECK_CONTAINS(out, "random_forest\n");
+  free(out);
+  char res[1024];
+  snprintf(res, sizeof res, "%s/../../docs/results/h100/tune/reduce-u32.json", data);
+  CHECK_EQ_U(run_fmt(&out, "%s tune --replay %s --strategy iterated_local_search --seeds 3 --json 2>&1", cli, res), 0);
+  CHECK_CONTAINS(out, "\"median_fraction\": 1.0");    /* the whole space: the optimum */
+  CHECK_CONTAINS(out, "\"schema\": \"vkocc.tune-replay/1\"");
+  CHECK_CONTAINS(out, "\"configurations\": 168");
+  free(out);
+  CHECK_EQ_U(run_fmt(&out, "%s tune --replay %s --strategy random,forest --seeds 2 --budget 10 --ablation", cli, res), 0);
+  CHECK_CONTAINS(out, "random_forest (no occupancy)");
+  CHECK_CONTAINS(out, "optimum:   51.8 us: variant=subgroup wg_size=1024 elements_per_thread=64 access=strided");
+  free(out);
+  CHECK_EQ_U(run_fmt(&out, "%s tune --replay %s --strategy nonesuch 2>&1", cli, res), 2);
+  CHECK_CONTAINS(out, "nonesuch");
+  free(out);
+  CHECK_EQ_U(run_fmt(&out, "%s tune --replay /nonexistent/r.json 2>&1", cli), 2);
+  free(out);
+  CHECK_EQ_U(run_fmt(&out, "%s tune --replay %s --strategy all --attributes '{\"kick\":3}' 2>&1", cli, res), 2);
+  CHECK_CONTAINS(out, "--attributes");
+  free(out);
+  CHECK_EQ_U(run_fmt(&out, "%s tune --replay %s --strategy ils --attributes '{\"nope\":3}' 2>&1", cli, res), 2);
+  CHECK_CONTAINS(out, "Search.Attributes.nope");
+  free(out);
+}
+
 int main(int argc, char **argv) {
   test_strategies_basic();
   test_neighbours();
   test_prior();
   test_features();
   test_replay(argc > 1 ? argv[1] : "tests/data");
+  if (argc > 2) test_cli(argv[2], argv[1]);
   return check_report();
 }
