@@ -21,7 +21,8 @@ static const char *help =
     "when there is none, or from --fingerprint FILE) to FILE (schema vkocc.tune-results/1), atomically, also\n"
     "every 10 s while measuring. --resume continues FILE: configurations already measured are skipped; a file of\n"
     "another kernel, type, size or device is refused. --only keeps the configurations whose PARAM is one of the\n"
-    "values, and those without PARAM (repeatable). --json prints the document on stdout. Sizes take K/M suffixes (x1024). docs/tune.md.\n";
+    "values, and those without PARAM (repeatable). --json prints the document on stdout. Sizes take K/M suffixes (x1024). docs/tune.md.\n"
+    "       vkocc tune --replay RESULTS ... | --list-strategies   search strategies over recorded results (--replay R --help)\n";
 
 typedef struct ckpt {
   const char *path;
