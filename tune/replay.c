@@ -1,6 +1,7 @@
 /* Replaying search strategies over recorded spaces (replay.h): the loaders (vkocc tune-results, T4), the
  * occupancy features from a fingerprint's device model, and the statistics over seeds. */
 #include "replay.h"
+#include "features.h"
 #include "../io/io.h"
 /* kernels.h's input generator tune_rng() and search.h's generator type tune_rng share a name: renamed here
  * for this file only (nothing here uses the generator) */
@@ -18,35 +19,15 @@
 
 /* ------------------------------------------------------------------ occupancy features */
 
-/* Resident workgroups per SM, the limiting resource, occupancy, P and waves of each configuration from the
- * derived per-SM limits (vkocc_limits_per_sm_compute): nothing is measured. groups 0 = unknown (no waves).
- * The prior weight: occupancy^4 (a configuration at full occupancy is drawn 16 times as often as one at
- * half), a quarter of that when the launch leaves more than half of the device idle (waves < 0.5); where
- * occupancy is unknown, 1 (no preference). */
+/* The occupancy features (tune/features.c) of every configuration, and the prior. */
 static void occupancy_features(tune_replay_space *sp, const vkocc_derived *d, const uint32_t *wg,
                                const uint32_t *shared, const uint32_t *groups) {
-  uint32_t n = sp->s.nconfigs, nf = 5;
-  static const char *const names[] = {"occupancy", "wg_per_sm", "limit", "P", "waves"};
-  for (uint32_t j = 0; j < nf; j++) sp->feature_names[j] = names[j];
-  sp->features = vkocc_xmalloc((size_t)(n ? n : 1) * nf * sizeof *sp->features);
+  uint32_t n = sp->s.nconfigs;
+  for (uint32_t j = 0; j < TUNE_OCC_NFEATURES; j++) sp->feature_names[j] = tune_occ_feature_names[j];
+  sp->features = vkocc_xmalloc((size_t)(n ? n : 1) * TUNE_OCC_NFEATURES * sizeof *sp->features);
   sp->weights = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *sp->weights);
-  for (uint32_t c = 0; c < n; c++) {
-    double *f = sp->features + (size_t)c * nf;
-    for (uint32_t j = 0; j < nf; j++) f[j] = NAN;
-    sp->weights[c] = 1;
-    if (!wg[c]) continue;
-    vkocc_limits_per_sm lim;
-    vkocc_limits_per_sm_compute(d, wg[c], shared[c], &lim);
-    uint32_t r = lim.wg_per_sm == VKOCC_NO_LIMIT ? 0 : lim.wg_per_sm;
-    /* threads per SM is known only where some point of the surface was limited by subgroup slots; else
-     * (lavapipe: one workgroup per thread, whatever its size) occupancy as a share of threads is unknown */
-    double occ = d->threads_per_sm && d->subgroups_bound_seen ? (double)r * wg[c] / d->threads_per_sm : NAN;
-    double P = (double)r * (d->sm_count ? d->sm_count : 1);
-    f[0] = occ, f[1] = r, f[2] = lim.binding, f[3] = P;
-    f[4] = groups && groups[c] && P > 0 ? groups[c] / P : NAN;
-    sp->weights[c] = isnan(occ) ? 1 : occ * occ * occ * occ * (!isnan(f[4]) && f[4] < 0.5 ? 0.25 : 1);
-  }
-  sp->s.nfeatures = nf, sp->s.feature_names = sp->feature_names, sp->s.features = sp->features;
+  tune_occupancy_features(d, n, wg, shared, groups, sp->features, sp->weights);
+  sp->s.nfeatures = TUNE_OCC_NFEATURES, sp->s.feature_names = sp->feature_names, sp->s.features = sp->features;
   sp->s.prior_weight = sp->weights;
 }
 
