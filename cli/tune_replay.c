@@ -98,6 +98,9 @@ int cli_tune_replay(int argc, char **argv) {
   if (plot) return cli_error("tune", 3, "--plot: this vkocc was built without cairo (VKOCC_WITH_VIEWER=OFF)");
 #endif
   if (plot && (rc = cli_check_output("tune", "--plot", plot))) return rc;
+  const char *ext = plot ? strrchr(plot, '.') : NULL;
+  if (plot && (!ext || (strcasecmp(ext, ".png") && strcasecmp(ext, ".svg") && strcasecmp(ext, ".pdf"))))
+    return cli_error("tune", 2, "--plot %s: unknown image type (use .png, .svg or .pdf)", plot);
   /* the strategies: a comma list or all */
   const tune_strategy_def *pick[64];
   uint32_t npick = 0;

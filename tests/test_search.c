@@ -344,6 +344,32 @@ static void test_cli(const char *cli, const char *data) {
   CHECK_CONTAINS(out, "random_forest (no occupancy)");
   CHECK_CONTAINS(out, "optimum:   51.8 us: variant=subgroup wg_size=1024 elements_per_thread=64 access=strided");
   free(out);
+  /* the convergence plot: PNG and SVG (with its text), or exit 3 without cairo */
+  char dir[] = "/tmp/vkocc-replay-XXXXXX";
+  if (mkdtemp(dir)) {
+    int rc = run_fmt(&out, "%s tune --replay %s --strategy random,annealing --seeds 3 --plot %s/c.svg 2>&1", cli, res, dir);
+    CHECK(rc == 0 || rc == 3, "plot: exit %d", rc);
+    free(out);
+    if (rc == 0) {
+      char path[1100];
+      snprintf(path, sizeof path, "%s/c.svg", dir);
+      FILE *f = fopen(path, "r");
+      char buf[4096] = {0};
+      if (f) { if (fread(buf, 1, sizeof buf - 1, f)) {} fclose(f); }
+      const char *svg = buf;
+      CHECK_CONTAINS(svg, "<title>search convergence: reduce u32");
+      CHECK_CONTAINS(svg, "simulated_annealing: 1.000 after 168 evaluations");
+      unlink(path);
+      CHECK_EQ_U(run_fmt(&out, "%s tune --replay %s --strategy random --seeds 2 --plot %s/c.png 2>&1", cli, res, dir), 0);
+      free(out);
+      snprintf(path, sizeof path, "%s/c.png", dir);
+      CHECK(access(path, R_OK) == 0, "%s", path);
+      unlink(path);
+      CHECK_EQ_U(run_fmt(&out, "%s tune --replay %s --seeds 2 --plot %s/c.bmp 2>&1", cli, res, dir), 2);
+      free(out);
+    }
+    rmdir(dir);
+  }
   CHECK_EQ_U(run_fmt(&out, "%s tune --replay %s --strategy nonesuch 2>&1", cli, res), 2);
   CHECK_CONTAINS(out, "nonesuch");
   free(out);

@@ -43,6 +43,40 @@ static void label(cairo_t *cr, double x, double y, double size, int align, const
   cairo_show_text(cr, s);
 }
 
+static void xml_text(FILE *f, const char *s) {
+  for (; s && *s; s++) {
+    if (*s == '<') fputs("&lt;", f);
+    else if (*s == '>') fputs("&gt;", f);
+    else if (*s == '&') fputs("&amp;", f);
+    else fputc(*s, f);
+  }
+}
+
+/* cairo draws text as glyph outlines, which neither screen readers nor searches read: the SVG gets the
+ * title as <title> and the curves (label, fraction of the optimum at the end) as <desc>. */
+static bool svg_text(sink *out, const char *title, const vkocc_convergence_curve *curves, uint32_t n) {
+  char *svg = out->buf, *tag = svg ? strstr(svg, "<svg") : NULL, *end = tag ? strchr(tag, '>') : NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = end ? open_memstream(&buf, &len) : NULL;
+  if (!f) return false;
+  fwrite(svg, 1, (size_t)(end + 1 - svg), f);
+  fputs("\n<title>", f);
+  xml_text(f, title ? title : "search convergence");
+  fputs("</title>\n<desc>fraction of the optimum (optimum time / best found) against evaluations, median over seeds:", f);
+  for (uint32_t i = 0; i < n; i++) {
+    fputc('\n', f);
+    xml_text(f, curves[i].label);
+    fprintf(f, ": %.3f after %u evaluations", curves[i].median[curves[i].n - 1], curves[i].n);
+  }
+  fputs("</desc>", f);
+  fwrite(end + 1, 1, out->len - (size_t)(end + 1 - svg), f);
+  if (fclose(f)) { free(buf); return false; }
+  free(out->buf);
+  out->buf = buf, out->len = len, out->cap = len + 1;
+  return true;
+}
+
 vkocc_status vkocc_plot_convergence(const vkocc_convergence_curve *curves, uint32_t ncurves, uint32_t space_size,
                                     const char *title, const char *subtitle, const char *path,
                                     const vkocc_plot_options *o) {
@@ -203,6 +237,8 @@ vkocc_status vkocc_plot_convergence(const vkocc_convergence_curve *curves, uint3
   if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(surf);
   cairo_surface_destroy(surf);
   if (cs != CAIRO_STATUS_SUCCESS) st = vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot encode the image (%s)", path, cairo_status_to_string(cs));
+  else if (fmt == 1 && !svg_text(&out, title, curves, ncurves))
+    st = vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot encode the image (out of memory)", path);
   else st = vkocc_write_file_atomic(path, out.buf, out.len);
   free(out.buf);
   return st;
