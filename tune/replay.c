@@ -555,12 +555,16 @@ json_t *tune_replay_stats_json(const tune_replay_space *sp, const char *strategy
     json_array_append_new(at, a);
   }
   json_object_set_new(o, "at_budget", at);
-  for (uint32_t e = 0; e < st->budget; e++) {
+  /* the curve ends where every quartile has reached the optimum: what follows is all 1 */
+  uint32_t len = st->budget;
+  while (len > 1 && st->q1[len - 1] >= 1 && st->q1[len - 2] >= 1) len--;
+  for (uint32_t e = 0; e < len; e++) {
     json_array_append_new(med, json_real(st->median[e]));
     json_array_append_new(q1, json_real(st->q1[e]));
     json_array_append_new(q3, json_real(st->q3[e]));
   }
   json_t *curve = json_object();
+  json_object_set_new(curve, "note", json_string("after 1, 2, ... evaluations; entries after the last are 1"));
   json_object_set_new(curve, "median", med);
   json_object_set_new(curve, "q1", q1);
   json_object_set_new(curve, "q3", q3);
