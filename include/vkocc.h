@@ -1109,6 +1109,23 @@ vkocc_status vkocc_plot_registers(const vkocc_derived *d, const vkocc_register_m
                                   uint32_t wg_size, uint32_t shared_bytes, uint32_t registers, const char *path,
                                   const vkocc_plot_options *o);
 
+/* ---------------------------------------------------------------- search convergence plots (viewer/plot_convergence.c)
+ * The standard convergence plot of autotuning papers, as `vkocc tune --replay ... --plot FILE` draws it. */
+typedef struct vkocc_convergence_curve {
+  const char *label;            /* legend: the strategy (and "without occupancy" for an ablation) */
+  uint32_t n;                   /* evaluations 1..n */
+  const double *median;         /* n: fraction of the optimum (optimum time / best found time), median over seeds */
+  const double *q1, *q3;        /* n: the quartiles (the band); NULL: no band */
+  bool dashed;
+  int32_t colour;               /* Okabe-Ito palette index (0..7, wraps); < 0: the curve's position */
+} vkocc_convergence_curve;
+/* Fraction of the optimum against evaluations (log axis), a line per curve in its quartile band, 95% of the
+ * optimum and (space_size > 0) the 1%, 5% and 10% budgets marked. PNG, SVG or PDF by the extension, written
+ * through a temporary file and a rename. VKOCC_ERROR_USAGE for no curves, an empty one, or a bad path. */
+vkocc_status vkocc_plot_convergence(const vkocc_convergence_curve *curves, uint32_t ncurves, uint32_t space_size,
+                                    const char *title, const char *subtitle, const char *path,
+                                    const vkocc_plot_options *o);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,7 +46,7 @@ static int64_t brute_propose(void *st) {
 }
 static void brute_observe(void *st, uint32_t c, tune_eval e) { (void)st, (void)c, (void)e; }
 static const tune_strategy_def brute_force = {"brute_force", "every configuration in enumeration order",
-                                              brute_create, brute_propose, brute_observe, free};
+                                              brute_create, brute_propose, brute_observe, free, NULL};
 
 /* --- random sampling without replacement: a seeded Fisher-Yates permutation --- */
 typedef struct rnd { uint32_t *perm, next, n; } rnd;
@@ -74,10 +74,12 @@ static void random_destroy(void *st) {
   free(r->perm), free(r);
 }
 static const tune_strategy_def random_sample = {"random_sample", "configurations in a seeded random order",
-                                                random_create, random_propose, brute_observe, random_destroy};
+                                                random_create, random_propose, brute_observe, random_destroy, NULL};
 
 /* --- the table --- */
-static const tune_strategy_def *const all[] = {&brute_force, &random_sample};
+extern const tune_strategy_def tune_strategy_annealing, tune_strategy_genetic, tune_strategy_ils, tune_strategy_forest;
+static const tune_strategy_def *const all[] = {&brute_force,          &random_sample,       &tune_strategy_annealing,
+                                               &tune_strategy_genetic, &tune_strategy_ils,   &tune_strategy_forest};
 
 const tune_strategy_def *const *tune_strategies(uint32_t *n) {
   *n = VKOCC_ARRAY_LEN(all);
@@ -89,6 +91,12 @@ const tune_strategy_def *tune_strategy_find(const char *name) {
   if (!strcasecmp(name, "deterministic") || !strcasecmp(name, "brute") || !strcasecmp(name, "bruteforce"))
     return &brute_force;
   if (!strcasecmp(name, "random")) return &random_sample;
+  /* Kernel Tuner's names for the same algorithms */
+  if (!strcasecmp(name, "simulated_annealing") || !strcasecmp(name, "annealing")) return &tune_strategy_annealing;
+  if (!strcasecmp(name, "genetic")) return &tune_strategy_genetic;
+  if (!strcasecmp(name, "basin_hopping") || !strcasecmp(name, "greedy_ils") || !strcasecmp(name, "ils"))
+    return &tune_strategy_ils;
+  if (!strcasecmp(name, "forest")) return &tune_strategy_forest;
   for (size_t i = 0; i < VKOCC_ARRAY_LEN(all); i++)
     if (!strcasecmp(all[i]->name, name)) return all[i];
   return NULL;
@@ -115,6 +123,7 @@ vkocc_status tune_search_run(const tune_space *s, const tune_strategy_def *def, 
   void *st = NULL;
   vkocc_status rc = def->create(s, seed, attrs, &st);
   if (rc) return rc;
+  if (def->set_budget) def->set_budget(st, limit);
   out->order = vkocc_xmalloc((size_t)(limit ? limit : 1) * sizeof *out->order);
   out->best_after = vkocc_xmalloc((size_t)(limit ? limit : 1) * sizeof *out->best_after);
   uint8_t *seen = vkocc_xcalloc(s->nconfigs ? s->nconfigs : 1, 1);
@@ -145,6 +154,7 @@ vkocc_status tune_search_run(const tune_space *s, const tune_strategy_def *def, 
     out->best_after[out->evals] = out->best_ns;
     out->evals++;
     def->observe(st, (uint32_t)c, e);
+    if (budget && budget->target_ns > 0 && out->best_ns <= budget->target_ns) break;
   }
   def->destroy(st);
   free(seen), free(known);

@@ -26,6 +26,10 @@ typedef struct tune_space {
   uint32_t nfeatures;        /* 0 = none */
   const char *const *feature_names; /* nfeatures */
   const double *features;    /* nconfigs * nfeatures, known without measuring (NaN = unknown) */
+  /* Optional prior (NULL = none): a weight >= 0 per configuration, known before measuring (e.g. from the
+   * occupancy the device model predicts, tune_replay's occupancy features). Initial designs draw
+   * configurations with probability proportional to it (without replacement) instead of uniformly. */
+  const double *prior_weight;
 } tune_space;
 
 /* The result of one evaluation: time_ns > 0 for a valid configuration, otherwise invalid. */
@@ -44,6 +48,9 @@ typedef struct tune_strategy_def {
   int64_t (*propose)(void *state);
   void (*observe)(void *state, uint32_t config, tune_eval e);
   void (*destroy)(void *state);
+  /* Optional (NULL = not used): the most evaluations the loop will allow (from the count and fraction
+   * budgets; nconfigs under a time budget alone), told once after create, before the first propose. */
+  void (*set_budget)(void *state, uint64_t max_evals);
 } tune_strategy_def;
 
 /* Every strategy, brute force first; *n gets the count. */
@@ -55,6 +62,8 @@ typedef struct tune_budget {
   uint64_t max_evals;        /* 0 = no limit (ConfigurationCount, --budget) */
   double max_fraction;       /* 0 = no limit (ConfigurationFraction: of nconfigs) */
   double max_seconds;        /* 0 = no limit (TuningDuration, --time): wall time of the whole search */
+  double target_ns;          /* 0 = none: stop once a valid configuration this fast is found (replay stops at
+                                the known optimum: nothing after it can change the best) */
 } tune_budget;
 
 /* Evaluates configuration `config`; VKOCC_OK with e filled, or an error that stops the search. */
