@@ -1,12 +1,8 @@
 /* vkocc tune KERNEL --size N -o FILE: the harness (tune/tune.c) over one of the shipped kernels
  * (kernels/), written as a vkocc.tune-results/1 document that --resume continues (docs/tune.md). */
 #include "cli.h"
-<<<<<<< ours
 #include "tune_help.h"
-=======
-#include "../io/tune_results.h"
 #include "tune_replay.h"
->>>>>>> theirs
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,15 +21,11 @@ static const char *help =
     "when there is none, or from --fingerprint FILE) to FILE (schema vkocc.tune-results/1), atomically, also\n"
     "every 10 s while measuring. --resume continues FILE: configurations already measured are skipped; a file of\n"
     "another kernel, type, size or device is refused. --only keeps the configurations whose PARAM is one of the\n"
-<<<<<<< ours
     "values, and those without PARAM (repeatable). --json prints the document on stdout (with or without -o).\n"
     "Sizes take K/M suffixes (x1024). On a terminal: progress with elapsed time, ETA and the best so far.\n"
     "docs/tune.md.\n"
-    "       vkocc tune SPEC.json -o FILE ...   tunes your own Vulkan kernel from a T1 file (vkocc tune SPEC.json --help)\n";
-=======
-    "values, and those without PARAM (repeatable). --json prints the document on stdout. Sizes take K/M suffixes (x1024). docs/tune.md.\n"
+    "       vkocc tune SPEC.json -o FILE ...   tunes your own Vulkan kernel from a T1 file (vkocc tune SPEC.json --help)\n"
     "       vkocc tune --replay RESULTS ... | --list-strategies   search strategies over recorded results (--replay R --help)\n";
->>>>>>> theirs
 
 typedef struct ckpt {
   const char *path;
@@ -82,12 +74,9 @@ static bool spec_mode(int argc, char **argv) {
 }
 
 int cmd_tune(int argc, char **argv) {
-<<<<<<< ours
-  if (spec_mode(argc, argv)) return cmd_tune_spec(argc, argv);
-=======
   /* --replay and --list-strategies need no device: cli/tune_replay.c */
   if (cli_tune_replay_wanted(argc, argv)) return cli_tune_replay(argc, argv);
->>>>>>> theirs
+  if (spec_mode(argc, argv)) return cmd_tune_spec(argc, argv);
   cli_common c = {0};
   const char *out = NULL, *type = NULL, *fp_path = NULL, *only[32];
   uint32_t nonly = 0, size = 0, max_runs = 0, threads = 0;
