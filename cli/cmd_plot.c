@@ -9,18 +9,12 @@ static const char *help =
     "                                                        (--shmem: up to 8; default: 6 spread over the ladder)\n"
     "       vkocc plot comb RAWFILE -o OUT                   start-time histogram of one probe (probe --raw)\n"
     "       vkocc plot compare A.json B.json ... -o OUT      normalized surfaces of fingerprints side by side\n"
-    "       vkocc plot registers REGS.json --wg N --regs R [--shmem B] -o OUT   occupancy against registers, shared
-"
-    "                                                        memory and workgroup size (surface --registers -o)
-"
-    "options: --width W --height H: pixels (PNG) or points (SVG, PDF); default 1000 x 700, for PDF a 6.5 x 4 inch
-"
-    "page (468 x 288). OUT ends in .png, .svg or .pdf; SVG text is SVG <text> (searchable, selectable).
-"
-    "FILE is any surface vkocc writes (surface, surface --shader --vary, fingerprint, calc -o JSON) or a CSV
-"
-    "wg_size,shared_bytes,P (calc --csv output reads back too).
-";
+    "       vkocc plot registers REGS.json --wg N --regs R [--shmem B] -o OUT   occupancy against registers, shared\n"
+    "                                                        memory and workgroup size (surface --registers -o)\n"
+    "options: --width W --height H: pixels (PNG) or points (SVG, PDF); default 1000 x 700, for PDF a 6.5 x 4 inch\n"
+    "page (468 x 288). OUT ends in .png, .svg or .pdf; SVG text is SVG <text> (searchable, selectable).\n"
+    "FILE is any surface vkocc writes (surface, surface --shader --vary, fingerprint, calc -o JSON) or a CSV\n"
+    "wg_size,shared_bytes,P (calc --csv output reads back too).\n";
 
 #ifdef VKOCC_HAVE_CAIRO
 #include "viewer.h"
