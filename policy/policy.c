@@ -375,8 +375,12 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
       snprintf(out->cluster_id, sizeof out->cluster_id, "%s", id);
       out->entry = e;
     } else {
-      snprintf(why, sizeof why, " for cluster %s", fp->cluster_id);
-      if (has_entries(entries, fp->cluster_id, NULL)) note_rejected(out, entries, fp->cluster_id, NULL, why, vars, nvars);
+      /* the note names the ID the database knows this device's cluster by (either recipe), else the fingerprint's */
+      const char *own = has_entries(entries, fp->cluster_id, NULL) ? fp->cluster_id
+                        : has_entries(entries, id, NULL)           ? id
+                                                                   : fp->cluster_id;
+      snprintf(why, sizeof why, " for cluster %s", own);
+      if (has_entries(entries, own, NULL)) note_rejected(out, entries, own, NULL, why, vars, nvars);
       else note(out, "no entry for cluster %s", fp->cluster_id);
       /* known clusters by distance, nearest first, within the threshold */
       double *d = vkocc_xmalloc((db->nclusters + 1) * sizeof *d), nearest = INFINITY;
@@ -384,7 +388,8 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
       const char *nearest_id = NULL;
       for (uint32_t i = 0; i < db->nclusters; i++) {
         d[i] = vkocc_fingerprint_distance(fp, &db->clusters[i]);
-        if (strcmp(db->clusters[i].cluster_id, fp->cluster_id) && d[i] < nearest)
+        if (strcmp(db->clusters[i].cluster_id, fp->cluster_id) && strcmp(db->clusters[i].cluster_id, own) &&
+            d[i] < nearest)
           nearest = d[i], nearest_id = db->clusters[i].cluster_id;
       }
       for (;;) {
