@@ -1,4 +1,4 @@
-/* Benchmark (figures, not pass/fail), issue 11 demonstrations:
+/* Benchmark (figures, not pass/fail), the device barrier's demonstrations:
  *  stencil:   STEPS steps of a 3-point stencil in ONE dispatch of P workgroups with the device-wide barrier
  *             between steps (kernels/barrier/stencil.comp -DFUSED), against the same steps as STEPS dispatches
  *             with pipeline barriers between them; both checked against the CPU, timed in the same run

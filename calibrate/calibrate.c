@@ -54,7 +54,7 @@ static vkocc_status run_spin(spin *sp, uint32_t iterations, spin_sample *smp) {
  * samples whose `ok` is false; x comes from the same sample. Returns the number of points left.
  * The fastest, not the median: whatever else runs only adds to a queue interval (on a CPU device the OS
  * delays the driver's threads by milliseconds), and the fastest sample's clock reading covers the same
- * interval as its timestamps. With the median of 5, a loaded machine once left R^2 at 0.9897 (issue 14). */
+ * interval as its timestamps. With the median of 5, a loaded machine once left R^2 at 0.9897. */
 static uint32_t fastest_by_length(const double *key, const bool *ok, const double *x, const double *y, uint32_t n,
                                   double *mx, double *my) {
   uint32_t out = 0;
@@ -116,7 +116,7 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
    * driver's threads, and one spin of 1 round read 16 ms twice out of 3 (measured beside two CPU hogs).
    * With the median that stopped the doubling at 1 round, the ladder collapsed to 1-4 rounds (a few us)
    * and the fit over it gave -2.4 or -43 ns per tick; the probe then asked for a sleep of ~2^32 ticks
-   * and every sleep ended at the iteration bound (the "sleeps cut at the iteration bound" of issue 14). */
+   * and every sleep ended at the iteration bound ("sleeps cut at the iteration bound"). */
   uint32_t it = 16;
   double fastest = 0, longest_it = 16;
   for (int check = 0; check < 4; check++) {

@@ -101,7 +101,7 @@ static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, c
   t0 = vkocc_now_ns();
   uint32_t hint = 0, row_hint = 0;
   double sleep = 0, learned = 0;
-  /* Batches (issue 13): the combs of a chunk of points go to the device in one command buffer, each hinted
+  /* Batches: the combs of a chunk of points go to the device in one command buffer, each hinted
    * by its prediction (hint_each) or by the point of the same shared size in an earlier row, with that
    * point's sleep; the points a batch does not establish are measured one by one below. */
   bool batch = method == VKOCC_METHOD_COMB && repeat == 1;
@@ -317,10 +317,4 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
   if (s) vkocc_surface_free(out);
   else out->measured = out->measurements = out->count, out->batches = batches;
   return s;
-}
-
-void vkocc_surface_free(vkocc_surface *s) {
-  free(s->points);
-  s->points = NULL;
-  s->count = 0;
 }

@@ -1,11 +1,17 @@
 /* Shared by the CLI commands: option parsing, device opening, output. */
 #ifndef VKOCC_CLI_H
 #define VKOCC_CLI_H
+/* The library's rooms the commands use, none of which needs Vulkan: documents (io), helpers (util), the
+ * characterization's cache, compilation and inspection, the tuning harness and the policy documents. */
+#include "../policy/policy_docs.h"
+#include "../tune/tune.h"
+#include "characterize.h"
+#include "compile.h"
 #include "io.h"
+#include "util.h"
 #include "vkocc.h"
 #include <stdbool.h>
 #include <stdio.h>
-#include "internal.h"
 
 typedef struct cli_common {
   const char *device;    /* --device (else VKOCC_DEVICE) */
@@ -45,10 +51,10 @@ int cmd_cluster(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_view(int argc, char **argv);
-int cmd_tune(int argc, char **argv); /* issue 10 */
-int cmd_tune_spec(int argc, char **argv);
-int cmd_policy_header(int argc, char **argv); /* vkocc policy header DB -o tuned.h */ /* vkocc tune SPEC.json: a user kernel from a T1 file */
-int cmd_barrier_test(int argc, char **argv); /* issue 11 */
+int cmd_tune(int argc, char **argv);
+int cmd_barrier_test(int argc, char **argv);
+int cmd_tune_spec(int argc, char **argv);      /* vkocc tune SPEC.json: a user kernel from a T1 file */
+int cmd_policy_header(int argc, char **argv); /* vkocc policy header DB -o tuned.h */
 
 /* Prints "vkocc CMD: message" on stderr and returns the status as exit code. */
 int cli_error(const char *cmd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -69,8 +75,7 @@ int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
  * c->method, notes prefixed with cmd); details freed by the caller. */
 int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vkocc_fingerprint *fp,
                             vkocc_fingerprint_details *details);
-/* The same with notes prefixed "fingerprint" (kept for callers from before; policy should call
- * cli_fingerprint_measure("policy", ...)); *doc: the whole document (json_decref it). */
+/* cli_fingerprint_measure, handing out the whole document instead of the details (*doc: json_decref it). */
 int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
 /* cmd_fingerprint.c: the human summary of a fingerprint document. */
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
@@ -113,7 +118,7 @@ void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t le
 int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po, bool use_cache);
 int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
                        const char *out_path);
-/* multi_device.c: --device all (issue 13): every device on its own thread; out_path PREFIX[.json] or NULL. */
+/* multi_device.c: --device all: every device on its own thread; out_path PREFIX[.json] or NULL. */
 int cli_all_devices(const char *cmd, const cli_common *c, const vkocc_surface_options *o, const char *out_path);
 int cli_all_fingerprints(const cli_common *c, bool fresh, const char *out_path);
 #endif

@@ -1,6 +1,5 @@
 /* vkocc policy build | select | transfer (docs/policy.md, docs/tune.md). */
 #include "cli.h"
-#include "../policy/tunedb.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>

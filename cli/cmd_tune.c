@@ -1,7 +1,6 @@
 /* vkocc tune KERNEL --size N -o FILE: the harness (tune/tune.c) over one of the shipped kernels
  * (kernels/), written as a vkocc.tune-results/1 document that --resume continues (docs/tune.md). */
 #include "cli.h"
-#include "../tune/tune.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,3 @@
-#include "characterize.h"
 #include "cli.h"
 #include <ctype.h>
 #include <errno.h>
@@ -85,7 +84,8 @@ int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx) {
   /* asked for a compute-only family and got graphics+compute: say so (the shared memory may differ) */
   const vkocc_device_info *d = vkocc_context_device(*ctx);
   const char *env = getenv("VKOCC_QUEUE");
-  if ((c->queue || (env && *env)) && !strcmp(d->queue_choice, "compute") && (d->compute_queue_flags & VK_QUEUE_GRAPHICS_BIT))
+  if ((c->queue || (env && *env)) && !strcmp(d->queue_choice, "compute") &&
+      !strcmp(vkocc_queue_kind_name(d->compute_queue_flags), "graphics+compute"))
     fprintf(stderr, "vkocc %s: note: %s has no compute-only queue family with timestamps; measuring on queue "
             "family %u (graphics+compute)\n", cmd, d->name, d->compute_queue_family);
   return 0;
@@ -187,7 +187,7 @@ void cli_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t le
 }
 
 /* The cache entry of the device c names, looked up from the device list alone (an instance, no device
- * opened: issue 13); false when the device or queue choice does not resolve (measuring reports it). */
+ * opened); false when the device or queue choice does not resolve (measuring reports it). */
 static bool cached_without_device(const cli_common *c, vkocc_fingerprint *fp, vkocc_fingerprint_details *det) {
   vkocc_device_info *d;
   uint32_t n, idx, fam;

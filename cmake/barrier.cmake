@@ -1,4 +1,4 @@
-# issue 11: the GLSL includes (glsl/vkocc/*.glsl) and the shipped barrier kernels, embedded as text so the
+# The device-wide barrier: the GLSL includes (glsl/vkocc/*.glsl) and the shipped barrier kernels, embedded as text so the
 # library resolves `#include <vkocc/...>` at run time (compile/compile.c) and compiles the kernels with the
 # device's clock defines; cmake/library.cmake installs the includes (share/vkocc/glsl) for applications that compile with their own glslc.
 set(VKOCC_EMBEDDED_TEXT glsl/vkocc/device_barrier.glsl glsl/vkocc/persistent.glsl

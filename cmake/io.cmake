@@ -1,4 +1,4 @@
-# issue 12 (api): io/ (every document in and out) is a private include directory of the library and of
+# io/ (every document in and out) is a private include directory of the library and of
 # everything in this build that reads or writes documents (CLI, tests, benchmarks).
 set(_vkocc_io_dirs ${PROJECT_SOURCE_DIR})
 if(BUILD_TESTING)

@@ -1,4 +1,4 @@
-# Tunable kernels (kernels/<name>/<name>.comp, issue 10): the GLSL text is embedded into libvkocc as
+# Tunable kernels (kernels/<name>/<name>.comp): the GLSL text is embedded into libvkocc as
 # `const char vkocc_glsl_<name>[]` and compiled at run time (libshaderc), variants by #define and tuning
 # parameters as specialization constants. In script mode (-DTEXT_IN=... -DOUT=... -DNAME=...) this file
 # writes one generated C source.

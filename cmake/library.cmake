@@ -1,4 +1,4 @@
-# The libraries, the CLI, install rules, pkg-config, the CMake package and CPack (issue 12 item 1;
+# The libraries, the CLI, install rules, pkg-config, the CMake package and CPack (
 # docs/library.md). Included by the top-level CMakeLists.txt once VKOCC_LIB_SOURCES is complete.
 #
 #   libvkocc.so / libvkocc.a            everything but plotting; exports exactly what include/vkocc.h declares
@@ -11,7 +11,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # GLSL includes: <prefix>/share/vkocc/glsl/vkocc/*.glsl, so `glslc -I <prefix>/share/vkocc/glsl` resolves
-# `#include <vkocc/device_barrier.glsl>` as the library's own run-time compiler does (issue 11)
+# `#include <vkocc/device_barrier.glsl>` as the library's own run-time compiler does
 set(VKOCC_INSTALL_GLSLDIR ${CMAKE_INSTALL_DATADIR}/vkocc/glsl)
 set(VKOCC_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/vkocc)
 # 0.x: every minor version may change the ABI, so the SONAME carries it (libvkocc.so.0.1)
@@ -148,7 +148,7 @@ install(TARGETS vkocc_shared ${VKOCC_PLOT_TARGETS} EXPORT vkocc-targets
 install(TARGETS vkocc ${VKOCC_PLOT_STATIC_TARGETS} EXPORT vkocc-static-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES include/vkocc.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# GLSL includes for applications' own shaders (issue 11), once the folder exists
+# GLSL includes for applications' own shaders, once the folder exists
 # (checked when installing, so no new configure is needed when glsl/ appears)
 install(DIRECTORY glsl/ DESTINATION ${VKOCC_INSTALL_GLSLDIR} OPTIONAL)
 file(GLOB VKOCC_DOCS CONFIGURE_DEPENDS docs/*.md docs/*.json)

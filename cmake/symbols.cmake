@@ -1,4 +1,4 @@
-# The exported symbols of the shared libraries, generated FROM include/vkocc.h (issue 12): every function and
+# The exported symbols of the shared libraries, generated FROM include/vkocc.h: every function and
 # every `extern` variable the header declares. Script mode: -DIN=<vkocc.h preprocessed by the C compiler, so
 # comments, macros and the C++ guard are gone> -DOUT_DIR=<dir>. Writes
 #   vkocc.map, vkocc-plot.map          linker version scripts (ld --version-script): those names, local: *

@@ -151,8 +151,8 @@ typedef struct vkocc_kernel_desc {
 
 /* Builds a compute pipeline as desc says. Errors name desc->name: VKOCC_ERROR_USAGE for a module that is
  * not SPIR-V, lacks the entry point or names a specialization ID it lacks (from the inspection);
- * VKOCC_ERROR_UNSUPPORTED when the driver rejects the module or pipeline, a dummy's format or more than
- * maxBoundDescriptorSets sets; VKOCC_ERROR_RUNTIME for other Vulkan failures. On failure k is destroyed. */
+ * VKOCC_ERROR_UNSUPPORTED when the driver rejects the module or pipeline or a dummy's format, or the module
+ * uses more than 32 descriptor sets; VKOCC_ERROR_RUNTIME for other Vulkan failures. On failure k is destroyed. */
 vkocc_status vkocc_kernel_build(vkocc_context *ctx, const vkocc_kernel_desc *desc, vkocc_kernel *k);
 
 /* The driver's statistics of executable 0 of k (built with .statistics): up to max names (63 characters

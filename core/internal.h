@@ -1,23 +1,20 @@
-/* Internal to libvkocc: the Vulkan function table, the context and the helpers stages share. */
+/* Internal to libvkocc: the Vulkan function table, the context and the device set-up; the helpers without
+ * Vulkan are core/util.h, the executor core/exec.h. */
 #ifndef VKOCC_INTERNAL_H
 #define VKOCC_INTERNAL_H
 
+#include "util.h"
 #include "vkocc.h"
 #include <vulkan/vulkan.h>
 
-#define VKOCC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 /* error.c */
-vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *vkocc_vk_result_name(VkResult r);
 /* Maps a VkResult from `what` to a status with a message; VK_ERROR_DEVICE_LOST gets its own wording. */
 vkocc_status vkocc_vk_fail(VkResult r, const char *what);
-/* malloc, calloc, realloc that end the process with "vkocc: out of memory" instead of returning NULL. */
-void *vkocc_xmalloc(size_t n);
-void *vkocc_xcalloc(size_t n, size_t size);
-void *vkocc_xrealloc(void *p, size_t n);
 
-/* loader.c: Vulkan entry points, loaded at run time (volk-style) so a missing loader is a clear error. */
+/* loader.c: Vulkan entry points, loaded at run time (volk-style) so a missing loader is a clear error. Only
+ * core/ calls them: device and context set-up here, everything else through the executor (core/exec.h).
+ * vkGetPipelineExecutableStatisticsKHR (an extension) may be NULL. */
 #define VKOCC_VK_GLOBAL(X) X(vkCreateInstance) X(vkEnumerateInstanceVersion)
 #define VKOCC_VK_INSTANCE(X) \
   X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties) \
@@ -55,8 +52,6 @@ vkocc_status vkocc_instance_create(VkInstance *instance);
 /* The application's loader entry (NULL: the system loader's) and the instance functions of its instance. */
 vkocc_status vkocc_loader_use(void *get_instance_proc_addr, VkInstance instance);
 void vkocc_load_device_functions(VkInstance instance);
-/* devices.c: makes family (UINT32_MAX: none) the one d names as measured on, chosen by choice. */
-void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
 
 /* devices.c */
 void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info);
@@ -86,27 +81,10 @@ struct vkocc_context {
  * it shares. */
 void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user);
 
-/* devices.c: vkocc_select_device, with the messages naming where spec came from ("--device", "VKOCC_DEVICE"). */
-vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, const char *spec, const char *source,
-                                      uint32_t *index);
 
-/* cache.c: $XDG_CACHE_HOME/vkocc (else ~/.cache/vkocc), created on demand. */
-vkocc_status vkocc_cache_dir(char *out, size_t len);
-/* Writes data to path through a temporary file in the same directory and a rename. Replaces only a
- * regular file: a directory, device, FIFO or socket is refused (VKOCC_ERROR_USAGE); a symbolic link is
- * followed and the file it names replaced (the link stays), a link to nothing refused. Removes our own
- * temporaries that a killed writer left in that directory. */
-vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len);
-/* The checks of vkocc_write_file_atomic without writing: run them before measuring. */
-vkocc_status vkocc_output_check(const char *path);
-/* Reads a whole file (a directory or more than 256 MiB is refused); *data is NUL-terminated, malloc'd. */
-vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
 
 /* derive.c: vkocc_derive with the SM count given (sms > 0), e.g. 1 for values that are already per SM. */
 vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, uint32_t sms,
                                 vkocc_derived *out);
-double vkocc_now_ns(void);
-int vkocc_cmp_double(const void *a, const void *b);
-double vkocc_median(double *v, uint32_t n); /* sorts v */
 
 #endif

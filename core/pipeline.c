@@ -284,13 +284,18 @@ vkocc_status vkocc_kernel_build(vkocc_context *ctx, const vkocc_kernel_desc *des
 /* ------------------------------------------------------------------ statistics */
 
 static uint32_t read_stats(VkDevice dev, VkPipeline p, char (*names)[64], double *vals, uint32_t max) {
-  if (!vkocc_fn.vkGetPipelineExecutableStatisticsKHR) return 0;
+  /* the loader's trampoline from the table, else the driver's own entry (a loader that lacks the extension) */
+  PFN_vkGetPipelineExecutableStatisticsKHR stats = vkocc_fn.vkGetPipelineExecutableStatisticsKHR;
+  if (!stats)
+    stats = (PFN_vkGetPipelineExecutableStatisticsKHR)vkocc_fn.vkGetDeviceProcAddr(dev,
+                                                                                    "vkGetPipelineExecutableStatisticsKHR");
+  if (!stats) return 0;
   VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = p};
   uint32_t n = 0;
-  if (vkocc_fn.vkGetPipelineExecutableStatisticsKHR(dev, &ei, &n, NULL) != VK_SUCCESS || !n) return 0;
+  if (stats(dev, &ei, &n, NULL) != VK_SUCCESS || !n) return 0;
   VkPipelineExecutableStatisticKHR *st = vkocc_xcalloc(n, sizeof *st);
   for (uint32_t i = 0; i < n; i++) st[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
-  if (vkocc_fn.vkGetPipelineExecutableStatisticsKHR(dev, &ei, &n, st) < 0) n = 0;
+  if (stats(dev, &ei, &n, st) < 0) n = 0;
   uint32_t k = 0;
   for (uint32_t i = 0; i < n && k < max; i++, k++) {
     if (names) snprintf(names[k], 64, "%.63s", st[i].name);

@@ -336,7 +336,7 @@ typedef struct vkocc_surface_point {
   uint32_t comb_P, bisect_P; /* medians of the repetitions; 0 = not measured */
   bool agree;             /* every repetition of every method gave one value */
   bool refined;           /* added by refinement between ladder points */
-  bool predicted;         /* adaptive surface: P is the model's prediction, not a measurement (issue 13) */
+  bool predicted;         /* adaptive surface: P is the model's prediction, not a measurement */
 } vkocc_surface_point;
 
 typedef struct vkocc_surface {
@@ -653,7 +653,7 @@ vkocc_status vkocc_policy_param_float(const vkocc_policy_choice *c, const char *
 vkocc_status vkocc_policy_param_string(const vkocc_policy_choice *c, const char *name, char *out, size_t len);
 /* The rule's name: "device", "cluster", "nearest", "default". */
 const char *vkocc_policy_rule_name(vkocc_policy_rule r);
-/* ---------------------------------------------------------------- library API for what the CLI does (issue 12)
+/* ---------------------------------------------------------------- library API for what the CLI does
  * Presets shared by the CLI and the library, the fingerprint of a device with the CLI's cache, a context on
  * the application's own Vulkan device, and a workgroup-size suggestion with the per-limit counts. */
 
@@ -776,7 +776,7 @@ typedef struct vkocc_wg_suggestion {
 vkocc_status vkocc_suggest_wg_size(const vkocc_derived *d, vkocc_shared_fn shared, void *user, uint32_t max_wg_size,
                                    uint32_t max_shared_bytes, vkocc_wg_suggestion *out);
 
-/* ---------------------------------------------------------------- failures reported from outside (issue 12, install)
+/* ---------------------------------------------------------------- failures reported from outside (install)
  * For callbacks that return a vkocc_status (vkocc_runtime_fn, vkocc_workload_fn) and for libraries built on
  * vkocc (libvkocc-plot reports through these): vkocc_fail records a failure the way the library does (the
  * printf-formatted message becomes vkocc_last_error() of this thread) and returns s; vkocc_clear_error
@@ -789,7 +789,7 @@ vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
 void vkocc_clear_error(void);
 
 /* ---------------------------------------------------------------- device-wide barrier, persistent threads
- * (issue 11, docs/barrier.md). The GLSL side is <vkocc/device_barrier.glsl> and <vkocc/persistent.glsl>
+ * (docs/barrier.md). The GLSL side is <vkocc/device_barrier.glsl> and <vkocc/persistent.glsl>
  * (glsl/ in the source tree, installed under share/vkocc/glsl; the library's run-time compiler resolves
  * them itself). A barrier over workgroups is correct only when all of them are resident at once, so the
  * host dispatches P workgroups, P measured for that very pipeline; every wait in the shader is bounded by
@@ -884,7 +884,7 @@ typedef struct vkocc_barrier_test_result {
  * result is filled in both cases); other errors as usual (VK_ERROR_DEVICE_LOST, a fence timeout). */
 vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_options *o, vkocc_barrier_test_result *out);
 void vkocc_barrier_test_result_free(vkocc_barrier_test_result *r);
-/* ---------------------------------------------------------------- adaptive surface (issue 13)
+/* ---------------------------------------------------------------- adaptive surface
  * The surface from few points (docs/surface-speed.md). Under the model of docs/model.md, with wg0 the
  * smallest workgroup size and s0 the smallest shared size of the grid, P(wg, s) = min(P(wg, s0), P(wg0, s)),
  * and P never rises along either axis. So: both axes are measured by bisection (a run of equal ends is

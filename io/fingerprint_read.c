@@ -87,3 +87,8 @@ vkocc_status vkocc_fingerprint_load(const char *path, vkocc_fingerprint *fp) {
   return s;
 }
 
+uint32_t vkocc_fingerprint_doc_sm_count(json_t *doc) {
+  json_t *sm = json_object_get(json_object_get(doc, "derived"), "sm_count");
+  return json_is_integer(sm) && json_integer_value(sm) > 0 && json_integer_value(sm) <= UINT32_MAX
+             ? (uint32_t)json_integer_value(sm) : 0;
+}

@@ -86,6 +86,8 @@ json_t *vkocc_vendor_check_json(const vkocc_vendor_check *c, const char *source)
  * grid; the cluster ID must match the surface. VKOCC_ERROR_USAGE with messages that start with name
  * ("FILE" or "FILE: $.clusters.ID") and name the JSON path. */
 vkocc_status vkocc_fingerprint_from_json(json_t *o, const char *name, const char *cluster_id, vkocc_fingerprint *fp);
+/* The derived SM count a fingerprint document holds ($.derived.sm_count), 0 when it holds none. */
+uint32_t vkocc_fingerprint_doc_sm_count(json_t *doc);
 
 /* fingerprint_io.c */
 /* The normalized part of a fingerprint document (canonical grid, values, sources, cluster ID). */

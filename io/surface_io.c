@@ -13,6 +13,13 @@ static const uint32_t field_max[3] = {VKOCC_MAX_WG_SIZE, VKOCC_MAX_SHARED_BYTES,
 
 /* ---- the surface object (a surface document, or a fingerprint's "surface") and the derived limits */
 
+/* A surface's points, whoever filled them (a measurement or a reader). */
+void vkocc_surface_free(vkocc_surface *s) {
+  free(s->points);
+  s->points = NULL;
+  s->count = 0;
+}
+
 json_t *vkocc_surface_json(const vkocc_surface *s) {
   json_t *o = json_object(), *pts = json_array();
   if (s->has_device) json_object_set_new(o, "device", vkocc_device_info_json(&s->device));

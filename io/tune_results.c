@@ -83,8 +83,7 @@ void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t 
   snprintf(id->driver_name, sizeof id->driver_name, "%s", d->driver_name);
   snprintf(id->driver_info, sizeof id->driver_info, "%s", d->driver_info);
   id->vendor_id = d->vendor_id, id->device_id = d->device_id, id->driver_version = d->driver_version;
-  json_t *sm = json_object_get(json_object_get(fp_doc, "derived"), "sm_count");
-  if (json_is_integer(sm) && json_integer_value(sm) > 0) id->sm_count = (uint32_t)json_integer_value(sm);
+  id->sm_count = vkocc_fingerprint_doc_sm_count(fp_doc);
   if (fp) {
     id->has_fp = true;
     id->fp = *fp;

@@ -3,7 +3,7 @@
 #ifndef VKOCC_TUNE_RESULTS_H
 #define VKOCC_TUNE_RESULTS_H
 #include "../kernels/kernels.h"
-#include "internal.h"
+#include "util.h"
 #include <jansson.h>
 
 

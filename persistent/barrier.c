@@ -82,27 +82,31 @@ vkocc_status vkocc_barrier_state_check(const uint32_t state[VKOCC_BARRIER_STATE_
 vkocc_status vkocc_pk_compile(const char *embedded, const char *path, const vkocc_barrier_bounds *b,
                               const char *const *defines, uint32_t ndefines, uint32_t **spv, size_t *words,
                               const char **name) {
-  const char *defs[20];
+  const char **defs = vkocc_xcalloc(ndefines + 1, sizeof *defs); /* the clock's define, then the caller's */
   uint32_t nd = 0;
   if (b && b->define) defs[nd++] = b->define;
-  for (uint32_t i = 0; i < ndefines && nd < 20; i++) defs[nd++] = defines[i];
+  for (uint32_t i = 0; i < ndefines; i++) defs[nd++] = defines[i];
+  vkocc_status s;
   if (path) {
     *name = path;
-    return vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, "main", defs, nd, spv, words);
+    s = vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, "main", defs, nd, spv, words);
+  } else {
+    size_t len;
+    const char *text = vkocc_embedded_text(embedded, &len);
+    *name = embedded;
+    s = text ? vkocc_shader_compile(text, len, embedded, VKOCC_SHADER_GLSL, "main", defs, nd, spv, words)
+             : vkocc_fail(VKOCC_ERROR_RUNTIME, "%s is not embedded in this build", embedded);
   }
-  size_t len;
-  const char *text = vkocc_embedded_text(embedded, &len);
-  if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s is not embedded in this build", embedded);
-  *name = embedded;
-  return vkocc_shader_compile(text, len, embedded, VKOCC_SHADER_GLSL, "main", defs, nd, spv, words);
+  free(defs);
+  return s;
 }
 
 vkocc_status vkocc_pk_measure(vkocc_context *ctx, const vkocc_calibration *cal, const uint32_t *spv, size_t words,
                               const char *name, const uint32_t *spec, uint32_t nspec, bool use_cache, uint32_t *P,
                               bool *from_cache) {
-  vkocc_spec_value sv[8];
-  for (uint32_t i = 0; i < nspec && i < 8; i++) sv[i] = (vkocc_spec_value){i, spec[i]};
-  vkocc_shader_desc sh = {.spirv = spv, .spirv_words = words, .name = name, .spec = sv, .nspec = nspec < 8 ? nspec : 8};
+  vkocc_spec_value *sv = vkocc_xcalloc(nspec, sizeof *sv);
+  for (uint32_t i = 0; i < nspec; i++) sv[i] = (vkocc_spec_value){i, spec[i]};
+  vkocc_shader_desc sh = {.spirv = spv, .spirv_words = words, .name = name, .spec = sv, .nspec = nspec};
   vkocc_pipeline_result r;
   /* the comb only: it never overcounts (a loaded CPU device can make it undercount, which is safe here) */
   vkocc_probe_options po = {.method = VKOCC_METHOD_COMB};
@@ -112,6 +116,7 @@ vkocc_status vkocc_pk_measure(vkocc_context *ctx, const vkocc_calibration *cal, 
     if (from_cache) *from_cache = r.from_cache;
   }
   vkocc_pipeline_result_free(&r);
+  free(sv);
   return s;
 }
 
@@ -158,10 +163,10 @@ vkocc_status vkocc_persistent_groups(vkocc_context *ctx, const vkocc_calibration
   vkocc_status s = vkocc_barrier_bounds_get(ctx, cal, 0, 0, &b);
   if (s) return s;
   vkocc_shader_desc d = *sh;
-  const char *defs[65];
+  const char **defs = vkocc_xcalloc(sh->ndefines + 1, sizeof *defs); /* the clock's define, then the caller's */
   uint32_t nd = 0;
   if (b.define) defs[nd++] = b.define;
-  for (uint32_t i = 0; i < sh->ndefines && nd < 65; i++) defs[nd++] = sh->defines[i];
+  for (uint32_t i = 0; i < sh->ndefines; i++) defs[nd++] = sh->defines[i];
   d.defines = defs;
   d.ndefines = nd;
   vkocc_pipeline_result r;
@@ -171,6 +176,7 @@ vkocc_status vkocc_persistent_groups(vkocc_context *ctx, const vkocc_calibration
     if (from_cache) *from_cache = r.from_cache;
   }
   vkocc_pipeline_result_free(&r);
+  free(defs);
   return s;
 }
 

@@ -3,6 +3,7 @@
 #ifndef VKOCC_TUNEDB_H
 #define VKOCC_TUNEDB_H
 #include "../io/tune_results.h"
+#include "policy_docs.h"
 
 /* The time of configuration `key` on d: its median when measured and valid, else NAN. */
 double tdb_time(const tune_doc *d, const char *key);
@@ -14,14 +15,8 @@ double tdb_efficiency(const tune_doc *d, const char *key);
 typedef enum { TDB_GEOMEAN, TDB_MAXMIN } tdb_rule;
 /* The configuration for a set of results (same kernel and type): GEOMEAN maximizes the geometric mean of
  * the efficiencies (one invalid on a result counts 1e-9 there, so it wins only when none is valid everywhere),
- * MAXMIN the
- * worst efficiency, ties by the geometric mean. Returns the index into docs[0]'s... no: copies the key into
- * out; false when no configuration is valid anywhere. *worst, *geo: its efficiencies. */
+ * MAXMIN the worst efficiency, ties by the geometric mean. Copies the chosen configuration's key into out;
+ * false when no configuration is valid anywhere. *worst, *geo: its efficiencies. */
 bool tdb_pick(const tune_doc *const *docs, uint32_t n, tdb_rule rule, char *out, size_t len, double *worst, double *geo);
 
-/* Builds a vkocc.policy-db/2 document from results (any kernels). */
-vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **db);
-/* The transfer report (vkocc.policy-transfer/1) over results; threshold: the nearest-cluster limit that
- * the "policy" column applies (0 = VKOCC_CLUSTER_THRESHOLD). */
-vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, json_t **report);
 #endif

@@ -18,13 +18,13 @@ extern const size_t vkocc_spv_probe_clock_shm_size, vkocc_spv_probe_clock_size, 
 #define CHASE_ENTRIES (1u << 20) /* 4 MiB: past a CPU's L2, so lavapipe's chasers do not contend */
 #define RECORD_WORDS 8u
 #define CPU_CONFIRM_NS 50e6 /* a CPU device's confirming combs last this long at least (see run_comb's caller) */
-#define MAX_SLEEP_NS 8e6
+#define MAX_SLEEP_NS 8e6 /* adaptive growth stops here: under the loop bound on every device we know */
 /* A confirming comb holds (waves - 1) (P + 1) workgroups. On a GPU two waves prove P, the fewest that can:
  * P sleeps at once and one more that waits for a slot (overlap never overcounts). A CPU device's workers
  * are OS threads that may sit out a dispatch: four waves there. */
 #define GPU_WAVES 2u
 #define CPU_WAVES 4u
-#define CPU_MAX_BISECT_NS 24e6 /* CPU bisection's longest sleep: 65000 rounds last 42 ms or more here */ /* adaptive growth stops here: under the loop bound on every device we know */
+#define CPU_MAX_BISECT_NS 24e6 /* CPU bisection's longest sleep: 65000 rounds last 42 ms or more here */
 
 typedef struct {
   uint32_t mode, sleep_ticks, max_rounds, chase_rounds, chase_mask, key;
@@ -167,9 +167,6 @@ vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel
   return vkocc_dispatch_timed(ps->ctx, kernel, &push, 1, &ns, &ts);
 }
 
-/* vkocc_probe_first_use of n kernels, 32 to a command buffer (a barrier between: one after the other).
- * lavapipe compiles a pipeline at its first dispatch, on its queue thread, one after the other (0.2-0.5 s
- * each on 2 busy cores): each submission waits the context's limit for each of its dispatches. */
 /* The host's wait for a submission of n short dispatches. On a CPU device they run on this machine's cores
  * (lavapipe also compiles a pipeline at its first dispatch), so a loaded machine may need n times the
  * context's limit; a GPU finishes them in milliseconds, and n times the limit would turn one stuck
@@ -178,6 +175,9 @@ static uint64_t batch_timeout(const vkocc_context *ctx, uint32_t n) {
   return ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? ctx->timeout_ns * n : ctx->timeout_ns;
 }
 
+/* vkocc_probe_first_use of n kernels, 32 to a command buffer (a barrier between: one after the other).
+ * lavapipe compiles a pipeline at its first dispatch, on its queue thread, one after the other (0.2-0.5 s
+ * each on 2 busy cores): each submission waits the context's limit for each of its dispatches. */
 vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, uint32_t n) {
   enum { CHUNK = 32 };
   if (n > CHUNK) {
@@ -286,7 +286,7 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
     if (r->cut_short) {
       /* A sleep ended at the loop's iteration bound, not at its time: the dispatch proves nothing. On
        * lavapipe a round takes 0.65-0.8 us alone (slower when threads share a core), so 65000 rounds
-       * cover 42 ms or more against sleeps of at most 8 ms; the cuts seen in issue 14 came from a
+       * cover 42 ms or more against sleeps of at most 8 ms; the cuts seen under load came from a
        * calibration that gave a negative ns per tick (see calibrate.c), now refused before this.
        * Retry twice, then halve the sleep and cap it there. */
       best = 0;
@@ -340,8 +340,7 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
   return s;
 }
 
-/* Length of one wave for bisection without a clock: the extra time of one chasing workgroup over an
- * empty dispatch, with the chase sized to about target_ns. Fastest of 5 each (interference only adds). */
+/* The fastest of reps (at most 8) dispatches of `groups` workgroups: interference only adds time. */
 static vkocc_status min_runtime(probe_run *r, uint32_t groups, int reps, double *ns) {
   double t[8];
   vkocc_status s;
@@ -352,6 +351,8 @@ static vkocc_status min_runtime(probe_run *r, uint32_t groups, int reps, double 
   return VKOCC_OK;
 }
 
+/* Length of one wave for bisection without a clock: the extra time of one chasing workgroup over an
+ * empty dispatch (fastest of 5), with the chase doubled until it lasts about target_ns (fastest of 3). */
 static vkocc_status chase_wave(probe_run *r, double target_ns, double *wave_ns) {
   double empty, one;
   vkocc_status s;
@@ -561,7 +562,7 @@ void vkocc_probe_result_free(vkocc_probe_result *r) {
   r->raw_count = 0;
 }
 
-/* ------------------------------------------------------------------ batched combs (issue 13)
+/* ------------------------------------------------------------------ batched combs
  * The first comb of several points in one command buffer: for each point its warm-up dispatch, a fill
  * that clears its records, and its comb between two timestamps, with barriers so that the dispatches run
  * one after the other. Each point's records go to its own range of one buffer (its kernel's descriptor

@@ -30,7 +30,7 @@ vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel
 vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, uint32_t n); /* one submit */
 vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
                                  const vkocc_probe_options *opt, vkocc_probe_result *out);
-/* Several points' combs in one command buffer (issue 13): done[i] where out[i] is established; the rest
+/* Several points' combs in one command buffer: done[i] where out[i] is established; the rest
  * (no hint, not the comb alone, or not confirmed) go to vkocc_probe_measure. kernels[i] stay bound elsewhere. */
 vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, const vkocc_calibration *cal,
                                        const vkocc_probe_options *opts, uint32_t n, vkocc_probe_result *out, bool *done);

@@ -1,4 +1,4 @@
-/* The library API of issue 12 that needs no device: per-limit counts and the workgroup-size suggestion on
+/* The library API that needs no device: per-limit counts and the workgroup-size suggestion on
  * synthetic derived limits (ties to the larger size, a shared-memory-bound and a workgroup-slot-bound case,
  * agreement with the occupancy model over a sweep), the presets, method names, vkocc_fingerprint_save
  * (atomic, bad paths) and vkocc_last_error being cleared by a call that succeeds. */

@@ -1,4 +1,4 @@
-/* The library API of issue 12 on lavapipe (LP_NUM_THREADS=2):
+/* The library API on lavapipe (LP_NUM_THREADS=2):
  * - vkocc_fingerprint_measure reuses the cache the CLI uses (an entry made from committed data under the
  *   live device's key: a hit measures nothing), reports it in the details, and the whole document saves and
  *   loads back as a surface; a context without the device clock bypasses it. (A fresh measurement, the

@@ -106,7 +106,7 @@ int main(void) {
   }
   CHECK(fooled >= 10, "the busy device must mislead the search itself (else this shows nothing): %d of 20", fooled);
 
-  /* Standalone bisection on an H100 (issue 9): 3300 workgroups took 63 us to launch against a 78 us
+  /* Standalone bisection on an H100: 3300 workgroups took 63 us to launch against a 78 us
    * sleep, and the ramp read as serialization (P = 2705). Synthetic device with that ramp. */
   ramp rm = {.P = 3300, .overhead = 8e3, .per_group = 63e3 / 3300};
   CHECK(vkocc_bisect_search(ramp_runtime_plain, &rm, 1, 1u << 20, 78e3, 3 | VKOCC_BISECT_EARLY_EXIT, &e) == VKOCC_OK,

@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
   rc = run_fmt(&out, "%s calc --table --wg 64 --from %s/h100-grid.csv 2>&1", bin, data);
   CHECK(rc == 2, "--table with --wg exit %d", rc);
   free(out);
-  /* issue 14: a point the device cannot run is refused before the measurement (it took 6 s) */
+  /* a point the device cannot run is refused before the measurement (it took 6 s) */
   time_t t0 = time(NULL);
   rc = run_fmt(&out, "%s calc --wg 4096 --shmem 0 2>&1", bin);
   CHECK(rc == 2, "--wg 4096 on lavapipe: exit %d", rc);

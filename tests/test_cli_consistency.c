@@ -1,4 +1,4 @@
-/* CLI consistency (issue 12 item 5), from committed data with no device: calc repeats the device the file
+/* CLI consistency, from committed data with no device: calc repeats the device the file
  * records; one wording of the derived limits; calc --csv for one point with the columns of the JSON rows;
  * calc --suggest-wg and the per-limit counts; -o on the commands that write data; CSV rows with a field
  * missing quoted; getopt's messages prefixed "vkocc CMD"; plots: whole-number comb axis, whole device

@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(out, "\"sm_count\": 1,");
   CHECK(!strstr(out, "vendor_reported"), "lavapipe fingerprint has vendor_reported"); /* no vendor extension */
   free(out);
-  /* issue 14: a cached file stripped of device, derived limits and surface whose ID still matches is no
+  /* a cached file stripped of device, derived limits and surface whose ID still matches is no
    * cache hit (it printed "0 SMs" with exit 0). The 1-thread file, stripped, becomes the 2-thread cache
    * (same device and cluster ID): the 2-thread run must measure, not reuse it. */
   glob_t g;

@@ -1,4 +1,4 @@
-/* Input files through the commands that read them (issue 14): values out of range, contradictions and
+/* Input files through the commands that read them: values out of range, contradictions and
  * fingerprints without a surface end in one line naming the file and the field, exit 2, no output file;
  * large or extreme files are answered in seconds. No device: calc, plot and view only read files. */
 #include "check.h"

@@ -1,4 +1,4 @@
-/* Output, validation and messages (issue 14): the atomic writer refuses what is not a regular file, follows
+/* Output, validation and messages: the atomic writer refuses what is not a regular file, follows
  * links, never collides with its target, removes its own stale temporaries; every command checks stdout;
  * outputs and flags are checked before anything is measured; the messages name what is wrong. */
 #include "check.h"

@@ -55,7 +55,7 @@ static double now_s(void) {
   return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* Issue 14: the library takes any 32-bit value (files are bounded by the readers, callers are not).
+/* The library takes any 32-bit value (files are bounded by the readers, callers are not).
  * wg 2^32 - 1 made the round-up division wrap to 0 (SIGFPE); P 2^32 - 1 made the search scan 4 billion SM
  * counts (65 s). Candidates now come from the divisors of P. */
 static void check_extremes(void) {

@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(vkocc_last_error(), "nothing matches for kernel 'k'");
   vkocc_policy_db_free(db);
   /* bad databases */
-  /* version 2 (device entries) is read since issue 10; a version after it is refused */
+  /* version 2 (device entries) is read too; a version after it is refused */
   expect_bad("v3.json", "{\"schema\": \"vkocc.policy-db/3\", \"kernels\": {}}", "$.schema: version 3");
   expect_bad("nokernels.json", "{\"schema\": \"vkocc.policy-db/1\"}", "$.kernels: expected an object");
   expect_bad("entry.json", "{\"schema\": \"vkocc.policy-db/1\", \"kernels\": {\"k\": {\"entries\": [{\"params\": {}}]}}}",

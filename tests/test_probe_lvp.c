@@ -96,7 +96,7 @@ int main(void) {
   CHECK_CONTAINS(vkocc_last_error(), "maxComputeSharedMemorySize");
   bad = (vkocc_probe_options){.wg_size = 0};
   CHECK(vkocc_probe(ctx, &cal, &bad, &r) == VKOCC_ERROR_USAGE, "wg 0");
-  /* a calibration that is no clock (issue 14: -43 ns per tick made every sleep end at the iteration
+  /* a calibration that is no clock (-43 ns per tick made every sleep end at the iteration
    * bound) is refused before any dispatch */
   vkocc_calibration broken = cal;
   broken.ns_per_tick = -43.15;

@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
   CHECK(vkocc_surface_load("/nonexistent/x.csv", &s) == VKOCC_ERROR_USAGE, "missing file");
   CHECK_CONTAINS(vkocc_last_error(), "/nonexistent/x.csv");
 
-  /* issue 14: values beyond the documented ranges (vkocc.h) crashed calc, plot and view */
+  /* values beyond the documented ranges (vkocc.h) crashed calc, plot and view */
   expect_error("w.csv", "wg_size,shared_bytes,P\n4294967295,0,1\n", "w.csv:2: wg_size 4294967295 is out of range (at most 65536)");
   expect_error("n.csv", "wg_size,shared_bytes,P\n4294967168,0,1\n", "n.csv:2: wg_size 4294967168 is out of range");
   expect_error("f1.csv", "# measured by hand\r\n wg_size , shared_bytes , P \r\n64,0,128\r\n\r\n4294967295,8192,40\r\n",

@@ -13,7 +13,7 @@ int main(void) {
     vkocc_calibration cal;
     if (!lvp_open(&ctx, &cal)) return check_report();
     const uint32_t wg[] = {8, 64, 256, 1024}, sh[] = {0, 16384, 32768};
-    /* the full grid first, then the adaptive surface (issue 13): the same points and P, fewer measured */
+    /* the full grid first, then the adaptive surface: the same points and P, fewer measured */
     vkocc_surface_options so = {.wg_sizes = wg, .wg_count = 4, .shared = sh, .shared_count = 3, .full = run == 0};
     vkocc_surface s;
     vkocc_status st = vkocc_surface_measure(ctx, &cal, &so, &s);

@@ -1,4 +1,4 @@
-/* Tuned policies without a device (issue 10): the results document round trip and its bad inputs, the
+/* Tuned policies without a device: the results document round trip and its bad inputs, the
  * kernels' CPU references and validations, policy build (device, cluster, default entries), selection by
  * device key / cluster / nearest / default with typed parameters, and the transfer report's efficiencies
  * and portability metric, all on synthetic results whose answers are worked out by hand below. */

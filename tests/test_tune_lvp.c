@@ -1,4 +1,4 @@
-/* vkocc tune / policy build, select, transfer through the CLI on lavapipe at small sizes (issue 10): every
+/* vkocc tune / policy build, select, transfer through the CLI on lavapipe at small sizes: every
  * kernel variant's answer is right, a second run resumes, a policy built from real results selects the
  * best configuration, and bad input is one line, exit 2, with the previous results file untouched. */
 #include "check.h"

@@ -1,4 +1,4 @@
-/* Vendor-reported core counts (issue 9 item 4): the device object's "vendor_reported" survives a JSON round
+/* Vendor-reported core counts: the device object's "vendor_reported" survives a JSON round
  * trip and is omitted when the device reports nothing; measured vs reported agrees, differs and treats a
  * lower bound as such; a fingerprint that carries the cross-check parses to the same cluster ID. */
 #include "check.h"

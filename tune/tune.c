@@ -4,6 +4,7 @@
  * relative spread of the runs is small or a cap is reached, and its answer checked against the CPU
  * reference after every batch. An invalid configuration keeps its times but is never chosen. */
 #include "tune.h"
+#include "exec.h"
 #include "compile.h"
 #include <math.h>
 #include <pthread.h>
@@ -67,16 +68,17 @@ vkocc_status tune_prepare(vkocc_context *ctx, const tune_kernel_def *k, uint64_t
   tune_device d;
   tune_device_of(ctx, &d);
   run->space_total = k->space(NULL);
-  tune_config *all = calloc(run->space_total, sizeof *all);
+  tune_config *all = vkocc_xcalloc(run->space_total, sizeof *all);
   k->space(all);
-  run->r = calloc(run->space_total, sizeof *run->r);
-  const char *reasons[8] = {0};
-  uint32_t counts[8] = {0}, nreasons = 0;
+  run->r = vkocc_xcalloc(run->space_total, sizeof *run->r);
+  /* the constraints that pruned, each with its count (at most one per configuration) */
+  const char **reasons = vkocc_xcalloc(run->space_total, sizeof *reasons);
+  uint32_t *counts = vkocc_xcalloc(run->space_total, sizeof *counts), nreasons = 0;
   for (uint32_t i = 0; i < run->space_total; i++) {
     bool keep = true;
     for (uint32_t f = 0; f < (opt ? opt->nonly : 0) && keep; f++) {
       vkocc_status s = only_match(k, opt->only[f], &all[i], &keep);
-      if (s) { free(all); tune_run_free(run); return s; }
+      if (s) { free(all); free(reasons); free(counts); tune_run_free(run); return s; }
     }
     if (!keep) { run->filtered++; continue; }
     const char *why = k->check(&all[i], &d, n);
@@ -84,8 +86,8 @@ vkocc_status tune_prepare(vkocc_context *ctx, const tune_kernel_def *k, uint64_t
       run->pruned++;
       uint32_t j = 0;
       while (j < nreasons && reasons[j] != why) j++;
-      if (j == nreasons && nreasons < 8) reasons[nreasons++] = why;
-      if (j < 8) counts[j]++;
+      if (j == nreasons) reasons[nreasons++] = why;
+      counts[j]++;
       continue;
     }
     tune_result *r = &run->r[run->count++];
@@ -97,6 +99,8 @@ vkocc_status tune_prepare(vkocc_context *ctx, const tune_kernel_def *k, uint64_t
     size_t l = strlen(run->prune_note);
     snprintf(run->prune_note + l, sizeof run->prune_note - l, "%s%u: %s", j ? "; " : "", counts[j], reasons[j]);
   }
+  free(reasons);
+  free(counts);
   if (run->count == 0) {
     vkocc_status s = vkocc_fail(VKOCC_ERROR_USAGE, "kernel %s at --size %llu: no configuration can run on %s (%s%s)",
                                 k->name, (unsigned long long)n, ctx->info.name,

@@ -2,8 +2,8 @@
  * the tuning-results document's data (io/tune_results.h). */
 #ifndef VKOCC_TUNE_H
 #define VKOCC_TUNE_H
-#include "exec.h"
 #include "tune_results.h"
+#include "vkocc.h"
 
 typedef struct tune_options {
   uint32_t threads;          /* pipeline-creation threads; 0 = up to 8 */

@@ -1,0 +1,41 @@
+/* Internal to libvkocc and its CLI: the helpers every room shares that need no Vulkan (core/internal.h has
+ * the Vulkan side): errors, checked allocation, files written whole, time and small statistics, and the
+ * device choice from a device list. */
+#ifndef VKOCC_UTIL_H
+#define VKOCC_UTIL_H
+#include "vkocc.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#define VKOCC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* error.c: sets the thread's message (vkocc_last_error) and returns s. */
+vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* malloc, calloc, realloc that end the process with "vkocc: out of memory" instead of returning NULL. */
+void *vkocc_xmalloc(size_t n);
+void *vkocc_xcalloc(size_t n, size_t size);
+void *vkocc_xrealloc(void *p, size_t n);
+
+/* ticks.c, stats.c */
+double vkocc_now_ns(void);
+int vkocc_cmp_double(const void *a, const void *b);
+double vkocc_median(double *v, uint32_t n); /* sorts v */
+
+/* cache.c: $XDG_CACHE_HOME/vkocc (else ~/.cache/vkocc), created on demand. */
+vkocc_status vkocc_cache_dir(char *out, size_t len);
+/* Writes data to path through a temporary file in the same directory and a rename. Replaces only a
+ * regular file: a directory, device, FIFO or socket is refused (VKOCC_ERROR_USAGE); a symbolic link is
+ * followed and the file it names replaced (the link stays), a link to nothing refused. Removes our own
+ * temporaries that a killed writer left in that directory. */
+vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len);
+/* The checks of vkocc_write_file_atomic without writing: run them before measuring. */
+vkocc_status vkocc_output_check(const char *path);
+/* Reads a whole file (a directory or more than 256 MiB is refused); *data is NUL-terminated, malloc'd. */
+vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
+
+/* devices.c: vkocc_select_device, with the messages naming where spec came from ("--device", "VKOCC_DEVICE"). */
+vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, const char *spec, const char *source,
+                                      uint32_t *index);
+/* devices.c: makes family (UINT32_MAX: none) the one d names as measured on, chosen by choice. */
+void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
+#endif

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Structure figures of a vkocc tree (docs/architecture.md): python3 scripts/structure.py [REPO]. Library and
+CLI sources (.c/.h) tracked by git outside tests/, bench/, scripts/, docs/, examples/ count."""
+import os, re, sys, subprocess
+repo = sys.argv[1] if len(sys.argv) > 1 else "."
+files = subprocess.run(["git", "-C", repo, "ls-files", "*.c", "*.h"], capture_output=True, text=True).stdout.split()
+files = [f for f in files if not re.match(r"(tests|bench|scripts|docs|examples|build[^/]*)/", f)]
+text = {f: open(os.path.join(repo, f), errors="replace").read() for f in files}
+def strip(s):  # comments and strings out
+    s = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), s, flags=re.S)
+    s = re.sub(r"//[^\n]*", "", s)
+    return re.sub(r'"(\\.|[^"\\\n])*"', '""', s)
+code = {f: strip(t) for f, t in text.items()}
+# 1. vkocc_fn.vk calls outside core/
+vk = {f: len(re.findall(r"vkocc_fn\.vk", code[f])) for f in files if not f.startswith("core/")}
+print("vkocc_fn.vk calls outside core/:", sum(vk.values()), {f: n for f, n in vk.items() if n})
+# 2. places that record a timed dispatch (functions that write a queue timestamp)
+ts = {f: len(re.findall(r"vkocc_fn\.vkCmdWriteTimestamp", code[f])) for f in files}
+print("files that write queue timestamps (vkCmdWriteTimestamp):", {f: n for f, n in ts.items() if n})
+# function definitions (non-static, at column 0) and their bodies
+defre = re.compile(r"^(?!static)[A-Za-z_][\w \*]*?\b(\w+)\([^;{]*\)\s*\{", re.M)
+sdefre = re.compile(r"^[A-Za-z_][\w \*]*?\b(\w+)\([^;{]*\)\s*\{", re.M)
+defs = {}
+for f in files:
+    if f.endswith(".c"):
+        for m in defre.finditer(code[f]): defs.setdefault(m.group(1), f)
+calls = {f: set() for f in files if f.endswith(".c")}
+for f in calls:
+    own = {m.group(1) for m in sdefre.finditer(code[f])}
+    for name in set(re.findall(r"\b(\w+)\s*\(", code[f])):
+        g = defs.get(name)
+        if g and g != f and name not in own: calls[f].add((g, name))
+# 3. circles between files (mutual calls)
+edges = {(f, g) for f in calls for g, _ in calls[f]}
+circles = sorted({tuple(sorted((f, g))) for f, g in edges if (g, f) in edges})
+print("circles between files:", len(circles), circles)
+# 4. calls from a lower room into a higher one
+# core/ has two floors: its helpers without Vulkan (core/util.h: error.c, cache.c, ticks.c, stats.c), which
+# compile/ uses, and the device side (loader, devices, context, the executor), which uses compile/.
+order = ["util", "compile", "core", "kernels", "fingerprint", "io", "calibrate", "probes", "persistent", "characterize",
+         "tune", "policy", "viewer", "cli"]
+def room(f):
+    if f in ("core/error.c", "core/cache.c", "core/ticks.c", "core/stats.c"): return "util"
+    return f.split("/")[0]
+up = sorted({(f, g, n) for f in calls for g, n in calls[f]
+             if room(f) in order and room(g) in order and order.index(room(g)) > order.index(room(f))})
+print("calls from a lower room into a higher one:", len(up))
+for u in up: print("   ", u)
+# 5. schema strings outside the table
+def nocomment(s): return re.sub(r"//[^\n]*", "", re.sub(r"/\*.*?\*/", "", s, flags=re.S))
+sch = [(f, m.group(0)) for f in files for m in re.finditer(r'"vkocc\.[a-z-]+/[0-9]+"', nocomment(text[f]))]
+print("schema strings outside io/document.c:", len([s for s in sch if s[0] != "io/document.c"]), sch)
+# 6. the longest function per room
+longest = {}
+for f in files:
+    if not f.endswith(".c"): continue
+    lines = code[f].split("\n")
+    for m in sdefre.finditer(code[f]):
+        start = code[f].count("\n", 0, m.start())
+        depth, i, t = 0, m.end() - 1, code[f]
+        while i < len(t):
+            depth += (t[i] == "{") - (t[i] == "}")
+            if depth == 0: break
+            i += 1
+        n = t.count("\n", m.start(), i) + 1
+        r = room(f)
+        if n > longest.get(r, (0,))[0]: longest[r] = (n, f, m.group(1))
+print("longest function per room (lines):")
+for r in sorted(longest, key=lambda r: order.index(r) if r in order else 99):
+    print("   %-13s %4d  %s %s" % (r, *longest[r]))
