@@ -361,10 +361,12 @@ int cli_calc_registers(int argc, char **argv) {
 have_model:
   if (!m.known) return cli_error(cmd, 3, "--regs: the register axis of %s is unknown (no register statistic)",
                                  has_dev ? dev.name : from);
-  uint32_t maxr = m.max_capped ? m.max_per_invocation : m.subgroup_size ? m.regs_per_sm / m.subgroup_size : UINT32_MAX;
+  /* the model is known up to the most registers measured (the driver's cap where more live values gave no more) */
+  uint32_t maxr = m.max_per_invocation ? m.max_per_invocation
+                  : m.subgroup_size ? m.regs_per_sm / m.subgroup_size : UINT32_MAX;
   if (regs > maxr)
     return cli_error(cmd, 2, "--regs %u is above the most registers an invocation gets on %s (%u%s)", regs,
-                     has_dev ? dev.name : from, maxr, m.max_capped ? "" : ": the register file of one subgroup");
+                     has_dev ? dev.name : from, maxr, m.max_capped ? "" : ", the most measured");
   uint32_t dev_max_wg = has_dev && dev.max_invocations ? vkocc_device_max_wg_size(&dev) : 1024;
   if (have_wg && wg > dev_max_wg)
     return cli_error(cmd, 2, "--wg %u is above the largest workgroup of %s (%u)", wg, has_dev ? dev.name : from, dev_max_wg);

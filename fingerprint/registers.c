@@ -164,6 +164,10 @@ vkocc_status vkocc_derive_registers(const vkocc_register_point *pt, uint32_t n, 
   /* the most registers seen; capped when asking for more live values at one workgroup size gave no more */
   for (uint32_t i = 0; i < n; i++)
     if (pt[i].registers > out->max_per_invocation) out->max_per_invocation = pt[i].registers;
+  /* ... or when a point at the most registers asked for more live values than it got registers (each live value
+   * needs one: the compiler spilled the rest) */
+  for (uint32_t i = 0; i < n; i++)
+    if (pt[i].registers == out->max_per_invocation && pt[i].requested > pt[i].registers) out->max_capped = true;
   for (uint32_t i = 0; i < n && !out->max_capped; i++)
     for (uint32_t j = 0; j < n; j++)
       if (pt[i].wg_size == pt[j].wg_size && pt[i].requested && pt[j].requested > pt[i].requested &&

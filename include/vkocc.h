@@ -976,7 +976,8 @@ typedef struct vkocc_register_model {
   uint32_t alloc_unit_per_invocation; /* U / g */
   uint32_t partitions;          /* Q */
   uint32_t max_per_invocation;  /* the most registers one invocation was seen to get */
-  bool max_capped;              /* asking for more live values stopped raising the count (the cap was reached) */
+  bool max_capped;              /* the cap was reached: more live values gave no more registers, or a point at the
+                                   most registers asked for more live values than registers */
   bool bound_seen;              /* some point was limited by registers; else R is only a lower bound */
   bool ambiguous;               /* another (U, Q) explained as many points (the coarser one is kept) */
   uint32_t explained, total;    /* points the model (with the device's other limits) reproduces exactly */

@@ -62,6 +62,12 @@ static void test_derive_clean(void) {
   CHECK_EQ_U(m.total, n);
   CHECK(m.bound_seen, "registers bound somewhere");
   CHECK_EQ_U(m.max_per_invocation, 254);
+  CHECK(!m.max_capped, "every point got one register per live value asked for: no cap seen");
+  /* as the H100 did at wg 64: 256 live values asked for, 255 registers given (the rest spilled): the cap */
+  pts[n] = (vkocc_register_point){.wg_size = 64, .registers = 255, .P = cuda_P(&d, 65536, 256, 4, 64, 255, 0),
+                                  .requested = 256};
+  CHECK(vkocc_derive_registers(pts, n + 1, &d, &m) == VKOCC_OK && m.max_per_invocation == 255 && m.max_capped,
+        "capped %d at %u", m.max_capped, m.max_per_invocation);
   /* every point predicted as CUDA's calculator gives it */
   uint32_t same = 0;
   for (uint32_t i = 0; i < n; i++)
