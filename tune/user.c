@@ -835,10 +835,10 @@ static void final_wrong(tu_result *r, const char *when, const char *why) {
   snprintf(r->error, sizeof r->error, "wrong output in the final round (%s): %s", when, why);
 }
 
-static const tu_run *sort_run; /* qsort has no user pointer: set only around the sort below */
+typedef struct ranked { double ns; uint32_t i; } ranked;
 static int by_median(const void *x, const void *y) {
-  double a = sort_run->r[*(const uint32_t *)x].median_ns, b = sort_run->r[*(const uint32_t *)y].median_ns;
-  return a < b ? -1 : a > b ? 1 : (*(const uint32_t *)x > *(const uint32_t *)y) - (*(const uint32_t *)x < *(const uint32_t *)y);
+  const ranked *a = x, *b = y;
+  return a->ns < b->ns ? -1 : a->ns > b->ns ? 1 : (a->i > b->i) - (a->i < b->i);
 }
 
 /* The pipeline of configuration c, as measure_config builds it (its module, interface, buffers, constants). */
@@ -886,15 +886,14 @@ static vkocc_status confirm_best(harness *h, uint32_t k) {
    * low: the untimed warm-up rounds then last 0.2 s at least, as a search would have kept it busy */
   bool cold = h->done == 0;
   /* the valid configurations by median: the first k whose first run here is right are the candidates */
-  uint32_t *order = vkocc_xcalloc(run->space.count + 1, sizeof *order), norder = 0;
+  ranked *order = vkocc_xcalloc(run->space.count + 1, sizeof *order);
+  uint32_t norder = 0;
   for (uint32_t i = 0; i < run->space.count; i++) {
     tu_result *r = &run->r[i];
     r->confirm_runs = 0;
-    if (r->measured && r->inv == TU_CORRECT && r->runs) order[norder++] = i;
+    if (r->measured && r->inv == TU_CORRECT && r->runs) order[norder++] = (ranked){r->median_ns, i};
   }
-  sort_run = run;
   qsort(order, norder, sizeof *order, by_median);
-  sort_run = NULL;
   vkocc_status st = VKOCC_OK;
   if (norder < 2) { free(order); return VKOCC_OK; }
   uint32_t *cand = vkocc_xcalloc(k + 1, sizeof *cand), n = 0;
@@ -907,8 +906,8 @@ static vkocc_status confirm_best(harness *h, uint32_t k) {
   /* each built again and run once, as in the search: poisoned outputs, restored inputs, a bounded wait, the
    * outputs validated (a wrong one: invalid, the next by median takes its place) */
   for (uint32_t o = 0; o < norder && n < k && !st; o++) {
-    tu_result *r = &run->r[order[o]];
-    if ((st = build_again(h, order[o], &kern[n]))) break;
+    tu_result *r = &run->r[order[o].i];
+    if ((st = build_again(h, order[o].i, &kern[n]))) break;
     double first;
     char why[400];
     st = run_batch(h, &kern[n], r->groups, 1, true, true, timeout_s, &first, &lost, &timed_out);
@@ -918,7 +917,7 @@ static vkocc_status confirm_best(harness *h, uint32_t k) {
       vkocc_kernel_destroy(CTX(h), &kern[n]);
       continue;
     }
-    cand[n] = order[o];
+    cand[n] = order[o].i;
     t[n] = vkocc_xmalloc(ROUNDS * MAX_BATCH * sizeof **t);
     n++;
   }
