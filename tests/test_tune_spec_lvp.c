@@ -236,6 +236,104 @@ static void test_wrong(void) {
   json_decref(d);
 }
 
+/* the result of config key in a results document (NULL: none) */
+static json_t *result_of(json_t *doc, const char *key) {
+  size_t i;
+  json_t *r;
+  json_array_foreach(json_object_get(doc, "results"), i, r) {
+    char *k = json_dumps(json_object_get(r, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+    bool same = k && !strcmp(k, key);
+    free(k);
+    if (same) return r;
+  }
+  return NULL;
+}
+
+/* The final round of a resumed run (every result recorded, nothing built before it) runs what the search
+ * measured: the same candidates as the first run's final round, at the same launch, their outputs validated
+ * there; and a resumed result that claims a wrong configuration is right is caught by the final round's
+ * validation (correctness), replaced by the next by median, never chosen. */
+static void test_final_round_resume(void) {
+  char *out, p1[1024], p2[1024], p3[1024];
+  snprintf(p1, sizeof p1, "%s/fr1.json", dir);
+  snprintf(p2, sizeof p2, "%s/fr2.json", dir);
+  snprintf(p3, sizeof p3, "%s/fr3.json", dir);
+  int rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s --reference WG=64,ITEMS=1 --fingerprint %s 2>&1", bin, dir, p1, fp);
+  CHECK(rc == 0, "final round: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "9 correct");
+  free(out);
+  copy(p1, p2);
+  rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s --resume --reference WG=64,ITEMS=1 --fingerprint %s 2>&1", bin, dir, p2, fp);
+  CHECK(rc == 0, "final round after --resume: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "12 measured (12 resumed)");
+  CHECK_CONTAINS(out, "9 correct, 0 compile, 0 runtime, 0 timeout, 3 correctness");
+  free(out);
+  json_t *d1 = load(p1), *d2 = load(p2);
+  if (!d1 || !d2) { json_decref(d1), json_decref(d2); return; }
+  size_t i;
+  json_t *r1;
+  int final1 = 0, final2 = 0;
+  json_array_foreach(json_object_get(d1, "results"), i, r1) {
+    char *k = json_dumps(json_object_get(r1, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+    json_t *r2 = result_of(d2, k);
+    CHECK(r2 != NULL, "%s: not in the resumed results", k);
+    if (r2) {
+      bool f1 = json_object_get(r1, "final_round") != NULL, f2 = json_object_get(r2, "final_round") != NULL;
+      final1 += f1, final2 += f2;
+      CHECK(f1 == f2, "%s: in the final round %s, but %s after --resume", k, f1 ? "first" : "not first", f2 ? "so" : "not");
+      CHECK(json_equal(json_object_get(r1, "groups"), json_object_get(r2, "groups")) &&
+            json_equal(json_object_get(r1, "local_size"), json_object_get(r2, "local_size")), "%s: another launch after --resume", k);
+      CHECK(json_equal(json_object_get(r1, "invalidity"), json_object_get(r2, "invalidity")), "%s: %s, then %s after --resume", k,
+            json_string_value(json_object_get(r1, "invalidity")), json_string_value(json_object_get(r2, "invalidity")));
+      json_t *fr = json_object_get(r2, "final_round");
+      if (fr) { /* 3 rounds of 16 (the medians are far below 20 ms / 16), times of real dispatches */
+        CHECK(json_integer_value(json_object_get(fr, "runs")) == 48, "%s: %lld final-round runs", k,
+              (long long)json_integer_value(json_object_get(fr, "runs")));
+        CHECK(json_number_value(json_object_get(fr, "median_ns")) > 0, "%s: final-round median", k);
+        CHECK(json_integer_value(json_object_get(json_object_get(r2, "config"), "ITEMS")) != 8, "%s: a wrong one re-timed", k);
+      }
+    }
+    free(k);
+  }
+  CHECK(final1 == 5 && final2 == 5, "5 in each final round: %d, %d", final1, final2);
+  const char *ranked = json_string_value(json_object_get(json_object_get(d2, "best"), "ranked_by"));
+  CHECK(ranked && strstr(ranked, "final round"), "best ranked by %s", ranked ? ranked : "(none)");
+  /* a resumed record that says the wrong configurations (ITEMS 8) are right and the fastest */
+  json_array_foreach(json_object_get(d1, "results"), i, r1)
+    if (json_integer_value(json_object_get(json_object_get(r1, "config"), "ITEMS")) == 8) {
+      json_object_set_new(r1, "valid", json_true());
+      json_object_set_new(r1, "invalidity", json_string("correct"));
+      json_object_set_new(r1, "median_ns", json_real(1.0));
+      json_object_set_new(r1, "times_ns", json_pack("[f, f, f]", 1.0, 1.0, 1.0));
+      json_object_set_new(r1, "runs", json_integer(3));
+      json_object_del(r1, "error");
+    }
+  json_dump_file(d1, p3, JSON_INDENT(1));
+  rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s --resume --reference WG=64,ITEMS=1 --fingerprint %s 2>&1", bin, dir, p3, fp);
+  CHECK(rc == 0, "wrong records resumed: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "9 correct, 0 compile, 0 runtime, 0 timeout, 3 correctness");
+  free(out);
+  json_t *d3 = load(p3);
+  if (d3) {
+    int final3 = 0;
+    json_t *r;
+    json_array_foreach(json_object_get(d3, "results"), i, r) {
+      bool eight = json_integer_value(json_object_get(json_object_get(r, "config"), "ITEMS")) == 8;
+      final3 += json_object_get(r, "final_round") != NULL;
+      if (!eight) continue;
+      CHECK(!strcmp(json_string_value(json_object_get(r, "invalidity")), "correctness"), "ITEMS 8 resumed as right: %s",
+            json_string_value(json_object_get(r, "invalidity")));
+      const char *e = json_string_value(json_object_get(r, "error"));
+      CHECK(e && strstr(e, "wrong output in the final round"), "ITEMS 8: %s", e ? e : "(no error)");
+      CHECK(!json_object_get(r, "final_round"), "ITEMS 8 ranked by the final round");
+    }
+    CHECK(final3 == 5, "the next by median take the wrong ones' places: %d in the final round", final3);
+    CHECK(json_integer_value(json_object_get(json_object_get(json_object_get(d3, "best"), "config"), "ITEMS")) != 8,
+          "ITEMS 8 chosen after --resume");
+  }
+  json_decref(d1), json_decref(d2), json_decref(d3);
+}
+
 /* the same kernel as SPIR-V (parameters named like its constants) and as KTT writes it (a literal
  * local_size_x = LOCAL_SIZE_X, every other parameter a -D define: one compile per configuration) */
 static void test_spirv_and_ktt(const char *glslc) {
@@ -348,6 +446,7 @@ int main(int argc, char **argv) {
   test_transpose();
   test_persistent();
   test_wrong();
+  test_final_round_resume();
   test_spirv_and_ktt(argv[4]);
   test_bad();
   char *out;

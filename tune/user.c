@@ -818,70 +818,133 @@ int64_t tu_best(const tu_run *run) {
   return b;
 }
 
-/* The final round: the k best configurations by median, their pipelines rebuilt, timed in 3 rounds of one
- * batch each, in turn, so that whatever else runs on the host falls on all of them alike; the best is then
- * the lowest median of these interleaved runs. */
+/* The outputs just read back against the reference (validated outputs only); false with the message in why.
+ * True when nothing can be validated (no Output argument). */
+static bool outputs_right(harness *h, char *why, size_t len) {
+  if (!h->expect || !h->have_reference) return true;
+  for (uint32_t i = 0; i < h->s->nargs; i++)
+    if (validated(h, i) && h->readback[i].map && !compare(h, i, h->readback[i].map, why, len)) return false;
+  return true;
+}
+
+/* A final-round candidate whose output is wrong: invalid (correctness), never chosen. */
+static void final_wrong(tu_result *r, const char *when, const char *why) {
+  r->inv = TU_CORRECTNESS;
+  r->median_ns = NAN;
+  r->confirm_runs = 0;
+  snprintf(r->error, sizeof r->error, "wrong output in the final round (%s): %s", when, why);
+}
+
+typedef struct ranked { double ns; uint32_t i; } ranked;
+static int by_median(const void *x, const void *y) {
+  const ranked *a = x, *b = y;
+  return a->ns < b->ns ? -1 : a->ns > b->ns ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The pipeline of configuration c, as measure_config builds it (its module, interface, buffers, constants). */
+static vkocc_status build_again(harness *h, uint32_t c, vkocc_kernel *k) {
+  t1_spec *s = h->s;
+  tu_result *r = &h->run->r[c];
+  const uint32_t *coord = h->run->space.coord + (size_t)c * s->nparams;
+  char **defs, err[512];
+  uint32_t nd;
+  double cms;
+  vkocc_status st;
+  defines_of(h, coord, r->local, &defs, &nd);
+  module *m = get_module(h, defs, nd, &cms);
+  free_defs(defs, nd);
+  if (!m->failed && !m->checked) { /* every result was resumed: nothing was built in this run yet */
+    if ((st = check_interface(h, m)) || (st = map_params(h, m))) return st;
+    m->checked = true;
+  }
+  if (!m->failed && !h->buffers_ready && (st = make_buffers(h))) return st;
+  specs sp;
+  vkocc_spirv_info info;
+  if (m->failed || !specs_of(h, m, coord, r->local, &sp, err, sizeof err) ||
+      vkocc_spirv_inspect(m->spv, m->words, s->kernel_file, s->kernel_name, sp.v, sp.n, &info))
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "the final round: configuration %u no longer builds", c);
+  vkocc_kernel_resource res[64];
+  uint32_t nres = 0;
+  for (uint32_t i = 0; i < s->nargs && nres < 64; i++)
+    if (s->args[i].vector) res[nres++] = (vkocc_kernel_resource){.set = 0, .binding = (uint32_t)s->args[i].binding, .buffer = &h->dev[i]};
+  vkocc_kernel_desc kd = {.spv = m->spv, .words = m->words, .name = s->kernel_file, .role = "user's", .entry = s->kernel_name,
+                          .info = &info, .refl = &m->refl, .spec = sp.v, .nspec = sp.n, .res = res, .nres = nres};
+  return vkocc_kernel_build(CTX(h), &kd, k);
+}
+
+/* The final round: the k best configurations by median, their pipelines rebuilt, each run once first as in
+ * the search (poisoned outputs, a bounded wait, the outputs validated; this also warms the device, which in a
+ * resumed run has run nothing yet), then one untimed warm-up round and 3 timed rounds of one batch each, in
+ * turn, so that whatever else runs on the host falls on all of them alike; the outputs of each candidate's
+ * last batch are validated again. A candidate with a wrong output becomes invalid (correctness, never chosen;
+ * after a wrong first run the next by median takes its place). The best is then the lowest median of these
+ * interleaved runs among the candidates whose outputs stayed right. */
 static vkocc_status confirm_best(harness *h, uint32_t k) {
   tu_run *run = h->run;
-  t1_spec *s = h->s;
   enum { ROUNDS = 3 };
-  uint32_t *cand = vkocc_xcalloc(k + 1, sizeof *cand), n = 0;
+  /* when this run measured no configuration (every result resumed) the device has been idle, its clocks
+   * low: the untimed warm-up rounds then last 0.2 s at least, as a search would have kept it busy */
+  bool cold = h->done == 0;
+  /* the valid configurations by median: the first k whose first run here is right are the candidates */
+  ranked *order = vkocc_xcalloc(run->space.count + 1, sizeof *order);
+  uint32_t norder = 0;
   for (uint32_t i = 0; i < run->space.count; i++) {
     tu_result *r = &run->r[i];
     r->confirm_runs = 0;
-    if (!r->measured || r->inv != TU_CORRECT || !r->runs) continue;
-    uint32_t j = n < k ? n++ : k; /* insertion into the k best by median */
-    while (j > 0 && run->r[cand[j - 1]].median_ns > r->median_ns) { if (j < k) cand[j] = cand[j - 1]; j--; }
-    if (j < k) cand[j] = i;
+    if (r->measured && r->inv == TU_CORRECT && r->runs) order[norder++] = (ranked){r->median_ns, i};
   }
+  qsort(order, norder, sizeof *order, by_median);
   vkocc_status st = VKOCC_OK;
-  if (n < 2) { free(cand); return VKOCC_OK; }
-  vkocc_kernel *kern = vkocc_xcalloc(n, sizeof *kern);
-  double **t = vkocc_xcalloc(n, sizeof *t);
-  uint32_t *nt = vkocc_xcalloc(n, sizeof *nt);
-  for (uint32_t c = 0; c < n && !st; c++) {
-    tu_result *r = &run->r[cand[c]];
-    const uint32_t *coord = run->space.coord + (size_t)cand[c] * s->nparams;
-    char **defs, err[512];
-    uint32_t nd;
-    double cms;
-    defines_of(h, coord, r->local, &defs, &nd);
-    module *m = get_module(h, defs, nd, &cms);
-    free_defs(defs, nd);
-    if (!m->failed && !m->checked) { /* every result was resumed: nothing was built in this run yet */
-      if ((st = check_interface(h, m)) || (st = map_params(h, m))) break;
-      m->checked = true;
-    }
-    if (!m->failed && !h->buffers_ready && (st = make_buffers(h))) break;
-    specs sp;
-    vkocc_spirv_info info;
-    if (m->failed || !specs_of(h, m, coord, r->local, &sp, err, sizeof err) ||
-        vkocc_spirv_inspect(m->spv, m->words, s->kernel_file, s->kernel_name, sp.v, sp.n, &info)) {
-      st = vkocc_fail(VKOCC_ERROR_RUNTIME, "the final round: configuration %u no longer builds", cand[c]);
-      break;
-    }
-    vkocc_kernel_resource res[64];
-    uint32_t nres = 0;
-    for (uint32_t i = 0; i < s->nargs && nres < 64; i++)
-      if (s->args[i].vector) res[nres++] = (vkocc_kernel_resource){.set = 0, .binding = (uint32_t)s->args[i].binding, .buffer = &h->dev[i]};
-    vkocc_kernel_desc kd = {.spv = m->spv, .words = m->words, .name = s->kernel_file, .role = "user's", .entry = s->kernel_name,
-                            .info = &info, .refl = &m->refl, .spec = sp.v, .nspec = sp.n, .res = res, .nres = nres};
-    st = vkocc_kernel_build(CTX(h), &kd, &kern[c]);
-    t[c] = vkocc_xmalloc(ROUNDS * 16 * sizeof **t);
-  }
+  if (norder < 2) { free(order); return VKOCC_OK; }
+  uint32_t *cand = vkocc_xcalloc(k + 1, sizeof *cand), n = 0;
+  vkocc_kernel *kern = vkocc_xcalloc(k + 1, sizeof *kern);
+  double **t = vkocc_xcalloc(k + 1, sizeof *t);
+  uint32_t *nt = vkocc_xcalloc(k + 1, sizeof *nt);
+  bool *wrong = vkocc_xcalloc(k + 1, sizeof *wrong);
   double timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5;
-  for (uint32_t round = 0; round < ROUNDS && !st; round++)
+  bool lost, timed_out;
+  /* each built again and run once, as in the search: poisoned outputs, restored inputs, a bounded wait, the
+   * outputs validated (a wrong one: invalid, the next by median takes its place) */
+  for (uint32_t o = 0; o < norder && n < k && !st; o++) {
+    tu_result *r = &run->r[order[o].i];
+    if ((st = build_again(h, order[o].i, &kern[n]))) break;
+    double first;
+    char why[400];
+    st = run_batch(h, &kern[n], r->groups, 1, true, true, timeout_s, &first, &lost, &timed_out);
+    if (st) { vkocc_kernel_destroy(CTX(h), &kern[n]); break; }
+    if (!outputs_right(h, why, sizeof why)) {
+      final_wrong(r, "first run", why);
+      vkocc_kernel_destroy(CTX(h), &kern[n]);
+      continue;
+    }
+    cand[n] = order[o].i;
+    t[n] = vkocc_xmalloc(ROUNDS * MAX_BATCH * sizeof **t);
+    n++;
+  }
+  /* untimed warm-up rounds (one; 0.2 s at least on a cold device), then the timed rounds; the last batch of
+   * each validated again */
+  uint32_t warmup = 1;
+  double tw = vkocc_now_ms();
+  for (uint32_t round = 0; round < warmup + ROUNDS && !st && n >= 2; round++) {
     for (uint32_t c = 0; c < n && !st; c++) {
+      if (wrong[c]) continue;
       tu_result *r = &run->r[cand[c]];
       uint32_t batch = (uint32_t)(20e6 / (r->median_ns > 1 ? r->median_ns : 1));
       if (batch < 3) batch = 3;
-      if (batch > 16) batch = 16;
-      bool lost, timed_out;
-      st = run_batch(h, &kern[c], r->groups, batch, false, false, timeout_s * batch, t[c] + nt[c], &lost, &timed_out);
-      if (!st) nt[c] += batch;
+      if (batch > MAX_BATCH) batch = MAX_BATCH;
+      bool warm = round < warmup, last = round == warmup + ROUNDS - 1;
+      double scratch[MAX_BATCH];
+      st = run_batch(h, &kern[c], r->groups, batch, false, last, timeout_s * batch, warm ? scratch : t[c] + nt[c], &lost,
+                     &timed_out);
+      if (st) break;
+      if (!warm) nt[c] += batch;
+      char why[400];
+      if (last && !outputs_right(h, why, sizeof why)) wrong[c] = true, final_wrong(r, "last batch", why);
     }
+    if (round + 1 == warmup && cold && vkocc_now_ms() - tw < 200 && warmup < 1000) warmup++;
+  }
   for (uint32_t c = 0; c < n; c++) {
-    if (!st && nt[c]) {
+    if (!st && nt[c] && !wrong[c]) {
       vkocc_summary sum;
       vkocc_summarize(t[c], nt[c], &sum);
       tu_result *r = &run->r[cand[c]];
@@ -890,9 +953,13 @@ static vkocc_status confirm_best(harness *h, uint32_t k) {
     vkocc_kernel_destroy(CTX(h), &kern[c]);
     free(t[c]);
   }
-  if (st) /* a failed final round leaves the ranking by medians */
+  /* a failed final round, or one left with fewer than 2 right candidates, leaves the ranking by medians (of
+   * the configurations not found wrong) */
+  uint32_t confirmed = 0;
+  for (uint32_t c = 0; c < n; c++) confirmed += run->r[cand[c]].confirm_runs > 0;
+  if (st || confirmed < 2)
     for (uint32_t c = 0; c < n; c++) run->r[cand[c]].confirm_runs = 0;
-  free(kern), free(t), free(nt), free(cand);
+  free(kern), free(t), free(nt), free(cand), free(wrong), free(order);
   return st;
 }
 
