@@ -77,7 +77,7 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
   if (b >= 0)
     json_object_set_new(doc, "best", json_pack("{s:o, s:f, s:I, s:s}", "config", t1_config_json(s, coord + (size_t)b * s->nparams),
                                                "median_ns", tu_rank_ns(&run->r[b]), "P", (json_int_t)run->r[b].P, "ranked_by",
-                                               run->r[b].confirm_runs ? "final round (interleaved)" : "search"));
+                                               "search"));
   json_t *res = json_array();
   /* evaluation order first, then what a resumed document held that this search did not reach */
   uint8_t *done = vkocc_xcalloc(run->space.count + 1, 1);
@@ -282,7 +282,7 @@ vkocc_status tune_results_load_user(json_t *doc, const char *path, tune_doc *out
     if ((s = vkocc_json_bool(e, "valid", path, p, true, &r->valid))) return s;
     json_t *m = json_object_get(e, "median_ns"), *fr = json_object_get(json_object_get(e, "final_round"), "median_ns");
     r->median_ns = json_is_number(m) ? json_number_value(m) : NAN;
-    if (json_is_number(fr) && json_number_value(fr) > 0) r->median_ns = json_number_value(fr); /* the interleaved time ranks */
+    (void)fr; /* a final round's re-timing is reported, never ranked: the search's median is the time */
     r->spread = f64(e, "spread"), r->min_ns = f64(e, "min_ns"), r->max_ns = f64(e, "max_ns");
     json_t *runs = json_object_get(e, "runs");
     r->runs = json_is_integer(runs) && json_integer_value(runs) >= 0 ? (uint32_t)json_integer_value(runs) : 0;

@@ -42,7 +42,7 @@ for k in range(1, n + 1):
     d = json.load(open("%s/run-%d.json" % (out, k)))
     b = d["best"]
     r = next(r for r in d["results"] if r["config"] == b["config"])
-    t = r.get("final_round", r)  # the interleaved final round ranks when there was one
+    t = r  # the search's median ranks (a final round, --confirm, only reports)
     mad = t["spread"] * t["median_ns"]
     runs.append((k, json.dumps(b["config"], sort_keys=True), t["median_ns"], mad, t["runs"], len(d["results"])))
 for k, cfg, m, mad, nr, nres in runs:
