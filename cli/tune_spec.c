@@ -30,7 +30,7 @@ static const char *help =
     "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\n"
     "--confirm K (default 0: none): at the end the K best by median are validated and timed again in 3 interleaved\n"
     "rounds, reported beside their medians. The search's medians rank: on an H100 a final round after a sweep of\n"
-    "hundreds of configurations re-timed the best at 1.9-2.9x their medians, cause not found (docs/tune.md).\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
+    "hundreds of configurations re-timed the best at 1.9-3.4x their medians, cause not found (docs/tune.md).\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
 
 static volatile sig_atomic_t stop_flag;
 static void on_sigint(int sig) { (void)sig; stop_flag = 1; }

@@ -805,7 +805,7 @@ int64_t tu_find(const tu_run *run, const char *key) {
 }
 
 /* The search's median ranks; a final round (--confirm) validates the best again and reports its re-timing
- * beside the median, but does not rank: on an H100 it re-timed the best of long sweeps 1.9-2.9x slower than
+ * beside the median, but does not rank: on an H100 it re-timed the best of long sweeps 1.9-3.4x slower than
  * their medians (docs/tune.md), a difference this harness cannot explain yet, so it decides nothing. */
 double tu_rank_ns(const tu_result *r) { return r->median_ns; }
 
