@@ -58,7 +58,7 @@ static bool spec_mode(int argc, char **argv) {
   static const char *const with_value[] = {"-o", "--output", "--t4", "--strategy", "--budget", "--fraction", "--time",
                                            "--seed", "--reference", "--name", "--spread", "--max-runs", "--timeout",
                                            "--fingerprint", "--device", "-d", "--queue", "--size", "--type", "--only",
-                                           "--threads", "--confirm", NULL};
+                                           "--threads", "--confirm", "--warmup-ms", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--")) return i + 1 < argc && strlen(argv[i + 1]) > 5 && !strcmp(argv[i + 1] + strlen(argv[i + 1]) - 5, ".json");

@@ -13,7 +13,7 @@
 static const char *help =
     "usage: vkocc tune SPEC.json -o RESULTS.json [--t4 FILE] [--strategy NAME] [--budget N] [--fraction F]\n"
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
-    "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--fingerprint FILE] [--json]\n"
+    "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--warmup-ms MS] [--fingerprint FILE] [--json]\n"
     "                  [--device D] [--queue Q]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
@@ -28,6 +28,8 @@ static const char *help =
     "Ctrl-C), and with --t4 FILE the T4 results to FILE and their metadata beside it (FILE.metadata.json).\n"
     "--resume continues RESULTS.json (same spec file and device). --name: the kernel's name in results and\n"
     "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\n"
+    "--warmup-ms MS (default 50 on a GPU, 0 on a CPU device): untimed dispatches of each configuration before it is\n"
+    "timed, so clocks that dropped while its pipeline was created come back up.\n"
     "--confirm K (default 0: none): at the end the K best by median are validated and timed again in 3 interleaved\n"
     "rounds, reported beside their medians. The search's medians rank: on an H100 a final round after a sweep of\n"
     "hundreds of configurations re-timed the best at 1.9-3.4x their medians, cause not found (docs/tune.md).\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
@@ -101,7 +103,7 @@ int cmd_tune_spec(int argc, char **argv) {
   bool resume = false, always_P = false;
   tune_budget budget = {0};
   uint32_t max_runs = 0, budget_n = 0;
-  double spread = 0, timeout_s = 0;
+  double spread = 0, timeout_s = 0, warmup_ms = 0;
   uint64_t seed = 0;
   const char *only[32];
   uint32_t nonly = 0, confirm = 0;
@@ -111,7 +113,7 @@ int cmd_tune_spec(int argc, char **argv) {
       {"budget", required_argument, 0, 'b'}, {"fraction", required_argument, 0, 'F'}, {"time", required_argument, 0, 'T'},
       {"seed", required_argument, 0, 'e'}, {"resume", no_argument, 0, 'r'}, {"reference", required_argument, 0, 'R'},
       {"name", required_argument, 0, 'N'}, {"occupancy", no_argument, 0, 'P'}, {"spread", required_argument, 0, 's'},
-      {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'},
+      {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'}, {"warmup-ms", required_argument, 0, 'W'},
       {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
       {"fingerprint", required_argument, 0, 'f'}, {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
       CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
@@ -157,6 +159,10 @@ int cmd_tune_spec(int argc, char **argv) {
     case 'm':
       if (!cli_parse_u32(optarg, false, &max_runs) || max_runs < 3 || max_runs > 1000)
         return cli_error("tune", 2, "--max-runs '%s': expected 3 to 1000", optarg);
+      break;
+    case 'W':
+      if (!cli_parse_double(optarg, 0, 10000, &warmup_ms)) return cli_error("tune", 2, "--warmup-ms '%s': expected 0 to 10000", optarg);
+      if (warmup_ms == 0) warmup_ms = -1; /* 0 given: none */
       break;
     case 'x':
       if (!cli_parse_double(optarg, 1e-9, 3600, &timeout_s)) return cli_error("tune", 2, "--timeout '%s': expected seconds", optarg);
@@ -227,7 +233,7 @@ int cmd_tune_spec(int argc, char **argv) {
     }
   if (run.resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", run.resumed, out);
   tu_options o = {.strategy = strategy, .seed = seed, .budget = budget, .reference = reference, .always_P = always_P,
-                  .target_spread = spread, .max_runs = max_runs, .timeout_s = timeout_s, .reopen = reopen,
+                  .target_spread = spread, .max_runs = max_runs, .timeout_s = timeout_s, .warmup_ms = warmup_ms, .reopen = reopen,
                   .checkpoint = checkpoint, .user = &stt, .stop = &stop_flag,
                   .confirm = have_confirm && confirm ? (int32_t)confirm : -1};
   if (cli_is_tty()) o.progress = progress;

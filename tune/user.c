@@ -729,6 +729,25 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
       }
     }
   }
+  /* warm-up: untimed dispatches until the GPU has been busy for warmup_ms (clocks that dropped while the pipeline
+   * was created come back up before anything is timed); each submission bounded like the timed ones */
+  double warm_ms = o->warmup_ms < 0 ? 0 : o->warmup_ms > 0 ? o->warmup_ms
+                   : vkocc_context_device(ctx)->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 50;
+  for (double busy = 0; busy < warm_ms * 1e6;) {
+    double wt[MAX_BATCH];
+    uint32_t batch = (uint32_t)((warm_ms * 1e6 - busy) / (first > 1 ? first : 1)) + 1;
+    if (batch > MAX_BATCH) batch = MAX_BATCH;
+    st = run_batch(h, &k, r->groups, batch, false, false, timeout_s * batch, wt, &lost, &timed_out);
+    if (st) {
+      char why[600];
+      snprintf(why, sizeof why, "%s", vkocc_last_error());
+      if (lost || timed_out) st = recover(h, r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &k);
+      else { r->inv = TU_RUNTIME, st = VKOCC_OK; snprintf(r->error, sizeof r->error, "%s", why); }
+      r->measure_ms = vkocc_now_ms() - t0;
+      goto done;
+    }
+    for (uint32_t i = 0; i < batch; i++) busy += wt[i] > 0 ? wt[i] : 1;
+  }
   /* timed batches: about 20 ms of GPU time per submission, until the spread is small or a cap */
   double target = o->target_spread > 0 ? o->target_spread : 0.02;
   uint32_t min_runs = o->min_runs ? o->min_runs : 5, max_runs = o->max_runs ? o->max_runs : 50;
