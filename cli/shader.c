@@ -146,7 +146,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   char fp_path[1024] = "";
   if (!o->from) { /* no surface given: the device's cached fingerprint, when `vkocc fingerprint` made one */
     cli_fingerprint_cache_path(dev, fp_path, sizeof fp_path);
-    if (!(fp_path[0] && access(fp_path, R_OK) == 0 && load_derived(cmd, fp_path, &d, &have_d, true) == 0 && have_d)) {
+    if (!(fp_path[0] && vkocc_cache_file_regular(fp_path) && load_derived(cmd, fp_path, &d, &have_d, true) == 0 && have_d)) {
       have_d = false;
       fp_path[0] = 0;
     }

@@ -138,6 +138,15 @@ vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t 
 vkocc_status vkocc_output_check(const char *path);
 /* Reads a whole file (a directory or more than 256 MiB is refused); *data is NUL-terminated, malloc'd. */
 vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
+/* Caches: only a regular file is read (opened without blocking, so a FIFO in its place never hangs). */
+vkocc_status vkocc_read_cache_file(const char *path, void **data, size_t *len);
+bool vkocc_cache_file_regular(const char *path);
+/* A cache entry {schema, key, checksum, value}: written atomically; read back only when the schema and key
+ * are the ones asked for and the checksum over schema, key and value holds (an edited, foreign or torn file
+ * is a miss: NULL). The value is a new reference. */
+struct json_t;
+vkocc_status vkocc_cache_entry_write(const char *path, const char *schema, const char *key, struct json_t *value);
+struct json_t *vkocc_cache_entry_read(const char *path, const char *schema, const char *key);
 
 /* derive.c: vkocc_derive with the SM count given (sms > 0), e.g. 1 for values that are already per SM. */
 vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, uint32_t sms,
@@ -146,4 +155,13 @@ double vkocc_now_ns(void);
 int vkocc_cmp_double(const void *a, const void *b);
 double vkocc_median(double *v, uint32_t n); /* sorts v */
 
+/* shader_features.c: the shader features vkocc's device enables (all of its list that the device supports);
+ * vkocc_context_create calls this before vkCreateDevice, chain living until then. */
+typedef struct vkocc_feature_chain {
+  VkPhysicalDeviceFeatures2 f2;
+  VkPhysicalDeviceVulkan11Features v11;
+  VkPhysicalDeviceVulkan12Features v12;
+  bool has12;
+} vkocc_feature_chain;
+void vkocc_shader_features_enable(VkPhysicalDevice pd, VkDeviceCreateInfo *dci, vkocc_feature_chain *chain);
 #endif

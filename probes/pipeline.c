@@ -280,6 +280,7 @@ static vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv
   u->plain = plain;
   load_image_fns(ctx->device);
   vkocc_status s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &u->info);
+  if (!s) s = vkocc_module_contract_ctx(ctx, spv, words, name, &u->info, sh); /* before anything is created */
   if (s) return s;
   const vkocc_device_info *d = &ctx->info;
   uint32_t wg = u->info.wg[0] * u->info.wg[1] * u->info.wg[2];
@@ -597,66 +598,11 @@ static vkocc_status measure_unmodified(user_pipeline *u, const vkocc_probe_optio
   return VKOCC_OK;
 }
 
-/* ---------------------------------------------------------------- cache */
+/* ---------------------------------------------------------------- cache (probes/pipeline_cache.c) */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const uint8_t *b = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-  return h;
-}
-
-static uint64_t cache_key(const vkocc_device_info *d, const uint32_t *spv, size_t words, const vkocc_shader_desc *sh,
-                          const vkocc_probe_options *o) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  h = fnv(h, d->uuid, 16);
-  h = fnv(h, &d->driver_version, 4);
-  h = fnv(h, &d->compute_queue_family, 4); /* NVIDIA grants shared memory per queue family */
-  h = fnv(h, d->driver_info, strlen(d->driver_info));
-  h = fnv(h, vkocc_version(), strlen(vkocc_version()));
-  h = fnv(h, spv, words * 4);
-  h = fnv(h, sh->entry ? sh->entry : "", sh->entry ? strlen(sh->entry) : 0);
-  for (uint32_t i = 0; i < sh->nspec; i++) {
-    h = fnv(h, &sh->spec[i].id, 4);
-    h = fnv(h, &sh->spec[i].value, 8);
-  }
-  uint32_t m = o->method;
-  h = fnv(h, &m, 4);
-  if (sh->unmodified) h = fnv(h, "unmodified", 10); /* only then: the augmented keys stay what they were */
-  return h;
-}
-
-static bool cache_path(uint64_t key, char *out, size_t n) {
-  char dir[1024];
-  if (vkocc_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return false; }
-  snprintf(out, n, "%s/pipeline-%016llx.json", dir, (unsigned long long)key);
-  return true;
-}
-
-static bool cache_read(uint64_t key, vkocc_pipeline_result *out) {
-  char path[1100];
-  json_t *doc;
-  if (!cache_path(key, path, sizeof path)) return false;
-  if (vkocc_json_load(path, "vkocc.pipeline-cache", &doc)) { vkocc_clear_error(); return false; }
-  const char *schema = json_string_value(json_object_get(doc, "schema"));
-  json_t *P = json_object_get(doc, "P");
-  bool ok = schema && !strcmp(schema, "vkocc.pipeline-cache/1") && json_is_integer(P) && json_integer_value(P) > 0;
-  if (ok) {
-    out->P = out->probe.P = (uint32_t)json_integer_value(P);
-    out->from_cache = true;
-  }
-  json_decref(doc);
-  return ok;
-}
-
-static void cache_write(uint64_t key, const vkocc_pipeline_result *r) {
-  char path[1100];
-  if (!cache_path(key, path, sizeof path)) return;
-  json_t *doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:s}", "schema", "vkocc.pipeline-cache/1", "tool_version",
-                          vkocc_version(), "P", (json_int_t)r->P, "wg_size", (json_int_t)r->wg_size, "shared_bytes",
-                          (json_int_t)r->shared_bytes, "entry", r->entry);
-  if (vkocc_json_write(doc, path)) vkocc_clear_error(); /* a cache that cannot be written is only slower */
-  json_decref(doc);
-}
+#define cache_key vkocc_pipeline_cache_key
+#define cache_read vkocc_pipeline_cache_read
+#define cache_write vkocc_pipeline_cache_write
 
 /* ---------------------------------------------------------------- public */
 
@@ -727,6 +673,7 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
   /* The cheap checks and the cache first: a hit builds no pipeline. */
   vkocc_spirv_info info;
   s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
+  if (!s) s = vkocc_module_contract_ctx(ctx, spv, words, name, &info, sh); /* a cached answer too: none without it */
   if (s) { free(spv); return s; }
   memcpy(out->wg, info.wg, sizeof out->wg);
   out->wg_size = info.wg[0] * info.wg[1] * info.wg[2];
@@ -739,8 +686,7 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
     free(spv);
     out->probe.wg_size = out->wg_size;
     out->probe.shared_bytes = out->shared_bytes;
-    out->probe.method = opt.method;
-    return VKOCC_OK;
+    return VKOCC_OK; /* the method, agreement and the rest as the measurement gave them */
   }
   user_pipeline u;
   s = user_pipeline_create(ctx, spv, words, name, sh, sh->unmodified, &u);

@@ -1,0 +1,184 @@
+/* The cache of a user's pipeline's P ($XDG_CACHE_HOME/vkocc/pipeline-<key>.json). The key hashes everything
+ * that changes the answer: the device (UUID), its driver (version and info), the queue family, the
+ * environment the driver reads (LP_NUM_THREADS is lavapipe's P), vkocc's version, the module after
+ * compilation, the entry point, the constants and the method. An entry carries a checksum over the key and its
+ * value (core/cache.c), so an edited, foreign or torn file is a miss, and it holds the whole summary the
+ * measurement gave (P, agreement, method, medians, descriptors, statistics): a hit answers as the
+ * measurement did. */
+#include "compile.h"
+#include "jsonio.h"
+#include "probe_internal.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PIPELINE_CACHE_SCHEMA "vkocc.pipeline-cache/2"
+
+extern char **environ;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const uint8_t *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* Environment a Vulkan driver or the loader reads: Mesa (lavapipe's LP_NUM_THREADS, GALLIVM_, MESA_,
+ * RADV_, ...), NVIDIA (__GL_), the loader (VK_). Sorted, so the order of the environment does not matter. */
+static bool driver_env(const char *e) {
+  static const char *const prefixes[] = {"LP_", "GALLIVM_", "MESA_", "RADV_", "ANV_", "NVK_", "TU_", "V3D_",
+                                         "__GL_", "VK_", "AMD_", "DXVK_"};
+  for (size_t i = 0; i < VKOCC_ARRAY_LEN(prefixes); i++)
+    if (!strncmp(e, prefixes[i], strlen(prefixes[i]))) return true;
+  return false;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static uint64_t env_hash(uint64_t h) {
+  size_t n = 0, k = 0;
+  for (char **e = environ; e && *e; e++) n += driver_env(*e);
+  const char **list = vkocc_xcalloc(n + 1, sizeof *list);
+  for (char **e = environ; e && *e && k < n; e++)
+    if (driver_env(*e)) list[k++] = *e;
+  qsort(list, k, sizeof *list, cmp_str);
+  for (size_t i = 0; i < k; i++) h = fnv(h, list[i], strlen(list[i]) + 1);
+  free(list);
+  return h;
+}
+
+static int cmp_spec(const void *a, const void *b) {
+  const vkocc_spec_value *x = a, *y = b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+uint64_t vkocc_pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, size_t words,
+                                  const vkocc_shader_desc *sh, const vkocc_probe_options *o) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  h = fnv(h, PIPELINE_CACHE_SCHEMA, sizeof PIPELINE_CACHE_SCHEMA);
+  h = fnv(h, d->uuid, 16);
+  h = fnv(h, &d->driver_version, 4);
+  h = fnv(h, &d->compute_queue_family, 4); /* NVIDIA grants shared memory per queue family */
+  h = fnv(h, d->driver_name, strlen(d->driver_name) + 1);
+  h = fnv(h, d->driver_info, strlen(d->driver_info) + 1);
+  h = fnv(h, vkocc_version(), strlen(vkocc_version()) + 1);
+  h = env_hash(h);
+  h = fnv(h, spv, words * 4);
+  h = fnv(h, sh->entry ? sh->entry : "", sh->entry ? strlen(sh->entry) + 1 : 1);
+  /* constants by ID (the order they were given in does not change the answer) */
+  vkocc_spec_value *sp = vkocc_xcalloc(sh->nspec + 1, sizeof *sp);
+  if (sh->nspec) memcpy(sp, sh->spec, sh->nspec * sizeof *sp);
+  qsort(sp, sh->nspec, sizeof *sp, cmp_spec);
+  for (uint32_t i = 0; i < sh->nspec; i++) {
+    h = fnv(h, &sp[i].id, 4);
+    h = fnv(h, &sp[i].value, 8);
+  }
+  free(sp);
+  uint32_t m = o->method, rep = o->repeat;
+  h = fnv(h, &m, 4);
+  h = fnv(h, &rep, 4);
+  h = fnv(h, sh->unmodified ? "unmodified" : "augmented", 10);
+  return h;
+}
+
+static bool entry_path(uint64_t key, char *out, size_t n, char hex[17]) {
+  char dir[1024];
+  if (vkocc_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return false; }
+  snprintf(hex, 17, "%016llx", (unsigned long long)key);
+  return snprintf(out, n, "%s/pipeline-%s.json", dir, hex) < (int)n;
+}
+
+static json_t *trio(uint32_t med, uint32_t lo, uint32_t hi) {
+  return json_pack("{s:I, s:I, s:I}", "median", (json_int_t)med, "min", (json_int_t)lo, "max", (json_int_t)hi);
+}
+
+void vkocc_pipeline_cache_write(uint64_t key, const vkocc_pipeline_result *r) {
+  char path[1100], hex[17];
+  if (!entry_path(key, path, sizeof path, hex)) return;
+  const vkocc_probe_result *p = &r->probe;
+  json_t *stats = json_array();
+  for (uint32_t i = 0; i < r->nstats && i < VKOCC_ARRAY_LEN(r->stats); i++)
+    json_array_append_new(stats, json_pack("{s:s, s:o, s:o}", "name", r->stats[i].name, "value",
+                                           vkocc_json_number(r->stats[i].value), "augmented",
+                                           vkocc_json_number(r->stats[i].augmented)));
+  json_t *v = json_pack("{s:I, s:b, s:I, s:[I,I,I], s:I, s:b, s:s, s:I, s:I, s:I, s:b, s:o}", "P", (json_int_t)r->P,
+                        "agree", p->agree, "method", (json_int_t)p->method, "wg", (json_int_t)r->wg[0],
+                        (json_int_t)r->wg[1], (json_int_t)r->wg[2], "shared_bytes", (json_int_t)r->shared_bytes,
+                        "shared_exact", r->shared_exact, "entry", r->entry, "aug_set", (json_int_t)r->aug_set,
+                        "descriptors", (json_int_t)r->descriptors, "push_bytes", (json_int_t)r->push_bytes,
+                        "bisect_by_chase", p->bisect_by_chase, "statistics", stats);
+  if (!v) return;
+  json_object_set_new(v, "comb", trio(p->comb_median, p->comb_min, p->comb_max));
+  json_object_set_new(v, "bisect", trio(p->bisect_median, p->bisect_min, p->bisect_max));
+  json_object_set_new(v, "sleep_ns", vkocc_json_number(p->sleep_ns));
+  json_object_set_new(v, "bisect_wave_ns", vkocc_json_number(p->bisect_wave_ns));
+  json_object_set_new(v, "floor_ns", vkocc_json_number(p->floor_ns));
+  if (vkocc_cache_entry_write(path, PIPELINE_CACHE_SCHEMA, hex, v)) vkocc_clear_error(); /* only slower */
+  json_decref(v);
+}
+
+static bool u32_of(json_t *o, const char *k, uint32_t *out) {
+  json_t *v = json_object_get(o, k);
+  if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX) return false;
+  *out = (uint32_t)json_integer_value(v);
+  return true;
+}
+
+static bool trio_of(json_t *o, const char *k, uint32_t *med, uint32_t *lo, uint32_t *hi) {
+  json_t *t = json_object_get(o, k);
+  return u32_of(t, "median", med) && u32_of(t, "min", lo) && u32_of(t, "max", hi);
+}
+
+static double num_of(json_t *o, const char *k) {
+  json_t *v = json_object_get(o, k);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+bool vkocc_pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out) {
+  char path[1100], hex[17];
+  if (!entry_path(key, path, sizeof path, hex)) return false;
+  json_t *v = vkocc_cache_entry_read(path, PIPELINE_CACHE_SCHEMA, hex);
+  if (!v) return false;
+  vkocc_pipeline_result r = *out;
+  vkocc_probe_result *p = &r.probe;
+  uint32_t method = 0;
+  json_t *w = json_object_get(v, "wg"), *stats = json_object_get(v, "statistics");
+  bool ok = u32_of(v, "P", &r.P) && r.P > 0 && json_is_boolean(json_object_get(v, "agree")) &&
+            u32_of(v, "method", &method) && method >= 1 && method <= VKOCC_METHOD_BOTH && json_array_size(w) == 3 &&
+            u32_of(v, "descriptors", &r.descriptors) && u32_of(v, "push_bytes", &r.push_bytes) &&
+            trio_of(v, "comb", &p->comb_median, &p->comb_min, &p->comb_max) &&
+            trio_of(v, "bisect", &p->bisect_median, &p->bisect_min, &p->bisect_max) && json_is_array(stats) &&
+            json_array_size(stats) <= VKOCC_ARRAY_LEN(r.stats);
+  for (int k = 0; ok && k < 3; k++) {
+    json_t *e = json_array_get(w, k);
+    ok = json_is_integer(e) && json_integer_value(e) == (json_int_t)out->wg[k];
+  }
+  /* the module's own figures were computed again from the module: the entry must agree with them */
+  uint32_t shared;
+  ok = ok && u32_of(v, "shared_bytes", &shared) && shared == out->shared_bytes;
+  for (size_t i = 0; ok && i < json_array_size(stats); i++) {
+    json_t *e = json_array_get(stats, i);
+    const char *nm = json_string_value(json_object_get(e, "name"));
+    if (!nm) { ok = false; break; }
+    snprintf(r.stats[i].name, sizeof r.stats[i].name, "%s", nm);
+    r.stats[i].value = num_of(e, "value");
+    r.stats[i].augmented = num_of(e, "augmented");
+  }
+  if (ok) {
+    r.nstats = (uint32_t)json_array_size(stats);
+    p->P = r.P;
+    p->agree = json_is_true(json_object_get(v, "agree"));
+    p->method = (vkocc_method)method;
+    p->wg_size = out->wg_size;
+    p->shared_bytes = out->shared_bytes;
+    p->repeat = 0; /* no repetitions were run: the evidence stays with the measurement */
+    p->sleep_ns = num_of(v, "sleep_ns");
+    p->bisect_wave_ns = num_of(v, "bisect_wave_ns");
+    p->floor_ns = num_of(v, "floor_ns");
+    p->bisect_by_chase = json_is_true(json_object_get(v, "bisect_by_chase"));
+    r.from_cache = true;
+    *out = r;
+  }
+  json_decref(v);
+  return ok;
+}
