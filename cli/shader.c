@@ -30,6 +30,8 @@ int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o) {
     if (o->nspec >= CLI_MAX_SPEC) return cli_error(cmd, 2, "--spec: at most %d", CLI_MAX_SPEC);
     if (!parse_spec(arg, &o->spec[o->nspec]))
       return cli_error(cmd, 2, "--spec '%s': expected ID=VALUE (an integer ID, a number)", arg);
+    for (uint32_t i = 0; i < o->nspec; i++) /* the same ID again: the last value wins (one map entry per ID) */
+      if (o->spec[i].id == o->spec[o->nspec].id) { o->spec[i].value = o->spec[o->nspec].value; return 0; }
     o->nspec++;
     return 0;
   case CLI_OPT_DEFINE:
@@ -138,7 +140,8 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                      bool use_cache) {
   vkocc_derived d;
   bool have_d;
-  int rc = load_derived(cmd, o->from, &d, &have_d, false);
+  int rc = cli_check_output(cmd, "-o", c->output); /* before anything is measured */
+  if (!rc) rc = load_derived(cmd, o->from, &d, &have_d, false);
   if (rc) return rc;
   vkocc_context *ctx;
   if ((rc = cli_open(cmd, c, &ctx))) return rc;
@@ -156,7 +159,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   vkocc_status st = vkocc_pipeline_occupancy(ctx, NULL, &sh, po, use_cache, &r);
   if (st) { vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
   if (fp_path[0] && !c->json) fprintf(stderr, "vkocc %s: per SM from the cached fingerprint %s\n", cmd, fp_path);
-  if (c->json) {
+  if (c->json || c->output) { /* -o: the document --json prints */
     json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:o}", "device", vkocc_device_info_json(dev), "probe",
                                             vkocc_probe_result_json(&r.probe), "shader", shader_json(o, &r)),
                                   VKOCC_DOC_PROBE);
@@ -178,9 +181,14 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                                              isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
                                              "augmented", r.stats[i].augmented));
     json_object_set_new(doc, "statistics", stats);
-    vkocc_pipeline_result_free(&r);
-    vkocc_context_destroy(ctx);
-    return cli_emit_json(cmd, doc, NULL);
+    vkocc_status ws = c->output ? vkocc_json_write(doc, c->output) : VKOCC_OK;
+    if (ws || c->json) {
+      vkocc_pipeline_result_free(&r);
+      vkocc_context_destroy(ctx);
+      if (ws) { json_decref(doc); return cli_fail(cmd, ws); }
+      return cli_emit_json(cmd, doc, NULL);
+    }
+    json_decref(doc);
   }
   printf("device: %s\nshader: %s, entry %s: workgroup %ux%ux%u (%u threads), %u shared bytes%s\n", dev->name, o->path,
          r.entry, r.wg[0], r.wg[1], r.wg[2], r.wg_size, r.shared_bytes, r.shared_exact ? "" : " or more");
