@@ -3,6 +3,7 @@
  * types are invalid SPIR-V), everything else gets fresh ids from the bound. */
 #include "compile.h"
 #include "internal.h"
+#include <math.h>
 #include <spirv.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -195,7 +196,21 @@ static vkocc_status eval_consts(const module *m, const vkocc_spec_value *spec, u
           float f = spec[k].value > 3.4e38 ? 3.4e38f : spec[k].value < -3.4e38 ? -3.4e38f : (float)spec[k].value;
           memcpy(&v, &f, 4);
         } else if (op != SpvOpSpecConstant) v = spec[k].value != 0;
-        else v = spec[k].value >= -2147483648.0 && spec[k].value < 4294967296.0 ? (uint32_t)(int64_t)spec[k].value : 0;
+        else {
+          /* an integer constant takes a whole number in its type's range (never a value that wraps) */
+          double val = spec[k].value;
+          bool sgn = t && op_of(t[0]) == SpvOpTypeInt && len_of(t[0]) >= 4 && t[3];
+          uint32_t bits = t && op_of(t[0]) == SpvOpTypeInt && len_of(t[0]) >= 3 ? t[2] : 32;
+          double lo = sgn ? -ldexp(1, (int)bits - 1) : 0, hi = sgn ? ldexp(1, (int)bits - 1) - 1 : ldexp(1, (int)bits) - 1;
+          if (bits > 32) lo = sgn ? -9223372036854775808.0 : 0, hi = sgn ? 9223372036854775807.0 : 9223372036854775807.0;
+          if (!(val >= lo && val <= hi && val == floor(val))) {
+            vkocc_status st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: specialization constant %u = %g is not %s %u-bit "
+                                         "integer (%.0f..%.0f)", m->name, spec[k].id, val,
+                                         sgn ? "a signed" : "an unsigned", bits, lo, hi);
+            return st;
+          }
+          v = (uint32_t)(int64_t)val;
+        }
       }
     }
     if (ok) { c->val[rid] = v; c->known[rid] = 1; }
@@ -263,6 +278,23 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
   if (s) return s;
   consts c;
   if ((s = eval_consts(&m, spec, nspec, &c))) { consts_free(&c); return s; }
+  /* arrays sized by specialization constants: 0 (or negative) with the constants given is no array */
+  for (size_t i = 5; i < m.n; i += len_of(m.w[i])) {
+    const uint32_t *x = m.w + i;
+    if (op_of(x[0]) != SpvOpTypeArray || len_of(x[0]) < 4 || x[3] >= m.bound || !c.known[x[3]]) continue;
+    const uint32_t *lt = c.def[x[3]] && c.def[x[3]][1] < m.bound ? c.def[c.def[x[3]][1]] : NULL;
+    bool is_signed = lt && op_of(lt[0]) == SpvOpTypeInt && len_of(lt[0]) >= 4 && lt[3];
+    if (c.val[x[3]] == 0 || (is_signed && (int32_t)c.val[x[3]] < 0)) {
+      uint32_t sid = c.spec_id[x[3]];
+      int32_t len = (int32_t)c.val[x[3]];
+      consts_free(&c);
+      if (sid)
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: an array's length is %d with specialization constant %u as given "
+                          "(an array needs at least one element)", name, len, sid - 1);
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: an array's length evaluates to %d with the specialization constants "
+                        "given (an array needs at least one element)", name, len);
+    }
+  }
   info->version = spv[1];
   snprintf(info->entry, sizeof info->entry, "%s", m.entry);
   uint32_t used_sets[64] = {0}; /* sets 0..2047; any higher value still counts in max_set_plus1 */

@@ -61,7 +61,7 @@ const char *vkocc_feature_name(unsigned feat) {
  * for Int64Atomics), or subgroup operations of the compute stage. Everything not listed is refused: vkocc
  * cannot tell whether the device accepts it (extensions it does not enable: float atomics, 64-bit image
  * atomics, subgroup ballot/vote of the KHR extensions, float controls it does not query, ...). */
-enum { FREE = 0x100, SUBGROUP = 0x200, FEAT2 = 0x400 };
+enum { FREE = 0x100, SUBGROUP = 0x200, FEAT2 = 0x400, REFUSED = 0x800 };
 static const struct cap {
   uint32_t cap;
   const char *name;
@@ -126,6 +126,25 @@ static const struct cap {
     {SpvCapabilityGroupNonUniformShuffleRelative, "GroupNonUniformShuffleRelative", SUBGROUP | 0x20},
     {SpvCapabilityGroupNonUniformClustered, "GroupNonUniformClustered", SUBGROUP | 0x40},
     {SpvCapabilityGroupNonUniformQuad, "GroupNonUniformQuad", SUBGROUP | 0x80},
+    /* named for the message only: features of extensions vkocc's device does not enable, properties it
+     * does not query */
+    {SpvCapabilityAtomicFloat32AddEXT, "AtomicFloat32AddEXT", REFUSED},
+    {SpvCapabilityAtomicFloat64AddEXT, "AtomicFloat64AddEXT", REFUSED},
+    {SpvCapabilityAtomicFloat16AddEXT, "AtomicFloat16AddEXT", REFUSED},
+    {SpvCapabilityAtomicFloat16MinMaxEXT, "AtomicFloat16MinMaxEXT", REFUSED},
+    {SpvCapabilityAtomicFloat32MinMaxEXT, "AtomicFloat32MinMaxEXT", REFUSED},
+    {SpvCapabilityAtomicFloat64MinMaxEXT, "AtomicFloat64MinMaxEXT", REFUSED},
+    {SpvCapabilityInt64ImageEXT, "Int64ImageEXT", REFUSED},
+    {SpvCapabilityDenormPreserve, "DenormPreserve", REFUSED},
+    {SpvCapabilityDenormFlushToZero, "DenormFlushToZero", REFUSED},
+    {SpvCapabilitySignedZeroInfNanPreserve, "SignedZeroInfNanPreserve", REFUSED},
+    {SpvCapabilityRoundingModeRTE, "RoundingModeRTE", REFUSED},
+    {SpvCapabilityRoundingModeRTZ, "RoundingModeRTZ", REFUSED},
+    {SpvCapabilityShaderNonUniform, "ShaderNonUniform", REFUSED},
+    {SpvCapabilityRuntimeDescriptorArray, "RuntimeDescriptorArray", REFUSED},
+    {SpvCapabilityRayQueryKHR, "RayQueryKHR", REFUSED},
+    {SpvCapabilitySubgroupBallotKHR, "SubgroupBallotKHR", REFUSED},
+    {SpvCapabilitySubgroupVoteKHR, "SubgroupVoteKHR", REFUSED},
 };
 
 static const char *cap_name(uint32_t c, char buf[24]) {
@@ -153,7 +172,7 @@ static vkocc_status check_capabilities(const uint32_t *w, size_t n, const char *
     for (size_t j = 0; j < VKOCC_ARRAY_LEN(caps) && !k; j++)
       if (caps[j].cap == c) k = &caps[j];
     char buf[24];
-    if (!k)
+    if (!k || k->need == REFUSED)
       return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: capability %s is not one vkocc can check against %s (it "
                         "enables no extension feature beyond the shader clock): refused rather than handed to the "
                         "driver", name, cap_name(c, buf), lim->device);
@@ -239,8 +258,8 @@ vkocc_status vkocc_module_contract(const uint32_t *spv, size_t words, const char
     double hi = c->is_signed ? (c->bytes == 8 ? 9223372036854775807.0 : 2147483647.0)
                              : (c->bytes == 8 ? 9223372036854775807.0 : 4294967295.0);
     if (!(v >= lo && v <= hi && v == floor(v)))
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: specialization constant %u = %g is not a %s %u-bit integer (%.0f..%.0f)",
-                        name, spec[i].id, v, c->is_signed ? "signed" : "unsigned", c->bytes * 8, lo, hi);
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: specialization constant %u = %g is not %s %u-bit integer (%.0f..%.0f)",
+                        name, spec[i].id, v, c->is_signed ? "a signed" : "an unsigned", c->bytes * 8, lo, hi);
   }
   /* the workgroup: each dimension and the 64-bit product (a 32-bit product wraps: 65536 x 65536 x 1 = 0) */
   uint64_t inv = (uint64_t)info->wg[0] * info->wg[1] * info->wg[2];
@@ -284,8 +303,9 @@ vkocc_status vkocc_module_contract(const uint32_t *spv, size_t words, const char
                         b->set, in_set, VKOCC_BIND_MAX_PER_SET);
     for (uint32_t j = 0; j < i; j++)
       if (refl->bindings[j].set == b->set && refl->bindings[j].binding == b->binding)
-        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: set %u binding %u is declared twice (as %s and %s)", name, b->set,
-                          b->binding, type_name(refl->bindings[j].type), type_name(b->type));
+        return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: set %u binding %u is declared twice (as %s and %s): vkocc binds "
+                          "one descriptor per binding", name, b->set, b->binding, type_name(refl->bindings[j].type),
+                          type_name(b->type));
     uint64_t c = b->count;
     total += c;
     switch (b->type) {
@@ -299,12 +319,12 @@ vkocc_status vkocc_module_contract(const uint32_t *spv, size_t words, const char
     }
     if (b->type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER && b->size > lim->max_uniform_range) {
       char what[96];
-      snprintf(what, sizeof what, "uniform buffer at set %u binding %u declares bytes", b->set, b->binding);
+      snprintf(what, sizeof what, "uniform buffer at set %u binding %u, bytes declared", b->set, b->binding);
       return over(name, what, b->size, "maxUniformBufferRange", lim->max_uniform_range, dev);
     }
     if (b->type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER && b->size > lim->max_storage_range) {
       char what[96];
-      snprintf(what, sizeof what, "storage buffer at set %u binding %u declares bytes", b->set, b->binding);
+      snprintf(what, sizeof what, "storage buffer at set %u binding %u, bytes declared", b->set, b->binding);
       return over(name, what, b->size, "maxStorageBufferRange", lim->max_storage_range, dev);
     }
     if (b->type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER && b->size > VKOCC_BIND_MAX_BUFFER)
