@@ -258,6 +258,9 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
       st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: a point of --vary (workgroup %u, %u shared bytes) is above the limits of "
                       "%s (%u invocations, %u shared bytes)", o->path, wgs, info.shared_bytes, dev->name,
                       dev->max_invocations, dev->max_shared_bytes);
+    vkocc_shader_desc each = desc_of(o);
+    each.nspec = base + o->nvary;
+    if (!st) st = vkocc_module_contract_ctx(ctx, spv, words, o->path, &info, &each); /* every point, up front */
   }
   /* calibrated only once every point has passed: bad input costs no measurement */
   vkocc_calibration cal;
