@@ -34,6 +34,12 @@ static const vkocc_module_limits big = {
 static void refusal(vkocc_status s) { fuzz_check_status(s, VKOCC_ERROR_UNSUPPORTED); }
 
 static uint32_t augmented_ok, augmented_invalid;
+/* how often an augmented module (of one the contract accepted) validated: printed at exit */
+__attribute__((destructor)) static void augment_report(void) {
+  if (augmented_ok || augmented_invalid)
+    fprintf(stderr, "augmented modules: %u validate, %u do not (refused as vkocc's, exit 3)\n", augmented_ok,
+            augmented_invalid);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size % 4 || size / 4 > MAX_WORDS) return 0;
