@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-#ifdef FUZZ_STRUCTURED_MUTATOR
+#if defined(FUZZ_STRUCTURED_MUTATOR) && !defined(VKOCC_LIBFUZZER)
 /* A harness with a structure-aware mutator (fuzz_spirv.c) defines it; the replay applies it too. Returns the
  * new size, 0 when nothing applied. */
 static size_t fuzz_structured_mutate(uint8_t *data, size_t size, size_t max_size, unsigned seed);
