@@ -52,22 +52,51 @@ int main(int argc, char **argv) {
   if (!m) return perror(mpath), 1;
   if (table) fprintf(table, "| module | args | exit | answer or reason |\n|---|---|---|---|\n");
   unsigned cases = 0, crashes = 0, hangs = 0, wrong0 = 0, counts[4] = {0};
+  /* every case first: the refusals run two at a time (nothing is measured there, so they cannot disturb
+   * each other), the measurements one at a time */
+  typedef struct { char *file, *sub, *args; int want; } hcase;
+  hcase *cs = calloc(1024, sizeof *cs);
+  unsigned ncs = 0;
   char line[4096];
-  while (fgets(line, sizeof line, m)) {
+  while (ncs < 1024 && fgets(line, sizeof line, m)) {
     if (line[0] == '#' || line[0] == '\n') continue;
     line[strcspn(line, "\n")] = 0;
     char *file = strtok(line, "\t"), *code_s = strtok(NULL, "\t"), *sub = strtok(NULL, "\t"), *args = strtok(NULL, "\t");
     if (!file || !code_s) continue;
-    if (!sub) sub = "";
-    if (!args) args = "";
-    int want = atoi(code_s);
+    cs[ncs++] = (hcase){strdup(file), strdup(sub ? sub : ""), strdup(args ? args : ""), atoi(code_s)};
+  }
+  fclose(m);
+#define CMD "(timeout -s KILL %d %s calc --shader '%s/%s' %s --json >%s/o%u 2>%s/e%u; echo $? >%s/r%u)"
+  for (unsigned a = 0; a < ncs; a++) {
+    if (cs[a].want == 0) continue;
+    unsigned b = a + 1;
+    while (b < ncs && cs[b].want == 0) b++;
+    char *drop;
+    if (b < ncs)
+      run_fmt(&drop, CMD " & " CMD "; wait", LIMIT_S, bin, dir, cs[a].file, cs[a].args, tmp, a, tmp, a, tmp, a, LIMIT_S, bin,
+              dir, cs[b].file, cs[b].args, tmp, b, tmp, b, tmp, b);
+    else
+      run_fmt(&drop, CMD, LIMIT_S, bin, dir, cs[a].file, cs[a].args, tmp, a, tmp, a, tmp, a);
+    free(drop);
+    a = b;
+  }
+  for (unsigned c = 0; c < ncs; c++) {
+    const char *file = cs[c].file, *sub = cs[c].sub, *args = cs[c].args;
+    int want = cs[c].want;
     cases++;
-    char out[128], err[128];
-    snprintf(out, sizeof out, "%s/out.json", tmp);
-    snprintf(err, sizeof err, "%s/err.txt", tmp);
+    char out[128], err[128], rcf[128];
+    snprintf(out, sizeof out, "%s/o%u", tmp, c);
+    snprintf(err, sizeof err, "%s/e%u", tmp, c);
+    snprintf(rcf, sizeof rcf, "%s/r%u", tmp, c);
     int rc = 0;
     char *o = NULL, *e = NULL, *drop;
-    for (int attempt = 0; attempt < 3; attempt++) {
+    if (want != 0) { /* ran above */
+      char *r = slurp(rcf);
+      rc = r[0] ? atoi(r) : -1;
+      free(r);
+      o = slurp(out), e = slurp(err);
+    }
+    for (int attempt = 0; want == 0 && attempt < 3; attempt++) {
       free(o), free(e);
       rc = run_fmt(&drop, "timeout -s KILL %d %s calc --shader '%s/%s' %s --json >%s 2>%s", LIMIT_S, bin, dir, file, args, out,
                    err);
@@ -118,7 +147,8 @@ int main(int argc, char **argv) {
     }
     free(o), free(e);
   }
-  fclose(m);
+  for (unsigned c = 0; c < ncs; c++) free(cs[c].file), free(cs[c].sub), free(cs[c].args);
+  free(cs);
   printf("hostile corpus: %u cases: exit 0: %u, 1: %u, 2: %u, 3: %u; crashes %u, hangs %u, wrong exit-0 answers %u\n", cases,
          counts[0], counts[1], counts[2], counts[3], crashes, hangs, wrong0);
   if (table) {
