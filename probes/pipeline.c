@@ -600,9 +600,9 @@ static vkocc_status measure_unmodified(user_pipeline *u, const vkocc_probe_optio
 
 /* ---------------------------------------------------------------- cache (probes/pipeline_cache.c) */
 
-#define cache_key vkocc_pipeline_cache_key
-#define cache_read vkocc_pipeline_cache_read
-#define cache_write vkocc_pipeline_cache_write
+#define cache_key pipeline_cache_key
+#define cache_read pipeline_cache_read
+#define cache_write pipeline_cache_write
 
 /* ---------------------------------------------------------------- public */
 

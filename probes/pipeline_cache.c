@@ -52,7 +52,7 @@ static int cmp_spec(const void *a, const void *b) {
   return (x->id > y->id) - (x->id < y->id);
 }
 
-uint64_t vkocc_pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, size_t words,
+uint64_t pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, size_t words,
                                   const vkocc_shader_desc *sh, const vkocc_probe_options *o) {
   uint64_t h = 0xcbf29ce484222325ull;
   h = fnv(h, PIPELINE_CACHE_SCHEMA, sizeof PIPELINE_CACHE_SCHEMA);
@@ -92,7 +92,7 @@ static json_t *trio(uint32_t med, uint32_t lo, uint32_t hi) {
   return json_pack("{s:I, s:I, s:I}", "median", (json_int_t)med, "min", (json_int_t)lo, "max", (json_int_t)hi);
 }
 
-void vkocc_pipeline_cache_write(uint64_t key, const vkocc_pipeline_result *r) {
+void pipeline_cache_write(uint64_t key, const vkocc_pipeline_result *r) {
   char path[1100], hex[17];
   if (!entry_path(key, path, sizeof path, hex)) return;
   const vkocc_probe_result *p = &r->probe;
@@ -134,7 +134,7 @@ static double num_of(json_t *o, const char *k) {
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-bool vkocc_pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out) {
+bool pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out) {
   char path[1100], hex[17];
   if (!entry_path(key, path, sizeof path, hex)) return false;
   json_t *v = vkocc_cache_entry_read(path, PIPELINE_CACHE_SCHEMA, hex);

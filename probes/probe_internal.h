@@ -37,8 +37,8 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
 
 /* pipeline_cache.c: the user-pipeline P cache (key over device, driver, queue family, driver environment,
  * vkocc version, module, entry, constants, method; checksummed entries). */
-uint64_t vkocc_pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, size_t words,
+uint64_t pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, size_t words,
                                   const vkocc_shader_desc *sh, const vkocc_probe_options *o);
-bool vkocc_pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out);
-void vkocc_pipeline_cache_write(uint64_t key, const vkocc_pipeline_result *r);
+bool pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out);
+void pipeline_cache_write(uint64_t key, const vkocc_pipeline_result *r);
 #endif
