@@ -242,7 +242,7 @@ out:
 static vkocc_status read_file(const char *path, bool regular_only, void **data, size_t *len) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regular_only ? O_NONBLOCK : 0));
   if (fd < 0) return vkocc_fail(VKOCC_ERROR_USAGE, "cannot open %s: %s", path, strerror(errno));
-  struct stat st;
+  struct stat st = {0};
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     close(fd);
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s is a directory (expected a file)", path);
@@ -296,7 +296,7 @@ vkocc_status vkocc_read_cache_file(const char *path, void **data, size_t *len) {
 bool vkocc_cache_file_regular(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) return false;
-  struct stat st;
+  struct stat st = {0};
   bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   close(fd);
   return ok;
