@@ -26,7 +26,7 @@ void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t 
 /* The cached document, when whole and written by this very version of vkocc (measurement code changes
  * between versions) with the method asked for (0: any). */
 static bool from_cache(const char *path, vkocc_method method, vkocc_fingerprint *fp, vkocc_fingerprint_details *det) {
-  if (access(path, R_OK) != 0 || vkocc_fingerprint_load(path, fp) != VKOCC_OK) return false;
+  if (!vkocc_cache_file_regular(path) || vkocc_fingerprint_load(path, fp) != VKOCC_OK) return false; /* no FIFO */
   json_t *doc;
   if (vkocc_doc_load(path, VKOCC_DOC_FINGERPRINT, &doc)) return false;
   const char *v = json_string_value(json_object_get(doc, "tool_version"));

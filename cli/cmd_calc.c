@@ -21,6 +21,7 @@ static const char *help =
     "shared bytes; ties go to the larger size (the counterpart of cudaOccupancyMaxPotentialBlockSize).\n"
     "--subgroup-size N overrides the subgroup size a CSV cannot carry (default: inferred).\n"
     "       vkocc calc --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]... [--from FILE]\n"
+    "                  [--method M] [--json] [-o FILE]\n"
     "P of your own pipeline, measured live (cached; --method as for probe, default comb); with --from: per SM\n"
     "and the limit that binds.\n"
     "       vkocc calc --regs R (--wg N [--shmem B] | --table | --suggest-wg) [--from REGISTERS.json]\n"
@@ -164,6 +165,9 @@ int cmd_calc(int argc, char **argv) {
     if (have_wg || have_shm || table || suggest)
       return cli_error("calc", 2, "--shader takes its point from the shader: drop --wg, --shmem, --table and "
                        "--suggest-wg");
+    if (csv || sg_override || have_rule || max_wg) /* none of them applies to a pipeline: refused, never ignored */
+      return cli_error("calc", 2, "--csv, --subgroup-size, --shared-per-thread, --shared-base and --max-wg do not go "
+                       "with --shader");
     sho.from = from;
     return cli_probe_shader("calc", &c, &sho, &(vkocc_probe_options){.method = c.have_method ? c.method
                             : VKOCC_METHOD_COMB}, true);

@@ -12,7 +12,7 @@ static const char *help =
     "          queue timestamps only (a pointer chase replaces the sleep without a shader clock)\n"
     "Default: both where the device clock exists, else bisect. --shmem takes bytes or K/KiB.\n"
     "       vkocc probe --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]...\n"
-    "                   [--from SURFACE] [--no-cache] [--method ...] [--repeat K] [--unmodified] [--json]\n"
+    "                   [--from SURFACE] [--no-cache] [--method ...] [--repeat K] [--unmodified] [--json] [-o FILE]\n"
     "P of your own compute pipeline (GLSL .comp/.glsl, HLSL .hlsl, SPIR-V .spv), measured on the pipeline\n"
     "itself (docs/shader.md); with --from a surface or fingerprint: per SM and the limit that binds.\n"
     "--unmodified: the pipeline as written, by dispatch bisection on its own runtime (its workgroups need a\n"

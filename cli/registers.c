@@ -349,7 +349,8 @@ int cli_calc_registers(int argc, char **argv) {
       char cache[1024];
       vkocc_register_cache_path(&dev, cache, sizeof cache);
       vkocc_register_doc rd;
-      bool ok = vkocc_register_doc_load(cache, &rd) == VKOCC_OK, base = ok && rd.has_base;
+      bool ok = cache[0] && vkocc_cache_file_regular(cache) && vkocc_register_doc_load(cache, &rd) == VKOCC_OK,
+           base = ok && rd.has_base;
       if (base) d = rd.base;
       if (ok) vkocc_register_doc_free(&rd);
       if (!base)

@@ -29,6 +29,8 @@ int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o) {
     if (o->nspec >= CLI_MAX_SPEC) return cli_error(cmd, 2, "--spec: at most %d", CLI_MAX_SPEC);
     if (!parse_spec(arg, &o->spec[o->nspec]))
       return cli_error(cmd, 2, "--spec '%s': expected ID=VALUE (an integer ID, a number)", arg);
+    for (uint32_t i = 0; i < o->nspec; i++) /* the same ID again: the last value wins (one map entry per ID) */
+      if (o->spec[i].id == o->spec[o->nspec].id) { o->spec[i].value = o->spec[o->nspec].value; return 0; }
     o->nspec++;
     return 0;
   case CLI_OPT_DEFINE:
@@ -175,7 +177,8 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   vkocc_derived d;
   bool have_d;
   vkocc_register_model rm = {0};
-  int rc = load_derived(cmd, o->from, &d, &have_d, false, &rm);
+  int rc = cli_check_output(cmd, "-o", c->output); /* before anything is measured */
+  if (!rc) rc = load_derived(cmd, o->from, &d, &have_d, false, &rm);
   if (rc) return rc;
   vkocc_context *ctx;
   if ((rc = cli_open(cmd, c, &ctx))) return rc;
@@ -183,7 +186,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   char fp_path[1024] = "";
   if (!o->from) { /* no surface given: the device's cached fingerprint, when `vkocc fingerprint` made one */
     cli_fingerprint_cache_path(dev, fp_path, sizeof fp_path);
-    if (!(fp_path[0] && access(fp_path, R_OK) == 0 && load_derived(cmd, fp_path, &d, &have_d, true, NULL) == 0 && have_d)) {
+    if (!(fp_path[0] && vkocc_cache_file_regular(fp_path) && load_derived(cmd, fp_path, &d, &have_d, true, NULL) == 0 && have_d)) {
       have_d = false;
       fp_path[0] = 0;
     }
@@ -202,7 +205,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
       json_array_append_new(stats, json_pack("{s:s, s:o, s:f}", "name", r.stats[i].name, "value",
                                              isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
                                              "augmented", r.stats[i].augmented));
-    if (c->json) {
+    if (c->json) { /* -o gets no file: the command fails (exit 1) */
       json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:n, s:I, s:s, s:o, s:o}", "device", vkocc_device_info_json(dev),
                                               "shader", shader_json(o, &r), "P", "augmented_P", (json_int_t)r.probe.P,
                                               "error", why, "statistics", stats, "register_model",
@@ -226,7 +229,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   }
   if (st) { vkocc_pipeline_result_free(&r); vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
   if (fp_path[0] && !c->json) fprintf(stderr, "vkocc %s: per SM from the cached fingerprint %s\n", cmd, fp_path);
-  if (c->json) {
+  if (c->json || c->output) { /* -o: the document --json prints */
     json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:o}", "device", vkocc_device_info_json(dev), "probe",
                                             vkocc_probe_result_json(&r.probe), "shader", shader_json(o, &r)),
                                   VKOCC_DOC_PROBE);
@@ -250,9 +253,14 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                                              isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
                                              "augmented", r.stats[i].augmented));
     json_object_set_new(doc, "statistics", stats);
-    vkocc_pipeline_result_free(&r);
-    vkocc_context_destroy(ctx);
-    return cli_emit_json(cmd, doc, NULL);
+    vkocc_status ws = c->output ? vkocc_json_write(doc, c->output) : VKOCC_OK;
+    if (ws || c->json) {
+      vkocc_pipeline_result_free(&r);
+      vkocc_context_destroy(ctx);
+      if (ws) { json_decref(doc); return cli_fail(cmd, ws); }
+      return cli_emit_json(cmd, doc, NULL);
+    }
+    json_decref(doc);
   }
   printf("device: %s\nshader: %s, entry %s: workgroup %ux%ux%u (%u threads), %u shared bytes%s\n", dev->name, o->path,
          r.entry, r.wg[0], r.wg[1], r.wg[2], r.wg_size, r.shared_bytes, r.shared_exact ? "" : " or more");
@@ -325,6 +333,9 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
       st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: a point of --vary (workgroup %u, %u shared bytes) is above the limits of "
                       "%s (%u invocations, %u shared bytes)", o->path, wgs, info.shared_bytes, dev->name,
                       dev->max_invocations, dev->max_shared_bytes);
+    vkocc_shader_desc each = desc_of(o);
+    each.nspec = base + o->nvary;
+    if (!st) st = vkocc_module_contract_ctx(ctx, spv, words, o->path, &info, &each); /* every point, up front */
   }
   /* calibrated only once every point has passed: bad input costs no measurement */
   vkocc_calibration cal;

@@ -3,6 +3,7 @@
  * types are invalid SPIR-V), everything else gets fresh ids from the bound. */
 #include "compile.h"
 #include "internal.h"
+#include <math.h>
 #include <spirv.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +43,11 @@ static vkocc_status check_stream(const uint32_t *w, size_t n, const char *name, 
                         "%zu left)", name, i, len, n - i);
     i += len;
   }
+  /* every table of the walker (and SPIRV-Cross's) is sized by the bound: a module of a few words that
+   * claims 4 billion ids must not make them allocate 16 GiB */
+  if (w[3] > VKOCC_SPIRV_MAX_BOUND)
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: SPIR-V id bound %u is above the %u ids vkocc handles", name, w[3],
+                      VKOCC_SPIRV_MAX_BOUND);
   m->w = w;
   m->n = n;
   m->bound = w[3];
@@ -75,6 +81,9 @@ static vkocc_status find_entry(module *m, const char *entry) {
     }
     compute++;
     if (compute == 1 || !strcmp(nm, "main")) {
+      if (nl >= sizeof m->entry) /* never truncated: a shorter name would be another entry point */
+        return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: the entry point's name is %zu bytes long; vkocc handles names of "
+                          "up to %zu bytes", m->name, nl, sizeof m->entry - 1);
       m->entry_at = i;
       m->entry_fn = x[2];
       m->entry_name_words = (uint32_t)(nl / 4 + 1);
@@ -127,10 +136,10 @@ static bool eval_op(uint32_t op, uint32_t a, uint32_t b, uint32_t *r) {
 }
 
 static vkocc_status eval_consts(const module *m, const vkocc_spec_value *spec, uint32_t nspec, consts *c) {
-  c->val = calloc(m->bound, 4);
-  c->known = calloc(m->bound, 1);
-  c->def = calloc(m->bound, sizeof *c->def);
-  c->spec_id = calloc(m->bound, 4);
+  c->val = vkocc_xcalloc(m->bound + 1, 4);
+  c->known = vkocc_xcalloc(m->bound + 1, 1);
+  c->def = vkocc_xcalloc(m->bound + 1, sizeof *c->def);
+  c->spec_id = vkocc_xcalloc(m->bound + 1, 4);
   for (size_t i = 5; i < m->n; i += len_of(m->w[i])) {
     const uint32_t *x = m->w + i;
     if (op_of(x[0]) == SpvOpDecorate && x[2] == SpvDecorationSpecId && len_of(x[0]) >= 4 && x[1] < m->bound)
@@ -184,16 +193,37 @@ static vkocc_status eval_consts(const module *m, const vkocc_spec_value *spec, u
         if (spec[k].id + 1 != c->spec_id[rid]) continue;
         const uint32_t *t = x[1] < m->bound ? c->def[x[1]] : NULL;
         if (t && op_of(t[0]) == SpvOpTypeFloat) {
-          float f = (float)spec[k].value;
+          float f = spec[k].value > 3.4e38 ? 3.4e38f : spec[k].value < -3.4e38 ? -3.4e38f : (float)spec[k].value;
           memcpy(&v, &f, 4);
         } else if (op != SpvOpSpecConstant) v = spec[k].value != 0;
-        else v = (uint32_t)(int64_t)spec[k].value;
+        else {
+          /* an integer constant takes a whole number in its type's range (never a value that wraps) */
+          double val = spec[k].value;
+          bool sgn = t && op_of(t[0]) == SpvOpTypeInt && len_of(t[0]) >= 4 && t[3];
+          uint32_t bits = t && op_of(t[0]) == SpvOpTypeInt && len_of(t[0]) >= 3 ? t[2] : 32;
+          double lo = sgn ? -ldexp(1, (int)bits - 1) : 0, hi = sgn ? ldexp(1, (int)bits - 1) - 1 : ldexp(1, (int)bits) - 1;
+          if (bits > 32) lo = sgn ? -9223372036854775808.0 : 0, hi = sgn ? 9223372036854775807.0 : 9223372036854775807.0;
+          if (!(val >= lo && val <= hi && val == floor(val))) {
+            vkocc_status st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: specialization constant %u = %g is not %s %u-bit "
+                                         "integer (%.0f..%.0f)", m->name, spec[k].id, val,
+                                         sgn ? "a signed" : "an unsigned", bits, lo, hi);
+            return st;
+          }
+          v = (uint32_t)(int64_t)val;
+        }
       }
     }
     if (ok) { c->val[rid] = v; c->known[rid] = 1; }
   }
   return VKOCC_OK;
 }
+
+/* Sizes saturate at SAT (far above any device's shared memory): nested arrays sized by specialization
+ * constants would otherwise wrap around 2^64 and read as a few bytes. */
+#define SAT ((uint64_t)1 << 40)
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > SAT / a ? SAT : a * b > SAT ? SAT : a * b; }
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b > SAT ? SAT : a + b; }
+static uint64_t sat_align(uint64_t off, uint32_t a) { return a <= 1 ? off : off >= SAT ? SAT : (off + a - 1) / a * a; }
 
 /* Size and alignment of a type in Workgroup storage, naturally aligned (what drivers allocate, up to
  * padding they may add). false when an array length cannot be evaluated. */
@@ -205,16 +235,21 @@ static bool type_size(const module *m, const consts *c, uint32_t id, int depth, 
   uint32_t a;
   switch (op) {
   case SpvOpTypeBool: *size = 4; *align = 4; return true;
-  case SpvOpTypeInt: case SpvOpTypeFloat: *size = t[2] / 8; *align = t[2] / 8 ? t[2] / 8 : 1; return true;
+  case SpvOpTypeInt: case SpvOpTypeFloat:
+    if (len_of(t[0]) < 3) return false;
+    *size = t[2] / 8;
+    *align = t[2] / 8 ? t[2] / 8 : 1;
+    return true;
   case SpvOpTypeVector: case SpvOpTypeMatrix:
-    if (!type_size(m, c, t[2], depth + 1, &s, &a)) return false;
-    *size = s * t[3];
+    if (len_of(t[0]) < 4 || !type_size(m, c, t[2], depth + 1, &s, &a)) return false;
+    *size = sat_mul(s, t[3]);
     *align = op == SpvOpTypeVector ? a * (t[3] == 3 ? 4 : t[3]) : a;
     if (op == SpvOpTypeMatrix) *align = a;
     return true;
   case SpvOpTypeArray:
-    if (!type_size(m, c, t[2], depth + 1, &s, &a) || t[3] >= m->bound || !c->known[t[3]]) return false;
-    *size = s * c->val[t[3]];
+    if (len_of(t[0]) < 4 || !type_size(m, c, t[2], depth + 1, &s, &a) || t[3] >= m->bound || !c->known[t[3]])
+      return false;
+    *size = sat_mul(s, c->val[t[3]]);
     *align = a;
     return true;
   case SpvOpTypeStruct: {
@@ -222,10 +257,10 @@ static bool type_size(const module *m, const consts *c, uint32_t id, int depth, 
     uint32_t al = 1;
     for (uint32_t k = 2; k < len_of(t[0]); k++) {
       if (!type_size(m, c, t[k], depth + 1, &s, &a)) return false;
-      off = (off + a - 1) / a * a + s;
+      off = sat_add(sat_align(off, a), s);
       if (a > al) al = a;
     }
-    *size = (off + al - 1) / al * al;
+    *size = sat_align(off, al);
     *align = al;
     return true;
   }
@@ -243,9 +278,27 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
   if (s) return s;
   consts c;
   if ((s = eval_consts(&m, spec, nspec, &c))) { consts_free(&c); return s; }
+  /* arrays sized by specialization constants: 0 (or negative) with the constants given is no array */
+  for (size_t i = 5; i < m.n; i += len_of(m.w[i])) {
+    const uint32_t *x = m.w + i;
+    if (op_of(x[0]) != SpvOpTypeArray || len_of(x[0]) < 4 || x[3] >= m.bound || !c.known[x[3]]) continue;
+    const uint32_t *lt = c.def[x[3]] && c.def[x[3]][1] < m.bound ? c.def[c.def[x[3]][1]] : NULL;
+    bool is_signed = lt && op_of(lt[0]) == SpvOpTypeInt && len_of(lt[0]) >= 4 && lt[3];
+    if (c.val[x[3]] == 0 || (is_signed && (int32_t)c.val[x[3]] < 0)) {
+      uint32_t sid = c.spec_id[x[3]];
+      int32_t len = (int32_t)c.val[x[3]];
+      consts_free(&c);
+      if (sid)
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: an array's length is %d with specialization constant %u as given "
+                          "(an array needs at least one element)", name, len, sid - 1);
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: an array's length evaluates to %d with the specialization constants "
+                        "given (an array needs at least one element)", name, len);
+    }
+  }
   info->version = spv[1];
   snprintf(info->entry, sizeof info->entry, "%s", m.entry);
-  uint32_t used_sets[64] = {0};
+  uint32_t used_sets[64] = {0}; /* sets 0..2047; any higher value still counts in max_set_plus1 */
+  uint64_t max_set = 0;
   uint32_t wg_builtin = 0;
   for (size_t i = 5; i < m.n; i += len_of(m.w[i])) {
     const uint32_t *x = m.w + i;
@@ -256,8 +309,10 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
       for (int k = 0; k < 3; k++) info->wg[k] = x[3 + k] < m.bound && c.known[x[3 + k]] ? c.val[x[3 + k]] : 0;
     if (op == SpvOpDecorate && len >= 4 && x[2] == SpvDecorationBuiltIn && x[3] == SpvBuiltInWorkgroupSize)
       wg_builtin = x[1];
-    if (op == SpvOpDecorate && len >= 4 && x[2] == SpvDecorationDescriptorSet && x[3] < 64 * 32)
-      used_sets[x[3] / 32] |= 1u << (x[3] % 32);
+    if (op == SpvOpDecorate && len >= 4 && x[2] == SpvDecorationDescriptorSet) {
+      if (x[3] < 64 * 32) used_sets[x[3] / 32] |= 1u << (x[3] % 32);
+      if ((uint64_t)x[3] + 1 > max_set) max_set = (uint64_t)x[3] + 1;
+    }
   }
   /* The WorkgroupSize built-in (local_size_x_id in GLSL) overrides the execution mode. */
   if (wg_builtin && wg_builtin < m.bound && c.def[wg_builtin] && len_of(c.def[wg_builtin][0]) >= 6) {
@@ -268,10 +323,10 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
     consts_free(&c);
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: the workgroup size of '%s' could not be determined", name, m.entry);
   }
-  for (uint32_t set = 0;; set++)
-    if (!(used_sets[set / 32] >> (set % 32) & 1)) { info->first_free_set = set; break; }
+  info->first_free_set = 64 * 32;
   for (uint32_t set = 0; set < 64 * 32; set++)
-    if (used_sets[set / 32] >> (set % 32) & 1) info->max_set_plus1 = set + 1;
+    if (!(used_sets[set / 32] >> (set % 32) & 1)) { info->first_free_set = set; break; }
+  info->max_set_plus1 = max_set > UINT32_MAX ? UINT32_MAX : (uint32_t)max_set;
   /* Shared memory: Workgroup variables. A module may hold variables another entry point uses; in SPIR-V
    * before 1.4 the interface does not list them, so all are counted (an overestimate only then). */
   info->shared_exact = true;
@@ -283,7 +338,7 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
     uint64_t sz;
     uint32_t al;
     if (p && op_of(p[0]) == SpvOpTypePointer && type_size(&m, &c, p[3], 0, &sz, &al))
-      total = (total + al - 1) / al * al + sz;
+      total = sat_add(sat_align(total, al), sz);
     else info->shared_exact = false;
   }
   info->shared_bytes = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
@@ -414,7 +469,7 @@ vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *
   if (!s) s = find_entry(&m, entry);
   if (s) return s;
   aug a = {.m = &m, .next_id = m.bound};
-  a.def = calloc(m.bound, sizeof *a.def);
+  a.def = vkocc_xcalloc(m.bound + 1, sizeof *a.def);
   bool has_clock_cap = false, has_clock_ext = false, has_sb_ext = false;
   for (size_t i = 5; i < m.n; i += len_of(m.w[i])) {
     const uint32_t *x = m.w + i;

@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define VKOCC_MAX_INCLUDE_DEPTH 32
+#define VKOCC_STR_(x) #x
+#define VKOCC_STR(x) VKOCC_STR_(x)
+
 vkocc_shader_lang vkocc_shader_lang_of(const char *path) {
   const char *dot = path ? strrchr(path, '.') : NULL;
   if (!dot) return VKOCC_SHADER_AUTO;
@@ -32,8 +36,16 @@ const char *vkocc_embedded_text(const char *name, size_t *len) {
 
 static shaderc_include_result *resolve(void *user, const char *requested, int type, const char *requesting,
                                        size_t depth) {
-  include_result *ir = calloc(1, sizeof *ir);
+  include_result *ir = vkocc_xcalloc(1, sizeof *ir);
   size_t elen = 0;
+  if (depth > VKOCC_MAX_INCLUDE_DEPTH) { /* a file that includes itself (directly or around a cycle) */
+    static const char msg[] = "#include nested deeper than " VKOCC_STR(VKOCC_MAX_INCLUDE_DEPTH)
+                              " levels (does a file include itself?)";
+    ir->r.content = msg;
+    ir->r.content_length = sizeof msg - 1;
+    ir->r.source_name = "";
+    return &ir->r;
+  }
   bool ours = type == shaderc_include_type_standard && !strncmp(requested, "vkocc/", 6);
   const char *emb = ours ? vkocc_embedded_text(requested, &elen) : NULL;
   if (ours && !emb) { /* other <...> names resolve next to the including file, as before */
@@ -44,8 +56,9 @@ static shaderc_include_result *resolve(void *user, const char *requested, int ty
     return &ir->r;
   }
   if (emb) { /* names stay <vkocc/...> in messages; the text is the library's own copy */
-    ir->name = strdup(requested);
-    ir->data = malloc(elen + 1);
+    ir->name = vkocc_xmalloc(strlen(requested) + 1);
+    memcpy(ir->name, requested, strlen(requested) + 1);
+    ir->data = vkocc_xmalloc(elen + 1);
     memcpy(ir->data, emb, elen + 1);
     ir->r.source_name = ir->name;
     ir->r.source_name_length = strlen(ir->name);
@@ -56,7 +69,7 @@ static shaderc_include_result *resolve(void *user, const char *requested, int ty
   const char *slash = strrchr(requesting, '/');
   size_t dl = slash ? (size_t)(slash - requesting + 1) : 0;
   size_t need = dl + strlen(requested) + 1;
-  ir->name = malloc(need);
+  ir->name = vkocc_xmalloc(need);
   if (requested[0] == '/') snprintf(ir->name, need, "%s", requested);
   else snprintf(ir->name, need, "%.*s%s", (int)dl, requesting, requested);
   size_t len = 0;
@@ -123,13 +136,23 @@ vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name
       shaderc_compile_into_spv(comp, text, len, shaderc_compute_shader, name, ep, opts);
   vkocc_status s = VKOCC_OK;
   shaderc_compilation_status cs = shaderc_result_get_compilation_status(res);
-  if (cs != shaderc_compilation_status_success) {
+  /* warnings that change what is measured are errors: glslang only warns when HLSL's entry point is
+   * missing, and then compiles an empty entry of its own */
+  const char *warn = cs == shaderc_compilation_status_success && shaderc_result_get_num_warnings(res)
+                         ? shaderc_result_get_error_message(res) : NULL;
+  if (warn && (strstr(warn, "Entry point not found") || strstr(warn, "entry point"))) {
+    char line[512];
+    const char *w = strstr(warn, "Entry point not found") ? strstr(warn, "Entry point not found") : warn;
+    const char *end = strchr(w, '\n');
+    snprintf(line, sizeof line, "%.*s", (int)(end ? end - w : (long)strlen(w)), w);
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: no entry point '%s' in the source (the compiler says: %s)", name, ep, line);
+  } else if (cs != shaderc_compilation_status_success) {
     char line[512];
     first_error_line(shaderc_result_get_error_message(res), line, sizeof line);
     s = vkocc_fail(VKOCC_ERROR_USAGE, "%s does not compile: %s", name, line[0] ? line : "(no message)");
   } else {
     size_t bytes = shaderc_result_get_length(res);
-    *spv = malloc(bytes ? bytes : 4);
+    *spv = vkocc_xmalloc(bytes ? bytes : 4);
     memcpy(*spv, shaderc_result_get_bytes(res), bytes);
     *words = bytes / 4;
   }

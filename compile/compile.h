@@ -14,6 +14,9 @@
 #define VKOCC_AUG_PARAM_WORDS 8u
 enum { VKOCC_AUG_MODE = 0, VKOCC_AUG_SLEEP_TICKS = 1, VKOCC_AUG_MAX_ROUNDS = 2, VKOCC_AUG_KEY = 3 };
 
+/* The largest SPIR-V id bound vkocc handles (its tables are sized by the bound). */
+#define VKOCC_SPIRV_MAX_BOUND (1u << 22)
+
 vkocc_shader_lang vkocc_shader_lang_of(const char *path);
 /* Text files embedded in the library (cmake/barrier.cmake): "vkocc/device_barrier.glsl",
  * "vkocc/persistent.glsl", "kernels/barrier/NAME.comp". NULL when unknown; NUL-terminated. */
@@ -88,4 +91,54 @@ void vkocc_reflection_free(vkocc_reflection *r);
  * user's (zero-filled) buffers and the records written. */
 vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_desc *sh, uint32_t mode,
                                       uint32_t groups, uint32_t *written, uint32_t *records_flagged);
+/* ---------------------------------------------------------------- the module contract (contract.c)
+ * What the device promised to accept, as the contract checks a user's module against it before anything is
+ * created. Filled from a context by vkocc_module_limits_of (core/shader_features.c); plain data, so the
+ * contract is tested and fuzzed without a device. */
+enum {
+  VKOCC_FEAT_INT64, VKOCC_FEAT_INT16, VKOCC_FEAT_FLOAT64, VKOCC_FEAT_FLOAT16, VKOCC_FEAT_INT8,
+  VKOCC_FEAT_BUFFER_INT64_ATOMICS, VKOCC_FEAT_SHARED_INT64_ATOMICS, VKOCC_FEAT_IMAGE_GATHER_EXTENDED,
+  VKOCC_FEAT_STORAGE_IMAGE_MULTISAMPLE, VKOCC_FEAT_UBO_ARRAY_DYNAMIC, VKOCC_FEAT_SAMPLED_ARRAY_DYNAMIC,
+  VKOCC_FEAT_SSBO_ARRAY_DYNAMIC, VKOCC_FEAT_STORAGE_IMAGE_ARRAY_DYNAMIC, VKOCC_FEAT_IMAGE_CUBE_ARRAY,
+  VKOCC_FEAT_RESOURCE_RESIDENCY, VKOCC_FEAT_RESOURCE_MIN_LOD, VKOCC_FEAT_STORAGE_IMAGE_EXTENDED_FORMATS,
+  VKOCC_FEAT_STORAGE_IMAGE_READ_WITHOUT_FORMAT, VKOCC_FEAT_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT,
+  VKOCC_FEAT_STORAGE_BUFFER_16BIT, VKOCC_FEAT_UNIFORM_STORAGE_BUFFER_16BIT, VKOCC_FEAT_PUSH_CONSTANT_16BIT,
+  VKOCC_FEAT_STORAGE_BUFFER_8BIT, VKOCC_FEAT_UNIFORM_STORAGE_BUFFER_8BIT, VKOCC_FEAT_PUSH_CONSTANT_8BIT,
+  VKOCC_FEAT_VARIABLE_POINTERS_STORAGE_BUFFER, VKOCC_FEAT_VARIABLE_POINTERS, VKOCC_FEAT_VULKAN_MEMORY_MODEL,
+  VKOCC_FEAT_VULKAN_MEMORY_MODEL_DEVICE_SCOPE, VKOCC_FEAT_BUFFER_DEVICE_ADDRESS, VKOCC_FEAT_SHADER_DEVICE_CLOCK,
+  VKOCC_FEAT_COUNT
+};
+/* "shaderInt64", ... (the Vulkan feature's member name) */
+const char *vkocc_feature_name(unsigned feat);
+
+typedef struct vkocc_module_limits {
+  const char *device;                 /* the device's name, for messages */
+  uint32_t max_bound_sets;            /* maxBoundDescriptorSets */
+  uint32_t max_push_bytes;            /* maxPushConstantsSize */
+  uint32_t max_shared_bytes;          /* maxComputeSharedMemorySize */
+  uint32_t max_invocations;           /* maxComputeWorkGroupInvocations */
+  uint32_t max_wg_size[3];            /* maxComputeWorkGroupSize */
+  uint32_t per_stage_samplers, per_stage_uniform_buffers, per_stage_storage_buffers, per_stage_sampled_images,
+      per_stage_storage_images, per_stage_resources; /* maxPerStageDescriptor*, maxPerStageResources */
+  uint32_t max_uniform_range, max_storage_range;    /* maxUniformBufferRange, maxStorageBufferRange */
+  uint32_t subgroup_ops;              /* VkSubgroupFeatureFlags where the compute stage has them (else 0) */
+  uint64_t supported, enabled;        /* bit VKOCC_FEAT_*: the device supports it / vkocc's device enables it */
+} vkocc_module_limits;
+
+/* Checks the module (already through vkocc_spirv_inspect) and its reflection against the limits: the
+ * capabilities it declares against the enabled features, descriptor sets (every DescriptorSet decoration,
+ * whatever its value), bindings and arrays against the per-stage limits and what vkocc binds, push
+ * constants, buffer sizes, workgroup size (64-bit product) and shared bytes, the specialization constants
+ * given (at most 64, each ID once). augmented: vkocc's storage buffer and set count too.
+ * VKOCC_ERROR_UNSUPPORTED naming the limit or feature with both values (exit 3); VKOCC_ERROR_USAGE for the
+ * workgroup and shared-memory limits (as before) and for bad constants. */
+vkocc_status vkocc_module_contract(const uint32_t *spv, size_t words, const char *name, const vkocc_spirv_info *info,
+                                   const vkocc_reflection *refl, const vkocc_spec_value *spec, uint32_t nspec,
+                                   bool augmented, const vkocc_module_limits *lim);
+/* core/shader_features.c: the limits and features of ctx's device, as its device was created. */
+void vkocc_module_limits_of(vkocc_context *ctx, vkocc_module_limits *out);
+/* The whole contract on a context: reflects the module and checks it (the hook the pipeline builder calls
+ * before anything is created). */
+vkocc_status vkocc_module_contract_ctx(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
+                                       const vkocc_spirv_info *info, const vkocc_shader_desc *sh);
 #endif

@@ -18,14 +18,18 @@ static vkocc_status add_list(spvc_compiler comp, spvc_resources res, spvc_resour
     b.set = spvc_compiler_get_decoration(comp, list[i].id, SpvDecorationDescriptorSet);
     b.binding = spvc_compiler_get_decoration(comp, list[i].id, SpvDecorationBinding);
     spvc_type t = spvc_compiler_get_type_handle(comp, list[i].type_id);
-    b.count = 1;
+    uint64_t count = 1;
     for (unsigned d = 0; d < spvc_type_get_num_array_dimensions(t); d++) {
       if (!spvc_type_array_dimension_is_literal(t, d) || spvc_type_get_array_dimension(t, d) == 0)
         return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "descriptor '%s' (set %u, binding %u) is an array sized at run "
                           "time or by a specialization constant; vkocc binds fixed-size arrays only",
                           list[i].name, b.set, b.binding);
-      b.count *= spvc_type_get_array_dimension(t, d);
+      count *= spvc_type_get_array_dimension(t, d);
+      if (count > UINT32_MAX) /* [65536][65536] would read as 0 in 32 bits */
+        return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "descriptor '%s' (set %u, binding %u) is an array of more than "
+                          "2^32 descriptors", list[i].name, b.set, b.binding);
     }
+    b.count = (uint32_t)count;
     spvc_type base = spvc_compiler_get_type_handle(comp, list[i].base_type_id);
     bool is_image = rt == SPVC_RESOURCE_TYPE_STORAGE_IMAGE || rt == SPVC_RESOURCE_TYPE_SAMPLED_IMAGE ||
                     rt == SPVC_RESOURCE_TYPE_SEPARATE_IMAGE;
@@ -62,7 +66,7 @@ static vkocc_status add_list(spvc_compiler comp, spvc_resources res, spvc_resour
       size_t sz = 0;
       if (spvc_compiler_get_declared_struct_size_runtime_array(comp, base, 1, &sz) != SPVC_SUCCESS)
         spvc_compiler_get_declared_struct_size(comp, base, &sz);
-      b.size = (uint32_t)sz;
+      b.size = sz > UINT32_MAX ? UINT32_MAX : (uint32_t)sz; /* saturated: above every buffer range */
     }
     vkocc_array_append(bindings, vkocc_reflect_binding, b);
     out->nbindings++;
@@ -101,7 +105,7 @@ vkocc_status vkocc_reflect(const uint32_t *spv, size_t words, const char *entry,
                 SPVC_SUCCESS && npc) {
     size_t sz = 0;
     spvc_compiler_get_declared_struct_size(comp, spvc_compiler_get_type_handle(comp, pc[0].base_type_id), &sz);
-    out->push_bytes = (uint32_t)sz;
+    out->push_bytes = sz > UINT32_MAX ? UINT32_MAX : (uint32_t)sz;
   }
   const spvc_specialization_constant *sc;
   size_t nsc;

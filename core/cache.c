@@ -1,6 +1,7 @@
 /* Files in and out: the cache directory, whole-file reads, and atomic writes that refuse to replace
  * anything but a regular file. */
 #include "internal.h"
+#include <jansson.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -235,13 +236,26 @@ out:
 /* Inputs are read whole; a cap keeps `--from /dev/zero` from eating the memory. */
 #define READ_LIMIT ((size_t)256 << 20)
 
-vkocc_status vkocc_read_file(const char *path, void **data, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return vkocc_fail(VKOCC_ERROR_USAGE, "cannot open %s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    fclose(f);
+/* regular_only (caches): opened without blocking (a FIFO put in place of a cache file never blocks the
+ * open) and refused unless it is a regular file. Otherwise (the user's inputs) a FIFO or /dev/stdin is read
+ * as the user asked. */
+static vkocc_status read_file(const char *path, bool regular_only, void **data, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regular_only ? O_NONBLOCK : 0));
+  if (fd < 0) return vkocc_fail(VKOCC_ERROR_USAGE, "cannot open %s: %s", path, strerror(errno));
+  struct stat st = {0};
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s is a directory (expected a file)", path);
+  }
+  if (regular_only && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    close(fd);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s is %s: not read as a cache file", path, kind_name(st.st_mode));
+  }
+  if (regular_only) (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
   }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap + 1);
@@ -273,4 +287,68 @@ vkocc_status vkocc_read_file(const char *path, void **data, size_t *len) {
   *data = buf;
   *len = n;
   return VKOCC_OK;
+}
+
+vkocc_status vkocc_read_file(const char *path, void **data, size_t *len) { return read_file(path, false, data, len); }
+
+vkocc_status vkocc_read_cache_file(const char *path, void **data, size_t *len) { return read_file(path, true, data, len); }
+
+bool vkocc_cache_file_regular(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) return false;
+  struct stat st = {0};
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  close(fd);
+  return ok;
+}
+
+/* ---------------------------------------------------------------- checksummed cache entries */
+
+static uint64_t fnv1a(uint64_t h, const char *p) {
+  for (; *p; p++) h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+  return h;
+}
+
+/* The checksum of an entry: FNV-1a 64 over the schema, the key and the canonical (sorted, compact) value. */
+static void entry_checksum(const char *schema, const char *key, json_t *value, char out[17]) {
+  char *text = json_dumps(value, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+  uint64_t h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, schema), "\n"), key);
+  h = fnv1a(fnv1a(h, "\n"), text ? text : "");
+  free(text);
+  snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+vkocc_status vkocc_cache_entry_write(const char *path, const char *schema, const char *key, json_t *value) {
+  char sum[17];
+  entry_checksum(schema, key, value, sum);
+  json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:O}", "schema", schema, "tool_version", vkocc_version(), "key", key,
+                          "checksum", sum, "value", value);
+  if (!doc) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot build the cache entry %s", path);
+  char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+  json_decref(doc);
+  if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot serialize the cache entry %s", path);
+  vkocc_status s = vkocc_write_file_atomic(path, text, strlen(text));
+  free(text);
+  return s;
+}
+
+json_t *vkocc_cache_entry_read(const char *path, const char *schema, const char *key) {
+  void *data;
+  size_t len;
+  if (vkocc_read_cache_file(path, &data, &len)) { vkocc_clear_error(); return NULL; }
+  json_error_t e;
+  json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &e);
+  free(data);
+  if (!doc) return NULL;
+  const char *sc = json_string_value(json_object_get(doc, "schema"));
+  const char *k = json_string_value(json_object_get(doc, "key"));
+  const char *sum = json_string_value(json_object_get(doc, "checksum"));
+  json_t *value = json_object_get(doc, "value");
+  char want[17];
+  bool ok = sc && k && sum && value && !strcmp(sc, schema) && !strcmp(k, key);
+  if (ok) entry_checksum(schema, key, value, want);
+  if (!ok || strcmp(sum, want)) { json_decref(doc); return NULL; } /* edited, foreign or torn: a miss */
+  json_incref(value);
+  json_decref(doc);
+  return value;
 }

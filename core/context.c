@@ -14,7 +14,7 @@ static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
     /* per queue family too: what the driver compiles for may differ there (shared-memory carveout on NVIDIA) */
     snprintf(ctx->cache_path, sizeof ctx->cache_path, "%s/pipelines-%s-q%u.bin", dir, uuid,
              ctx->info.compute_queue_family);
-    if (vkocc_read_file(ctx->cache_path, &data, &len) != VKOCC_OK) { data = NULL; len = 0; }
+    if (vkocc_read_cache_file(ctx->cache_path, &data, &len) != VKOCC_OK) { data = NULL; len = 0; }
   }
   vkocc_clear_error();
   /* The driver validates the header (vendor, device, pipelineCacheUUID) and ignores a foreign cache. */
@@ -150,6 +150,8 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
       dci.pNext = &pep;
     }
   }
+  vkocc_feature_chain features; /* the shader features a user's module may need, where supported */
+  vkocc_shader_features_enable(ctx->phys, &dci, &features);
   VkResult r = vkocc_fn.vkCreateDevice(ctx->phys, &dci, NULL, &ctx->device);
   if (r != VK_SUCCESS) {
     char what[300];

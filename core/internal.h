@@ -81,8 +81,6 @@ struct vkocc_context {
  * it shares. */
 void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user);
 
-
-
 /* derive.c: vkocc_derive with the SM count given (sms > 0), e.g. 1 for values that are already per SM. */
 vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, uint32_t sms,
                                 vkocc_derived *out);
@@ -91,4 +89,14 @@ vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint3
 void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]);
 /* The ID of fp's normalized surface under the recipe its cluster_id does not use (c1 <-> c2). */
 void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]);
+
+/* shader_features.c: the shader features vkocc's device enables (all of its list that the device supports);
+ * vkocc_context_create calls this before vkCreateDevice, chain living until then. */
+typedef struct vkocc_feature_chain {
+  VkPhysicalDeviceFeatures2 f2;
+  VkPhysicalDeviceVulkan11Features v11;
+  VkPhysicalDeviceVulkan12Features v12;
+  bool has12;
+} vkocc_feature_chain;
+void vkocc_shader_features_enable(VkPhysicalDevice pd, VkDeviceCreateInfo *dci, vkocc_feature_chain *chain);
 #endif

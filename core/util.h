@@ -4,6 +4,7 @@
 #ifndef VKOCC_UTIL_H
 #define VKOCC_UTIL_H
 #include "vkocc.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,15 @@ vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t 
 vkocc_status vkocc_output_check(const char *path);
 /* Reads a whole file (a directory or more than 256 MiB is refused); *data is NUL-terminated, malloc'd. */
 vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
+/* Caches: only a regular file is read (opened without blocking, so a FIFO in its place never hangs). */
+vkocc_status vkocc_read_cache_file(const char *path, void **data, size_t *len);
+bool vkocc_cache_file_regular(const char *path);
+/* A cache entry {schema, key, checksum, value}: written atomically; read back only when the schema and key
+ * are the ones asked for and the checksum over schema, key and value holds (an edited, foreign or torn file
+ * is a miss: NULL). The value is a new reference. */
+struct json_t;
+vkocc_status vkocc_cache_entry_write(const char *path, const char *schema, const char *key, struct json_t *value);
+struct json_t *vkocc_cache_entry_read(const char *path, const char *schema, const char *key);
 
 /* devices.c: vkocc_select_device, with the messages naming where spec came from ("--device", "VKOCC_DEVICE"). */
 vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, const char *spec, const char *source,

@@ -25,7 +25,8 @@ static const vkocc_doc_schema table[] = {
     {VKOCC_DOC_POLICY_DB,          2, 1, "vkocc_policy_db_load (policy select)"},
     {VKOCC_DOC_POLICY_TRANSFER,    1, 1, NULL},
     {VKOCC_DOC_POLICY_CHOICE,      1, 1, NULL},
-    {VKOCC_DOC_PIPELINE_CACHE,     1, 1, "pipeline_cache_read (probes/pipeline_cache.c)"},
+    /* version 2: {schema, key, checksum, value} with the whole summary (core/cache.c); version 1 entries are misses */
+    {VKOCC_DOC_PIPELINE_CACHE,     2, 2, "pipeline_cache_read (probes/pipeline_cache.c)"},
     {VKOCC_DOC_BARRIER_TEST,       1, 1, NULL},
     {VKOCC_DOC_DEVICES_SUMMARY,    1, 1, NULL},
     /* benchmarks (bench/): figures, not tests */

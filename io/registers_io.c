@@ -140,7 +140,8 @@ bool vkocc_register_model_from_cache(const vkocc_device_info *d, vkocc_register_
   memset(m, 0, sizeof *m);
   vkocc_register_cache_path(d, path, sizeof path);
   vkocc_register_doc doc;
-  bool ok = path[0] && access(path, R_OK) == 0 && vkocc_register_doc_load(path, &doc) == VKOCC_OK;
+  /* a cache: a regular file only (a FIFO in its place never blocks) */
+  bool ok = path[0] && vkocc_cache_file_regular(path) && vkocc_register_doc_load(path, &doc) == VKOCC_OK;
   if (ok) {
     *m = doc.model;
     vkocc_register_doc_free(&doc);

@@ -140,6 +140,39 @@ json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const 
   return doc;
 }
 
+/* The parameters of a configuration in range: those its variant takes, no others (as the kernel's space
+ * has them), and every integer parameter a positive count: a workgroup of 0 threads, a grain of 0 elements
+ * is no configuration to serve. masks[v]: the parameters variant v takes (0 when v has none). */
+#define TUNE_MAX_VALUE (1u << 24)
+static vkocc_status check_config(const tune_kernel_def *k, const uint32_t *masks, uint32_t nmasks, const tune_config *c,
+                                 const char *file, const char *path) {
+  uint32_t v = c->v[0];
+  const char *vname = k->params[0].names && v < k->params[0].nnames ? k->params[0].names[v] : "?";
+  uint32_t want = v < nmasks ? masks[v] : 0;
+  if (!want)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.variant: '%s' has no configurations in kernel %s", file, path, vname,
+                      k->name);
+  for (uint32_t i = 1; i < k->nparams; i++) {
+    bool has = c->mask >> i & 1, takes = want >> i & 1;
+    if (has != takes)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: %s variant %s of kernel %s", file, path, k->params[i].name,
+                        takes ? "missing: needed by" : "does not apply to", vname, k->name);
+    if (!has || k->params[i].names) continue;
+    uint32_t max = !strcmp(k->params[i].name, "wg_size") ? VKOCC_MAX_WG_SIZE : TUNE_MAX_VALUE;
+    if (c->v[i] < 1 || c->v[i] > max)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: %u is out of range (1..%u)", file, path, k->params[i].name,
+                        c->v[i], max);
+  }
+  return VKOCC_OK;
+}
+
+typedef struct { const char *key; uint32_t i; } keyref;
+static int cmp_keyref(const void *a, const void *b) {
+  const keyref *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
 static vkocc_status opt_f64(json_t *o, const char *key, const char *file, const char *path, double *out) {
   json_t *v = json_object_get(o, key);
   if (!v || json_is_null(v)) { *out = NAN; return VKOCC_OK; }
@@ -221,7 +254,14 @@ device:;
   if (user) goto done;
   json_t *res = json_object_get(doc, "results");
   if (!json_is_array(res)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: expected an array", path); goto done; }
-  out->r = calloc(json_array_size(res) + 1, sizeof *out->r);
+  out->r = vkocc_xcalloc(json_array_size(res) + 1, sizeof *out->r);
+  /* the parameters each variant takes, from the kernel's space */
+  uint32_t nspace = out->k->space(NULL), masks[16] = {0};
+  tune_config *sp = vkocc_xcalloc(nspace + 1, sizeof *sp);
+  out->k->space(sp);
+  for (uint32_t i = 0; i < nspace; i++)
+    if (sp[i].v[0] < 16) masks[sp[i].v[0]] |= sp[i].mask;
+  free(sp);
   for (size_t i = 0; i < json_array_size(res); i++) {
     char p[64];
     snprintf(p, sizeof p, "$.results[%zu]", i);
@@ -235,21 +275,31 @@ device:;
         (s = opt_f64(e, "median_ns", path, p, &r->median_ns)) || (s = opt_f64(e, "spread", path, p, &r->spread)) ||
         (s = opt_f64(e, "min_ns", path, p, &r->min_ns)) || (s = opt_f64(e, "max_ns", path, p, &r->max_ns)) ||
         (s = vkocc_json_u32(e, "runs", path, p, true, &r->runs)) ||
-        (s = vkocc_json_str(e, "error", path, p, false, r->error, sizeof r->error)))
+        (s = vkocc_json_str(e, "error", path, p, false, r->error, sizeof r->error)) ||
+        (s = check_config(out->k, masks, 16, &r->cfg, path, cp)))
       goto done;
+    if (!(r->median_ns >= 0 || isnan(r->median_ns)) || !(r->min_ns >= 0 || isnan(r->min_ns)) ||
+        !(r->max_ns >= 0 || isnan(r->max_ns)) || !(r->spread >= 0 || isnan(r->spread))) {
+      s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: times and spread must not be negative", path, p);
+      goto done;
+    }
     if (r->valid && !(r->median_ns > 0)) {
       s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.median_ns: a valid result needs a positive time", path, p);
       goto done;
     }
     tune_config_key(out->k, &r->cfg, r->key, sizeof r->key);
-    for (uint32_t j = 0; j < out->count; j++)
-      if (!strcmp(out->r[j].key, r->key)) {
-        s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.config: %s appears twice", path, p, r->key);
-        goto done;
-      }
     r->measured = true;
     out->count++;
   }
+  /* each configuration once: sorted by key, the duplicates are neighbours (O(n log n)) */
+  keyref *refs = vkocc_xcalloc(out->count + 1, sizeof *refs);
+  for (uint32_t i = 0; i < out->count; i++) refs[i] = (keyref){out->r[i].key, i};
+  qsort(refs, out->count, sizeof *refs, cmp_keyref);
+  for (uint32_t i = 1; i < out->count && !s; i++)
+    if (!strcmp(refs[i].key, refs[i - 1].key))
+      s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%u].config: %s appears twice (also $.results[%u])", path,
+                     refs[i].i, refs[i].key, refs[i - 1].i);
+  free(refs);
 done:
   json_decref(doc);
   if (s) tune_doc_free(out);

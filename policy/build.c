@@ -31,32 +31,98 @@ double tdb_efficiency(const tune_doc *d, const char *key) {
   return isfinite(t) && isfinite(b) ? b / t : 0;
 }
 
+/* A result by its key, for sorted lookups: tdb_pick is O(N log N) in the results of its set (it was a
+ * linear search per key per document, quadratic: 100,000 results took minutes). */
+typedef struct { const char *key; uint32_t doc, i; } keyref;
+
+static int cmp_keyref(const void *a, const void *b) {
+  const keyref *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  if (c) return c;
+  if (x->doc != y->doc) return x->doc < y->doc ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_first(const void *a, const void *b) { /* document order, then result order */
+  const keyref *x = a, *y = b;
+  if (x->doc != y->doc) return x->doc < y->doc ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The time of key in document d through its sorted refs (refs[lo..hi) are d's): as tdb_time. */
+static double time_in(const tune_doc *d, const keyref *refs, uint32_t n, const char *key) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(refs[mid].key, key);
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == n || strcmp(refs[lo].key, key)) return NAN;
+  const tune_result *r = &d->r[refs[lo].i];
+  return r->valid && r->median_ns > 0 ? r->median_ns : NAN;
+}
+
 bool tdb_pick(const tune_doc *const *docs, uint32_t n, tdb_rule rule, char *out, size_t len, double *worst, double *geo) {
   bool found = false;
   double bw = -1, bg = -1;
+  /* per document: every result by key (sorted), and its best time */
+  size_t total = 0;
+  for (uint32_t a = 0; a < n; a++) total += docs[a]->count;
+  keyref *all = vkocc_xcalloc(total + 1, sizeof *all), *cand = vkocc_xcalloc(total + 1, sizeof *cand);
+  uint32_t *start = vkocc_xcalloc(n + 1, sizeof *start);
+  double *best = vkocc_xcalloc(n + 1, sizeof *best);
+  size_t k = 0, nc = 0;
+  for (uint32_t a = 0; a < n; a++) {
+    start[a] = (uint32_t)k;
+    for (uint32_t i = 0; i < docs[a]->count; i++) all[k++] = (keyref){docs[a]->r[i].key, a, i};
+    qsort(all + start[a], k - start[a], sizeof *all, cmp_keyref);
+    best[a] = tdb_best(docs[a], NULL);
+  }
+  start[n] = (uint32_t)k;
+  /* the candidates: each key valid somewhere, once, at its first document (as the linear scan met them) */
   for (uint32_t a = 0; a < n; a++)
-    for (uint32_t i = 0; i < docs[a]->count; i++) {
-      const char *key = docs[a]->r[i].key;
-      if (!docs[a]->r[i].valid) continue;
-      bool seen = false; /* each key once: the first document that has it valid */
-      for (uint32_t p = 0; p < a && !seen; p++) seen = isfinite(tdb_time(docs[p], key));
-      if (seen) continue;
-      double w = 1, lg = 0;
-      for (uint32_t j = 0; j < n; j++) {
-        double e = tdb_efficiency(docs[j], key);
-        if (e < w) w = e;
-        lg += log(e > 0 ? e : 1e-9); /* invalid somewhere: heavily penalized, still ranked */
-      }
-      double g = exp(lg / n);
-      bool better = rule == TDB_MAXMIN ? (w > bw + 1e-12 || (fabs(w - bw) <= 1e-12 && g > bg)) : g > bg;
-      if (!found || better) {
-        found = true, bw = w, bg = g;
-        snprintf(out, len, "%s", key);
-      }
+    for (uint32_t i = 0; i < docs[a]->count; i++)
+      if (docs[a]->r[i].valid) cand[nc++] = (keyref){docs[a]->r[i].key, a, i};
+  qsort(cand, nc, sizeof *cand, cmp_keyref);
+  size_t u = 0;
+  for (size_t c = 0; c < nc; c++)
+    if (c == 0 || strcmp(cand[c].key, cand[c - 1].key)) cand[u++] = cand[c];
+  qsort(cand, u, sizeof *cand, cmp_first);
+  for (size_t c = 0; c < u; c++) {
+    const char *key = cand[c].key;
+    double w = 1, lg = 0;
+    for (uint32_t j = 0; j < n; j++) {
+      double t = time_in(docs[j], all + start[j], start[j + 1] - start[j], key);
+      double e = isfinite(t) && isfinite(best[j]) ? best[j] / t : 0;
+      if (e < w) w = e;
+      lg += log(e > 0 ? e : 1e-9); /* invalid somewhere: heavily penalized, still ranked */
     }
+    double g = exp(lg / n);
+    bool better = rule == TDB_MAXMIN ? (w > bw + 1e-12 || (fabs(w - bw) <= 1e-12 && g > bg)) : g > bg;
+    if (!found || better) {
+      found = true, bw = w, bg = g;
+      snprintf(out, len, "%s", key);
+    }
+  }
+  free(all);
+  free(cand);
+  free(start);
+  free(best);
   if (worst) *worst = bw;
   if (geo) *geo = bg;
   return found;
+}
+
+/* Documents by (kernel, type, size, device), for the duplicate check in O(n log n). */
+static int cmp_doc(const void *a, const void *b) {
+  const tune_doc *x = *(const tune_doc *const *)a, *y = *(const tune_doc *const *)b;
+  int c = strcmp(x->k->name, y->k->name);
+  if (!c) c = (x->f32 > y->f32) - (x->f32 < y->f32);
+  if (!c) c = (x->n > y->n) - (x->n < y->n);
+  if (!c) c = strcmp(x->dev.key, y->dev.key);
+  if (!c) c = (x > y) - (x < y); /* file order */
+  return c;
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -86,12 +152,22 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: no valid configuration (nothing to choose)", docs[i].file);
     if (!docs[i].dev.cluster_id[0])
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: empty", docs[i].file);
-    for (uint32_t j = 0; j < i; j++)
-      if (docs[i].k == docs[j].k && docs[i].f32 == docs[j].f32 && docs[i].n == docs[j].n && !strcmp(docs[i].dev.key, docs[j].dev.key))
-        return vkocc_fail(VKOCC_ERROR_USAGE, "%s and %s: both hold %s %s at size %llu on '%s' (give one)", docs[j].file,
-                          docs[i].file, docs[i].k->name, docs[i].f32 ? "f32" : "u32", (unsigned long long)docs[i].n,
-                          docs[i].dev.key);
   }
+  /* one result per kernel, type, size and device: sorted, so neighbours are the duplicates */
+  const tune_doc **ord = vkocc_xcalloc(n + 1, sizeof *ord);
+  for (uint32_t i = 0; i < n; i++) ord[i] = &docs[i];
+  qsort(ord, n, sizeof *ord, cmp_doc);
+  for (uint32_t q = 1; q < n; q++) {
+    const tune_doc *x = ord[q - 1], *y = ord[q];
+    if (x->k == y->k && x->f32 == y->f32 && x->n == y->n && !strcmp(x->dev.key, y->dev.key)) {
+      vkocc_status st = vkocc_fail(VKOCC_ERROR_USAGE, "%s and %s: both hold %s %s at size %llu on '%s' (give one)",
+                                   x->file, y->file, y->k->name, y->f32 ? "f32" : "u32", (unsigned long long)y->n,
+                                   y->dev.key);
+      free(ord);
+      return st;
+    }
+  }
+  free(ord);
   json_t *db = json_object(), *clusters = json_object(), *kernels = json_object(), *sources = json_array();
   vkocc_doc_stamp(db, VKOCC_DOC_POLICY_DB);
   json_object_set_new(db, "rules", json_string(

@@ -65,6 +65,7 @@ vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, js
       const tune_doc *t = &docs[members[a]];
       if (isnan(tdb_best(t, NULL))) {
         free(members), free(set), free(by), free(done);
+        json_decref(targets); /* the fuzzer found it leaked here */
         json_decref(groups);
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: no valid configuration (no efficiency can be measured there)", t->file);
       }

@@ -82,9 +82,11 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
   const char *name;
   vkocc_status s = load_module(sh, &spv, &words, &name);
   if (s) return s;
-  /* The cheap checks and the cache first: a hit builds no pipeline. */
+  /* The cheap checks and the cache first: a hit builds no pipeline. The module contract (compile/contract.c)
+   * before either: no cached answer for a module the device would refuse. */
   vkocc_spirv_info info;
   s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
+  if (!s) s = vkocc_module_contract_ctx(ctx, spv, words, name, &info, sh);
   if (s) { free(spv); return s; }
   memcpy(out->wg, info.wg, sizeof out->wg);
   out->wg_size = info.wg[0] * info.wg[1] * info.wg[2];
@@ -97,7 +99,7 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
     free(spv);
     out->probe.wg_size = out->wg_size;
     out->probe.shared_bytes = out->shared_bytes;
-    out->probe.method = opt.method;
+    /* the method, agreement, statistics and the decision on the pipeline as written as the measurement gave them */
     return vkocc_written_apply(ctx, model_d, model_r, out);
   }
   user_pipeline u;

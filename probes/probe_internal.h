@@ -34,5 +34,4 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
  * (no hint, not the comb alone, or not confirmed) go to vkocc_probe_measure. kernels[i] stay bound elsewhere. */
 vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, const vkocc_calibration *cal,
                                        const vkocc_probe_options *opts, uint32_t n, vkocc_probe_result *out, bool *done);
-
 #endif

@@ -34,6 +34,9 @@ void user_pipeline_destroy(user_pipeline *u) {
 static vkocc_status create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
                            const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain, user_pipeline *u,
                            vkocc_reflection *refl, uint32_t **aug, size_t *aug_words) {
+  /* the module contract (compile/contract.c): before any Vulkan object is created for the user's module */
+  vkocc_status cs = vkocc_module_contract_ctx(ctx, spv, words, name, info, sh);
+  if (cs) return cs;
   const vkocc_device_info *d = &ctx->info;
   uint32_t wg = info->wg[0] * info->wg[1] * info->wg[2];
   if (wg > d->max_invocations || info->wg[0] > d->max_wg_size_x)

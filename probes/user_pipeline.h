@@ -36,7 +36,9 @@ vkocc_status user_pipeline_hook(void *user, const vkocc_probe_params *p, uint32_
 /* unmodified.c: P of the pipeline as written from its runtime steps (dispatch bisection). */
 vkocc_status measure_unmodified(user_pipeline *u, const vkocc_probe_options *opt, vkocc_pipeline_result *out);
 
-/* pipeline_cache.c */
+/* pipeline_cache.c: the P cache (key over device, driver, queue family, the driver's environment, vkocc
+ * version, module, entry, constants, method, unmodified and the written-pipeline rule; checksummed entries
+ * read only from regular files; a hit restores the measurement's whole summary, out->written included). */
 uint64_t pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, size_t words, const vkocc_shader_desc *sh,
                             const vkocc_probe_options *o);
 bool pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out);

@@ -11,6 +11,7 @@ _Thread_local bool vkocc_written_raw;
 
 vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
                                  vkocc_pipeline_result *out) {
+  if (out->from_cache && out->written) return VKOCC_OK; /* the measurement's own decision, from its cache entry */
   vkocc_written_answer *a = vkocc_xcalloc(1, sizeof *a);
   free(out->written);
   out->written = a;

@@ -18,6 +18,11 @@
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#if defined(FUZZ_STRUCTURED_MUTATOR) && !defined(VKOCC_LIBFUZZER)
+/* A harness with a structure-aware mutator (fuzz_spirv.c) defines it; the replay applies it too. Returns the
+ * new size, 0 when nothing applied. */
+static size_t fuzz_structured_mutate(uint8_t *data, size_t size, size_t max_size, unsigned seed);
+#endif
 
 /* Inputs the parser accepted; the replay fails when none was, since then only the error paths ran. */
 static unsigned fuzz_accepted;
@@ -124,6 +129,13 @@ int main(int argc, char **argv) {
       fuzz_run(mut, len);
       runs++;
     }
+#ifdef FUZZ_STRUCTURED_MUTATOR
+    for (int m = 0; m < mutations && n > 0; m++) {
+      memcpy(mut, buf, n);
+      size_t len = fuzz_structured_mutate(mut, n, sizeof mut, (unsigned)fuzz_next());
+      if (len) fuzz_run(mut, len), runs++;
+    }
+#endif
   }
   closedir(d);
   printf("%u passed, 0 failed (%u corpus files, %u inputs, %u accepted by the parser)\n", runs, files, runs,

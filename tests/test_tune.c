@@ -127,8 +127,8 @@ int main(void) {
                      NULL, "$.results[0].config.grain");
   expect_bad_results("dup.json", "{\"schema\":\"vkocc.tune-results/1\",\"kernel\":\"reduce\",\"element_type\":\"u32\","
                      "\"problem_size\":10,\"cluster_id\":\"c1-x\",\"device\":{\"name\":\"x\",\"key\":\"k\"},\"results\":"
-                     "[{\"config\":{\"variant\":\"subgroup\"},\"valid\":true,\"median_ns\":5,\"runs\":3},"
-                     "{\"config\":{\"variant\":\"subgroup\"},\"valid\":true,\"median_ns\":6,\"runs\":3}]}",
+                     "[{\"config\":{\"variant\":\"subgroup\",\"wg_size\":64,\"elements_per_thread\":2,\"access\":\"strided\"},\"valid\":true,\"median_ns\":5,\"runs\":3},"
+                     "{\"config\":{\"variant\":\"subgroup\",\"wg_size\":64,\"elements_per_thread\":2,\"access\":\"strided\"},\"valid\":true,\"median_ns\":6,\"runs\":3}]}",
                      NULL, "appears twice");
   expect_bad_results("type.json", "{\"schema\":\"vkocc.tune-results/1\",\"kernel\":\"histogram\",\"element_type\":\"f32\","
                      "\"problem_size\":10,\"cluster_id\":\"c1-x\",\"device\":{\"name\":\"x\",\"key\":\"k\"},\"results\":[]}",

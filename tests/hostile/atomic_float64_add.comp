@@ -1,0 +1,6 @@
+#version 450
+
+layout(local_size_x = 64) in;
+#extension GL_EXT_shader_atomic_float : require
+layout(set = 0, binding = 0) buffer B { double f; } b;
+void main() { atomicAdd(b.f, 1.0LF); }

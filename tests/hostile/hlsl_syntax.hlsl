@@ -1,0 +1,1 @@
+[numthreads(64,1,1)] void CSMain( { }

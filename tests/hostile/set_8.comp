@@ -1,0 +1,5 @@
+#version 450
+
+layout(local_size_x = 64) in;
+layout(set = 8, binding = 0) buffer B { uint x; } b;
+void main() { b.x = 1u; }

@@ -1,0 +1,46 @@
+#version 450
+
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer Out { uint v[]; } out_;
+struct S0 { uint x; uint y; };
+struct S1 { S0 x; uint y; };
+struct S2 { S1 x; uint y; };
+struct S3 { S2 x; uint y; };
+struct S4 { S3 x; uint y; };
+struct S5 { S4 x; uint y; };
+struct S6 { S5 x; uint y; };
+struct S7 { S6 x; uint y; };
+struct S8 { S7 x; uint y; };
+struct S9 { S8 x; uint y; };
+struct S10 { S9 x; uint y; };
+struct S11 { S10 x; uint y; };
+struct S12 { S11 x; uint y; };
+struct S13 { S12 x; uint y; };
+struct S14 { S13 x; uint y; };
+struct S15 { S14 x; uint y; };
+struct S16 { S15 x; uint y; };
+struct S17 { S16 x; uint y; };
+struct S18 { S17 x; uint y; };
+struct S19 { S18 x; uint y; };
+struct S20 { S19 x; uint y; };
+struct S21 { S20 x; uint y; };
+struct S22 { S21 x; uint y; };
+struct S23 { S22 x; uint y; };
+struct S24 { S23 x; uint y; };
+struct S25 { S24 x; uint y; };
+struct S26 { S25 x; uint y; };
+struct S27 { S26 x; uint y; };
+struct S28 { S27 x; uint y; };
+struct S29 { S28 x; uint y; };
+struct S30 { S29 x; uint y; };
+struct S31 { S30 x; uint y; };
+struct S32 { S31 x; uint y; };
+struct S33 { S32 x; uint y; };
+struct S34 { S33 x; uint y; };
+struct S35 { S34 x; uint y; };
+struct S36 { S35 x; uint y; };
+struct S37 { S36 x; uint y; };
+struct S38 { S37 x; uint y; };
+struct S39 { S38 x; uint y; };
+shared S39 s;
+void main() { s.y = 1u; barrier(); out_.v[0] = s.y; }
