@@ -130,17 +130,21 @@ void vkocc_batch_dispatch3(vkocc_batch *b, uint32_t x, uint32_t y, uint32_t z) {
   vkocc_fn.vkCmdDispatch(b->cmd, x, y, z);
 }
 
-uint32_t vkocc_batch_timer_start(vkocc_batch *b) {
+static uint32_t timer_start(vkocc_batch *b, VkPipelineStageFlagBits stage) {
   if (b->nrec >= b->max_timed) {
     misuse(b, VKOCC_ERROR_RUNTIME, "more timed spans than the batch's timestamp queries");
     return 0;
   }
   uint32_t i = b->nrec++;
   b->rec[i] = (vkocc_batch_record){0};
-  vkocc_fn.vkCmdWriteTimestamp(b->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, b->queries, 2 * i);
+  vkocc_fn.vkCmdWriteTimestamp(b->cmd, stage, b->queries, 2 * i);
   b->open_timer = i;
   return i;
 }
+
+uint32_t vkocc_batch_timer_start(vkocc_batch *b) { return timer_start(b, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT); }
+
+uint32_t vkocc_batch_timer_start_after(vkocc_batch *b) { return timer_start(b, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT); }
 
 void vkocc_batch_timer_stop(vkocc_batch *b, uint32_t i) {
   if (i >= b->nrec) return; /* the start's misuse is kept already */

@@ -238,6 +238,10 @@ uint32_t vkocc_batch_dispatch_timed(vkocc_batch *b, uint32_t groups);
 /* A timed span around several commands: start writes the top-of-pipe timestamp and returns the record's
  * index, stop the bottom-of-pipe one; the record counts the workgroups dispatched in between. */
 uint32_t vkocc_batch_timer_start(vkocc_batch *b);
+/* vkocc_batch_timer_start written once everything recorded before has finished (BOTTOM_OF_PIPE): a TOP_OF_PIPE
+ * timestamp is not ordered by a preceding barrier, so a span after a large copy (the tuning harness restores
+ * in-place inputs before each timed dispatch) would include the copy's tail. */
+uint32_t vkocc_batch_timer_start_after(vkocc_batch *b);
 void vkocc_batch_timer_stop(vkocc_batch *b, uint32_t record);
 void vkocc_batch_barrier(vkocc_batch *b, vkocc_sync sync);
 /* Fills size bytes of buf from offset (multiples of 4) with the 32-bit value. */
