@@ -28,8 +28,8 @@ static const char *help =
     "Ctrl-C), and with --t4 FILE the T4 results to FILE and their metadata beside it (FILE.metadata.json).\n"
     "--resume continues RESULTS.json (same spec file and device). --name: the kernel's name in results and\n"
     "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\n"
-    "--warmup-ms MS (default 50 on a GPU, 0 on a CPU device): untimed dispatches of each configuration before it is\n"
-    "timed, so clocks that dropped while its pipeline was created come back up.\n"
+    "--warmup-ms MS (default 500 on a GPU, 0 on a CPU device): untimed dispatches of each configuration before it is\n"
+    "timed, so clocks that dropped while the host worked come back up (50 ms was not enough on an H100).\n"
     "--confirm K (default 0: none): at the end the K best by median are validated and timed again in 3 interleaved\n"
     "rounds, reported beside their medians. The search's medians rank: on an H100 a final round after a sweep of\n"
     "hundreds of configurations re-timed the best at 1.9-3.4x their medians, cause not found (docs/tune.md).\nExit 2: a spec outside the subset or that does not fit the kernel.\n";

@@ -729,10 +729,10 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
       }
     }
   }
-  /* warm-up: untimed dispatches until the GPU has been busy for warmup_ms (clocks that dropped while the pipeline
-   * was created come back up before anything is timed); each submission bounded like the timed ones */
+  /* warm-up: untimed dispatches until the GPU has been busy for warmup_ms (clocks that dropped while the host
+   * worked come back up before anything is timed); each submission bounded like the timed ones */
   double warm_ms = o->warmup_ms < 0 ? 0 : o->warmup_ms > 0 ? o->warmup_ms
-                   : vkocc_context_device(ctx)->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 50;
+                   : vkocc_context_device(ctx)->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 500;
   for (double busy = 0; busy < warm_ms * 1e6;) {
     double wt[MAX_BATCH];
     uint32_t batch = (uint32_t)((warm_ms * 1e6 - busy) / (first > 1 ? first : 1)) + 1;

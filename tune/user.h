@@ -66,9 +66,10 @@ typedef struct tu_options {
   uint32_t min_runs, max_runs; /* 0 = 5, 50 */
   double max_config_s;       /* timing per configuration, 0 = 2 s */
   double timeout_s;          /* bound on one dispatch (the first, validated run); 0 = 5 s */
-  /* untimed dispatches of each configuration before its timed ones, in GPU time: the pipeline creation between
-   * two configurations leaves a GPU idle long enough to lower its clocks (on an H100 the configurations measured
-   * after the first ~20 took 2-3x longer without it). < 0: none; 0: 50 ms on a GPU, none on a CPU device */
+  /* untimed dispatches of each configuration before its timed ones, in GPU time: the host's work between two
+   * configurations leaves a GPU idle long enough to lower its clocks (on an H100 the configurations measured after
+   * the first ~20 took 2-2.3x longer with 0 or 50 ms; 500 ms brought them back). < 0: none; 0: 500 ms on a GPU,
+   * none on a CPU device */
   double warmup_ms;
   int32_t confirm;           /* how many of the best to re-time in 3 interleaved rounds at the end; 0 = 5, -1 none */
   const vkocc_calibration *cal; /* for P; NULL: a quick calibration when P is first needed */
