@@ -149,22 +149,10 @@ int cmd_tune(int argc, char **argv) {
   }
   double t0 = vkocc_now_ms();
   /* the device's fingerprint summary: a given file, else the cached one (measured when absent) */
-  vkocc_fingerprint fp;
-  json_t *fp_doc = NULL;
-  vkocc_status st;
-  if (fp_path) {
-    json_error_t e;
-    if ((st = vkocc_fingerprint_load(fp_path, &fp))) { tune_doc_free(&prev); return cli_fail("tune", st); }
-    fp_doc = json_load_file(fp_path, 0, &e);
-  } else if ((rc = cli_fingerprint_device("tune", &c, false, &fp_doc, &fp))) {
-    tune_doc_free(&prev);
-    return rc;
-  }
   vkocc_context *ctx;
-  if ((rc = cli_open("tune", &c, &ctx))) { json_decref(fp_doc); tune_doc_free(&prev); return rc; }
   tune_device_id dev;
-  tune_device_id_fill(&dev, vkocc_context_device(ctx), fp_doc, &fp);
-  json_decref(fp_doc);
+  if ((rc = cli_tune_device(&c, fp_path, &ctx, &dev))) { tune_doc_free(&prev); return rc; }
+  vkocc_status st;
   if (have_prev && strcmp(prev.dev.key, dev.key)) {
     rc = cli_error("tune", 2, "--resume: %s was measured on '%s', not on this device ('%s')", out, prev.dev.key, dev.key);
     vkocc_context_destroy(ctx);

@@ -204,21 +204,9 @@ int cmd_tune_spec(int argc, char **argv) {
   if (st) return cli_fail("tune", st);
 
   double t0 = vkocc_now_ms();
-  vkocc_fingerprint fp;
-  json_t *fp_doc = NULL;
-  if (fp_path) {
-    json_error_t e;
-    if ((st = vkocc_fingerprint_load(fp_path, &fp))) { tu_run_free(&run); return cli_fail("tune", st); }
-    fp_doc = json_load_file(fp_path, 0, &e);
-  } else if ((rc = cli_fingerprint_device("tune", &c, false, &fp_doc, &fp))) {
-    tu_run_free(&run);
-    return rc;
-  }
   vkocc_context *ctx;
-  if ((rc = cli_open("tune", &c, &ctx))) { json_decref(fp_doc); tu_run_free(&run); return rc; }
   tune_device_id dev;
-  tune_device_id_fill(&dev, vkocc_context_device(ctx), fp_doc, &fp);
-  json_decref(fp_doc);
+  if ((rc = cli_tune_device(&c, fp_path, &ctx, &dev))) { tu_run_free(&run); return rc; }
   stt.dev = &dev;
   if (resume && access(out, F_OK) == 0 && (st = tu_results_resume(out, &run, dev.key))) {
     vkocc_context_destroy(ctx);

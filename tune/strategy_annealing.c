@@ -62,20 +62,10 @@ static bool accept(sa *a, double y_new) {
 
 static int64_t sa_propose(void *st) {
   sa *a = st;
-  if (!a->design) {
-    /* budget-aware: a tiny budget is all design (sampling beats a walk from one start), a large one starts
-     * from the best of up to 16 */
-    uint64_t k64 = a->budget / 50 < 6 ? 6 : a->budget / 50 > 16 ? 16 : a->budget / 50;
-    uint32_t k = a->design_attr ? a->design_attr : (uint32_t)(k64 < a->budget ? k64 : a->budget);
-    a->design = vkocc_xmalloc((size_t)(k ? k : 1) * sizeof *a->design);
-    a->ndesign = tune_design(a->s, &a->t, &a->r, k, a->design);
-  }
-  while (a->next_design < a->ndesign) {
-    uint32_t c = a->design[a->next_design++];
-    if (a->t.seen[c]) continue;
-    tune_track_propose(&a->t, c);
+  int64_t d = tune_design_next(a->s, &a->t, &a->r, a->budget, a->design_attr, &a->design, &a->ndesign, &a->next_design);
+  if (d >= 0) {
     a->pending = -1;
-    return c;
+    return d;
   }
   if (a->cur < 0 && a->t.best >= 0) a->cur = a->t.best;
   /* walk: up to 8 * neighbours steps over known configurations looking for a new one */

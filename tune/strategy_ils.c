@@ -46,19 +46,9 @@ static void ils_budget(void *st, uint64_t b) { ((ils *)st)->budget = b ? b : 1; 
 
 static int64_t ils_propose(void *st) {
   ils *a = st;
-  if (!a->design) {
-    /* budget-aware: a tiny budget is all design (sampling beats a walk from one start), a large one starts
-     * from the best of up to 16 */
-    uint64_t k64 = a->budget / 50 < 6 ? 6 : a->budget / 50 > 16 ? 16 : a->budget / 50;
-    uint32_t k = a->design_attr ? a->design_attr : (uint32_t)(k64 < a->budget ? k64 : a->budget);
-    a->design = vkocc_xmalloc((size_t)(k ? k : 1) * sizeof *a->design);
-    a->ndesign = tune_design(a->s, &a->t, &a->r, k, a->design);
-  }
-  while (a->next_design < a->ndesign) {
-    uint32_t c = a->design[a->next_design++];
-    if (a->t.seen[c]) continue;
-    tune_track_propose(&a->t, c);
-    return c;
+  int64_t d = tune_design_next(a->s, &a->t, &a->r, a->budget, a->design_attr, &a->design, &a->ndesign, &a->next_design);
+  if (d >= 0) {
+    return d;
   }
   if (a->cur < 0) a->cur = a->t.best;
   for (int guard = 0; a->cur >= 0 && guard < 1000; guard++) {

@@ -223,3 +223,20 @@ vkocc_status tune_attr_number(const char *strategy, const json_t *attrs, const c
   *v = json_number_value(a);
   return VKOCC_OK;
 }
+
+int64_t tune_design_next(const tune_space *s, tune_track *t, tune_rng *r, uint64_t budget, uint32_t size,
+                         uint32_t **design, uint32_t *ndesign, uint32_t *next) {
+  if (!*design) {
+    uint64_t k64 = budget / 50 < 6 ? 6 : budget / 50 > 16 ? 16 : budget / 50;
+    uint32_t k = size ? size : (uint32_t)(k64 < budget ? k64 : budget);
+    *design = vkocc_xmalloc((size_t)(k ? k : 1) * sizeof **design);
+    *ndesign = tune_design(s, t, r, k, *design);
+  }
+  while (*next < *ndesign) {
+    uint32_t c = (*design)[(*next)++];
+    if (t->seen[c]) continue;
+    tune_track_propose(t, c);
+    return c;
+  }
+  return -1;
+}

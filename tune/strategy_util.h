@@ -45,6 +45,11 @@ int64_t tune_random_unseen(const tune_track *t, tune_rng *r);
  * proportional to the weight (without replacement; uniformly once every weight left is 0); without, uniformly
  * at random. The count. */
 uint32_t tune_design(const tune_space *s, const tune_track *t, tune_rng *r, uint32_t k, uint32_t *out);
+/* The walk strategies' start: a design sized by the budget (a tiny budget is all design, since sampling beats a
+ * walk from one start; a large one starts from the best of up to 16; `size` > 0 overrides), drawn on first use
+ * into *design, then handed out one unseen configuration at a time (proposed on t); -1 once it is used up. */
+int64_t tune_design_next(const tune_space *s, tune_track *t, tune_rng *r, uint64_t budget, uint32_t size,
+                         uint32_t **design, uint32_t *ndesign, uint32_t *next);
 
 /* Reads an optional numeric attribute of T1 Search.Attributes; VKOCC_ERROR_USAGE for a wrong type or a value
  * outside [lo, hi], or for an attribute not in known (NULL-terminated). */
