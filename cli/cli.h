@@ -81,6 +81,9 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
                             vkocc_fingerprint_details *details);
 /* cli_fingerprint_measure, handing out the whole document instead of the details (*doc: json_decref it). */
 int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
+/* The per-limit counts of l as JSON (null where a limit does not apply or is unknown), and as table text ("-"). */
+json_t *cli_limits_json(const vkocc_limits_per_sm *l);
+void cli_limit_text(uint32_t v, char out[16]);
 /* For tune: the fingerprint (fp_path, else the device's cached one, measured when absent), the opened context and
  * who measures (dev). Returns an exit code; on failure nothing is left open. */
 int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_context **ctx, tune_device_id *dev);

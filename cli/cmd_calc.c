@@ -76,21 +76,6 @@ static int measure_live(const cli_common *c, vkocc_surface *s, uint32_t want_wg,
   return st ? cli_fail("calc", st) : 0;
 }
 
-/* The per-limit counts as JSON: null where a limit does not apply or is unknown. */
-static json_t *limits_json(const vkocc_limits_per_sm *l) {
-  json_t *o = json_object();
-  const struct { const char *k; uint32_t v; } f[] = {{"workgroup_slots", l->workgroup_slots},
-      {"subgroup_slots", l->subgroup_slots}, {"threads", l->threads}, {"shared_memory", l->shared_memory},
-      {"registers", l->registers}};
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-    json_object_set_new(o, f[i].k, f[i].v == VKOCC_NO_LIMIT ? json_null() : json_integer(f[i].v));
-  return o;
-}
-
-static void limit_text(uint32_t v, char out[16]) {
-  if (v == VKOCC_NO_LIMIT) snprintf(out, 16, "-");
-  else snprintf(out, 16, "%u", v);
-}
 
 typedef struct { uint32_t base, per_thread; } shared_rule;
 static uint32_t shared_of(void *user, uint32_t wg) {
@@ -233,12 +218,12 @@ int cmd_calc(int argc, char **argv) {
                           (json_int_t)w.occupancy.wg_per_sm, "limit", vkocc_limit_name(w.occupancy.binding),
                           "candidates", (json_int_t)w.candidates, "shared_base", (json_int_t)rule.base,
                           "shared_per_thread", (json_int_t)rule.per_thread);
-    json_object_set_new(j, "limits_per_sm", limits_json(&w.limits));
+    json_object_set_new(j, "limits_per_sm", cli_limits_json(&w.limits));
     json_object_set_new(doc, "suggestion", j);
     if (!c.json) {
       char a[16], b[16], t[16], m[16];
-      limit_text(w.limits.workgroup_slots, a), limit_text(w.limits.subgroup_slots, b);
-      limit_text(w.limits.threads, t), limit_text(w.limits.shared_memory, m);
+      cli_limit_text(w.limits.workgroup_slots, a), cli_limit_text(w.limits.subgroup_slots, b);
+      cli_limit_text(w.limits.threads, t), cli_limit_text(w.limits.shared_memory, m);
       printf("suggested workgroup size: %u threads, %u shared bytes (%u + %u per thread; %u sizes considered)\n",
              w.wg_size, w.shared_bytes, rule.base, rule.per_thread, w.candidates);
       printf("occupancy: %.2f%% of %u threads per SM, %u %s per SM; binding limit: %s\n", w.occupancy.occupancy_pct,
@@ -314,11 +299,11 @@ int cmd_calc(int argc, char **argv) {
                                (json_int_t)oc.threads_per_sm, "limit", vkocc_limit_name(oc.binding), "source", src);
       json_object_update(r, rest);
       json_decref(rest);
-      json_object_set_new(r, "limits_per_sm", limits_json(&lim));
+      json_object_set_new(r, "limits_per_sm", cli_limits_json(&lim));
       json_array_append_new(jrows, r);
       char a[16], b[16], t[16], m[16];
-      limit_text(lim.workgroup_slots, a), limit_text(lim.subgroup_slots, b);
-      limit_text(lim.threads, t), limit_text(lim.shared_memory, m);
+      cli_limit_text(lim.workgroup_slots, a), cli_limit_text(lim.subgroup_slots, b);
+      cli_limit_text(lim.threads, t), cli_limit_text(lim.shared_memory, m);
       if (c.json) continue;
       if (csv) {
         printf("%u,%u,%.2f,", rows[i].wg, rows[i].shared, oc.occupancy_pct);

@@ -279,3 +279,18 @@ int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_context **ct
   json_decref(fp_doc);
   return 0;
 }
+
+json_t *cli_limits_json(const vkocc_limits_per_sm *l) {
+  json_t *o = json_object();
+  const struct { const char *k; uint32_t v; } f[] = {{"workgroup_slots", l->workgroup_slots},
+      {"subgroup_slots", l->subgroup_slots}, {"threads", l->threads}, {"shared_memory", l->shared_memory},
+      {"registers", l->registers}};
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+    json_object_set_new(o, f[i].k, f[i].v == VKOCC_NO_LIMIT ? json_null() : json_integer(f[i].v));
+  return o;
+}
+
+void cli_limit_text(uint32_t v, char out[16]) {
+  if (v == VKOCC_NO_LIMIT) snprintf(out, 16, "-");
+  else snprintf(out, 16, "%u", v);
+}

@@ -188,20 +188,6 @@ static const char *calc_help =
 
 typedef struct { uint32_t base, per_thread; } shared_rule;
 
-static json_t *limits_json(const vkocc_limits_per_sm *l) {
-  json_t *o = json_object();
-  const struct { const char *k; uint32_t v; } f[] = {{"workgroup_slots", l->workgroup_slots},
-      {"subgroup_slots", l->subgroup_slots}, {"threads", l->threads}, {"shared_memory", l->shared_memory},
-      {"registers", l->registers}};
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-    json_object_set_new(o, f[i].k, f[i].v == VKOCC_NO_LIMIT ? json_null() : json_integer(f[i].v));
-  return o;
-}
-
-static void lim_text(uint32_t v, char out[16]) {
-  if (v == VKOCC_NO_LIMIT) snprintf(out, 16, "-");
-  else snprintf(out, 16, "%u", v);
-}
 
 static json_t *row_json(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg, uint32_t sh, uint32_t regs,
                         vkocc_limits_per_sm *l, double *pct) {
@@ -211,7 +197,7 @@ static json_t *row_json(const vkocc_derived *d, const vkocc_register_model *m, u
                         "registers", (json_int_t)regs, "occupancy_pct", *pct, "workgroups_per_sm",
                         (json_int_t)l->wg_per_sm, "workgroups", (json_int_t)((uint64_t)l->wg_per_sm * d->sm_count),
                         "limit", vkocc_limit_name(l->binding));
-  json_object_set_new(r, "limits_per_sm", limits_json(l));
+  json_object_set_new(r, "limits_per_sm", cli_limits_json(l));
   return r;
 }
 
@@ -404,7 +390,7 @@ have_model:
     json_object_set_new(doc, "suggestion", r);
     if (!c.json) {
       char a[16], b[16], sh[16], rg[16];
-      lim_text(l.workgroup_slots, a), lim_text(l.subgroup_slots, b), lim_text(l.shared_memory, sh), lim_text(l.registers, rg);
+      cli_limit_text(l.workgroup_slots, a), cli_limit_text(l.subgroup_slots, b), cli_limit_text(l.shared_memory, sh), cli_limit_text(l.registers, rg);
       printf("suggested workgroup size: %u threads, %u shared bytes, %u registers per invocation (%u sizes considered)\n",
              best_wg, best_sh, regs, cands);
       printf("occupancy: %.2f%% of %u threads per SM, %u workgroups per SM; binding limit: %s\n", pct, d.threads_per_sm,
@@ -421,7 +407,7 @@ have_model:
       json_array_append_new(rows, r);
       if (c.json) continue;
       char a[16], b[16], sh[16], rg[16];
-      lim_text(l.workgroup_slots, a), lim_text(l.subgroup_slots, b), lim_text(l.shared_memory, sh), lim_text(l.registers, rg);
+      cli_limit_text(l.workgroup_slots, a), cli_limit_text(l.subgroup_slots, b), cli_limit_text(l.shared_memory, sh), cli_limit_text(l.registers, rg);
       if (table) {
         printf("%-8u %-10u %-10u %-13.2f %-8u %-8s %-8s %-8s %-8s %s\n", w, shm, regs, pct, l.wg_per_sm, a, b, sh, rg,
                vkocc_limit_name(l.binding));
