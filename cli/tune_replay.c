@@ -165,8 +165,7 @@ int cli_tune_replay(int argc, char **argv) {
   tune_replay_config_text(&sp, (uint32_t)sp.optimum, best, sizeof best);
   uint32_t B = runs[0].st.budget;
   /* the document */
-  json_t *doc = json_object(), *jr = json_array(), *feat = json_array();
-  json_object_set_new(doc, "schema", json_string("vkocc.tune-replay/1"));
+  json_t *doc = vkocc_doc_new(VKOCC_DOC_TUNE_REPLAY), *jr = json_array(), *feat = json_array();
   json_object_set_new(doc, "results", json_string(replay));
   json_object_set_new(doc, "space", json_string(sp.what));
   json_object_set_new(doc, "configurations", json_integer(sp.s.nconfigs));

@@ -24,6 +24,7 @@ static const vkocc_doc_schema table[] = {
     /* version 1 held cluster entries only: it reads as version 2 without device entries */
     {VKOCC_DOC_POLICY_DB,          2, 1, "vkocc_policy_db_load (policy select)"},
     {VKOCC_DOC_POLICY_TRANSFER,    1, 1, NULL},
+    {VKOCC_DOC_TUNE_REPLAY,        1, 1, NULL},
     {VKOCC_DOC_POLICY_CHOICE,      1, 1, NULL},
     /* version 2: {schema, key, checksum, value} with the whole summary (core/cache.c); version 1 entries are misses */
     {VKOCC_DOC_PIPELINE_CACHE,     2, 2, "pipeline_cache_read (probes/pipeline_cache.c)"},

@@ -19,6 +19,7 @@
 #define VKOCC_DOC_TUNE_RESULTS "vkocc.tune-results"
 #define VKOCC_DOC_POLICY_DB "vkocc.policy-db"
 #define VKOCC_DOC_POLICY_TRANSFER "vkocc.policy-transfer"
+#define VKOCC_DOC_TUNE_REPLAY "vkocc.tune-replay"
 #define VKOCC_DOC_POLICY_CHOICE "vkocc.policy-choice"
 #define VKOCC_DOC_PIPELINE_CACHE "vkocc.pipeline-cache"
 #define VKOCC_DOC_BARRIER_TEST "vkocc.barrier-test"
