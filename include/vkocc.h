@@ -643,7 +643,7 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
 void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
 
 
-/* ---------------------------------------------------------------- tuned policies (issue 10, docs/tune.md) */
+/* ---------------------------------------------------------------- tuned policies (docs/tune.md) */
 /* vkocc_policy_select with the exact device first: an entry whose "device" equals device_key (as
  * vkocc_device_key writes it; NULL or "": skipped), else the cluster, nearest and default rules. */
 vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest (issue 12 item 4): installs this build into a temporary prefix, builds examples/pick_policy against
+# ctest: installs this build into a temporary prefix, builds examples/pick_policy against
 # the INSTALLED package with pkg-config (vkocc, and vkocc-static for libvkocc.a) and with find_package(vkocc),
 # and runs each on the device (lavapipe in the suite) with fingerprints from tests/data: nothing is measured.
 # usage: test_install_example.sh BUILD_DIR SOURCE_DIR C_COMPILER PKG_CONFIG [CMAKE]
@@ -15,7 +15,7 @@ pc=$(find "$tmp/prefix" -name vkocc.pc -print -quit)
 config=$(find "$tmp/prefix" -name vkocc-config.cmake -print -quit)
 [[ -n $pc && -n $config ]] || fail "vkocc.pc or vkocc-config.cmake not installed"
 [[ -x $tmp/prefix/bin/vkocc ]] || fail "the CLI is not installed"
-if [[ -d $src/glsl ]]; then  # the GLSL includes (issue 11), where pkg-config says they are
+if [[ -d $src/glsl ]]; then  # the GLSL includes, where pkg-config says they are
   glsldir=$(PKG_CONFIG_PATH=$(dirname "$pc") "$pkgconfig" --variable=glsldir vkocc)
   [[ -n $(ls -A "$glsldir" 2>/dev/null) ]] || fail "glsl/ is not installed in $glsldir"
   # and an application's own shader compiles against them with the system's glslc
