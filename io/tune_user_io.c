@@ -69,6 +69,19 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
                         run->pipelines_ms, "occupancy_ms", run->occupancy_ms, "measure_ms", run->measure_ms, "elapsed_ms",
                         run->elapsed_ms, "device_losses", (json_int_t)run->device_losses);
   json_object_set_new(m, "setup_ms", json_real(run->setup_ms));
+  if (run->nsentinel) {
+    json_t *pts = json_array();
+    double lo = INFINITY, hi = 0;
+    for (uint32_t i = 0; i < run->nsentinel; i++) {
+      const struct tu_sentinel *q = &run->sentinel[i];
+      json_array_append_new(pts, json_pack("{s:I, s:f, s:f}", "after", (json_int_t)q->after, "median_ns", q->median_ns, "spread", q->spread));
+      if (q->median_ns < lo) lo = q->median_ns;
+      if (q->median_ns > hi) hi = q->median_ns;
+    }
+    json_object_set_new(m, "sentinel", json_pack("{s:o, s:o, s:f, s:f}", "config",
+                                                 t1_config_json(s, run->space.coord + (size_t)run->sentinel_config * s->nparams),
+                                                 "points", pts, "range", lo > 0 ? (hi - lo) / lo : 0.0, "ms", run->sentinel_ms));
+  }
   const char *lp = getenv("LP_NUM_THREADS");
   if (lp) json_object_set_new(m, "LP_NUM_THREADS", json_string(lp));
   json_object_set_new(doc, "measurement", m);
@@ -98,9 +111,10 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
       if (r->confirm_runs)
         json_object_set_new(o, "final_round", json_pack("{s:f, s:f, s:I}", "median_ns", r->confirm_ns, "spread",
                                                         r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
-      json_object_set_new(o, "timing_ms", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "compile", r->compile_ms, "pipeline",
+      json_object_set_new(o, "timing_ms", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "compile", r->compile_ms, "pipeline",
                                                     r->pipeline_ms, "occupancy", r->occupancy_ms, "measurement",
-                                                    r->measure_ms, "other", r->other_ms, "total", r->total_ms));
+                                                    r->measure_ms, "warmup", r->warmup_ms, "other", r->other_ms, "total",
+                                                    r->total_ms));
       json_object_set_new(o, "timestamp", json_string(r->when));
       if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
       json_array_append_new(res, o);
