@@ -11,6 +11,7 @@
 #include "registers_io.h" /* the register surface document and model */
 #include "util.h"
 #include "vkocc.h"
+#include "vkocc_plot.h" /* declarations only: the plots link where cairo is built (VKOCC_HAVE_CAIRO) */
 #include <stdbool.h>
 #include <stdio.h>
 

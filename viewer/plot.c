@@ -2,6 +2,7 @@
  * colour-blind safe), Okabe-Ito for lines. Each plot draws into a canvas encoded in memory and written
  * (vkocc_write_file_atomic: temporary file and rename) only when everything succeeded. */
 #include "internal.h"
+#include "vkocc_plot.h"
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>

@@ -1,7 +1,7 @@
 /* Internal: drawing shared by the plots and the interactive viewer (cli/cmd_view.c). */
 #ifndef VKOCC_VIEWER_H
 #define VKOCC_VIEWER_H
-#include "vkocc.h"
+#include "vkocc_plot.h"
 #include <cairo.h>
 void vkocc_draw_surface(cairo_t *cr, double w, double h, const vkocc_surface *s, const vkocc_derived *d, int cursor_wg,
                         int cursor_sh);
