@@ -162,6 +162,30 @@ uint32_t vkocc_device_max_wg_size(const vkocc_device_info *d);
  * another LP_NUM_THREADS, a cut-down part). */
 void vkocc_device_key(const vkocc_device_info *d, uint32_t sm_count, char *out, size_t len);
 
+/* Who measured: the identity every document carries in its "device" object, the whole vkocc_device_info
+ * (measurements: surface, fingerprint, probe, calibration, calc, registers) or the short form of tuning
+ * results (name, ids, driver, SM count, key). A measurement holds only for this device, driver and queue
+ * family; tuning results and policies are matched by key. */
+typedef struct vkocc_device_identity {
+  char name[256];
+  uint32_t vendor_id, device_id;
+  uint32_t device_type;         /* VkPhysicalDeviceType (0, "other", where the document does not say) */
+  char driver_name[256], driver_info[256];
+  uint32_t driver_version;      /* raw VkPhysicalDeviceProperties::driverVersion */
+  uint8_t uuid[16];             /* deviceUUID; zeros where the document does not record it */
+  uint32_t queue_family;        /* the family measured on; UINT32_MAX unknown */
+  uint32_t queue_flags;         /* its VkQueueFlags (vkocc_queue_kind_name); 0 unknown */
+  uint32_t sm_count;            /* as the fingerprint derived it; 0 unknown */
+  char key[600];                /* vkocc_device_key */
+} vkocc_device_identity;
+/* The identity of a device as the driver describes it, with the SM count a fingerprint derived (0 unknown). */
+void vkocc_device_identity_of(const vkocc_device_info *d, uint32_t sm_count, vkocc_device_identity *out);
+/* The identity of the device a document of vkocc was measured on: any document the schema table gives a
+ * device (a fingerprint adds its derived SM count). VKOCC_ERROR_USAGE naming the file and JSON path for a
+ * file that is no vkocc document, a document without a device ("$.device: this vkocc.clusters document names
+ * no device") or a malformed device object. */
+vkocc_status vkocc_document_device(const char *path, vkocc_device_identity *out);
+
 /* Names and formats for reports. */
 const char *vkocc_device_type_name(uint32_t vk_device_type);
 /* "MAJOR.MINOR.PATCH" of a Vulkan API version; driver versions are vendor-encoded (NVIDIA 10.8.8.6 bits). */

@@ -1,7 +1,8 @@
 /* The library API that needs no device: per-limit counts and the workgroup-size suggestion on
  * synthetic derived limits (ties to the larger size, a shared-memory-bound and a workgroup-slot-bound case,
  * agreement with the occupancy model over a sweep), the presets, method names, vkocc_fingerprint_save
- * (atomic, bad paths) and vkocc_last_error being cleared by a call that succeeds. */
+ * (atomic, bad paths), vkocc_last_error being cleared by a call that succeeds, and the device identity of
+ * documents. */
 #include "check.h"
 #include "io.h"
 #include "vkocc.h"
@@ -188,8 +189,67 @@ static void test_stamp(void) {
   CHECK_CONTAINS(vkocc_last_error(), "f.json: $.schema: version 2 of vkocc.test is not supported");
 }
 
+/* The device identity every document carries: one reader for the whole device object of a measurement and the
+ * short form of tuning results, the key the same either way, a fingerprint's derived SM count in it, and a
+ * document without a device or a malformed one refused with the file and JSON path. */
+static void test_device_identity(const char *data) {
+  char path[1024];
+  vkocc_device_identity a, b;
+  snprintf(path, sizeof path, "%s/surface-h100.json", data);
+  CHECK(vkocc_document_device(path, &a) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(!strcmp(a.name, "NVIDIA H100 80GB HBM3"), "name %s", a.name);
+  CHECK_EQ_U(a.vendor_id, 0x10de);
+  CHECK_EQ_U(a.device_id, 0x2330);
+  CHECK_EQ_U(a.driver_version, 2435301632u);
+  CHECK_EQ_U(a.device_type, 2); /* VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU */
+  CHECK(a.uuid[0] == 0x13 && a.uuid[1] == 0x97 && a.uuid[15] == 0x26, "uuid %02x%02x..%02x", a.uuid[0], a.uuid[1], a.uuid[15]);
+  CHECK_EQ_U(a.queue_family, 2);
+  CHECK_EQ_U(a.sm_count, 0); /* a surface holds no derived limits */
+  CHECK(!strcmp(a.key, "10de:2330 NVIDIA H100 80GB HBM3 | 580.159.04 | sm 0"), "key %s", a.key);
+  /* a fingerprint: the same device with the SM count its derived limits hold, as tuning results key it */
+  snprintf(path, sizeof path, "%s/fp-h100-v2-registers.json", data);
+  CHECK(vkocc_document_device(path, &b) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK_EQ_U(b.sm_count, 132);
+  CHECK(!strcmp(b.key, "10de:2330 NVIDIA H100 80GB HBM3 | 580.159.04 | sm 132"), "key %s", b.key);
+  /* the short form written back and read again: the same identity and key */
+  json_t *o = vkocc_device_identity_json(&b);
+  vkocc_device_identity c;
+  CHECK(vkocc_device_identity_from_json(o, "mem", "$.device", true, &c) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(!strcmp(c.key, b.key) && !strcmp(c.name, b.name) && c.sm_count == 132 && c.driver_version == b.driver_version &&
+        c.vendor_id == b.vendor_id && c.device_id == b.device_id, "short form: %s", c.key);
+  CHECK_EQ_U(c.queue_family, UINT32_MAX); /* the short form does not record it */
+  json_object_del(o, "key");
+  CHECK(vkocc_device_identity_from_json(o, "mem", "$.device", true, &c) == VKOCC_ERROR_USAGE, "key required");
+  CHECK_CONTAINS(vkocc_last_error(), "mem: $.device.key");
+  CHECK(vkocc_device_identity_from_json(o, "mem", "$.device", false, &c) == VKOCC_OK && !strcmp(c.key, b.key),
+        "key computed: %s", c.key);
+  json_decref(o);
+  /* the identity of a device as vkocc_device_key names it */
+  vkocc_device_info d = {.vendor_id = 0x10005, .device_id = 0, .name = "llvmpipe", .driver_name = "llvmpipe",
+                         .compute_queue_family = 0, .compute_queue_flags = 7};
+  char key[600];
+  vkocc_device_key(&d, 2, key, sizeof key);
+  vkocc_device_identity_of(&d, 2, &c);
+  CHECK(!strcmp(c.key, key) && !strcmp(key, "10005:0000 llvmpipe | llvmpipe | sm 2"), "key %s / %s", c.key, key);
+  CHECK_EQ_U(c.queue_family, 0);
+  CHECK_EQ_U(c.queue_flags, 7);
+  /* documents that name no device, and files that are no documents */
+  snprintf(path, sizeof path, "%s/policy-db.json", data);
+  CHECK(vkocc_document_device(path, &c) == VKOCC_ERROR_USAGE, "a policy database names no device");
+  CHECK_CONTAINS(vkocc_last_error(), "policy-db.json: $.device: this vkocc.policy-db/1 document names no device");
+  snprintf(path, sizeof path, "%s/h100-grid.csv", data);
+  CHECK(vkocc_document_device(path, &c) == VKOCC_ERROR_USAGE, "a CSV is no document");
+  CHECK_CONTAINS(vkocc_last_error(), "h100-grid.csv");
+  json_t *doc = json_pack("{s:s, s:{s:i}}", "schema", "vkocc.probe/1", "device", "name", 5);
+  bool has = true;
+  CHECK(vkocc_doc_device(doc, "p.json", &c, &has) == VKOCC_ERROR_USAGE && !has, "a malformed device accepted");
+  CHECK_CONTAINS(vkocc_last_error(), "p.json: $.device.name");
+  json_decref(doc);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) { fprintf(stderr, "usage: %s DATA_DIR\n", argv[0]); return 2; }
+  test_device_identity(argv[1]);
   test_limits();
   test_suggest();
   test_presets();
