@@ -5,7 +5,6 @@
  * characterization's cache, compilation and inspection, the tuning harness and the policy documents. */
 #include "../policy/policy_docs.h"
 #include "../tune/tune.h"
-#include "characterize.h"
 #include "compile.h"
 #include "io.h"
 #include "registers_io.h" /* the register surface document and model */

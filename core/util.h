@@ -43,9 +43,4 @@ struct json_t;
 vkocc_status vkocc_cache_entry_write(const char *path, const char *schema, const char *key, struct json_t *value);
 struct json_t *vkocc_cache_entry_read(const char *path, const char *schema, const char *key);
 
-/* devices.c: vkocc_select_device, with the messages naming where spec came from ("--device", "VKOCC_DEVICE"). */
-vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, const char *spec, const char *source,
-                                      uint32_t *index);
-/* devices.c: makes family (UINT32_MAX: none) the one d names as measured on, chosen by choice. */
-void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
 #endif

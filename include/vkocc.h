@@ -142,6 +142,9 @@ vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *coun
  * or a substring is ambiguous. */
 vkocc_status vkocc_select_device(const vkocc_device_info *devices, uint32_t count, const char *spec,
                                  uint32_t *index);
+/* The same, with the messages naming where spec came from (source: "--device", "VKOCC_DEVICE"). */
+vkocc_status vkocc_select_device_from(const vkocc_device_info *devices, uint32_t count, const char *spec,
+                                      const char *source, uint32_t *index);
 
 /* Picks the queue family to measure on. spec: NULL/"" or "compute" for a family with compute and
  * timestamps but no graphics where one exists, else one with graphics+compute (the default, *fell_back set
@@ -152,6 +155,10 @@ vkocc_status vkocc_select_device(const vkocc_device_info *devices, uint32_t coun
  * for lacks compute or timestamps or no family fits; the message lists the device's families. */
 vkocc_status vkocc_select_queue_family(const vkocc_device_info *device, const char *spec, const char *source,
                                        uint32_t *family, bool *fell_back);
+/* Records family (UINT32_MAX: none) as the one d is measured on, chosen by choice ("compute", "graphics", an
+ * index): compute_queue_family, its flags and timestamp bits, queue_choice. A description from
+ * vkocc_enumerate_devices then names the family as a context opened on it would (vkocc_fingerprint_from_cache). */
+void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
 
 /* The largest workgroup size a 1-D dispatch of the device can use: min(maxComputeWorkGroupInvocations,
  * maxComputeWorkGroupSize[0]). */
@@ -737,6 +744,29 @@ void vkocc_limits_per_sm_registers(const vkocc_derived *d, const vkocc_register_
 uint32_t vkocc_model_P(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg_size, uint32_t shared_bytes,
                        uint32_t registers, uint32_t *binding);
 
+/* The register document (schema vkocc.registers/1, `vkocc surface --registers`): the points, the device's other
+ * limits the model was fitted with (base), the model. */
+typedef struct vkocc_register_doc {
+  vkocc_device_info device;
+  bool has_device;
+  vkocc_register_point *points; /* malloc'd */
+  uint32_t count;
+  vkocc_derived base;
+  bool has_base;
+  vkocc_register_model model;   /* known false when absent or unknown */
+} vkocc_register_doc;
+/* Reads a register document: errors (VKOCC_ERROR_USAGE) name the file and JSON path, also for a point that
+ * repeats (wg_size, registers, shared_bytes) with another P (conflicting points) and for a document without
+ * points. Free with vkocc_register_doc_free (also after a failure). */
+vkocc_status vkocc_register_doc_load(const char *path, vkocc_register_doc *out);
+void vkocc_register_doc_free(vkocc_register_doc *d);
+/* Where `vkocc surface --registers` keeps a device's register document: $XDG_CACHE_HOME/vkocc/
+ * registers-UUID-DRIVER.json ("" without a cache directory); the register file is the device's, not a queue
+ * family's. */
+void vkocc_register_cache_path(const vkocc_device_info *d, char *out, size_t len);
+/* The cached register model of the device: true when a document with a known model is there. */
+bool vkocc_register_model_from_cache(const vkocc_device_info *d, vkocc_register_model *m);
+
 /* The register file as the vendor reports it, a cross-check for the measured model (never used to measure):
  * VK_AMD_shader_core_properties' VGPRs per SIMD (per lane), their allocation granularity and SIMDs per CU give
  * registers per CU = vgprs_per_simd x wavefront size x SIMDs, allocated per invocation in units of the granularity,
@@ -816,6 +846,10 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
  * this vkocc version with that method (0: any). */
 bool vkocc_fingerprint_from_cache(const vkocc_device_info *device, vkocc_method method, vkocc_fingerprint *out,
                                   vkocc_fingerprint_details *details);
+/* Where vkocc_fingerprint_measure keeps a device's fingerprint ("" without a cache directory):
+ * $XDG_CACHE_HOME/vkocc/fingerprint-UUID-DRIVER-qFAMILY[-lpN].json, keyed by UUID, driver version, queue
+ * family and LP_NUM_THREADS. */
+void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
 
 /* Writes a vkocc.fingerprint/1 document (vkocc_fingerprint_load reads it back) through a temporary file and
  * a rename: nothing half-written on error. With details: the whole document (device, calibration, surface,

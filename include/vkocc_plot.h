@@ -49,6 +49,23 @@ vkocc_status vkocc_plot_registers(const vkocc_derived *d, const vkocc_register_m
                                   uint32_t wg_size, uint32_t shared_bytes, uint32_t registers, const char *path,
                                   const vkocc_plot_options *o);
 
+/* The shared sizes `plot wg` draws by default: up to max, spread evenly over the ladder (first and last). */
+uint32_t vkocc_plot_wg_default_sizes(const vkocc_surface *s, uint32_t *out, uint32_t max);
+
+/* The heatmap drawn into the application's own cairo context (cairo_t, as `vkocc view` draws it in its
+ * window), W x H. cursor_wg / cursor_sh: indices into the distinct workgroup and shared sizes
+ * (vkocc_plot_surface_grid) of a highlighted point (-1: none), with the calculator's readout for it along
+ * the bottom. */
+struct _cairo;
+void vkocc_plot_draw_surface(struct _cairo *cr, double W, double H, const vkocc_surface *s, const vkocc_derived *d,
+                             int cursor_wg, int cursor_sh);
+/* The number of distinct workgroup and shared sizes of the surface (the heatmap's rows and columns). */
+void vkocc_plot_surface_grid(const vkocc_surface *s, uint32_t *nwg, uint32_t *nshared);
+/* The heatmap point nearest position (x, y) as vkocc_plot_draw_surface lays it out on W x H: indices as for
+ * its cursor; false outside the plot area. */
+bool vkocc_plot_surface_cell_at(const vkocc_surface *s, double W, double H, double x, double y, int *cursor_wg,
+                                int *cursor_sh);
+
 /* ---------------------------------------------------------------- fingerprints */
 
 /* Normalized surfaces side by side, titled with device names and cluster IDs. */
