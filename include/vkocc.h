@@ -1179,6 +1179,22 @@ vkocc_status vkocc_policy_param_int(const vkocc_policy_choice *c, const char *na
 vkocc_status vkocc_policy_param_float(const vkocc_policy_choice *c, const char *name, double *out);
 vkocc_status vkocc_policy_param_string(const vkocc_policy_choice *c, const char *name, char *out, size_t len);
 
+/* Policy documents from tuning results (`vkocc policy build` and `transfer`): results are vkocc.tune-results/1
+ * files of `vkocc tune` (any kernels, any devices); each configuration stands for itself by its median time,
+ * or with use_min by its fastest run (robust to other work on a loaded host, which only ever adds time). The
+ * document goes to path (through a temporary file and a rename; "-": stdout; NULL: nowhere) and, where json
+ * is not NULL, its text to *json (malloc'd; free()). Errors name the results file and JSON path
+ * (VKOCC_ERROR_USAGE): an unreadable or malformed file, results without one valid configuration, one
+ * device's results given twice.
+ * vkocc_policy_build: a vkocc.policy-db/2 database (vkocc_policy_db_load reads it): an entry per device,
+ * one per cluster, problem-size buckets and a default per kernel. */
+vkocc_status vkocc_policy_build(const char *const *results, uint32_t n, bool use_min, const char *path, char **json);
+/* vkocc_policy_transfer: the transfer report (vkocc.policy-transfer/1): for each result's device, what each
+ * rule picks from the other devices' results and its efficiency there, with the performance-portability
+ * metric; threshold: the nearest-cluster limit of the "policy" column (<= 0: VKOCC_CLUSTER_THRESHOLD). */
+vkocc_status vkocc_policy_transfer(const char *const *results, uint32_t n, bool use_min, double threshold,
+                                   const char *path, char **json);
+
 #ifdef __cplusplus
 }
 #endif

@@ -247,9 +247,44 @@ static void test_device_identity(const char *data) {
   json_decref(doc);
 }
 
+/* Policy documents from results files through the public calls: the database written and returned as text,
+ * read back by vkocc_policy_db_load; the transfer report; no results, or a file that is no results, refused. */
+static void test_policy_documents(const char *data) {
+  char h[1024], r[1024], db[1024];
+  snprintf(h, sizeof h, "%s/../../docs/results/lavapipe/tune/lp2/histogram-u32.json", data);
+  snprintf(r, sizeof r, "%s/../../docs/results/lavapipe/tune/lp2/reduce-u32.json", data);
+  snprintf(db, sizeof db, "/tmp/vkocc-test-api-db-%d.json", (int)getpid());
+  const char *results[] = {h, r};
+  char *text = NULL;
+  CHECK(vkocc_policy_build(results, 2, false, db, &text) == VKOCC_OK, "build: %s", vkocc_last_error());
+  CHECK(text && strstr(text, "\"schema\": \"vkocc.policy-db/2\"") && text[strlen(text) - 1] == '\n', "text: %.80s",
+        text ? text : "(null)");
+  vkocc_policy_db *pdb = NULL;
+  CHECK(vkocc_policy_db_load(db, &pdb) == VKOCC_OK, "load: %s", vkocc_last_error());
+  vkocc_policy_choice ch;
+  vkocc_policy_var vars[] = {{"element_type", "u32"}};
+  CHECK(pdb && vkocc_policy_select(pdb, "histogram", NULL, vars, 1, 0, &ch) == VKOCC_OK && ch.rule == VKOCC_POLICY_DEFAULT,
+        "select: %s", vkocc_last_error());
+  if (pdb) vkocc_policy_choice_free(&ch);
+  vkocc_policy_db_free(pdb);
+  free(text);
+  unlink(db);
+  CHECK(vkocc_policy_transfer(results, 2, true, 0, NULL, &text) == VKOCC_OK, "transfer: %s", vkocc_last_error());
+  CHECK(text && strstr(text, "\"schema\": \"vkocc.policy-transfer/1\""), "transfer text");
+  free(text);
+  CHECK(vkocc_policy_build(results, 0, false, NULL, NULL) == VKOCC_ERROR_USAGE, "no results accepted");
+  CHECK_CONTAINS(vkocc_last_error(), "no tuning results given");
+  char fp[1024];
+  snprintf(fp, sizeof fp, "%s/fp-hopper-132.json", data);
+  const char *bad[] = {h, fp};
+  CHECK(vkocc_policy_build(bad, 2, false, NULL, NULL) == VKOCC_ERROR_USAGE, "a fingerprint taken for results");
+  CHECK_CONTAINS(vkocc_last_error(), "fp-hopper-132.json: $.schema");
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) { fprintf(stderr, "usage: %s DATA_DIR\n", argv[0]); return 2; }
   test_device_identity(argv[1]);
+  test_policy_documents(argv[1]);
   test_limits();
   test_suggest();
   test_presets();
