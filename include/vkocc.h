@@ -916,6 +916,28 @@ typedef struct vkocc_shader_desc {
   bool unmodified;
 } vkocc_shader_desc;
 
+/* The module of a shader description: path or source compiled (libshaderc; compile errors are
+ * VKOCC_ERROR_USAGE with the compiler's "file:line: error" text), a SPIR-V file read, or spirv copied.
+ * *spirv malloc'd (free()). */
+vkocc_status vkocc_shader_spirv(const vkocc_shader_desc *shader, uint32_t **spirv, size_t *words);
+
+/* What a compute module is under its specialization constants, before anything runs. */
+typedef struct vkocc_shader_info {
+  char entry[128];               /* the compute entry point chosen */
+  uint32_t wg[3];                /* workgroup size, specialization applied */
+  uint32_t wg_size;              /* wg[0] * wg[1] * wg[2] (0 when the product overflows 32 bits) */
+  uint32_t shared_bytes;         /* its Workgroup variables, naturally aligned (a lower bound if !shared_exact) */
+  bool shared_exact;
+} vkocc_shader_info;
+/* Inspects the shader (compiled as vkocc_shader_spirv does): entry point, workgroup size and shared bytes
+ * under shader->spec, with no device when ctx is NULL. With ctx, also the contract vkocc_pipeline_occupancy
+ * checks before creating anything: capabilities, descriptor sets and bindings, push constants, workgroup
+ * size, shared bytes and constants against the context's device (VKOCC_ERROR_UNSUPPORTED naming the limit or
+ * feature and both values; VKOCC_ERROR_USAGE for the workgroup and shared-memory limits and bad constants).
+ * Errors otherwise as vkocc_pipeline_occupancy's for a module that is not (whole) SPIR-V, not compute, or
+ * lacks the entry point or a specialization ID. */
+vkocc_status vkocc_shader_inspect(vkocc_context *ctx, const vkocc_shader_desc *shader, vkocc_shader_info *out);
+
 /* Which evidence gave P of the pipeline as written. */
 typedef enum vkocc_written_evidence {
   VKOCC_WRITTEN_NONE = 0,          /* not established (the call failed) */

@@ -281,10 +281,36 @@ static void test_policy_documents(const char *data) {
   CHECK_CONTAINS(vkocc_last_error(), "fp-hopper-132.json: $.schema");
 }
 
+/* A shader inspected with no device: its shape under the specialization constants, compile errors named. */
+static void test_shader_inspect(const char *data) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/../shaders/histogram.comp", data);
+  vkocc_spec_value spec[] = {{0, 128}};
+  vkocc_shader_desc sh = {.path = path, .spec = spec, .nspec = 1};
+  vkocc_shader_info info;
+  CHECK(vkocc_shader_inspect(NULL, &sh, &info) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(!strcmp(info.entry, "main"), "entry %s", info.entry);
+  CHECK_EQ_U(info.wg[0], 128);
+  CHECK_EQ_U(info.wg_size, 128);
+  CHECK_EQ_U(info.shared_bytes, 256 * 4); /* BINS = 256 words */
+  CHECK(info.shared_exact, "shared bytes exact");
+  uint32_t *spv = NULL;
+  size_t words = 0;
+  CHECK(vkocc_shader_spirv(&sh, &spv, &words) == VKOCC_OK && words > 5 && spv[0] == 0x07230203, "SPIR-V");
+  vkocc_shader_desc m = {.spirv = spv, .spirv_words = words, .name = "h.spv", .spec = (vkocc_spec_value[]){{0, 64}}, .nspec = 1};
+  CHECK(vkocc_shader_inspect(NULL, &m, &info) == VKOCC_OK && info.wg_size == 64, "from SPIR-V: %s", vkocc_last_error());
+  free(spv);
+  vkocc_shader_desc bad = {.source = "#version 450\nvoid main() { x = 1; }\n", .source_len = 36, .lang = VKOCC_SHADER_GLSL,
+                           .name = "bad.comp"};
+  CHECK(vkocc_shader_inspect(NULL, &bad, &info) == VKOCC_ERROR_USAGE, "a shader that does not compile");
+  CHECK_CONTAINS(vkocc_last_error(), "bad.comp:2");
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) { fprintf(stderr, "usage: %s DATA_DIR\n", argv[0]); return 2; }
   test_device_identity(argv[1]);
   test_policy_documents(argv[1]);
+  test_shader_inspect(argv[1]);
   test_limits();
   test_suggest();
   test_presets();
