@@ -1,5 +1,6 @@
 /* vkocc policy build | select | transfer (docs/policy.md, docs/tune.md). */
 #include "cli.h"
+#include "io.h"
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>

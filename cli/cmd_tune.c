@@ -1,6 +1,7 @@
 /* vkocc tune KERNEL --size N -o FILE: the harness (tune/tune.c) over one of the shipped kernels
  * (kernels/), written as a vkocc.tune-results/1 document that --resume continues (docs/tune.md). */
 #include "cli.h"
+#include "io.h"
 #include "tune_help.h"
 #include "tune_replay.h"
 #include <getopt.h>

@@ -1,4 +1,6 @@
 #include "cli.h"
+#include "io.h"
+#include "util.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

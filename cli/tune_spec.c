@@ -1,6 +1,7 @@
 /* vkocc tune SPEC.json -o RESULTS.json: the user's own kernel tuned from a T1 specification (tune/user.c),
  * written as a vkocc.tune-results/1 document of kind "user" (and T4 with --t4). docs/tune.md. */
 #include "cli.h"
+#include "io.h"
 #include "../io/tune_user_io.h"
 #include <getopt.h>
 #include <math.h>
