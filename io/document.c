@@ -1,11 +1,11 @@
 /* The one schema table: every document vkocc writes, the version it writes, the oldest version it reads,
  * what reads it back and where it names the device it was measured on. Writers stamp "schema" through
  * vkocc_doc_stamp / vkocc_doc_schema_string, readers check it through vkocc_doc_load / vkocc_doc_check; no
- * schema string is written anywhere else. vkocc_doc_device reads any document's device identity. */
+ * schema string is written anywhere else. The device member is read by vkocc_doc_device
+ * (io/device_io.c). */
 #include "internal.h"
 #include "io.h"
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const vkocc_doc_schema table[] = {
@@ -83,45 +83,4 @@ vkocc_status vkocc_doc_load(const char *file, const char *name, json_t **doc) {
   const vkocc_doc_schema *d = vkocc_doc_schema_of(name);
   if (!d) return vkocc_json_load(file, name, doc);
   return vkocc_json_load_versions(file, name, d->oldest, d->version, doc);
-}
-
-vkocc_status vkocc_doc_device(json_t *doc, const char *file, vkocc_device_identity *id, bool *has) {
-  memset(id, 0, sizeof *id);
-  id->queue_family = UINT32_MAX;
-  *has = false;
-  const char *schema = json_string_value(json_object_get(doc, "schema")), *slash = schema ? strchr(schema, '/') : NULL;
-  char name[64] = "";
-  if (slash && (size_t)(slash - schema) < sizeof name) memcpy(name, schema, (size_t)(slash - schema));
-  const vkocc_doc_schema *d = vkocc_doc_schema_of(name);
-  if (!d) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: not a document of vkocc (found %s%s%s)", file,
-                            schema ? "\"" : "", schema ? schema : "none", schema ? "\"" : "");
-  vkocc_status s = vkocc_doc_check(doc, file, d->name);
-  if (s || !d->device) return s;
-  json_t *dev = json_object_get(doc, d->device);
-  if (!dev) return VKOCC_OK; /* optional where the document allows it (a surface from a CSV, calc of one) */
-  char path[80];
-  snprintf(path, sizeof path, "$.%s", d->device);
-  if ((s = vkocc_device_identity_from_json(dev, file, path, !strcmp(d->name, VKOCC_DOC_TUNE_RESULTS), id))) return s;
-  if (!strcmp(d->name, VKOCC_DOC_FINGERPRINT)) vkocc_device_identity_set_sm_count(id, vkocc_fingerprint_doc_sm_count(doc));
-  *has = true;
-  return VKOCC_OK;
-}
-
-vkocc_status vkocc_document_device(const char *path, vkocc_device_identity *out) {
-  vkocc_clear_error();
-  void *text;
-  size_t len;
-  json_error_t e;
-  vkocc_status s = vkocc_read_file(path, &text, &len);
-  if (s) return s;
-  json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
-  free(text);
-  if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", path, e.line, e.column, e.text);
-  bool has = false;
-  if (!(s = vkocc_doc_device(doc, path, out, &has)) && !has) {
-    const char *schema = json_string_value(json_object_get(doc, "schema"));
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device: this %s document names no device", path, schema);
-  }
-  json_decref(doc);
-  return s;
 }

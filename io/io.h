@@ -61,7 +61,7 @@ json_t *vkocc_device_identity_json(const vkocc_device_identity *id);
 vkocc_status vkocc_device_identity_from_json(json_t *o, const char *file, const char *path, bool need_key,
                                              vkocc_device_identity *id);
 void vkocc_device_identity_set_sm_count(vkocc_device_identity *id, uint32_t sm_count);
-/* document.c: the device identity of a stamped document, where the schema table says it lives (a
+/* device_io.c: the device identity of a stamped document, where the schema table says it lives (a
  * fingerprint's derived SM count included). *has false for a document that names no device (a list of
  * devices, a policy database); VKOCC_ERROR_USAGE for a document the table does not know. */
 vkocc_status vkocc_doc_device(json_t *doc, const char *file, vkocc_device_identity *id, bool *has);
