@@ -1,6 +1,4 @@
 #include "cli.h"
-#include "io.h"
-#include "util.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

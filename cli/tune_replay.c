@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "io.h"
 #include "../tune/replay.h"
-#include "jsonio.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>

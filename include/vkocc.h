@@ -73,6 +73,14 @@ const char *vkocc_version(void);
 /* Monotonic clock in milliseconds (for timing what callers do around the library). */
 double vkocc_now_ms(void);
 
+/* Files written whole, as every output of vkocc is: data goes to a temporary file in the same directory,
+ * then a rename, so a reader never sees half a file and nothing is left behind on error. Replaces only a
+ * regular file (a directory, device, FIFO or socket: VKOCC_ERROR_USAGE); a symbolic link is followed and
+ * the file it names replaced (the link stays), a link to nothing refused. vkocc_output_check runs the same
+ * checks without writing: call it before measuring, so a bad path costs no measurement. */
+vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len);
+vkocc_status vkocc_output_check(const char *path);
+
 /* ================================================================ devices and device identity */
 
 /* What the driver itself says about the device's cores, through a vendor extension (optional: read from
@@ -605,6 +613,11 @@ typedef struct vkocc_derived {
 /* Finds the SM count and per-SM limits that explain the most points exactly (vendor-neutral: only the
  * points). subgroup_size 0 = infer. VKOCC_ERROR_RUNTIME when no point is usable. */
 vkocc_status vkocc_derive(const vkocc_surface_point *points, uint32_t n, uint32_t subgroup_size, vkocc_derived *out);
+/* A surface file with its model: vkocc_surface_load that also takes a fingerprint without its "surface":
+ * then *model_only is set, out has no points (only the device, when the file names one) and d holds the
+ * file's "derived" limits, else those derived from its normalized surface with d->sm_count 0 (unknown:
+ * values per SM); d is filled only then (a file with points: vkocc_derive over them). */
+vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkocc_derived *d, bool *model_only);
 
 typedef struct vkocc_occupancy {
   uint32_t wg_per_sm, subgroups_per_sm, threads_per_sm; /* resident on one SM */

@@ -85,10 +85,7 @@ json_t *vkocc_surface_document(const vkocc_surface *s, const vkocc_calibration *
 vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s);
 json_t *vkocc_derived_json(const vkocc_derived *d, const vkocc_surface *s);
 vkocc_status vkocc_derived_from_json(json_t *o, const char *file, const char *path, vkocc_derived *d);
-/* vkocc_surface_load that also takes a fingerprint without its "surface": then *model_only is set, out has
- * no points (only the device, when the file names one) and d holds the file's "derived" limits, else those
- * derived from its normalized surface with d->sm_count 0 (unknown: values per SM). */
-vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkocc_derived *d, bool *model_only);
+/* vkocc_surface_load_model: include/vkocc.h */
 
 /* device_io.c: the "vendor_reported" object of surface and fingerprint documents: measured vs reported SM
  * count and subgroups per SM (NULL when the device reports nothing). Never part of the cluster ID. */

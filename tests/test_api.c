@@ -306,11 +306,41 @@ static void test_shader_inspect(const char *data) {
   CHECK_CONTAINS(vkocc_last_error(), "bad.comp:2");
 }
 
+/* Files written whole and checked before measuring; a surface file with its model (a fingerprint without its
+ * surface reads as model only). */
+static void test_files(const char *data) {
+  char dir[256], path[512];
+  snprintf(dir, sizeof dir, "/tmp/vkocc-test-api-files-%d", (int)getpid());
+  CHECK(mkdir(dir, 0700) == 0, "mkdir %s", dir);
+  CHECK(vkocc_output_check(dir) == VKOCC_ERROR_USAGE, "a directory accepted as output");
+  snprintf(path, sizeof path, "%s/out.txt", dir);
+  CHECK(vkocc_output_check(path) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(vkocc_write_file_atomic(path, "abc\n", 4) == VKOCC_OK, "%s", vkocc_last_error());
+  FILE *f = fopen(path, "r");
+  char got[8] = "";
+  CHECK(f && fgets(got, sizeof got, f) && !strcmp(got, "abc\n"), "content '%s'", got);
+  if (f) fclose(f);
+  unlink(path);
+  rmdir(dir);
+  vkocc_surface s;
+  vkocc_derived d;
+  bool model_only = false;
+  snprintf(path, sizeof path, "%s/fp-hopper-132.json", data);
+  CHECK(vkocc_surface_load_model(path, &s, &d, &model_only) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(model_only && s.count == 0 && d.wg_per_sm > 0, "model only: %d, %u points, W %u", model_only, s.count, d.wg_per_sm);
+  vkocc_surface_free(&s);
+  snprintf(path, sizeof path, "%s/surface-h100.json", data);
+  CHECK(vkocc_surface_load_model(path, &s, &d, &model_only) == VKOCC_OK && !model_only && s.count > 100,
+        "a surface: %u points", s.count);
+  vkocc_surface_free(&s);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) { fprintf(stderr, "usage: %s DATA_DIR\n", argv[0]); return 2; }
   test_device_identity(argv[1]);
   test_policy_documents(argv[1]);
   test_shader_inspect(argv[1]);
+  test_files(argv[1]);
   test_limits();
   test_suggest();
   test_presets();
