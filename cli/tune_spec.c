@@ -1,6 +1,7 @@
 /* vkocc tune SPEC.json -o RESULTS.json: the user's own kernel tuned from a T1 specification (tune/user.c),
  * written as a vkocc.tune-results/1 document of kind "user" (and T4 with --t4). docs/tune.md. */
 #include "cli.h"
+#include "io.h"
 #include "../io/tune_user_io.h"
 #include <getopt.h>
 #include <math.h>
@@ -224,7 +225,7 @@ int cmd_tune_spec(int argc, char **argv) {
   tune_device_id dev;
   if ((rc = cli_tune_device(&c, fp_path, &ctx, &dev))) { tu_run_free(&run); return rc; }
   stt.dev = &dev;
-  if (resume && access(out, F_OK) == 0 && (st = tu_results_resume(out, &run, dev.key))) {
+  if (resume && access(out, F_OK) == 0 && (st = tu_results_resume(out, &run, dev.id.key))) {
     vkocc_context_destroy(ctx);
     tu_run_free(&run);
     return cli_fail("tune", st);
@@ -299,7 +300,7 @@ int cmd_tune_spec(int argc, char **argv) {
     sum[0] += r->compile_ms, sum[1] += r->pipeline_ms, sum[2] += r->occupancy_ms, sum[3] += r->measure_ms, sum[4] += r->other_ms;
   }
   printf("kernel:   %s (%s, entry %s)\n", run.name, run.spec.kernel_file, run.spec.kernel_name);
-  printf("device:   %s (cluster %s)\n", dev.key, dev.cluster_id);
+  printf("device:   %s (cluster %s)\n", dev.id.key, dev.cluster_id);
   printf("space:    %llu configurations, %llu ruled out by the conditions, %u left out by --only, %u allowed; %u measured "
          "(%u resumed) by %s\n", (unsigned long long)run.space.total, (unsigned long long)run.space.constrained, run.filtered,
          run.space.count, measured, run.resumed, run.strategy);
