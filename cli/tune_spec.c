@@ -2,7 +2,7 @@
  * written as a vkocc.tune-results/1 document of kind "user" (and T4 with --t4). docs/tune.md. */
 #include "cli.h"
 #include "io.h"
-#include "../io/tune_user_io.h"
+#include "../tune/user_results.h"
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>

@@ -54,16 +54,6 @@ json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surf
   return doc;
 }
 
-json_t *vkocc_fingerprint_details_json(const vkocc_fingerprint_details *details) {
-  return details ? (json_t *)details->document : NULL;
-}
-
-void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d) {
-  if (!d) return;
-  json_decref((json_t *)d->document);
-  d->document = NULL;
-}
-
 vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fingerprint_details *details,
                                     const char *path) {
   vkocc_clear_error();

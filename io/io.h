@@ -106,6 +106,12 @@ json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp);
 /* The whole fingerprint document of a measurement, stamped. */
 json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_calibration *cal,
                                    const vkocc_derived *d, double elapsed_ms);
-/* The whole document behind details (borrowed; NULL without one). */
+
+/* fingerprint_cache.c (the entry's name, vkocc_fingerprint_from_cache: include/vkocc.h) */
+/* The document behind details (borrowed; NULL without one). */
 json_t *vkocc_fingerprint_details_json(const vkocc_fingerprint_details *details);
+/* The cache entry at path, when whole and written by this very version of vkocc with the method asked for
+ * (0: any): fp and det filled (det->document: the document), false otherwise. */
+bool vkocc_fingerprint_cache_read(const char *path, vkocc_method method, vkocc_fingerprint *fp,
+                                  vkocc_fingerprint_details *det);
 #endif

@@ -1,0 +1,70 @@
+/* The fingerprint cache ($XDG_CACHE_HOME/vkocc) as documents: the name of a device's entry, its reader
+ * (vkocc_fingerprint_from_cache; characterize/fingerprint.c measures and writes the entries), and the
+ * details a measurement or a cache hit returns. Below the probes, which read the device's cached derived
+ * limits (probes/written_apply.c), and the fingerprint writer, which records the other queue families'
+ * shared capacity from it (io/fingerprint_v2.c). */
+#include "internal.h"
+#include "io.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Keyed by device UUID, driver version and queue family (the shared memory per SM depends on it on NVIDIA);
+ * also by LP_NUM_THREADS, which changes what lavapipe is without changing its UUID. */
+void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len) {
+  char dir[900], uuid[37];
+  out[0] = 0;
+  if (vkocc_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return; }
+  vkocc_format_uuid(d->uuid, uuid);
+  const char *lp = getenv("LP_NUM_THREADS");
+  snprintf(out, len, "%s/fingerprint-%s-%08x-q%u%s%s.json", dir, uuid, d->driver_version, d->compute_queue_family,
+           lp ? "-lp" : "", lp ? lp : "");
+  for (char *p = out + strlen(dir) + 1; *p; p++)
+    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '-' || *p == '.')) *p = '_';
+}
+
+/* The cached document, when whole and written by this very version of vkocc (measurement code changes
+ * between versions) with the method asked for (0: any). */
+bool vkocc_fingerprint_cache_read(const char *path, vkocc_method method, vkocc_fingerprint *fp, vkocc_fingerprint_details *det) {
+  if (!vkocc_cache_file_regular(path) || vkocc_fingerprint_load(path, fp) != VKOCC_OK) return false; /* no FIFO */
+  json_t *doc;
+  if (vkocc_doc_load(path, VKOCC_DOC_FINGERPRINT, &doc)) return false;
+  const char *v = json_string_value(json_object_get(doc, "tool_version"));
+  const char *m = json_string_value(json_object_get(json_object_get(doc, "measurement"), "method"));
+  vkocc_method cached = 0;
+  /* and only when whole: a file stripped of its device, surface or derived limits is measured again */
+  vkocc_surface cs;
+  /* the method, when the document names it (one asked for must match) */
+  bool ok = v && !strcmp(v, vkocc_version()) && (!m || !vkocc_method_parse(m, NULL, &cached)) &&
+            (!method || cached == method) &&
+            !vkocc_device_info_from_json(json_object_get(doc, "device"), path, "$.device", &det->device) &&
+            !vkocc_derived_from_json(json_object_get(doc, "derived"), path, "$.derived", &det->derived) &&
+            vkocc_surface_load(path, &cs) == VKOCC_OK;
+  if (ok) ok = cs.has_device, vkocc_surface_free(&cs);
+  if (!ok) { json_decref(doc); return false; }
+  det->document = doc;
+  det->from_cache = true;
+  det->method = cached;
+  return true;
+}
+
+bool vkocc_fingerprint_from_cache(const vkocc_device_info *d, vkocc_method method, vkocc_fingerprint *out,
+                                  vkocc_fingerprint_details *details) {
+  vkocc_fingerprint_details local, *det = details ? details : &local;
+  memset(det, 0, sizeof *det);
+  vkocc_fingerprint_cache_path(d, det->cache_path, sizeof det->cache_path);
+  bool hit = det->cache_path[0] && (unsigned)method <= VKOCC_METHOD_BOTH && vkocc_fingerprint_cache_read(det->cache_path, method, out, det);
+  vkocc_clear_error();
+  if (!details) vkocc_fingerprint_details_free(det);
+  return hit;
+}
+
+json_t *vkocc_fingerprint_details_json(const vkocc_fingerprint_details *details) {
+  return details ? (json_t *)details->document : NULL;
+}
+
+void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d) {
+  if (!d) return;
+  json_decref((json_t *)d->document);
+  d->document = NULL;
+}

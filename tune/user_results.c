@@ -1,0 +1,242 @@
+/* Results of the user's own kernels as tune/ writes them (docs/tune.md): the vkocc document
+ * (vkocc.tune-results/1 with "kind": "user"), --resume from one, and the T4 form (Kernel Tuner / KTT's results
+ * and metadata schemas). The reader that lets policies take these results is io/tune_user_io.c. */
+#include "user_results.h"
+#include "io.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static json_t *u3(const uint32_t v[3]) { return json_pack("[I, I, I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]); }
+
+static uint64_t problem_product(const t1_spec *s) {
+  uint64_t p = 1;
+  for (uint32_t i = 0; i < s->nproblem; i++) p *= (uint64_t)s->problem[i];
+  return s->nproblem ? p : 0;
+}
+
+json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char *date) {
+  const t1_spec *s = &run->spec;
+  json_t *doc = vkocc_doc_new(VKOCC_DOC_TUNE_RESULTS);
+  json_object_set_new(doc, "kind", json_string("user"));
+  json_object_set_new(doc, "kernel", json_string(run->name));
+  json_object_set_new(doc, "spec", json_pack("{s:s, s:s, s:s, s:s}", "file", s->file, "hash", s->hash, "kernel_file",
+                                             s->kernel_file, "entry", s->kernel_name));
+  json_t *ps = json_array();
+  for (uint32_t i = 0; i < s->nproblem; i++) json_array_append_new(ps, json_integer(s->problem[i]));
+  json_object_set_new(doc, "problem_sizes", ps);
+  json_object_set_new(doc, "problem_size", json_integer((json_int_t)problem_product(s)));
+  json_object_set_new(doc, "device", vkocc_device_identity_json(&dev->id));
+  json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
+  if (dev->has_fp) json_object_set_new(doc, "fingerprint", vkocc_fingerprint_json(&dev->fp));
+  json_t *params = json_array();
+  for (uint32_t i = 0; i < s->nparams; i++) {
+    json_t *vals = json_array();
+    for (uint32_t k = 0; k < s->params[i].nvalues; k++) {
+      const texpr_value *v = &s->params[i].values[k];
+      json_array_append_new(vals, s->params[i].type == T1_BOOL ? json_boolean(v->i) : v->kind == TEXPR_INT ? json_integer(v->i)
+                                  : v->kind == TEXPR_FLOAT ? json_real(v->f) : json_string(v->s));
+    }
+    static const char *const tn[] = {"int", "uint", "float", "bool", "string"};
+    json_array_append_new(params, json_pack("{s:s, s:s, s:o, s:s}", "name", s->params[i].name, "type", tn[s->params[i].type],
+                                            "values", vals, "reaches",
+                                            run->param_spec[i] ? "specialization constant" : run->param_launch[i] ? "launch" : "define"));
+  }
+  json_object_set_new(doc, "parameters", params);
+  uint32_t measured = 0, valid = 0;
+  for (uint32_t i = 0; i < run->space.count; i++) measured += run->r[i].measured, valid += run->r[i].measured && run->r[i].inv == TU_CORRECT;
+  json_object_set_new(doc, "space", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)run->space.total, "constrained",
+                                              (json_int_t)run->space.constrained, "filtered_out", (json_int_t)run->filtered,
+                                              "allowed", (json_int_t)run->space.count,
+                                              "measured", (json_int_t)measured, "valid", (json_int_t)valid));
+  json_object_set_new(doc, "search", json_pack("{s:s, s:I, s:{s:I, s:f, s:f}}", "strategy", run->strategy, "seed",
+                                               (json_int_t)run->seed, "budget", "configurations",
+                                               (json_int_t)run->budget.max_evals, "fraction", run->budget.max_fraction,
+                                               "seconds", run->budget.max_seconds));
+  json_object_set_new(doc, "reference", json_string(run->reference));
+  json_t *m = json_pack("{s:s, s:I, s:f, s:I, s:f, s:f, s:f, s:f, s:I}", "date", date, "compiles", (json_int_t)run->compiles,
+                        "compile_ms", run->compile_ms, "pipelines_created", (json_int_t)run->pipelines, "pipelines_ms",
+                        run->pipelines_ms, "occupancy_ms", run->occupancy_ms, "measure_ms", run->measure_ms, "elapsed_ms",
+                        run->elapsed_ms, "device_losses", (json_int_t)run->device_losses);
+  json_object_set_new(m, "setup_ms", json_real(run->setup_ms));
+  if (run->nsentinel) {
+    json_t *pts = json_array();
+    double lo = INFINITY, hi = 0;
+    for (uint32_t i = 0; i < run->nsentinel; i++) {
+      const struct tu_sentinel *q = &run->sentinel[i];
+      json_array_append_new(pts, json_pack("{s:I, s:f, s:f}", "after", (json_int_t)q->after, "median_ns", q->median_ns, "spread", q->spread));
+      if (q->median_ns < lo) lo = q->median_ns;
+      if (q->median_ns > hi) hi = q->median_ns;
+    }
+    json_object_set_new(m, "sentinel", json_pack("{s:o, s:o, s:f, s:f}", "config",
+                                                 t1_config_json(s, run->space.coord + (size_t)run->sentinel_config * s->nparams),
+                                                 "points", pts, "range", lo > 0 ? (hi - lo) / lo : 0.0, "ms", run->sentinel_ms));
+  }
+  const char *lp = getenv("LP_NUM_THREADS");
+  if (lp) json_object_set_new(m, "LP_NUM_THREADS", json_string(lp));
+  json_object_set_new(doc, "measurement", m);
+  int64_t b = tu_best(run);
+  const uint32_t *coord = run->space.coord;
+  if (b >= 0)
+    json_object_set_new(doc, "best", json_pack("{s:o, s:f, s:I, s:s}", "config", t1_config_json(s, coord + (size_t)b * s->nparams),
+                                               "median_ns", tu_rank_ns(&run->r[b]), "P", (json_int_t)run->r[b].P, "ranked_by",
+                                               "search"));
+  json_t *res = json_array();
+  /* evaluation order first, then what a resumed document held that this search did not reach */
+  uint8_t *done = vkocc_xcalloc(run->space.count + 1, 1);
+  for (uint32_t pass = 0; pass < 2; pass++)
+    for (uint32_t k = 0; k < (pass ? run->space.count : run->nevals); k++) {
+      uint32_t i = pass ? k : run->order[k];
+      const tu_result *r = &run->r[i];
+      if (!r->measured || done[i]) continue;
+      done[i] = 1;
+      json_t *times = json_array();
+      for (uint32_t t = 0; t < r->runs; t++) json_array_append_new(times, json_real(r->times_ns[t]));
+      json_t *o = json_pack("{s:o, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}", "config",
+                            t1_config_json(s, coord + (size_t)i * s->nparams), "valid", r->inv == TU_CORRECT, "invalidity",
+                            tu_invalidity_name(r->inv), "P", (json_int_t)r->P, "local_size", u3(r->local), "groups",
+                            u3(r->groups), "median_ns", num(r->runs ? r->median_ns : NAN), "spread",
+                            num(r->runs ? r->spread : NAN), "min_ns", num(r->runs ? r->min_ns : NAN), "max_ns",
+                            num(r->runs ? r->max_ns : NAN), "runs", (json_int_t)r->runs, "times_ns", times);
+      if (r->confirm_runs)
+        json_object_set_new(o, "final_round", json_pack("{s:f, s:f, s:I}", "median_ns", r->confirm_ns, "spread",
+                                                        r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
+      json_object_set_new(o, "timing_ms", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "compile", r->compile_ms, "pipeline",
+                                                    r->pipeline_ms, "occupancy", r->occupancy_ms, "measurement",
+                                                    r->measure_ms, "warmup", r->warmup_ms, "other", r->other_ms, "total",
+                                                    r->total_ms));
+      json_object_set_new(o, "timestamp", json_string(r->when));
+      if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
+      json_array_append_new(res, o);
+    }
+  free(done);
+  json_object_set_new(doc, "results", res);
+  return doc;
+}
+
+static vkocc_status bad(const char *file, const char *path, const char *what) {
+  return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: %s", file, path, what);
+}
+
+static double f64(json_t *o, const char *k) {
+  json_t *v = json_object_get(o, k);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device_key) {
+  json_t *doc;
+  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
+  if (s) return s;
+  const char *kind = json_string_value(json_object_get(doc, "kind"));
+  const char *hash = json_string_value(json_object_get(json_object_get(doc, "spec"), "hash"));
+  char msg[1400];
+  if (!kind || strcmp(kind, "user")) { s = bad(path, "$.kind", "not the results of a T1 spec (--resume continues those only)"); goto out; }
+  if (!hash || strcmp(hash, run->spec.hash)) {
+    snprintf(msg, sizeof msg, "%s, but %s is %s (the spec changed: start a new results file)", hash ? hash : "missing",
+             run->spec.file, run->spec.hash);
+    s = bad(path, "$.spec.hash", msg);
+    goto out;
+  }
+  vkocc_device_identity who;
+  bool has = false;
+  if (vkocc_doc_device(doc, path, &who, &has) || !has || strcmp(who.key, device_key)) {
+    snprintf(msg, sizeof msg, "measured on '%s', not on this device ('%s')", has ? who.key : "?", device_key);
+    s = bad(path, "$.device.key", msg);
+    goto out;
+  }
+  const char *ref = json_string_value(json_object_get(doc, "reference"));
+  if (ref) snprintf(run->reference, sizeof run->reference, "%s", ref);
+  json_t *res = json_object_get(doc, "results");
+  if (!json_is_array(res)) { s = bad(path, "$.results", "expected an array"); goto out; }
+  size_t i;
+  json_t *e;
+  json_array_foreach(res, i, e) {
+    char p[64];
+    snprintf(p, sizeof p, "$.results[%zu]", i);
+    json_t *cfg = json_object_get(e, "config");
+    char *k = json_is_object(cfg) ? json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    int64_t c = k ? tu_find(run, k) : -1;
+    free(k);
+    tu_invalidity inv;
+    const char *in = json_string_value(json_object_get(e, "invalidity"));
+    if (!in || !tu_invalidity_parse(in, &inv)) { s = bad(path, p, "missing or unknown 'invalidity'"); goto out; }
+    if (c < 0) continue; /* no longer in the space (cannot happen with the same hash) */
+    tu_result *r = &run->r[c];
+    memset(r, 0, sizeof *r);
+    r->measured = true, r->inv = inv;
+    json_t *P = json_object_get(e, "P");
+    r->P = json_is_integer(P) ? json_integer_value(P) : -1;
+    r->median_ns = f64(e, "median_ns"), r->spread = f64(e, "spread"), r->min_ns = f64(e, "min_ns"), r->max_ns = f64(e, "max_ns");
+    json_t *times = json_object_get(e, "times_ns");
+    r->runs = (uint32_t)json_array_size(times);
+    r->times_ns = vkocc_xcalloc(r->runs + 1, sizeof *r->times_ns);
+    for (uint32_t t = 0; t < r->runs; t++) r->times_ns[t] = json_number_value(json_array_get(times, t));
+    if (inv == TU_CORRECT && !(r->median_ns > 0 && r->runs)) { s = bad(path, p, "a valid result needs runs and a positive median_ns"); goto out; }
+    for (int d = 0; d < 3; d++) {
+      r->local[d] = (uint32_t)json_integer_value(json_array_get(json_object_get(e, "local_size"), d));
+      r->groups[d] = (uint32_t)json_integer_value(json_array_get(json_object_get(e, "groups"), d));
+    }
+    json_t *tm = json_object_get(e, "timing_ms");
+    r->compile_ms = f64(tm, "compile"), r->pipeline_ms = f64(tm, "pipeline"), r->occupancy_ms = f64(tm, "occupancy");
+    r->measure_ms = f64(tm, "measurement"), r->other_ms = f64(tm, "other"), r->total_ms = f64(tm, "total");
+    snprintf(r->when, sizeof r->when, "%s", json_string_value(json_object_get(e, "timestamp")) ? json_string_value(json_object_get(e, "timestamp")) : "");
+    snprintf(r->error, sizeof r->error, "%s", json_string_value(json_object_get(e, "error")) ? json_string_value(json_object_get(e, "error")) : "");
+    run->resumed++;
+  }
+out:
+  json_decref(doc);
+  return s;
+}
+
+json_t *tu_t4_results(const tu_run *run) {
+  const t1_spec *s = &run->spec;
+  json_t *res = json_array();
+  uint8_t *done = vkocc_xcalloc(run->space.count + 1, 1);
+  for (uint32_t pass = 0; pass < 2; pass++)
+    for (uint32_t k = 0; k < (pass ? run->space.count : run->nevals); k++) {
+      uint32_t i = pass ? k : run->order[k];
+      const tu_result *r = &run->r[i];
+      if (!r->measured || done[i]) continue;
+      done[i] = 1;
+      /* T4 times in seconds (Kernel Tuner's convention for compilation and framework time); runtimes too */
+      json_t *rt = json_array();
+      for (uint32_t t = 0; t < r->runs; t++) json_array_append_new(rt, json_real(r->times_ns[t] * 1e-9));
+      json_t *times = json_pack("{s:f, s:o, s:f, s:f, s:f}", "compilation_time", (r->compile_ms + r->pipeline_ms) * 1e-3,
+                                "runtimes", rt, "framework", (r->occupancy_ms + r->other_ms) * 1e-3, "search_algorithm", 0.0,
+                                "validation", 0.0);
+      json_t *meas = json_array();
+      if (r->inv == TU_CORRECT && r->runs)
+        json_array_append_new(meas, json_pack("{s:s, s:f, s:s}", "name", "time", "value", tu_rank_ns(r) * 1e-9, "unit", "s"));
+      if (r->P >= 0) json_array_append_new(meas, json_pack("{s:s, s:I, s:s}", "name", "P", "value", (json_int_t)r->P, "unit", "workgroups"));
+      json_t *o = json_pack("{s:s, s:o, s:[s], s:o, s:s, s:f, s:o}", "timestamp", r->when, "configuration",
+                            t1_config_json(s, run->space.coord + (size_t)i * s->nparams), "objectives", "time", "times", times,
+                            "invalidity", tu_invalidity_name(r->inv), "correctness", r->inv == TU_CORRECTNESS ? 0.0 : 1.0,
+                            "measurements", meas);
+      json_array_append_new(res, o);
+    }
+  free(done);
+  return json_pack("{s:s, s:o}", "schema_version", "1.0.0", "results", res);
+}
+
+json_t *tu_t4_metadata(const tu_run *run, const tune_device_id *dev) {
+  struct utsname u;
+  char os[400] = "unknown";
+  if (!uname(&u)) snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
+  json_t *dq = vkocc_device_identity_json(&dev->id);
+  json_object_set_new(dq, "cluster_id", json_string(dev->cluster_id));
+  json_object_set_new(dq, "tool", json_string("vkocc"));
+  json_object_set_new(dq, "tool_version", json_string(vkocc_version()));
+  json_object_set_new(dq, "kernel", json_string(run->name));
+  json_object_set_new(dq, "spec_hash", json_string(run->spec.hash));
+  const char *lp = getenv("LP_NUM_THREADS");
+  if (lp) json_object_set_new(dq, "LP_NUM_THREADS", json_string(lp));
+  json_t *hw = json_pack("[{s:s, s:s, s:s}]", "class", "display", "product", dev->id.name, "vendor", dev->id.driver_name);
+  char req[64];
+  snprintf(req, sizeof req, "vkocc==%s", vkocc_version());
+  return json_pack("{s:s, s:{s:{s:o, s:s}, s:{s:o, s:[s]}}}", "schema_version", "1.0.0", "metadata", "hardware",
+                   "hardware_description", hw, "operating_system", os, "environment", "device_query", dq, "requirements", req);
+}
