@@ -125,4 +125,12 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
 /* multi_device.c: --device all: every device on its own thread; out_path PREFIX[.json] or NULL. */
 int cli_all_devices(const char *cmd, const cli_common *c, const vkocc_surface_options *o, const char *out_path);
 int cli_all_fingerprints(const cli_common *c, bool fresh, const char *out_path);
+/* common.c: checked allocations (out of memory ends the process with one line, as in the library) and a
+ * cache file's check before it is read (a regular file, opened without blocking: a FIFO never hangs). */
+void *cli_xmalloc(size_t n);
+void *cli_xcalloc(size_t n, size_t size);
+void *cli_xrealloc(void *p, size_t n);
+bool cli_file_regular(const char *path);
+/* A document written as the library writes its own (the same text), to path or "-" (standard output). */
+vkocc_status cli_json_write(json_t *doc, const char *path);
 #endif

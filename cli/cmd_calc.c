@@ -346,7 +346,7 @@ int cmd_calc(int argc, char **argv) {
   }
   if (!c.json && !csv) cli_print_derived("derived: ", &shown, model_only && !per_sm ? from : NULL);
   vkocc_surface_free(&s);
-  if (c.output && (st = vkocc_json_write(doc, c.output))) { json_decref(doc); return cli_fail("calc", st); }
+  if (c.output && (st = cli_json_write(doc, c.output))) { json_decref(doc); return cli_fail("calc", st); }
   if (c.json) return cli_emit_json("calc", doc, NULL);
   json_decref(doc);
   return 0;

@@ -66,7 +66,7 @@ int cmd_calibrate(int argc, char **argv) {
   if (c.json || c.output) {
     json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(d), "calibration",
                                             vkocc_calibration_json(&cal)), VKOCC_DOC_CALIBRATION);
-    if (c.output && (s = vkocc_json_write(doc, c.output))) {
+    if (c.output && (s = cli_json_write(doc, c.output))) {
       json_decref(doc);
       vkocc_context_destroy(ctx);
       return cli_fail("calibrate", s);

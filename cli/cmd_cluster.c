@@ -67,7 +67,7 @@ int cmd_cluster(int argc, char **argv) {
   free(fps); free(of); free(dist);
   json_t *doc = vkocc_doc_stamp(json_pack("{s:f, s:I, s:o}", "threshold", threshold, "clusters_count", (json_int_t)nc,
                                           "clusters", arr), VKOCC_DOC_CLUSTERS);
-  vkocc_status st = c.output ? vkocc_json_write(doc, c.output) : VKOCC_OK;
+  vkocc_status st = c.output ? cli_json_write(doc, c.output) : VKOCC_OK;
   if (st) { json_decref(doc); return cli_fail("cluster", st); }
   if (c.json) return cli_emit_json("cluster", doc, NULL);
   json_decref(doc);

@@ -104,7 +104,7 @@ int cmd_devices(int argc, char **argv) {
       json_array_append_new(a, o);
     }
     json_t *doc = vkocc_doc_stamp(json_pack("{s:o}", "devices", a), VKOCC_DOC_DEVICES);
-    vkocc_status st = c.output ? vkocc_json_write(doc, c.output) : VKOCC_OK;
+    vkocc_status st = c.output ? cli_json_write(doc, c.output) : VKOCC_OK;
     if (st || c.json) {
       free(d);
       if (st) { json_decref(doc); return cli_fail("devices", st); }

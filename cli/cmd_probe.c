@@ -116,14 +116,14 @@ int cmd_probe(int argc, char **argv) {
     json_t *doc = json_pack("{s:o, s:I, s:I, s:f, s:I, s:o}", "device", vkocc_device_info_json(d), "wg_size", (json_int_t)r.wg_size, "shared_bytes",
                             (json_int_t)r.shared_bytes, "sleep_ns", r.sleep_ns, "P", (json_int_t)r.reps[r.repeat - 1].comb_P,
                             "intervals_ns", vkocc_intervals_json(r.raw, r.raw_count));
-    s = vkocc_json_write(vkocc_doc_stamp(doc, VKOCC_DOC_RAW_PROBE), raw);
+    s = cli_json_write(vkocc_doc_stamp(doc, VKOCC_DOC_RAW_PROBE), raw);
     json_decref(doc);
     if (s) { vkocc_probe_result_free(&r); vkocc_context_destroy(ctx); return cli_fail("probe", s); }
   }
   if (c.output) {
     json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(d), "probe",
                                             vkocc_probe_result_json(&r)), VKOCC_DOC_PROBE);
-    s = vkocc_json_write(doc, c.output);
+    s = cli_json_write(doc, c.output);
     json_decref(doc);
     if (s) { vkocc_probe_result_free(&r); vkocc_context_destroy(ctx); return cli_fail("probe", s); }
   }

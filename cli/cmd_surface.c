@@ -117,7 +117,7 @@ int cmd_surface(int argc, char **argv) {
   vkocc_derived d;
   bool derived = vkocc_derive(s.points, s.count, s.subgroup_size, &d) == VKOCC_OK;
   json_t *doc = vkocc_surface_document(&s, &cal, derived ? &d : NULL, startup_ms);
-  if (out_path && (st = vkocc_json_write(doc, out_path))) {
+  if (out_path && (st = cli_json_write(doc, out_path))) {
     json_decref(doc);
     vkocc_surface_free(&s);
     rc = cli_fail("surface", st);

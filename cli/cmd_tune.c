@@ -49,7 +49,7 @@ static vkocc_status save(void *user, const tune_run *run) {
   char when[32];
   now_utc(when, sizeof when);
   json_t *doc = tune_results_json(run, c->dev, when, vkocc_now_ms() - c->t0);
-  vkocc_status s = vkocc_json_write(doc, c->path);
+  vkocc_status s = cli_json_write(doc, c->path);
   json_decref(doc);
   return s;
 }
@@ -196,7 +196,7 @@ int cmd_tune(int argc, char **argv) {
   char when[32];
   now_utc(when, sizeof when);
   json_t *doc = tune_results_json(&run, &dev, when, vkocc_now_ms() - t0);
-  if (out && (st = vkocc_json_write(doc, out))) { json_decref(doc); tune_run_free(&run); return cli_fail("tune", st); }
+  if (out && (st = cli_json_write(doc, out))) { json_decref(doc); tune_run_free(&run); return cli_fail("tune", st); }
   if (c.json) {
     tune_run_free(&run);
     return cli_emit_json("tune", doc, NULL);

@@ -3,9 +3,11 @@
 #include "../tune/tune.h"
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_error(const char *cmd, int status, const char *fmt, ...) {
@@ -19,6 +21,30 @@ int cli_error(const char *cmd, int status, const char *fmt, ...) {
 }
 
 int cli_fail(const char *cmd, vkocc_status s) { return cli_error(cmd, (int)s, "%s", vkocc_last_error()); }
+
+/* Out of memory ends the process with one line, as the library's own allocations do (core/error.c). */
+static void *checked(void *p, size_t n) {
+  if (!p && n) {
+    fprintf(stderr, "vkocc: out of memory (allocating %zu bytes)\n", n);
+    abort();
+  }
+  return p;
+}
+void *cli_xmalloc(size_t n) { return checked(malloc(n ? n : 1), n ? n : 1); }
+void *cli_xcalloc(size_t n, size_t size) {
+  if (!n || !size) n = size = 1;
+  return checked(calloc(n, size), n * size);
+}
+void *cli_xrealloc(void *p, size_t n) { return checked(realloc(p, n ? n : 1), n ? n : 1); }
+
+bool cli_file_regular(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) return false;
+  struct stat st = {0};
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  close(fd);
+  return ok;
+}
 
 bool cli_parse_u32(const char *s, bool allow_units, uint32_t *out) {
   if (!s || !isdigit((unsigned char)*s)) return false;
@@ -44,7 +70,7 @@ static int cmp_u32(const void *a, const void *b) {
 bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n) {
   char *copy = strdup(s), *save = NULL;
   if (!copy) return false;
-  uint32_t cap = 64, m = 0, *v = vkocc_xmalloc(cap * sizeof *v);
+  uint32_t cap = 64, m = 0, *v = cli_xmalloc(cap * sizeof *v);
   bool ok = *s != 0;
   for (char *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
     char *dash = strchr(tok, '-'), *colon = strchr(tok, ':');
@@ -55,13 +81,13 @@ bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n
       ok = cli_parse_u32(tok, allow_units, &a) && cli_parse_u32(dash + 1, allow_units, &b) && a <= b &&
            (!colon || (cli_parse_u32(colon + 1, allow_units, &step) && step > 0)) && (b - a) / step < 100000;
       for (uint64_t x = a; ok && x <= b; x += step) {
-        if (m == cap) v = vkocc_xrealloc(v, (cap *= 2) * sizeof *v);
+        if (m == cap) v = cli_xrealloc(v, (cap *= 2) * sizeof *v);
         v[m++] = (uint32_t)x;
       }
     } else {
       ok = !colon && cli_parse_u32(tok, allow_units, &a);
       if (ok) {
-        if (m == cap) v = vkocc_xrealloc(v, (cap *= 2) * sizeof *v);
+        if (m == cap) v = cli_xrealloc(v, (cap *= 2) * sizeof *v);
         v[m++] = a;
       }
     }
@@ -107,8 +133,31 @@ int cli_check_output(const char *cmd, const char *flag, const char *path) {
   return s ? cli_error(cmd, (int)s, "%s: %s", flag, vkocc_last_error()) : 0;
 }
 
+/* As every vkocc document is written: two-space indent, 10 significant digits, a final newline; "-" is
+ * standard output (flushed here, so a full disk or a closed pipe is reported now), else a file written whole
+ * (vkocc_write_file_atomic). */
+vkocc_status cli_json_write(json_t *doc, const char *path) {
+  char *dump = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+  if (!dump) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot serialize JSON");
+  size_t len = strlen(dump);
+  char *text = cli_xmalloc(len + 2);
+  memcpy(text, dump, len);
+  free(dump);
+  text[len++] = '\n';
+  text[len] = 0;
+  vkocc_status s = VKOCC_OK;
+  if (strcmp(path, "-") == 0) {
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0 || ferror(stdout))
+      s = vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot write to standard output: %s", strerror(errno));
+  } else {
+    s = vkocc_write_file_atomic(path, text, len);
+  }
+  free(text);
+  return s;
+}
+
 int cli_emit_json(const char *cmd, json_t *doc, const char *path) {
-  vkocc_status s = vkocc_json_write(doc, path ? path : "-");
+  vkocc_status s = cli_json_write(doc, path ? path : "-");
   json_decref(doc);
   return s ? cli_fail(cmd, s) : 0;
 }

@@ -117,7 +117,7 @@ static int run_all(const char *cmd, const cli_common *c, const vkocc_surface_opt
     }
     if (prefix[0]) {
       snprintf(j->file, sizeof j->file, "%s-%u.json", prefix, i);
-      if ((st = vkocc_json_write(j->doc, j->file))) {
+      if ((st = cli_json_write(j->doc, j->file))) {
         fprintf(stderr, "vkocc %s: %s\n", cmd, vkocc_last_error());
         j->r.rc = rc = (int)st;
         snprintf(j->r.error, sizeof j->r.error, "%s", vkocc_last_error());
@@ -132,7 +132,7 @@ static int run_all(const char *cmd, const cli_common *c, const vkocc_surface_opt
   if (prefix[0]) {
     char summary[1100];
     snprintf(summary, sizeof summary, "%s-summary.json", prefix);
-    if ((st = vkocc_json_write(sum, summary)) && !rc) rc = cli_fail(cmd, st);
+    if ((st = cli_json_write(sum, summary)) && !rc) rc = cli_fail(cmd, st);
   }
   if (c->json) {
     json_t *docs = json_array();

@@ -2,7 +2,6 @@
  * register file, cache it for probe --shader) and `vkocc calc --regs R` (the calculator with registers). Both
  * are reached from their commands by one line that hands over argv (cmd_surface.c, cmd_calc.c). */
 #include "cli.h"
-#include "util.h"
 #include "registers_io.h"
 #include <getopt.h>
 #include <stdlib.h>
@@ -141,8 +140,8 @@ int cli_surface_registers(int argc, char **argv) {
         m.alloc_unit_per_invocation == vr.vgpr_granularity));
   char cache[1024];
   vkocc_register_cache_path(&dev, cache, sizeof cache);
-  if (cache[0] && vkocc_json_write(doc, cache)) vkocc_clear_error(); /* a cache that cannot be written is no error */
-  if (c.output && (st = vkocc_json_write(doc, c.output))) { json_decref(doc); free(p); rc = cli_fail(cmd, st); goto out; }
+  if (cache[0] && cli_json_write(doc, cache)) vkocc_clear_error(); /* a cache that cannot be written is no error */
+  if (c.output && (st = cli_json_write(doc, c.output))) { json_decref(doc); free(p); rc = cli_fail(cmd, st); goto out; }
   if (c.json) { rc = cli_emit_json(cmd, doc, NULL); free(p); goto out; }
   json_decref(doc);
   printf("device: %s\n", dev.name);
@@ -319,7 +318,7 @@ int cli_calc_registers(int argc, char **argv) {
           char cache[1024];
           vkocc_register_cache_path(&dev, cache, sizeof cache);
           json_t *doc = vkocc_register_document(&dev, p, n, &d, &m);
-          if (cache[0] && vkocc_json_write(doc, cache)) vkocc_clear_error();
+          if (cache[0] && cli_json_write(doc, cache)) vkocc_clear_error();
           json_decref(doc);
         }
         free(p);
@@ -337,7 +336,7 @@ int cli_calc_registers(int argc, char **argv) {
       char cache[1024];
       vkocc_register_cache_path(&dev, cache, sizeof cache);
       vkocc_register_doc rd;
-      bool ok = cache[0] && vkocc_cache_file_regular(cache) && vkocc_register_doc_load(cache, &rd) == VKOCC_OK,
+      bool ok = cache[0] && cli_file_regular(cache) && vkocc_register_doc_load(cache, &rd) == VKOCC_OK,
            base = ok && rd.has_base;
       if (base) d = rd.base;
       if (ok) vkocc_register_doc_free(&rd);
@@ -430,7 +429,7 @@ have_model:
     printf("  (limits from %s)\n", source);
   }
   vkocc_status st;
-  if (c.output && (st = vkocc_json_write(doc, c.output))) { json_decref(doc); return cli_fail(cmd, st); }
+  if (c.output && (st = cli_json_write(doc, c.output))) { json_decref(doc); return cli_fail(cmd, st); }
   if (c.json) return cli_emit_json(cmd, doc, NULL);
   json_decref(doc);
   return 0;

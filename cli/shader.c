@@ -1,7 +1,6 @@
 /* --shader on probe, calc and surface: P of the user's own pipeline (vkocc_pipeline_occupancy), compared
  * with the device surface where one is given (--from), and swept over specialization constants (--vary). */
 #include "cli.h"
-#include "util.h"
 #include "registers_io.h"
 #include <math.h>
 #include <stdlib.h>
@@ -188,7 +187,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   char fp_path[1024] = "";
   if (!o->from) { /* no surface given: the device's cached fingerprint, when `vkocc fingerprint` made one */
     cli_fingerprint_cache_path(dev, fp_path, sizeof fp_path);
-    if (!(fp_path[0] && vkocc_cache_file_regular(fp_path) && load_derived(cmd, fp_path, &d, &have_d, true, NULL) == 0 && have_d)) {
+    if (!(fp_path[0] && cli_file_regular(fp_path) && load_derived(cmd, fp_path, &d, &have_d, true, NULL) == 0 && have_d)) {
       have_d = false;
       fp_path[0] = 0;
     }
@@ -255,7 +254,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                                              isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
                                              "augmented", r.stats[i].augmented));
     json_object_set_new(doc, "statistics", stats);
-    vkocc_status ws = c->output ? vkocc_json_write(doc, c->output) : VKOCC_OK;
+    vkocc_status ws = c->output ? cli_json_write(doc, c->output) : VKOCC_OK;
     if (ws || c->json) {
       vkocc_pipeline_result_free(&r);
       vkocc_context_destroy(ctx);
@@ -409,7 +408,7 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
                                           "shader", o->path, "points", points), VKOCC_DOC_SHADER_SURFACE);
   vkocc_context_destroy(ctx);
   if (st) { json_decref(doc); return cli_fail(cmd, st); }
-  if (out_path && (st = vkocc_json_write(doc, out_path))) { json_decref(doc); return cli_fail(cmd, st); }
+  if (out_path && (st = cli_json_write(doc, out_path))) { json_decref(doc); return cli_fail(cmd, st); }
   int rc_out = 0;
   if (c->json) rc_out = cli_emit_json(cmd, doc, NULL);
   else json_decref(doc);

@@ -11,7 +11,7 @@ void cli_tune_print_params(FILE *f) {
     const tune_kernel_def *k = vkocc_kernel_find(names[i]);
     if (!k) continue;
     uint32_t n = k->space(NULL);
-    tune_config *all = vkocc_xmalloc((n ? n : 1) * sizeof *all);
+    tune_config *all = cli_xmalloc((n ? n : 1) * sizeof *all);
     k->space(all);
     fprintf(f, "  %s: %s%s\n  %s parameters:", k->name, k->what, k->has_f32 ? " (--type u32|f32)" : "", k->name);
     for (uint32_t p = 0; p < k->nparams; p++) {

@@ -137,7 +137,7 @@ int cli_tune_replay(int argc, char **argv) {
   if (st) { json_decref(attrs); return cli_fail("tune", st); }
   if (fp && !sp.s.nfeatures) fprintf(stderr, "vkocc tune: --fingerprint %s: no occupancy features: %s\n", fp, sp.feature_note);
   uint32_t nruns = npick * (ablation && sp.s.nfeatures ? 2 : 1);
-  run *runs = vkocc_xcalloc(nruns, sizeof *runs);
+  run *runs = cli_xcalloc(nruns, sizeof *runs);
   uint32_t k = 0;
   for (uint32_t i = 0; i < npick; i++) {
     runs[k].def = pick[i], runs[k].occ = !no_occ && sp.s.nfeatures, runs[k].colour = i;
@@ -183,10 +183,10 @@ int cli_tune_replay(int argc, char **argv) {
   json_object_set_new(doc, "runs", jr);
   if (nruns == 1) json_object_set_new(doc, "median_fraction", json_real(runs[0].st.median[B - 1]));
   rc = 0;
-  if (out && (st = vkocc_json_write(doc, out))) rc = cli_fail("tune", st);
+  if (out && (st = cli_json_write(doc, out))) rc = cli_fail("tune", st);
 #ifdef VKOCC_HAVE_CAIRO
   if (!rc && plot) {
-    vkocc_convergence_curve *cv = vkocc_xcalloc(nruns, sizeof *cv);
+    vkocc_convergence_curve *cv = cli_xcalloc(nruns, sizeof *cv);
     for (uint32_t i = 0; i < nruns; i++)
       cv[i] = (vkocc_convergence_curve){runs[i].label, runs[i].st.budget, runs[i].st.median, runs[i].st.q1, runs[i].st.q3,
                                         !runs[i].occ && sp.s.nfeatures && ablation, (int32_t)runs[i].colour};

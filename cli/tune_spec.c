@@ -59,12 +59,12 @@ static vkocc_status write_all(state *st, const tu_run *run) {
   char when[32];
   now_utc(when, sizeof when);
   json_t *doc = tu_results_json(run, st->dev, when);
-  vkocc_status s = vkocc_json_write(doc, st->out);
+  vkocc_status s = cli_json_write(doc, st->out);
   json_decref(doc);
   if (!s && st->t4) {
     json_t *t4 = tu_t4_results(run), *meta = tu_t4_metadata(run, st->dev);
-    s = vkocc_json_write(t4, st->t4);
-    if (!s) s = vkocc_json_write(meta, st->t4_meta);
+    s = cli_json_write(t4, st->t4);
+    if (!s) s = cli_json_write(meta, st->t4_meta);
     json_decref(t4), json_decref(meta);
   }
   return s;
