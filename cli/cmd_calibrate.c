@@ -1,5 +1,4 @@
 #include "cli.h"
-#include "io.h"
 #include <getopt.h>
 #include <stdlib.h>
 
@@ -63,19 +62,14 @@ int cmd_calibrate(int argc, char **argv) {
   vkocc_status s = vkocc_calibrate(ctx, &o, &cal);
   if (s) { vkocc_context_destroy(ctx); return cli_fail("calibrate", s); }
   const vkocc_device_info *d = vkocc_context_device(ctx);
-  if (c.json || c.output) {
-    json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(d), "calibration",
-                                            vkocc_calibration_json(&cal)), VKOCC_DOC_CALIBRATION);
-    if (c.output && (s = cli_json_write(doc, c.output))) {
-      json_decref(doc);
-      vkocc_context_destroy(ctx);
-      return cli_fail("calibrate", s);
-    }
-    if (c.json) {
-      vkocc_context_destroy(ctx);
-      return cli_emit_json("calibrate", doc, NULL); /* poor_fit is in the document */
-    }
-    json_decref(doc);
+  if (c.output && (s = vkocc_calibration_save(d, &cal, c.output))) {
+    vkocc_context_destroy(ctx);
+    return cli_fail("calibrate", s);
+  }
+  if (c.json) { /* poor_fit is in the document */
+    s = vkocc_calibration_save(d, &cal, "-");
+    vkocc_context_destroy(ctx);
+    return s ? cli_fail("calibrate", s) : 0;
   }
   printf("device: %s (%s %s)\n", d->name, d->driver_name, d->driver_info);
   char qt[96];

@@ -1,5 +1,4 @@
 #include "cli.h"
-#include "io.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,31 +111,19 @@ int cmd_probe(int argc, char **argv) {
   if ((s = vkocc_calibrate(ctx, &co, &cal))) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
   vkocc_probe_result r;
   if ((s = vkocc_probe(ctx, &cal, &o, &r))) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
-  if (raw) {
-    json_t *doc = json_pack("{s:o, s:I, s:I, s:f, s:I, s:o}", "device", vkocc_device_info_json(d), "wg_size", (json_int_t)r.wg_size, "shared_bytes",
-                            (json_int_t)r.shared_bytes, "sleep_ns", r.sleep_ns, "P", (json_int_t)r.reps[r.repeat - 1].comb_P,
-                            "intervals_ns", vkocc_intervals_json(r.raw, r.raw_count));
-    s = cli_json_write(vkocc_doc_stamp(doc, VKOCC_DOC_RAW_PROBE), raw);
-    json_decref(doc);
-    if (s) { vkocc_probe_result_free(&r); vkocc_context_destroy(ctx); return cli_fail("probe", s); }
-  }
-  if (c.output) {
-    json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(d), "probe",
-                                            vkocc_probe_result_json(&r)), VKOCC_DOC_PROBE);
-    s = cli_json_write(doc, c.output);
-    json_decref(doc);
-    if (s) { vkocc_probe_result_free(&r); vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  if ((raw && (s = vkocc_raw_probe_save(d, &r, raw))) || (c.output && (s = vkocc_probe_save(d, &r, c.output)))) {
+    vkocc_probe_result_free(&r);
+    vkocc_context_destroy(ctx);
+    return cli_fail("probe", s);
   }
   if (c.json) {
-    json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(d), "probe",
-                                            vkocc_probe_result_json(&r)), VKOCC_DOC_PROBE);
+    s = vkocc_probe_save(d, &r, "-");
     bool agree = r.agree;
     vkocc_probe_result_free(&r);
     vkocc_context_destroy(ctx);
     /* the same exit as text mode: vkocc_probe fails with "could not establish P" where methods or
      * repetitions keep disagreeing, so agree is true here; kept as a guard */
-    int rc = cli_emit_json("probe", doc, NULL);
-    return rc ? rc : agree ? 0 : 1;
+    return s ? cli_fail("probe", s) : agree ? 0 : 1;
   }
   printf("device: %s\npoint:  workgroup %u threads, %u bytes shared\n", d->name, r.wg_size, r.shared_bytes);
   char qt[96];

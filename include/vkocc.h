@@ -1230,6 +1230,17 @@ vkocc_status vkocc_policy_build(const char *const *results, uint32_t n, bool use
 vkocc_status vkocc_policy_transfer(const char *const *results, uint32_t n, bool use_min, double threshold,
                                    const char *path, char **json);
 
+/* ---- documents of a calibration and of a probe (what `vkocc calibrate -o`, `probe -o` and `probe --raw`
+ * write). Each is stamped with its schema and vkocc's version and written whole (through a temporary file
+ * and a rename; "-": standard output). vkocc_calibration_save: vkocc.calibration/1, the device and the
+ * calibration. vkocc_probe_save: vkocc.probe/1, the device and the probe's result with every repetition.
+ * vkocc_raw_probe_save: vkocc.raw-probe/1 (vkocc_raw_probe_load reads it), the last comb's intervals of a
+ * result probed with keep_raw. VKOCC_ERROR_USAGE for a missing argument (or a result without repetitions);
+ * otherwise the errors of vkocc_write_file_atomic. */
+vkocc_status vkocc_calibration_save(const vkocc_device_info *device, const vkocc_calibration *cal, const char *path);
+vkocc_status vkocc_probe_save(const vkocc_device_info *device, const vkocc_probe_result *r, const char *path);
+vkocc_status vkocc_raw_probe_save(const vkocc_device_info *device, const vkocc_probe_result *r, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

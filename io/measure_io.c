@@ -106,3 +106,37 @@ json_t *vkocc_probe_result_json(const vkocc_probe_result *r) {
   return o;
 }
 
+
+/* The whole documents, stamped, written whole ("-": standard output) */
+
+static vkocc_status save(json_t *doc, const char *name, const char *path) {
+  vkocc_status s = vkocc_json_write(vkocc_doc_stamp(doc, name), path);
+  json_decref(doc);
+  return s;
+}
+
+vkocc_status vkocc_calibration_save(const vkocc_device_info *device, const vkocc_calibration *cal, const char *path) {
+  vkocc_clear_error();
+  if (!device || !cal || !path || !*path)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_calibration_save: no device, calibration or path");
+  return save(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(device), "calibration", vkocc_calibration_json(cal)),
+              VKOCC_DOC_CALIBRATION, path);
+}
+
+vkocc_status vkocc_probe_save(const vkocc_device_info *device, const vkocc_probe_result *r, const char *path) {
+  vkocc_clear_error();
+  if (!device || !r || !path || !*path) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_probe_save: no device, result or path");
+  return save(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(device), "probe", vkocc_probe_result_json(r)),
+              VKOCC_DOC_PROBE, path);
+}
+
+vkocc_status vkocc_raw_probe_save(const vkocc_device_info *device, const vkocc_probe_result *r, const char *path) {
+  vkocc_clear_error();
+  if (!device || !r || !path || !*path) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_raw_probe_save: no device, result or path");
+  if (!r->repeat || r->repeat > VKOCC_MAX_REPEAT)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_raw_probe_save: the result holds %u repetitions", r->repeat);
+  return save(json_pack("{s:o, s:I, s:I, s:f, s:I, s:o}", "device", vkocc_device_info_json(device), "wg_size",
+                        (json_int_t)r->wg_size, "shared_bytes", (json_int_t)r->shared_bytes, "sleep_ns", r->sleep_ns, "P",
+                        (json_int_t)r->reps[r->repeat - 1].comb_P, "intervals_ns", vkocc_intervals_json(r->raw, r->raw_count)),
+              VKOCC_DOC_RAW_PROBE, path);
+}
