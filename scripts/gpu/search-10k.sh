@@ -10,8 +10,11 @@
 # The whole script stays under LIMIT_S seconds (default 560, for a 600 s device call): the recording gets what
 # is left less a margin, under `timeout -s INT` (vkocc keeps what it measured on SIGINT: exit 1, RESULTS written);
 # the live run only starts with LIVE_MIN_S (90) seconds left.
-# Environment: LIMIT_S (560); WARMUP_MS (5: --warmup-ms for both runs; "default" passes none, vkocc's own
-# default); MAX_RUNS (8: --max-runs, one batch of timed runs after the first); SPREAD (0.05: --spread);
+# Environment: LIMIT_S (560); WARMUP_MS (unset: vkocc's own warm-up, which must be cheap for 10,800
+# configurations: a fixed 500 ms per configuration would take 90 min; a number: --warmup-ms for both runs.
+# Too little warm-up lets the GPU's clocks drop while the host works, and configurations measured later look
+# slower: the summary compares the live run's medians with the recording's for the configurations both
+# measured); MAX_RUNS (8: --max-runs, one batch of timed runs after the first); SPREAD (0.05: --spread);
 # STRATEGY (iterated_local_search: the live run's strategy); SEED (1); LIVE_MIN_S (90).
 # Writes: runner.txt, search-10k.log (each command, its exit code and wall time), fingerprint.json, all.json
 # (vkocc.tune-results/1) + all-t4.json (T4) + all.txt, live.json + live.txt, clocks.csv (nvidia-smi every
@@ -31,7 +34,7 @@ fi
 [ -x "$bin" ] || { echo "$(basename "$0"): '$bin' is not an executable" >&2; exit 2; }
 prev=${3:-}
 limit=${LIMIT_S:-560}
-warm=${WARMUP_MS:-5}
+warm=${WARMUP_MS:-default}
 max_runs=${MAX_RUNS:-8}
 spread=${SPREAD:-0.05}
 strategy=${STRATEGY:-iterated_local_search}
@@ -132,6 +135,13 @@ if l and valid:
         print("  its median in the live run %.2f us = %.3f of the recorded optimum" % (lb["median_ns"] / 1e3, b["median_ns"] / lb["median_ns"]))
     if same:
         print("  its median in the recording %.2f us = %.3f of the recorded optimum" % (same[0]["median_ns"] / 1e3, b["median_ns"] / same[0]["median_ns"]))
+    # the same configurations measured twice (recording, live run in a fresh process): drift shows here
+    rec = {json.dumps(r["config"], sort_keys=True): r["median_ns"] for r in valid}
+    ratios = sorted(r["median_ns"] / rec[json.dumps(r["config"], sort_keys=True)] for r in l["results"]
+                    if r["valid"] and json.dumps(r["config"], sort_keys=True) in rec)
+    if ratios:
+        q = lambda f: ratios[min(len(ratios) - 1, int(f * len(ratios)))]
+        print("  live / recorded median over %d configurations: median %.3f, 5%% %.3f, 95%% %.3f" % (len(ratios), q(0.5), q(0.05), q(0.95)))
 PY
 rm -rf "$out/.cache" "$out/.cache-live"
 echo "done after $(( SECONDS - t_start )) s" >>"$log"
