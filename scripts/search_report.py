@@ -3,8 +3,8 @@
 space under RESULTS_ROOT (vkocc tune results and T4 files), one table, and the goal checked. Standard library
 only; the replays are `vkocc tune --replay FILE --strategy all --seeds SEEDS --json`.
 
-  scripts/search_report.py VKOCC [RESULTS_ROOT] [--seeds 50] [--extra FILE[:FINGERPRINT]]... [-o REPORT.md]
-                           [--json OUT.json] [--ablation]
+  scripts/search_report.py VKOCC [RESULTS_ROOT] [--seeds 50] [--extra FILE[:FINGERPRINT]]... [--synthetic SEED]
+                           [--exclude FILE=REASON]... [-o REPORT.md] [--json OUT.json] [--ablation]
 
 A space is complete when its document says every configuration it allows was measured: a shipped kernel's
 results with `space.measured >= space.runnable` and nothing left out by --only (`filtered_out` 0), a user
@@ -134,6 +134,8 @@ def main():
     ap.add_argument("root", nargs="?", default="docs/results")
     ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--extra", action="append", default=[], help="FILE[:FINGERPRINT]: a space outside RESULTS_ROOT (e.g. synthetic)")
+    ap.add_argument("--synthetic", type=int, metavar="SEED", help="also the synthetic 10,800-configuration histogram space "
+                    "of scripts/search-synth-space.py --seed SEED, with the H100's fingerprint (a rehearsal, not a recording)")
     ap.add_argument("--ablation", action="store_true")
     ap.add_argument("--exclude", action="append", default=[], help="FILE=REASON: replayed and shown, left out of the goal")
     ap.add_argument("-o", "--output")
@@ -153,6 +155,16 @@ def main():
         except (OSError, ValueError):
             pass
         todo.append((f, fp or None, tot, True))
+    labels = {}
+    if a.synthetic is not None:
+        import tempfile
+        tmpdir = tempfile.mkdtemp(prefix="vkocc-synth-")
+        here = os.path.dirname(os.path.abspath(__file__))
+        sf = os.path.join(tmpdir, "synthetic-histogram.json")
+        subprocess.check_call([sys.executable, os.path.join(here, "search-synth-space.py"), sf, "--seed", str(a.synthetic)])
+        fp = os.path.join(os.path.dirname(here), "docs", "results", "h100", "tune-examples", "fingerprint.json")
+        todo.append((sf, fp if os.path.exists(fp) else None, 13500, True))
+        labels[sf] = "synthetic histogram (search-synth-space.py --seed %d)" % a.synthetic
     excluded = {}
     for e in a.exclude:
         f, _, why = e.partition("=")
@@ -164,7 +176,7 @@ def main():
         except (RuntimeError, ValueError) as e:
             print("search_report.py: %s" % e, file=sys.stderr)
             return 2
-        name = os.path.relpath(f, a.root) if not extra else f
+        name = labels.get(f) or (os.path.relpath(f, a.root) if not extra else f)
         n = d["configurations"]
         runs = d["runs"]
         rnd = next((r for r in runs if r["strategy"] == "random_sample"), None)
@@ -202,6 +214,8 @@ def main():
              "(optimum time / best time), as a count, as a share of the space and against random sampling's count; "
              "@1%%/@2%%/@5%%/@10%%: median fraction of the optimum at the end of runs with that budget. Size: the "
              "configurations the replay holds (allowed and measured); \"before\": the space before the conditions." % a.seeds)
+    L.append("")
+    L.append("Command: `scripts/search_report.py %s`" % " ".join(["VKOCC"] + sys.argv[2:]))
     L.append("")
     L.append("| space | size (before) | strategy | to 95% | share | / random | @1% | @2% | @5% | @10% |")
     L.append("|---|---|---|---|---|---|---|---|---|---|")
@@ -267,6 +281,9 @@ def main():
         os.replace(a.output + ".tmp", a.output)
     else:
         sys.stdout.write(text)
+    if a.synthetic is not None:
+        import shutil
+        shutil.rmtree(tmpdir, ignore_errors=True)
     if a.json:
         with open(a.json + ".tmp", "w") as fh:
             json.dump({"schema": "vkocc.search-report/1", "seeds": a.seeds, "rows": rows, "goals": all_goals}, fh, indent=1)
