@@ -10,11 +10,15 @@
 # The whole script stays under LIMIT_S seconds (default 560, for a 600 s device call): the recording gets what
 # is left less a margin, under `timeout -s INT` (vkocc keeps what it measured on SIGINT: exit 1, RESULTS written);
 # the live run only starts with LIVE_MIN_S (90) seconds left.
-# Environment: LIMIT_S (560); WARMUP_MS (unset: vkocc's own warm-up, which must be cheap for 10,800
-# configurations: a fixed 500 ms per configuration would take 90 min; a number: --warmup-ms for both runs.
-# Too little warm-up lets the GPU's clocks drop while the host works, and configurations measured later look
-# slower: the summary compares the live run's medians with the recording's for the configurations both
-# measured); MAX_RUNS (8: --max-runs, one batch of timed runs after the first); SPREAD (0.05: --spread);
+# Environment: LIMIT_S (560); WARMUP_MS (20: --warmup-ms for both runs, the cap of vkocc's warm-up; with the
+# adaptive warm-up (2 x the GPU's idle time, at least 20 ms, at most the cap) 20 makes every configuration's
+# warm-up 20 ms: about 440 s for the 10,800 at ~13.5 ms per new pipeline, ~66 ms per P (1,800 distinct
+# pipelines; the BLOCKS_PER_P variants share them through the caches) and a few ms of measuring, one device
+# call; "default" passes none: vkocc's cap of 500 ms lets the warm-up after each new pipeline and P reach
+# ~160 ms, about 700 s, two calls. Too little warm-up lets the GPU's clocks drop while the host works and
+# configurations measured later look slower: the summary prints vkocc's sentinel (one configuration re-timed
+# every 64) and compares the live run's medians with the recording's for the configurations both measured);
+# MAX_RUNS (8: --max-runs, one batch of timed runs after the first); SPREAD (0.05: --spread);
 # STRATEGY (iterated_local_search: the live run's strategy); SEED (1); LIVE_MIN_S (90).
 # Writes: runner.txt, search-10k.log (each command, its exit code and wall time), fingerprint.json, all.json
 # (vkocc.tune-results/1) + all-t4.json (T4) + all.txt, live.json + live.txt, clocks.csv (nvidia-smi every
@@ -34,7 +38,7 @@ fi
 [ -x "$bin" ] || { echo "$(basename "$0"): '$bin' is not an executable" >&2; exit 2; }
 prev=${3:-}
 limit=${LIMIT_S:-560}
-warm=${WARMUP_MS:-default}
+warm=${WARMUP_MS:-20}
 max_runs=${MAX_RUNS:-8}
 spread=${SPREAD:-0.05}
 strategy=${STRATEGY:-iterated_local_search}
@@ -119,6 +123,16 @@ m = a["measurement"]
 print("measurement", {k: m.get(k) for k in ("compiles", "pipelines_created", "pipelines_ms", "occupancy_ms", "measure_ms", "elapsed_ms")})
 t = {k: sum(r["timing_ms"][k] for r in res) / max(1, len(res)) for k in ("compile", "pipeline", "occupancy", "measurement", "other", "total")}
 print("per configuration ms: " + ", ".join("%s %.2f" % kv for kv in t.items()))
+w = [r["warmup_ms"] for r in res if isinstance(r.get("warmup_ms"), (int, float))]
+if w:
+    w.sort()
+    print("warm-up ms per configuration: median %.1f, max %.1f" % (w[len(w) // 2], w[-1]))
+sen = m.get("sentinel")
+if sen:
+    pts = sen.get("points", [])
+    print("sentinel %s: range %.2f%% over %d points (median ns after N configurations: %s)" % (
+        json.dumps(sen.get("config"), sort_keys=True), 100 * sen.get("range", 0), len(pts),
+        ", ".join("%d: %.0f" % (p.get("after", 0), p.get("median_ns", 0)) for p in pts[:40])))
 valid = sorted((r for r in res if r["valid"]), key=lambda r: r["median_ns"])
 if valid:
     b = valid[0]
