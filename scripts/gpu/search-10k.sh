@@ -123,7 +123,7 @@ m = a["measurement"]
 print("measurement", {k: m.get(k) for k in ("compiles", "pipelines_created", "pipelines_ms", "occupancy_ms", "measure_ms", "elapsed_ms")})
 t = {k: sum(r["timing_ms"][k] for r in res) / max(1, len(res)) for k in ("compile", "pipeline", "occupancy", "measurement", "other", "total")}
 print("per configuration ms: " + ", ".join("%s %.2f" % kv for kv in t.items()))
-w = [r["warmup_ms"] for r in res if isinstance(r.get("warmup_ms"), (int, float))]
+w = [r["timing_ms"]["warmup"] for r in res if isinstance(r.get("timing_ms", {}).get("warmup"), (int, float))]
 if w:
     w.sort()
     print("warm-up ms per configuration: median %.1f, max %.1f" % (w[len(w) // 2], w[-1]))
