@@ -44,7 +44,7 @@ spread=${SPREAD:-0.05}
 strategy=${STRATEGY:-iterated_local_search}
 seed=${SEED:-1}
 live_min=${LIVE_MIN_S:-90}
-spec="$root/examples/tune/histogram/histogram.json"
+spec=${SPEC:-$root/examples/tune/histogram/histogram.json}
 log="$out/search-10k.log"
 echo "vkocc: $bin; limit ${limit} s; warm-up ${warm}; max-runs ${max_runs}; spread ${spread}; live ${strategy} seed ${seed}" >>"$out/runner.txt"
 left() { echo $(( limit - (SECONDS - t_start) )); }
