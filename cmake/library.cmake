@@ -111,7 +111,7 @@ if(VKOCC_WITH_VIEWER AND VKOCC_PLOT_SOURCES)
 
   # The shared one reaches libvkocc.so only through the public API (vkocc_fail reports its errors there);
   # it carries its own hidden copy of the atomic file writer (core/cache.c), which is not public.
-  add_library(vkocc_plot_shared SHARED $<TARGET_OBJECTS:vkocc_plot_objects> core/cache.c)
+  add_library(vkocc_plot_shared SHARED $<TARGET_OBJECTS:vkocc_plot_objects> core/cache.c core/xalloc.c)
   vkocc_library_objects(vkocc_plot_shared)
   set_target_properties(vkocc_plot_shared PROPERTIES OUTPUT_NAME vkocc-plot EXPORT_NAME plot
     VERSION ${PROJECT_VERSION} SOVERSION ${VKOCC_SOVERSION} LINK_DEPENDS ${VKOCC_SYMBOLS_DIR}/vkocc-plot.map)

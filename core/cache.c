@@ -106,9 +106,9 @@ static vkocc_status resolve_target(const char *full, out_target *t) {
     return vkocc_fail(errno_status(errno), "cannot write %s: %s", path, strerror(errno));
   }
   const char *p = real ? real : full, *slash = strrchr(p, '/');
-  if (!slash) t->dir = strdup("."), t->base = strdup(p);
-  else if (slash == p) t->dir = strdup("/"), t->base = strdup(slash + 1);
-  else t->dir = strndup(p, (size_t)(slash - p)), t->base = strdup(slash + 1);
+  if (!slash) t->dir = vkocc_xstrdup("."), t->base = vkocc_xstrdup(p);
+  else if (slash == p) t->dir = vkocc_xstrdup("/"), t->base = vkocc_xstrdup(slash + 1);
+  else t->dir = vkocc_xstrndup(p, (size_t)(slash - p)), t->base = vkocc_xstrdup(slash + 1);
   free(real);
   vkocc_status s = VKOCC_OK;
   const char *dir = show(t->dir, shown_dir);
@@ -258,7 +258,7 @@ static vkocc_status read_file(const char *path, bool regular_only, void **data, 
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
   }
   size_t cap = 4096, n = 0;
-  char *buf = malloc(cap + 1);
+  char *buf = vkocc_xmalloc(cap + 1);
   if (!buf) { fclose(f); return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: out of memory", path); }
   size_t got;
   while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
@@ -270,7 +270,7 @@ static vkocc_status read_file(const char *path, bool regular_only, void **data, 
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: larger than %zu MiB (not a vkocc input file)", path, READ_LIMIT >> 20);
       }
       cap *= 2;
-      char *more = realloc(buf, cap + 1);
+      char *more = vkocc_xrealloc(buf, cap + 1);
       if (!more) {
         free(buf);
         fclose(f);

@@ -14,7 +14,7 @@ vkocc_status vkocc_json_write(json_t *doc, const char *path) {
   char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
   if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot serialize JSON");
   size_t len = strlen(text);
-  text = realloc(text, len + 2);
+  text = vkocc_xrealloc(text, len + 2);
   text[len++] = '\n';
   text[len] = 0;
   vkocc_status s = VKOCC_OK;

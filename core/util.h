@@ -16,6 +16,9 @@ vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...) __attribute__((for
 void *vkocc_xmalloc(size_t n);
 void *vkocc_xcalloc(size_t n, size_t size);
 void *vkocc_xrealloc(void *p, size_t n);
+/* strdup, strndup, ended the same way */
+char *vkocc_xstrdup(const char *s);
+char *vkocc_xstrndup(const char *s, size_t n);
 
 /* ticks.c, stats.c */
 double vkocc_now_ns(void);
