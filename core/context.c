@@ -85,15 +85,19 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
   if (s) { free(ctx); return s; }
 
   uint32_t n = 0;
-  vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
-  if (n == 0) {
+  VkResult er = vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
+  if (er < 0 || n == 0) {
     vkocc_context_destroy(ctx);
-    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device; install a "
-                      "driver, e.g. mesa-vulkan-drivers for lavapipe");
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device (%s); install "
+                      "a driver, e.g. mesa-vulkan-drivers for lavapipe", vkocc_vk_result_name(er));
   }
   VkPhysicalDevice *pds = vkocc_xcalloc(n, sizeof *pds);
+  if ((er = vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, pds)) < 0 || n == 0) {
+    free(pds);
+    vkocc_context_destroy(ctx);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "vkEnumeratePhysicalDevices: %s", vkocc_vk_result_name(er));
+  }
   vkocc_device_info *infos = vkocc_xcalloc(n, sizeof *infos);
-  vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, pds);
   for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
   const char *spec = opt->device ? opt->device : getenv("VKOCC_DEVICE");
   uint32_t idx = 0;
@@ -179,10 +183,14 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
   if (s) return s;
   /* the physical device must be one of the instance's: its index names it in documents as usual */
   uint32_t n = 0, idx = UINT32_MAX;
-  vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, NULL);
+  VkResult er = vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, NULL);
   VkPhysicalDevice *pds = vkocc_xcalloc(n ? n : 1, sizeof *pds);
-  if (!pds) return vkocc_fail(VKOCC_ERROR_RUNTIME, "out of memory");
-  vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, pds);
+  if (er >= 0 && n) er = vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, pds);
+  if (er < 0) {
+    free(pds);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "vkocc_context_create_external: vkEnumeratePhysicalDevices: %s",
+                      vkocc_vk_result_name(er));
+  }
   for (uint32_t i = 0; i < n; i++)
     if (pds[i] == (VkPhysicalDevice)ext->physical_device) idx = i;
   free(pds);
@@ -190,7 +198,6 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
     return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: the physical device is not one of the "
                       "instance's %u", n);
   vkocc_context *ctx = vkocc_xcalloc(1, sizeof *ctx);
-  if (!ctx) return vkocc_fail(VKOCC_ERROR_RUNTIME, "out of memory");
   ctx->external = true;
   ctx->timeout_ns = (uint64_t)((ext->timeout_s > 0 ? ext->timeout_s : 10.0) * 1e9);
   ctx->instance = instance;
@@ -227,17 +234,28 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
 void vkocc_context_destroy(vkocc_context *ctx) {
   if (!ctx) return;
   if (ctx->device) {
-    /* Our submissions are all waited for, but one that timed out may still run: wait for it within the
-     * context's limit first, and wait for the whole device only when it finished (vkDeviceWaitIdle has no
-     * bound). A lost device is waited for no more. The application's device is not ours to wait on. */
-    bool idle = !ctx->lost;
-    if (idle && ctx->batch && ctx->batch->in_flight)
-      idle = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->batch->fence, VK_TRUE, ctx->timeout_ns) == VK_SUCCESS;
-    if (idle && !ctx->external) vkocc_fn.vkDeviceWaitIdle(ctx->device);
-    save_pipeline_cache(ctx);
+    /* Every submission of vkocc is fenced (core/exec.c is its one vkQueueSubmit) and every batch waits for
+     * its fence within the context's limit before it goes; the context's own batch is waited for here. When
+     * all have signalled the device runs nothing of ours, so no unbounded vkDeviceWaitIdle is needed. A
+     * submission that outlived its wait (VK_TIMEOUT, not lost) may still run: nothing it uses is destroyed
+     * then, neither the device nor the instance (destroying them under running work is undefined); the
+     * process's exit reclaims them. A lost device is waited for no more; its objects are destroyed. */
+    if (!ctx->lost && !ctx->unfinished && ctx->batch && ctx->batch->in_flight) {
+      VkResult r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->batch->fence, VK_TRUE, ctx->timeout_ns);
+      if (r == VK_ERROR_DEVICE_LOST) ctx->lost = true;
+      else if (r != VK_SUCCESS) ctx->unfinished = true;
+      else ctx->batch->in_flight = false;
+    }
+    if (ctx->unfinished && !ctx->lost) {
+      if (ctx->batch) free(ctx->batch->rec);
+      free(ctx->batch);
+      free(ctx);
+      return;
+    }
+    if (!ctx->lost) save_pipeline_cache(ctx);
     if (ctx->cache) vkocc_fn.vkDestroyPipelineCache(ctx->device, ctx->cache, NULL);
     if (ctx->batch) {
-      ctx->batch->in_flight = false; /* waited for above, as far as it can be */
+      ctx->batch->in_flight = false; /* signalled, or the device is lost */
       vkocc_batch_destroy(ctx->batch);
       free(ctx->batch);
     }
