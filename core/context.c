@@ -5,6 +5,38 @@
 #include <string.h>
 #include <strings.h>
 
+/* The driver's pipeline cache on disk: vkocc's header, then the driver's data. The header holds a checksum
+ * (FNV-1a 64) over the key (vkocc_cache_key: device, driver, queue family, driver environment, vkocc's
+ * version) and the data, so an edited, torn or foreign file never reaches the driver (the driver checks only
+ * its own header, not the data behind it). */
+#define PC_MAGIC "vkoccPC1"
+typedef struct {
+  char magic[8];
+  uint64_t size, checksum;
+} pc_header;
+
+static uint64_t pc_checksum(const vkocc_context *ctx, const void *data, size_t size) {
+  char key[1024];
+  vkocc_cache_key(&ctx->info, "pipelines", key, sizeof key);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const char *p = key; *p; p++) h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+  const uint8_t *b = data;
+  for (size_t i = 0; i < size; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The driver's data of a file, or NULL (a miss) when the header or its checksum does not match. */
+static const void *pc_unwrap(const vkocc_context *ctx, const void *file, size_t len, size_t *size) {
+  pc_header h;
+  if (!file || len < sizeof h) return NULL;
+  memcpy(&h, file, sizeof h);
+  if (memcmp(h.magic, PC_MAGIC, 8) || h.size != len - sizeof h) return NULL;
+  const char *data = (const char *)file + sizeof h;
+  if (h.checksum != pc_checksum(ctx, data, h.size)) return NULL;
+  *size = h.size;
+  return data;
+}
+
 static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
   char dir[900], uuid[37];
   void *data = NULL;
@@ -17,11 +49,13 @@ static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
     if (vkocc_read_cache_file(ctx->cache_path, &data, &len) != VKOCC_OK) { data = NULL; len = 0; }
   }
   vkocc_clear_error();
-  /* The driver validates the header (vendor, device, pipelineCacheUUID) and ignores a foreign cache. */
+  size_t size = 0;
+  const void *init = pc_unwrap(ctx, data, len, &size);
+  /* The driver validates its header (vendor, device, pipelineCacheUUID) and ignores a foreign cache. */
   VkPipelineCacheCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
-                                  .initialDataSize = len, .pInitialData = data};
+                                  .initialDataSize = init ? size : 0, .pInitialData = init};
   VkResult r = vkocc_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
-  if (r != VK_SUCCESS && data) {
+  if (r != VK_SUCCESS && init) {
     ci.initialDataSize = 0;
     ci.pInitialData = NULL;
     r = vkocc_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
@@ -40,10 +74,15 @@ static void save_pipeline_cache(vkocc_context *ctx) {
   if (!ctx->cache || !ctx->cache_path[0]) return;
   size_t len = 0;
   if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, NULL) != VK_SUCCESS || !len) return;
-  void *data = vkocc_xmalloc(len);
-  if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, data) == VK_SUCCESS)
-    vkocc_write_file_atomic(ctx->cache_path, data, len); /* a cache that cannot be written is no error */
-  free(data);
+  char *file = vkocc_xmalloc(sizeof(pc_header) + len);
+  if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, file + sizeof(pc_header)) == VK_SUCCESS) {
+    pc_header h = {.size = len, .checksum = pc_checksum(ctx, file + sizeof(pc_header), len)};
+    memcpy(h.magic, PC_MAGIC, 8);
+    memcpy(file, &h, sizeof h);
+    if (vkocc_write_file_atomic(ctx->cache_path, file, sizeof h + len))
+      vkocc_clear_error(); /* a cache that cannot be written is no error */
+  }
+  free(file);
 }
 
 /* What every context makes on its device: the command pool, its own batch (command buffer, fence,

@@ -37,4 +37,10 @@ void vkocc_register_doc_free(vkocc_register_doc *d);
 void vkocc_register_cache_path(const vkocc_device_info *d, char *out, size_t len);
 /* The cached register model of the device: true when a document with a known model is there. */
 bool vkocc_register_model_from_cache(const vkocc_device_info *d, vkocc_register_model *m);
+/* The cache entry is sealed (core/cache.c's vkocc_cache_doc_write) with vkocc_cache_key(d, "registers"): the
+ * device, driver, queue family, driver environment and vkocc's version; an edited, foreign or unsealed file
+ * is a miss. vkocc_register_doc_from_cache: the whole cached document (free it), false on a miss. */
+struct json_t;
+vkocc_status vkocc_register_cache_store(const vkocc_device_info *d, struct json_t *doc);
+bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_doc *out);
 #endif
