@@ -2,6 +2,7 @@
  * a quarter of them with 1-3 noisy points) clustered in memory, and the same written to files and read
  * back through the reader. usage: bench_cluster [N] [--files DIR] */
 #include "io.h"
+#include "util.h"
 #include "../tests/synth.h"
 #include <stdio.h>
 #include <stdlib.h>
