@@ -1,4 +1,6 @@
 #include "cli.h"
+#include "util.h" /* the checked allocator */
+#include "io.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,8 @@
 /* --device all on surface and fingerprint: every device measured at once, each on its own thread with its
  * own context; one document per device and a summary that groups them by cluster ID. */
 #include "cli.h"
+#include "util.h" /* the checked allocator */
+#include "io.h"
 #include "device_groups.h"
 #include <pthread.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * (tune/replay.c; docs/tune.md, "Search strategies and replay"). */
 #include "tune_replay.h"
 #include "cli.h"
+#include "io.h"
 #include "../tune/replay.h"
-#include "jsonio.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@ static const char *help =
     "document (vkocc tune -o) or a T4 results file (Kernel Tuner, KTT). Each strategy runs with K seeds (default\n"
     "50, seeds S0.. with S0 default 1) up to N evaluations (default: the whole space) and reports, per evaluation\n"
     "count, the best time found against the space's optimum (the fraction optimum / best): the evaluations until\n"
-    "95%% of the optimum, the fraction at budgets of 1%%, 5%% and 10%% of the space, median and quartiles over seeds.\n"
+    "95% of the optimum, the fraction at budgets of 1%, 2%, 5% and 10% of the space, median and quartiles over seeds.\n"
     "Occupancy features (resident workgroups per SM, limiting resource, P, waves) come from the device model of\n"
     "a fingerprint (--fingerprint, else fingerprint.json beside RESULTS); --ablation runs every strategy also\n"
     "without them, --no-occupancy only without. --json prints a vkocc.tune-replay/1 document (-o FILE writes it);\n"

@@ -301,6 +301,30 @@ static void test_replay(const char *root) {
   CHECK(rs.median[0] > 0 && rs.median[0] <= 1, "first %g", rs.median[0]);
   tune_replay_stats_free(&rs);
   tune_replay_space_free(&sp);
+  /* a user kernel's results: the parameters coded from each record's config (6 of the persistent reduction),
+   * the optimum named by them, features from local_size and the P-based launch scaled to the model's P */
+  snprintf(path, sizeof path, "%s/../../docs/results/h200/tune-examples/reduce.json", root);
+  st = tune_replay_load(path, NULL, &sp);
+  CHECK(!st, "%s", vkocc_last_error());
+  if (!st) {
+    CHECK_EQ_U(sp.s.nconfigs, 864);
+    CHECK_EQ_U(sp.s.nparams, 6);
+    CHECK_EQ_U(sp.nvalid, 800);
+    char text[512];
+    tune_replay_config_text(&sp, (uint32_t)sp.optimum, text, sizeof text);
+    CHECK(!strcmp(text, "WG=512 ITEMS=8 UNROLL=4 VEC=2 TREE=0 BLOCKS_PER_P=2"), "optimum '%s'", text);
+    /* value indices differ between configurations (they were all 0 when the parameters were not read) */
+    uint32_t differ = 0;
+    for (uint32_t c = 1; c < sp.s.nconfigs; c++) differ += memcmp(sp.coord, sp.coord + (size_t)c * 6, 6 * sizeof *sp.coord) != 0;
+    CHECK_EQ_U(differ, 863);
+    uint32_t waves = UINT32_MAX;
+    for (uint32_t j = 0; j < sp.s.nfeatures; j++)
+      if (!strcmp(sp.s.feature_names[j], "waves")) waves = j;
+    CHECK(waves != UINT32_MAX, "waves feature");
+    /* BLOCKS_PER_P = 2 launches two waves of the model's P */
+    if (waves != UINT32_MAX) CHECK_NEAR(sp.s.features[(size_t)sp.optimum * sp.s.nfeatures + waves], 2, 0.01);
+    tune_replay_space_free(&sp);
+  }
   /* T4: two valid, one wrong answer, one constrained out (not part of the space) */
   char dir[] = "/tmp/vkocc-search-XXXXXX";
   if (!mkdtemp(dir)) return;

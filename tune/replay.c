@@ -158,10 +158,115 @@ static uint32_t shipped_shared_bytes(const tune_kernel_def *k, const tune_config
   return 0;
 }
 
+static uint64_t product3(json_t *a) {
+  uint64_t p = 1;
+  for (size_t i = 0; i < 3; i++) {
+    json_t *v = json_array_get(a, i);
+    json_int_t x = json_is_integer(v) ? json_integer_value(v) : i ? 1 : 0;
+    p = x >= 1 && x <= (1 << 30) && p <= (1ull << 32) ? p * (uint64_t)x : 0;
+  }
+  return p;
+}
+
+/* A user kernel's results (`"kind": "user"`): the parameters are the keys of each record's `config` (in the
+ * order of `parameters[]`), records with invalidity `constraints` (a condition naming P ruled them out) leave the
+ * space as in T4. Features: the workgroup size is the record's local_size (LocalSize, known before running),
+ * shared memory unknown (0); the workgroup count is the record's when the launch does not depend on P, else
+ * (P recorded) the model's P times the launch's multiple of the measured P (GlobalSize "P * K"). */
+static vkocc_status load_user_results(const char *path, json_t *raw, const char *fingerprint, tune_doc *doc,
+                                      tune_replay_space *sp) {
+  json_t *res = json_object_get(raw, "results"), *params = json_object_get(raw, "parameters");
+  uint32_t total = doc->count, n = 0, np = 0;
+  json_t **configs = vkocc_xmalloc((size_t)(total ? total : 1) * sizeof *configs), **recs = vkocc_xmalloc((size_t)(total ? total : 1) * sizeof *recs);
+  tune_eval *truth = vkocc_xmalloc((size_t)(total ? total : 1) * sizeof *truth);
+  for (uint32_t c = 0; c < total; c++) {
+    json_t *r = json_array_get(res, c);
+    const char *inv = json_string_value(json_object_get(r, "invalidity"));
+    if (inv && !strcmp(inv, "constraints")) { sp->constrained++; continue; }
+    configs[n] = json_object_get(r, "config"), recs[n] = r;
+    truth[n++] = (tune_eval){doc->r[c].valid && doc->r[c].median_ns > 0, doc->r[c].median_ns};
+  }
+  /* the parameter names: parameters[].name where the document lists them, then any other key of a config */
+  char **names = NULL;
+  uint32_t cap = 0;
+  size_t i;
+  json_t *pe;
+  json_array_foreach(params, i, pe) {
+    const char *nm = json_string_value(json_object_get(pe, "name"));
+    if (!nm || np >= 64) continue;
+    if (np == cap) cap = cap ? 2 * cap : 8, names = vkocc_xrealloc(names, cap * sizeof *names);
+    names[np++] = vkocc_xstrdup(nm);
+  }
+  for (uint32_t c = 0; c < n; c++) {
+    const char *key;
+    json_t *v;
+    json_object_foreach(configs[c], key, v) {
+      bool have = false;
+      for (uint32_t p = 0; p < np && !have; p++) have = !strcmp(names[p], key);
+      if (have || np >= 64) continue;
+      if (np == cap) cap = cap ? 2 * cap : 8, names = vkocc_xrealloc(names, cap * sizeof *names);
+      names[np++] = vkocc_xstrdup(key);
+    }
+  }
+  if (!n) {
+    for (uint32_t p = 0; p < np; p++) free(names[p]);
+    free(names), free(configs), free(recs), free(truth);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: no configuration that the constraints allow", path);
+  }
+  if (!names) names = vkocc_xmalloc(sizeof *names);
+  code_space(sp, configs, n, names, np);
+  sp->truth = truth;
+  json_t *space = json_object_get(raw, "space");
+  json_int_t allowed = json_integer_value(json_object_get(space, "allowed"));
+  snprintf(sp->what, sizeof sp->what, "%s at %llu on %s%s", doc->k->name, (unsigned long long)doc->n, doc->dev.id.name,
+           allowed > (json_int_t)total ? " (partial: not every allowed configuration measured)" : "");
+  vkocc_derived d;
+  vkocc_status s = VKOCC_OK;
+  if (load_model(sp, path, fingerprint, doc->dev.id.sm_count, &d, &s)) {
+    uint32_t *wg = vkocc_xcalloc(n, sizeof *wg), *sh = vkocc_xcalloc(n, sizeof *sh), *gr = vkocc_xcalloc(n, sizeof *gr);
+    double *f = vkocc_xmalloc((size_t)n * TUNE_OCC_NFEATURES * sizeof *f), *w = vkocc_xmalloc((size_t)n * sizeof *w);
+    bool any = false;
+    for (uint32_t c = 0; c < n; c++) {
+      uint64_t x = product3(json_object_get(recs[c], "local_size"));
+      wg[c] = x <= 65536 ? (uint32_t)x : 0;
+      any |= wg[c] > 0;
+      json_t *P = json_object_get(recs[c], "P");
+      uint64_t g = product3(json_object_get(recs[c], "groups"));
+      if (!(json_is_integer(P) && json_integer_value(P) > 0)) gr[c] = g <= UINT32_MAX ? (uint32_t)g : 0;
+    }
+    /* the model's P, then the P-based launches scaled to it */
+    tune_occupancy_features(&d, n, wg, sh, NULL, f, w);
+    for (uint32_t c = 0; c < n; c++) {
+      json_t *P = json_object_get(recs[c], "P");
+      double pm = f[(size_t)c * TUNE_OCC_NFEATURES + 3];
+      uint64_t g = product3(json_object_get(recs[c], "groups"));
+      if (json_is_integer(P) && json_integer_value(P) > 0 && g && isfinite(pm) && pm > 0) {
+        double k = (double)g / (double)json_integer_value(P), x = k * pm;
+        gr[c] = x >= 1 && x <= 4e9 ? (uint32_t)llround(x) : 0;
+      }
+    }
+    free(f), free(w);
+    if (any) {
+      occupancy_features(sp, &d, wg, sh, gr);
+      snprintf(sp->feature_note, sizeof sp->feature_note,
+               "workgroup size from local_size, shared memory unknown (0), workgroup count from groups (P-based launches: the multiple of the model's P)");
+    } else snprintf(sp->feature_note, sizeof sp->feature_note, "no local_size in the results");
+    free(wg), free(sh), free(gr);
+  }
+  free(configs), free(recs);
+  return s;
+}
+
 static vkocc_status load_tune_results(const char *path, json_t *raw, const char *fingerprint, tune_replay_space *sp) {
   tune_doc doc;
   vkocc_status s = tune_results_load(path, NULL, &doc);
   if (s) return s;
+  const char *kind = json_string_value(json_object_get(raw, "kind"));
+  if (kind && !strcmp(kind, "user")) {
+    s = load_user_results(path, raw, fingerprint, &doc, sp);
+    tune_doc_free(&doc);
+    return s;
+  }
   const tune_kernel_def *k = doc.k;
   uint32_t n = doc.count, np = k->nparams;
   json_t **configs = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *configs);
@@ -175,10 +280,10 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
   json_t *space = json_object_get(raw, "space");
   json_int_t runnable = json_integer_value(json_object_get(space, "runnable"));
   snprintf(sp->what, sizeof sp->what, "%s %s at %llu on %s%s", k->name, doc.f32 ? "f32" : "u32",
-           (unsigned long long)doc.n, doc.dev.name, runnable > (json_int_t)n ? " (partial: not every runnable configuration measured)" : "");
+           (unsigned long long)doc.n, doc.dev.id.name, runnable > (json_int_t)n ? " (partial: not every runnable configuration measured)" : "");
   /* features: the workgroup size is the wg_size parameter; shared memory and groups from the kernel */
   vkocc_derived d;
-  if (load_model(sp, path, fingerprint, doc.dev.sm_count, &d, &s)) {
+  if (load_model(sp, path, fingerprint, doc.dev.id.sm_count, &d, &s)) {
     uint32_t *wg = vkocc_xcalloc(n ? n : 1, sizeof *wg), *sh = vkocc_xcalloc(n ? n : 1, sizeof *sh),
              *gr = vkocc_xcalloc(n ? n : 1, sizeof *gr);
     int wgp = -1;
