@@ -9,4 +9,8 @@
 
 /* fingerprint.c: vkocc_fingerprint_measure, which writes the cache; its entries' names and reader are below,
  * in io/fingerprint_cache.c (vkocc_fingerprint_cache_path, vkocc_fingerprint_from_cache: include/vkocc.h). */
+/* The sealed write of a fingerprint document to the device's cache path (what vkocc_fingerprint_measure does
+ * after a measurement; the key it is sealed with: io/io.h's vkocc_fingerprint_cache_key). */
+struct json_t;
+vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, struct json_t *doc);
 #endif

@@ -10,6 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
+vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, json_t *doc) {
+  char path[1024], key[1024];
+  vkocc_fingerprint_cache_path(d, path, sizeof path);
+  if (!path[0]) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no cache directory");
+  vkocc_fingerprint_cache_key(d, key, sizeof key);
+  return vkocc_cache_doc_write(path, doc, key);
+}
+
 vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
                                        vkocc_fingerprint *out, vkocc_fingerprint_details *details) {
   vkocc_fingerprint_options defaults = {0};
@@ -25,7 +33,7 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
   /* without the device clock the device had, the measurement differs: it neither reuses nor replaces the cache */
   bool use_cache = !o->no_cache && !(d->shader_device_clock && !vkocc_context_has_device_clock(ctx));
   if (use_cache) vkocc_fingerprint_cache_path(d, det->cache_path, sizeof det->cache_path);
-  if (use_cache && !o->fresh && det->cache_path[0] && vkocc_fingerprint_cache_read(det->cache_path, o->method, out, det)) {
+  if (use_cache && !o->fresh && det->cache_path[0] && vkocc_fingerprint_cache_read(d, det->cache_path, o->method, out, det)) {
     vkocc_clear_error();
     if (!details) vkocc_fingerprint_details_free(det);
     return VKOCC_OK;
@@ -61,7 +69,7 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
   det->method = s.method;
   json_t *doc = vkocc_fingerprint_document(out, &s, &cal, &det->derived, det->elapsed_ms);
   vkocc_surface_free(&s);
-  if (use_cache && det->cache_path[0] && vkocc_json_write(doc, det->cache_path))
+  if (use_cache && det->cache_path[0] && vkocc_fingerprint_cache_store(d, doc))
     vkocc_clear_error(); /* a cache that cannot be written is no error */
   det->document = doc;
   if (!details) vkocc_fingerprint_details_free(det);

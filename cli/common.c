@@ -36,6 +36,7 @@ void *cli_xcalloc(size_t n, size_t size) {
   return checked(calloc(n, size), n * size);
 }
 void *cli_xrealloc(void *p, size_t n) { return checked(realloc(p, n ? n : 1), n ? n : 1); }
+char *cli_xstrdup(const char *s) { return checked(strdup(s), strlen(s) + 1); }
 
 bool cli_file_regular(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -68,7 +69,7 @@ static int cmp_u32(const void *a, const void *b) {
 }
 
 bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n) {
-  char *copy = strdup(s), *save = NULL;
+  char *copy = cli_xstrdup(s), *save = NULL;
   if (!copy) return false;
   uint32_t cap = 64, m = 0, *v = cli_xmalloc(cap * sizeof *v);
   bool ok = *s != 0;

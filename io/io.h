@@ -110,8 +110,10 @@ json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surf
 /* fingerprint_cache.c (the entry's name, vkocc_fingerprint_from_cache: include/vkocc.h) */
 /* The document behind details (borrowed; NULL without one). */
 json_t *vkocc_fingerprint_details_json(const vkocc_fingerprint_details *details);
-/* The cache entry at path, when whole and written by this very version of vkocc with the method asked for
- * (0: any): fp and det filled (det->document: the document), false otherwise. */
-bool vkocc_fingerprint_cache_read(const char *path, vkocc_method method, vkocc_fingerprint *fp,
-                                  vkocc_fingerprint_details *det);
+/* The key a device's entry is sealed with (core/cache.c's vkocc_cache_key, "fingerprint"). */
+void vkocc_fingerprint_cache_key(const vkocc_device_info *d, char *out, size_t len);
+/* The cache entry at path, when sealed with d's key, whole, and measured with the method asked for (0: any):
+ * fp and det filled (det->document: the document), false otherwise. */
+bool vkocc_fingerprint_cache_read(const vkocc_device_info *d, const char *path, vkocc_method method,
+                                  vkocc_fingerprint *fp, vkocc_fingerprint_details *det);
 #endif
