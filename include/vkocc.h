@@ -521,6 +521,8 @@ typedef struct vkocc_policy_choice {
   char note[512];        /* what the rule assumed or why earlier rules found nothing ("" when nothing to say):
                           * a variable the entries name that was not given, with the values the database has
                           * ("no problem_size given (the database has 1M..128M): ..."), the nearest bucket */
+  char queue_kind[24];   /* the kind of queue family the entry was tuned on ("compute-only", "graphics+compute";
+                          * "unknown" for results that predate the record; "" for the default) */
 } vkocc_policy_choice;
 
 /* Loads a vkocc.policy-db/2 (or /1) document; errors name the file and JSON path. */
@@ -1126,6 +1128,20 @@ typedef struct vkocc_convergence_curve {
 vkocc_status vkocc_plot_convergence(const vkocc_convergence_curve *curves, uint32_t ncurves, uint32_t space_size,
                                     const char *title, const char *subtitle, const char *path,
                                     const vkocc_plot_options *o);
+
+/* ---------------------------------------------------------------- policy selection by the kind of queue family
+ * A policy tuned through a compute-only queue family and one tuned through a graphics+compute family of the same
+ * GPU share the cluster ID (the architecture) but not the shared capacity per SM (on NVIDIA 100 KiB against
+ * 48 KiB). Selection matches the architecture first (device, cluster, nearest cluster), then prefers among equally
+ * matching entries one tuned on the caller's kind of family; out->queue_kind says which kind was used and
+ * out->note says so where the kind decided or differs. */
+
+/* vkocc_policy_select_device preferring entries tuned on queue_kind ("compute-only", "graphics+compute", as
+ * vkocc_queue_kind_name writes it; NULL, "" or "unknown": no preference). vkocc_policy_select_fingerprint takes
+ * the kind from details->device. */
+vkocc_status vkocc_policy_select_queue(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                       const char *device_key, const char *queue_kind, const vkocc_policy_var *vars,
+                                       uint32_t nvars, double threshold, vkocc_policy_choice *out);
 
 #ifdef __cplusplus
 }

@@ -90,6 +90,19 @@ void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t 
     snprintf(id->cluster_id, sizeof id->cluster_id, "%s", fp->cluster_id);
   }
   vkocc_device_key(d, id->sm_count, id->key, sizeof id->key);
+  snprintf(id->queue_kind, sizeof id->queue_kind, "%s", vkocc_queue_kind_name(d->compute_queue_flags));
+  /* the capacity the fingerprint recorded for this kind of family (it may be of another family: --fingerprint) */
+  json_t *cap = json_array_get(json_object_get(fp_doc, "shared_capacity"), 0);
+  const char *ck = json_string_value(json_object_get(cap, "kind"));
+  json_t *sh = json_object_get(cap, "shared_bytes_per_sm");
+  if (ck && !strcmp(ck, id->queue_kind) && json_is_integer(sh) && json_integer_value(sh) > 0 &&
+      json_integer_value(sh) <= UINT32_MAX)
+    id->shared_per_sm = (uint32_t)json_integer_value(sh);
+}
+
+json_t *tune_device_queue_json(const tune_device_id *id) {
+  return json_pack("{s:s, s:o}", "kind", id->queue_kind[0] ? id->queue_kind : "unknown", "shared_bytes_per_sm",
+                   id->shared_per_sm ? json_integer(id->shared_per_sm) : json_null());
 }
 
 static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
@@ -104,6 +117,7 @@ json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const 
                         (json_int_t)dev->vendor_id, "device_id", (json_int_t)dev->device_id, "driver_name",
                         dev->driver_name, "driver_info", dev->driver_info, "driver_version",
                         (json_int_t)dev->driver_version, "sm_count", (json_int_t)dev->sm_count, "key", dev->key);
+  json_object_set_new(d, "queue_family", tune_device_queue_json(dev));
   json_object_set_new(doc, "device", d);
   json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
   if (dev->has_fp) {
@@ -233,6 +247,26 @@ device:;
       (s = vkocc_json_u32(d, "sm_count", path, "$.device", false, &id->sm_count)) ||
       (s = vkocc_json_str(doc, "cluster_id", path, "$", true, id->cluster_id, sizeof id->cluster_id)))
     goto done;
+  snprintf(id->queue_kind, sizeof id->queue_kind, "unknown"); /* older documents do not record the family */
+  json_t *qf = json_object_get(d, "queue_family");
+  if (qf) {
+    const char *allowed[] = {"compute-only", "graphics+compute", "other", "unknown"};
+    char kind[24] = "";
+    bool ok = json_is_object(qf);
+    if (ok && (s = vkocc_json_str(qf, "kind", path, "$.device.queue_family", true, kind, sizeof kind))) goto done;
+    bool known = false;
+    for (size_t q = 0; ok && q < sizeof allowed / sizeof allowed[0]; q++) known |= !strcmp(kind, allowed[q]);
+    if (!ok || !known) {
+      s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device.queue_family%s: expected %s", path, ok ? ".kind" : "",
+                     ok ? "compute-only, graphics+compute, other or unknown" : "an object with kind and shared_bytes_per_sm");
+      goto done;
+    }
+    snprintf(id->queue_kind, sizeof id->queue_kind, "%s", kind);
+    json_t *sh = json_object_get(qf, "shared_bytes_per_sm");
+    if (sh && !json_is_null(sh) &&
+        (s = vkocc_json_u32(qf, "shared_bytes_per_sm", path, "$.device.queue_family", false, &id->shared_per_sm)))
+      goto done;
+  }
   json_t *fp = json_object_get(doc, "fingerprint");
   if (fp) {
     /* the normalized part of a fingerprint (its reader also checks the cluster ID) */

@@ -14,9 +14,11 @@ static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); 
 static json_t *u3(const uint32_t v[3]) { return json_pack("[I, I, I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]); }
 
 static json_t *device_json(const tune_device_id *dev) {
-  return json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I, s:s}", "name", dev->name, "vendor_id", (json_int_t)dev->vendor_id,
+  json_t *d = json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I, s:s}", "name", dev->name, "vendor_id", (json_int_t)dev->vendor_id,
                    "device_id", (json_int_t)dev->device_id, "driver_name", dev->driver_name, "driver_info", dev->driver_info,
                    "driver_version", (json_int_t)dev->driver_version, "sm_count", (json_int_t)dev->sm_count, "key", dev->key);
+  json_object_set_new(d, "queue_family", tune_device_queue_json(dev));
+  return d;
 }
 
 static uint64_t problem_product(const t1_spec *s) {
