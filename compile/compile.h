@@ -57,6 +57,22 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
  * the user's code, which therefore stays in the pipeline with its registers and shared memory. */
 vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *name, const char *entry,
                                  uint32_t set, uint32_t **out, size_t *out_words);
+/* Variants of the augmentation: the same estimator (record, barrier, bounds on time and rounds), its sleeping
+ * loop written otherwise. Where the driver compiles the user's code differently beside the default, another
+ * variant may leave the written pipeline's statistics intact and so measure its P directly. */
+enum { VKOCC_AUG_COMPACT = 0,   /* the default: 32 ALU steps per clock read, written out */
+       VKOCC_AUG_UNROLLED = 1,  /* the 128 steps written out (the earlier default; about twice the binary) */
+       VKOCC_AUG_SMALL = 2,     /* 8 steps per clock read */
+       VKOCC_AUG_CLOCK_ONLY = 3, /* the clock alone: no work and no value carried between reads */
+       VKOCC_AUG_ROLLED = 4,    /* 128 steps as an inner loop of a constant count: the smallest binary, but
+                                   lavapipe stops an inner loop after 65535 iterations in all, so sleeps end early */
+       VKOCC_AUG_VARIANTS = 5 };
+const char *vkocc_aug_variant_name(uint32_t variant);
+/* The variant vkocc_spirv_augment and the probe's pipelines use on this thread (VKOCC_AUG_COMPACT; tests set
+ * another to measure with it). */
+extern _Thread_local uint32_t vkocc_aug_default_variant;
+vkocc_status vkocc_spirv_augment_variant(const uint32_t *spv, size_t words, const char *name, const char *entry,
+                                         uint32_t set, uint32_t variant, uint32_t **out, size_t *out_words);
 
 /* reflect.c */
 typedef struct vkocc_reflect_binding {

@@ -1029,6 +1029,7 @@ typedef enum vkocc_written_evidence {
                                       reproduces the augmented pipeline's measured P */
   VKOCC_WRITTEN_UNMODIFIED = 5,    /* --unmodified: measured on the pipeline as written */
   VKOCC_WRITTEN_CACHED = 6,        /* an earlier answer from the cache */
+  VKOCC_WRITTEN_VARIANT = 7,       /* measured with an augmentation variant whose statistics equal the written ones */
 } vkocc_written_evidence;
 /* "measured: statistics equal", "predicted from written statistics by the per-SM model", "--unmodified", ... */
 const char *vkocc_written_evidence_name(vkocc_written_evidence e);
@@ -1044,6 +1045,9 @@ typedef struct vkocc_written_input {
   const vkocc_derived *derived;  /* the per-SM model of this device and queue family; NULL: unknown */
   const vkocc_register_model *registers; /* NULL or !known: the register file is unknown */
   bool unmodified;               /* augmented_P was measured on the pipeline as written */
+  uint32_t variant_P;            /* P measured with an augmentation variant whose statistics that bound occupancy
+                                    equal the written ones (vkocc_written_stats_equal); 0: none */
+  const char *variant;           /* that variant's name */
 } vkocc_written_input;
 
 typedef struct vkocc_written_answer {
@@ -1059,6 +1063,9 @@ typedef struct vkocc_written_answer {
   uint32_t written_shared, augmented_shared;       /* the driver's, else the SPIR-V's */
   char differs[256];             /* the statistics that bound occupancy and differ: "Register Count 89 / 80; ..." */
   char reason[512];              /* the decision in words (also on failure: why it cannot be established) */
+  char variant[24];              /* the augmentation variant that measured P (VKOCC_WRITTEN_VARIANT), else "" */
+  char variants[512];            /* the variants tried where the statistics differed, with theirs: "unrolled: Register
+                                    Count 80, Shared Memory Size 13568 (differs); small: ... (equal: measured)" */
 } vkocc_written_answer;
 
 /* Decides P of the pipeline as written from the two pipelines' statistics, the measured augmented P and the

@@ -32,8 +32,8 @@ void user_pipeline_destroy(user_pipeline *u) {
 }
 
 static vkocc_status create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
-                           const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain, user_pipeline *u,
-                           vkocc_reflection *refl, uint32_t **aug, size_t *aug_words) {
+                           const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain, uint32_t variant,
+                           user_pipeline *u, vkocc_reflection *refl, uint32_t **aug, size_t *aug_words) {
   /* the module contract (compile/contract.c): before any Vulkan object is created for the user's module */
   vkocc_status cs = vkocc_module_contract_ctx(ctx, spv, words, name, info, sh);
   if (cs) return cs;
@@ -59,7 +59,7 @@ static vkocc_status create(vkocc_context *ctx, const uint32_t *spv, size_t words
     *aug = vkocc_xmalloc(words * 4);
     memcpy(*aug, spv, words * 4);
     *aug_words = words;
-  } else if ((s = vkocc_spirv_augment(spv, words, name, info->entry, aug_set, aug, aug_words))) {
+  } else if ((s = vkocc_spirv_augment_variant(spv, words, name, info->entry, aug_set, variant, aug, aug_words))) {
     return s;
   }
   if (!plain && vkocc_spirv_validate(*aug, *aug_words, name, "the augmented module")) {
@@ -88,13 +88,20 @@ static vkocc_status create(vkocc_context *ctx, const uint32_t *spv, size_t words
 vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
                                   const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
                                   user_pipeline *u) {
+  return user_pipeline_create_variant(ctx, spv, words, name, sh, info, plain, vkocc_aug_default_variant, u);
+}
+
+vkocc_status user_pipeline_create_variant(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
+                                          const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
+                                          uint32_t variant, user_pipeline *u) {
   memset(u, 0, sizeof *u);
   u->ctx = ctx;
   u->plain = plain;
   vkocc_reflection refl = {0};
   uint32_t *aug = NULL;
   size_t aug_words = 0;
-  vkocc_status s = create(ctx, spv, words, name, sh, info, plain, u, &refl, &aug, &aug_words);
+  vkocc_status s = create(ctx, spv, words, name, sh, info, plain, variant, u, &refl, &aug, &aug_words);
+  u->aug_words = aug_words;
   free(aug);
   vkocc_reflection_free(&refl);
   if (s) user_pipeline_destroy(u);
