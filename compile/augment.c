@@ -467,6 +467,7 @@ vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *
 
 _Thread_local uint32_t vkocc_aug_default_variant = VKOCC_AUG_COMPACT;
 
+
 /* The variants: how the sleeping loop does its work between clock reads (the record and the barrier are the
  * same in all; every one bounds its loop by the time and by params[MAX_ROUNDS]). */
 static const struct { const char *name; uint32_t steps; bool rolled; } variants[VKOCC_AUG_VARIANTS] = {
@@ -478,6 +479,17 @@ static const struct { const char *name; uint32_t steps; bool rolled; } variants[
 };
 
 const char *vkocc_aug_variant_name(uint32_t v) { return v < VKOCC_AUG_VARIANTS ? variants[v].name : "?"; }
+
+vkocc_status vkocc_set_augmentation(const char *name) {
+  vkocc_clear_error();
+  for (uint32_t v = 0; v < VKOCC_AUG_VARIANTS; v++)
+    if (name && !strcmp(name, variants[v].name)) {
+      vkocc_aug_default_variant = v;
+      return VKOCC_OK;
+    }
+  return vkocc_fail(VKOCC_ERROR_USAGE, "augmentation '%s': expected compact (the default), unrolled, small, clock-only "
+                    "or rolled", name ? name : "(null)");
+}
 
 vkocc_status vkocc_spirv_augment_variant(const uint32_t *spv, size_t words, const char *name, const char *entry,
                                          uint32_t set, uint32_t variant, uint32_t **out, size_t *out_words) {
