@@ -85,7 +85,7 @@ static void stats_text(const user_pipeline *v, char *out, size_t len) {
 
 /* Where the default augmentation's statistics differ from the written ones: builds each other variant, reads its
  * statistics, and measures P with the first whose statistics equal the written ones (vkocc_written_variant_P).
- * Fails only where that measurement fails; a variant the driver refuses is skipped (named in the summary). */
+ * A variant the driver refuses, or whose measurement fails, is skipped (named in the summary); never fails. */
 static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
                                  const vkocc_probe_options *opt, const uint32_t *spv, size_t words, const char *name,
                                  const vkocc_spirv_info *info, const vkocc_pipeline_result *out) {
@@ -125,7 +125,12 @@ static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *ca
     vkocc_probe_result pr;
     s = vkocc_probe_measure(&ps, &none, cal, opt, &pr);
     user_pipeline_destroy(&u);
-    if (s) return s;
+    if (s) { /* this variant could not be measured (its sleeps cut short?): the next one may */
+      variants_add(", its measurement failed (%.120s)", vkocc_last_error());
+      vkocc_clear_error();
+      vkocc_probe_result_free(&pr);
+      continue;
+    }
     vkocc_written_variant_P = pr.P;
     snprintf(vkocc_written_variant_name, sizeof vkocc_written_variant_name, "%s", vkocc_aug_variant_name(v));
     vkocc_probe_result_free(&pr);
@@ -219,6 +224,16 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
   if (!opt.method) opt.method = VKOCC_METHOD_BOTH;
   s = vkocc_probe_measure(&ps, &none, cal, &opt, &out->probe);
   user_pipeline_destroy(&u);
+  if (s && vkocc_aug_default_variant == VKOCC_AUG_COMPACT && strstr(vkocc_last_error(), "iteration bound")) {
+    /* the compact loop's rounds are a quarter of the unrolled one's: where its iteration bound cuts the sleep,
+     * the earlier augmentation (the same bound covering 4x the time) measures instead */
+    free(spv);
+    vkocc_pipeline_result_free(out);
+    vkocc_aug_default_variant = VKOCC_AUG_UNROLLED;
+    s = vkocc_pipeline_occupancy_model(ctx, cal_in, sh, opt_in, model_d, model_r, use_cache, out);
+    vkocc_aug_default_variant = VKOCC_AUG_COMPACT;
+    return s;
+  }
   if (s) { free(spv); return s; }
   out->P = out->probe.P;
   /* Where the default augmentation changed a statistic that bounds occupancy, the variants: one that compiles to
