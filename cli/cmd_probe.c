@@ -13,13 +13,14 @@ static const char *help =
     "Default: both where the device clock exists, else bisect. --shmem takes bytes or K/KiB.\n"
     "       vkocc probe --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]...\n"
     "                   [--from SURFACE] [--no-cache] [--method ...] [--repeat K] [--unmodified] [--json] [-o FILE]\n"
-    "                   [--augmentation compact|unrolled|small|clock-only|rolled]\n"
+    "                   [--augmentation auto|compact|unrolled|small|clock-only|rolled]\n"
     "P of your own compute pipeline (GLSL .comp/.glsl, HLSL .hlsl, SPIR-V .spv), measured on the pipeline\n"
     "itself (docs/shader.md); with --from a surface or fingerprint: per SM and the limit that binds.\n"
     "--unmodified: the pipeline as written, by dispatch bisection on its own runtime (its workgroups need a\n"
     "regular workload of tens of microseconds or more; no shader clock needed).\n"
-    "--augmentation: how the estimator added to the pipeline sleeps (default compact); where it changes the\n"
-    "driver's statistics, the other variants are tried and one that keeps the written ones measures P.\n"
+    "--augmentation: how the estimator added to the pipeline sleeps (default auto: compact on GPUs, unrolled\n"
+    "on CPU devices); where it changes the driver's statistics, the other variants are tried and one that keeps\n"
+    "the written ones measures P.\n"
     "--raw FILE writes the last comb's start and end times (ns) as JSON for plotting; -o FILE the probe\n"
     "document (schema vkocc.probe/1) that --json prints.\n";
 

@@ -1152,14 +1152,15 @@ vkocc_status vkocc_policy_select_queue(const vkocc_policy_db *db, const char *ke
 
 /* ---------------------------------------------------------------- augmentation variants (docs/shader.md)
  * The estimator vkocc adds to a user's pipeline can be written several ways; the driver may compile the user's
- * code differently beside each. vkocc_pipeline_occupancy measures with "compact" and, where that changes a
+ * code differently beside each. vkocc_pipeline_occupancy measures with "compact" on GPUs and, where that changes a
  * statistic that bounds occupancy, tries the others and measures P with one that compiles to the written
  * statistics (evidence VKOCC_WRITTEN_VARIANT). */
 
-/* The augmentation vkocc_pipeline_occupancy measures with first, on this thread: "compact" (the default: 32 ALU
- * steps per clock read), "unrolled" (128 steps: vkocc's earlier default, about twice the added code), "small"
- * (8 steps), "clock-only" (no work between clock reads), "rolled" (128 steps as an inner loop: the smallest,
- * but lavapipe stops such a loop early). VKOCC_ERROR_USAGE naming the choices for another name. */
+/* The augmentation vkocc_pipeline_occupancy measures with first, on this thread: "auto" or NULL (the default:
+ * "compact" on GPUs, "unrolled" on CPU devices), "compact" (32 ALU steps per clock read), "unrolled" (128 steps:
+ * vkocc's earlier default, about twice the added code), "small" (8 steps), "clock-only" (no work between clock
+ * reads), "rolled" (128 steps as an inner loop: the smallest, but lavapipe stops such a loop early).
+ * VKOCC_ERROR_USAGE naming the choices for another name. */
 vkocc_status vkocc_set_augmentation(const char *name);
 
 #ifdef __cplusplus

@@ -88,14 +88,14 @@ static void stats_text(const user_pipeline *v, char *out, size_t len) {
  * A variant the driver refuses, or whose measurement fails, is skipped (named in the summary); never fails. */
 static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
                                  const vkocc_probe_options *opt, const uint32_t *spv, size_t words, const char *name,
-                                 const vkocc_spirv_info *info, const vkocc_pipeline_result *out) {
+                                 const vkocc_spirv_info *info, uint32_t measured, const vkocc_pipeline_result *out) {
   const char *names[VKOCC_USER_STATS];
   double w[VKOCC_USER_STATS], g[VKOCC_USER_STATS];
   uint32_t n = out->nstats < VKOCC_USER_STATS ? out->nstats : VKOCC_USER_STATS;
   for (uint32_t i = 0; i < n; i++) names[i] = out->stats[i].name, w[i] = out->stats[i].value, g[i] = out->stats[i].augmented;
   if (vkocc_written_stats_equal(n, names, w, g)) return VKOCC_OK;
   for (uint32_t v = 0; v < VKOCC_AUG_VARIANTS; v++) {
-    if (v == vkocc_aug_default_variant) continue; /* the one just measured */
+    if (v == measured) continue; /* the one just measured */
     user_pipeline u;
     vkocc_status s = user_pipeline_create_variant(ctx, spv, words, name, sh, info, false, v, &u);
     if (s) {
@@ -223,15 +223,17 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
   opt.shared_bytes = out->shared_bytes;
   if (!opt.method) opt.method = VKOCC_METHOD_BOTH;
   s = vkocc_probe_measure(&ps, &none, cal, &opt, &out->probe);
+  uint32_t measured = u.variant;
   user_pipeline_destroy(&u);
-  if (s && vkocc_aug_default_variant == VKOCC_AUG_COMPACT && strstr(vkocc_last_error(), "iteration bound")) {
-    /* the compact loop's rounds are a quarter of the unrolled one's: where its iteration bound cuts the sleep,
-     * the earlier augmentation (the same bound covering 4x the time) measures instead */
+  if (s && measured == VKOCC_AUG_COMPACT && vkocc_aug_default_variant == VKOCC_AUG_AUTO &&
+      strstr(vkocc_last_error(), "iteration bound")) {
+    /* the compact loop's rounds are shorter than the unrolled one's: where its iteration bound still cuts the
+     * sleep, the earlier augmentation measures instead */
     free(spv);
     vkocc_pipeline_result_free(out);
     vkocc_aug_default_variant = VKOCC_AUG_UNROLLED;
     s = vkocc_pipeline_occupancy_model(ctx, cal_in, sh, opt_in, model_d, model_r, use_cache, out);
-    vkocc_aug_default_variant = VKOCC_AUG_COMPACT;
+    vkocc_aug_default_variant = VKOCC_AUG_AUTO;
     return s;
   }
   if (s) { free(spv); return s; }
@@ -240,7 +242,7 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
    * the written statistics measures the written pipeline's P directly. */
   vkocc_written_variant_P = 0;
   vkocc_written_variant_name[0] = vkocc_written_variants[0] = 0;
-  if (!vkocc_written_raw && out->nstats) s = try_variants(ctx, cal, sh, &opt, spv, words, name, &info, out);
+  if (!vkocc_written_raw && out->nstats) s = try_variants(ctx, cal, sh, &opt, spv, words, name, &info, measured, out);
   free(spv);
   if (s) return s;
   /* P of the pipeline as written: the measured one only where the statistics allow (probes/written.c) */

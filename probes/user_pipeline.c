@@ -88,7 +88,7 @@ static vkocc_status create(vkocc_context *ctx, const uint32_t *spv, size_t words
 vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
                                   const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
                                   user_pipeline *u) {
-  return user_pipeline_create_variant(ctx, spv, words, name, sh, info, plain, vkocc_aug_default_variant, u);
+  return user_pipeline_create_variant(ctx, spv, words, name, sh, info, plain, vkocc_aug_resolve(ctx->info.device_type), u);
 }
 
 vkocc_status user_pipeline_create_variant(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
@@ -102,6 +102,7 @@ vkocc_status user_pipeline_create_variant(vkocc_context *ctx, const uint32_t *sp
   size_t aug_words = 0;
   vkocc_status s = create(ctx, spv, words, name, sh, info, plain, variant, u, &refl, &aug, &aug_words);
   u->aug_words = aug_words;
+  u->variant = variant;
   free(aug);
   vkocc_reflection_free(&refl);
   if (s) user_pipeline_destroy(u);
@@ -132,6 +133,9 @@ vkocc_status user_pipeline_hook(void *user, const vkocc_probe_params *p, uint32_
                                 vkocc_tick_status *tick) {
   if (p->mode != 0)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the augmented shader sleeps on the realtime clock only (no pointer chase)");
-  uint32_t params[4] = {1, p->sleep_ticks, p->max_rounds, p->key};
+  /* a variant's rounds are shorter than the unrolled one's: on a GPU its bound is scaled to bound the same time */
+  user_pipeline *u = user;
+  uint64_t rounds = (uint64_t)p->max_rounds * vkocc_aug_rounds_scale(u->variant, u->ctx->info.device_type);
+  uint32_t params[4] = {1, p->sleep_ticks, rounds > UINT32_MAX ? UINT32_MAX : (uint32_t)rounds, p->key};
   return user_dispatch(user, params, groups, ns, tick);
 }

@@ -19,6 +19,7 @@ typedef struct user_pipeline {
   uint32_t nstats;
   bool plain;              /* the user's module as written: no augmentation, no vkocc set (--unmodified) */
   size_t aug_words;        /* SPIR-V words of the module built (augmented, or as written when plain) */
+  uint32_t variant;        /* the augmentation variant built (compile.h VKOCC_AUG_*) */
 } user_pipeline;
 
 /* Builds the augmented pipeline of spv (the user's module; plain: the module as written) with the

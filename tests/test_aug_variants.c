@@ -154,7 +154,11 @@ static void test_lavapipe(const char *src) {
     CHECK(s == VKOCC_OK, "%s: %s", vkocc_aug_variant_name(vs[i]), vkocc_last_error());
     CHECK(best == expect, "%s: P %u, expected %u", vkocc_aug_variant_name(vs[i]), best, expect);
   }
-  vkocc_aug_default_variant = VKOCC_AUG_COMPACT;
+  vkocc_aug_default_variant = VKOCC_AUG_AUTO;
+  CHECK_EQ_U(vkocc_aug_resolve(4), VKOCC_AUG_UNROLLED); /* lavapipe (a CPU device): the unrolled loop */
+  CHECK_EQ_U(vkocc_aug_resolve(2), VKOCC_AUG_COMPACT);  /* a discrete GPU: the compact one */
+  CHECK_EQ_U(vkocc_aug_rounds_scale(VKOCC_AUG_COMPACT, 2), 4);
+  CHECK_EQ_U(vkocc_aug_rounds_scale(VKOCC_AUG_COMPACT, 4), 1);
   vkocc_context_destroy(ctx);
 }
 
