@@ -7,7 +7,5 @@
 #include "vkocc.h"
 #include <stddef.h>
 
-/* fingerprint.c: where vkocc_fingerprint_measure keeps a device's fingerprint ("" without a cache
- * directory): keyed by UUID, driver version, queue family and LP_NUM_THREADS. */
-void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
+/* fingerprint.c: vkocc_fingerprint_measure and its cache (vkocc_fingerprint_cache_path: include/vkocc.h). */
 #endif

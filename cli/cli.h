@@ -1,17 +1,10 @@
 /* Shared by the CLI commands: option parsing, device opening, output. */
 #ifndef VKOCC_CLI_H
 #define VKOCC_CLI_H
-/* The library's rooms the commands use, none of which needs Vulkan: documents (io), helpers (util), the
- * characterization's cache, compilation and inspection, the tuning harness and the policy documents. */
-#include "../policy/policy_docs.h"
-#include "../tune/tune.h"
-#include "characterize.h"
-#include "compile.h"
-#include "io.h"
-#include "registers_io.h" /* the register surface document and model */
-#include "util.h"
 #include "vkocc.h"
+#include "vkocc_plot.h" /* declarations only: the plots link where cairo is built (VKOCC_HAVE_CAIRO) */
 #include <stdbool.h>
+#include <jansson.h>
 #include <stdio.h>
 
 typedef struct cli_common {
@@ -86,7 +79,8 @@ json_t *cli_limits_json(const vkocc_limits_per_sm *l);
 void cli_limit_text(uint32_t v, char out[16]);
 /* For tune: the fingerprint (fp_path, else the device's cached one, measured when absent), the opened context and
  * who measures (dev). Returns an exit code; on failure nothing is left open. */
-int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_context **ctx, tune_device_id *dev);
+struct tune_device_id;
+int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_context **ctx, struct tune_device_id *dev);
 /* cmd_fingerprint.c: the human summary of a fingerprint document. */
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
 /* One line "derived: N SMs (ambiguous); per SM: W workgroups, S subgroups of G (T threads), M shared bytes;

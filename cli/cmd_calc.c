@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "io.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,6 @@
 #include "cli.h"
+#include "registers_io.h" /* the register document and model, for the register axis */
+#include "io.h"
 #include <ctype.h>
 #include <getopt.h>
 #include <math.h>

@@ -17,7 +17,6 @@ static const char *help =
     "wg_size,shared_bytes,P (calc --csv output reads back too).\n";
 
 #ifdef VKOCC_HAVE_CAIRO
-#include "viewer.h"
 int cli_plot_registers(int argc, char **argv); /* cli/registers.c */
 int cmd_plot(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "registers")) return cli_plot_registers(argc - 1, argv + 1);

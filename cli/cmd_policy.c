@@ -1,5 +1,7 @@
 /* vkocc policy build | select | transfer (docs/policy.md, docs/tune.md). */
 #include "cli.h"
+#include "io.h"
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -30,30 +32,17 @@ static const char *help =
     "--statistic min: each configuration's fastest run stands for it instead of its median (robust to other\n"
     "work on a loaded host, which only adds time).\n";
 
-/* use_min: each configuration's fastest run stands for it instead of its median (--statistic min: robust to
- * other work on a loaded host, which only ever adds time) */
-static int load_results(int argc, char **argv, int first, bool use_min, tune_doc **docs, uint32_t *n) {
-  *n = 0;
-  *docs = calloc((size_t)(argc - first) + 1, sizeof **docs);
-  for (int i = first; i < argc; i++) {
-    if (tune_results_load(argv[i], NULL, &(*docs)[*n])) {
-      int rc = cli_fail("policy", VKOCC_ERROR_USAGE);
-      for (uint32_t j = 0; j < *n; j++) tune_doc_free(&(*docs)[j]);
-      free(*docs);
-      return rc;
-    }
-    if (use_min)
-      for (uint32_t j = 0; j < (*docs)[*n].count; j++)
-        if ((*docs)[*n].r[j].min_ns > 0) (*docs)[*n].r[j].median_ns = (*docs)[*n].r[j].min_ns;
-    (*n)++;
-  }
-  if (*n == 0) { free(*docs); return cli_error("policy", 2, "expected at least one RESULT file (vkocc tune -o)"); }
+/* The RESULT files of argv[first..]: at least one */
+static int results_given(int argc, int first) {
+  if (first >= argc) return cli_error("policy", 2, "expected at least one RESULT file (vkocc tune -o)");
   return 0;
 }
 
-static void free_results(tune_doc *docs, uint32_t n) {
-  for (uint32_t j = 0; j < n; j++) tune_doc_free(&docs[j]);
-  free(docs);
+/* The document's text on stdout (--json), then parsed for the summary */
+static int print_text(const char *text) {
+  if (fputs(text, stdout) == EOF || fflush(stdout) != 0 || ferror(stdout))
+    return cli_error("policy", 1, "cannot write to standard output: %s", strerror(errno));
+  return 0;
 }
 
 static int statistic(const char *arg, bool *use_min) {
@@ -79,16 +68,17 @@ static int cmd_build(int argc, char **argv) {
   }
   if (!out && !json) return cli_error("policy", 2, "build: -o DB or --json is required (where the database goes)");
   int rc = cli_check_output("policy", "-o", out);
-  if (rc) return rc;
-  tune_doc *docs;
-  uint32_t n;
-  if ((rc = load_results(argc, argv, optind, use_min, &docs, &n))) return rc;
-  json_t *db;
-  vkocc_status st = tdb_build(docs, n, &db);
-  free_results(docs, n);
+  if (rc || (rc = results_given(argc, optind))) return rc;
+  char *text;
+  vkocc_status st = vkocc_policy_build((const char *const *)argv + optind, (uint32_t)(argc - optind), use_min, out, &text);
   if (st) return cli_fail("policy", st);
-  if (out && (st = vkocc_json_write(db, out))) { json_decref(db); return cli_fail("policy", st); }
-  if (json) return cli_emit_json("policy", db, NULL);
+  if (json) {
+    rc = print_text(text);
+    free(text);
+    return rc;
+  }
+  json_t *db = json_loads(text, 0, NULL);
+  free(text);
   const char *kname;
   json_t *k;
   json_object_foreach(json_object_get(db, "kernels"), kname, k) {
@@ -130,15 +120,19 @@ static int cmd_transfer(int argc, char **argv) {
     default: fputs(help, stderr); return 2;
     }
   }
-  tune_doc *docs;
-  uint32_t n;
-  int rc = load_results(argc, argv, optind, use_min, &docs, &n);
+  int rc = results_given(argc, optind);
   if (rc) return rc;
-  json_t *rep;
-  vkocc_status st = tdb_transfer(docs, n, threshold, &rep);
-  free_results(docs, n);
+  char *text;
+  vkocc_status st = vkocc_policy_transfer((const char *const *)argv + optind, (uint32_t)(argc - optind), use_min,
+                                         threshold, NULL, &text);
   if (st) return cli_fail("policy", st);
-  if (json) return cli_emit_json("policy", rep, NULL);
+  if (json) {
+    rc = print_text(text);
+    free(text);
+    return rc;
+  }
+  json_t *rep = json_loads(text, 0, NULL);
+  free(text);
   static const char *const rules[] = {"device", "cluster", "nearest", "default", "name", "policy"};
   size_t gi;
   json_t *g;

@@ -1,6 +1,7 @@
 /* vkocc tune KERNEL --size N -o FILE: the harness (tune/tune.c) over one of the shipped kernels
  * (kernels/), written as a vkocc.tune-results/1 document that --resume continues (docs/tune.md). */
 #include "cli.h"
+#include "io.h"
 #include "tune_help.h"
 #include "tune_replay.h"
 #include <getopt.h>
@@ -153,8 +154,8 @@ int cmd_tune(int argc, char **argv) {
   tune_device_id dev;
   if ((rc = cli_tune_device(&c, fp_path, &ctx, &dev))) { tune_doc_free(&prev); return rc; }
   vkocc_status st;
-  if (have_prev && strcmp(prev.dev.key, dev.key)) {
-    rc = cli_error("tune", 2, "--resume: %s was measured on '%s', not on this device ('%s')", out, prev.dev.key, dev.key);
+  if (have_prev && strcmp(prev.dev.id.key, dev.id.key)) {
+    rc = cli_error("tune", 2, "--resume: %s was measured on '%s', not on this device ('%s')", out, prev.dev.id.key, dev.id.key);
     vkocc_context_destroy(ctx);
     tune_doc_free(&prev);
     return rc;
@@ -204,7 +205,7 @@ int cmd_tune(int argc, char **argv) {
   uint32_t valid = 0, invalid = 0;
   for (uint32_t i = 0; i < run.count; i++) run.r[i].valid ? valid++ : invalid++;
   printf("kernel:   %s %s, %llu elements\n", k->name, f32 ? "f32" : "u32", (unsigned long long)run.n);
-  printf("device:   %s (cluster %s)\n", dev.key, dev.cluster_id);
+  printf("device:   %s (cluster %s)\n", dev.id.key, dev.cluster_id);
   printf("space:    %u configurations, %u pruned by the device (%s), %u left out by --only; %u measured (%u resumed), "
          "%u valid, %u invalid\n", run.space_total, run.pruned, run.pruned ? run.prune_note : "none", run.filtered,
          run.count, resumed, valid, invalid);

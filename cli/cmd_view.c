@@ -13,7 +13,7 @@ static const char *help =
     "same handler as the keyboard; --screenshot OUT.png: save the window's framebuffer, then close.\n";
 
 #if defined(VKOCC_HAVE_GLFW) && defined(VKOCC_HAVE_CAIRO)
-#include "viewer.h"
+#include <cairo.h>
 #include <GLFW/glfw3.h>
 
 typedef struct {
@@ -44,7 +44,7 @@ static void on_cursor(GLFWwindow *w, double x, double y) {
   int W, H;
   glfwGetWindowSize(w, &W, &H);
   int cw, cs; /* the point nearest the pointer, by the heatmap's own layout */
-  if (vkocc_surface_cell_at(&v->s, W, H, x, y, &cw, &cs) && (cs != v->cs || cw != v->cw)) {
+  if (vkocc_plot_surface_cell_at(&v->s, W, H, x, y, &cw, &cs) && (cs != v->cs || cw != v->cw)) {
     v->cs = cs, v->cw = cw, v->dirty = true;
   }
 }
@@ -53,7 +53,7 @@ static void on_cursor(GLFWwindow *w, double x, double y) {
 static void render(GLFWwindow *w, view_state *v, cairo_surface_t *img, bool swap) {
   int W = cairo_image_surface_get_width(img), H = cairo_image_surface_get_height(img);
   cairo_t *cr = cairo_create(img);
-  vkocc_draw_surface(cr, W, H, &v->s, &v->d, v->cw, v->cs);
+  vkocc_plot_draw_surface(cr, W, H, &v->s, &v->d, v->cw, v->cs);
   cairo_destroy(cr);
   cairo_surface_flush(img);
   glClearColor(1, 1, 1, 1);
@@ -151,7 +151,7 @@ int cmd_view(int argc, char **argv) {
     vkocc_surface_free(&v.s);
     return cli_fail("view", st);
   }
-  vkocc_surface_grid_size(&v.s, &v.nw, &v.ns);
+  vkocc_plot_surface_grid(&v.s, &v.nw, &v.ns);
   if (!glfwInit()) {
     vkocc_surface_free(&v.s);
     return cli_error("view", 3, "cannot open a window: GLFW found no display (is DISPLAY set? try xvfb-run)");

@@ -1,4 +1,6 @@
 #include "cli.h"
+#include "io.h"
+#include "../tune/tune.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>

@@ -1,5 +1,6 @@
 /* --device all: grouping the per-device results by cluster ID (tests/test_device_groups.c). */
 #include "cli.h"
+#include "io.h"
 #include "device_groups.h"
 #include <string.h>
 

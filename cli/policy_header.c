@@ -4,7 +4,6 @@
  * with '-' as '_'), a default block, and a run-time table of every cluster entry to match against
  * vkocc_fingerprint's cluster_id. */
 #include "cli.h"
-#include "jsonio.h"
 #include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>

@@ -2,6 +2,8 @@
  * register file, cache it for probe --shader) and `vkocc calc --regs R` (the calculator with registers). Both
  * are reached from their commands by one line that hands over argv (cmd_surface.c, cmd_calc.c). */
 #include "cli.h"
+#include "util.h"
+#include "registers_io.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

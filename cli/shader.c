@@ -1,6 +1,8 @@
 /* --shader on probe, calc and surface: P of the user's own pipeline (vkocc_pipeline_occupancy), compared
  * with the device surface where one is given (--from), and swept over specialization constants (--vary). */
 #include "cli.h"
+#include "util.h"
+#include "registers_io.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,20 +328,22 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
    * (an unknown ID, a point above the device's limits) is one line and nothing else. */
   uint32_t *spv = NULL;
   size_t words = 0;
-  vkocc_status st = vkocc_shader_load_file(o->path, VKOCC_SHADER_AUTO, o->entry, o->defines, o->ndefines, &spv, &words);
+  vkocc_shader_desc whole = desc_of(o);
+  vkocc_status st = vkocc_shader_spirv(&whole, &spv, &words);
   const vkocc_device_info *dev = vkocc_context_device(ctx);
   for (uint32_t k = 0; k < total && !st; k++) {
     set_combination(o, base, k);
-    vkocc_spirv_info info;
-    st = vkocc_spirv_inspect(spv, words, o->path, o->entry, o->spec, base + o->nvary, &info);
+    vkocc_shader_desc each = desc_of(o);
+    each.path = NULL, each.name = o->path, each.spirv = spv, each.spirv_words = words;
+    each.nspec = base + o->nvary;
+    vkocc_shader_info info;
+    st = vkocc_shader_inspect(NULL, &each, &info);
     uint32_t wgs = info.wg[0] * info.wg[1] * info.wg[2];
     if (!st && (info.shared_bytes > dev->max_shared_bytes || wgs > dev->max_invocations))
       st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: a point of --vary (workgroup %u, %u shared bytes) is above the limits of "
                       "%s (%u invocations, %u shared bytes)", o->path, wgs, info.shared_bytes, dev->name,
                       dev->max_invocations, dev->max_shared_bytes);
-    vkocc_shader_desc each = desc_of(o);
-    each.nspec = base + o->nvary;
-    if (!st) st = vkocc_module_contract_ctx(ctx, spv, words, o->path, &info, &each); /* every point, up front */
+    if (!st) st = vkocc_shader_inspect(ctx, &each, &info); /* the contract, every point, up front */
   }
   /* calibrated only once every point has passed: bad input costs no measurement */
   vkocc_calibration cal;

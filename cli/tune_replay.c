@@ -3,8 +3,8 @@
  * (tune/replay.c; docs/tune.md, "Search strategies and replay"). */
 #include "tune_replay.h"
 #include "cli.h"
+#include "io.h"
 #include "../tune/replay.h"
-#include "jsonio.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* vkocc tune SPEC.json -o RESULTS.json: the user's own kernel tuned from a T1 specification (tune/user.c),
  * written as a vkocc.tune-results/1 document of kind "user" (and T4 with --t4). docs/tune.md. */
 #include "cli.h"
+#include "io.h"
 #include "../io/tune_user_io.h"
 #include <getopt.h>
 #include <math.h>
@@ -13,7 +14,8 @@
 static const char *help =
     "usage: vkocc tune SPEC.json -o RESULTS.json [--t4 FILE] [--strategy NAME] [--budget N] [--fraction F]\n"
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
-    "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--warmup-ms MS] [--fingerprint FILE] [--json]\n"
+    "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--warmup-ms MS]\n"
+    "                  [--warmup-ratio R] [--sentinel N] [--fingerprint FILE] [--json]\n"
     "                  [--device D] [--queue Q]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
@@ -28,8 +30,11 @@ static const char *help =
     "Ctrl-C), and with --t4 FILE the T4 results to FILE and their metadata beside it (FILE.metadata.json).\n"
     "--resume continues RESULTS.json (same spec file and device). --name: the kernel's name in results and\n"
     "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\n"
-    "--warmup-ms MS (default 500 on a GPU, 0 on a CPU device): untimed dispatches of each configuration before it is\n"
-    "timed, so clocks that dropped while the host worked come back up (50 ms was not enough on an H100).\n"
+    "--warmup-ms MS (default 500 on a GPU, 0 on a CPU device): at most this much GPU time of untimed dispatches of\n"
+    "each configuration before it is timed, so clocks that dropped while the host worked come back up; --warmup-ratio R\n"
+    "(default 2): the warm-up lasts R times the host time the GPU sat idle since the last configuration (at least\n"
+    "20 ms; a cold GPU gets MS; R 0: always MS). --sentinel N (default 64; 0: none): every N configurations the first\n"
+    "correct one is timed again; its medians (\"clocks:\" line, $.measurement.sentinel) show whether the clocks drifted.\n"
     "--confirm K (default 0: none): at the end the K best by median are validated and timed again in 3 interleaved\n"
     "rounds, reported beside their medians. The search's medians rank: on an H100 a final round after a sweep of\n"
     "hundreds of configurations re-timed the best at 1.9-3.4x their medians, cause not found (docs/tune.md).\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
@@ -103,7 +108,8 @@ int cmd_tune_spec(int argc, char **argv) {
   bool resume = false, always_P = false;
   tune_budget budget = {0};
   uint32_t max_runs = 0, budget_n = 0;
-  double spread = 0, timeout_s = 0, warmup_ms = 0;
+  double spread = 0, timeout_s = 0, warmup_ms = 0, warmup_ratio = 0;
+  int32_t sentinel = 0;
   uint64_t seed = 0;
   const char *only[32];
   uint32_t nonly = 0, confirm = 0;
@@ -114,6 +120,7 @@ int cmd_tune_spec(int argc, char **argv) {
       {"seed", required_argument, 0, 'e'}, {"resume", no_argument, 0, 'r'}, {"reference", required_argument, 0, 'R'},
       {"name", required_argument, 0, 'N'}, {"occupancy", no_argument, 0, 'P'}, {"spread", required_argument, 0, 's'},
       {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'}, {"warmup-ms", required_argument, 0, 'W'},
+      {"warmup-ratio", required_argument, 0, 'U'}, {"sentinel", required_argument, 0, 'Y'},
       {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
       {"fingerprint", required_argument, 0, 'f'}, {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
       CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
@@ -164,6 +171,16 @@ int cmd_tune_spec(int argc, char **argv) {
       if (!cli_parse_double(optarg, 0, 10000, &warmup_ms)) return cli_error("tune", 2, "--warmup-ms '%s': expected 0 to 10000", optarg);
       if (warmup_ms == 0) warmup_ms = -1; /* 0 given: none */
       break;
+    case 'U':
+      if (!cli_parse_double(optarg, 0, 100, &warmup_ratio)) return cli_error("tune", 2, "--warmup-ratio '%s': expected 0 to 100", optarg);
+      if (warmup_ratio == 0) warmup_ratio = -1; /* 0 given: always the full --warmup-ms */
+      break;
+    case 'Y': {
+      uint32_t n;
+      if (!cli_parse_u32(optarg, false, &n) || n > 1000000) return cli_error("tune", 2, "--sentinel '%s': expected 0 to 1000000", optarg);
+      sentinel = n ? (int32_t)n : -1;
+      break;
+    }
     case 'x':
       if (!cli_parse_double(optarg, 1e-9, 3600, &timeout_s)) return cli_error("tune", 2, "--timeout '%s': expected seconds", optarg);
       break;
@@ -208,7 +225,7 @@ int cmd_tune_spec(int argc, char **argv) {
   tune_device_id dev;
   if ((rc = cli_tune_device(&c, fp_path, &ctx, &dev))) { tu_run_free(&run); return rc; }
   stt.dev = &dev;
-  if (resume && access(out, F_OK) == 0 && (st = tu_results_resume(out, &run, dev.key))) {
+  if (resume && access(out, F_OK) == 0 && (st = tu_results_resume(out, &run, dev.id.key))) {
     vkocc_context_destroy(ctx);
     tu_run_free(&run);
     return cli_fail("tune", st);
@@ -222,6 +239,7 @@ int cmd_tune_spec(int argc, char **argv) {
   if (run.resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", run.resumed, out);
   tu_options o = {.strategy = strategy, .seed = seed, .budget = budget, .reference = reference, .always_P = always_P,
                   .target_spread = spread, .max_runs = max_runs, .timeout_s = timeout_s, .warmup_ms = warmup_ms, .reopen = reopen,
+                  .warmup_ratio = warmup_ratio, .sentinel_every = sentinel,
                   .checkpoint = checkpoint, .user = &stt, .stop = &stop_flag,
                   .confirm = have_confirm && confirm ? (int32_t)confirm : -1};
   if (cli_is_tty()) o.progress = progress;
@@ -249,6 +267,23 @@ int cmd_tune_spec(int argc, char **argv) {
     return rc;
   }
   if ((st = write_all(&stt, &run))) { tu_run_free(&run); return cli_fail("tune", st); }
+  char sentinel_text[700] = "";
+  if (run.nsentinel >= 2) {
+    double lo = INFINITY, hi = 0, sp = 0;
+    for (uint32_t i = 0; i < run.nsentinel; i++) {
+      if (run.sentinel[i].median_ns < lo) lo = run.sentinel[i].median_ns;
+      if (run.sentinel[i].median_ns > hi) hi = run.sentinel[i].median_ns;
+      if (run.sentinel[i].spread > sp) sp = run.sentinel[i].spread;
+    }
+    char key[512];
+    t1_config_key(&run.spec, run.space.coord + (size_t)run.sentinel_config * run.spec.nparams, key, sizeof key);
+    snprintf(sentinel_text, sizeof sentinel_text, "clocks:   sentinel %s timed %u times: medians %.2f..%.2f us (range %.2f%%, "
+             "largest spread %.2f%%)\n", key, run.nsentinel, lo / 1e3, hi / 1e3, 100 * (hi - lo) / lo, 100 * sp);
+    /* a range far beyond the runs' own spread is drift of the device, not noise of the runs */
+    if ((hi - lo) / lo > 0.05 && (hi - lo) / lo > 4 * sp)
+      fprintf(stderr, "vkocc tune: warning: the sentinel's medians drifted %.1f%% during the run: times measured at different "
+              "moments are not comparable (raise --warmup-ms or --warmup-ratio; see docs/tune.md)\n", 100 * (hi - lo) / lo);
+  }
   if (c.json) {
     char when[32];
     now_utc(when, sizeof when);
@@ -265,7 +300,7 @@ int cmd_tune_spec(int argc, char **argv) {
     sum[0] += r->compile_ms, sum[1] += r->pipeline_ms, sum[2] += r->occupancy_ms, sum[3] += r->measure_ms, sum[4] += r->other_ms;
   }
   printf("kernel:   %s (%s, entry %s)\n", run.name, run.spec.kernel_file, run.spec.kernel_name);
-  printf("device:   %s (cluster %s)\n", dev.key, dev.cluster_id);
+  printf("device:   %s (cluster %s)\n", dev.id.key, dev.cluster_id);
   printf("space:    %llu configurations, %llu ruled out by the conditions, %u left out by --only, %u allowed; %u measured "
          "(%u resumed) by %s\n", (unsigned long long)run.space.total, (unsigned long long)run.space.constrained, run.filtered,
          run.space.count, measured, run.resumed, run.strategy);
@@ -277,6 +312,7 @@ int cmd_tune_spec(int argc, char **argv) {
            "(%u compiles for %u pipelines; arguments' data %.1f ms once)\n", tot / measured, sum[0] / measured,
            sum[1] / measured, sum[2] / measured, sum[3] / measured, sum[4] / measured, run.compiles, run.pipelines,
            run.setup_ms);
+  if (sentinel_text[0]) printf("%s", sentinel_text);
   bool *shown = calloc(run.space.count + 1, 1);
   for (int rank = 0; rank < 5; rank++) {
     int64_t b = -1;

@@ -3,7 +3,7 @@
 # top-level CMakeLists.txt once VKOCC_LIB_SOURCES is complete.
 #
 #   libvkocc.so / libvkocc.a            everything but plotting; exports exactly what include/vkocc.h declares
-#   libvkocc-plot.so / libvkocc-plot.a  vkocc_plot_* (viewer/), the only part that links cairo
+#   libvkocc-plot.so / libvkocc-plot.a  vkocc_plot_* (viewer/, include/vkocc_plot.h), the only part that links cairo
 #   vkocc                               the CLI: links both static libraries (it uses internal headers)
 #
 # In this build tree the target `vkocc` is the static library (tests and benches link it, as before),
@@ -31,7 +31,8 @@ set(VKOCC_PLOT_SOURCES ${VKOCC_LIB_SOURCES})
 list(FILTER VKOCC_PLOT_SOURCES INCLUDE REGEX "^viewer/")
 list(FILTER VKOCC_LIB_SOURCES EXCLUDE REGEX "^viewer/")
 
-# ---------------------------------------------------------------- exported symbols, from include/vkocc.h
+# ---------------------------------------------------------------- exported symbols, from the public headers
+# (include/vkocc_plot.h includes vkocc.h, so preprocessing it reads both)
 set(VKOCC_SYMBOLS_DIR ${CMAKE_CURRENT_BINARY_DIR}/symbols)
 set(VKOCC_SYMBOL_FILES ${VKOCC_SYMBOLS_DIR}/vkocc.map ${VKOCC_SYMBOLS_DIR}/vkocc-plot.map
                        ${VKOCC_SYMBOLS_DIR}/vkocc.symbols ${VKOCC_SYMBOLS_DIR}/vkocc-plot.symbols)
@@ -39,12 +40,13 @@ add_custom_command(
   OUTPUT ${VKOCC_SYMBOLS_DIR}/stamp
   BYPRODUCTS ${VKOCC_SYMBOL_FILES}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${VKOCC_SYMBOLS_DIR}
-  COMMAND ${CMAKE_C_COMPILER} -E -P -x c -o ${VKOCC_SYMBOLS_DIR}/vkocc.i ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc.h
+  COMMAND ${CMAKE_C_COMPILER} -E -P -x c -o ${VKOCC_SYMBOLS_DIR}/vkocc.i ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc_plot.h
   COMMAND ${CMAKE_COMMAND} -DIN=${VKOCC_SYMBOLS_DIR}/vkocc.i -DOUT_DIR=${VKOCC_SYMBOLS_DIR}
           -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/symbols.cmake
   COMMAND ${CMAKE_COMMAND} -E touch ${VKOCC_SYMBOLS_DIR}/stamp
-  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc.h ${CMAKE_CURRENT_SOURCE_DIR}/cmake/symbols.cmake
-  COMMENT "exported symbols from include/vkocc.h"
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc.h ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc_plot.h
+          ${CMAKE_CURRENT_SOURCE_DIR}/cmake/symbols.cmake
+  COMMENT "exported symbols from include/vkocc.h and include/vkocc_plot.h"
   VERBATIM)
 add_custom_target(vkocc_symbols DEPENDS ${VKOCC_SYMBOLS_DIR}/stamp)
 
@@ -58,7 +60,7 @@ target_include_directories(vkocc_internal INTERFACE
 target_link_libraries(vkocc_internal INTERFACE Vulkan::Headers PkgConfig::JANSSON)
 target_compile_definitions(vkocc_internal INTERFACE VK_NO_PROTOTYPES)
 
-# Compiled once, position-independent, for both libraries. -fvisibility=hidden, and vkocc.h forced in
+# Compiled once, position-independent, for both libraries. -fvisibility=hidden, and the public headers forced in
 # first under default visibility (cmake/vkocc-export.h): what the header declares is exported, nothing else.
 function(vkocc_library_objects target)
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
@@ -109,9 +111,9 @@ if(VKOCC_WITH_VIEWER AND VKOCC_PLOT_SOURCES)
   set_target_properties(vkocc_plot PROPERTIES OUTPUT_NAME vkocc-plot EXPORT_NAME plot_static)
   target_link_libraries(vkocc_plot PUBLIC vkocc PRIVATE PkgConfig::CAIRO m)
 
-  # The shared one reaches libvkocc.so only through the public API (vkocc_fail reports its errors there);
-  # it carries its own hidden copy of the atomic file writer (core/cache.c), which is not public.
-  add_library(vkocc_plot_shared SHARED $<TARGET_OBJECTS:vkocc_plot_objects> core/cache.c)
+  # The shared one reaches libvkocc.so only through the public API: vkocc_fail reports its errors there,
+  # vkocc_write_file_atomic writes its files.
+  add_library(vkocc_plot_shared SHARED $<TARGET_OBJECTS:vkocc_plot_objects>)
   vkocc_library_objects(vkocc_plot_shared)
   set_target_properties(vkocc_plot_shared PROPERTIES OUTPUT_NAME vkocc-plot EXPORT_NAME plot
     VERSION ${PROJECT_VERSION} SOVERSION ${VKOCC_SOVERSION} LINK_DEPENDS ${VKOCC_SYMBOLS_DIR}/vkocc-plot.map)
@@ -130,7 +132,7 @@ endif()
 file(GLOB VKOCC_CLI_SOURCES CONFIGURE_DEPENDS cli/*.c)
 add_executable(vkocc-cli ${VKOCC_CLI_SOURCES})
 set_target_properties(vkocc-cli PROPERTIES OUTPUT_NAME vkocc)
-target_include_directories(vkocc-cli PRIVATE cli viewer)
+target_include_directories(vkocc-cli PRIVATE cli)
 target_link_libraries(vkocc-cli PRIVATE vkocc)
 if(TARGET vkocc_plot)
   target_link_libraries(vkocc-cli PRIVATE vkocc_plot PkgConfig::CAIRO)
@@ -160,7 +162,7 @@ install(TARGETS vkocc_shared ${VKOCC_PLOT_TARGETS} EXPORT vkocc-targets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS vkocc ${VKOCC_PLOT_STATIC_TARGETS} EXPORT vkocc-static-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES include/vkocc.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES include/vkocc.h include/vkocc_plot.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # GLSL includes for applications' own shaders, once the folder exists
 # (checked when installing, so no new configure is needed when glsl/ appears)
 install(DIRECTORY glsl/ DESTINATION ${VKOCC_INSTALL_GLSLDIR} OPTIONAL)

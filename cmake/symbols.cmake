@@ -1,10 +1,10 @@
-# The exported symbols of the shared libraries, generated FROM include/vkocc.h: every function and
-# every `extern` variable the header declares. Script mode: -DIN=<vkocc.h preprocessed by the C compiler, so
-# comments, macros and the C++ guard are gone> -DOUT_DIR=<dir>. Writes
+# The exported symbols of the shared libraries, generated FROM the public headers: every function and
+# every `extern` variable they declare. Script mode: -DIN=<include/vkocc_plot.h, which includes vkocc.h,
+# preprocessed by the C compiler, so comments, macros and the C++ guard are gone> -DOUT_DIR=<dir>. Writes
 #   vkocc.map, vkocc-plot.map          linker version scripts (ld --version-script): those names, local: *
 #   vkocc.symbols, vkocc-plot.symbols  the same names, one a line, sorted (the symbol test compares them
 #                                      with `nm -D --defined-only` of each .so)
-# Functions named vkocc_plot_* belong to libvkocc-plot (cairo), all others to libvkocc.
+# Functions named vkocc_plot_* (include/vkocc_plot.h) belong to libvkocc-plot (cairo), all others to libvkocc.
 file(READ "${IN}" text)
 string(REGEX REPLACE "[][;]" "@" text "${text}") # ';' and '[' would split CMake lists (C has no '@')
 # a function: its name followed by '(' (a pointer typedef or member is `type (*name)(`: the type is followed
@@ -50,7 +50,7 @@ foreach(lib vkocc vkocc-plot)
   else()
     set(list ${plot})
   endif()
-  set(map "/* generated from include/vkocc.h by cmake/symbols.cmake: the public API and nothing else */\n{\n  global:\n")
+  set(map "/* generated from include/vkocc.h and vkocc_plot.h by cmake/symbols.cmake: the public API and nothing else */\n{\n  global:\n")
   set(syms "")
   foreach(n IN LISTS list)
     string(APPEND map "    ${n};\n")

@@ -10,13 +10,22 @@
 
 json_t *vkocc_json_number(double v) { return isfinite(v) ? json_real(v) : json_null(); } /* NaN/inf are not JSON */
 
+char *vkocc_json_text(json_t *doc) {
+  char *dump = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+  if (!dump) return NULL;
+  size_t len = strlen(dump);
+  char *text = vkocc_xmalloc(len + 2);
+  memcpy(text, dump, len);
+  free(dump);
+  text[len] = '\n';
+  text[len + 1] = 0;
+  return text;
+}
+
 vkocc_status vkocc_json_write(json_t *doc, const char *path) {
-  char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+  char *text = vkocc_json_text(doc);
   if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot serialize JSON");
   size_t len = strlen(text);
-  text = realloc(text, len + 2);
-  text[len++] = '\n';
-  text[len] = 0;
   vkocc_status s = VKOCC_OK;
   if (strcmp(path, "-") == 0) {
     /* flushed here so a full disk or a closed pipe is reported now, not lost at exit */

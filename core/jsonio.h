@@ -7,6 +7,9 @@
 
 /* A JSON number, or null for NaN and infinities (which JSON lacks). */
 json_t *vkocc_json_number(double v);
+/* The text of a document as every writer writes it (indent 2, 10 significant digits, a final newline),
+ * malloc'd; NULL when it cannot be serialized. */
+char *vkocc_json_text(json_t *doc);
 /* Writes a JSON document through a temporary file and a rename (path "-" = stdout). */
 vkocc_status vkocc_json_write(json_t *doc, const char *path);
 

@@ -24,13 +24,8 @@ double vkocc_median(double *v, uint32_t n); /* sorts v */
 
 /* cache.c: $XDG_CACHE_HOME/vkocc (else ~/.cache/vkocc), created on demand. */
 vkocc_status vkocc_cache_dir(char *out, size_t len);
-/* Writes data to path through a temporary file in the same directory and a rename. Replaces only a
- * regular file: a directory, device, FIFO or socket is refused (VKOCC_ERROR_USAGE); a symbolic link is
- * followed and the file it names replaced (the link stays), a link to nothing refused. Removes our own
+/* cache.c: vkocc_write_file_atomic and vkocc_output_check (include/vkocc.h); the writer also removes our own
  * temporaries that a killed writer left in that directory. */
-vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len);
-/* The checks of vkocc_write_file_atomic without writing: run them before measuring. */
-vkocc_status vkocc_output_check(const char *path);
 /* Reads a whole file (a directory or more than 256 MiB is refused); *data is NUL-terminated, malloc'd. */
 vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
 /* Caches: only a regular file is read (opened without blocking, so a FIFO in its place never hangs). */
@@ -43,9 +38,4 @@ struct json_t;
 vkocc_status vkocc_cache_entry_write(const char *path, const char *schema, const char *key, struct json_t *value);
 struct json_t *vkocc_cache_entry_read(const char *path, const char *schema, const char *key);
 
-/* devices.c: vkocc_select_device, with the messages naming where spec came from ("--device", "VKOCC_DEVICE"). */
-vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, const char *spec, const char *source,
-                                      uint32_t *index);
-/* devices.c: makes family (UINT32_MAX: none) the one d names as measured on, chosen by choice. */
-void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
 #endif

@@ -1,10 +1,39 @@
 /* vkocc — portable GPU occupancy through Vulkan microbenchmarks.
  *
- * One public header. Every function that can fail returns a vkocc_status (the others are pure lookups,
+ * One public header, in the order the data flows: errors, devices, a context, the clock calibration, the
+ * probes (P of one pipeline at one point: how many workgroups are resident at once), the surface of P over
+ * workgroup size x shared memory, the per-SM limits derived from it (and the register file), the
+ * fingerprint and its cluster, the user's own pipeline, persistent threads, tuned policies. Plots are in
+ * <vkocc_plot.h> (libvkocc-plot, the only part that links cairo).
+ *
+ *   #include <stdio.h>
+ *   #include <vkocc.h>
+ *
+ *   int main(void) {
+ *     vkocc_context *ctx;
+ *     vkocc_fingerprint fp;
+ *     vkocc_fingerprint_details det;
+ *     vkocc_occupancy occ;
+ *     if (vkocc_context_create(NULL, &ctx))                  // the default device (VKOCC_DEVICE)
+ *       return fprintf(stderr, "%s\n", vkocc_last_error()), 1;
+ *     if (vkocc_fingerprint_measure(ctx, NULL, &fp, &det) == VKOCC_OK) {  // cached after the first run
+ *       vkocc_occupancy_compute(&det.derived, 256, 16384, &occ);  // 256 threads, 16 KiB shared memory
+ *       printf("%s: %u SMs, %u workgroups at once, cluster %s\n", det.device.name, det.derived.sm_count,
+ *              occ.wgs, fp.cluster_id);
+ *     } else {
+ *       fprintf(stderr, "%s\n", vkocc_last_error());
+ *     }
+ *     vkocc_fingerprint_details_free(&det);
+ *     vkocc_context_destroy(ctx);
+ *   }
+ *
+ * Conventions. Every function that can fail returns a vkocc_status (the others are pure lookups,
  * formatters and free functions); on failure vkocc_last_error() holds one line naming what failed and with
  * what (device, flag, file and JSON path, VkResult name); every call that returns a status clears it first,
  * so after a success it is "". Results go through out-parameters. Out of memory ends the process with one
- * line on stderr (the allocations are small bookkeeping). Times are in nanoseconds unless a name says otherwise. Not thread-safe per context.
+ * line on stderr (the allocations are small bookkeeping). Times are in nanoseconds unless a name says
+ * otherwise. Not thread-safe per context. The header includes no Vulkan header: Vulkan values appear as
+ * plain integers (VkPhysicalDeviceType, VkQueueFlags) and handles as void *.
  */
 #ifndef VKOCC_H
 #define VKOCC_H
@@ -17,6 +46,8 @@
 extern "C" {
 #endif
 
+/* ================================================================ errors and status */
+
 /* Status values double as the CLI's exit codes. */
 typedef enum vkocc_status {
   VKOCC_OK = 0,
@@ -27,11 +58,30 @@ typedef enum vkocc_status {
 
 /* The message of the last failure on this thread (never NULL; "" when none or after a call that succeeded). */
 const char *vkocc_last_error(void);
+/* For callbacks that return a vkocc_status (vkocc_runtime_fn, vkocc_workload_fn) and for libraries built on
+ * vkocc (libvkocc-plot reports through these): vkocc_fail records a failure the way the library does (the
+ * printf-formatted message becomes vkocc_last_error() of this thread) and returns s; vkocc_clear_error
+ * empties it, as every status call of the library does when it succeeds. */
+vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void vkocc_clear_error(void);
+
 const char *vkocc_version(void);
 /* Monotonic clock in milliseconds (for timing what callers do around the library). */
 double vkocc_now_ms(void);
 
-/* ---------------------------------------------------------------- devices */
+/* Files written whole, as every output of vkocc is: data goes to a temporary file in the same directory,
+ * then a rename, so a reader never sees half a file and nothing is left behind on error. Replaces only a
+ * regular file (a directory, device, FIFO or socket: VKOCC_ERROR_USAGE); a symbolic link is followed and
+ * the file it names replaced (the link stays), a link to nothing refused. vkocc_output_check runs the same
+ * checks without writing: call it before measuring, so a bad path costs no measurement. */
+vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len);
+vkocc_status vkocc_output_check(const char *path);
+
+/* ================================================================ devices and device identity */
 
 /* What the driver itself says about the device's cores, through a vendor extension (optional: read from
  * properties2, no extension is enabled). vkocc never uses these to measure; they are shown next to what it
@@ -50,6 +100,8 @@ typedef struct vkocc_vendor_reported {
 
 #define VKOCC_MAX_QUEUE_FAMILIES 16
 
+/* A device as the driver describes it, and the queue family measured on. Every document vkocc writes
+ * records it (a measurement holds only for the device, driver and queue family it was made on). */
 typedef struct vkocc_device_info {
   uint32_t index;               /* position in vkEnumeratePhysicalDevices */
   char name[256];
@@ -88,22 +140,6 @@ typedef struct vkocc_device_info {
   } queue_families[VKOCC_MAX_QUEUE_FAMILIES];
 } vkocc_device_info;
 
-/* "graphics+compute+transfer": the graphics, compute, transfer, sparse and protected bits joined by '+'
- * (other bits as 0x...), "none" for 0. */
-void vkocc_format_queue_flags(uint32_t vk_queue_flags, char out[96]);
-/* "compute-only" (compute without graphics), "graphics+compute", "other" (no compute) or "unknown" (flags 0). */
-const char *vkocc_queue_kind_name(uint32_t vk_queue_flags);
-
-/* Picks the queue family to measure on. spec: NULL/"" or "compute" for a family with compute and
- * timestamps but no graphics where one exists, else one with graphics+compute (the default, *fell_back set
- * when there is no compute-only family); "graphics" for a family with graphics, compute and timestamps (what
- * most applications submit compute work on); or a decimal family index, which must have compute and
- * timestamps. source names the setting in messages ("--queue", "VKOCC_QUEUE"). VKOCC_ERROR_USAGE for a
- * value that is none of these or an index the device lacks, VKOCC_ERROR_UNSUPPORTED when the family asked
- * for lacks compute or timestamps or no family fits; the message lists the device's families. */
-vkocc_status vkocc_select_queue_family(const vkocc_device_info *device, const char *spec, const char *source,
-                                       uint32_t *family, bool *fell_back);
-
 /* Lists every physical device. *devices is malloc'd; free with free(). Fails with
  * VKOCC_ERROR_UNSUPPORTED when there is no loader, no driver or no device. */
 vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *count);
@@ -114,14 +150,70 @@ vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *coun
  * or a substring is ambiguous. */
 vkocc_status vkocc_select_device(const vkocc_device_info *devices, uint32_t count, const char *spec,
                                  uint32_t *index);
+/* The same, with the messages naming where spec came from (source: "--device", "VKOCC_DEVICE"). */
+vkocc_status vkocc_select_device_from(const vkocc_device_info *devices, uint32_t count, const char *spec,
+                                      const char *source, uint32_t *index);
 
+/* Picks the queue family to measure on. spec: NULL/"" or "compute" for a family with compute and
+ * timestamps but no graphics where one exists, else one with graphics+compute (the default, *fell_back set
+ * when there is no compute-only family); "graphics" for a family with graphics, compute and timestamps (what
+ * most applications submit compute work on); or a decimal family index, which must have compute and
+ * timestamps. source names the setting in messages ("--queue", "VKOCC_QUEUE"). VKOCC_ERROR_USAGE for a
+ * value that is none of these or an index the device lacks, VKOCC_ERROR_UNSUPPORTED when the family asked
+ * for lacks compute or timestamps or no family fits; the message lists the device's families. */
+vkocc_status vkocc_select_queue_family(const vkocc_device_info *device, const char *spec, const char *source,
+                                       uint32_t *family, bool *fell_back);
+/* Records family (UINT32_MAX: none) as the one d is measured on, chosen by choice ("compute", "graphics", an
+ * index): compute_queue_family, its flags and timestamp bits, queue_choice. A description from
+ * vkocc_enumerate_devices then names the family as a context opened on it would (vkocc_fingerprint_from_cache). */
+void vkocc_device_use_queue_family(vkocc_device_info *d, uint32_t family, const char *choice);
+
+/* The largest workgroup size a 1-D dispatch of the device can use: min(maxComputeWorkGroupInvocations,
+ * maxComputeWorkGroupSize[0]). */
+uint32_t vkocc_device_max_wg_size(const vkocc_device_info *d);
+
+/* The exact-device key of policy databases and tuning results: "VVVV:DDDD NAME | DRIVER_INFO | sm N", the SM
+ * count as the fingerprint derived it (0 unknown); it tells apart devices that share a name (lavapipe with
+ * another LP_NUM_THREADS, a cut-down part). */
+void vkocc_device_key(const vkocc_device_info *d, uint32_t sm_count, char *out, size_t len);
+
+/* Who measured: the identity every document carries in its "device" object, the whole vkocc_device_info
+ * (measurements: surface, fingerprint, probe, calibration, calc, registers) or the short form of tuning
+ * results (name, ids, driver, SM count, key). A measurement holds only for this device, driver and queue
+ * family; tuning results and policies are matched by key. */
+typedef struct vkocc_device_identity {
+  char name[256];
+  uint32_t vendor_id, device_id;
+  uint32_t device_type;         /* VkPhysicalDeviceType (0, "other", where the document does not say) */
+  char driver_name[256], driver_info[256];
+  uint32_t driver_version;      /* raw VkPhysicalDeviceProperties::driverVersion */
+  uint8_t uuid[16];             /* deviceUUID; zeros where the document does not record it */
+  uint32_t queue_family;        /* the family measured on; UINT32_MAX unknown */
+  uint32_t queue_flags;         /* its VkQueueFlags (vkocc_queue_kind_name); 0 unknown */
+  uint32_t sm_count;            /* as the fingerprint derived it; 0 unknown */
+  char key[600];                /* vkocc_device_key */
+} vkocc_device_identity;
+/* The identity of a device as the driver describes it, with the SM count a fingerprint derived (0 unknown). */
+void vkocc_device_identity_of(const vkocc_device_info *d, uint32_t sm_count, vkocc_device_identity *out);
+/* The identity of the device a document of vkocc was measured on: any document the schema table gives a
+ * device (a fingerprint adds its derived SM count). VKOCC_ERROR_USAGE naming the file and JSON path for a
+ * file that is no vkocc document, a document without a device ("$.device: this vkocc.clusters document names
+ * no device") or a malformed device object. */
+vkocc_status vkocc_document_device(const char *path, vkocc_device_identity *out);
+
+/* Names and formats for reports. */
 const char *vkocc_device_type_name(uint32_t vk_device_type);
 /* "MAJOR.MINOR.PATCH" of a Vulkan API version; driver versions are vendor-encoded (NVIDIA 10.8.8.6 bits). */
 void vkocc_format_api_version(uint32_t v, char out[32]);
 void vkocc_format_driver_version(uint32_t vendor_id, uint32_t v, char out[32]);
 void vkocc_format_uuid(const uint8_t uuid[16], char out[37]);
+/* "graphics+compute+transfer": the graphics, compute, transfer, sparse and protected bits joined by '+'
+ * (other bits as 0x...), "none" for 0. */
+void vkocc_format_queue_flags(uint32_t vk_queue_flags, char out[96]);
+/* "compute-only" (compute without graphics), "graphics+compute", "other" (no compute) or "unknown" (flags 0). */
+const char *vkocc_queue_kind_name(uint32_t vk_queue_flags);
 
-/* ---------------------------------------------------------------- context */
+/* ================================================================ context */
 
 typedef struct vkocc_context vkocc_context;
 
@@ -137,13 +229,39 @@ typedef struct vkocc_context_options {
  * choice, VKOCC_ERROR_UNSUPPORTED if the family has no compute or no timestamps. vkocc_context_device()
  * then names the family in compute_queue_family, compute_queue_flags and queue_choice. */
 vkocc_status vkocc_context_create(const vkocc_context_options *options, vkocc_context **ctx);
+
+/* The application's own Vulkan objects, as plain handles so that this header needs no Vulkan header. The
+ * instance must be of Vulkan 1.1 or later (vkocc reads properties2 and features2). */
+typedef struct vkocc_external_device {
+  void *instance;               /* VkInstance */
+  void *physical_device;        /* VkPhysicalDevice the device was created on */
+  void *device;                 /* VkDevice */
+  uint32_t queue_family;        /* a family of `device` with compute and timestamps */
+  uint32_t queue_index;         /* which queue of that family vkocc submits to (the app must not use it meanwhile) */
+  /* the application's vkGetInstanceProcAddr as a generic function pointer (ISO C casts between function
+   * pointer types, not to void *): (void (*)(void))vkGetInstanceProcAddr; NULL: the system loader's */
+  void (*get_instance_proc_addr)(void);
+  /* What the application enabled on `device` (Vulkan cannot be asked): VK_KHR_shader_clock with
+   * shaderDeviceClock / shaderSubgroupClock. Without the device clock, P is measured by bisection only. */
+  bool shader_device_clock, shader_subgroup_clock;
+  double timeout_s;             /* host wait limit for one submission; 0 = 10 s */
+} vkocc_external_device;
+
+/* A context on the application's device: no instance or device is created; vkocc makes its own command
+ * pool, fence, query pool, pipelines and buffers on `device` and destroys only those (vkocc_context_destroy
+ * never destroys the application's objects, nor waits for its other queues). VKOCC_ERROR_USAGE for a NULL
+ * handle, a physical device not in the instance, a family index out of range; VKOCC_ERROR_UNSUPPORTED when
+ * the family lacks compute or timestamps. Only one context's device functions are loaded at a time:
+ * do not use two contexts at once. */
+vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vkocc_context **ctx);
+
 void vkocc_context_destroy(vkocc_context *ctx);
 const vkocc_device_info *vkocc_context_device(const vkocc_context *ctx);
 /* Whether the context enabled the realtime / subgroup clock (false when disabled by option). */
 bool vkocc_context_has_device_clock(const vkocc_context *ctx);
 bool vkocc_context_has_subgroup_clock(const vkocc_context *ctx);
 
-/* ---------------------------------------------------------------- small tools (no device) */
+/* ================================================================ numbers: ticks, fits, summaries (no device) */
 
 typedef enum vkocc_tick_status {
   VKOCC_TICKS_OK = 0,
@@ -174,7 +292,9 @@ typedef struct vkocc_summary {
 } vkocc_summary;
 void vkocc_summarize(const double *v, uint32_t n, vkocc_summary *out);
 
-/* ---------------------------------------------------------------- calibration */
+/* ================================================================ calibration
+ * The shader's clocks against the queue's timestamps: a spin of known length is timed both ways at several
+ * lengths and a line fitted, so later measurements can read durations inside the shader. */
 
 typedef struct vkocc_calibrate_options {
   uint32_t lengths;     /* spin lengths; 0 = 8 */
@@ -183,6 +303,14 @@ typedef struct vkocc_calibrate_options {
   uint32_t warmups;     /* discarded dispatches before measuring; 0 = 3 */
   double longest_ns;    /* target duration of the longest spin; 0 = 4 ms (16 ms on CPU devices) */
 } vkocc_calibrate_options;
+
+/* Named calibrations: FULL is vkocc_calibrate's defaults (all fields 0); QUICK (4 lengths, 3 repeats, the
+ * longest spin 1 ms) is what a probe, a surface or calc runs when no calibration was given. */
+typedef enum vkocc_calibration_preset {
+  VKOCC_CALIBRATION_FULL = 0,
+  VKOCC_CALIBRATION_QUICK = 1,
+} vkocc_calibration_preset;
+void vkocc_calibrate_preset(vkocc_calibration_preset preset, vkocc_calibrate_options *out);
 
 typedef struct vkocc_calibration {
   bool has_device_clock, has_subgroup_clock;
@@ -207,13 +335,24 @@ typedef struct vkocc_calibration {
 vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *options,
                              vkocc_calibration *out);
 
-/* ---------------------------------------------------------------- occupancy probes */
+/* ================================================================ occupancy probes
+ * P of one pipeline at one point (workgroup size, shared bytes): how many of its workgroups are resident at
+ * once on the whole device. Two methods: the comb (sleeping workgroups timed by the device clock; the
+ * largest number that overlap) and dispatch bisection (queue timestamps only; the largest dispatch that
+ * still runs in one wave). Both are pure logic over callbacks (vkocc_comb_estimate_P, vkocc_bisect_search)
+ * beneath vkocc_probe, which runs them on the device. */
 
 typedef enum vkocc_method {
   VKOCC_METHOD_COMB = 1,   /* sleeping-workgroup comb, needs the device clock */
   VKOCC_METHOD_BISECT = 2, /* dispatch bisection, queue timestamps only */
   VKOCC_METHOD_BOTH = 3,
 } vkocc_method;
+
+/* "comb", "bisect", "both" (VKOCC_METHOD_BOTH) and "auto" (0: comb where the device clock exists, else
+ * bisect); VKOCC_ERROR_USAGE naming `source` (e.g. "--method") for anything else. */
+vkocc_status vkocc_method_parse(const char *text, const char *source, vkocc_method *out);
+/* "comb", "bisect", "both" or "auto" (0). */
+const char *vkocc_method_name(vkocc_method m);
 
 /* One workgroup's sleep, in ns on a common time base. valid = false for a record the device never wrote. */
 typedef struct vkocc_interval {
@@ -326,9 +465,11 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal, const
                          vkocc_probe_result *out);
 void vkocc_probe_result_free(vkocc_probe_result *r);
 vkocc_status vkocc_probe_check_point(const vkocc_device_info *dev, uint32_t wg_size, uint32_t shared_bytes);
+/* The intervals of a raw probe file (schema vkocc.raw-probe/1, `vkocc probe --raw`), malloc'd. */
+vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_t *n, vkocc_device_info *dev);
 
-
-/* ---------------------------------------------------------------- surface */
+/* ================================================================ surface
+ * P over workgroup size x shared memory: a ladder of shared sizes, refined where P changes. */
 
 typedef struct vkocc_surface_point {
   uint32_t wg_size, shared_bytes;
@@ -386,6 +527,7 @@ void vkocc_surface_free(vkocc_surface *s);
 /* The default grid of a device (malloc'd arrays). */
 void vkocc_surface_default_grid(const vkocc_device_info *d, uint32_t **wg, uint32_t *nwg, uint32_t **shared,
                                 uint32_t *nshared);
+
 /* Surface files: JSON (schema vkocc.surface/1, or a fingerprint's "surface") or a CSV with the header
  * wg_size,shared_bytes,P (a UTF-8 BOM, blank lines and '#' comment lines allowed). Errors name the file
  * and the line or JSON path, with VKOCC_ERROR_USAGE: a value out of the ranges below, a NUL byte, an empty
@@ -397,16 +539,57 @@ void vkocc_surface_default_grid(const vkocc_device_info *d, uint32_t **wg, uint3
 vkocc_status vkocc_surface_load(const char *path, vkocc_surface *out);
 vkocc_status vkocc_surface_save(const vkocc_surface *s, const char *path);
 
-/* ---------------------------------------------------------------- derived limits
+/* The adaptive surface: the surface from few points (docs/surface-speed.md). Under the model of
+ * docs/model.md, with wg0 the smallest workgroup size and s0 the smallest shared size of the grid,
+ * P(wg, s) = min(P(wg, s0), P(wg0, s)), and P never rises along either axis. So: both axes are measured by
+ * bisection (a run of equal ends is predicted equal inside), the wg0 column including every refinement
+ * point the full grid would add; then in every row both sides of the step where the binding limit changes,
+ * and a sample of check points (one per group of rows with the same P(wg, s0) and one per ladder column by
+ * default). A check that disagrees with its prediction is measured again together with its two axis
+ * points; a disagreement that stands makes its whole row and column measured, and so on until every check
+ * agrees. The point set equals the full grid's (ladder plus the refinement rounds bisecting every shared
+ * gap whose ends differ down to refine_bytes, 16 rounds at most). */
+typedef struct vkocc_adaptive_options {
+  const uint32_t *wg_sizes;  /* ascending, distinct */
+  uint32_t wg_count;
+  const uint32_t *shared;    /* ascending, distinct (the ladder) */
+  uint32_t shared_count;
+  bool no_refine;            /* the ladder alone */
+  uint32_t refine_bytes;     /* 0 = 512 */
+  uint32_t checks;           /* 0 = one per group of rows with the same P at s0, plus shared_count - 1;
+                                UINT32_MAX: every point (the full grid) */
+} vkocc_adaptive_options;
+
+/* Measures points[0..n): each comes with wg_size, shared_bytes and P = the prediction (0: none), a hint;
+ * fills P, comb_P, bisect_P, agree. One call is one batch (its pipelines can be created together). */
+typedef vkocc_status (*vkocc_points_fn)(void *user, vkocc_surface_point *points, uint32_t n);
+
+typedef struct vkocc_adaptive_stats {
+  uint32_t points, measured;  /* result points; of them measured (the rest predicted) */
+  uint32_t measurements;      /* callback points in all (re-measurements included) */
+  uint32_t batches;           /* callback calls */
+  uint32_t disagreements;     /* checks whose first measurement disagreed with the prediction */
+  uint32_t confirmed;         /* of them, disagreements that a second measurement confirmed */
+  uint32_t full_rows, full_columns;
+} vkocc_adaptive_stats;
+
+/* *points (malloc'd, sorted by wg, shared): every point of the grid and its refinement, measured or
+ * marked predicted. Errors: the callback's, or VKOCC_ERROR_USAGE for an empty or unsorted grid. */
+vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_points_fn measure, void *user,
+                                    vkocc_surface_point **points, uint32_t *count, vkocc_adaptive_stats *stats);
+
+/* ================================================================ derived limits
  * The model (docs/model.md): P(wg, s) = SMs x min(W, floor(S / ceil(wg / sg)), floor(M / s)) with W the
  * workgroup slots, S the subgroup slots and M the shared bytes of one multiprocessor (the last term only
- * for s > 0). */
+ * for s > 0). Derived from the points alone, vendor-neutral; the register file is a fourth limit, below. */
 
 typedef enum vkocc_limit {
   VKOCC_LIMIT_WORKGROUPS = 1,
   VKOCC_LIMIT_SUBGROUPS = 2,
   VKOCC_LIMIT_SHARED = 4,
 } vkocc_limit;
+#define VKOCC_LIMIT_REGISTERS 8u /* a vkocc_limit bit beside workgroups (1), subgroups (2), shared memory (4) */
+const char *vkocc_limit_name(uint32_t binding); /* "workgroup slots", "subgroup slots", "shared memory", ... */
 
 #define VKOCC_MAX_UNEXPLAINED 64
 typedef struct vkocc_derived {
@@ -430,6 +613,11 @@ typedef struct vkocc_derived {
 /* Finds the SM count and per-SM limits that explain the most points exactly (vendor-neutral: only the
  * points). subgroup_size 0 = infer. VKOCC_ERROR_RUNTIME when no point is usable. */
 vkocc_status vkocc_derive(const vkocc_surface_point *points, uint32_t n, uint32_t subgroup_size, vkocc_derived *out);
+/* A surface file with its model: vkocc_surface_load that also takes a fingerprint without its "surface":
+ * then *model_only is set, out has no points (only the device, when the file names one) and d holds the
+ * file's "derived" limits, else those derived from its normalized surface with d->sm_count 0 (unknown:
+ * values per SM); d is filled only then (a file with points: vkocc_derive over them). */
+vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkocc_derived *d, bool *model_only);
 
 typedef struct vkocc_occupancy {
   uint32_t wg_per_sm, subgroups_per_sm, threads_per_sm; /* resident on one SM */
@@ -437,6 +625,46 @@ typedef struct vkocc_occupancy {
   double occupancy_pct;  /* threads per SM over the per-SM thread maximum */
   uint32_t binding;      /* vkocc_limit bits of the limits that bind (ties: several) */
 } vkocc_occupancy;
+
+/* Occupancy of (wg, shared) under the derived model. */
+void vkocc_occupancy_compute(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes, vkocc_occupancy *out);
+/* Same, but with a measured P (the device total) in place of the model's; binding from the model. */
+void vkocc_occupancy_from_P(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes, uint32_t P,
+                            vkocc_occupancy *out);
+
+/* Workgroups per SM under each limit at one point (as Nsight Compute's "Block Limit" rows), from derived
+ * limits. VKOCC_NO_LIMIT where a limit does not apply (shared memory at 0 bytes, or while no point showed
+ * the shared memory binding: M is then only a lower bound, as in vkocc_occupancy_compute) or is unknown
+ * (registers: Vulkan does not report them portably). wg_per_sm and binding equal vkocc_occupancy_compute's. */
+#define VKOCC_NO_LIMIT UINT32_MAX
+typedef struct vkocc_limits_per_sm {
+  uint32_t workgroup_slots;     /* W */
+  uint32_t subgroup_slots;      /* floor(S / ceil(wg / subgroup size)) (Nsight: warps) */
+  uint32_t threads;             /* floor(threads per SM / wg) */
+  uint32_t shared_memory;       /* floor(M / shared bytes) */
+  uint32_t registers;           /* VKOCC_NO_LIMIT (unknown) */
+  uint32_t wg_per_sm;           /* the smallest of them: resident workgroups per SM */
+  uint32_t binding;             /* vkocc_limit bits of the limits equal to wg_per_sm */
+} vkocc_limits_per_sm;
+void vkocc_limits_per_sm_compute(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes,
+                                 vkocc_limits_per_sm *out);
+
+/* Shared bytes a workgroup of wg_size threads needs; VKOCC_NO_LIMIT: this size cannot be used. */
+typedef uint32_t (*vkocc_shared_fn)(void *user, uint32_t wg_size);
+
+typedef struct vkocc_wg_suggestion {
+  uint32_t wg_size, shared_bytes;  /* the chosen size and its shared memory */
+  vkocc_occupancy occupancy;       /* there */
+  vkocc_limits_per_sm limits;      /* there */
+  uint32_t candidates;             /* sizes considered */
+} vkocc_wg_suggestion;
+
+/* The counterpart of cudaOccupancyMaxPotentialBlockSize: of the multiples of the subgroup size up to
+ * max_wg_size (0: the derived threads per SM), the workgroup size with the highest occupancy (threads per
+ * SM), ties to the larger size. shared may be NULL (no shared memory); sizes whose shared bytes exceed
+ * max_shared_bytes (0: no limit) are skipped. VKOCC_ERROR_USAGE when no size fits. */
+vkocc_status vkocc_suggest_wg_size(const vkocc_derived *d, vkocc_shared_fn shared, void *user, uint32_t max_wg_size,
+                                   uint32_t max_shared_bytes, vkocc_wg_suggestion *out);
 
 /* Measured vs vendor-reported: the derived SM count and subgroup slots per SM next to what the driver
  * reports through a vendor extension (vkocc_vendor_reported). A cross-check only; the cluster ID never
@@ -451,16 +679,122 @@ typedef struct vkocc_vendor_check {
 } vkocc_vendor_check;
 void vkocc_vendor_check_compute(const vkocc_vendor_reported *v, const vkocc_derived *d, vkocc_vendor_check *out);
 
-/* Occupancy of (wg, shared) under the derived model. */
-void vkocc_occupancy_compute(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes, vkocc_occupancy *out);
-/* Same, but with a measured P (the device total) in place of the model's; binding from the model. */
-void vkocc_occupancy_from_P(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes, uint32_t P,
-                            vkocc_occupancy *out);
-const char *vkocc_limit_name(uint32_t binding); /* "workgroup slots", "subgroup slots", "shared memory", ... */
+/* ---------------------------------------------------------------- registers: the third axis of occupancy
+ * (docs/model.md "Registers"). Vulkan reports no register file; vkocc measures it: a probe pipeline whose
+ * register use is set by a specialization constant, its register count read back from
+ * VK_KHR_pipeline_executable_properties, P measured over workgroup size x registers. The model fitted to
+ * those points:
+ *   registers of one subgroup   a = ceil(r x g / U) x U                       (U: allocation unit per subgroup)
+ *   subgroups per SM            Q x floor(floor(R / Q) / a)                   (Q: register-file partitions)
+ *   workgroups per SM           floor(subgroups per SM / ceil(wg / g))
+ * CUDA's cuda_occupancy.h computes the same (regsPerMultiprocessor R, 256-register warp granularity U, 4
+ * sub-partitions Q on current GPUs). */
 
-/* ---------------------------------------------------------------- fingerprint (docs/fingerprint.md) */
+typedef struct vkocc_register_model {
+  bool known;                   /* false: no register statistic (lavapipe), or nothing measured: "unknown" */
+  uint32_t subgroup_size;       /* g */
+  uint32_t regs_per_sm;         /* R: the lowest value consistent with the points */
+  uint32_t regs_per_sm_max;     /* the highest consistent value (UINT32_MAX: only a lower bound) */
+  uint32_t alloc_unit;          /* U: registers per subgroup are allocated in units of this many */
+  uint32_t alloc_unit_per_invocation; /* U / g */
+  uint32_t partitions;          /* Q */
+  uint32_t max_per_invocation;  /* the most registers one invocation was seen to get */
+  bool max_capped;              /* the cap was reached: more live values gave no more registers, or a point at the
+                                   most registers asked for more live values than registers */
+  bool bound_seen;              /* some point was limited by registers; else R is only a lower bound */
+  bool ambiguous;               /* another (U, Q) explained as many points (the coarser one is kept) */
+  uint32_t explained, total;    /* points the model (with the device's other limits) reproduces exactly */
+  uint32_t unexplained[VKOCC_MAX_UNEXPLAINED]; /* indices of the others (the first 64) */
+  uint32_t n_unexplained;
+} vkocc_register_model;
 
-/* The canonical grid every device shares: P per SM is resampled onto it. */
+/* One point of a register surface: P at a workgroup size for a pipeline the driver gave `registers`
+ * registers per invocation and `shared_bytes` of shared memory (its own statistics). */
+typedef struct vkocc_register_point {
+  uint32_t wg_size, registers, shared_bytes, P;
+  uint32_t requested;           /* live values the probe asked for (0: unknown) */
+} vkocc_register_point;
+
+/* The register surface: P of the register probe (a pipeline keeping `live` values live, the driver's register
+ * count read back) over workgroup sizes x live values, shared memory 0. */
+typedef struct vkocc_register_surface_options {
+  const uint32_t *wg_sizes;     /* NULL: 64, 128, 256, 512, 768, 1024 (those the device allows) */
+  uint32_t wg_count;
+  const uint32_t *live;         /* values kept live, 0..256; NULL: 0, 8, 16, ..., 248, 256 */
+  uint32_t live_count;
+  vkocc_method method;          /* 0: the comb (the register probe needs the realtime shader clock) */
+  void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total);
+  void *user;
+} vkocc_register_surface_options;
+/* *points malloc'd (free()), one per (wg, live) in that order. VKOCC_ERROR_UNSUPPORTED, with "the register axis
+ * is unknown" in the message, where the driver reports no register statistic (VK_KHR_pipeline_executable_properties
+ * absent, or no register count among its statistics: lavapipe): nothing is then measured. */
+vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_calibration *cal,
+                                            const vkocc_register_surface_options *options,
+                                            vkocc_register_point **points, uint32_t *count);
+
+/* Fits R, U and Q to register points, given the device's other limits (base: SM count, W, S, g, M; from
+ * the device surface, or vkocc_derive over the register points with the fewest registers). Every (U per
+ * invocation 1, 2, 4, 8, 16; Q 1, 2, 4) is tried, R voted as S is; the one that reproduces the most
+ * points wins (ties to the coarser unit, then more partitions: the smaller prediction). Points the fit
+ * does not reproduce are listed, never smoothed. VKOCC_ERROR_RUNTIME when no point carries a register
+ * count (out->known false: the axis is unknown). */
+vkocc_status vkocc_derive_registers(const vkocc_register_point *points, uint32_t n, const vkocc_derived *base,
+                                    vkocc_register_model *out);
+/* The device's other limits (SM count, workgroup and subgroup slots) from register points alone, for when no
+ * surface of the device is at hand: the SM count from every point, the slots from the point with the fewest
+ * registers at each workgroup size. Weaker than the device surface (shared memory stays unknown). */
+vkocc_status vkocc_register_base(const vkocc_register_point *points, uint32_t n, uint32_t subgroup_size,
+                                 vkocc_derived *out);
+/* Workgroups per SM the register file allows at (wg_size, registers per invocation); VKOCC_NO_LIMIT when
+ * the model is unknown or registers is 0. */
+uint32_t vkocc_register_limit(const vkocc_register_model *m, uint32_t wg_size, uint32_t registers);
+/* vkocc_limits_per_sm_compute with the register limit filled in (and taking part in wg_per_sm/binding). */
+void vkocc_limits_per_sm_registers(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg_size,
+                                   uint32_t shared_bytes, uint32_t registers, vkocc_limits_per_sm *out);
+/* P on the whole device of a pipeline with these statistics under the model (SMs x the smallest limit);
+ * *binding: vkocc_limit bits (VKOCC_LIMIT_REGISTERS included). Limits that are unknown do not take part. */
+uint32_t vkocc_model_P(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg_size, uint32_t shared_bytes,
+                       uint32_t registers, uint32_t *binding);
+
+/* The register document (schema vkocc.registers/1, `vkocc surface --registers`): the points, the device's other
+ * limits the model was fitted with (base), the model. */
+typedef struct vkocc_register_doc {
+  vkocc_device_info device;
+  bool has_device;
+  vkocc_register_point *points; /* malloc'd */
+  uint32_t count;
+  vkocc_derived base;
+  bool has_base;
+  vkocc_register_model model;   /* known false when absent or unknown */
+} vkocc_register_doc;
+/* Reads a register document: errors (VKOCC_ERROR_USAGE) name the file and JSON path, also for a point that
+ * repeats (wg_size, registers, shared_bytes) with another P (conflicting points) and for a document without
+ * points. Free with vkocc_register_doc_free (also after a failure). */
+vkocc_status vkocc_register_doc_load(const char *path, vkocc_register_doc *out);
+void vkocc_register_doc_free(vkocc_register_doc *d);
+/* Where `vkocc surface --registers` keeps a device's register document: $XDG_CACHE_HOME/vkocc/
+ * registers-UUID-DRIVER.json ("" without a cache directory); the register file is the device's, not a queue
+ * family's. */
+void vkocc_register_cache_path(const vkocc_device_info *d, char *out, size_t len);
+/* The cached register model of the device: true when a document with a known model is there. */
+bool vkocc_register_model_from_cache(const vkocc_device_info *d, vkocc_register_model *m);
+
+/* The register file as the vendor reports it, a cross-check for the measured model (never used to measure):
+ * VK_AMD_shader_core_properties' VGPRs per SIMD (per lane), their allocation granularity and SIMDs per CU give
+ * registers per CU = vgprs_per_simd x wavefront size x SIMDs, allocated per invocation in units of the granularity,
+ * in SIMDs partitions. source "" where the device reports none (NVIDIA, Intel, lavapipe). */
+typedef struct vkocc_vendor_registers {
+  char source[48];
+  uint32_t vgprs_per_simd, vgpr_granularity, min_vgprs, max_vgprs, sgprs_per_simd, simds_per_cu, wavefront_size;
+  uint32_t regs_per_sm;         /* vgprs_per_simd x wavefront_size x simds_per_cu (0 unknown) */
+} vkocc_vendor_registers;
+void vkocc_vendor_registers_get(const vkocc_context *ctx, vkocc_vendor_registers *out);
+
+/* ================================================================ fingerprint and cluster (docs/fingerprint.md)
+ * P per SM resampled onto one canonical grid every device shares; its hash is the cluster ID, which groups
+ * GPUs of one architecture (tuned parameters transfer between them). */
+
 #define VKOCC_CANON_WG 16
 #define VKOCC_CANON_SHARED 9
 extern const uint32_t vkocc_canonical_wg[VKOCC_CANON_WG];         /* 32 .. 1024 */
@@ -486,13 +820,71 @@ typedef struct vkocc_fingerprint {
 vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_derived *d, vkocc_fingerprint *fp);
 /* The cluster ID of a normalized surface (FNV-1a 64 over its canonical text, see docs/fingerprint.md). */
 void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]);
-/* Distance in [0, 1] between two normalized surfaces: the mean over canonical points of
- * |a - b| / max(a, b), a point runnable on one device only counting 1; different subgroup sizes: 1. */
-double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b);
+
+typedef struct vkocc_fingerprint_options {
+  bool fresh;                 /* measure even when the cache holds a fingerprint of this device */
+  bool no_cache;              /* neither read nor write the cache */
+  vkocc_method method;        /* 0: comb where the device clock exists, else bisect */
+  vkocc_calibration_preset calibration; /* FULL (default) or QUICK */
+  void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total); /* NULL: silent */
+  void *user;
+} vkocc_fingerprint_options;
+
+/* What vkocc_fingerprint_measure knows beyond the normalized surface; free with vkocc_fingerprint_details_free. */
+typedef struct vkocc_fingerprint_details {
+  vkocc_device_info device;   /* the device (from the cache: as recorded there) */
+  vkocc_derived derived;      /* its SM count and per-SM limits */
+  bool from_cache;            /* reused from the cache: nothing was measured */
+  char cache_path[1024];      /* the cache file: $XDG_CACHE_HOME/vkocc/fingerprint-UUID-DRIVER-qFAMILY.json ("" none) */
+  vkocc_method method;        /* the method the surface was measured with */
+  double elapsed_ms;          /* calibration + surface (0 from the cache) */
+  void *document;             /* internal: the whole vkocc.fingerprint/1 document */
+} vkocc_fingerprint_details;
+void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d);
+
+/* Fingerprints the context's device as `vkocc fingerprint` does: calibration, the surface on the canonical
+ * grid clipped to the device's limits, derived limits, normalization, cluster ID. The fingerprint of the same
+ * device UUID, driver version, queue family (and LP_NUM_THREADS) written by this version of vkocc is reused
+ * from the cache unless options->fresh; a fresh one is stored there (a cache that cannot be written is no
+ * error). A context without the device clock the device has (disable_shader_clock) neither reads nor writes
+ * the cache. options NULL: the defaults. details may be NULL (else free it with
+ * vkocc_fingerprint_details_free, also after a failure). Errors: VKOCC_ERROR_USAGE for an unknown method or
+ * preset; VKOCC_ERROR_UNSUPPORTED for the comb without the device clock; those of vkocc_calibrate,
+ * vkocc_surface_measure and vkocc_derive. */
+vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
+                                       vkocc_fingerprint *out, vkocc_fingerprint_details *details);
+/* The cache lookup of vkocc_fingerprint_measure alone, from a device's description (vkocc_enumerate_devices,
+ * with vkocc_select_queue_family's family in compute_queue_family): no device is opened. true on a hit
+ * (details as from vkocc_fingerprint_measure, from_cache set); false when the cache holds no whole entry of
+ * this vkocc version with that method (0: any). */
+bool vkocc_fingerprint_from_cache(const vkocc_device_info *device, vkocc_method method, vkocc_fingerprint *out,
+                                  vkocc_fingerprint_details *details);
+/* Where vkocc_fingerprint_measure keeps a device's fingerprint ("" without a cache directory):
+ * $XDG_CACHE_HOME/vkocc/fingerprint-UUID-DRIVER-qFAMILY[-lpN].json, keyed by UUID, driver version, queue
+ * family and LP_NUM_THREADS. */
+void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
+
+/* Writes a vkocc.fingerprint/1 document (vkocc_fingerprint_load reads it back) through a temporary file and
+ * a rename: nothing half-written on error. With details: the whole document (device, calibration, surface,
+ * derived limits), else the normalized part with the device name and driver. path "-": stdout.
+ * VKOCC_ERROR_USAGE when path cannot be written (a directory, a missing directory). */
+vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fingerprint_details *details,
+                                    const char *path);
 /* Reads the fingerprint part of a vkocc.fingerprint/1 document; errors name the file and JSON path.
  * The cluster ID stored in the file must match the one recomputed from its normalized surface. */
 vkocc_status vkocc_fingerprint_load(const char *path, vkocc_fingerprint *fp);
 vkocc_status vkocc_fingerprint_parse(const char *text, size_t len, const char *name, vkocc_fingerprint *fp);
+/* Reads a vkocc.fingerprint/1 file as vkocc_fingerprint_load does and, where the file has them, its device
+ * (details->device) and derived limits (details->derived; sm_count 0 when absent). *has_device: the file
+ * names the device (else details->device is zeroed). details->document holds the file; free with
+ * vkocc_fingerprint_details_free (also after a failure). Errors: those of vkocc_fingerprint_load, and
+ * VKOCC_ERROR_USAGE naming the JSON path of a malformed device or derived object. */
+vkocc_status vkocc_fingerprint_load_details(const char *path, vkocc_fingerprint *fp, vkocc_fingerprint_details *details,
+                                            bool *has_device);
+
+/* Distance in [0, 1] between two normalized surfaces: the mean over canonical points of
+ * |a - b| / max(a, b), a point runnable on one device only counting 1; different subgroup sizes: 1. */
+double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b);
 
 #define VKOCC_CLUSTER_THRESHOLD 0.02
 /* Groups fingerprints: exact cluster-ID matches first, then leader clustering of the groups (largest
@@ -500,75 +892,13 @@ vkocc_status vkocc_fingerprint_parse(const char *text, size_t len, const char *n
 vkocc_status vkocc_cluster(const vkocc_fingerprint *fps, uint32_t n, double threshold, uint32_t *cluster_of,
                            double *distance, uint32_t *clusters);
 
-/* ---------------------------------------------------------------- policy selection (docs/policy.md) */
-
-typedef struct vkocc_policy_db vkocc_policy_db;
-typedef enum vkocc_policy_rule {
-  VKOCC_POLICY_CLUSTER = 1,  /* an entry for the device's own cluster ID (VKOCC_POLICY_EXACT: the old name) */
-  VKOCC_POLICY_NEAREST = 2,  /* an entry for the nearest known cluster within the threshold */
-  VKOCC_POLICY_DEFAULT = 3,  /* the kernel's default */
-  VKOCC_POLICY_DEVICE = 4,   /* an entry for the exact device (its device key; policy-db/2) */
-} vkocc_policy_rule;
-
-typedef struct vkocc_policy_var { const char *name, *value; } vkocc_policy_var;
-
-typedef struct vkocc_policy_choice {
-  vkocc_policy_rule rule;
-  char cluster_id[24];   /* the cluster whose entry was used ("" for the default) */
-  double distance;       /* to that cluster (0 for exact) */
-  int entry;             /* index in the kernel's entries; -1 for the default */
-  char *params_json;     /* the tuned parameters as JSON text (malloc'd; free with vkocc_policy_choice_free) */
-  char note[512];        /* what the rule assumed or why earlier rules found nothing ("" when nothing to say):
-                          * a variable the entries name that was not given, with the values the database has
-                          * ("no problem_size given (the database has 1M..128M): ..."), the nearest bucket */
-  char queue_kind[24];   /* the kind of queue family the entry was tuned on ("compute-only", "graphics+compute";
-                          * "unknown" for results that predate the record; "" for the default) */
-} vkocc_policy_choice;
-
-/* Loads a vkocc.policy-db/2 (or /1) document; errors name the file and JSON path. */
-vkocc_status vkocc_policy_db_load(const char *path, vkocc_policy_db **db);
-void vkocc_policy_db_free(vkocc_policy_db *db);
-/* Exact cluster match, else the nearest cluster of the database within threshold (<= 0: the default
- * VKOCC_CLUSTER_THRESHOLD), else the kernel's default. An entry's conditions apply to the variables given:
- * a given value must meet them (a problem size outside every bucket takes the nearest bucket), a variable
- * not given rules nothing out (problem_size missing: the entry tuned at the largest size); out->note names
- * each such assumption. fp may be NULL (only the default can match). One call from a fingerprint with the
- * exact-device rule: vkocc_policy_select_fingerprint. VKOCC_ERROR_USAGE for an unknown kernel,
- * VKOCC_ERROR_RUNTIME when nothing matches and the kernel has no default. */
-vkocc_status vkocc_policy_select(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
-                                 const vkocc_policy_var *vars, uint32_t nvars, double threshold,
-                                 vkocc_policy_choice *out);
-void vkocc_policy_choice_free(vkocc_policy_choice *c);
-
-/* ---------------------------------------------------------------- plots (viewer/plot.c; cairo) */
-
-typedef struct vkocc_plot_options {
-  uint32_t width, height;   /* pixels (PNG) or points (SVG, PDF); 0 = 1000 x 700 */
-} vkocc_plot_options;
-
-/* Every plot picks PNG, SVG or PDF from the path's extension, writes through a temporary file and a
- * rename (nothing is left behind on error), and is titled with the device name and driver. */
-/* Heatmap over workgroup size x shared memory; colour = occupancy (% of the per-SM thread maximum),
- * P printed in each cell where it fits, colour bar. Refined points are shown in the table only. */
-vkocc_status vkocc_plot_surface(const vkocc_surface *s, const vkocc_derived *d, const char *path,
-                                const vkocc_plot_options *o);
-/* Occupancy against workgroup size, one line per shared size (measured points, the model between). */
-vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const uint32_t *shared, uint32_t n,
-                           const char *path, const vkocc_plot_options *o);
-/* Start-time histogram of one comb, its teeth and the estimated P. */
-vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *title, const char *path,
-                             const vkocc_plot_options *o);
-/* Normalized surfaces side by side, titled with device names and cluster IDs. */
-vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const char *path,
-                                const vkocc_plot_options *o);
-/* The intervals of a raw probe file (schema vkocc.raw-probe/1, `vkocc probe --raw`), malloc'd. */
-vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_t *n, vkocc_device_info *dev);
-
-/* ---------------------------------------------------------------- the user's own shader (docs/shader.md)
+/* ================================================================ the user's own pipeline (docs/shader.md)
  * P of the user's pipeline, measured on the pipeline itself: vkocc augments the SPIR-V with an estimator
  * branch at the top of the entry point (a flag read from a buffer, so no compiler can fold it) and measures
  * with the comb/bisection while the user's code stays in the pipeline, keeping its registers and shared
- * memory, but never runs. */
+ * memory, but never runs. Where the augmentation changes what the driver allocates, P of the pipeline as
+ * written is decided from both pipelines' statistics and the per-SM model (docs/shader.md "The pipeline as
+ * written"). */
 
 typedef enum vkocc_shader_lang {
   VKOCC_SHADER_AUTO = 0,  /* from the file extension: .comp/.glsl GLSL, .hlsl HLSL, .spv SPIR-V */
@@ -598,6 +928,62 @@ typedef struct vkocc_shader_desc {
    * microseconds per workgroup (a grain constant); method must be 0 or VKOCC_METHOD_BISECT. */
   bool unmodified;
 } vkocc_shader_desc;
+
+/* The module of a shader description: path or source compiled (libshaderc; compile errors are
+ * VKOCC_ERROR_USAGE with the compiler's "file:line: error" text), a SPIR-V file read, or spirv copied.
+ * *spirv malloc'd (free()). */
+vkocc_status vkocc_shader_spirv(const vkocc_shader_desc *shader, uint32_t **spirv, size_t *words);
+
+/* What a compute module is under its specialization constants, before anything runs. */
+typedef struct vkocc_shader_info {
+  char entry[128];               /* the compute entry point chosen */
+  uint32_t wg[3];                /* workgroup size, specialization applied */
+  uint32_t wg_size;              /* wg[0] * wg[1] * wg[2] (0 when the product overflows 32 bits) */
+  uint32_t shared_bytes;         /* its Workgroup variables, naturally aligned (a lower bound if !shared_exact) */
+  bool shared_exact;
+} vkocc_shader_info;
+/* Inspects the shader (compiled as vkocc_shader_spirv does): entry point, workgroup size and shared bytes
+ * under shader->spec, with no device when ctx is NULL. With ctx, also the contract vkocc_pipeline_occupancy
+ * checks before creating anything: capabilities, descriptor sets and bindings, push constants, workgroup
+ * size, shared bytes and constants against the context's device (VKOCC_ERROR_UNSUPPORTED naming the limit or
+ * feature and both values; VKOCC_ERROR_USAGE for the workgroup and shared-memory limits and bad constants).
+ * Errors otherwise as vkocc_pipeline_occupancy's for a module that is not (whole) SPIR-V, not compute, or
+ * lacks the entry point or a specialization ID. */
+vkocc_status vkocc_shader_inspect(vkocc_context *ctx, const vkocc_shader_desc *shader, vkocc_shader_info *out);
+
+/* Which evidence gave P of the pipeline as written. */
+typedef enum vkocc_written_evidence {
+  VKOCC_WRITTEN_NONE = 0,          /* not established (the call failed) */
+  VKOCC_WRITTEN_NO_STATISTICS = 1, /* the driver reports no statistics: the measured P (a difference cannot show) */
+  VKOCC_WRITTEN_EQUAL = 2,         /* measured: statistics equal */
+  VKOCC_WRITTEN_BOUNDED = 3,       /* measured: the augmented pipeline uses at least as much of every resource
+                                      and already reaches the written pipeline's own limit */
+  VKOCC_WRITTEN_PREDICTED = 4,     /* predicted from the written statistics by the per-SM model, which
+                                      reproduces the augmented pipeline's measured P */
+  VKOCC_WRITTEN_UNMODIFIED = 5,    /* --unmodified: measured on the pipeline as written */
+  VKOCC_WRITTEN_CACHED = 6,        /* an earlier answer from the cache */
+  VKOCC_WRITTEN_VARIANT = 7,       /* measured with an augmentation variant whose statistics equal the written ones */
+} vkocc_written_evidence;
+/* "measured: statistics equal", "predicted from written statistics by the per-SM model", "--unmodified", ... */
+const char *vkocc_written_evidence_name(vkocc_written_evidence e);
+
+typedef struct vkocc_written_answer {
+  uint32_t P;                    /* P of the pipeline as written: the one to use */
+  uint32_t augmented_P;          /* as measured on the augmented pipeline */
+  uint32_t predicted_P;          /* the model's prediction from the written statistics (0: none) */
+  uint32_t predicted_augmented_P;/* the model's prediction from the augmented statistics (0: none) */
+  bool confirmed;                /* a measurement confirms P (equal statistics, the bound, or the model
+                                    reproducing the augmented measurement) */
+  vkocc_written_evidence evidence;
+  uint32_t binding;              /* vkocc_limit bits of the written pipeline's binding limits (0: unknown) */
+  uint32_t written_registers, augmented_registers; /* 0: no register statistic */
+  uint32_t written_shared, augmented_shared;       /* the driver's, else the SPIR-V's */
+  char differs[256];             /* the statistics that bound occupancy and differ: "Register Count 89 / 80; ..." */
+  char reason[512];              /* the decision in words (also on failure: why it cannot be established) */
+  char variant[24];              /* the augmentation variant that measured P (VKOCC_WRITTEN_VARIANT), else "" */
+  char variants[512];            /* the variants tried where the statistics differed, with theirs: "unrolled: Register
+                                    Count 80, Shared Memory Size 13568 (differs); small: ... (equal: measured)" */
+} vkocc_written_answer;
 
 typedef struct vkocc_pipeline_result {
   uint32_t P;                    /* workgroups of this pipeline resident at once on the whole device */
@@ -642,169 +1028,50 @@ typedef struct vkocc_pipeline_result {
  * too short for the dispatch noise, a ramp over the first wave, runs that disagree). */
 vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *shader,
                                       const vkocc_probe_options *opt, bool use_cache, vkocc_pipeline_result *out);
+/* vkocc_pipeline_occupancy with the per-SM model given (d, m may be NULL: then the device's cached
+ * fingerprint and register model are used where the statistics differ). out->written holds the decision;
+ * VKOCC_ERROR_RUNTIME when P of the pipeline as written cannot be established. */
+vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_calibration *cal,
+                                            const vkocc_shader_desc *shader, const vkocc_probe_options *opt,
+                                            const vkocc_derived *d, const vkocc_register_model *m, bool use_cache,
+                                            vkocc_pipeline_result *out);
 void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
 
+/* The decision behind vkocc_pipeline_occupancy_model, alone. */
+typedef struct vkocc_written_input {
+  uint32_t nstats;
+  const char *const *names;      /* driver statistic names (VK_KHR_pipeline_executable_properties) */
+  const double *written;         /* of the pipeline as written; NAN where it lacks the statistic */
+  const double *augmented;       /* of the pipeline vkocc measured */
+  uint32_t wg_size;
+  uint32_t shared_bytes;         /* from the SPIR-V (used where the driver names no shared-memory statistic) */
+  uint32_t augmented_P;          /* measured on the augmented pipeline */
+  const vkocc_derived *derived;  /* the per-SM model of this device and queue family; NULL: unknown */
+  const vkocc_register_model *registers; /* NULL or !known: the register file is unknown */
+  bool unmodified;               /* augmented_P was measured on the pipeline as written */
+  uint32_t variant_P;            /* P measured with an augmentation variant whose statistics that bound occupancy
+                                    equal the written ones (vkocc_written_stats_equal); 0: none */
+  const char *variant;           /* that variant's name */
+} vkocc_written_input;
 
-/* ---------------------------------------------------------------- tuned policies (docs/tune.md) */
-/* vkocc_policy_select with the exact device first: an entry whose "device" equals device_key (as
- * vkocc_device_key writes it; NULL or "": skipped), else the cluster, nearest and default rules. */
-vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
-                                        const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
-                                        double threshold, vkocc_policy_choice *out);
-/* The exact-device key of policy databases and tuning results: "VVVV:DDDD NAME | DRIVER_INFO | sm N", the SM
- * count as the fingerprint derived it (0 unknown); it tells apart devices that share a name (lavapipe with
- * another LP_NUM_THREADS, a cut-down part). */
-void vkocc_device_key(const vkocc_device_info *d, uint32_t sm_count, char *out, size_t len);
-/* Typed access to one parameter of a choice's params: VKOCC_ERROR_USAGE (message naming the parameter and
- * what the choice holds) when it is absent or of another type. An integer reads as a float as well. */
-vkocc_status vkocc_policy_param_int(const vkocc_policy_choice *c, const char *name, int64_t *out);
-vkocc_status vkocc_policy_param_float(const vkocc_policy_choice *c, const char *name, double *out);
-vkocc_status vkocc_policy_param_string(const vkocc_policy_choice *c, const char *name, char *out, size_t len);
-/* The rule's name: "device", "cluster", "nearest", "default". */
-const char *vkocc_policy_rule_name(vkocc_policy_rule r);
-/* ---------------------------------------------------------------- library API for what the CLI does
- * Presets shared by the CLI and the library, the fingerprint of a device with the CLI's cache, a context on
- * the application's own Vulkan device, and a workgroup-size suggestion with the per-limit counts. */
+/* Decides P of the pipeline as written from the two pipelines' statistics, the measured augmented P and the
+ * per-SM model. Pure: no device. VKOCC_ERROR_RUNTIME (with the reason) when it cannot be established: a
+ * statistic that bounds occupancy differs and neither the bound nor a model that reproduces the
+ * augmented measurement settles it. Never returns the augmented P where the statistics say it differs. */
+vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_answer *out);
 
-/* Named calibrations: FULL is vkocc_calibrate's defaults (all fields 0); QUICK (4 lengths, 3 repeats, the
- * longest spin 1 ms) is what a probe, a surface or calc runs when no calibration was given. */
-typedef enum vkocc_calibration_preset {
-  VKOCC_CALIBRATION_FULL = 0,
-  VKOCC_CALIBRATION_QUICK = 1,
-} vkocc_calibration_preset;
-void vkocc_calibrate_preset(vkocc_calibration_preset preset, vkocc_calibrate_options *out);
-
-/* "comb", "bisect", "both" (VKOCC_METHOD_BOTH) and "auto" (0: comb where the device clock exists, else
- * bisect); VKOCC_ERROR_USAGE naming `source` (e.g. "--method") for anything else. */
-vkocc_status vkocc_method_parse(const char *text, const char *source, vkocc_method *out);
-/* "comb", "bisect", "both" or "auto" (0). */
-const char *vkocc_method_name(vkocc_method m);
-/* The largest workgroup size a 1-D dispatch of the device can use: min(maxComputeWorkGroupInvocations,
- * maxComputeWorkGroupSize[0]). */
-uint32_t vkocc_device_max_wg_size(const vkocc_device_info *d);
-
-typedef struct vkocc_fingerprint_options {
-  bool fresh;                 /* measure even when the cache holds a fingerprint of this device */
-  bool no_cache;              /* neither read nor write the cache */
-  vkocc_method method;        /* 0: comb where the device clock exists, else bisect */
-  vkocc_calibration_preset calibration; /* FULL (default) or QUICK */
-  void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total); /* NULL: silent */
-  void *user;
-} vkocc_fingerprint_options;
-
-/* What vkocc_fingerprint_measure knows beyond the normalized surface; free with vkocc_fingerprint_details_free. */
-typedef struct vkocc_fingerprint_details {
-  vkocc_device_info device;   /* the device (from the cache: as recorded there) */
-  vkocc_derived derived;      /* its SM count and per-SM limits */
-  bool from_cache;            /* reused from the cache: nothing was measured */
-  char cache_path[1024];      /* the cache file: $XDG_CACHE_HOME/vkocc/fingerprint-UUID-DRIVER-qFAMILY.json ("" none) */
-  vkocc_method method;        /* the method the surface was measured with */
-  double elapsed_ms;          /* calibration + surface (0 from the cache) */
-  void *document;             /* internal: the whole vkocc.fingerprint/1 document */
-} vkocc_fingerprint_details;
-void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d);
-
-/* Fingerprints the context's device as `vkocc fingerprint` does: calibration, the surface on the canonical
- * grid clipped to the device's limits, derived limits, normalization, cluster ID. The fingerprint of the same
- * device UUID, driver version, queue family (and LP_NUM_THREADS) written by this version of vkocc is reused
- * from the cache unless options->fresh; a fresh one is stored there (a cache that cannot be written is no
- * error). A context without the device clock the device has (disable_shader_clock) neither reads nor writes
- * the cache. options NULL: the defaults. details may be NULL (else free it with
- * vkocc_fingerprint_details_free, also after a failure). Errors: VKOCC_ERROR_USAGE for an unknown method or
- * preset; VKOCC_ERROR_UNSUPPORTED for the comb without the device clock; those of vkocc_calibrate,
- * vkocc_surface_measure and vkocc_derive. */
-vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
-                                       vkocc_fingerprint *out, vkocc_fingerprint_details *details);
-/* The cache lookup of vkocc_fingerprint_measure alone, from a device's description (vkocc_enumerate_devices,
- * with vkocc_select_queue_family's family in compute_queue_family): no device is opened. true on a hit
- * (details as from vkocc_fingerprint_measure, from_cache set); false when the cache holds no whole entry of
- * this vkocc version with that method (0: any). */
-bool vkocc_fingerprint_from_cache(const vkocc_device_info *device, vkocc_method method, vkocc_fingerprint *out,
-                                  vkocc_fingerprint_details *details);
-/* Writes a vkocc.fingerprint/1 document (vkocc_fingerprint_load reads it back) through a temporary file and
- * a rename: nothing half-written on error. With details: the whole document (device, calibration, surface,
- * derived limits), else the normalized part with the device name and driver. path "-": stdout.
- * VKOCC_ERROR_USAGE when path cannot be written (a directory, a missing directory). */
-vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fingerprint_details *details,
-                                    const char *path);
-
-/* The application's own Vulkan objects, as plain handles so that this header needs no Vulkan header. The
- * instance must be of Vulkan 1.1 or later (vkocc reads properties2 and features2). */
-typedef struct vkocc_external_device {
-  void *instance;               /* VkInstance */
-  void *physical_device;        /* VkPhysicalDevice the device was created on */
-  void *device;                 /* VkDevice */
-  uint32_t queue_family;        /* a family of `device` with compute and timestamps */
-  uint32_t queue_index;         /* which queue of that family vkocc submits to (the app must not use it meanwhile) */
-  /* the application's vkGetInstanceProcAddr as a generic function pointer (ISO C casts between function
-   * pointer types, not to void *): (void (*)(void))vkGetInstanceProcAddr; NULL: the system loader's */
-  void (*get_instance_proc_addr)(void);
-  /* What the application enabled on `device` (Vulkan cannot be asked): VK_KHR_shader_clock with
-   * shaderDeviceClock / shaderSubgroupClock. Without the device clock, P is measured by bisection only. */
-  bool shader_device_clock, shader_subgroup_clock;
-  double timeout_s;             /* host wait limit for one submission; 0 = 10 s */
-} vkocc_external_device;
-
-/* A context on the application's device: no instance or device is created; vkocc makes its own command
- * pool, fence, query pool, pipelines and buffers on `device` and destroys only those (vkocc_context_destroy
- * never destroys the application's objects, nor waits for its other queues). VKOCC_ERROR_USAGE for a NULL
- * handle, a physical device not in the instance, a family index out of range; VKOCC_ERROR_UNSUPPORTED when
- * the family lacks compute or timestamps. Only one context's device functions are loaded at a time:
- * do not use two contexts at once. */
-vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vkocc_context **ctx);
-
-/* Workgroups per SM under each limit at one point (as Nsight Compute's "Block Limit" rows), from derived
- * limits. VKOCC_NO_LIMIT where a limit does not apply (shared memory at 0 bytes, or while no point showed
- * the shared memory binding: M is then only a lower bound, as in vkocc_occupancy_compute) or is unknown
- * (registers: Vulkan does not report them portably). wg_per_sm and binding equal vkocc_occupancy_compute's. */
-#define VKOCC_NO_LIMIT UINT32_MAX
-typedef struct vkocc_limits_per_sm {
-  uint32_t workgroup_slots;     /* W */
-  uint32_t subgroup_slots;      /* floor(S / ceil(wg / subgroup size)) (Nsight: warps) */
-  uint32_t threads;             /* floor(threads per SM / wg) */
-  uint32_t shared_memory;       /* floor(M / shared bytes) */
-  uint32_t registers;           /* VKOCC_NO_LIMIT (unknown) */
-  uint32_t wg_per_sm;           /* the smallest of them: resident workgroups per SM */
-  uint32_t binding;             /* vkocc_limit bits of the limits equal to wg_per_sm */
-} vkocc_limits_per_sm;
-void vkocc_limits_per_sm_compute(const vkocc_derived *d, uint32_t wg_size, uint32_t shared_bytes,
-                                 vkocc_limits_per_sm *out);
-
-/* Shared bytes a workgroup of wg_size threads needs; VKOCC_NO_LIMIT: this size cannot be used. */
-typedef uint32_t (*vkocc_shared_fn)(void *user, uint32_t wg_size);
-
-typedef struct vkocc_wg_suggestion {
-  uint32_t wg_size, shared_bytes;  /* the chosen size and its shared memory */
-  vkocc_occupancy occupancy;       /* there */
-  vkocc_limits_per_sm limits;      /* there */
-  uint32_t candidates;             /* sizes considered */
-} vkocc_wg_suggestion;
-
-/* The counterpart of cudaOccupancyMaxPotentialBlockSize: of the multiples of the subgroup size up to
- * max_wg_size (0: the derived threads per SM), the workgroup size with the highest occupancy (threads per
- * SM), ties to the larger size. shared may be NULL (no shared memory); sizes whose shared bytes exceed
- * max_shared_bytes (0: no limit) are skipped. VKOCC_ERROR_USAGE when no size fits. */
-vkocc_status vkocc_suggest_wg_size(const vkocc_derived *d, vkocc_shared_fn shared, void *user, uint32_t max_wg_size,
-                                   uint32_t max_shared_bytes, vkocc_wg_suggestion *out);
-
-/* ---------------------------------------------------------------- failures reported from outside (install)
- * For callbacks that return a vkocc_status (vkocc_runtime_fn, vkocc_workload_fn) and for libraries built on
- * vkocc (libvkocc-plot reports through these): vkocc_fail records a failure the way the library does (the
- * printf-formatted message becomes vkocc_last_error() of this thread) and returns s; vkocc_clear_error
- * empties it, as every status call of the library does when it succeeds. */
-vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void vkocc_clear_error(void);
-
-/* ---------------------------------------------------------------- device-wide barrier, persistent threads
+/* ================================================================ persistent threads, the device-wide barrier
  * (docs/barrier.md). The GLSL side is <vkocc/device_barrier.glsl> and <vkocc/persistent.glsl>
  * (glsl/ in the source tree, installed under share/vkocc/glsl; the library's run-time compiler resolves
  * them itself). A barrier over workgroups is correct only when all of them are resident at once, so the
  * host dispatches P workgroups, P measured for that very pipeline; every wait in the shader is bounded by
  * time and iterations, and a bound that fires is reported as a timeout, never as a result. */
+
+/* P of the application's pipeline, the workgroup count to dispatch for persistent threads and device
+ * barriers: vkocc_pipeline_occupancy (augmentation, comb) with the answer cached in $XDG_CACHE_HOME/vkocc
+ * when use_cache. Source shaders get the clock define of vkocc_barrier_bounds_get added. */
+vkocc_status vkocc_persistent_groups(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
+                                     bool use_cache, uint32_t *P, bool *from_cache);
 
 #define VKOCC_BARRIER_STATE_WORDS 16u
 /* Words of the state block (binding VKOCC_BARRIER_BINDING of the shader) */
@@ -848,12 +1115,8 @@ void vkocc_barrier_state_init(uint32_t state[VKOCC_BARRIER_STATE_WORDS], const v
 vkocc_status vkocc_barrier_state_check(const uint32_t state[VKOCC_BARRIER_STATE_WORDS], uint32_t groups,
                                        const vkocc_barrier_bounds *b);
 
-/* P of the application's pipeline, the workgroup count to dispatch for persistent threads and device
- * barriers: vkocc_pipeline_occupancy (augmentation, comb) with the answer cached in $XDG_CACHE_HOME/vkocc
- * when use_cache. Source shaders get the clock define of vkocc_barrier_bounds_get added. */
-vkocc_status vkocc_persistent_groups(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
-                                     bool use_cache, uint32_t *P, bool *from_cache);
-
+/* The barrier test (`vkocc barrier-test`): the shipped or the user's barrier kernel against its CPU
+ * reference, with P + extra workgroups. */
 typedef struct vkocc_barrier_test_options {
   const char *shader;   /* NULL: the shipped kernels/barrier/barrier_test.comp; else a GLSL/SPIR-V file with
                            its interface (docs/barrier.md) */
@@ -895,246 +1158,86 @@ typedef struct vkocc_barrier_test_result {
  * result is filled in both cases); other errors as usual (VK_ERROR_DEVICE_LOST, a fence timeout). */
 vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_options *o, vkocc_barrier_test_result *out);
 void vkocc_barrier_test_result_free(vkocc_barrier_test_result *r);
-/* ---------------------------------------------------------------- adaptive surface
- * The surface from few points (docs/surface-speed.md). Under the model of docs/model.md, with wg0 the
- * smallest workgroup size and s0 the smallest shared size of the grid, P(wg, s) = min(P(wg, s0), P(wg0, s)),
- * and P never rises along either axis. So: both axes are measured by bisection (a run of equal ends is
- * predicted equal inside), the wg0 column including every refinement point the full grid would add; then
- * in every row both sides of the step where the binding limit changes, and a sample of check points (one
- * per group of rows with the same P(wg, s0) and one per ladder column by default). A check that disagrees with its prediction is measured
- * again together with its two axis points; a disagreement that stands makes its whole row and column
- * measured, and so on until every check agrees. The point set equals the full grid's (ladder plus the
- * refinement rounds bisecting every shared gap whose ends differ down to refine_bytes, 16 rounds at most). */
-typedef struct vkocc_adaptive_options {
-  const uint32_t *wg_sizes;  /* ascending, distinct */
-  uint32_t wg_count;
-  const uint32_t *shared;    /* ascending, distinct (the ladder) */
-  uint32_t shared_count;
-  bool no_refine;            /* the ladder alone */
-  uint32_t refine_bytes;     /* 0 = 512 */
-  uint32_t checks;           /* 0 = one per group of rows with the same P at s0, plus shared_count - 1;
-                                UINT32_MAX: every point (the full grid) */
-} vkocc_adaptive_options;
 
-/* Measures points[0..n): each comes with wg_size, shared_bytes and P = the prediction (0: none), a hint;
- * fills P, comb_P, bisect_P, agree. One call is one batch (its pipelines can be created together). */
-typedef vkocc_status (*vkocc_points_fn)(void *user, vkocc_surface_point *points, uint32_t n);
+/* ================================================================ tuned policies (docs/policy.md, docs/tune.md)
+ * A policy database maps (kernel, device or cluster, variables such as the problem size) to tuned
+ * parameters; selection takes the most specific entry that applies. */
 
-typedef struct vkocc_adaptive_stats {
-  uint32_t points, measured;  /* result points; of them measured (the rest predicted) */
-  uint32_t measurements;      /* callback points in all (re-measurements included) */
-  uint32_t batches;           /* callback calls */
-  uint32_t disagreements;     /* checks whose first measurement disagreed with the prediction */
-  uint32_t confirmed;         /* of them, disagreements that a second measurement confirmed */
-  uint32_t full_rows, full_columns;
-} vkocc_adaptive_stats;
+typedef struct vkocc_policy_db vkocc_policy_db;
 
-/* *points (malloc'd, sorted by wg, shared): every point of the grid and its refinement, measured or
- * marked predicted. Errors: the callback's, or VKOCC_ERROR_USAGE for an empty or unsorted grid. */
-vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_points_fn measure, void *user,
-                                    vkocc_surface_point **points, uint32_t *count, vkocc_adaptive_stats *stats);
+typedef enum vkocc_policy_rule {
+  VKOCC_POLICY_CLUSTER = 1,  /* an entry for the device's own cluster ID */
+  VKOCC_POLICY_NEAREST = 2,  /* an entry for the nearest known cluster within the threshold */
+  VKOCC_POLICY_DEFAULT = 3,  /* the kernel's default */
+  VKOCC_POLICY_DEVICE = 4,   /* an entry for the exact device (its device key; policy-db/2) */
+  VKOCC_POLICY_EXACT = VKOCC_POLICY_CLUSTER, /* the earlier name of VKOCC_POLICY_CLUSTER */
+} vkocc_policy_rule;
+/* The rule's name: "device", "cluster", "nearest", "default". */
+const char *vkocc_policy_rule_name(vkocc_policy_rule r);
 
-/* ---------------------------------------------------------------- policy selection in one call
- * From a fingerprint with its device details where it has them: the exact-device rule needs the device and
- * its derived SM count, which vkocc_fingerprint_measure's details and a whole fingerprint file carry. */
+typedef struct vkocc_policy_var { const char *name, *value; } vkocc_policy_var;
 
-/* The old name of VKOCC_POLICY_CLUSTER (an entry for the device's own cluster ID). */
-#define VKOCC_POLICY_EXACT VKOCC_POLICY_CLUSTER
+typedef struct vkocc_policy_choice {
+  vkocc_policy_rule rule;
+  char cluster_id[24];   /* the cluster whose entry was used ("" for the default) */
+  double distance;       /* to that cluster (0 for exact) */
+  int entry;             /* index in the kernel's entries; -1 for the default */
+  char *params_json;     /* the tuned parameters as JSON text (malloc'd; free with vkocc_policy_choice_free) */
+  char note[512];        /* what the rule assumed or why earlier rules found nothing ("" when nothing to say):
+                          * a variable the entries name that was not given, with the values the database has
+                          * ("no problem_size given (the database has 1M..128M): ..."), the nearest bucket */
+  char queue_kind[24];   /* the kind of queue family the entry was tuned on ("compute-only", "graphics+compute";
+                          * "unknown" for results that predate the record; "" for the default) */
+} vkocc_policy_choice;
+void vkocc_policy_choice_free(vkocc_policy_choice *c);
 
-/* Reads a vkocc.fingerprint/1 file as vkocc_fingerprint_load does and, where the file has them, its device
- * (details->device) and derived limits (details->derived; sm_count 0 when absent). *has_device: the file
- * names the device (else details->device is zeroed). details->document holds the file; free with
- * vkocc_fingerprint_details_free (also after a failure). Errors: those of vkocc_fingerprint_load, and
- * VKOCC_ERROR_USAGE naming the JSON path of a malformed device or derived object. */
-vkocc_status vkocc_fingerprint_load_details(const char *path, vkocc_fingerprint *fp, vkocc_fingerprint_details *details,
-                                            bool *has_device);
+/* Loads a vkocc.policy-db/2 (or /1) document; errors name the file and JSON path. */
+vkocc_status vkocc_policy_db_load(const char *path, vkocc_policy_db **db);
+void vkocc_policy_db_free(vkocc_policy_db *db);
 
-/* vkocc_policy_select_device with the device key taken from details (vkocc_device_key of details->device and
- * details->derived.sm_count) when details is not NULL and names a device; without it the cluster, nearest
+/* Exact cluster match, else the nearest cluster of the database within threshold (<= 0: the default
+ * VKOCC_CLUSTER_THRESHOLD), else the kernel's default. An entry's conditions apply to the variables given:
+ * a given value must meet them (a problem size outside every bucket takes the nearest bucket), a variable
+ * not given rules nothing out (problem_size missing: the entry tuned at the largest size); out->note names
+ * each such assumption. fp may be NULL (only the default can match). VKOCC_ERROR_USAGE for an unknown
+ * kernel, VKOCC_ERROR_RUNTIME when nothing matches and the kernel has no default. */
+vkocc_status vkocc_policy_select(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                 const vkocc_policy_var *vars, uint32_t nvars, double threshold,
+                                 vkocc_policy_choice *out);
+/* vkocc_policy_select with the exact device first: an entry whose "device" equals device_key (as
+ * vkocc_device_key writes it; NULL or "": skipped), else the cluster, nearest and default rules. */
+vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                        const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
+                                        double threshold, vkocc_policy_choice *out);
+/* The same in one call from a fingerprint: the device key taken from details (vkocc_device_key of
+ * details->device and details->derived.sm_count, as vkocc_fingerprint_measure's details and a whole
+ * fingerprint file carry them) when details is not NULL and names a device; without it the cluster, nearest
  * and default rules. out->note says what was assumed (a variable not given) or why a rule found nothing. */
 vkocc_status vkocc_policy_select_fingerprint(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
                                              const vkocc_fingerprint_details *details, const vkocc_policy_var *vars,
                                              uint32_t nvars, double threshold, vkocc_policy_choice *out);
 
-/* ---------------------------------------------------------------- registers: the third axis of occupancy
- * (docs/model.md "Registers") and P of the pipeline as written (docs/shader.md "The pipeline as written").
- * Vulkan reports no register file; vkocc measures it: a probe pipeline whose register use is set by a
- * specialization constant, its register count read back from VK_KHR_pipeline_executable_properties, P measured
- * over workgroup size x registers. The model fitted to those points:
- *   registers of one subgroup   a = ceil(r x g / U) x U                       (U: allocation unit per subgroup)
- *   subgroups per SM            Q x floor(floor(R / Q) / a)                   (Q: register-file partitions)
- *   workgroups per SM           floor(subgroups per SM / ceil(wg / g))
- * CUDA's cuda_occupancy.h computes the same (regsPerMultiprocessor R, 256-register warp granularity U, 4
- * sub-partitions Q on current GPUs). */
+/* Typed access to one parameter of a choice's params: VKOCC_ERROR_USAGE (message naming the parameter and
+ * what the choice holds) when it is absent or of another type. An integer reads as a float as well. */
+vkocc_status vkocc_policy_param_int(const vkocc_policy_choice *c, const char *name, int64_t *out);
+vkocc_status vkocc_policy_param_float(const vkocc_policy_choice *c, const char *name, double *out);
+vkocc_status vkocc_policy_param_string(const vkocc_policy_choice *c, const char *name, char *out, size_t len);
 
-#define VKOCC_LIMIT_REGISTERS 8u /* a vkocc_limit bit beside workgroups (1), subgroups (2), shared memory (4) */
-
-typedef struct vkocc_register_model {
-  bool known;                   /* false: no register statistic (lavapipe), or nothing measured: "unknown" */
-  uint32_t subgroup_size;       /* g */
-  uint32_t regs_per_sm;         /* R: the lowest value consistent with the points */
-  uint32_t regs_per_sm_max;     /* the highest consistent value (UINT32_MAX: only a lower bound) */
-  uint32_t alloc_unit;          /* U: registers per subgroup are allocated in units of this many */
-  uint32_t alloc_unit_per_invocation; /* U / g */
-  uint32_t partitions;          /* Q */
-  uint32_t max_per_invocation;  /* the most registers one invocation was seen to get */
-  bool max_capped;              /* the cap was reached: more live values gave no more registers, or a point at the
-                                   most registers asked for more live values than registers */
-  bool bound_seen;              /* some point was limited by registers; else R is only a lower bound */
-  bool ambiguous;               /* another (U, Q) explained as many points (the coarser one is kept) */
-  uint32_t explained, total;    /* points the model (with the device's other limits) reproduces exactly */
-  uint32_t unexplained[VKOCC_MAX_UNEXPLAINED]; /* indices of the others (the first 64) */
-  uint32_t n_unexplained;
-} vkocc_register_model;
-
-/* One point of a register surface: P at a workgroup size for a pipeline the driver gave `registers`
- * registers per invocation and `shared_bytes` of shared memory (its own statistics). */
-typedef struct vkocc_register_point {
-  uint32_t wg_size, registers, shared_bytes, P;
-  uint32_t requested;           /* live values the probe asked for (0: unknown) */
-} vkocc_register_point;
-
-/* Fits R, U and Q to register points, given the device's other limits (base: SM count, W, S, g, M; from
- * the device surface, or vkocc_derive over the register points with the fewest registers). Every (U per
- * invocation 1, 2, 4, 8, 16; Q 1, 2, 4) is tried, R voted as S is; the one that reproduces the most
- * points wins (ties to the coarser unit, then more partitions: the smaller prediction). Points the fit
- * does not reproduce are listed, never smoothed. VKOCC_ERROR_RUNTIME when no point carries a register
- * count (out->known false: the axis is unknown). */
-vkocc_status vkocc_derive_registers(const vkocc_register_point *points, uint32_t n, const vkocc_derived *base,
-                                    vkocc_register_model *out);
-/* The device's other limits (SM count, workgroup and subgroup slots) from register points alone, for when no
- * surface of the device is at hand: the SM count from every point, the slots from the point with the fewest
- * registers at each workgroup size. Weaker than the device surface (shared memory stays unknown). */
-vkocc_status vkocc_register_base(const vkocc_register_point *points, uint32_t n, uint32_t subgroup_size,
-                                 vkocc_derived *out);
-/* Workgroups per SM the register file allows at (wg_size, registers per invocation); VKOCC_NO_LIMIT when
- * the model is unknown or registers is 0. */
-uint32_t vkocc_register_limit(const vkocc_register_model *m, uint32_t wg_size, uint32_t registers);
-/* vkocc_limits_per_sm_compute with the register limit filled in (and taking part in wg_per_sm/binding). */
-void vkocc_limits_per_sm_registers(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg_size,
-                                   uint32_t shared_bytes, uint32_t registers, vkocc_limits_per_sm *out);
-/* P on the whole device of a pipeline with these statistics under the model (SMs x the smallest limit);
- * *binding: vkocc_limit bits (VKOCC_LIMIT_REGISTERS included). Limits that are unknown do not take part. */
-uint32_t vkocc_model_P(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg_size, uint32_t shared_bytes,
-                       uint32_t registers, uint32_t *binding);
-
-/* Which evidence gave P of the pipeline as written. */
-typedef enum vkocc_written_evidence {
-  VKOCC_WRITTEN_NONE = 0,          /* not established (the call failed) */
-  VKOCC_WRITTEN_NO_STATISTICS = 1, /* the driver reports no statistics: the measured P (a difference cannot show) */
-  VKOCC_WRITTEN_EQUAL = 2,         /* measured: statistics equal */
-  VKOCC_WRITTEN_BOUNDED = 3,       /* measured: the augmented pipeline uses at least as much of every resource
-                                      and already reaches the written pipeline's own limit */
-  VKOCC_WRITTEN_PREDICTED = 4,     /* predicted from the written statistics by the per-SM model, which
-                                      reproduces the augmented pipeline's measured P */
-  VKOCC_WRITTEN_UNMODIFIED = 5,    /* --unmodified: measured on the pipeline as written */
-  VKOCC_WRITTEN_CACHED = 6,        /* an earlier answer from the cache */
-  VKOCC_WRITTEN_VARIANT = 7,       /* measured with an augmentation variant whose statistics equal the written ones */
-} vkocc_written_evidence;
-/* "measured: statistics equal", "predicted from written statistics by the per-SM model", "--unmodified", ... */
-const char *vkocc_written_evidence_name(vkocc_written_evidence e);
-
-typedef struct vkocc_written_input {
-  uint32_t nstats;
-  const char *const *names;      /* driver statistic names (VK_KHR_pipeline_executable_properties) */
-  const double *written;         /* of the pipeline as written; NAN where it lacks the statistic */
-  const double *augmented;       /* of the pipeline vkocc measured */
-  uint32_t wg_size;
-  uint32_t shared_bytes;         /* from the SPIR-V (used where the driver names no shared-memory statistic) */
-  uint32_t augmented_P;          /* measured on the augmented pipeline */
-  const vkocc_derived *derived;  /* the per-SM model of this device and queue family; NULL: unknown */
-  const vkocc_register_model *registers; /* NULL or !known: the register file is unknown */
-  bool unmodified;               /* augmented_P was measured on the pipeline as written */
-  uint32_t variant_P;            /* P measured with an augmentation variant whose statistics that bound occupancy
-                                    equal the written ones (vkocc_written_stats_equal); 0: none */
-  const char *variant;           /* that variant's name */
-} vkocc_written_input;
-
-typedef struct vkocc_written_answer {
-  uint32_t P;                    /* P of the pipeline as written: the one to use */
-  uint32_t augmented_P;          /* as measured on the augmented pipeline */
-  uint32_t predicted_P;          /* the model's prediction from the written statistics (0: none) */
-  uint32_t predicted_augmented_P;/* the model's prediction from the augmented statistics (0: none) */
-  bool confirmed;                /* a measurement confirms P (equal statistics, the bound, or the model
-                                    reproducing the augmented measurement) */
-  vkocc_written_evidence evidence;
-  uint32_t binding;              /* vkocc_limit bits of the written pipeline's binding limits (0: unknown) */
-  uint32_t written_registers, augmented_registers; /* 0: no register statistic */
-  uint32_t written_shared, augmented_shared;       /* the driver's, else the SPIR-V's */
-  char differs[256];             /* the statistics that bound occupancy and differ: "Register Count 89 / 80; ..." */
-  char reason[512];              /* the decision in words (also on failure: why it cannot be established) */
-  char variant[24];              /* the augmentation variant that measured P (VKOCC_WRITTEN_VARIANT), else "" */
-  char variants[512];            /* the variants tried where the statistics differed, with theirs: "unrolled: Register
-                                    Count 80, Shared Memory Size 13568 (differs); small: ... (equal: measured)" */
-} vkocc_written_answer;
-
-/* Decides P of the pipeline as written from the two pipelines' statistics, the measured augmented P and the
- * per-SM model. Pure: no device. VKOCC_ERROR_RUNTIME (with the reason) when it cannot be established: a
- * statistic that bounds occupancy differs and neither the bound nor a model that reproduces the
- * augmented measurement settles it. Never returns the augmented P where the statistics say it differs. */
-vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_answer *out);
-
-/* vkocc_pipeline_occupancy with the per-SM model given (d, m may be NULL: then the device's cached
- * fingerprint and register model are used where the statistics differ). out->written holds the decision;
- * VKOCC_ERROR_RUNTIME when P of the pipeline as written cannot be established. */
-vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_calibration *cal,
-                                            const vkocc_shader_desc *shader, const vkocc_probe_options *opt,
-                                            const vkocc_derived *d, const vkocc_register_model *m, bool use_cache,
-                                            vkocc_pipeline_result *out);
-
-/* The register surface: P of the register probe (a pipeline keeping `live` values live, the driver's register
- * count read back) over workgroup sizes x live values, shared memory 0. */
-typedef struct vkocc_register_surface_options {
-  const uint32_t *wg_sizes;     /* NULL: 64, 128, 256, 512, 768, 1024 (those the device allows) */
-  uint32_t wg_count;
-  const uint32_t *live;         /* values kept live, 0..256; NULL: 0, 8, 16, ..., 248, 256 */
-  uint32_t live_count;
-  vkocc_method method;          /* 0: the comb (the register probe needs the realtime shader clock) */
-  void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total);
-  void *user;
-} vkocc_register_surface_options;
-/* *points malloc'd (free()), one per (wg, live) in that order. VKOCC_ERROR_UNSUPPORTED, with "the register axis
- * is unknown" in the message, where the driver reports no register statistic (VK_KHR_pipeline_executable_properties
- * absent, or no register count among its statistics: lavapipe): nothing is then measured. */
-vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_calibration *cal,
-                                            const vkocc_register_surface_options *options,
-                                            vkocc_register_point **points, uint32_t *count);
-
-/* The register file as the vendor reports it, a cross-check for the measured model (never used to measure):
- * VK_AMD_shader_core_properties' VGPRs per SIMD (per lane), their allocation granularity and SIMDs per CU give
- * registers per CU = vgprs_per_simd x wavefront size x SIMDs, allocated per invocation in units of the granularity,
- * in SIMDs partitions. source "" where the device reports none (NVIDIA, Intel, lavapipe). */
-typedef struct vkocc_vendor_registers {
-  char source[48];
-  uint32_t vgprs_per_simd, vgpr_granularity, min_vgprs, max_vgprs, sgprs_per_simd, simds_per_cu, wavefront_size;
-  uint32_t regs_per_sm;         /* vgprs_per_simd x wavefront_size x simds_per_cu (0 unknown) */
-} vkocc_vendor_registers;
-void vkocc_vendor_registers_get(const vkocc_context *ctx, vkocc_vendor_registers *out);
-
-/* Occupancy against registers per invocation, against shared memory and against workgroup size side by side
- * (as Nsight Compute's occupancy graphs), each through the point (wg_size, shared_bytes, registers) and drawn from
- * the model with the register file (libvkocc-plot; PNG, SVG or PDF by extension). VKOCC_ERROR_UNSUPPORTED when the
- * register axis is unknown. dev may be NULL. */
-vkocc_status vkocc_plot_registers(const vkocc_derived *d, const vkocc_register_model *m, const vkocc_device_info *dev,
-                                  uint32_t wg_size, uint32_t shared_bytes, uint32_t registers, const char *path,
-                                  const vkocc_plot_options *o);
-
-/* ---------------------------------------------------------------- search convergence plots (viewer/plot_convergence.c)
- * The standard convergence plot of autotuning papers, as `vkocc tune --replay ... --plot FILE` draws it. */
-typedef struct vkocc_convergence_curve {
-  const char *label;            /* legend: the strategy (and "without occupancy" for an ablation) */
-  uint32_t n;                   /* evaluations 1..n */
-  const double *median;         /* n: fraction of the optimum (optimum time / best found time), median over seeds */
-  const double *q1, *q3;        /* n: the quartiles (the band); NULL: no band */
-  bool dashed;
-  int32_t colour;               /* Okabe-Ito palette index (0..7, wraps); < 0: the curve's position */
-} vkocc_convergence_curve;
-/* Fraction of the optimum against evaluations (log axis), a line per curve in its quartile band, 95% of the
- * optimum and (space_size > 0) the 1%, 5% and 10% budgets marked. PNG, SVG or PDF by the extension, written
- * through a temporary file and a rename. VKOCC_ERROR_USAGE for no curves, an empty one, or a bad path. */
-vkocc_status vkocc_plot_convergence(const vkocc_convergence_curve *curves, uint32_t ncurves, uint32_t space_size,
-                                    const char *title, const char *subtitle, const char *path,
-                                    const vkocc_plot_options *o);
+/* Policy documents from tuning results (`vkocc policy build` and `transfer`): results are vkocc.tune-results/1
+ * files of `vkocc tune` (any kernels, any devices); each configuration stands for itself by its median time,
+ * or with use_min by its fastest run (robust to other work on a loaded host, which only ever adds time). The
+ * document goes to path (through a temporary file and a rename; "-": stdout; NULL: nowhere) and, where json
+ * is not NULL, its text to *json (malloc'd; free()). Errors name the results file and JSON path
+ * (VKOCC_ERROR_USAGE): an unreadable or malformed file, results without one valid configuration, one
+ * device's results given twice.
+ * vkocc_policy_build: a vkocc.policy-db/2 database (vkocc_policy_db_load reads it): an entry per device,
+ * one per cluster, problem-size buckets and a default per kernel. */
+vkocc_status vkocc_policy_build(const char *const *results, uint32_t n, bool use_min, const char *path, char **json);
+/* vkocc_policy_transfer: the transfer report (vkocc.policy-transfer/1): for each result's device, what each
+ * rule picks from the other devices' results and its efficiency there, with the performance-portability
+ * metric; threshold: the nearest-cluster limit of the "policy" column (<= 0: VKOCC_CLUSTER_THRESHOLD). */
+vkocc_status vkocc_policy_transfer(const char *const *results, uint32_t n, bool use_min, double threshold,
+                                   const char *path, char **json);
 
 /* ---------------------------------------------------------------- policy selection by the kind of queue family
  * A policy tuned through a compute-only queue family and one tuned through a graphics+compute family of the same

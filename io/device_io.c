@@ -250,8 +250,113 @@ json_t *vkocc_vendor_check_json(const vkocc_vendor_check *c, const char *source)
                    "agree", c->subgroups_agree);
 }
 
-/* The exact-device key documents and policy databases name a device by (device identity). */
+/* The exact-device key documents and policy databases name a device by: the one format of it. */
+static void format_key(uint32_t vendor_id, uint32_t device_id, const char *name, const char *driver_info,
+                       const char *driver_name, uint32_t sm_count, char *out, size_t len) {
+  snprintf(out, len, "%04x:%04x %s | %s | sm %u", vendor_id, device_id, name, driver_info[0] ? driver_info : driver_name,
+           sm_count);
+}
+
 void vkocc_device_key(const vkocc_device_info *d, uint32_t sm_count, char *out, size_t len) {
-  snprintf(out, len, "%04x:%04x %s | %s | sm %u", d->vendor_id, d->device_id, d->name,
-           d->driver_info[0] ? d->driver_info : d->driver_name, sm_count);
+  format_key(d->vendor_id, d->device_id, d->name, d->driver_info, d->driver_name, sm_count, out, len);
+}
+
+static void identity_key(vkocc_device_identity *id) {
+  format_key(id->vendor_id, id->device_id, id->name, id->driver_info, id->driver_name, id->sm_count, id->key,
+             sizeof id->key);
+}
+
+void vkocc_device_identity_of(const vkocc_device_info *d, uint32_t sm_count, vkocc_device_identity *out) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "%s", d->name);
+  out->vendor_id = d->vendor_id, out->device_id = d->device_id, out->device_type = d->device_type;
+  snprintf(out->driver_name, sizeof out->driver_name, "%s", d->driver_name);
+  snprintf(out->driver_info, sizeof out->driver_info, "%s", d->driver_info);
+  out->driver_version = d->driver_version;
+  memcpy(out->uuid, d->uuid, sizeof out->uuid);
+  out->queue_family = d->compute_queue_family, out->queue_flags = d->compute_queue_flags;
+  out->sm_count = sm_count;
+  identity_key(out);
+}
+
+void vkocc_device_identity_set_sm_count(vkocc_device_identity *id, uint32_t sm_count) {
+  id->sm_count = sm_count;
+  identity_key(id);
+}
+
+/* The short form: what tuning results record of the device (the key ties them to policy entries). */
+json_t *vkocc_device_identity_json(const vkocc_device_identity *id) {
+  return json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I, s:s}", "name", id->name, "vendor_id", (json_int_t)id->vendor_id,
+                   "device_id", (json_int_t)id->device_id, "driver_name", id->driver_name, "driver_info",
+                   id->driver_info, "driver_version", (json_int_t)id->driver_version, "sm_count",
+                   (json_int_t)id->sm_count, "key", id->key);
+}
+
+vkocc_status vkocc_device_identity_from_json(json_t *o, const char *file, const char *path, bool need_key,
+                                             vkocc_device_identity *id) {
+  memset(id, 0, sizeof *id);
+  id->queue_family = UINT32_MAX;
+  if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, path);
+  vkocc_status s;
+  if (json_object_get(o, "driver_version_raw") || json_object_get(o, "uuid")) {
+    /* the whole device object of a measurement */
+    vkocc_device_info d;
+    if ((s = vkocc_device_info_from_json(o, file, path, &d))) return s;
+    vkocc_device_identity_of(&d, 0, id);
+    return VKOCC_OK;
+  }
+  /* the short form (tuning results; a normalized fingerprint's name and driver) */
+  if ((s = vkocc_json_str(o, "name", file, path, true, id->name, sizeof id->name)) ||
+      (s = vkocc_json_str(o, "key", file, path, need_key, id->key, sizeof id->key)) ||
+      (s = vkocc_json_str(o, "driver_name", file, path, false, id->driver_name, sizeof id->driver_name)) ||
+      (s = vkocc_json_str(o, "driver_info", file, path, false, id->driver_info, sizeof id->driver_info)) ||
+      (s = vkocc_json_u32(o, "vendor_id", file, path, false, &id->vendor_id)) ||
+      (s = vkocc_json_u32(o, "device_id", file, path, false, &id->device_id)) ||
+      (s = vkocc_json_u32(o, "driver_version", file, path, false, &id->driver_version)) ||
+      (s = vkocc_json_u32(o, "sm_count", file, path, false, &id->sm_count)))
+    return s;
+  if (!id->key[0]) identity_key(id);
+  return VKOCC_OK;
+}
+
+/* The device identity of any stamped document, where the schema table says it lives. */
+vkocc_status vkocc_doc_device(json_t *doc, const char *file, vkocc_device_identity *id, bool *has) {
+  memset(id, 0, sizeof *id);
+  id->queue_family = UINT32_MAX;
+  *has = false;
+  const char *schema = json_string_value(json_object_get(doc, "schema")), *slash = schema ? strchr(schema, '/') : NULL;
+  char name[64] = "";
+  if (slash && (size_t)(slash - schema) < sizeof name) memcpy(name, schema, (size_t)(slash - schema));
+  const vkocc_doc_schema *d = vkocc_doc_schema_of(name);
+  if (!d) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: not a document of vkocc (found %s%s%s)", file,
+                            schema ? "\"" : "", schema ? schema : "none", schema ? "\"" : "");
+  vkocc_status s = vkocc_doc_check(doc, file, d->name);
+  if (s || !d->device) return s;
+  json_t *dev = json_object_get(doc, d->device);
+  if (!dev) return VKOCC_OK; /* optional where the document allows it (a surface from a CSV, calc of one) */
+  char path[80];
+  snprintf(path, sizeof path, "$.%s", d->device);
+  if ((s = vkocc_device_identity_from_json(dev, file, path, !strcmp(d->name, VKOCC_DOC_TUNE_RESULTS), id))) return s;
+  if (!strcmp(d->name, VKOCC_DOC_FINGERPRINT)) vkocc_device_identity_set_sm_count(id, vkocc_fingerprint_doc_sm_count(doc));
+  *has = true;
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_document_device(const char *path, vkocc_device_identity *out) {
+  vkocc_clear_error();
+  void *text;
+  size_t len;
+  json_error_t e;
+  vkocc_status s = vkocc_read_file(path, &text, &len);
+  if (s) return s;
+  json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+  free(text);
+  if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", path, e.line, e.column, e.text);
+  bool has = false;
+  if (!(s = vkocc_doc_device(doc, path, out, &has)) && !has) {
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device: this %s document names no device", path, schema);
+  }
+  json_decref(doc);
+  return s;
 }

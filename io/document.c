@@ -1,39 +1,41 @@
-/* The one schema table: every document vkocc writes, the version it writes, the oldest version it reads
- * and what reads it back. Writers stamp "schema" through vkocc_doc_stamp / vkocc_doc_schema_string, readers check
- * it through vkocc_doc_load / vkocc_doc_check; no schema string is written anywhere else. */
+/* The one schema table: every document vkocc writes, the version it writes, the oldest version it reads,
+ * what reads it back and where it names the device it was measured on. Writers stamp "schema" through
+ * vkocc_doc_stamp / vkocc_doc_schema_string, readers check it through vkocc_doc_load / vkocc_doc_check; no
+ * schema string is written anywhere else. The device member is read by vkocc_doc_device
+ * (io/device_io.c). */
 #include "internal.h"
 #include "io.h"
 #include <stdio.h>
 #include <string.h>
 
 static const vkocc_doc_schema table[] = {
-    /* name                      version oldest  reader (NULL: an output for people and scripts) */
-    {VKOCC_DOC_SURFACE,            1, 1, "vkocc_surface_load (calc, plot, view --from)"},
+    /* name                      version oldest  reader (NULL: an output for people and scripts), device member */
+    {VKOCC_DOC_SURFACE,            1, 1, "vkocc_surface_load (calc, plot, view --from)", "device"},
     /* version 2: cluster recipe c2, the shared capacity per queue family and the register axis as attributes;
      * version 1 (recipe c1) reads with its c1 ID */
-    {VKOCC_DOC_FINGERPRINT,        2, 1, "vkocc_fingerprint_load, vkocc_fingerprint_from_json (cluster, plot)"},
-    {VKOCC_DOC_REGISTERS,          1, 1, "vkocc_register_doc_load (calc --regs, probe --shader, the register cache)"},
-    {VKOCC_DOC_PROBE,              1, 1, NULL},
-    {VKOCC_DOC_RAW_PROBE,          1, 1, "vkocc_raw_probe_load (plot comb)"},
-    {VKOCC_DOC_CALIBRATION,        1, 1, NULL},
-    {VKOCC_DOC_CALC,               1, 1, "vkocc_surface_load (calc --from, plot, view)"},
-    {VKOCC_DOC_DEVICES,            1, 1, NULL},
-    {VKOCC_DOC_CLUSTERS,           1, 1, NULL},
-    {VKOCC_DOC_SHADER_SURFACE,     1, 1, "vkocc_surface_load (calc --from, plot, view)"},
-    {VKOCC_DOC_TUNE_RESULTS,       1, 1, "tune_results_load (tune --resume, policy build/transfer)"},
+    {VKOCC_DOC_FINGERPRINT,        2, 1, "vkocc_fingerprint_load, vkocc_fingerprint_from_json (cluster, plot)", "device"},
+    {VKOCC_DOC_REGISTERS,          1, 1, "vkocc_register_doc_load (calc --regs, probe --shader, the register cache)", "device"},
+    {VKOCC_DOC_PROBE,              1, 1, NULL, "device"},
+    {VKOCC_DOC_RAW_PROBE,          1, 1, "vkocc_raw_probe_load (plot comb)", "device"},
+    {VKOCC_DOC_CALIBRATION,        1, 1, NULL, "device"},
+    {VKOCC_DOC_CALC,               1, 1, "vkocc_surface_load (calc --from, plot, view)", "device"},
+    {VKOCC_DOC_DEVICES,            1, 1, NULL, NULL},
+    {VKOCC_DOC_CLUSTERS,           1, 1, NULL, NULL},
+    {VKOCC_DOC_SHADER_SURFACE,     1, 1, "vkocc_surface_load (calc --from, plot, view)", "device"},
+    {VKOCC_DOC_TUNE_RESULTS,       1, 1, "tune_results_load (tune --resume, policy build/transfer)", "device"},
     /* version 1 held cluster entries only: it reads as version 2 without device entries */
-    {VKOCC_DOC_POLICY_DB,          2, 1, "vkocc_policy_db_load (policy select)"},
-    {VKOCC_DOC_POLICY_TRANSFER,    1, 1, NULL},
-    {VKOCC_DOC_TUNE_REPLAY,        1, 1, NULL},
-    {VKOCC_DOC_POLICY_CHOICE,      1, 1, NULL},
+    {VKOCC_DOC_POLICY_DB,          2, 1, "vkocc_policy_db_load (policy select)", NULL},
+    {VKOCC_DOC_POLICY_TRANSFER,    1, 1, NULL, NULL},
+    {VKOCC_DOC_TUNE_REPLAY,        1, 1, NULL, NULL},
+    {VKOCC_DOC_POLICY_CHOICE,      1, 1, NULL, NULL},
     /* version 2: {schema, key, checksum, value} with the whole summary (core/cache.c); version 1 entries are misses */
-    {VKOCC_DOC_PIPELINE_CACHE,     2, 2, "pipeline_cache_read (probes/pipeline_cache.c)"},
-    {VKOCC_DOC_BARRIER_TEST,       1, 1, NULL},
-    {VKOCC_DOC_DEVICES_SUMMARY,    1, 1, NULL},
+    {VKOCC_DOC_PIPELINE_CACHE,     2, 2, "pipeline_cache_read (probes/pipeline_cache.c)", NULL},
+    {VKOCC_DOC_BARRIER_TEST,       1, 1, NULL, "device"},
+    {VKOCC_DOC_DEVICES_SUMMARY,    1, 1, NULL, NULL},
     /* benchmarks (bench/): figures, not tests */
-    {VKOCC_DOC_BENCH_PROBE,        1, 1, NULL},
-    {VKOCC_DOC_BENCH_SURFACE,      2, 2, NULL},
-    {VKOCC_DOC_BENCH_BARRIER,      1, 1, NULL},
+    {VKOCC_DOC_BENCH_PROBE,        1, 1, NULL, "device"},
+    {VKOCC_DOC_BENCH_SURFACE,      2, 2, NULL, NULL},
+    {VKOCC_DOC_BENCH_BARRIER,      1, 1, NULL, "device"},
 };
 
 const vkocc_doc_schema *vkocc_doc_schema_of(const char *name) {

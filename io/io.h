@@ -35,6 +35,7 @@ typedef struct vkocc_doc_schema {
   int version;        /* the version written */
   int oldest;         /* the oldest version read */
   const char *reader; /* what reads it back (NULL: an output for people and scripts) */
+  const char *device; /* the member holding the device identity ("device"; NULL: the document names no one device) */
 } vkocc_doc_schema;
 const vkocc_doc_schema *vkocc_doc_schema_of(const char *name); /* NULL: not in the table */
 const vkocc_doc_schema *vkocc_doc_schemas(size_t *n);
@@ -53,6 +54,17 @@ json_t *vkocc_doc_new(const char *name);
 /* device_io.c: the device object and its vendor report */
 json_t *vkocc_device_info_json(const vkocc_device_info *d);
 vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char *path, vkocc_device_info *d);
+/* The device identity (vkocc_device_identity): the one writer of its short form (tuning results) and the one
+ * reader of a document's "device" object in either form (the whole device of a measurement, or the short
+ * form, whose "key" is required with need_key and else computed). The SM count changes the key with it. */
+json_t *vkocc_device_identity_json(const vkocc_device_identity *id);
+vkocc_status vkocc_device_identity_from_json(json_t *o, const char *file, const char *path, bool need_key,
+                                             vkocc_device_identity *id);
+void vkocc_device_identity_set_sm_count(vkocc_device_identity *id, uint32_t sm_count);
+/* device_io.c: the device identity of a stamped document, where the schema table says it lives (a
+ * fingerprint's derived SM count included). *has false for a document that names no device (a list of
+ * devices, a policy database); VKOCC_ERROR_USAGE for a document the table does not know. */
+vkocc_status vkocc_doc_device(json_t *doc, const char *file, vkocc_device_identity *id, bool *has);
 /* The device's "vendor_reported" object (written only when source is not empty) and its reader. */
 json_t *vkocc_vendor_reported_json(const vkocc_vendor_reported *v);
 vkocc_status vkocc_vendor_reported_from_json(json_t *o, const char *file, const char *path,
@@ -73,10 +85,7 @@ json_t *vkocc_surface_document(const vkocc_surface *s, const vkocc_calibration *
 vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s);
 json_t *vkocc_derived_json(const vkocc_derived *d, const vkocc_surface *s);
 vkocc_status vkocc_derived_from_json(json_t *o, const char *file, const char *path, vkocc_derived *d);
-/* vkocc_surface_load that also takes a fingerprint without its "surface": then *model_only is set, out has
- * no points (only the device, when the file names one) and d holds the file's "derived" limits, else those
- * derived from its normalized surface with d->sm_count 0 (unknown: values per SM). */
-vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkocc_derived *d, bool *model_only);
+/* vkocc_surface_load_model: include/vkocc.h */
 
 /* device_io.c: the "vendor_reported" object of surface and fingerprint documents: measured vs reported SM
  * count and subgroups per SM (NULL when the device reports nothing). Never part of the cluster ID. */

@@ -79,17 +79,12 @@ int tune_best(const tune_run *run) {
 
 void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t *fp_doc, const vkocc_fingerprint *fp) {
   memset(id, 0, sizeof *id);
-  snprintf(id->name, sizeof id->name, "%s", d->name);
-  snprintf(id->driver_name, sizeof id->driver_name, "%s", d->driver_name);
-  snprintf(id->driver_info, sizeof id->driver_info, "%s", d->driver_info);
-  id->vendor_id = d->vendor_id, id->device_id = d->device_id, id->driver_version = d->driver_version;
-  id->sm_count = vkocc_fingerprint_doc_sm_count(fp_doc);
+  vkocc_device_identity_of(d, vkocc_fingerprint_doc_sm_count(fp_doc), &id->id);
   if (fp) {
     id->has_fp = true;
     id->fp = *fp;
     snprintf(id->cluster_id, sizeof id->cluster_id, "%s", fp->cluster_id);
   }
-  vkocc_device_key(d, id->sm_count, id->key, sizeof id->key);
   snprintf(id->queue_kind, sizeof id->queue_kind, "%s", vkocc_queue_kind_name(d->compute_queue_flags));
   /* the capacity the fingerprint recorded for this kind of family (it may be of another family: --fingerprint) */
   json_t *cap = json_array_get(json_object_get(fp_doc, "shared_capacity"), 0);
@@ -113,10 +108,7 @@ json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const 
   json_object_set_new(doc, "element_type", json_string(run->f32 ? "f32" : "u32"));
   json_object_set_new(doc, "problem_size", json_integer((json_int_t)run->n));
   json_object_set_new(doc, "tolerance", json_string(run->k->tolerance));
-  json_t *d = json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I, s:s}", "name", dev->name, "vendor_id",
-                        (json_int_t)dev->vendor_id, "device_id", (json_int_t)dev->device_id, "driver_name",
-                        dev->driver_name, "driver_info", dev->driver_info, "driver_version",
-                        (json_int_t)dev->driver_version, "sm_count", (json_int_t)dev->sm_count, "key", dev->key);
+  json_t *d = vkocc_device_identity_json(&dev->id);
   json_object_set_new(d, "queue_family", tune_device_queue_json(dev));
   json_object_set_new(doc, "device", d);
   json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
@@ -234,19 +226,12 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
   }
   out->n = (uint64_t)n;
 device:;
-  json_t *d = json_object_get(doc, "device");
   tune_device_id *id = &out->dev;
-  if (!json_is_object(d)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device: expected an object", path); goto done; }
-  if ((s = vkocc_json_str(d, "name", path, "$.device", true, id->name, sizeof id->name)) ||
-      (s = vkocc_json_str(d, "key", path, "$.device", true, id->key, sizeof id->key)) ||
-      (s = vkocc_json_str(d, "driver_name", path, "$.device", false, id->driver_name, sizeof id->driver_name)) ||
-      (s = vkocc_json_str(d, "driver_info", path, "$.device", false, id->driver_info, sizeof id->driver_info)) ||
-      (s = vkocc_json_u32(d, "vendor_id", path, "$.device", false, &id->vendor_id)) ||
-      (s = vkocc_json_u32(d, "device_id", path, "$.device", false, &id->device_id)) ||
-      (s = vkocc_json_u32(d, "driver_version", path, "$.device", false, &id->driver_version)) ||
-      (s = vkocc_json_u32(d, "sm_count", path, "$.device", false, &id->sm_count)) ||
-      (s = vkocc_json_str(doc, "cluster_id", path, "$", true, id->cluster_id, sizeof id->cluster_id)))
-    goto done;
+  bool has_device = false;
+  if ((s = vkocc_doc_device(doc, path, &id->id, &has_device))) goto done;
+  if (!has_device) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device: expected an object", path); goto done; }
+  if ((s = vkocc_json_str(doc, "cluster_id", path, "$", true, id->cluster_id, sizeof id->cluster_id))) goto done;
+  json_t *d = json_object_get(doc, "device");
   snprintf(id->queue_kind, sizeof id->queue_kind, "unknown"); /* older documents do not record the family */
   json_t *qf = json_object_get(d, "queue_family");
   if (qf) {

@@ -46,10 +46,7 @@ vkocc_status tune_parse_type(const tune_kernel_def *k, const char *type, bool *f
 
 /* Who measured: the device and its fingerprint summary. */
 typedef struct tune_device_id {
-  char name[256], driver_name[256], driver_info[256];
-  uint32_t vendor_id, device_id, driver_version;
-  uint32_t sm_count;         /* derived by the fingerprint (0 unknown) */
-  char key[600];             /* the exact-device key: "VVVV:DDDD NAME | DRIVER_INFO | sm N" */
+  vkocc_device_identity id;  /* name, ids, driver, the SM count the fingerprint derived, the exact-device key */
   char cluster_id[24];
   bool has_fp;
   vkocc_fingerprint fp;      /* the normalized surface, for the nearest cluster */

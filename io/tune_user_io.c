@@ -13,14 +13,6 @@ static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); 
 
 static json_t *u3(const uint32_t v[3]) { return json_pack("[I, I, I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]); }
 
-static json_t *device_json(const tune_device_id *dev) {
-  json_t *d = json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I, s:s}", "name", dev->name, "vendor_id", (json_int_t)dev->vendor_id,
-                   "device_id", (json_int_t)dev->device_id, "driver_name", dev->driver_name, "driver_info", dev->driver_info,
-                   "driver_version", (json_int_t)dev->driver_version, "sm_count", (json_int_t)dev->sm_count, "key", dev->key);
-  json_object_set_new(d, "queue_family", tune_device_queue_json(dev));
-  return d;
-}
-
 static uint64_t problem_product(const t1_spec *s) {
   uint64_t p = 1;
   for (uint32_t i = 0; i < s->nproblem; i++) p *= (uint64_t)s->problem[i];
@@ -29,7 +21,7 @@ static uint64_t problem_product(const t1_spec *s) {
 
 json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char *date) {
   const t1_spec *s = &run->spec;
-  json_t *doc = vkocc_doc_new("vkocc.tune-results");
+  json_t *doc = vkocc_doc_new(VKOCC_DOC_TUNE_RESULTS);
   json_object_set_new(doc, "kind", json_string("user"));
   json_object_set_new(doc, "kernel", json_string(run->name));
   json_object_set_new(doc, "spec", json_pack("{s:s, s:s, s:s, s:s}", "file", s->file, "hash", s->hash, "kernel_file",
@@ -38,7 +30,9 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
   for (uint32_t i = 0; i < s->nproblem; i++) json_array_append_new(ps, json_integer(s->problem[i]));
   json_object_set_new(doc, "problem_sizes", ps);
   json_object_set_new(doc, "problem_size", json_integer((json_int_t)problem_product(s)));
-  json_object_set_new(doc, "device", device_json(dev));
+  json_t *dj = vkocc_device_identity_json(&dev->id);
+  json_object_set_new(dj, "queue_family", tune_device_queue_json(dev)); /* the kind of family tuned on */
+  json_object_set_new(doc, "device", dj);
   json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
   if (dev->has_fp) json_object_set_new(doc, "fingerprint", vkocc_fingerprint_json(&dev->fp));
   json_t *params = json_array();
@@ -71,6 +65,19 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
                         run->pipelines_ms, "occupancy_ms", run->occupancy_ms, "measure_ms", run->measure_ms, "elapsed_ms",
                         run->elapsed_ms, "device_losses", (json_int_t)run->device_losses);
   json_object_set_new(m, "setup_ms", json_real(run->setup_ms));
+  if (run->nsentinel) {
+    json_t *pts = json_array();
+    double lo = INFINITY, hi = 0;
+    for (uint32_t i = 0; i < run->nsentinel; i++) {
+      const struct tu_sentinel *q = &run->sentinel[i];
+      json_array_append_new(pts, json_pack("{s:I, s:f, s:f}", "after", (json_int_t)q->after, "median_ns", q->median_ns, "spread", q->spread));
+      if (q->median_ns < lo) lo = q->median_ns;
+      if (q->median_ns > hi) hi = q->median_ns;
+    }
+    json_object_set_new(m, "sentinel", json_pack("{s:o, s:o, s:f, s:f}", "config",
+                                                 t1_config_json(s, run->space.coord + (size_t)run->sentinel_config * s->nparams),
+                                                 "points", pts, "range", lo > 0 ? (hi - lo) / lo : 0.0, "ms", run->sentinel_ms));
+  }
   const char *lp = getenv("LP_NUM_THREADS");
   if (lp) json_object_set_new(m, "LP_NUM_THREADS", json_string(lp));
   json_object_set_new(doc, "measurement", m);
@@ -100,9 +107,10 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
       if (r->confirm_runs)
         json_object_set_new(o, "final_round", json_pack("{s:f, s:f, s:I}", "median_ns", r->confirm_ns, "spread",
                                                         r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
-      json_object_set_new(o, "timing_ms", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "compile", r->compile_ms, "pipeline",
+      json_object_set_new(o, "timing_ms", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "compile", r->compile_ms, "pipeline",
                                                     r->pipeline_ms, "occupancy", r->occupancy_ms, "measurement",
-                                                    r->measure_ms, "other", r->other_ms, "total", r->total_ms));
+                                                    r->measure_ms, "warmup", r->warmup_ms, "other", r->other_ms, "total",
+                                                    r->total_ms));
       json_object_set_new(o, "timestamp", json_string(r->when));
       if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
       json_array_append_new(res, o);
@@ -123,11 +131,10 @@ static double f64(json_t *o, const char *k) {
 
 vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device_key) {
   json_t *doc;
-  vkocc_status s = vkocc_json_load(path, "vkocc.tune-results", &doc);
+  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
   if (s) return s;
   const char *kind = json_string_value(json_object_get(doc, "kind"));
   const char *hash = json_string_value(json_object_get(json_object_get(doc, "spec"), "hash"));
-  const char *key = json_string_value(json_object_get(json_object_get(doc, "device"), "key"));
   char msg[1400];
   if (!kind || strcmp(kind, "user")) { s = bad(path, "$.kind", "not the results of a T1 spec (--resume continues those only)"); goto out; }
   if (!hash || strcmp(hash, run->spec.hash)) {
@@ -136,8 +143,10 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
     s = bad(path, "$.spec.hash", msg);
     goto out;
   }
-  if (!key || strcmp(key, device_key)) {
-    snprintf(msg, sizeof msg, "measured on '%s', not on this device ('%s')", key ? key : "?", device_key);
+  vkocc_device_identity who;
+  bool has = false;
+  if (vkocc_doc_device(doc, path, &who, &has) || !has || strcmp(who.key, device_key)) {
+    snprintf(msg, sizeof msg, "measured on '%s', not on this device ('%s')", has ? who.key : "?", device_key);
     s = bad(path, "$.device.key", msg);
     goto out;
   }
@@ -219,7 +228,7 @@ json_t *tu_t4_metadata(const tu_run *run, const tune_device_id *dev) {
   struct utsname u;
   char os[400] = "unknown";
   if (!uname(&u)) snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
-  json_t *dq = device_json(dev);
+  json_t *dq = vkocc_device_identity_json(&dev->id);
   json_object_set_new(dq, "cluster_id", json_string(dev->cluster_id));
   json_object_set_new(dq, "tool", json_string("vkocc"));
   json_object_set_new(dq, "tool_version", json_string(vkocc_version()));
@@ -227,7 +236,7 @@ json_t *tu_t4_metadata(const tu_run *run, const tune_device_id *dev) {
   json_object_set_new(dq, "spec_hash", json_string(run->spec.hash));
   const char *lp = getenv("LP_NUM_THREADS");
   if (lp) json_object_set_new(dq, "LP_NUM_THREADS", json_string(lp));
-  json_t *hw = json_pack("[{s:s, s:s, s:s}]", "class", "display", "product", dev->name, "vendor", dev->driver_name);
+  json_t *hw = json_pack("[{s:s, s:s, s:s}]", "class", "display", "product", dev->id.name, "vendor", dev->id.driver_name);
   char req[64];
   snprintf(req, sizeof req, "vkocc==%s", vkocc_version());
   return json_pack("{s:s, s:{s:{s:o, s:s}, s:{s:o, s:[s]}}}", "schema_version", "1.0.0", "metadata", "hardware",

@@ -120,7 +120,7 @@ static int cmp_doc(const void *a, const void *b) {
   int c = strcmp(x->k->name, y->k->name);
   if (!c) c = (x->f32 > y->f32) - (x->f32 < y->f32);
   if (!c) c = (x->n > y->n) - (x->n < y->n);
-  if (!c) c = strcmp(x->dev.key, y->dev.key);
+  if (!c) c = strcmp(x->dev.id.key, y->dev.id.key);
   if (!c) c = strcmp(x->dev.queue_kind, y->dev.queue_kind);
   if (!c) c = (x > y) - (x < y); /* file order */
   return c;
@@ -160,11 +160,11 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
   qsort(ord, n, sizeof *ord, cmp_doc);
   for (uint32_t q = 1; q < n; q++) {
     const tune_doc *x = ord[q - 1], *y = ord[q];
-    if (x->k == y->k && x->f32 == y->f32 && x->n == y->n && !strcmp(x->dev.key, y->dev.key) &&
+    if (x->k == y->k && x->f32 == y->f32 && x->n == y->n && !strcmp(x->dev.id.key, y->dev.id.key) &&
         !strcmp(x->dev.queue_kind, y->dev.queue_kind)) {
       vkocc_status st = vkocc_fail(VKOCC_ERROR_USAGE, "%s and %s: both hold %s %s at size %llu on '%s', %s queue "
                                    "family (give one)", x->file, y->file, y->k->name, y->f32 ? "f32" : "u32",
-                                   (unsigned long long)y->n, y->dev.key, y->dev.queue_kind);
+                                   (unsigned long long)y->n, y->dev.id.key, y->dev.queue_kind);
       free(ord);
       return st;
     }
@@ -185,13 +185,13 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
     double best = tdb_best(d, &b);
     json_array_append_new(sources, json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:f, s:o, s:s}", "file", d->file, "kernel",
                                              d->k->name, "element_type", d->f32 ? "f32" : "u32", "problem_size",
-                                             (json_int_t)d->n, "device", d->dev.key, "cluster", d->dev.cluster_id,
+                                             (json_int_t)d->n, "device", d->dev.id.key, "cluster", d->dev.cluster_id,
                                              "best_ns", best, "best", params_of(d->r[b].key), "queue_kind",
                                              d->dev.queue_kind[0] ? d->dev.queue_kind : "unknown"));
     if (d->dev.has_fp && !json_object_get(clusters, d->dev.cluster_id)) {
       json_t *c = vkocc_fingerprint_json(&d->dev.fp);
       json_object_del(c, "cluster_id");
-      json_object_set_new(c, "name", json_string(d->dev.name));
+      json_object_set_new(c, "name", json_string(d->dev.id.name));
       json_object_set_new(clusters, d->dev.cluster_id, c);
     }
     json_t *k = json_object_get(kernels, d->k->name);
@@ -215,7 +215,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
         for (uint32_t j = 0; j < n; j++) {
           const tune_doc *e = &docs[j];
           bool same = e->k == d->k && e->f32 == d->f32 && !strcmp(e->dev.queue_kind, d->dev.queue_kind) &&
-                      (pass == 0 ? !strcmp(e->dev.key, d->dev.key) : !strcmp(e->dev.cluster_id, d->dev.cluster_id));
+                      (pass == 0 ? !strcmp(e->dev.id.key, d->dev.id.key) : !strcmp(e->dev.cluster_id, d->dev.cluster_id));
           if (!same) continue;
           if (j < first) first = j;
           uint32_t q = 0;
@@ -229,7 +229,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
           for (uint32_t j = 0; j < n; j++) {
             const tune_doc *e = &docs[j];
             if (e->k == d->k && e->f32 == d->f32 && e->n == sizes[q] && !strcmp(e->dev.queue_kind, d->dev.queue_kind) &&
-                (pass == 0 ? !strcmp(e->dev.key, d->dev.key) : !strcmp(e->dev.cluster_id, d->dev.cluster_id)))
+                (pass == 0 ? !strcmp(e->dev.id.key, d->dev.id.key) : !strcmp(e->dev.cluster_id, d->dev.cluster_id)))
               set[m++] = e;
           }
           char key[256];
@@ -239,7 +239,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
           json_t *when = d->k->glsl ? json_pack("{s:s, s:o}", "element_type", d->f32 ? "f32" : "u32", "problem_size", bucket(sizes, ns, sizes[q]))
                                     : json_pack("{s:o}", "problem_size", bucket(sizes, ns, sizes[q]));
           json_t *e = json_pack("{s:s, s:o, s:o}", "cluster", d->dev.cluster_id, "when", when, "params", params_of(key));
-          if (pass == 0) json_object_set_new(e, "device", json_string(d->dev.key));
+          if (pass == 0) json_object_set_new(e, "device", json_string(d->dev.id.key));
           /* the kind of queue family tuned on: selection prefers the caller's kind (a result of an older vkocc:
            * "unknown"); the capacity where every result of the entry agrees on it */
           uint32_t cap = set[0]->dev.shared_per_sm;
@@ -248,7 +248,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
           json_object_set_new(e, "queue_family", json_pack("{s:s, s:o}", "kind", d->dev.queue_kind[0] ? d->dev.queue_kind : "unknown",
                                                            "shared_bytes_per_sm", cap ? json_integer(cap) : json_null()));
           json_t *from = json_array();
-          for (uint32_t j = 0; j < m; j++) json_array_append_new(from, json_string(set[j]->dev.key));
+          for (uint32_t j = 0; j < m; j++) json_array_append_new(from, json_string(set[j]->dev.id.key));
           json_object_set_new(e, "tuned", json_pack("{s:I, s:o, s:f, s:f}", "problem_size", (json_int_t)sizes[q], "devices", from,
                                                     "worst_efficiency", worst, "geomean_efficiency", geo));
           json_array_append_new(entries, e);

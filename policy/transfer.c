@@ -29,7 +29,7 @@ static json_t *params_of(const char *key) {
 static json_t *answer(const tune_doc *t, const char *key, const tune_doc *const *from, uint32_t n) {
   double e = tdb_efficiency(t, key), tt = tdb_time(t, key);
   json_t *f = json_array();
-  for (uint32_t i = 0; i < n; i++) json_array_append_new(f, json_string(from[i]->dev.key));
+  for (uint32_t i = 0; i < n; i++) json_array_append_new(f, json_string(from[i]->dev.id.key));
   json_t *o = json_pack("{s:o, s:f, s:o, s:o}", "params", params_of(key), "efficiency", e, "time_ns",
                         isfinite(tt) ? json_real(tt) : json_null(), "from", f);
   if (!isfinite(tt)) json_object_set_new(o, "note", json_string("invalid or not runnable on the target"));
@@ -81,7 +81,7 @@ vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, js
       uint32_t m = 0;
       for (uint32_t b = 0; b < nm; b++) {
         const tune_doc *o = &docs[members[b]];
-        if (strcmp(o->dev.key, t->dev.key) && !strcmp(o->dev.cluster_id, t->dev.cluster_id)) set[m++] = o;
+        if (strcmp(o->dev.id.key, t->dev.id.key) && !strcmp(o->dev.cluster_id, t->dev.cluster_id)) set[m++] = o;
       }
       json_t *cl = rule_answer(t, set, m, TDB_GEOMEAN, &eff[1]);
       json_object_set_new(rj, "cluster", cl ? json_incref(cl) : json_null());
@@ -106,14 +106,14 @@ vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, js
       /* default over the others (every result of the kernel, any type, on other devices) */
       m = 0;
       for (uint32_t b = 0; b < n; b++)
-        if (docs[b].k == t->k && strcmp(docs[b].dev.key, t->dev.key)) set[m++] = &docs[b];
+        if (docs[b].k == t->k && strcmp(docs[b].dev.id.key, t->dev.id.key)) set[m++] = &docs[b];
       json_t *df = rule_answer(t, set, m, TDB_MAXMIN, &eff[3]);
       json_object_set_new(rj, "default", df ? json_incref(df) : json_null());
       /* name-keyed lookup */
       m = 0;
       for (uint32_t b = 0; b < nm; b++) {
         const tune_doc *o = &docs[members[b]];
-        if (strcmp(o->dev.key, t->dev.key) && !strcmp(o->dev.name, t->dev.name)) set[m++] = o;
+        if (strcmp(o->dev.id.key, t->dev.id.key) && !strcmp(o->dev.id.name, t->dev.id.name)) set[m++] = o;
       }
       json_t *nm_answer = rule_answer(t, set, m, TDB_GEOMEAN, &eff[4]);
       json_object_set_new(rj, "name", nm_answer ? nm_answer : json_null()); /* NULL: no other device of that name was tuned */
@@ -136,7 +136,7 @@ vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, js
         else zero[r] = true;
       }
       json_array_append_new(targets, json_pack("{s:s, s:s, s:s, s:I, s:f, s:o, s:o}", "file", t->file, "device",
-                                               t->dev.key, "cluster_id", t->dev.cluster_id, "problem_size",
+                                               t->dev.id.key, "cluster_id", t->dev.cluster_id, "problem_size",
                                                (json_int_t)t->n, "best_ns", best, "best", params_of(t->r[bi].key),
                                                "rules", rj));
     }

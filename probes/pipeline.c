@@ -27,6 +27,34 @@ static vkocc_status load_module(const vkocc_shader_desc *sh, uint32_t **spv, siz
   return vkocc_fail(VKOCC_ERROR_USAGE, "no shader given (path, source or SPIR-V)");
 }
 
+vkocc_status vkocc_shader_spirv(const vkocc_shader_desc *sh, uint32_t **spirv, size_t *words) {
+  vkocc_clear_error();
+  const char *name;
+  *spirv = NULL, *words = 0;
+  return load_module(sh, spirv, words, &name);
+}
+
+vkocc_status vkocc_shader_inspect(vkocc_context *ctx, const vkocc_shader_desc *sh, vkocc_shader_info *out) {
+  vkocc_clear_error();
+  memset(out, 0, sizeof *out);
+  uint32_t *spv;
+  size_t words;
+  const char *name;
+  vkocc_status s = load_module(sh, &spv, &words, &name);
+  if (s) return s;
+  vkocc_spirv_info info;
+  s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
+  if (!s && ctx) s = vkocc_module_contract_ctx(ctx, spv, words, name, &info, sh);
+  free(spv);
+  if (s) return s;
+  snprintf(out->entry, sizeof out->entry, "%s", info.entry);
+  memcpy(out->wg, info.wg, sizeof out->wg);
+  uint64_t n = (uint64_t)info.wg[0] * info.wg[1] * info.wg[2];
+  out->wg_size = n > UINT32_MAX ? 0 : (uint32_t)n;
+  out->shared_bytes = info.shared_bytes, out->shared_exact = info.shared_exact;
+  return VKOCC_OK;
+}
+
 /* Internal (tests): builds the pipeline and hands it out, for dispatching either path by hand. */
 vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_desc *sh, uint32_t mode,
                                       uint32_t groups, uint32_t *written, uint32_t *records_flagged) {

@@ -68,3 +68,23 @@ for f in files:
 print("longest function per room (lines):")
 for r in sorted(longest, key=lambda r: order.index(r) if r in order else 99):
     print("   %-13s %4d  %s %s" % (r, *longest[r]))
+# 7. the CLI's seam: library functions it calls that the public headers do not declare, and the internal
+# headers it includes (everything else it needs is include/vkocc.h, include/vkocc_plot.h and cli/*.h)
+public = set()
+for h in ("include/vkocc.h", "include/vkocc_plot.h"):
+    if h in code: public |= set(re.findall(r"\b(vkocc_\w+)\s*\(", code[h]))
+cli_calls = set()
+for f in files:
+    if f.startswith("cli/") and f.endswith(".c"):
+        cli_calls |= {n for n in re.findall(r"\b(\w+)\s*\(", code[f]) if n in defs and not defs[n].startswith("cli/")}
+nonpublic = sorted(cli_calls - public)
+print("library functions the CLI calls that the public headers do not declare:", len(nonpublic), "(public: %d)" %
+      len(cli_calls & public))
+print("   ", " ".join(nonpublic))
+incs = [(f, m.group(1)) for f in files if f.startswith("cli/")
+        for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', nocomment(text[f]), re.M)
+        if m.group(1) not in ("vkocc.h", "vkocc_plot.h")
+        and not (os.path.normpath(os.path.join("cli", m.group(1))).startswith("cli/")
+                 and os.path.exists(os.path.join(repo, "cli", m.group(1))))]
+print("internal headers included in cli/:", len(incs), "lines in", len({f for f, _ in incs}), "files;",
+      "cli/cli.h:", [h for f, h in incs if f == "cli/cli.h"])

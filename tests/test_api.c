@@ -1,7 +1,8 @@
 /* The library API that needs no device: per-limit counts and the workgroup-size suggestion on
  * synthetic derived limits (ties to the larger size, a shared-memory-bound and a workgroup-slot-bound case,
  * agreement with the occupancy model over a sweep), the presets, method names, vkocc_fingerprint_save
- * (atomic, bad paths) and vkocc_last_error being cleared by a call that succeeds. */
+ * (atomic, bad paths), vkocc_last_error being cleared by a call that succeeds, and the device identity of
+ * documents. */
 #include "check.h"
 #include "io.h"
 #include "vkocc.h"
@@ -188,8 +189,158 @@ static void test_stamp(void) {
   CHECK_CONTAINS(vkocc_last_error(), "f.json: $.schema: version 2 of vkocc.test is not supported");
 }
 
+/* The device identity every document carries: one reader for the whole device object of a measurement and the
+ * short form of tuning results, the key the same either way, a fingerprint's derived SM count in it, and a
+ * document without a device or a malformed one refused with the file and JSON path. */
+static void test_device_identity(const char *data) {
+  char path[1024];
+  vkocc_device_identity a, b;
+  snprintf(path, sizeof path, "%s/surface-h100.json", data);
+  CHECK(vkocc_document_device(path, &a) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(!strcmp(a.name, "NVIDIA H100 80GB HBM3"), "name %s", a.name);
+  CHECK_EQ_U(a.vendor_id, 0x10de);
+  CHECK_EQ_U(a.device_id, 0x2330);
+  CHECK_EQ_U(a.driver_version, 2435301632u);
+  CHECK_EQ_U(a.device_type, 2); /* VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU */
+  CHECK(a.uuid[0] == 0x13 && a.uuid[1] == 0x97 && a.uuid[15] == 0x26, "uuid %02x%02x..%02x", a.uuid[0], a.uuid[1], a.uuid[15]);
+  CHECK_EQ_U(a.queue_family, 2);
+  CHECK_EQ_U(a.sm_count, 0); /* a surface holds no derived limits */
+  CHECK(!strcmp(a.key, "10de:2330 NVIDIA H100 80GB HBM3 | 580.159.04 | sm 0"), "key %s", a.key);
+  /* a fingerprint: the same device with the SM count its derived limits hold, as tuning results key it */
+  snprintf(path, sizeof path, "%s/fp-h100-v2-registers.json", data);
+  CHECK(vkocc_document_device(path, &b) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK_EQ_U(b.sm_count, 132);
+  CHECK(!strcmp(b.key, "10de:2330 NVIDIA H100 80GB HBM3 | 580.159.04 | sm 132"), "key %s", b.key);
+  /* the short form written back and read again: the same identity and key */
+  json_t *o = vkocc_device_identity_json(&b);
+  vkocc_device_identity c;
+  CHECK(vkocc_device_identity_from_json(o, "mem", "$.device", true, &c) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(!strcmp(c.key, b.key) && !strcmp(c.name, b.name) && c.sm_count == 132 && c.driver_version == b.driver_version &&
+        c.vendor_id == b.vendor_id && c.device_id == b.device_id, "short form: %s", c.key);
+  CHECK_EQ_U(c.queue_family, UINT32_MAX); /* the short form does not record it */
+  json_object_del(o, "key");
+  CHECK(vkocc_device_identity_from_json(o, "mem", "$.device", true, &c) == VKOCC_ERROR_USAGE, "key required");
+  CHECK_CONTAINS(vkocc_last_error(), "mem: $.device.key");
+  CHECK(vkocc_device_identity_from_json(o, "mem", "$.device", false, &c) == VKOCC_OK && !strcmp(c.key, b.key),
+        "key computed: %s", c.key);
+  json_decref(o);
+  /* the identity of a device as vkocc_device_key names it */
+  vkocc_device_info d = {.vendor_id = 0x10005, .device_id = 0, .name = "llvmpipe", .driver_name = "llvmpipe",
+                         .compute_queue_family = 0, .compute_queue_flags = 7};
+  char key[600];
+  vkocc_device_key(&d, 2, key, sizeof key);
+  vkocc_device_identity_of(&d, 2, &c);
+  CHECK(!strcmp(c.key, key) && !strcmp(key, "10005:0000 llvmpipe | llvmpipe | sm 2"), "key %s / %s", c.key, key);
+  CHECK_EQ_U(c.queue_family, 0);
+  CHECK_EQ_U(c.queue_flags, 7);
+  /* documents that name no device, and files that are no documents */
+  snprintf(path, sizeof path, "%s/policy-db.json", data);
+  CHECK(vkocc_document_device(path, &c) == VKOCC_ERROR_USAGE, "a policy database names no device");
+  CHECK_CONTAINS(vkocc_last_error(), "policy-db.json: $.device: this vkocc.policy-db/1 document names no device");
+  snprintf(path, sizeof path, "%s/h100-grid.csv", data);
+  CHECK(vkocc_document_device(path, &c) == VKOCC_ERROR_USAGE, "a CSV is no document");
+  CHECK_CONTAINS(vkocc_last_error(), "h100-grid.csv");
+  json_t *doc = json_pack("{s:s, s:{s:i}}", "schema", "vkocc.probe/1", "device", "name", 5);
+  bool has = true;
+  CHECK(vkocc_doc_device(doc, "p.json", &c, &has) == VKOCC_ERROR_USAGE && !has, "a malformed device accepted");
+  CHECK_CONTAINS(vkocc_last_error(), "p.json: $.device.name");
+  json_decref(doc);
+}
+
+/* Policy documents from results files through the public calls: the database written and returned as text,
+ * read back by vkocc_policy_db_load; the transfer report; no results, or a file that is no results, refused. */
+static void test_policy_documents(const char *data) {
+  char h[1024], r[1024], db[1024];
+  snprintf(h, sizeof h, "%s/../../docs/results/lavapipe/tune/lp2/histogram-u32.json", data);
+  snprintf(r, sizeof r, "%s/../../docs/results/lavapipe/tune/lp2/reduce-u32.json", data);
+  snprintf(db, sizeof db, "/tmp/vkocc-test-api-db-%d.json", (int)getpid());
+  const char *results[] = {h, r};
+  char *text = NULL;
+  CHECK(vkocc_policy_build(results, 2, false, db, &text) == VKOCC_OK, "build: %s", vkocc_last_error());
+  CHECK(text && strstr(text, "\"schema\": \"vkocc.policy-db/2\"") && text[strlen(text) - 1] == '\n', "text: %.80s",
+        text ? text : "(null)");
+  vkocc_policy_db *pdb = NULL;
+  CHECK(vkocc_policy_db_load(db, &pdb) == VKOCC_OK, "load: %s", vkocc_last_error());
+  vkocc_policy_choice ch;
+  vkocc_policy_var vars[] = {{"element_type", "u32"}};
+  CHECK(pdb && vkocc_policy_select(pdb, "histogram", NULL, vars, 1, 0, &ch) == VKOCC_OK && ch.rule == VKOCC_POLICY_DEFAULT,
+        "select: %s", vkocc_last_error());
+  if (pdb) vkocc_policy_choice_free(&ch);
+  vkocc_policy_db_free(pdb);
+  free(text);
+  unlink(db);
+  CHECK(vkocc_policy_transfer(results, 2, true, 0, NULL, &text) == VKOCC_OK, "transfer: %s", vkocc_last_error());
+  CHECK(text && strstr(text, "\"schema\": \"vkocc.policy-transfer/1\""), "transfer text");
+  free(text);
+  CHECK(vkocc_policy_build(results, 0, false, NULL, NULL) == VKOCC_ERROR_USAGE, "no results accepted");
+  CHECK_CONTAINS(vkocc_last_error(), "no tuning results given");
+  char fp[1024];
+  snprintf(fp, sizeof fp, "%s/fp-hopper-132.json", data);
+  const char *bad[] = {h, fp};
+  CHECK(vkocc_policy_build(bad, 2, false, NULL, NULL) == VKOCC_ERROR_USAGE, "a fingerprint taken for results");
+  CHECK_CONTAINS(vkocc_last_error(), "fp-hopper-132.json: $.schema");
+}
+
+/* A shader inspected with no device: its shape under the specialization constants, compile errors named. */
+static void test_shader_inspect(const char *data) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/../shaders/histogram.comp", data);
+  vkocc_spec_value spec[] = {{0, 128}};
+  vkocc_shader_desc sh = {.path = path, .spec = spec, .nspec = 1};
+  vkocc_shader_info info;
+  CHECK(vkocc_shader_inspect(NULL, &sh, &info) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(!strcmp(info.entry, "main"), "entry %s", info.entry);
+  CHECK_EQ_U(info.wg[0], 128);
+  CHECK_EQ_U(info.wg_size, 128);
+  CHECK_EQ_U(info.shared_bytes, 256 * 4); /* BINS = 256 words */
+  CHECK(info.shared_exact, "shared bytes exact");
+  uint32_t *spv = NULL;
+  size_t words = 0;
+  CHECK(vkocc_shader_spirv(&sh, &spv, &words) == VKOCC_OK && words > 5 && spv[0] == 0x07230203, "SPIR-V");
+  vkocc_shader_desc m = {.spirv = spv, .spirv_words = words, .name = "h.spv", .spec = (vkocc_spec_value[]){{0, 64}}, .nspec = 1};
+  CHECK(vkocc_shader_inspect(NULL, &m, &info) == VKOCC_OK && info.wg_size == 64, "from SPIR-V: %s", vkocc_last_error());
+  free(spv);
+  vkocc_shader_desc bad = {.source = "#version 450\nvoid main() { x = 1; }\n", .source_len = 36, .lang = VKOCC_SHADER_GLSL,
+                           .name = "bad.comp"};
+  CHECK(vkocc_shader_inspect(NULL, &bad, &info) == VKOCC_ERROR_USAGE, "a shader that does not compile");
+  CHECK_CONTAINS(vkocc_last_error(), "bad.comp:2");
+}
+
+/* Files written whole and checked before measuring; a surface file with its model (a fingerprint without its
+ * surface reads as model only). */
+static void test_files(const char *data) {
+  char dir[256], path[512];
+  snprintf(dir, sizeof dir, "/tmp/vkocc-test-api-files-%d", (int)getpid());
+  CHECK(mkdir(dir, 0700) == 0, "mkdir %s", dir);
+  CHECK(vkocc_output_check(dir) == VKOCC_ERROR_USAGE, "a directory accepted as output");
+  snprintf(path, sizeof path, "%s/out.txt", dir);
+  CHECK(vkocc_output_check(path) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(vkocc_write_file_atomic(path, "abc\n", 4) == VKOCC_OK, "%s", vkocc_last_error());
+  FILE *f = fopen(path, "r");
+  char got[8] = "";
+  CHECK(f && fgets(got, sizeof got, f) && !strcmp(got, "abc\n"), "content '%s'", got);
+  if (f) fclose(f);
+  unlink(path);
+  rmdir(dir);
+  vkocc_surface s;
+  vkocc_derived d;
+  bool model_only = false;
+  snprintf(path, sizeof path, "%s/fp-hopper-132.json", data);
+  CHECK(vkocc_surface_load_model(path, &s, &d, &model_only) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(model_only && s.count == 0 && d.wg_per_sm > 0, "model only: %d, %u points, W %u", model_only, s.count, d.wg_per_sm);
+  vkocc_surface_free(&s);
+  snprintf(path, sizeof path, "%s/surface-h100.json", data);
+  CHECK(vkocc_surface_load_model(path, &s, &d, &model_only) == VKOCC_OK && !model_only && s.count > 100,
+        "a surface: %u points", s.count);
+  vkocc_surface_free(&s);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) { fprintf(stderr, "usage: %s DATA_DIR\n", argv[0]); return 2; }
+  test_device_identity(argv[1]);
+  test_policy_documents(argv[1]);
+  test_shader_inspect(argv[1]);
+  test_files(argv[1]);
   test_limits();
   test_suggest();
   test_presets();

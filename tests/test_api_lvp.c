@@ -10,7 +10,6 @@
 #define VK_NO_PROTOTYPES
 #endif
 #include "check.h"
-#include "characterize.h"
 #include "io.h"
 #include "vkocc.h"
 #include <dlfcn.h>

@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$cmake" --install "$build" --prefix "$tmp/prefix" >/dev/null
-for f in include/vkocc.h; do [[ -f $tmp/prefix/$f ]] || fail "not installed: $f"; done
+for f in include/vkocc.h include/vkocc_plot.h; do [[ -f $tmp/prefix/$f ]] || fail "not installed: $f"; done
 pc=$(find "$tmp/prefix" -name vkocc.pc -print -quit)
 config=$(find "$tmp/prefix" -name vkocc-config.cmake -print -quit)
 [[ -n $pc && -n $config ]] || fail "vkocc.pc or vkocc-config.cmake not installed"
@@ -47,11 +47,12 @@ readelf -d "$tmp/pick_policy_pc" | grep -q 'NEEDED.*libvkocc\.so' || fail "the p
 # Vulkan stays private: the header includes no Vulkan header and the package defines no VK_NO_PROTOTYPES,
 # so an application's own vkEnumerateInstanceVersion() keeps its prototype (checked in C++, where a missing
 # one is an error) when a C++ compiler and the Vulkan headers are there
-grep -q '#include *<vulkan' "$tmp/prefix/include/vkocc.h" && fail "vkocc.h includes a Vulkan header"
+grep -q '#include *<vulkan' "$tmp/prefix/include/vkocc.h" "$tmp/prefix/include/vkocc_plot.h" &&
+  fail "a public header includes a Vulkan header"
 if grep -rq VK_NO_PROTOTYPES "$(dirname "$config")" "$pc"; then fail "the package sets VK_NO_PROTOTYPES"; fi
 if command -v c++ >/dev/null && echo '#include <vulkan/vulkan.h>' | c++ -E -x c++ - >/dev/null 2>&1; then
-  printf '#include <vkocc.h>\n#include <vulkan/vulkan.h>\nint main() { uint32_t v; return vkEnumerateInstanceVersion(&v) + (int)vkocc_now_ms(); }\n' |
-    c++ -fsyntax-only -Werror -x c++ $("$pkgconfig" --cflags vkocc) - || fail "vkocc.h with vulkan.h in C++"
+  printf '#include <vkocc_plot.h>\n#include <vulkan/vulkan.h>\nint main() { uint32_t v; return vkEnumerateInstanceVersion(&v) + (int)vkocc_now_ms(); }\n' |
+    c++ -fsyntax-only -Werror -x c++ $("$pkgconfig" --cflags vkocc) - || fail "vkocc.h and vkocc_plot.h with vulkan.h in C++"
 fi
 
 # the static library through vkocc-static.pc: no libvkocc.so at run time
@@ -94,7 +95,7 @@ if "$pkgconfig" --exists vkocc-plot; then
   cat >"$tmp/plot.c" <<'C'
 #include <stdio.h>
 #include <string.h>
-#include <vkocc.h>
+#include <vkocc_plot.h>
 int main(int argc, char **argv) {
   vkocc_surface s;
   vkocc_derived d;

@@ -19,8 +19,8 @@ static void make_doc(tune_doc *d, const char *key, const char *kind, uint32_t sh
   memset(d, 0, sizeof *d);
   snprintf(d->file, sizeof d->file, "%s-%s.json", key, kind);
   d->k = &vkocc_kernel_reduce, d->n = 1u << 20;
-  snprintf(d->dev.name, sizeof d->dev.name, "NVIDIA H100");
-  snprintf(d->dev.key, sizeof d->dev.key, "%s", key);
+  snprintf(d->dev.id.name, sizeof d->dev.id.name, "NVIDIA H100");
+  snprintf(d->dev.id.key, sizeof d->dev.id.key, "%s", key);
   snprintf(d->dev.cluster_id, sizeof d->dev.cluster_id, "%s", fp->cluster_id);
   snprintf(d->dev.queue_kind, sizeof d->dev.queue_kind, "%s", kind);
   d->dev.shared_per_sm = shared;

@@ -17,8 +17,8 @@ static void make_doc(tune_doc *d, const char *name, const char *key, const vkocc
   memset(d, 0, sizeof *d);
   snprintf(d->file, sizeof d->file, "%s.json", key);
   d->k = &vkocc_kernel_reduce, d->n = 1u << 20;
-  snprintf(d->dev.name, sizeof d->dev.name, "%s", name);
-  snprintf(d->dev.key, sizeof d->dev.key, "%s", key);
+  snprintf(d->dev.id.name, sizeof d->dev.id.name, "%s", name);
+  snprintf(d->dev.id.key, sizeof d->dev.id.key, "%s", key);
   snprintf(d->dev.cluster_id, sizeof d->dev.cluster_id, "%s", fp->cluster_id);
   d->dev.has_fp = true, d->dev.fp = *fp;
   d->r = calloc(4, sizeof *d->r);
@@ -202,7 +202,7 @@ int main(void) {
   CHECK_NEAR(json_number_value(json_object_get(pp, "policy")), 3 / (1.1 + 1.2 + 1 / 0.6), 1e-9);
   json_decref(rep);
   /* two devices of one name: the name-keyed lookup hits */
-  snprintf(docs[1].dev.name, sizeof docs[1].dev.name, "GPU H1");
+  snprintf(docs[1].dev.id.name, sizeof docs[1].dev.id.name, "GPU H1");
   CHECK(tdb_transfer(docs, 3, 0, &rep) == VKOCC_OK, "transfer 2");
   t1 = json_array_get(json_object_get(json_array_get(json_object_get(rep, "groups"), 0), "targets"), 0);
   CHECK_NEAR(eff(t1, "name"), 100.0 / 110, 1e-9);

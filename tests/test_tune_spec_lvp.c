@@ -438,6 +438,58 @@ static void test_bad(void) {
   expect_bad("scale_wrong", "scale_wrong.comp", "broken.comp", "$.KernelSpecification.KernelFile");
 }
 
+/* the warm-up follows the GPU's idle time (cold: the whole --warmup-ms; after that ratio x idle, clamped to 20 ms
+ * and --warmup-ms) and the sentinel re-times the first correct configuration every N configurations */
+static void test_warmup_sentinel(void) {
+  char *out;
+  int rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/ws.json --budget 7 --seed 3 --warmup-ms 30 --sentinel 3 "
+                   "--fingerprint %s 2>&1", bin, dir, dir, fp);
+  CHECK(rc == 0, "warm-up and sentinel: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "clocks:   sentinel");
+  CHECK_CONTAINS(out, "timed 3 times");
+  free(out);
+  char p[1024];
+  snprintf(p, sizeof p, "%s/ws.json", dir);
+  json_t *d = load(p);
+  if (!d) return;
+  json_t *sen = json_object_get(json_object_get(d, "measurement"), "sentinel"), *pts = json_object_get(sen, "points");
+  CHECK(json_array_size(pts) == 3, "3 sentinel points (after 1, 4 and 7 configurations), got %zu", json_array_size(pts));
+  static const json_int_t after[3] = {1, 4, 7};
+  for (size_t i = 0; i < json_array_size(pts) && i < 3; i++) {
+    json_t *q = json_array_get(pts, i);
+    CHECK(json_integer_value(json_object_get(q, "after")) == after[i], "sentinel point %zu after %lld", i,
+          (long long)json_integer_value(json_object_get(q, "after")));
+    CHECK(json_number_value(json_object_get(q, "median_ns")) > 0, "sentinel median");
+  }
+  CHECK(json_object_get(sen, "config") && json_number_value(json_object_get(sen, "range")) >= 0, "sentinel config and range");
+  size_t i;
+  json_t *r;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    double w = json_number_value(json_object_get(json_object_get(r, "timing_ms"), "warmup"));
+    if (i == 0) CHECK(w == 30, "the cold first configuration warms up for the whole 30 ms, got %g", w);
+    else CHECK(w >= 20 && w <= 30, "configuration %zu: warm-up %g ms outside [20, 30]", i, w);
+  }
+  json_decref(d);
+  /* --sentinel 0: none; the CPU default: no warm-up */
+  rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/ws0.json --budget 2 --seed 3 --sentinel 0 --fingerprint %s 2>&1", bin,
+               dir, dir, fp);
+  CHECK(rc == 0 && !strstr(out, "clocks:"), "--sentinel 0: exit %d: %s", rc, out);
+  free(out);
+  snprintf(p, sizeof p, "%s/ws0.json", dir);
+  if ((d = load(p))) {
+    CHECK(!json_object_get(json_object_get(d, "measurement"), "sentinel"), "--sentinel 0 records none");
+    json_array_foreach(json_object_get(d, "results"), i, r)
+      CHECK(json_number_value(json_object_get(json_object_get(r, "timing_ms"), "warmup")) == 0, "no warm-up on a CPU device");
+    json_decref(d);
+  }
+  static const char *const bad[] = {"--warmup-ratio -1", "--warmup-ratio x", "--sentinel -2", "--sentinel 1e3x"};
+  for (int k = 0; k < 4; k++) {
+    rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/wsbad.json %s 2>&1", bin, dir, dir, bad[k]);
+    CHECK(rc == 2 && count(out, "\n") == 1, "%s: exit %d, one line expected: %s", bad[k], rc, out);
+    free(out);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 5 || !mkdtemp(dir)) { fprintf(stderr, "usage: test_tune_spec_lvp VKOCC SOURCE_DIR SCHEMA_DIR GLSLC\n"); return 2; }
   bin = argv[1], src = argv[2], schemas = argv[3];
@@ -445,6 +497,7 @@ int main(int argc, char **argv) {
   snprintf(fpb, sizeof fpb, "%s/tests/data/fp-hopper-132.json", src);
   fp = fpb;
   test_transpose();
+  test_warmup_sentinel();
   test_persistent();
   test_wrong();
   test_final_round_resume();

@@ -175,10 +175,10 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
   json_t *space = json_object_get(raw, "space");
   json_int_t runnable = json_integer_value(json_object_get(space, "runnable"));
   snprintf(sp->what, sizeof sp->what, "%s %s at %llu on %s%s", k->name, doc.f32 ? "f32" : "u32",
-           (unsigned long long)doc.n, doc.dev.name, runnable > (json_int_t)n ? " (partial: not every runnable configuration measured)" : "");
+           (unsigned long long)doc.n, doc.dev.id.name, runnable > (json_int_t)n ? " (partial: not every runnable configuration measured)" : "");
   /* features: the workgroup size is the wg_size parameter; shared memory and groups from the kernel */
   vkocc_derived d;
-  if (load_model(sp, path, fingerprint, doc.dev.sm_count, &d, &s)) {
+  if (load_model(sp, path, fingerprint, doc.dev.id.sm_count, &d, &s)) {
     uint32_t *wg = vkocc_xcalloc(n ? n : 1, sizeof *wg), *sh = vkocc_xcalloc(n ? n : 1, sizeof *sh),
              *gr = vkocc_xcalloc(n ? n : 1, sizeof *gr);
     int wgp = -1;

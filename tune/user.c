@@ -115,6 +115,11 @@ typedef struct harness {
   int64_t last_P;
   uint32_t lose_at, batches; /* VKOCC_TEST_DEVICE_LOSS */
   int32_t spec_id[32];       /* per parameter: its SpecId (param_spec), from the source or the module's names */
+  double gpu_end_ms;         /* when the last batch of dispatches ended (0: none yet: the GPU is cold) */
+  double idle_ms;            /* host time the GPU sat idle since the last warm-up (-1: cold, nothing run yet) */
+  int64_t sentinel;          /* the configuration re-timed to watch the clocks (-1: none yet) */
+  uint32_t since_sentinel;
+  bool in_sentinel;
 } harness;
 
 static vkocc_context *CTX(harness *h) { return *h->ctxp; }
@@ -428,6 +433,7 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
       if (h->readback[i].buffer) vkocc_batch_copy(b, &h->dev[i], &h->readback[i], 0, 0, h->dev[i].size);
     vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
   }
+  if (h->gpu_end_ms > 0 && h->idle_ms >= 0) h->idle_ms += vkocc_now_ms() - h->gpu_end_ms;
   uint64_t t = (uint64_t)(timeout_s * 1e9);
   st = vkocc_batch_run(b, t ? t : 1, "a tuning dispatch");
   if (st) {
@@ -442,6 +448,7 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
     *lost = true;
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "a tuning dispatch: VK_ERROR_DEVICE_LOST (simulated: VKOCC_TEST_DEVICE_LOSS)");
   }
+  h->gpu_end_ms = vkocc_now_ms();
   for (uint32_t i = 0; i < count; i++) {
     const vkocc_batch_record *r = vkocc_batch_record_of(b, first + i);
     if (r->tick == VKOCC_TICKS_BACKWARDS)
@@ -729,10 +736,21 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
       }
     }
   }
-  /* warm-up: untimed dispatches until the GPU has been busy for warmup_ms (clocks that dropped while the host
-   * worked come back up before anything is timed); each submission bounded like the timed ones */
-  double warm_ms = o->warmup_ms < 0 ? 0 : o->warmup_ms > 0 ? o->warmup_ms
-                   : vkocc_context_device(ctx)->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 500;
+  /* warm-up: untimed dispatches before anything is timed, so that clocks that dropped while the host worked come
+   * back up. A GPU's clock governor follows its recent utilization: the GPU is kept busy for warmup_ratio times
+   * the host time it was idle since the last batch (its duty cycle stays >= ratio / (1 + ratio)), at least 20 ms
+   * and at most warmup_ms; a cold GPU (nothing run yet) gets warmup_ms. The sentinel (tu_tune) checks the result. */
+  double cap_ms = o->warmup_ms < 0 ? 0 : o->warmup_ms > 0 ? o->warmup_ms
+                  : vkocc_context_device(ctx)->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 500;
+  double ratio = o->warmup_ratio < 0 ? 0 : o->warmup_ratio > 0 ? o->warmup_ratio : 2;
+  double warm_ms = cap_ms;
+  if (ratio > 0 && h->idle_ms >= 0) {
+    warm_ms = ratio * h->idle_ms;
+    if (warm_ms < 20) warm_ms = 20;
+    if (warm_ms > cap_ms) warm_ms = cap_ms;
+  }
+  r->warmup_ms = warm_ms;
+  h->idle_ms = 0;
   for (double busy = 0; busy < warm_ms * 1e6;) {
     double wt[MAX_BATCH];
     uint32_t batch = (uint32_t)((warm_ms * 1e6 - busy) / (first > 1 ? first : 1)) + 1;
@@ -983,6 +1001,35 @@ static vkocc_status confirm_best(harness *h, uint32_t k) {
   return st;
 }
 
+/* The sentinel: the first correct configuration, timed again every sentinel_every configurations and at the
+ * end. A warm-up too short for the clocks shows as its medians drifting apart. Its costs are kept out of the
+ * per-configuration figures. */
+static vkocc_status sentinel_record(harness *h, uint32_t c, const tu_result *r) {
+  tu_run *run = h->run;
+  run->sentinel = vkocc_xrealloc(run->sentinel, (run->nsentinel + 1) * sizeof *run->sentinel);
+  run->sentinel[run->nsentinel++] = (struct tu_sentinel){.after = h->done, .median_ns = r->median_ns, .spread = r->spread};
+  run->sentinel_config = c;
+  h->since_sentinel = 0;
+  return VKOCC_OK;
+}
+
+static vkocc_status sentinel_again(harness *h) {
+  tu_run *run = h->run;
+  if (h->sentinel < 0 || !h->since_sentinel) return VKOCC_OK;
+  tu_run keep = *run;
+  double t0 = vkocc_now_ms();
+  tu_result tmp;
+  vkocc_status st = measure_config(h, (uint32_t)h->sentinel, &tmp);
+  /* the costs stay the sentinel's */
+  run->compiles = keep.compiles, run->pipelines = keep.pipelines, run->compile_ms = keep.compile_ms;
+  run->pipelines_ms = keep.pipelines_ms, run->occupancy_ms = keep.occupancy_ms, run->measure_ms = keep.measure_ms;
+  run->sentinel_ms += vkocc_now_ms() - t0;
+  if (!st && tmp.inv == TU_CORRECT && tmp.runs) sentinel_record(h, (uint32_t)h->sentinel, &tmp);
+  else if (!st) h->since_sentinel = 0; /* it failed this time: recorded as no point, the run goes on */
+  free(tmp.times_ns);
+  return st;
+}
+
 static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
   harness *h = user;
   tu_run *run = h->run;
@@ -992,6 +1039,12 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
     vkocc_status st = measure_config(h, c, r);
     if (st) return st;
     h->done++;
+    int32_t every = h->o->sentinel_every ? h->o->sentinel_every : 64;
+    if (every > 0) {
+      h->since_sentinel++;
+      if (h->sentinel < 0 && r->inv == TU_CORRECT && r->runs) h->sentinel = c, sentinel_record(h, c, r);
+      else if (h->sentinel >= 0 && h->since_sentinel >= (uint32_t)every && (st = sentinel_again(h))) return st;
+    }
   }
   run->order = vkocc_xrealloc(run->order, (run->nevals + 1) * sizeof *run->order);
   run->order[run->nevals++] = c;
@@ -1024,6 +1077,7 @@ vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run) {
   if (st) return st;
   if ((st = t1_enumerate(&run->spec, &run->space))) { t1_free(&run->spec); return st; }
   run->r = vkocc_xcalloc(run->space.count, sizeof *run->r);
+  run->sentinel_config = -1;
   for (uint32_t i = 0; i < run->space.count; i++) run->r[i].P = -1;
   if (name) snprintf(run->name, sizeof run->name, "%s", name);
   else {
@@ -1116,7 +1170,7 @@ static vkocc_status parse_reference(harness *h, const char *text, int64_t *confi
 vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   static const tu_options none = {0};
   if (!o) o = &none;
-  harness h = {.ctxp = ctx, .run = run, .o = o, .s = &run->spec, .reference_config = -1};
+  harness h = {.ctxp = ctx, .run = run, .o = o, .s = &run->spec, .reference_config = -1, .idle_ms = -1, .sentinel = -1};
   t1_spec *s = &run->spec;
   vkocc_status st = VKOCC_OK;
   h.t0 = h.last_cp = vkocc_now_ms();
@@ -1224,6 +1278,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   tune_search_result sr;
   st = tune_search_run(&sp, def, run->seed, s->search_attrs, &run->budget, eval_cb, &h, &sr);
   tune_search_result_free(&sr);
+  if (!st && h.sentinel >= 0 && (o->sentinel_every ? o->sentinel_every : 64) > 0) st = sentinel_again(&h);
   if (!st && o->confirm >= 0) {
     vkocc_status cs = confirm_best(&h, o->confirm ? (uint32_t)o->confirm : 5);
     if (cs) fprintf(stderr, "vkocc tune: note: %s; the best is ranked by the search's medians\n", vkocc_last_error());
@@ -1267,6 +1322,7 @@ void tu_run_free(tu_run *run) {
     for (uint32_t i = 0; i < run->space.count; i++) free(run->r[i].times_ns);
   free(run->r);
   free(run->order);
+  free(run->sentinel);
   t1_space_free(&run->space);
   t1_free(&run->spec);
   memset(run, 0, sizeof *run);

@@ -30,6 +30,7 @@ typedef struct tu_result {
    * the load of the host falls on all of them alike; 0 runs: not among them */
   double confirm_ns, confirm_spread;
   uint32_t confirm_runs;
+  double warmup_ms;          /* GPU time of untimed dispatches before the timed ones */
   double compile_ms;         /* the compile this configuration needed (0 when its module was compiled before) */
   double pipeline_ms, occupancy_ms, measure_ms, other_ms, total_ms;
   char when[24];             /* UTC, ISO 8601 */
@@ -54,6 +55,11 @@ typedef struct tu_run {
   uint32_t filtered;         /* allowed configurations left out by --only */
   double setup_ms;           /* buffers: the arguments' data generated and uploaded (not any configuration's) */
   uint32_t device_losses;
+  /* the sentinel: one configuration timed again during the run (tu_options.sentinel_every) */
+  int64_t sentinel_config;   /* -1: none */
+  struct tu_sentinel { uint32_t after; double median_ns, spread; } *sentinel;
+  uint32_t nsentinel;
+  double sentinel_ms;        /* host time spent on it (not in the per-configuration costs) */
 } tu_run;
 
 typedef struct tu_options {
@@ -71,6 +77,12 @@ typedef struct tu_options {
    * the first ~20 took 2-2.3x longer with 0 or 50 ms; 500 ms brought them back). < 0: none; 0: 500 ms on a GPU,
    * none on a CPU device */
   double warmup_ms;
+  /* the warm-up lasts warmup_ratio times the host time the GPU was idle since the previous configuration (at least
+   * 20 ms, at most warmup_ms; a cold GPU gets warmup_ms). 0 = 2; < 0: always warmup_ms */
+  double warmup_ratio;
+  /* every sentinel_every configurations measured, the first correct one is timed again, so a drift of the clocks
+   * during the run shows (tu_run.sentinel). 0 = 64; < 0: never */
+  int32_t sentinel_every;
   int32_t confirm;           /* how many of the best to re-time in 3 interleaved rounds at the end; 0 = 5, -1 none */
   const vkocc_calibration *cal; /* for P; NULL: a quick calibration when P is first needed */
   /* reopens the context after VK_ERROR_DEVICE_LOST or a timed-out dispatch (NULL: the tuning stops) */

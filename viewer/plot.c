@@ -2,10 +2,10 @@
  * colour-blind safe), Okabe-Ito for lines. Each plot draws into a canvas encoded in memory and written
  * (vkocc_write_file_atomic: temporary file and rename) only when everything succeeded. */
 #include "internal.h"
+#include "vkocc_plot.h"
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
-#include "viewer.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -500,9 +500,9 @@ static uint32_t row_cells(const heat_geom *g, const vkocc_surface_point *sorted,
 }
 
 /* Draws the surface heatmap on cr (w x h). cursor_wg / cursor_sh: indices into the distinct workgroup and
- * shared sizes (vkocc_surface_grid_size) of a highlighted point (-1: none), with the calculator's readout
+ * shared sizes (vkocc_plot_surface_grid) of a highlighted point (-1: none), with the calculator's readout
  * for it along the bottom. */
-void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s, const vkocc_derived *d, int cursor_wg,
+void vkocc_plot_draw_surface(struct _cairo *cr, double W, double H, const vkocc_surface *s, const vkocc_derived *d, int cursor_wg,
                         int cursor_sh) {
   canvas c = {.cr = cr, .w = W, .h = H};
   cairo_set_source_rgb(cr, 1, 1, 1);
@@ -611,14 +611,14 @@ void vkocc_draw_surface(cairo_t *cr, double W, double H, const vkocc_surface *s,
   free(wgs), free(shs), free(tmp), free(cells), free(sorted);
 }
 
-void vkocc_surface_grid_size(const vkocc_surface *s, uint32_t *nwg, uint32_t *nshared) {
+void vkocc_plot_surface_grid(const vkocc_surface *s, uint32_t *nwg, uint32_t *nshared) {
   uint32_t *t = xmalloc((s->count + 1) * sizeof *t);
   *nwg = distinct(s, true, true, t);
   *nshared = distinct(s, false, true, t);
   free(t);
 }
 
-bool vkocc_surface_cell_at(const vkocc_surface *s, double W, double H, double x, double y, int *cursor_wg,
+bool vkocc_plot_surface_cell_at(const vkocc_surface *s, double W, double H, double x, double y, int *cursor_wg,
                            int *cursor_sh) {
   uint32_t *wgs = xmalloc((s->count + 1) * sizeof *wgs), *shs = xmalloc((s->count + 1) * sizeof *shs);
   uint32_t nw = distinct(s, true, true, wgs), ns = distinct(s, false, true, shs);
@@ -644,7 +644,7 @@ vkocc_status vkocc_plot_surface(const vkocc_surface *s, const vkocc_derived *d, 
   canvas c;
   vkocc_status st = canvas_open(&c, path, o);
   if (st) return st;
-  vkocc_draw_surface(c.cr, c.w, c.h, s, d, -1, -1);
+  vkocc_plot_draw_surface(c.cr, c.w, c.h, s, d, -1, -1);
   return canvas_close(&c, true);
 }
 

@@ -3,6 +3,7 @@
  * with the 1%, 5% and 10% budgets of the space marked. Okabe-Ito colours (colour-blind safe); ablations
  * dashed. PNG, SVG or PDF by extension, written atomically when everything succeeded. */
 #include "internal.h"
+#include "vkocc_plot.h"
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>

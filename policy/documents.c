@@ -1,0 +1,47 @@
+/* Tuning results into policy documents through the public API: results files in, a policy database or a
+ * transfer report out (written where asked, and as text), each configuration standing for itself by its
+ * median or its fastest run. */
+#include "policy_docs.h"
+#include "jsonio.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef vkocc_status (*doc_fn)(const tune_doc *docs, uint32_t n, double threshold, json_t **out);
+
+static vkocc_status build_fn(const tune_doc *docs, uint32_t n, double threshold, json_t **out) {
+  (void)threshold;
+  return tdb_build(docs, n, out);
+}
+
+static vkocc_status from_results(const char *const *results, uint32_t n, bool use_min, double threshold, doc_fn fn,
+                                 const char *path, char **text) {
+  vkocc_clear_error();
+  if (text) *text = NULL;
+  if (!n) return vkocc_fail(VKOCC_ERROR_USAGE, "no tuning results given (vkocc tune -o)");
+  tune_doc *docs = vkocc_xcalloc(n, sizeof *docs);
+  uint32_t loaded = 0;
+  vkocc_status s = VKOCC_OK;
+  for (; loaded < n && !s; loaded++) {
+    if ((s = tune_results_load(results[loaded], NULL, &docs[loaded]))) break;
+    if (use_min) /* the fastest run: robust to other work on a loaded host, which only ever adds time */
+      for (uint32_t j = 0; j < docs[loaded].count; j++)
+        if (docs[loaded].r[j].min_ns > 0) docs[loaded].r[j].median_ns = docs[loaded].r[j].min_ns;
+  }
+  json_t *doc = NULL;
+  if (!s) s = fn(docs, n, threshold, &doc);
+  for (uint32_t j = 0; j < loaded; j++) tune_doc_free(&docs[j]);
+  free(docs);
+  if (!s && path) s = vkocc_json_write(doc, path);
+  if (!s && text) *text = vkocc_json_text(doc);
+  json_decref(doc);
+  return s;
+}
+
+vkocc_status vkocc_policy_build(const char *const *results, uint32_t n, bool use_min, const char *path, char **json) {
+  return from_results(results, n, use_min, 0, build_fn, path, json);
+}
+
+vkocc_status vkocc_policy_transfer(const char *const *results, uint32_t n, bool use_min, double threshold,
+                                   const char *path, char **json) {
+  return from_results(results, n, use_min, threshold, tdb_transfer, path, json);
+}
