@@ -100,7 +100,8 @@ static bool fingerprint_registers(const cli_common *c, bool fresh, const vkocc_f
   for (int i = 0; i < 3; i++)
     if (want[i] <= dev->max_invocations && want[i] <= dev->max_wg_size_x) wg[nwg++] = want[i];
   for (uint32_t i = 0; i < 9; i++) live[i] = 32 * i;
-  vkocc_register_surface_options o = {.wg_sizes = wg, .wg_count = nwg, .live = live, .live_count = 9, .method = c->method};
+  /* the comb, whatever --method the surface took: the register probe needs the realtime clock */
+  vkocc_register_surface_options o = {.wg_sizes = wg, .wg_count = nwg, .live = live, .live_count = 9};
   if (cli_is_tty()) o.progress = cli_progress;
   vkocc_register_point *p = NULL;
   uint32_t n = 0;
