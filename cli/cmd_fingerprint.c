@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "registers_io.h" /* the register document and model, for the register axis */
 #include "io.h"
 #include <ctype.h>
 #include <getopt.h>
@@ -10,11 +11,15 @@
 
 static const char *help =
     "usage: vkocc fingerprint [-o FILE] [--json] [--fresh] [--method comb|bisect|both] [--device D|all] [--queue Q]\n"
-    "                         [--no-shader-clock]\n"
+    "                         [--no-shader-clock] [--no-registers]\n"
     "Characterizes the device: clock calibration, the occupancy surface on the canonical grid, the derived\n"
     "per-SM limits, the surface normalized per SM and its cluster ID; writes one JSON document (schema\n"
     "vkocc.fingerprint/1, docs/fingerprint.schema.json) and prints a summary. A fingerprint of the same\n"
     "device (UUID) and driver version is reused from the XDG cache directory unless --fresh.\n"
+    "Where the driver reports register statistics, the register axis is measured too (a register sweep of\n"
+    "3 workgroup sizes x 9 register counts, a few seconds; the device's cached register model is reused unless\n"
+    "--fresh) and recorded as register_model; elsewhere (lavapipe) it is unknown, said once. --no-registers\n"
+    "skips it.\n"
     "--device all: every device at once (own thread and context each); -o PREFIX writes PREFIX-N.json per\n"
     "device and PREFIX-summary.json (devices grouped by cluster ID).\n";
 
@@ -54,8 +59,11 @@ void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp) {
            (long long)json_integer_value(json_object_get(rm, "regs_per_sm")),
            (long long)json_integer_value(json_object_get(rm, "alloc_unit_per_invocation")),
            (long long)json_integer_value(json_object_get(rm, "partitions")));
+  else if (json_is_object(json_object_get(doc, "register_axis")))
+    printf("registers:   unknown: %s\n",
+           json_string_value(json_object_get(json_object_get(doc, "register_axis"), "reason")));
   else if (json_object_get(doc, "shared_capacity"))
-    printf("registers:   unknown (measure them with `vkocc surface --registers` where the driver reports them)\n");
+    printf("registers:   not measured (vkocc fingerprint without --no-registers, or vkocc surface --registers)\n");
   printf("normalized surface: resident workgroups per SM ('-': the device cannot run the point)\n%8s", "wg \\ B");
   for (int b = 0; b < VKOCC_CANON_SHARED; b++) printf(" %6u", vkocc_canonical_shared[b]);
   printf("\n");
@@ -71,14 +79,64 @@ void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp) {
   }
 }
 
+/* The register axis of the fingerprint (docs/fingerprint.md): the device's cached register model (unless fresh),
+ * else the register sweep fitted with the fingerprint's own per-SM limits and cached for probe --shader and calc.
+ * The sweep is the cheapest design found to determine the model: workgroups 64, 256 and 1024 x 0..256 live values
+ * in steps of 32 (on the H100 its 27 points gave the register file, unit and partitions of the 102-point
+ * surface). false (why: the reason) where the driver reports no register statistic or the sweep fails. */
+static bool fingerprint_registers(const cli_common *c, bool fresh, const vkocc_fingerprint_details *det,
+                                  vkocc_register_model *m, char *why, size_t len) {
+  const vkocc_device_info *dev = &det->device;
+  if (!fresh && vkocc_register_model_from_cache(dev, m)) return true;
+  vkocc_context *ctx;
+  if (vkocc_context_create(&(vkocc_context_options){.device = c->device, .queue = c->queue,
+                                                    .disable_shader_clock = c->no_clock}, &ctx)) {
+    snprintf(why, len, "%s", vkocc_last_error());
+    vkocc_clear_error();
+    return false;
+  }
+  uint32_t wg[3], nwg = 0, live[9];
+  const uint32_t want[] = {64, 256, 1024};
+  for (int i = 0; i < 3; i++)
+    if (want[i] <= dev->max_invocations && want[i] <= dev->max_wg_size_x) wg[nwg++] = want[i];
+  for (uint32_t i = 0; i < 9; i++) live[i] = 32 * i;
+  /* the comb, whatever --method the surface took: the register probe needs the realtime clock */
+  vkocc_register_surface_options o = {.wg_sizes = wg, .wg_count = nwg, .live = live, .live_count = 9};
+  if (cli_is_tty()) o.progress = cli_progress;
+  vkocc_register_point *p = NULL;
+  uint32_t n = 0;
+  vkocc_status st = nwg ? vkocc_register_surface_measure(ctx, NULL, &o, &p, &n)
+                        : vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no workgroup size of the sweep fits the device");
+  vkocc_context_destroy(ctx);
+  if (!st) st = vkocc_derive_registers(p, n, &det->derived, m);
+  if (st) {
+    const char *e = vkocc_last_error();
+    snprintf(why, len, "%s", strncmp(e, "registers: ", 11) ? e : e + 11);
+    vkocc_clear_error();
+    free(p);
+    memset(m, 0, sizeof *m);
+    return false;
+  }
+  char cache[1024];
+  vkocc_register_cache_path(dev, cache, sizeof cache);
+  json_t *doc = vkocc_register_document(dev, p, n, &det->derived, m);
+  json_object_set_new(doc, "base_source", json_string("the fingerprint measured with it"));
+  if (cache[0] && cli_json_write(doc, cache)) vkocc_clear_error(); /* a cache that cannot be written is no error */
+  json_decref(doc);
+  free(p);
+  return true;
+}
+
 int cmd_fingerprint(int argc, char **argv) {
   cli_common c = {0};
-  bool fresh = false;
+  bool fresh = false, registers = true;
   static const struct option opts[] = {CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION,
-                                       {"fresh", no_argument, 0, 'f'}, {"help", no_argument, 0, 'h'}, {0}};
+                                       {"fresh", no_argument, 0, 'f'}, {"no-registers", no_argument, 0, 'R'},
+                                       {"help", no_argument, 0, 'h'}, {0}};
   int ch, rc;
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     if (ch == 'f') fresh = true;
+    else if (ch == 'R') registers = false;
     else if (ch == 'h') { fputs(help, stdout); return 0; }
     else if ((rc = cli_common_option("fingerprint", ch, optarg, &c)) > 0) return rc;
     else if (rc < 0) return cli_usage_error(help);
@@ -89,6 +147,20 @@ int cmd_fingerprint(int argc, char **argv) {
   vkocc_fingerprint fp;
   vkocc_fingerprint_details det;
   if ((rc = cli_fingerprint_measure("fingerprint", &c, fresh, &fp, &det))) return rc;
+  json_t *d = vkocc_fingerprint_details_json(&det);
+  if (registers && d) {
+    vkocc_register_model m;
+    char why[600] = "";
+    if (fingerprint_registers(&c, fresh, &det, &m, why, sizeof why)) {
+      json_object_set_new(d, "register_model", vkocc_register_model_json(&m));
+      json_object_del(d, "register_axis");
+    } else { /* not part of the ID: the fingerprint stands without it */
+      json_object_del(d, "register_model");
+      json_object_set_new(d, "register_axis", json_pack("{s:s, s:s}", "status", "unknown", "reason", why));
+    }
+  } else if (d) {
+    json_object_del(d, "register_axis");
+  }
   vkocc_status st = c.output ? vkocc_fingerprint_save(&fp, &det, c.output) : VKOCC_OK;
   if (st) { vkocc_fingerprint_details_free(&det); return cli_fail("fingerprint", st); }
   json_t *doc = json_incref(vkocc_fingerprint_details_json(&det));

@@ -242,6 +242,8 @@ static int cmd_select(int argc, char **argv) {
   }
   char key[640] = "";
   if (det.device.name[0]) vkocc_device_key(&det.device, det.derived.sm_count, key, sizeof key);
+  /* the kind of queue family this device's fingerprint was measured on: entries tuned on it are preferred */
+  const char *qkind = det.device.name[0] ? vkocc_queue_kind_name(det.device.compute_queue_flags) : "unknown";
   vkocc_policy_choice ch2;
   st = vkocc_policy_select_fingerprint(db, kernel, &fp, &det, vars, nv, threshold, &ch2);
   vkocc_fingerprint_details_free(&det);
@@ -254,6 +256,8 @@ static int cmd_select(int argc, char **argv) {
                             "rule", vkocc_policy_rule_name(ch2.rule), "device_key", key, "device_cluster", fp.cluster_id,
                             "cluster", ch2.cluster_id, "distance", ch2.distance, "params", params ? params : json_null());
     json_object_set_new(out, "note", ch2.note[0] ? json_string(ch2.note) : json_null());
+    json_object_set_new(out, "queue_kind", json_string(qkind));
+    json_object_set_new(out, "entry_queue_kind", ch2.queue_kind[0] ? json_string(ch2.queue_kind) : json_null());
     vkocc_policy_choice_free(&ch2);
     return cli_emit_json("policy", out, NULL);
   }
@@ -263,6 +267,8 @@ static int cmd_select(int argc, char **argv) {
   if (ch2.rule == VKOCC_POLICY_NEAREST)
     printf(" (entry %d for cluster %s at distance %.4f from %s)", ch2.entry, ch2.cluster_id, ch2.distance, fp.cluster_id);
   printf("\nparams:  %s\n", ch2.params_json);
+  if (ch2.queue_kind[0])
+    printf("queue:   tuned on a %s queue family; this device's fingerprint: %s\n", ch2.queue_kind, qkind);
   if (ch2.note[0]) printf("note:    %s\n", ch2.note);
   vkocc_policy_choice_free(&ch2);
   return 0;

@@ -13,10 +13,14 @@ static const char *help =
     "Default: both where the device clock exists, else bisect. --shmem takes bytes or K/KiB.\n"
     "       vkocc probe --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]...\n"
     "                   [--from SURFACE] [--no-cache] [--method ...] [--repeat K] [--unmodified] [--json] [-o FILE]\n"
+    "                   [--augmentation auto|compact|unrolled|small|clock-only|rolled]\n"
     "P of your own compute pipeline (GLSL .comp/.glsl, HLSL .hlsl, SPIR-V .spv), measured on the pipeline\n"
     "itself (docs/shader.md); with --from a surface or fingerprint: per SM and the limit that binds.\n"
     "--unmodified: the pipeline as written, by dispatch bisection on its own runtime (its workgroups need a\n"
     "regular workload of tens of microseconds or more; no shader clock needed).\n"
+    "--augmentation: how the estimator added to the pipeline sleeps (default auto: compact on GPUs, unrolled\n"
+    "on CPU devices); where it changes the driver's statistics, the other variants are tried and one that keeps\n"
+    "the written ones measures P.\n"
     "--raw FILE writes the last comb's start and end times (ns) as JSON for plotting; -o FILE the probe\n"
     "document (schema vkocc.probe/1) that --json prints.\n";
 
@@ -30,11 +34,11 @@ int cmd_probe(int argc, char **argv) {
       {"shmem", required_argument, 0, 's'}, {"repeat", required_argument, 0, 'r'}, {"raw", required_argument, 0, 'R'},
       {"sleep-us", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS,
       {"from", required_argument, 0, CLI_OPT_FROM}, {"no-cache", no_argument, 0, 'C'},
-      {"unmodified", no_argument, 0, CLI_OPT_UNMODIFIED}, {0}};
+      {"unmodified", no_argument, 0, CLI_OPT_UNMODIFIED}, {"augmentation", required_argument, 0, 'A'}, {0}};
   int ch;
   uint32_t v;
   cli_shader sho = {0};
-  bool no_cache = false;
+  bool no_cache = false, augmentation = false;
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
     case 'w':
@@ -62,6 +66,10 @@ int cmd_probe(int argc, char **argv) {
     }
     case 'h': fputs(help, stdout); return 0;
     case 'C': no_cache = true; break;
+    case 'A':
+      if (vkocc_set_augmentation(optarg)) return cli_error("probe", 2, "--%s", vkocc_last_error());
+      augmentation = true;
+      break;
     case CLI_OPT_UNMODIFIED: sho.unmodified = true; break;
     default: {
       int rc = cli_common_option("probe", ch, optarg, &c);
@@ -78,12 +86,15 @@ int cmd_probe(int argc, char **argv) {
   if (sho.path) {
     if (have_wg || have_shm || raw) return cli_error("probe", 2, "--shader takes its workgroup and shared sizes from "
                                                      "the shader: drop --wg, --shmem and --raw");
+    if (sho.unmodified && augmentation)
+      return cli_error("probe", 2, "--unmodified measures the pipeline as written: drop --augmentation");
     if (sho.unmodified && o.method && o.method != VKOCC_METHOD_BISECT)
       return cli_error("probe", 2, "--unmodified measures by dispatch bisection only: drop --method %s",
                        vkocc_method_name(o.method));
     return cli_probe_shader("probe", &c, &sho, &o, !no_cache);
   }
   if (sho.unmodified) return cli_error("probe", 2, "--unmodified goes with --shader");
+  if (augmentation) return cli_error("probe", 2, "--augmentation goes with --shader");
   if (sho.entry || sho.nspec || sho.ndefines || sho.from || no_cache)
     return cli_error("probe", 2, "--entry, --spec, --define, --from and --no-cache go with --shader");
   if (!have_wg || !have_shm) return cli_error("probe", 2, "--wg and --shmem are required (see --help)");

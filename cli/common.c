@@ -129,7 +129,7 @@ void cli_queue_text(const vkocc_device_info *d, char *out, size_t len) {
 }
 
 int cli_check_output(const char *cmd, const char *flag, const char *path) {
-  if (!path || !strcmp(path, "-")) return 0; /* "-": stdout (vkocc_json_write) */
+  if (!path || !strcmp(path, "-")) return 0; /* "-": stdout (cli_json_write) */
   vkocc_status s = vkocc_output_check(path);
   return s ? cli_error(cmd, (int)s, "%s: %s", flag, vkocc_last_error()) : 0;
 }

@@ -130,6 +130,9 @@ static json_t *written_json(const vkocc_written_answer *w) {
                       json_integer(w->augmented_registers) : json_null()));
   json_object_set_new(o, "shared_bytes", json_pack("{s:I, s:I}", "written", (json_int_t)w->written_shared, "augmented",
                                                    (json_int_t)w->augmented_shared));
+  /* the augmentation variants tried where the statistics differed, and the one that measured P */
+  json_object_set_new(o, "variant", w->variant[0] ? json_string(w->variant) : json_null());
+  json_object_set_new(o, "variants", w->variants[0] ? json_string(w->variants) : json_null());
   return o;
 }
 
@@ -274,6 +277,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   printf("P = %u (the pipeline as written: %s)\n", r.P, r.written ? vkocc_written_evidence_name(r.written->evidence) : "?");
   if (r.written && r.written->evidence != VKOCC_WRITTEN_EQUAL && r.written->evidence != VKOCC_WRITTEN_CACHED)
     printf("  %s\n", r.written->reason);
+  if (r.written && r.written->variants[0]) printf("augmentation variants tried: %s\n", r.written->variants);
   printf("measured on the %s pipeline: P = %u", r.unmodified ? "unmodified" : "augmented", r.probe.P ? r.probe.P : r.P);
   if (r.from_cache) printf(" (cached)");
   else {

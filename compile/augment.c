@@ -462,8 +462,58 @@ static uint32_t load_builtin_u32(aug *a, wbuf *f, const builtin_var *b) {
 
 vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *name, const char *entry,
                                  uint32_t set, uint32_t **out, size_t *out_words) {
+  return vkocc_spirv_augment_variant(spv, words, name, entry, set, vkocc_aug_resolve(0), out, out_words);
+}
+
+_Thread_local uint32_t vkocc_aug_default_variant = VKOCC_AUG_AUTO;
+
+
+/* The variants: how the sleeping loop does its work between clock reads (the record and the barrier are the
+ * same in all; every one bounds its loop by the time and by params[MAX_ROUNDS]). */
+static const struct { const char *name; uint32_t steps; bool rolled; } variants[VKOCC_AUG_VARIANTS] = {
+    [VKOCC_AUG_COMPACT] = {"compact", 32, false},   /* 32 ALU steps per clock read */
+    [VKOCC_AUG_UNROLLED] = {"unrolled", 128, false}, /* the same 128 steps written out (vkocc's earlier default) */
+    [VKOCC_AUG_SMALL] = {"small", 8, false},         /* 8 steps per clock read */
+    [VKOCC_AUG_CLOCK_ONLY] = {"clock-only", 0, false}, /* no work between clock reads: the fewest live values */
+    [VKOCC_AUG_ROLLED] = {"rolled", 128, true}       /* 128 steps as an inner loop (lavapipe cuts it short) */
+};
+
+const char *vkocc_aug_variant_name(uint32_t v) {
+  return v < VKOCC_AUG_VARIANTS ? variants[v].name : v == VKOCC_AUG_AUTO ? "auto" : "?";
+}
+
+uint32_t vkocc_aug_resolve(uint32_t device_type) {
+  if (vkocc_aug_default_variant < VKOCC_AUG_VARIANTS) return vkocc_aug_default_variant;
+  return device_type == 4 /* VK_PHYSICAL_DEVICE_TYPE_CPU */ ? VKOCC_AUG_UNROLLED : VKOCC_AUG_COMPACT;
+}
+
+uint32_t vkocc_aug_rounds_scale(uint32_t v, uint32_t device_type) {
+  if (device_type == 4 || v >= VKOCC_AUG_VARIANTS) return 1;
+  return variants[v].steps ? 128 / variants[v].steps : 128;
+}
+
+vkocc_status vkocc_set_augmentation(const char *name) {
+  vkocc_clear_error();
+  if (!name || !strcmp(name, "auto")) {
+    vkocc_aug_default_variant = VKOCC_AUG_AUTO;
+    return VKOCC_OK;
+  }
+  for (uint32_t v = 0; v < VKOCC_AUG_VARIANTS; v++)
+    if (!strcmp(name, variants[v].name)) {
+      vkocc_aug_default_variant = v;
+      return VKOCC_OK;
+    }
+  return vkocc_fail(VKOCC_ERROR_USAGE, "augmentation '%s': expected auto (the default: compact on GPUs, unrolled on "
+                    "CPU devices), compact, unrolled, small, clock-only or rolled", name);
+}
+
+vkocc_status vkocc_spirv_augment_variant(const uint32_t *spv, size_t words, const char *name, const char *entry,
+                                         uint32_t set, uint32_t variant, uint32_t **out, size_t *out_words) {
   *out = NULL;
   *out_words = 0;
+  if (variant >= VKOCC_AUG_VARIANTS)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "augmentation variant %u is not one of vkocc's (0..%u)", variant,
+                      VKOCC_AUG_VARIANTS - 1);
   module m;
   vkocc_status s = check_stream(spv, words, name, &m);
   if (!s) s = find_entry(&m, entry);
@@ -573,19 +623,52 @@ vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *
   ins(&f, SpvOpISub, 4, uint_t, dt, tnx, t0x);
   ins(&f, SpvOpUGreaterThanEqual, 4, bool_t, done, dt, prm[0]);
   ins(&f, SpvOpIAdd, 4, uint_t, rb, r, c[1]);
-  ins(&f, SpvOpBranchConditional, 3, done, L_merge, L_cont);
-
-  /* continue: 128 ALU steps per clock read, as in shaders/probe.comp (lavapipe ends loops after 65535
-   * iterations, so each must take time) */
-  ins(&f, SpvOpLabel, 1, L_cont);
-  uint32_t cur = x;
-  for (int k = 0; k < 128; k++) {
-    uint32_t m1 = fresh(&a), a1 = fresh(&a), s1 = fresh(&a), x1 = k == 127 ? x_next : fresh(&a);
-    ins(&f, SpvOpIMul, 4, uint_t, m1, cur, c_mul);
+  /* ALU steps per clock read, as in shaders/probe.comp (lavapipe ends loops after 65535 iterations, so each
+   * must take time): written out (unrolled), or as an inner loop of a constant count (compact: the binary
+   * stays small, so the driver compiles the user's code beside less of ours) */
+  uint32_t steps = variants[variant].steps;
+  bool rolled = variants[variant].rolled && steps > 0;
+  uint32_t L_ih = 0, L_icond = 0, L_ib = 0, L_ic = 0, L_im = 0;
+  if (rolled) L_ih = fresh(&a), L_icond = fresh(&a), L_ib = fresh(&a), L_ic = fresh(&a), L_im = fresh(&a);
+  ins(&f, SpvOpBranchConditional, 3, done, L_merge, rolled ? L_ih : L_cont);
+  if (rolled) {
+    /* for (j = 0; j < steps; j++) y = step(y); the loop's own bound is the constant */
+    uint32_t j = fresh(&a), y = fresh(&a), j_next = fresh(&a), y1 = fresh(&a), more_j = fresh(&a);
+    uint32_t c_steps = konst(&a, uint_t, steps);
+    ins(&f, SpvOpLabel, 1, L_ih);
+    ins(&f, SpvOpPhi, 6, uint_t, j, c[0], L_body, j_next, L_ic);
+    ins(&f, SpvOpPhi, 6, uint_t, y, x, L_body, y1, L_ic);
+    ins(&f, SpvOpLoopMerge, 3, L_im, L_ic, 0);
+    ins(&f, SpvOpBranch, 1, L_icond);
+    ins(&f, SpvOpLabel, 1, L_icond);
+    ins(&f, SpvOpULessThan, 4, bool_t, more_j, j, c_steps);
+    ins(&f, SpvOpBranchConditional, 3, more_j, L_ib, L_im);
+    ins(&f, SpvOpLabel, 1, L_ib);
+    uint32_t m1 = fresh(&a), a1 = fresh(&a), s1 = fresh(&a);
+    ins(&f, SpvOpIMul, 4, uint_t, m1, y, c_mul);
     ins(&f, SpvOpIAdd, 4, uint_t, a1, m1, c_add);
     ins(&f, SpvOpShiftRightLogical, 4, uint_t, s1, a1, c_13);
-    ins(&f, SpvOpBitwiseXor, 4, uint_t, x1, a1, s1);
-    cur = x1;
+    ins(&f, SpvOpBitwiseXor, 4, uint_t, y1, a1, s1);
+    ins(&f, SpvOpBranch, 1, L_ic);
+    ins(&f, SpvOpLabel, 1, L_ic);
+    ins(&f, SpvOpIAdd, 4, uint_t, j_next, j, c[1]);
+    ins(&f, SpvOpBranch, 1, L_ih);
+    ins(&f, SpvOpLabel, 1, L_im);
+    ins(&f, SpvOpBranch, 1, L_cont);
+    ins(&f, SpvOpLabel, 1, L_cont);
+    ins(&f, SpvOpCopyObject, 3, uint_t, x_next, y);
+  } else {
+    ins(&f, SpvOpLabel, 1, L_cont);
+    uint32_t cur = x;
+    for (uint32_t k = 0; k < steps; k++) {
+      uint32_t m1 = fresh(&a), a1 = fresh(&a), s1 = fresh(&a), x1 = k + 1 == steps ? x_next : fresh(&a);
+      ins(&f, SpvOpIMul, 4, uint_t, m1, cur, c_mul);
+      ins(&f, SpvOpIAdd, 4, uint_t, a1, m1, c_add);
+      ins(&f, SpvOpShiftRightLogical, 4, uint_t, s1, a1, c_13);
+      ins(&f, SpvOpBitwiseXor, 4, uint_t, x1, a1, s1);
+      cur = x1;
+    }
+    if (!steps) ins(&f, SpvOpCopyObject, 3, uint_t, x_next, x);
   }
   ins(&f, SpvOpIAdd, 4, uint_t, r_next, r, c[1]);
   ins(&f, SpvOpBranch, 1, L_head);

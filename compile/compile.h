@@ -57,6 +57,30 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
  * the user's code, which therefore stays in the pipeline with its registers and shared memory. */
 vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *name, const char *entry,
                                  uint32_t set, uint32_t **out, size_t *out_words);
+/* Variants of the augmentation: the same estimator (record, barrier, bounds on time and rounds), its sleeping
+ * loop written otherwise. Where the driver compiles the user's code differently beside the default, another
+ * variant may leave the written pipeline's statistics intact and so measure its P directly. */
+enum { VKOCC_AUG_COMPACT = 0,   /* the default: 32 ALU steps per clock read, written out */
+       VKOCC_AUG_UNROLLED = 1,  /* the 128 steps written out (the earlier default; about twice the binary) */
+       VKOCC_AUG_SMALL = 2,     /* 8 steps per clock read */
+       VKOCC_AUG_CLOCK_ONLY = 3, /* the clock alone: no work and no value carried between reads */
+       VKOCC_AUG_ROLLED = 4,    /* 128 steps as an inner loop of a constant count: the smallest binary, but
+                                   lavapipe stops an inner loop after 65535 iterations in all, so sleeps end early */
+       VKOCC_AUG_VARIANTS = 5,
+       VKOCC_AUG_AUTO = 255 };  /* compact on GPUs, unrolled on CPU devices (vkocc_aug_resolve) */
+const char *vkocc_aug_variant_name(uint32_t variant);
+/* The variant vkocc_spirv_augment and the probe's pipelines use on this thread (VKOCC_AUG_AUTO; tests and
+ * vkocc_set_augmentation set another to measure with it). */
+extern _Thread_local uint32_t vkocc_aug_default_variant;
+/* The variant to build for a device of this VkPhysicalDeviceType (vkocc_aug_default_variant, AUTO resolved:
+ * unrolled on a CPU device, whose loops end after 65535 iterations so each round must take the time it did, and
+ * which reports no statistics to keep; compact elsewhere). */
+uint32_t vkocc_aug_resolve(uint32_t device_type);
+/* How many rounds of this variant take the time of one unrolled round (its iteration bound is multiplied by it
+ * on GPUs, so every variant bounds the same time; 1 on a CPU device, whose loop limit the bound respects). */
+uint32_t vkocc_aug_rounds_scale(uint32_t variant, uint32_t device_type);
+vkocc_status vkocc_spirv_augment_variant(const uint32_t *spv, size_t words, const char *name, const char *entry,
+                                         uint32_t set, uint32_t variant, uint32_t **out, size_t *out_words);
 
 /* reflect.c */
 typedef struct vkocc_reflect_binding {

@@ -25,6 +25,7 @@ _vkocc() {
     --method) COMPREPLY=($(compgen -W "comb bisect both" -- "$cur")); return ;;
     --type) COMPREPLY=($(compgen -W "u32 f32" -- "$cur")); return ;;
     --statistic) COMPREPLY=($(compgen -W "median min" -- "$cur")); return ;;
+    --augmentation) COMPREPLY=($(compgen -W "auto compact unrolled small clock-only rolled" -- "$cur")); return ;;
     --only)  # tune: the parameter names its --help lists ("parameters: NAME (...), ...")
       local params
       params=$(printf '%s\n' "$help" | sed -n 's/^ *[a-z]* parameters: //p' | grep -o '[a-z_][a-z_0-9]*=' )

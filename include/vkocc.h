@@ -962,6 +962,7 @@ typedef enum vkocc_written_evidence {
                                       reproduces the augmented pipeline's measured P */
   VKOCC_WRITTEN_UNMODIFIED = 5,    /* --unmodified: measured on the pipeline as written */
   VKOCC_WRITTEN_CACHED = 6,        /* an earlier answer from the cache */
+  VKOCC_WRITTEN_VARIANT = 7,       /* measured with an augmentation variant whose statistics equal the written ones */
 } vkocc_written_evidence;
 /* "measured: statistics equal", "predicted from written statistics by the per-SM model", "--unmodified", ... */
 const char *vkocc_written_evidence_name(vkocc_written_evidence e);
@@ -979,6 +980,9 @@ typedef struct vkocc_written_answer {
   uint32_t written_shared, augmented_shared;       /* the driver's, else the SPIR-V's */
   char differs[256];             /* the statistics that bound occupancy and differ: "Register Count 89 / 80; ..." */
   char reason[512];              /* the decision in words (also on failure: why it cannot be established) */
+  char variant[24];              /* the augmentation variant that measured P (VKOCC_WRITTEN_VARIANT), else "" */
+  char variants[512];            /* the variants tried where the statistics differed, with theirs: "unrolled: Register
+                                    Count 80, Shared Memory Size 13568 (differs); small: ... (equal: measured)" */
 } vkocc_written_answer;
 
 typedef struct vkocc_pipeline_result {
@@ -1045,6 +1049,9 @@ typedef struct vkocc_written_input {
   const vkocc_derived *derived;  /* the per-SM model of this device and queue family; NULL: unknown */
   const vkocc_register_model *registers; /* NULL or !known: the register file is unknown */
   bool unmodified;               /* augmented_P was measured on the pipeline as written */
+  uint32_t variant_P;            /* P measured with an augmentation variant whose statistics that bound occupancy
+                                    equal the written ones (vkocc_written_stats_equal); 0: none */
+  const char *variant;           /* that variant's name */
 } vkocc_written_input;
 
 /* Decides P of the pipeline as written from the two pipelines' statistics, the measured augmented P and the
@@ -1179,6 +1186,8 @@ typedef struct vkocc_policy_choice {
   char note[512];        /* what the rule assumed or why earlier rules found nothing ("" when nothing to say):
                           * a variable the entries name that was not given, with the values the database has
                           * ("no problem_size given (the database has 1M..128M): ..."), the nearest bucket */
+  char queue_kind[24];   /* the kind of queue family the entry was tuned on ("compute-only", "graphics+compute";
+                          * "unknown" for results that predate the record; "" for the default) */
 } vkocc_policy_choice;
 void vkocc_policy_choice_free(vkocc_policy_choice *c);
 
@@ -1229,6 +1238,33 @@ vkocc_status vkocc_policy_build(const char *const *results, uint32_t n, bool use
  * metric; threshold: the nearest-cluster limit of the "policy" column (<= 0: VKOCC_CLUSTER_THRESHOLD). */
 vkocc_status vkocc_policy_transfer(const char *const *results, uint32_t n, bool use_min, double threshold,
                                    const char *path, char **json);
+
+/* ---------------------------------------------------------------- policy selection by the kind of queue family
+ * A policy tuned through a compute-only queue family and one tuned through a graphics+compute family of the same
+ * GPU share the cluster ID (the architecture) but not the shared capacity per SM (on NVIDIA 100 KiB against
+ * 48 KiB). Selection matches the architecture first (device, cluster, nearest cluster), then prefers among equally
+ * matching entries one tuned on the caller's kind of family; out->queue_kind says which kind was used and
+ * out->note says so where the kind decided or differs. */
+
+/* vkocc_policy_select_device preferring entries tuned on queue_kind ("compute-only", "graphics+compute", as
+ * vkocc_queue_kind_name writes it; NULL, "" or "unknown": no preference). vkocc_policy_select_fingerprint takes
+ * the kind from details->device. */
+vkocc_status vkocc_policy_select_queue(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                       const char *device_key, const char *queue_kind, const vkocc_policy_var *vars,
+                                       uint32_t nvars, double threshold, vkocc_policy_choice *out);
+
+/* ---------------------------------------------------------------- augmentation variants (docs/shader.md)
+ * The estimator vkocc adds to a user's pipeline can be written several ways; the driver may compile the user's
+ * code differently beside each. vkocc_pipeline_occupancy measures with "compact" on GPUs and, where that changes a
+ * statistic that bounds occupancy, tries the others and measures P with one that compiles to the written
+ * statistics (evidence VKOCC_WRITTEN_VARIANT). */
+
+/* The augmentation vkocc_pipeline_occupancy measures with first, on this thread: "auto" or NULL (the default:
+ * "compact" on GPUs, "unrolled" on CPU devices), "compact" (32 ALU steps per clock read), "unrolled" (128 steps:
+ * vkocc's earlier default, about twice the added code), "small" (8 steps), "clock-only" (no work between clock
+ * reads), "rolled" (128 steps as an inner loop: the smallest, but lavapipe stops such a loop early).
+ * VKOCC_ERROR_USAGE naming the choices for another name. */
+vkocc_status vkocc_set_augmentation(const char *name);
 
 /* ---- documents of a calibration and of a probe (what `vkocc calibrate -o`, `probe -o` and `probe --raw`
  * write). Each is stamped with its schema and vkocc's version and written whole (through a temporary file

@@ -85,6 +85,19 @@ void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t 
     id->fp = *fp;
     snprintf(id->cluster_id, sizeof id->cluster_id, "%s", fp->cluster_id);
   }
+  snprintf(id->queue_kind, sizeof id->queue_kind, "%s", vkocc_queue_kind_name(d->compute_queue_flags));
+  /* the capacity the fingerprint recorded for this kind of family (it may be of another family: --fingerprint) */
+  json_t *cap = json_array_get(json_object_get(fp_doc, "shared_capacity"), 0);
+  const char *ck = json_string_value(json_object_get(cap, "kind"));
+  json_t *sh = json_object_get(cap, "shared_bytes_per_sm");
+  if (ck && !strcmp(ck, id->queue_kind) && json_is_integer(sh) && json_integer_value(sh) > 0 &&
+      json_integer_value(sh) <= UINT32_MAX)
+    id->shared_per_sm = (uint32_t)json_integer_value(sh);
+}
+
+json_t *tune_device_queue_json(const tune_device_id *id) {
+  return json_pack("{s:s, s:o}", "kind", id->queue_kind[0] ? id->queue_kind : "unknown", "shared_bytes_per_sm",
+                   id->shared_per_sm ? json_integer(id->shared_per_sm) : json_null());
 }
 
 static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
@@ -95,7 +108,9 @@ json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const 
   json_object_set_new(doc, "element_type", json_string(run->f32 ? "f32" : "u32"));
   json_object_set_new(doc, "problem_size", json_integer((json_int_t)run->n));
   json_object_set_new(doc, "tolerance", json_string(run->k->tolerance));
-  json_object_set_new(doc, "device", vkocc_device_identity_json(&dev->id));
+  json_t *d = vkocc_device_identity_json(&dev->id);
+  json_object_set_new(d, "queue_family", tune_device_queue_json(dev));
+  json_object_set_new(doc, "device", d);
   json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
   if (dev->has_fp) {
     json_t *fp = vkocc_fingerprint_json(&dev->fp);
@@ -216,6 +231,27 @@ device:;
   if ((s = vkocc_doc_device(doc, path, &id->id, &has_device))) goto done;
   if (!has_device) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device: expected an object", path); goto done; }
   if ((s = vkocc_json_str(doc, "cluster_id", path, "$", true, id->cluster_id, sizeof id->cluster_id))) goto done;
+  json_t *d = json_object_get(doc, "device");
+  snprintf(id->queue_kind, sizeof id->queue_kind, "unknown"); /* older documents do not record the family */
+  json_t *qf = json_object_get(d, "queue_family");
+  if (qf) {
+    const char *allowed[] = {"compute-only", "graphics+compute", "other", "unknown"};
+    char kind[24] = "";
+    bool ok = json_is_object(qf);
+    if (ok && (s = vkocc_json_str(qf, "kind", path, "$.device.queue_family", true, kind, sizeof kind))) goto done;
+    bool known = false;
+    for (size_t q = 0; ok && q < sizeof allowed / sizeof allowed[0]; q++) known |= !strcmp(kind, allowed[q]);
+    if (!ok || !known) {
+      s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device.queue_family%s: expected %s", path, ok ? ".kind" : "",
+                     ok ? "compute-only, graphics+compute, other or unknown" : "an object with kind and shared_bytes_per_sm");
+      goto done;
+    }
+    snprintf(id->queue_kind, sizeof id->queue_kind, "%s", kind);
+    json_t *sh = json_object_get(qf, "shared_bytes_per_sm");
+    if (sh && !json_is_null(sh) &&
+        (s = vkocc_json_u32(qf, "shared_bytes_per_sm", path, "$.device.queue_family", false, &id->shared_per_sm)))
+      goto done;
+  }
   json_t *fp = json_object_get(doc, "fingerprint");
   if (fp) {
     /* the normalized part of a fingerprint (its reader also checks the cluster ID) */

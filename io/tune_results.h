@@ -50,10 +50,17 @@ typedef struct tune_device_id {
   char cluster_id[24];
   bool has_fp;
   vkocc_fingerprint fp;      /* the normalized surface, for the nearest cluster */
+  /* The kind of queue family tuned on ("compute-only", "graphics+compute"; "unknown" in documents written
+   * before vkocc recorded it) and the shared capacity per SM it grants (0 unknown): on NVIDIA the two kinds
+   * grant other capacities, so a policy tuned on one is preferred for applications on the same kind. */
+  char queue_kind[24];
+  uint32_t shared_per_sm;
 } tune_device_id;
 
 /* Fills id from a device and a fingerprint document (as cli_fingerprint_device returns it; may be NULL). */
 void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t *fp_doc, const vkocc_fingerprint *fp);
+/* {"kind": .., "shared_bytes_per_sm": N or null}: the device's "queue_family" member in tuning results. */
+json_t *tune_device_queue_json(const tune_device_id *id);
 
 typedef struct tune_doc {
   char file[1024];

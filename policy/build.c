@@ -121,6 +121,7 @@ static int cmp_doc(const void *a, const void *b) {
   if (!c) c = (x->f32 > y->f32) - (x->f32 < y->f32);
   if (!c) c = (x->n > y->n) - (x->n < y->n);
   if (!c) c = strcmp(x->dev.id.key, y->dev.id.key);
+  if (!c) c = strcmp(x->dev.queue_kind, y->dev.queue_kind);
   if (!c) c = (x > y) - (x < y); /* file order */
   return c;
 }
@@ -159,10 +160,11 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
   qsort(ord, n, sizeof *ord, cmp_doc);
   for (uint32_t q = 1; q < n; q++) {
     const tune_doc *x = ord[q - 1], *y = ord[q];
-    if (x->k == y->k && x->f32 == y->f32 && x->n == y->n && !strcmp(x->dev.id.key, y->dev.id.key)) {
-      vkocc_status st = vkocc_fail(VKOCC_ERROR_USAGE, "%s and %s: both hold %s %s at size %llu on '%s' (give one)",
-                                   x->file, y->file, y->k->name, y->f32 ? "f32" : "u32", (unsigned long long)y->n,
-                                   y->dev.id.key);
+    if (x->k == y->k && x->f32 == y->f32 && x->n == y->n && !strcmp(x->dev.id.key, y->dev.id.key) &&
+        !strcmp(x->dev.queue_kind, y->dev.queue_kind)) {
+      vkocc_status st = vkocc_fail(VKOCC_ERROR_USAGE, "%s and %s: both hold %s %s at size %llu on '%s', %s queue "
+                                   "family (give one)", x->file, y->file, y->k->name, y->f32 ? "f32" : "u32",
+                                   (unsigned long long)y->n, y->dev.id.key, y->dev.queue_kind);
       free(ord);
       return st;
     }
@@ -181,10 +183,11 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
     const tune_doc *d = &docs[i];
     int b;
     double best = tdb_best(d, &b);
-    json_array_append_new(sources, json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:f, s:o}", "file", d->file, "kernel",
+    json_array_append_new(sources, json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:f, s:o, s:s}", "file", d->file, "kernel",
                                              d->k->name, "element_type", d->f32 ? "f32" : "u32", "problem_size",
                                              (json_int_t)d->n, "device", d->dev.id.key, "cluster", d->dev.cluster_id,
-                                             "best_ns", best, "best", params_of(d->r[b].key)));
+                                             "best_ns", best, "best", params_of(d->r[b].key), "queue_kind",
+                                             d->dev.queue_kind[0] ? d->dev.queue_kind : "unknown"));
     if (d->dev.has_fp && !json_object_get(clusters, d->dev.cluster_id)) {
       json_t *c = vkocc_fingerprint_json(&d->dev.fp);
       json_object_del(c, "cluster_id");
@@ -211,7 +214,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
         uint32_t ns = 0, first = i;
         for (uint32_t j = 0; j < n; j++) {
           const tune_doc *e = &docs[j];
-          bool same = e->k == d->k && e->f32 == d->f32 &&
+          bool same = e->k == d->k && e->f32 == d->f32 && !strcmp(e->dev.queue_kind, d->dev.queue_kind) &&
                       (pass == 0 ? !strcmp(e->dev.id.key, d->dev.id.key) : !strcmp(e->dev.cluster_id, d->dev.cluster_id));
           if (!same) continue;
           if (j < first) first = j;
@@ -225,7 +228,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
           uint32_t m = 0;
           for (uint32_t j = 0; j < n; j++) {
             const tune_doc *e = &docs[j];
-            if (e->k == d->k && e->f32 == d->f32 && e->n == sizes[q] &&
+            if (e->k == d->k && e->f32 == d->f32 && e->n == sizes[q] && !strcmp(e->dev.queue_kind, d->dev.queue_kind) &&
                 (pass == 0 ? !strcmp(e->dev.id.key, d->dev.id.key) : !strcmp(e->dev.cluster_id, d->dev.cluster_id)))
               set[m++] = e;
           }
@@ -237,6 +240,13 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
                                     : json_pack("{s:o}", "problem_size", bucket(sizes, ns, sizes[q]));
           json_t *e = json_pack("{s:s, s:o, s:o}", "cluster", d->dev.cluster_id, "when", when, "params", params_of(key));
           if (pass == 0) json_object_set_new(e, "device", json_string(d->dev.id.key));
+          /* the kind of queue family tuned on: selection prefers the caller's kind (a result of an older vkocc:
+           * "unknown"); the capacity where every result of the entry agrees on it */
+          uint32_t cap = set[0]->dev.shared_per_sm;
+          for (uint32_t j = 1; j < m; j++)
+            if (set[j]->dev.shared_per_sm != cap) cap = 0;
+          json_object_set_new(e, "queue_family", json_pack("{s:s, s:o}", "kind", d->dev.queue_kind[0] ? d->dev.queue_kind : "unknown",
+                                                           "shared_bytes_per_sm", cap ? json_integer(cap) : json_null()));
           json_t *from = json_array();
           for (uint32_t j = 0; j < m; j++) json_array_append_new(from, json_string(set[j]->dev.id.key));
           json_object_set_new(e, "tuned", json_pack("{s:I, s:o, s:f, s:f}", "problem_size", (json_int_t)sizes[q], "devices", from,

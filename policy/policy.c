@@ -72,6 +72,9 @@ static vkocc_status check_db(json_t *doc, const char *file, vkocc_policy_db *db)
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.device: expected a device key string", file, ep);
       if (!json_is_object(json_object_get(e, "params")))
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.params: expected an object", file, ep);
+      json_t *qf = json_object_get(e, "queue_family"); /* absent in older databases: the kind is unknown */
+      if (qf && !(json_is_object(qf) && json_is_string(json_object_get(qf, "kind"))))
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.queue_family: expected an object with a kind string", file, ep);
       json_t *when = json_object_get(e, "when");
       if (when && !json_is_object(when))
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.when: expected an object of conditions", file, ep);
@@ -188,22 +191,49 @@ static bool key_matches(json_t *e, const char *cluster, const char *device) {
   return device ? dk && !strcmp(dk, device) : !dk && !strcmp(json_string_value(json_object_get(e, "cluster")), cluster);
 }
 
+/* The kind of queue family an entry was tuned on ("unknown" in databases that predate the record). */
+static const char *entry_queue_kind(json_t *e) {
+  const char *k = json_string_value(json_object_get(json_object_get(e, "queue_family"), "kind"));
+  return k && *k ? k : "unknown";
+}
+
+/* The caller's kind of queue family for the preference: NULL when not known. */
+static _Thread_local const char *want_queue_kind;
+
+static bool same_kind(json_t *e) { return want_queue_kind && !strcmp(entry_queue_kind(e), want_queue_kind); }
+
 /* The best entry for `cluster` (device NULL: entries without a device key) or for the exact device key
- * (device given: cluster ignored): no given value contradicting it, the nearest range, then (a variable not
- * given) the largest problem size tuned, then the first in the file; -1 when none. *m: its match. */
+ * (device given: cluster ignored): no given value contradicting it, the nearest range, then one tuned on the
+ * caller's kind of queue family, then (a variable not given) the largest problem size tuned, then the first in
+ * the file; -1 when none. *m: its match. */
 static int best_entry(json_t *entries, const char *cluster, const char *device, const vkocc_policy_var *vars,
                       uint32_t n, match *m) {
   int best = -1;
+  bool best_same = false;
   for (size_t i = 0; i < json_array_size(entries); i++) {
     json_t *e = json_array_get(entries, i);
     if (!key_matches(e, cluster, device)) continue;
     match x = entry_match(e, vars, n);
     if (!x.ok) continue;
-    if (best < 0 || x.dist < m->dist - 1e-12 ||
-        (fabs(x.dist - m->dist) <= 1e-12 && x.missing && x.tuned > m->tuned))
-      best = (int)i, *m = x;
+    bool same = same_kind(e), tie = best >= 0 && fabs(x.dist - m->dist) <= 1e-12;
+    if (best < 0 || x.dist < m->dist - 1e-12 || (tie && same && !best_same) ||
+        (tie && same == best_same && x.missing && x.tuned > m->tuned))
+      best = (int)i, *m = x, best_same = same;
   }
   return best;
+}
+
+/* Another entry of the same key and as good a match, tuned on another kind of queue family than entry `chosen`. */
+static bool other_kind_available(json_t *entries, int chosen, const char *cluster, const char *device,
+                                 const vkocc_policy_var *vars, uint32_t n, const match *m) {
+  const char *ck = entry_queue_kind(json_array_get(entries, (size_t)chosen));
+  for (size_t i = 0; i < json_array_size(entries); i++) {
+    json_t *e = json_array_get(entries, i);
+    if ((int)i == chosen || !key_matches(e, cluster, device) || !strcmp(entry_queue_kind(e), ck)) continue;
+    match x = entry_match(e, vars, n);
+    if (x.ok && fabs(x.dist - m->dist) <= 1e-12) return true;
+  }
+  return false;
 }
 
 /* 1048576 -> "1M", 3001 -> "3001" */
@@ -347,6 +377,25 @@ vkocc_status vkocc_policy_select(const vkocc_policy_db *db, const char *kernel, 
 vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
                                         const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
                                         double threshold, vkocc_policy_choice *out) {
+  return vkocc_policy_select_queue(db, kernel, fp, device_key, NULL, vars, nvars, threshold, out);
+}
+
+static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                 const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
+                                 double threshold, vkocc_policy_choice *out);
+
+vkocc_status vkocc_policy_select_queue(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                       const char *device_key, const char *queue_kind, const vkocc_policy_var *vars,
+                                       uint32_t nvars, double threshold, vkocc_policy_choice *out) {
+  want_queue_kind = queue_kind && *queue_kind && strcmp(queue_kind, "unknown") ? queue_kind : NULL;
+  vkocc_status s = select_queue(db, kernel, fp, device_key, vars, nvars, threshold, out);
+  want_queue_kind = NULL;
+  return s;
+}
+
+static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
+                                 const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
+                                 double threshold, vkocc_policy_choice *out) {
   vkocc_clear_error();
   memset(out, 0, sizeof *out);
   out->entry = -1;
@@ -421,6 +470,21 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
   if (out->entry >= 0) {
     json_t *e = json_array_get(entries, (size_t)out->entry);
     params = json_object_get(e, "params");
+    const char *ek = entry_queue_kind(e);
+    snprintf(out->queue_kind, sizeof out->queue_kind, "%s", ek);
+    /* which kind of queue family the entry was tuned on, where it matters: another kind than the caller's, or
+     * an entry of another kind matched as well */
+    bool dev_rule = out->rule == VKOCC_POLICY_DEVICE;
+    bool others = other_kind_available(entries, out->entry, dev_rule ? "" : out->cluster_id, dev_rule ? device_key : NULL,
+                                       vars, nvars, &m);
+    if (want_queue_kind && strcmp(ek, "unknown") && strcmp(ek, want_queue_kind))
+      note(out, "the entry was tuned on a %s queue family, this one is %s (no entry of that kind%s): its shared "
+           "capacity per SM may differ", ek, want_queue_kind, dev_rule ? " for this device" : " for the cluster");
+    else if (want_queue_kind && !strcmp(ek, want_queue_kind) && others)
+      note(out, "the entry tuned on a %s queue family, as this one (the database has another kind too)", ek);
+    else if (!want_queue_kind && others)
+      note(out, "the queue family's kind is not known: the entry tuned on a %s one (the database has another kind "
+           "too)", ek);
     if (m.dist > 0) {
       char have[200];
       values_of(entries, "problem_size", have, sizeof have);
@@ -449,5 +513,6 @@ vkocc_status vkocc_policy_select_fingerprint(const vkocc_policy_db *db, const ch
                                              uint32_t nvars, double threshold, vkocc_policy_choice *out) {
   char key[640] = "";
   if (details && details->device.name[0]) vkocc_device_key(&details->device, details->derived.sm_count, key, sizeof key);
-  return vkocc_policy_select_device(db, kernel, fp, key, vars, nvars, threshold, out);
+  const char *kind = details && details->device.name[0] ? vkocc_queue_kind_name(details->device.compute_queue_flags) : NULL;
+  return vkocc_policy_select_queue(db, kernel, fp, key, kind, vars, nvars, threshold, out);
 }

@@ -87,6 +87,85 @@ vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_des
 }
 
 #include "written_internal.h" /* vkocc_written_apply: P of the pipeline as written */
+#include <math.h>
+#include <stdarg.h>
+
+/* Appends to the variants summary. */
+static void variants_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void variants_add(const char *fmt, ...) {
+  size_t n = strlen(vkocc_written_variants);
+  if (n + 1 >= sizeof vkocc_written_variants) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(vkocc_written_variants + n, sizeof vkocc_written_variants - n, fmt, ap);
+  va_end(ap);
+}
+
+/* The statistics of one pipeline that bound occupancy, "Register Count 80, Shared Memory Size 13568". */
+static void stats_text(const user_pipeline *v, char *out, size_t len) {
+  out[0] = 0;
+  for (uint32_t i = 0; i < v->nstats; i++) {
+    if (vkocc_stat_kind(v->stat_name[i]) == VKOCC_STAT_NEUTRAL) continue;
+    size_t n = strlen(out);
+    snprintf(out + n, len - n, "%s%s %g", n ? ", " : "", v->stat_name[i], v->stat_aug[i]);
+  }
+}
+
+/* Where the default augmentation's statistics differ from the written ones: builds each other variant, reads its
+ * statistics, and measures P with the first whose statistics equal the written ones (vkocc_written_variant_P).
+ * A variant the driver refuses, or whose measurement fails, is skipped (named in the summary); never fails. */
+static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
+                                 const vkocc_probe_options *opt, const uint32_t *spv, size_t words, const char *name,
+                                 const vkocc_spirv_info *info, uint32_t measured, const vkocc_pipeline_result *out) {
+  const char *names[VKOCC_USER_STATS];
+  double w[VKOCC_USER_STATS], g[VKOCC_USER_STATS];
+  uint32_t n = out->nstats < VKOCC_USER_STATS ? out->nstats : VKOCC_USER_STATS;
+  for (uint32_t i = 0; i < n; i++) names[i] = out->stats[i].name, w[i] = out->stats[i].value, g[i] = out->stats[i].augmented;
+  if (vkocc_written_stats_equal(n, names, w, g)) return VKOCC_OK;
+  for (uint32_t v = 0; v < VKOCC_AUG_VARIANTS; v++) {
+    if (v == measured) continue; /* the one just measured */
+    user_pipeline u;
+    vkocc_status s = user_pipeline_create_variant(ctx, spv, words, name, sh, info, false, v, &u);
+    if (s) {
+      variants_add("%s%s: not built (%.120s)", vkocc_written_variants[0] ? "; " : "", vkocc_aug_variant_name(v),
+                   vkocc_last_error());
+      vkocc_clear_error();
+      continue;
+    }
+    /* the variant's statistics in the order of the written ones */
+    double vs[VKOCC_USER_STATS];
+    for (uint32_t i = 0; i < n; i++) {
+      vs[i] = NAN;
+      for (uint32_t j = 0; j < u.nstats; j++)
+        if (!strcmp(u.stat_name[j], names[i])) vs[i] = u.stat_aug[j];
+    }
+    const double *one[1] = {vs};
+    bool equal = vkocc_written_pick_variant(n, names, w, one, 1) == 0;
+    char st[300];
+    stats_text(&u, st, sizeof st);
+    variants_add("%s%s: %s (%s)", vkocc_written_variants[0] ? "; " : "", vkocc_aug_variant_name(v), st,
+                 equal ? "equal: measured" : "differs");
+    if (!equal) { user_pipeline_destroy(&u); continue; }
+    vkocc_probe_session ps = {.ctx = ctx, .max_groups = u.max_groups, .dispatch = user_pipeline_hook, .user = &u};
+    ps.rec = u.aug;
+    ps.rec.map = (uint32_t *)u.aug.map + VKOCC_AUG_PARAM_WORDS;
+    vkocc_kernel none = {0};
+    vkocc_probe_result pr;
+    s = vkocc_probe_measure(&ps, &none, cal, opt, &pr);
+    user_pipeline_destroy(&u);
+    if (s) { /* this variant could not be measured (its sleeps cut short?): the next one may */
+      variants_add(", its measurement failed (%.120s)", vkocc_last_error());
+      vkocc_clear_error();
+      vkocc_probe_result_free(&pr);
+      continue;
+    }
+    vkocc_written_variant_P = pr.P;
+    snprintf(vkocc_written_variant_name, sizeof vkocc_written_variant_name, "%s", vkocc_aug_variant_name(v));
+    vkocc_probe_result_free(&pr);
+    return VKOCC_OK;
+  }
+  return VKOCC_OK;
+}
 
 vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_shader_desc *sh,
                                       const vkocc_probe_options *opt_in, bool use_cache, vkocc_pipeline_result *out) {
@@ -132,7 +211,7 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
   }
   user_pipeline u;
   s = user_pipeline_create(ctx, spv, words, name, sh, &info, sh->unmodified, &u);
-  free(spv);
+  if (s || sh->unmodified) free(spv);
   if (s) return s;
   out->descriptors = u.k.refl.nbindings;
   out->push_bytes = u.k.refl.push_bytes;
@@ -159,7 +238,7 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
   if (!cal) {
     vkocc_calibrate_options co;
     vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
-    if ((s = vkocc_calibrate(ctx, &co, &cal_local))) { user_pipeline_destroy(&u); return s; }
+    if ((s = vkocc_calibrate(ctx, &co, &cal_local))) { user_pipeline_destroy(&u); free(spv); return s; }
     cal = &cal_local;
   }
   /* The probe's measurement, on this pipeline: records come back in the augmentation buffer. */
@@ -172,11 +251,33 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
   opt.shared_bytes = out->shared_bytes;
   if (!opt.method) opt.method = VKOCC_METHOD_BOTH;
   s = vkocc_probe_measure(&ps, &none, cal, &opt, &out->probe);
+  uint32_t measured = u.variant;
   user_pipeline_destroy(&u);
-  if (s) return s;
+  if (s && measured == VKOCC_AUG_COMPACT && vkocc_aug_default_variant == VKOCC_AUG_AUTO &&
+      strstr(vkocc_last_error(), "iteration bound")) {
+    /* the compact loop's rounds are shorter than the unrolled one's: where its iteration bound still cuts the
+     * sleep, the earlier augmentation measures instead */
+    free(spv);
+    vkocc_pipeline_result_free(out);
+    vkocc_aug_default_variant = VKOCC_AUG_UNROLLED;
+    s = vkocc_pipeline_occupancy_model(ctx, cal_in, sh, opt_in, model_d, model_r, use_cache, out);
+    vkocc_aug_default_variant = VKOCC_AUG_AUTO;
+    return s;
+  }
+  if (s) { free(spv); return s; }
   out->P = out->probe.P;
+  /* Where the default augmentation changed a statistic that bounds occupancy, the variants: one that compiles to
+   * the written statistics measures the written pipeline's P directly. */
+  vkocc_written_variant_P = 0;
+  vkocc_written_variant_name[0] = vkocc_written_variants[0] = 0;
+  if (!vkocc_written_raw && out->nstats) s = try_variants(ctx, cal, sh, &opt, spv, words, name, &info, measured, out);
+  free(spv);
+  if (s) return s;
   /* P of the pipeline as written: the measured one only where the statistics allow (probes/written.c) */
-  if ((s = vkocc_written_apply(ctx, model_d, model_r, out))) return s;
+  s = vkocc_written_apply(ctx, model_d, model_r, out);
+  vkocc_written_variant_P = 0;
+  vkocc_written_variant_name[0] = vkocc_written_variants[0] = 0;
+  if (s) return s;
   if (use_cache && out->probe.agree && out->P == out->probe.P &&
       (out->written->evidence == VKOCC_WRITTEN_EQUAL || out->written->evidence == VKOCC_WRITTEN_NO_STATISTICS))
     pipeline_cache_write(out->key, out);

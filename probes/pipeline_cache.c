@@ -60,6 +60,9 @@ uint64_t pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, siz
   h = fnv(h, &rep, 4);
   h = fnv(h, sh->unmodified ? "unmodified" : "augmented", 10);
   h = fnv(h, "written-rule", 12); /* answers cached before the written-pipeline rule may hold an augmented P */
+  /* the augmentation measured with (compact since the variants; unrolled before) */
+  const char *aug = sh->unmodified ? "" : vkocc_aug_variant_name(vkocc_aug_resolve(d->device_type));
+  h = fnv(h, aug, strlen(aug));
   return h;
 }
 

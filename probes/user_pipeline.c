@@ -32,8 +32,8 @@ void user_pipeline_destroy(user_pipeline *u) {
 }
 
 static vkocc_status create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
-                           const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain, user_pipeline *u,
-                           vkocc_reflection *refl, uint32_t **aug, size_t *aug_words) {
+                           const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain, uint32_t variant,
+                           user_pipeline *u, vkocc_reflection *refl, uint32_t **aug, size_t *aug_words) {
   /* the module contract (compile/contract.c): before any Vulkan object is created for the user's module */
   vkocc_status cs = vkocc_module_contract_ctx(ctx, spv, words, name, info, sh);
   if (cs) return cs;
@@ -59,7 +59,7 @@ static vkocc_status create(vkocc_context *ctx, const uint32_t *spv, size_t words
     *aug = vkocc_xmalloc(words * 4);
     memcpy(*aug, spv, words * 4);
     *aug_words = words;
-  } else if ((s = vkocc_spirv_augment(spv, words, name, info->entry, aug_set, aug, aug_words))) {
+  } else if ((s = vkocc_spirv_augment_variant(spv, words, name, info->entry, aug_set, variant, aug, aug_words))) {
     return s;
   }
   if (!plain && vkocc_spirv_validate(*aug, *aug_words, name, "the augmented module")) {
@@ -88,13 +88,21 @@ static vkocc_status create(vkocc_context *ctx, const uint32_t *spv, size_t words
 vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
                                   const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
                                   user_pipeline *u) {
+  return user_pipeline_create_variant(ctx, spv, words, name, sh, info, plain, vkocc_aug_resolve(ctx->info.device_type), u);
+}
+
+vkocc_status user_pipeline_create_variant(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
+                                          const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
+                                          uint32_t variant, user_pipeline *u) {
   memset(u, 0, sizeof *u);
   u->ctx = ctx;
   u->plain = plain;
   vkocc_reflection refl = {0};
   uint32_t *aug = NULL;
   size_t aug_words = 0;
-  vkocc_status s = create(ctx, spv, words, name, sh, info, plain, u, &refl, &aug, &aug_words);
+  vkocc_status s = create(ctx, spv, words, name, sh, info, plain, variant, u, &refl, &aug, &aug_words);
+  u->aug_words = aug_words;
+  u->variant = variant;
   free(aug);
   vkocc_reflection_free(&refl);
   if (s) user_pipeline_destroy(u);
@@ -125,6 +133,9 @@ vkocc_status user_pipeline_hook(void *user, const vkocc_probe_params *p, uint32_
                                 vkocc_tick_status *tick) {
   if (p->mode != 0)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the augmented shader sleeps on the realtime clock only (no pointer chase)");
-  uint32_t params[4] = {1, p->sleep_ticks, p->max_rounds, p->key};
+  /* a variant's rounds are shorter than the unrolled one's: on a GPU its bound is scaled to bound the same time */
+  user_pipeline *u = user;
+  uint64_t rounds = (uint64_t)p->max_rounds * vkocc_aug_rounds_scale(u->variant, u->ctx->info.device_type);
+  uint32_t params[4] = {1, p->sleep_ticks, rounds > UINT32_MAX ? UINT32_MAX : (uint32_t)rounds, p->key};
   return user_dispatch(user, params, groups, ns, tick);
 }

@@ -18,6 +18,8 @@ typedef struct user_pipeline {
   double stat_user[VKOCC_USER_STATS], stat_aug[VKOCC_USER_STATS];
   uint32_t nstats;
   bool plain;              /* the user's module as written: no augmentation, no vkocc set (--unmodified) */
+  size_t aug_words;        /* SPIR-V words of the module built (augmented, or as written when plain) */
+  uint32_t variant;        /* the augmentation variant built (compile.h VKOCC_AUG_*) */
 } user_pipeline;
 
 /* Builds the augmented pipeline of spv (the user's module; plain: the module as written) with the
@@ -25,6 +27,10 @@ typedef struct user_pipeline {
 vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
                                   const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
                                   user_pipeline *u);
+/* The same with another augmentation variant (compile.h VKOCC_AUG_*). */
+vkocc_status user_pipeline_create_variant(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
+                                          const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
+                                          uint32_t variant, user_pipeline *u);
 void user_pipeline_destroy(user_pipeline *u);
 /* One timed dispatch of the user's pipeline with the estimator's parameters (params NULL: as they are). */
 vkocc_status user_dispatch(user_pipeline *u, const uint32_t params[4], uint32_t groups, double *ns,

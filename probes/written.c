@@ -54,6 +54,7 @@ const char *vkocc_written_evidence_name(vkocc_written_evidence e) {
   case VKOCC_WRITTEN_PREDICTED: return "predicted from written statistics by the per-SM model";
   case VKOCC_WRITTEN_UNMODIFIED: return "--unmodified";
   case VKOCC_WRITTEN_CACHED: return "cached";
+  case VKOCC_WRITTEN_VARIANT: return "measured with an augmentation variant whose statistics equal the written ones";
   default: return "not established";
   }
 }
@@ -151,6 +152,24 @@ vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_a
     }
     if (k == ST_BOUNDS_INVERSE ? a > w : a < w) no_less = false;
   }
+  if (differ && in->variant_P) {
+    /* a variant compiled to the written pipeline's statistics was measured: its P is the written one's */
+    o->P = in->variant_P;
+    o->evidence = VKOCC_WRITTEN_VARIANT;
+    o->confirmed = true;
+    snprintf(o->variant, sizeof o->variant, "%s", in->variant ? in->variant : "?");
+    char pred[120] = "";
+    if (d && !unknown_differs) {
+      o->predicted_P = vkocc_model_P(d, rm, in->wg_size, o->written_shared, o->written_registers, &o->binding);
+      if (rm || !o->written_registers)
+        snprintf(pred, sizeof pred, "; the per-SM model predicts %u from the written statistics%s", o->predicted_P,
+                 o->predicted_P == o->P ? "" : " (it does not agree)");
+    }
+    snprintf(o->reason, sizeof o->reason, "statistics that bound occupancy differ in the default augmentation (%.200s); "
+             "the '%s' augmentation compiles to the written statistics and measured P = %u%s", o->differs, o->variant,
+             o->P, pred);
+    return VKOCC_OK;
+  }
   if (missing)
     return fail(o, "the driver gives '%s' for one of the two pipelines only (the pipeline as written could not be "
                 "compiled for its statistics?); measure it with --unmodified", missing_name);
@@ -232,4 +251,19 @@ vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_a
            "statistics by the per-SM model (%s binds), which reproduces the %u measured on the augmented pipeline",
            o->differs, o->P, vkocc_limit_name(o->binding), in->augmented_P);
   return VKOCC_OK;
+}
+
+bool vkocc_written_stats_equal(uint32_t n, const char *const *names, const double *a, const double *b) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (classify(names[i]) == ST_NEUTRAL) continue;
+    if (isnan(a[i]) != isnan(b[i]) || (!isnan(a[i]) && a[i] != b[i])) return false;
+  }
+  return true;
+}
+
+int vkocc_written_pick_variant(uint32_t n, const char *const *names, const double *written,
+                               const double *const *variant_stats, uint32_t nvariants) {
+  for (uint32_t v = 0; v < nvariants; v++)
+    if (variant_stats[v] && vkocc_written_stats_equal(n, names, written, variant_stats[v])) return (int)v;
+  return -1;
 }

@@ -8,6 +8,9 @@
 #include <string.h>
 
 _Thread_local bool vkocc_written_raw;
+_Thread_local uint32_t vkocc_written_variant_P;
+_Thread_local char vkocc_written_variant_name[24];
+_Thread_local char vkocc_written_variants[512];
 
 vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
                                  vkocc_pipeline_result *out) {
@@ -28,7 +31,8 @@ vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, con
   for (uint32_t i = 0; i < n; i++) names[i] = out->stats[i].name, w[i] = out->stats[i].value, g[i] = out->stats[i].augmented;
   vkocc_written_input in = {.nstats = n, .names = names, .written = w, .augmented = g, .wg_size = out->wg_size,
                             .shared_bytes = out->shared_bytes, .augmented_P = out->P, .derived = d, .registers = rm,
-                            .unmodified = out->unmodified};
+                            .unmodified = out->unmodified, .variant_P = vkocc_written_variant_P,
+                            .variant = vkocc_written_variant_name};
   vkocc_status s = vkocc_written_decide(&in, a);
   if (s && (!d || !rm)) { /* the model was not given: the device's own, from the cache */
     vkocc_fingerprint fp;
@@ -44,6 +48,7 @@ vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, con
       s = vkocc_written_decide(&in, a);
     }
   }
+  snprintf(a->variants, sizeof a->variants, "%s", vkocc_written_variants);
   if (s && vkocc_written_raw) { /* the register probe: the augmented pipeline's own P */
     vkocc_clear_error();
     a->P = out->P;
@@ -51,8 +56,10 @@ vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, con
     return VKOCC_OK;
   }
   if (s) {
-    char why[600];
-    snprintf(why, sizeof why, "%s", vkocc_last_error());
+    char why[1200];
+    if (vkocc_written_variants[0])
+      snprintf(why, sizeof why, "%s; augmentation variants tried: %s", vkocc_last_error(), vkocc_written_variants);
+    else snprintf(why, sizeof why, "%s", vkocc_last_error());
     free(out->written);
     out->written = NULL;
     return vkocc_fail(s, "%s", why);

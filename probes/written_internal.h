@@ -13,4 +13,16 @@ int vkocc_stat_kind(const char *name);
 extern _Thread_local bool vkocc_written_raw;
 vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
                                  vkocc_pipeline_result *out);
+/* Every statistic that bounds occupancy (all but the neutral ones: spills, code size, ...) equal in a and b
+ * (absent in both counts as equal). Pure. */
+bool vkocc_written_stats_equal(uint32_t n, const char *const *names, const double *a, const double *b);
+/* The first variant (index into variant_stats; NULL entries skipped) whose statistics equal the written ones
+ * by vkocc_written_stats_equal; -1 when none. Pure. */
+int vkocc_written_pick_variant(uint32_t n, const char *const *names, const double *written,
+                               const double *const *variant_stats, uint32_t nvariants);
+/* Set by vkocc_pipeline_occupancy_model on this thread around vkocc_written_apply: P measured with a variant whose
+ * statistics equal the written ones (0: none), its name, and what each variant tried compiled to. */
+extern _Thread_local uint32_t vkocc_written_variant_P;
+extern _Thread_local char vkocc_written_variant_name[24];
+extern _Thread_local char vkocc_written_variants[512];
 #endif

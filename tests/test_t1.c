@@ -228,6 +228,15 @@ static void bad_spec(const char *from, const char *to, const char *path, const c
 
 static void test_bad(void) {
   bad_spec("\"Vulkan\", \"KernelName\"", "\"CUDA\", \"KernelName\"", "$.KernelSpecification.Language", "'CUDA'");
+  /* names and paths longer than vkocc keeps are refused, never cut */
+  char longname[300], longfile[1200];
+  memset(longname, 'm', 200), longname[200] = 0;
+  memset(longfile, 'f', 1100), longfile[1100] = 0;
+  char to[1300];
+  snprintf(to, sizeof to, "\"KernelName\": \"%s\"", longname);
+  bad_spec("\"KernelName\": \"main\"", to, "$.KernelSpecification.KernelName", "longer than 127 characters");
+  snprintf(to, sizeof to, "\"KernelFile\": \"%s\"", longfile);
+  bad_spec("\"KernelFile\": \"k.comp\"", to, "$.KernelSpecification.KernelFile", "longer than 1023 bytes");
   bad_spec("\"Values\": \"[1, 2, 4, 8]\"", "\"Values\": \"16\"", "$.ConfigurationSpace.TuningParameters[1].Values", "expected a list");
   bad_spec("\"Values\": \"[1, 2, 4, 8]\"", "\"Values\": [1, 2]", "$.ConfigurationSpace.TuningParameters[1]", "'Values' must be a string");
   bad_spec("TX * TY <= 128", "TX * TZ <= 128", "$.ConfigurationSpace.Conditions[0].Expression", "unknown name 'TZ'");

@@ -202,9 +202,10 @@ static uint32_t etype_bytes(t1_etype t) {
 
 static bool file_exists(const char *p) { return access(p, R_OK) == 0; }
 
-static void resolve(const t1_spec *s, const char *rel, char *out, size_t len) {
-  if (rel[0] == '/' || !s->dir[0]) snprintf(out, len, "%s", rel);
-  else snprintf(out, len, "%s/%s", s->dir, rel);
+/* false: the resolved path does not fit (never silently cut) */
+static bool resolve(const t1_spec *s, const char *rel, char *out, size_t len) {
+  int n = rel[0] == '/' || !s->dir[0] ? snprintf(out, len, "%s", rel) : snprintf(out, len, "%s/%s", s->dir, rel);
+  return n >= 0 && (size_t)n < len;
 }
 
 static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_files, bool is_ref, t1_data *d) {
@@ -240,7 +241,7 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
     if ((s = get_str(r, o, "DataSource", path, false, &src))) return s;
     if (!src || !src[0]) return bad(r, path, "FillType BinaryRaw needs 'DataSource' (a file of raw little-endian values)");
     char full[1024];
-    resolve(r->s, src, full, sizeof full);
+    if (!resolve(r->s, src, full, sizeof full)) return bad(r, path, "DataSource: the path is longer than %zu bytes", sizeof full - 1);
     if (check_files && !file_exists(full)) return bad(r, path, "DataSource '%s': no such readable file (%s)", src, full);
     d->source = vkocc_xstrdup(full);
     break;
@@ -448,8 +449,11 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
       (s = get_str(r, ks, "KernelFile", "$.KernelSpecification", true, &kfile)))
     return s;
   if (!kfile[0]) return bad(r, "$.KernelSpecification.KernelFile", "empty");
+  if (strlen(kname) >= sizeof S->kernel_name)
+    return bad(r, "$.KernelSpecification.KernelName", "longer than %zu characters", sizeof S->kernel_name - 1);
   snprintf(S->kernel_name, sizeof S->kernel_name, "%s", kname);
-  resolve(S, kfile, S->kernel_file, sizeof S->kernel_file);
+  if (!resolve(S, kfile, S->kernel_file, sizeof S->kernel_file))
+    return bad(r, "$.KernelSpecification.KernelFile", "the path is longer than %zu bytes", sizeof S->kernel_file - 1);
   if (check_files && !file_exists(S->kernel_file))
     return bad(r, "$.KernelSpecification.KernelFile", "'%s': no such readable file (%s)", kfile, S->kernel_file);
   S->lang = vkocc_shader_lang_of(S->kernel_file);

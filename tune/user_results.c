@@ -30,7 +30,9 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
   for (uint32_t i = 0; i < s->nproblem; i++) json_array_append_new(ps, json_integer(s->problem[i]));
   json_object_set_new(doc, "problem_sizes", ps);
   json_object_set_new(doc, "problem_size", json_integer((json_int_t)problem_product(s)));
-  json_object_set_new(doc, "device", vkocc_device_identity_json(&dev->id));
+  json_t *dj = vkocc_device_identity_json(&dev->id);
+  json_object_set_new(dj, "queue_family", tune_device_queue_json(dev)); /* the kind of family tuned on */
+  json_object_set_new(doc, "device", dj);
   json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
   if (dev->has_fp) json_object_set_new(doc, "fingerprint", vkocc_fingerprint_json(&dev->fp));
   json_t *params = json_array();
