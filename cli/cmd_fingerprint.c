@@ -117,11 +117,10 @@ static bool fingerprint_registers(const cli_common *c, bool fresh, const vkocc_f
     memset(m, 0, sizeof *m);
     return false;
   }
-  char cache[1024];
-  vkocc_register_cache_path(dev, cache, sizeof cache);
   json_t *doc = vkocc_register_document(dev, p, n, &det->derived, m);
   json_object_set_new(doc, "base_source", json_string("the fingerprint measured with it"));
-  if (cache[0] && cli_json_write(doc, cache)) vkocc_clear_error(); /* a cache that cannot be written is no error */
+  /* sealed, as every cache entry (a cache that cannot be written is no error) */
+  if (vkocc_register_cache_store(dev, doc)) vkocc_clear_error();
   json_decref(doc);
   free(p);
   return true;
