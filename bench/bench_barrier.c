@@ -78,21 +78,21 @@ static int bench_stencil(vkocc_context *ctx, const vkocc_calibration *cal, const
   uint32_t *hs = host.map, *init = hs + VKOCC_BARRIER_STATE_WORDS, *back = init + 2 * n;
   for (uint32_t i = 0; i < n; i++) init[i] = rng();
   memset(init + n, 0, 4ull * n);
-  uint32_t *ref = malloc(8ull * n);
+  uint32_t *ref = vkocc_xmalloc(8ull * n);
   memcpy(ref, init, 8ull * n);
   stencil_ref(ref, n, steps);
   uint32_t half = steps & 1;
   typedef struct { uint32_t n, steps, first; } push_t;
   push_t pf = {n, steps, 0};
-  push_t *pm = malloc(steps * sizeof *pm);
-  vkocc_pk_dispatch *dm = malloc(steps * sizeof *dm);
+  push_t *pm = vkocc_xmalloc(steps * sizeof *pm);
+  vkocc_pk_dispatch *dm = vkocc_xmalloc(steps * sizeof *dm);
   uint32_t mgroups = (n + wg - 1) / wg;
   if (mgroups > ctx->info.max_wg_count_x) mgroups = ctx->info.max_wg_count_x;
   for (uint32_t s = 0; s < steps; s++) {
     pm[s] = (push_t){n, 1, s};
     dm[s] = (vkocc_pk_dispatch){&km, &pm[s], mgroups};
   }
-  double *tf = malloc((reps + 1) * sizeof *tf), *tm = malloc((reps + 1) * sizeof *tm);
+  double *tf = vkocc_xmalloc((reps + 1) * sizeof *tf), *tm = vkocc_xmalloc((reps + 1) * sizeof *tm);
   uint32_t bad_f = 0, bad_m = 0, timeouts = 0, max_wait_ticks = 0;
   uint64_t timeout_ns = (uint64_t)(10e9 + steps * bound_ms * 1e6);
   for (uint32_t r = 0; r <= reps; r++) { /* rep 0: warm-up (first dispatch of each pipeline), not counted */
@@ -177,7 +177,7 @@ static int bench_histogram(vkocc_context *ctx, const vkocc_calibration *cal, con
   if (vkocc_buffer_create(ctx, sb, false, &state) || vkocc_buffer_create(ctx, kb, false, &keys) ||
       vkocc_buffer_create(ctx, bb, false, &hbins) || vkocc_buffer_create(ctx, sb + 2 * bb, true, &host))
     return fail("histogram buffers");
-  uint32_t *kh = malloc(kb), *ref = calloc(bins, 4);
+  uint32_t *kh = vkocc_xmalloc(kb), *ref = vkocc_xcalloc(bins, 4);
   for (uint32_t i = 0; i < n; i++) { kh[i] = rng(); ref[tune ? kh[i] >> 24 : kh[i] % bins]++; }
   if (vkocc_buffer_upload(ctx, &keys, kh, kb)) return fail("uploading keys");
   free(kh);
@@ -204,7 +204,7 @@ static int bench_histogram(vkocc_context *ctx, const vkocc_calibration *cal, con
     if (!dupf && extra[e] <= ctx->info.max_wg_count_x) cand[nc++] = extra[e];
   }
   qsort(cand, nc, sizeof cand[0], cmp_u32);
-  double *t = malloc((size_t)nc * reps * sizeof *t);
+  double *t = vkocc_xmalloc((size_t)nc * reps * sizeof *t);
   uint32_t wrong = 0;
   uint32_t push = n;
   for (uint32_t r = 0; r <= reps; r++) /* interleaved; rep 0 warms up */

@@ -2,6 +2,7 @@
  * a quarter of them with 1-3 noisy points) clustered in memory, and the same written to files and read
  * back through the reader. usage: bench_cluster [N] [--files DIR] */
 #include "io.h"
+#include "util.h"
 #include "../tests/synth.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +12,11 @@ int main(int argc, char **argv) {
   uint32_t n = argc > 1 ? (uint32_t)atoi(argv[1]) : 10000;
   const char *dir = (argc > 3 && !strcmp(argv[2], "--files")) ? argv[3] : NULL;
   const synth_arch *archs[] = {&SYNTH_HOPPER, &SYNTH_AMPERE, &SYNTH_RDNA, &SYNTH_GCN, &SYNTH_XE};
-  vkocc_fingerprint *fps = malloc(n * sizeof *fps);
+  vkocc_fingerprint *fps = vkocc_xmalloc(n * sizeof *fps);
   for (uint32_t i = 0; i < n; i++)
     if (synth_fingerprint(archs[i % 5], 8 + (i / 5) % 150, i % 4 == 0 ? 1 + i % 3 : 0, &fps[i])) return 1;
-  uint32_t *of = malloc(n * sizeof *of), nc;
-  double *dist = malloc(n * sizeof *dist), t[5];
+  uint32_t *of = vkocc_xmalloc(n * sizeof *of), nc;
+  double *dist = vkocc_xmalloc(n * sizeof *dist), t[5];
   for (int r = 0; r < 5; r++) {
     double t0 = vkocc_now_ms();
     vkocc_cluster(fps, n, VKOCC_CLUSTER_THRESHOLD, of, dist, &nc);

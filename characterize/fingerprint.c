@@ -23,12 +23,34 @@ void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t 
     if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '-' || *p == '.')) *p = '_';
 }
 
-/* The cached document, when whole and written by this very version of vkocc (measurement code changes
- * between versions) with the method asked for (0: any). */
-static bool from_cache(const char *path, vkocc_method method, vkocc_fingerprint *fp, vkocc_fingerprint_details *det) {
-  if (!vkocc_cache_file_regular(path) || vkocc_fingerprint_load(path, fp) != VKOCC_OK) return false; /* no FIFO */
-  json_t *doc;
-  if (vkocc_doc_load(path, VKOCC_DOC_FINGERPRINT, &doc)) return false;
+void vkocc_fingerprint_cache_key(const vkocc_device_info *d, char *out, size_t len) {
+  vkocc_cache_key(d, "fingerprint", out, len);
+}
+
+vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, json_t *doc) {
+  char path[1024], key[1024];
+  vkocc_fingerprint_cache_path(d, path, sizeof path);
+  if (!path[0]) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no cache directory");
+  vkocc_fingerprint_cache_key(d, key, sizeof key);
+  return vkocc_cache_doc_write(path, doc, key);
+}
+
+/* The cached document, when sealed with this device's key (core/cache.c: the device, driver, queue family,
+ * driver environment and vkocc's version; an edited or foreign file is a miss), whole, and measured with the
+ * method asked for (0: any). The verified document is what the readers below see (a memory file), never
+ * the file again. */
+static bool from_cache(const vkocc_device_info *d, const char *path, vkocc_method method, vkocc_fingerprint *fp,
+                       vkocc_fingerprint_details *det) {
+  char key[1024], mem[64];
+  vkocc_fingerprint_cache_key(d, key, sizeof key);
+  json_t *sealed = vkocc_cache_doc_read(path, key); /* regular files only, never blocking */
+  if (!sealed) return false;
+  int fd = vkocc_cache_doc_fd(sealed, mem);
+  json_decref(sealed);
+  if (fd < 0) return false;
+  json_t *doc = NULL;
+  bool loaded = vkocc_fingerprint_load(mem, fp) == VKOCC_OK && !vkocc_doc_load(mem, VKOCC_DOC_FINGERPRINT, &doc);
+  if (!loaded) { json_decref(doc); close(fd); return false; }
   const char *v = json_string_value(json_object_get(doc, "tool_version"));
   const char *m = json_string_value(json_object_get(json_object_get(doc, "measurement"), "method"));
   vkocc_method cached = 0;
@@ -39,7 +61,8 @@ static bool from_cache(const char *path, vkocc_method method, vkocc_fingerprint 
             (!method || cached == method) &&
             !vkocc_device_info_from_json(json_object_get(doc, "device"), path, "$.device", &det->device) &&
             !vkocc_derived_from_json(json_object_get(doc, "derived"), path, "$.derived", &det->derived) &&
-            vkocc_surface_load(path, &cs) == VKOCC_OK;
+            vkocc_surface_load(mem, &cs) == VKOCC_OK;
+  close(fd);
   if (ok) ok = cs.has_device, vkocc_surface_free(&cs);
   if (!ok) { json_decref(doc); return false; }
   det->document = doc;
@@ -53,7 +76,7 @@ bool vkocc_fingerprint_from_cache(const vkocc_device_info *d, vkocc_method metho
   vkocc_fingerprint_details local, *det = details ? details : &local;
   memset(det, 0, sizeof *det);
   vkocc_fingerprint_cache_path(d, det->cache_path, sizeof det->cache_path);
-  bool hit = det->cache_path[0] && (unsigned)method <= VKOCC_METHOD_BOTH && from_cache(det->cache_path, method, out, det);
+  bool hit = det->cache_path[0] && (unsigned)method <= VKOCC_METHOD_BOTH && from_cache(d, det->cache_path, method, out, det);
   vkocc_clear_error();
   if (!details) vkocc_fingerprint_details_free(det);
   return hit;
@@ -74,7 +97,7 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
   /* without the device clock the device had, the measurement differs: it neither reuses nor replaces the cache */
   bool use_cache = !o->no_cache && !(d->shader_device_clock && !vkocc_context_has_device_clock(ctx));
   if (use_cache) vkocc_fingerprint_cache_path(d, det->cache_path, sizeof det->cache_path);
-  if (use_cache && !o->fresh && det->cache_path[0] && from_cache(det->cache_path, o->method, out, det)) {
+  if (use_cache && !o->fresh && det->cache_path[0] && from_cache(d, det->cache_path, o->method, out, det)) {
     vkocc_clear_error();
     if (!details) vkocc_fingerprint_details_free(det);
     return VKOCC_OK;
@@ -110,7 +133,7 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
   det->method = s.method;
   json_t *doc = vkocc_fingerprint_document(out, &s, &cal, &det->derived, det->elapsed_ms);
   vkocc_surface_free(&s);
-  if (use_cache && det->cache_path[0] && vkocc_json_write(doc, det->cache_path))
+  if (use_cache && det->cache_path[0] && vkocc_fingerprint_cache_store(d, doc))
     vkocc_clear_error(); /* a cache that cannot be written is no error */
   det->document = doc;
   if (!details) vkocc_fingerprint_details_free(det);

@@ -1,5 +1,6 @@
 /* vkocc barrier-test: the device-wide barrier kernel with P + K workgroups against the CPU (docs/barrier.md). */
 #include "cli.h"
+#include "util.h" /* the checked allocator */
 #include "io.h"
 #include <getopt.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ static json_t *run_json(const vkocc_barrier_run *r) {
 }
 
 static void stats(const vkocc_barrier_test_result *r, bool completed, bool gpu, vkocc_summary *sm) {
-  double *v = malloc((r->runs ? r->runs : 1) * sizeof *v);
+  double *v = vkocc_xmalloc((r->runs ? r->runs : 1) * sizeof *v);
   uint32_t n = 0;
   for (uint32_t i = 0; i < r->runs; i++)
     if (r->run[i].completed == completed) v[n++] = gpu ? r->run[i].gpu_ms : r->run[i].wall_ms;

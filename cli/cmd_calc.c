@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "util.h" /* the checked allocator */
 #include "io.h"
 #include <getopt.h>
 #include <stdlib.h>
@@ -238,10 +239,10 @@ int cmd_calc(int argc, char **argv) {
     row *rows;
     uint32_t nr = 0;
     if (!table) {
-      rows = malloc(sizeof *rows);
+      rows = vkocc_xmalloc(sizeof *rows);
       if (rows) rows[nr++] = (row){wg, shm, 0, false};
     } else if (from && !have_shm && s.count) {
-      rows = malloc(s.count * sizeof *rows);
+      rows = vkocc_xmalloc(s.count * sizeof *rows);
       for (uint32_t i = 0; rows && i < s.count; i++)
         rows[nr++] = (row){s.points[i].wg_size, s.points[i].shared_bytes, 0, false};
     } else {
@@ -250,10 +251,10 @@ int cmd_calc(int argc, char **argv) {
       for (uint32_t i = 0; i < s.count; i++) if (s.points[i].wg_size > maxwg) maxwg = s.points[i].wg_size;
       if (dev_max_wg) maxwg = dev_max_wg;
       if (maxwg > VKOCC_MAX_WG_SIZE) maxwg = VKOCC_MAX_WG_SIZE;
-      rows = malloc((maxwg / step + 1) * sizeof *rows);
+      rows = vkocc_xmalloc((maxwg / step + 1) * sizeof *rows);
       for (uint64_t w = step; rows && w <= maxwg; w += step) rows[nr++] = (row){(uint32_t)w, shm, 0, false};
     }
-    vkocc_surface_point *sorted = malloc((s.count + 1) * sizeof *sorted);
+    vkocc_surface_point *sorted = vkocc_xmalloc((s.count + 1) * sizeof *sorted);
     if (!rows || !sorted) {
       free(rows), free(sorted), json_decref(doc), vkocc_surface_free(&s);
       return cli_error("calc", 1, "out of memory");

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "util.h" /* the checked allocator */
 #include "io.h"
 #include <getopt.h>
 #include <stdlib.h>
@@ -35,9 +36,9 @@ int cmd_cluster(int argc, char **argv) {
   if (n == 0) return cli_error("cluster", 2, "give at least one fingerprint file (see --help)");
   int rc = cli_check_output("cluster", "-o", c.output);
   if (rc) return rc;
-  vkocc_fingerprint *fps = malloc(n * sizeof *fps);
-  uint32_t *of = malloc(n * sizeof *of);
-  double *dist = malloc(n * sizeof *dist);
+  vkocc_fingerprint *fps = vkocc_xmalloc(n * sizeof *fps);
+  uint32_t *of = vkocc_xmalloc(n * sizeof *of);
+  double *dist = vkocc_xmalloc(n * sizeof *dist);
   if (!fps || !of || !dist) { free(fps); free(of); free(dist); return cli_error("cluster", 1, "out of memory"); }
   for (uint32_t i = 0; i < n; i++) {
     vkocc_status st = vkocc_fingerprint_load(argv[optind + i], &fps[i]);

@@ -218,7 +218,7 @@ int cmd_tune(int argc, char **argv) {
   for (uint32_t i = 0; i < run.count; i++)
     if (!run.r[i].valid) printf("invalid:  %s: %s\n", run.r[i].key, run.r[i].error);
   /* the five fastest valid configurations */
-  bool *shown = calloc(run.count + 1, 1);
+  bool *shown = vkocc_xcalloc(run.count + 1, 1);
   for (int rank = 0; rank < 5; rank++) {
     int b = -1;
     for (uint32_t i = 0; i < run.count; i++)

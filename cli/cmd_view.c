@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "util.h" /* the checked allocator */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,7 @@ static int screenshot(GLFWwindow *w, const char *path) {
   int stride = cairo_image_surface_get_stride(img);
   glReadBuffer(GL_BACK);
   glPixelStorei(GL_PACK_ROW_LENGTH, stride / 4);
-  unsigned char *tmp = malloc((size_t)stride * H);
+  unsigned char *tmp = vkocc_xmalloc((size_t)stride * H);
   glReadPixels(0, 0, W, H, GL_BGRA, GL_UNSIGNED_BYTE, tmp);
   for (int y = 0; y < H; y++) memcpy(px + (size_t)y * stride, tmp + (size_t)(H - 1 - y) * stride, (size_t)stride);
   free(tmp);
@@ -125,7 +126,7 @@ int cmd_view(int argc, char **argv) {
   /* the script is checked before anything opens */
   int keys[256], nkeys = 0;
   if (script) {
-    char *copy = strdup(script), *save = NULL;
+    char *copy = vkocc_xstrdup(script), *save = NULL;
     for (char *k = strtok_r(copy, ",", &save); k && nkeys < 256; k = strtok_r(NULL, ",", &save)) {
       int key = !strcmp(k, "left") ? GLFW_KEY_LEFT : !strcmp(k, "right") ? GLFW_KEY_RIGHT : !strcmp(k, "up") ? GLFW_KEY_UP
                 : !strcmp(k, "down") ? GLFW_KEY_DOWN : -1;

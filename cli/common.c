@@ -42,7 +42,7 @@ static int cmp_u32(const void *a, const void *b) {
 }
 
 bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n) {
-  char *copy = strdup(s), *save = NULL;
+  char *copy = vkocc_xstrdup(s), *save = NULL;
   if (!copy) return false;
   uint32_t cap = 64, m = 0, *v = vkocc_xmalloc(cap * sizeof *v);
   bool ok = *s != 0;

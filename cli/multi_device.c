@@ -1,6 +1,7 @@
 /* --device all on surface and fingerprint: every device measured at once, each on its own thread with its
  * own context; one document per device and a summary that groups them by cluster ID. */
 #include "cli.h"
+#include "util.h" /* the checked allocator */
 #include "io.h"
 #include "device_groups.h"
 #include <pthread.h>
@@ -84,9 +85,9 @@ static int run_all(const char *cmd, const cli_common *c, const vkocc_surface_opt
     int rc = cli_check_output(cmd, "-o", summary); /* before any measurement */
     if (rc) { free(devs); return rc; }
   }
-  job *jobs = calloc(n, sizeof *jobs);
-  pthread_t *tid = calloc(n, sizeof *tid);
-  bool *started = calloc(n, sizeof *started);
+  job *jobs = vkocc_xcalloc(n, sizeof *jobs);
+  pthread_t *tid = vkocc_xcalloc(n, sizeof *tid);
+  bool *started = vkocc_xcalloc(n, sizeof *started);
   double t0 = vkocc_now_ms();
   for (uint32_t i = 0; i < n; i++) {
     job *j = &jobs[i];
@@ -126,7 +127,7 @@ static int run_all(const char *cmd, const cli_common *c, const vkocc_surface_opt
       j->r.file = j->file;
     }
   }
-  cli_device_result *res = calloc(n ? n : 1, sizeof *res);
+  cli_device_result *res = vkocc_xcalloc(n ? n : 1, sizeof *res);
   for (uint32_t i = 0; i < n; i++) res[i] = jobs[i].r;
   json_t *sum = cli_device_summary(cmd, res, n, wall);
   if (prefix[0]) {

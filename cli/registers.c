@@ -141,7 +141,10 @@ int cli_surface_registers(int argc, char **argv) {
         m.alloc_unit_per_invocation == vr.vgpr_granularity));
   char cache[1024];
   vkocc_register_cache_path(&dev, cache, sizeof cache);
-  if (cache[0] && vkocc_json_write(doc, cache)) vkocc_clear_error(); /* a cache that cannot be written is no error */
+  if (cache[0] && vkocc_register_cache_store(&dev, doc)) { /* a cache that cannot be written is no error */
+    vkocc_clear_error();
+    cache[0] = 0;
+  }
   if (c.output && (st = vkocc_json_write(doc, c.output))) { json_decref(doc); free(p); rc = cli_fail(cmd, st); goto out; }
   if (c.json) { rc = cli_emit_json(cmd, doc, NULL); free(p); goto out; }
   json_decref(doc);
@@ -316,10 +319,8 @@ int cli_calc_registers(int argc, char **argv) {
       uint32_t n = 0;
       if (!(st = vkocc_register_surface_measure(ctx, NULL, &(vkocc_register_surface_options){0}, &p, &n))) {
         if (!vkocc_register_base(p, n, dev.subgroup_size, &d) && !(st = vkocc_derive_registers(p, n, &d, &m))) {
-          char cache[1024];
-          vkocc_register_cache_path(&dev, cache, sizeof cache);
           json_t *doc = vkocc_register_document(&dev, p, n, &d, &m);
-          if (cache[0] && vkocc_json_write(doc, cache)) vkocc_clear_error();
+          if (vkocc_register_cache_store(&dev, doc)) vkocc_clear_error();
           json_decref(doc);
         }
         free(p);
@@ -337,8 +338,7 @@ int cli_calc_registers(int argc, char **argv) {
       char cache[1024];
       vkocc_register_cache_path(&dev, cache, sizeof cache);
       vkocc_register_doc rd;
-      bool ok = cache[0] && vkocc_cache_file_regular(cache) && vkocc_register_doc_load(cache, &rd) == VKOCC_OK,
-           base = ok && rd.has_base;
+      bool ok = vkocc_register_doc_from_cache(&dev, &rd), base = ok && rd.has_base;
       if (base) d = rd.base;
       if (ok) vkocc_register_doc_free(&rd);
       if (!base)

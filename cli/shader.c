@@ -190,10 +190,13 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   const vkocc_device_info *dev = vkocc_context_device(ctx);
   char fp_path[1024] = "";
   if (!o->from) { /* no surface given: the device's cached fingerprint, when `vkocc fingerprint` made one */
-    cli_fingerprint_cache_path(dev, fp_path, sizeof fp_path);
-    if (!(fp_path[0] && vkocc_cache_file_regular(fp_path) && load_derived(cmd, fp_path, &d, &have_d, true, NULL) == 0 && have_d)) {
-      have_d = false;
-      fp_path[0] = 0;
+    vkocc_fingerprint fp; /* sealed with this device's key, verified (an edited or foreign file is a miss) */
+    vkocc_fingerprint_details det;
+    have_d = vkocc_fingerprint_from_cache(dev, 0, &fp, &det);
+    if (have_d) {
+      d = det.derived;
+      snprintf(fp_path, sizeof fp_path, "%s", det.cache_path);
+      vkocc_fingerprint_details_free(&det);
     }
   }
   if (!rm.known) vkocc_register_model_from_cache(dev, &rm); /* `vkocc surface --registers` stores it */

@@ -108,7 +108,7 @@ int cli_tune_replay(int argc, char **argv) {
     for (uint32_t i = 0; i < ns && npick < 64; i++)
       if (strcmp(all[i]->name, "brute_force")) pick[npick++] = all[i];
   } else {
-    char *copy = strdup(strategies), *save = NULL;
+    char *copy = vkocc_xstrdup(strategies), *save = NULL;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
       const tune_strategy_def *d = tune_strategy_find(t);
       if (!d) {

@@ -313,7 +313,7 @@ int cmd_tune_spec(int argc, char **argv) {
            sum[1] / measured, sum[2] / measured, sum[3] / measured, sum[4] / measured, run.compiles, run.pipelines,
            run.setup_ms);
   if (sentinel_text[0]) printf("%s", sentinel_text);
-  bool *shown = calloc(run.space.count + 1, 1);
+  bool *shown = vkocc_xcalloc(run.space.count + 1, 1);
   for (int rank = 0; rank < 5; rank++) {
     int64_t b = -1;
     for (uint32_t i = 0; i < run.space.count; i++)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -106,9 +107,9 @@ static vkocc_status resolve_target(const char *full, out_target *t) {
     return vkocc_fail(errno_status(errno), "cannot write %s: %s", path, strerror(errno));
   }
   const char *p = real ? real : full, *slash = strrchr(p, '/');
-  if (!slash) t->dir = strdup("."), t->base = strdup(p);
-  else if (slash == p) t->dir = strdup("/"), t->base = strdup(slash + 1);
-  else t->dir = strndup(p, (size_t)(slash - p)), t->base = strdup(slash + 1);
+  if (!slash) t->dir = vkocc_xstrdup("."), t->base = vkocc_xstrdup(p);
+  else if (slash == p) t->dir = vkocc_xstrdup("/"), t->base = vkocc_xstrdup(slash + 1);
+  else t->dir = vkocc_xstrndup(p, (size_t)(slash - p)), t->base = vkocc_xstrdup(slash + 1);
   free(real);
   vkocc_status s = VKOCC_OK;
   const char *dir = show(t->dir, shown_dir);
@@ -258,7 +259,7 @@ static vkocc_status read_file(const char *path, bool regular_only, void **data, 
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
   }
   size_t cap = 4096, n = 0;
-  char *buf = malloc(cap + 1);
+  char *buf = vkocc_xmalloc(cap + 1);
   if (!buf) { fclose(f); return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: out of memory", path); }
   size_t got;
   while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
@@ -270,7 +271,7 @@ static vkocc_status read_file(const char *path, bool regular_only, void **data, 
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: larger than %zu MiB (not a vkocc input file)", path, READ_LIMIT >> 20);
       }
       cap *= 2;
-      char *more = realloc(buf, cap + 1);
+      char *more = vkocc_xrealloc(buf, cap + 1);
       if (!more) {
         free(buf);
         fclose(f);
@@ -351,4 +352,92 @@ json_t *vkocc_cache_entry_read(const char *path, const char *schema, const char 
   json_incref(value);
   json_decref(doc);
   return value;
+}
+
+/* ---------------------------------------------------------------- caches made on a device */
+
+extern char **environ;
+
+/* Environment a Vulkan driver or the loader reads: Mesa (lavapipe's LP_NUM_THREADS, GALLIVM_, MESA_,
+ * RADV_, ...), NVIDIA (__GL_), the loader (VK_). Sorted, so the order of the environment does not matter. */
+static bool driver_env(const char *e) {
+  static const char *const prefixes[] = {"LP_", "GALLIVM_", "MESA_", "RADV_", "ANV_", "NVK_", "TU_", "V3D_",
+                                         "__GL_", "VK_", "AMD_", "DXVK_"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+    if (!strncmp(e, prefixes[i], strlen(prefixes[i]))) return true;
+  return false;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+uint64_t vkocc_driver_env_hash(uint64_t h) {
+  size_t n = 0, k = 0;
+  for (char **e = environ; e && *e; e++) n += driver_env(*e);
+  const char **list = vkocc_xcalloc(n + 1, sizeof *list);
+  for (char **e = environ; e && *e && k < n; e++)
+    if (driver_env(*e)) list[k++] = *e;
+  qsort(list, k, sizeof *list, cmp_str);
+  for (size_t i = 0; i < k; i++) /* FNV-1a over each "NAME=value" and its terminating NUL */
+    for (const char *p = list[i];; p++) {
+      h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+      if (!*p) break;
+    }
+  free(list);
+  return h;
+}
+
+void vkocc_cache_key(const vkocc_device_info *d, const char *what, char *out, size_t len) {
+  char uuid[37];
+  vkocc_format_uuid(d->uuid, uuid);
+  snprintf(out, len, "%s; device %s; driver %s (%s) %08x; queue family %u; driver environment %016llx; vkocc %s",
+           what, uuid, d->driver_name, d->driver_info, d->driver_version, d->compute_queue_family,
+           (unsigned long long)vkocc_driver_env_hash(0xcbf29ce484222325ull), vkocc_version());
+}
+
+#define SEAL_SCHEMA "vkocc.cache-seal/1"
+
+vkocc_status vkocc_cache_doc_write(const char *path, json_t *doc, const char *key) {
+  json_t *copy = json_copy(doc); /* shallow: the caller's document keeps no seal */
+  if (!copy) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot build the cache entry %s", path);
+  json_object_del(copy, "cache");
+  char sum[17];
+  entry_checksum(SEAL_SCHEMA, key, copy, sum);
+  json_object_set_new(copy, "cache", json_pack("{s:s, s:s}", "key", key, "checksum", sum));
+  char *text = json_dumps(copy, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+  json_decref(copy);
+  if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot serialize the cache entry %s", path);
+  vkocc_status s = vkocc_write_file_atomic(path, text, strlen(text));
+  free(text);
+  return s;
+}
+
+json_t *vkocc_cache_doc_read(const char *path, const char *key) {
+  void *data;
+  size_t len;
+  if (vkocc_read_cache_file(path, &data, &len)) { vkocc_clear_error(); return NULL; }
+  json_error_t e;
+  json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &e);
+  free(data);
+  json_t *seal = json_object_get(doc, "cache");
+  const char *k = json_string_value(json_object_get(seal, "key"));
+  const char *sum = json_string_value(json_object_get(seal, "checksum"));
+  char want[17] = "";
+  bool ok = k && sum && !strcmp(k, key);
+  if (ok) {
+    json_incref(seal);
+    json_object_del(doc, "cache");
+    entry_checksum(SEAL_SCHEMA, key, doc, want);
+    ok = !strcmp(sum, want);
+    json_decref(seal);
+  }
+  if (!ok) { json_decref(doc); return NULL; } /* edited, foreign, torn or unsealed: a miss */
+  return doc;
+}
+
+int vkocc_cache_doc_fd(json_t *doc, char path[64]) {
+  int fd = memfd_create("vkocc-cache", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  if (json_dumpfd(doc, fd, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0) { close(fd); return -1; }
+  snprintf(path, 64, "/proc/self/fd/%d", fd);
+  return fd;
 }

@@ -5,6 +5,38 @@
 #include <string.h>
 #include <strings.h>
 
+/* The driver's pipeline cache on disk: vkocc's header, then the driver's data. The header holds a checksum
+ * (FNV-1a 64) over the key (vkocc_cache_key: device, driver, queue family, driver environment, vkocc's
+ * version) and the data, so an edited, torn or foreign file never reaches the driver (the driver checks only
+ * its own header, not the data behind it). */
+#define PC_MAGIC "vkoccPC1"
+typedef struct {
+  char magic[8];
+  uint64_t size, checksum;
+} pc_header;
+
+static uint64_t pc_checksum(const vkocc_context *ctx, const void *data, size_t size) {
+  char key[1024];
+  vkocc_cache_key(&ctx->info, "pipelines", key, sizeof key);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const char *p = key; *p; p++) h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+  const uint8_t *b = data;
+  for (size_t i = 0; i < size; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The driver's data of a file, or NULL (a miss) when the header or its checksum does not match. */
+static const void *pc_unwrap(const vkocc_context *ctx, const void *file, size_t len, size_t *size) {
+  pc_header h;
+  if (!file || len < sizeof h) return NULL;
+  memcpy(&h, file, sizeof h);
+  if (memcmp(h.magic, PC_MAGIC, 8) || h.size != len - sizeof h) return NULL;
+  const char *data = (const char *)file + sizeof h;
+  if (h.checksum != pc_checksum(ctx, data, h.size)) return NULL;
+  *size = h.size;
+  return data;
+}
+
 static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
   char dir[900], uuid[37];
   void *data = NULL;
@@ -17,11 +49,13 @@ static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
     if (vkocc_read_cache_file(ctx->cache_path, &data, &len) != VKOCC_OK) { data = NULL; len = 0; }
   }
   vkocc_clear_error();
-  /* The driver validates the header (vendor, device, pipelineCacheUUID) and ignores a foreign cache. */
+  size_t size = 0;
+  const void *init = pc_unwrap(ctx, data, len, &size);
+  /* The driver validates its header (vendor, device, pipelineCacheUUID) and ignores a foreign cache. */
   VkPipelineCacheCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
-                                  .initialDataSize = len, .pInitialData = data};
+                                  .initialDataSize = init ? size : 0, .pInitialData = init};
   VkResult r = vkocc_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
-  if (r != VK_SUCCESS && data) {
+  if (r != VK_SUCCESS && init) {
     ci.initialDataSize = 0;
     ci.pInitialData = NULL;
     r = vkocc_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
@@ -40,10 +74,15 @@ static void save_pipeline_cache(vkocc_context *ctx) {
   if (!ctx->cache || !ctx->cache_path[0]) return;
   size_t len = 0;
   if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, NULL) != VK_SUCCESS || !len) return;
-  void *data = vkocc_xmalloc(len);
-  if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, data) == VK_SUCCESS)
-    vkocc_write_file_atomic(ctx->cache_path, data, len); /* a cache that cannot be written is no error */
-  free(data);
+  char *file = vkocc_xmalloc(sizeof(pc_header) + len);
+  if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, file + sizeof(pc_header)) == VK_SUCCESS) {
+    pc_header h = {.size = len, .checksum = pc_checksum(ctx, file + sizeof(pc_header), len)};
+    memcpy(h.magic, PC_MAGIC, 8);
+    memcpy(file, &h, sizeof h);
+    if (vkocc_write_file_atomic(ctx->cache_path, file, sizeof h + len))
+      vkocc_clear_error(); /* a cache that cannot be written is no error */
+  }
+  free(file);
 }
 
 /* What every context makes on its device: the command pool, its own batch (command buffer, fence,
@@ -85,15 +124,19 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
   if (s) { free(ctx); return s; }
 
   uint32_t n = 0;
-  vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
-  if (n == 0) {
+  VkResult er = vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
+  if (er < 0 || n == 0) {
     vkocc_context_destroy(ctx);
-    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device; install a "
-                      "driver, e.g. mesa-vulkan-drivers for lavapipe");
+    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device (%s); install "
+                      "a driver, e.g. mesa-vulkan-drivers for lavapipe", vkocc_vk_result_name(er));
   }
   VkPhysicalDevice *pds = vkocc_xcalloc(n, sizeof *pds);
+  if ((er = vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, pds)) < 0 || n == 0) {
+    free(pds);
+    vkocc_context_destroy(ctx);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "vkEnumeratePhysicalDevices: %s", vkocc_vk_result_name(er));
+  }
   vkocc_device_info *infos = vkocc_xcalloc(n, sizeof *infos);
-  vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, pds);
   for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
   const char *spec = opt->device ? opt->device : getenv("VKOCC_DEVICE");
   uint32_t idx = 0;
@@ -179,10 +222,14 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
   if (s) return s;
   /* the physical device must be one of the instance's: its index names it in documents as usual */
   uint32_t n = 0, idx = UINT32_MAX;
-  vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, NULL);
+  VkResult er = vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, NULL);
   VkPhysicalDevice *pds = vkocc_xcalloc(n ? n : 1, sizeof *pds);
-  if (!pds) return vkocc_fail(VKOCC_ERROR_RUNTIME, "out of memory");
-  vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, pds);
+  if (er >= 0 && n) er = vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, pds);
+  if (er < 0) {
+    free(pds);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "vkocc_context_create_external: vkEnumeratePhysicalDevices: %s",
+                      vkocc_vk_result_name(er));
+  }
   for (uint32_t i = 0; i < n; i++)
     if (pds[i] == (VkPhysicalDevice)ext->physical_device) idx = i;
   free(pds);
@@ -190,7 +237,6 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
     return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: the physical device is not one of the "
                       "instance's %u", n);
   vkocc_context *ctx = vkocc_xcalloc(1, sizeof *ctx);
-  if (!ctx) return vkocc_fail(VKOCC_ERROR_RUNTIME, "out of memory");
   ctx->external = true;
   ctx->timeout_ns = (uint64_t)((ext->timeout_s > 0 ? ext->timeout_s : 10.0) * 1e9);
   ctx->instance = instance;
@@ -227,17 +273,28 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
 void vkocc_context_destroy(vkocc_context *ctx) {
   if (!ctx) return;
   if (ctx->device) {
-    /* Our submissions are all waited for, but one that timed out may still run: wait for it within the
-     * context's limit first, and wait for the whole device only when it finished (vkDeviceWaitIdle has no
-     * bound). A lost device is waited for no more. The application's device is not ours to wait on. */
-    bool idle = !ctx->lost;
-    if (idle && ctx->batch && ctx->batch->in_flight)
-      idle = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->batch->fence, VK_TRUE, ctx->timeout_ns) == VK_SUCCESS;
-    if (idle && !ctx->external) vkocc_fn.vkDeviceWaitIdle(ctx->device);
-    save_pipeline_cache(ctx);
+    /* Every submission of vkocc is fenced (core/exec.c is its one vkQueueSubmit) and every batch waits for
+     * its fence within the context's limit before it goes; the context's own batch is waited for here. When
+     * all have signalled the device runs nothing of ours, so no unbounded vkDeviceWaitIdle is needed. A
+     * submission that outlived its wait (VK_TIMEOUT, not lost) may still run: nothing it uses is destroyed
+     * then, neither the device nor the instance (destroying them under running work is undefined); the
+     * process's exit reclaims them. A lost device is waited for no more; its objects are destroyed. */
+    if (!ctx->lost && !ctx->unfinished && ctx->batch && ctx->batch->in_flight) {
+      VkResult r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->batch->fence, VK_TRUE, ctx->timeout_ns);
+      if (r == VK_ERROR_DEVICE_LOST) ctx->lost = true;
+      else if (r != VK_SUCCESS) ctx->unfinished = true;
+      else ctx->batch->in_flight = false;
+    }
+    if (ctx->unfinished && !ctx->lost) {
+      if (ctx->batch) free(ctx->batch->rec);
+      free(ctx->batch);
+      free(ctx);
+      return;
+    }
+    if (!ctx->lost) save_pipeline_cache(ctx);
     if (ctx->cache) vkocc_fn.vkDestroyPipelineCache(ctx->device, ctx->cache, NULL);
     if (ctx->batch) {
-      ctx->batch->in_flight = false; /* waited for above, as far as it can be */
+      ctx->batch->in_flight = false; /* signalled, or the device is lost */
       vkocc_batch_destroy(ctx->batch);
       free(ctx->batch);
     }

@@ -37,9 +37,10 @@ void vkocc_format_uuid(const uint8_t u[16], char out[37]) {
 
 static bool has_extension(VkPhysicalDevice pd, const char *name) {
   uint32_t n = 0;
-  vkocc_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL);
+  /* a failed enumeration is no extension (VK_INCOMPLETE still lists the first n) */
+  if (vkocc_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) < 0) n = 0;
   VkExtensionProperties *e = vkocc_xcalloc(n ? n : 1, sizeof *e);
-  vkocc_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, e);
+  if (n && vkocc_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, e) < 0) n = 0;
   bool found = false;
   for (uint32_t i = 0; i < n && !found; i++) found = strcmp(e[i].extensionName, name) == 0;
   free(e);
@@ -272,7 +273,11 @@ vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *coun
                       "install a driver, e.g. mesa-vulkan-drivers for lavapipe", vkocc_vk_result_name(r));
   }
   VkPhysicalDevice *pds = vkocc_xcalloc(n, sizeof *pds);
-  vkocc_fn.vkEnumeratePhysicalDevices(inst, &n, pds);
+  if ((r = vkocc_fn.vkEnumeratePhysicalDevices(inst, &n, pds)) < 0 || n == 0) {
+    free(pds);
+    vkocc_fn.vkDestroyInstance(inst, NULL);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "vkEnumeratePhysicalDevices: %s", vkocc_vk_result_name(r));
+  }
   vkocc_device_info *infos = vkocc_xcalloc(n, sizeof *infos);
   for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
   free(pds);

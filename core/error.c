@@ -47,18 +47,3 @@ vkocc_status vkocc_vk_fail(VkResult r, const char *what) {
   return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: %s", what, vkocc_vk_result_name(r));
 }
 
-/* Allocation failure ends the process with one line, as git's xmalloc does: the library's allocations are
- * small bookkeeping (points, intervals, tables), and a NULL passed on would crash later, less clearly. */
-static void *checked(void *p, size_t n) {
-  if (!p && n) {
-    fprintf(stderr, "vkocc: out of memory (allocating %zu bytes)\n", n);
-    abort();
-  }
-  return p;
-}
-void *vkocc_xmalloc(size_t n) { return checked(malloc(n ? n : 1), n ? n : 1); }
-void *vkocc_xcalloc(size_t n, size_t size) {
-  if (!n || !size) n = size = 1;
-  return checked(calloc(n, size), n * size);
-}
-void *vkocc_xrealloc(void *p, size_t n) { return checked(realloc(p, n ? n : 1), n ? n : 1); }

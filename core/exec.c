@@ -44,12 +44,20 @@ vkocc_status vkocc_batch_create(vkocc_context *ctx, uint32_t max_timed, vkocc_ba
 void vkocc_batch_destroy(vkocc_batch *b) {
   vkocc_context *ctx = b->ctx;
   if (!ctx) return;
-  /* a submission still in flight (an error left it there) finishes before its resources go */
-  if (b->in_flight && !ctx->lost)
-    vkocc_fn.vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, ctx->timeout_ns);
-  if (b->queries) vkocc_fn.vkDestroyQueryPool(ctx->device, b->queries, NULL);
-  if (b->fence) vkocc_fn.vkDestroyFence(ctx->device, b->fence, NULL);
-  if (b->cmd) vkocc_fn.vkFreeCommandBuffers(ctx->device, ctx->cmd_pool, 1, &b->cmd);
+  /* a submission still in flight (an error left it there) finishes before its resources go, within the
+   * context's bound; one that does not (VK_TIMEOUT) keeps its command buffer, fence and queries (destroying
+   * what the GPU still uses is undefined), and the context is marked unfinished (vkocc_context_destroy) */
+  bool busy = false;
+  if (b->in_flight && !ctx->lost) {
+    VkResult r = vkocc_fn.vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, ctx->timeout_ns);
+    if (r == VK_ERROR_DEVICE_LOST) ctx->lost = true; /* objects of a lost device may be destroyed */
+    else if (r != VK_SUCCESS) busy = ctx->unfinished = true;
+  }
+  if (!busy) {
+    if (b->queries) vkocc_fn.vkDestroyQueryPool(ctx->device, b->queries, NULL);
+    if (b->fence) vkocc_fn.vkDestroyFence(ctx->device, b->fence, NULL);
+    if (b->cmd) vkocc_fn.vkFreeCommandBuffers(ctx->device, ctx->cmd_pool, 1, &b->cmd);
+  }
   free(b->rec);
   memset(b, 0, sizeof *b);
 }

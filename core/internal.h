@@ -74,6 +74,7 @@ struct vkocc_context {
   bool exec_props; /* VK_KHR_pipeline_executable_properties enabled (statistics of a user's pipeline) */
   bool external;   /* instance and device belong to the application (vkocc_context_create_external) */
   bool lost;                  /* a wait saw VK_ERROR_DEVICE_LOST: nothing more is submitted or waited for */
+  bool unfinished;            /* a submission outlived its bounded wait: its objects and the device are kept */
   uint64_t timeout_ns;
 };
 

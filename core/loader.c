@@ -44,7 +44,8 @@ vkocc_status vkocc_instance_create(VkInstance *instance) {
   vkocc_status s = vkocc_loader_open();
   if (s) return s;
   uint32_t api = VK_API_VERSION_1_0;
-  if (vkocc_fn.vkEnumerateInstanceVersion) vkocc_fn.vkEnumerateInstanceVersion(&api);
+  if (vkocc_fn.vkEnumerateInstanceVersion && vkocc_fn.vkEnumerateInstanceVersion(&api) != VK_SUCCESS)
+    api = VK_API_VERSION_1_0; /* cannot fail in the specification; a loader that says otherwise gets 1.0 */
   VkApplicationInfo app = {
       .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
       .pApplicationName = "vkocc",

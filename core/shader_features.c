@@ -9,7 +9,8 @@ typedef vkocc_feature_chain feature_chain;
 
 static bool instance_12(void) {
   uint32_t v = VK_API_VERSION_1_0;
-  if (vkocc_fn.vkEnumerateInstanceVersion) vkocc_fn.vkEnumerateInstanceVersion(&v);
+  if (vkocc_fn.vkEnumerateInstanceVersion && vkocc_fn.vkEnumerateInstanceVersion(&v) != VK_SUCCESS)
+    v = VK_API_VERSION_1_0;
   return v >= VK_API_VERSION_1_2;
 }
 

@@ -18,7 +18,7 @@ void vkocc_summarize(const double *v, uint32_t n, vkocc_summary *out) {
   memset(out, 0, sizeof *out);
   out->n = n;
   if (n == 0) { out->median = out->min = out->max = out->mad = NAN; return; }
-  double *t = malloc(n * sizeof *t);
+  double *t = vkocc_xmalloc(n * sizeof *t);
   memcpy(t, v, n * sizeof *t);
   out->median = vkocc_median(t, n);
   out->min = t[0];

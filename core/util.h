@@ -16,6 +16,9 @@ vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...) __attribute__((for
 void *vkocc_xmalloc(size_t n);
 void *vkocc_xcalloc(size_t n, size_t size);
 void *vkocc_xrealloc(void *p, size_t n);
+/* strdup, strndup, ended the same way */
+char *vkocc_xstrdup(const char *s);
+char *vkocc_xstrndup(const char *s, size_t n);
 
 /* ticks.c, stats.c */
 double vkocc_now_ns(void);
@@ -37,5 +40,18 @@ bool vkocc_cache_file_regular(const char *path);
 struct json_t;
 vkocc_status vkocc_cache_entry_write(const char *path, const char *schema, const char *key, struct json_t *value);
 struct json_t *vkocc_cache_entry_read(const char *path, const char *schema, const char *key);
+/* Caches made on a device (the fingerprint, the register model). The key: the device (UUID), its driver (name,
+ * info, version), the queue family, the environment the driver and the loader read (vkocc_driver_env_hash:
+ * LP_NUM_THREADS, GALLIVM_*, MESA_*, VK_*, ...), vkocc's version and `what`. A sealed document is the
+ * document plus "cache": {"key", "checksum"}, the checksum over the key and the document (as
+ * vkocc_cache_entry_write's); it stays a document of its schema, readable as one. Reading it back (regular
+ * files only, opened without blocking) gives NULL for an edited, foreign, torn or unsealed file, else the
+ * document without its seal. vkocc_cache_doc_fd puts a document where the path-based readers can open it:
+ * /proc/self/fd/N of a memory file (close the fd returned; -1 on failure). */
+uint64_t vkocc_driver_env_hash(uint64_t h);
+void vkocc_cache_key(const vkocc_device_info *d, const char *what, char *out, size_t len);
+vkocc_status vkocc_cache_doc_write(const char *path, struct json_t *doc, const char *key);
+struct json_t *vkocc_cache_doc_read(const char *path, const char *key);
+int vkocc_cache_doc_fd(struct json_t *doc, char path[64]);
 
 #endif

@@ -135,13 +135,33 @@ void vkocc_register_cache_path(const vkocc_device_info *d, char *out, size_t len
   snprintf(out, len, "%s/registers-%s-%08x.json", dir, uuid, d->driver_version);
 }
 
-bool vkocc_register_model_from_cache(const vkocc_device_info *d, vkocc_register_model *m) {
-  char path[1024];
-  memset(m, 0, sizeof *m);
+vkocc_status vkocc_register_cache_store(const vkocc_device_info *d, json_t *doc) {
+  char path[1024], key[1024];
   vkocc_register_cache_path(d, path, sizeof path);
+  if (!path[0]) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no cache directory");
+  vkocc_cache_key(d, "registers", key, sizeof key);
+  return vkocc_cache_doc_write(path, doc, key);
+}
+
+bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_doc *out) {
+  char path[1024], key[1024], mem[64];
+  memset(out, 0, sizeof *out);
+  vkocc_register_cache_path(d, path, sizeof path);
+  if (!path[0]) return false;
+  vkocc_cache_key(d, "registers", key, sizeof key);
+  json_t *doc = vkocc_cache_doc_read(path, key); /* a regular file only (a FIFO in its place never blocks) */
+  int fd = doc ? vkocc_cache_doc_fd(doc, mem) : -1;
+  json_decref(doc);
+  bool ok = fd >= 0 && vkocc_register_doc_load(mem, out) == VKOCC_OK; /* the verified bytes, not the file again */
+  if (fd >= 0) close(fd);
+  vkocc_clear_error();
+  return ok;
+}
+
+bool vkocc_register_model_from_cache(const vkocc_device_info *d, vkocc_register_model *m) {
+  memset(m, 0, sizeof *m);
   vkocc_register_doc doc;
-  /* a cache: a regular file only (a FIFO in its place never blocks) */
-  bool ok = path[0] && vkocc_cache_file_regular(path) && vkocc_register_doc_load(path, &doc) == VKOCC_OK;
+  bool ok = vkocc_register_doc_from_cache(d, &doc);
   if (ok) {
     *m = doc.model;
     vkocc_register_doc_free(&doc);

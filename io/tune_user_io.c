@@ -254,7 +254,7 @@ const tune_kernel_def *tune_user_kernel(const char *name) {
   for (uint32_t i = 0; i < n && !found; i++)
     if (!strcmp(defs[i].name, name)) found = &defs[i];
   if (!found && n < 256) {
-    defs[n].name = strdup(name);
+    defs[n].name = vkocc_xstrdup(name);
     defs[n].what = "a user kernel tuned from a T1 spec";
     found = &defs[n++];
   }

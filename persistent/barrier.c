@@ -187,7 +187,7 @@ void vkocc_barrier_test_result_free(vkocc_barrier_test_result *r) {
 
 /* The recurrence of kernels/barrier/barrier_test.comp; returns the values after the last round. */
 static uint32_t *reference(uint32_t n, uint32_t wg, uint32_t rounds) {
-  uint32_t *a = malloc(4ull * n), *b = malloc(4ull * n);
+  uint32_t *a = vkocc_xmalloc(4ull * n), *b = vkocc_xmalloc(4ull * n);
   for (uint32_t i = 0; i < n; i++) a[i] = i * 2654435761u + 12345u;
   for (uint32_t r = 1; r <= rounds; r++) {
     for (uint32_t i = 0; i < n; i++) b[i] = a[i] * 3u + a[(uint32_t)(((uint64_t)i + (uint64_t)r * wg + 1) % n)] + r;
@@ -254,7 +254,7 @@ vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_opt
   vkocc_buffer *bufs[2] = {&state, &data};
   vkocc_kernel_bind(ctx, &k, bufs);
   ref = reference(n, wg, rounds);
-  out->run = calloc(runs, sizeof *out->run);
+  out->run = vkocc_xcalloc(runs, sizeof *out->run);
   /* every completed wait is under the bound, so a run lasts at most (rounds + 1) bounds plus its work */
   uint64_t timeout_ns = (uint64_t)(10e9 + (rounds + 1.0) * out->bounds.bound_ms * 1e6);
   for (uint32_t i = 0; i < runs; i++) {

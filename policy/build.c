@@ -177,8 +177,8 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
       "best geometric-mean efficiency over the cluster's devices; problem_size buckets split at the geometric "
       "midpoints between the sizes tuned; default: the best worst-case efficiency over every result of the "
       "kernel (ties: geometric mean); efficiency = best time / the configuration's time on that result"));
-  const tune_doc **set = calloc(n + 1, sizeof *set);
-  uint64_t *sizes = calloc(n + 1, sizeof *sizes);
+  const tune_doc **set = vkocc_xcalloc(n + 1, sizeof *set);
+  uint64_t *sizes = vkocc_xcalloc(n + 1, sizeof *sizes);
   for (uint32_t i = 0; i < n; i++) {
     const tune_doc *d = &docs[i];
     int b;

@@ -92,7 +92,7 @@ static vkocc_status check_db(json_t *doc, const char *file, vkocc_policy_db *db)
   json_t *clusters = json_object_get(doc, "clusters");
   if (clusters && !json_is_object(clusters))
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.clusters: expected an object keyed by cluster ID", file);
-  db->clusters = calloc(json_object_size(clusters) + 1, sizeof *db->clusters);
+  db->clusters = vkocc_xcalloc(json_object_size(clusters) + 1, sizeof *db->clusters);
   const char *cid;
   json_t *c;
   json_object_foreach(clusters, cid, c) {
@@ -111,7 +111,7 @@ vkocc_status vkocc_policy_db_load(const char *path, vkocc_policy_db **out) {
   /* version 1 (cluster entries only) reads as version 2 without device entries (io/document.c) */
   vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_POLICY_DB, &doc);
   if (s) return s;
-  vkocc_policy_db *db = calloc(1, sizeof *db);
+  vkocc_policy_db *db = vkocc_xcalloc(1, sizeof *db);
   db->doc = doc;
   if ((s = check_db(doc, path, db))) { vkocc_policy_db_free(db); return s; }
   *out = db;

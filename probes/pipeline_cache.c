@@ -20,35 +20,9 @@ static const char *schema_string(char buf[96]) {
   return buf;
 }
 
-extern char **environ;
-
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const uint8_t *b = p;
   for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-  return h;
-}
-
-/* Environment a Vulkan driver or the loader reads: Mesa (lavapipe's LP_NUM_THREADS, GALLIVM_, MESA_,
- * RADV_, ...), NVIDIA (__GL_), the loader (VK_). Sorted, so the order of the environment does not matter. */
-static bool driver_env(const char *e) {
-  static const char *const prefixes[] = {"LP_", "GALLIVM_", "MESA_", "RADV_", "ANV_", "NVK_", "TU_", "V3D_",
-                                         "__GL_", "VK_", "AMD_", "DXVK_"};
-  for (size_t i = 0; i < VKOCC_ARRAY_LEN(prefixes); i++)
-    if (!strncmp(e, prefixes[i], strlen(prefixes[i]))) return true;
-  return false;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static uint64_t env_hash(uint64_t h) {
-  size_t n = 0, k = 0;
-  for (char **e = environ; e && *e; e++) n += driver_env(*e);
-  const char **list = vkocc_xcalloc(n + 1, sizeof *list);
-  for (char **e = environ; e && *e && k < n; e++)
-    if (driver_env(*e)) list[k++] = *e;
-  qsort(list, k, sizeof *list, cmp_str);
-  for (size_t i = 0; i < k; i++) h = fnv(h, list[i], strlen(list[i]) + 1);
-  free(list);
   return h;
 }
 
@@ -69,7 +43,7 @@ uint64_t pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, siz
   h = fnv(h, d->driver_name, strlen(d->driver_name) + 1);
   h = fnv(h, d->driver_info, strlen(d->driver_info) + 1);
   h = fnv(h, vkocc_version(), strlen(vkocc_version()) + 1);
-  h = env_hash(h);
+  h = vkocc_driver_env_hash(h); /* core/cache.c */
   h = fnv(h, spv, words * 4);
   h = fnv(h, sh->entry ? sh->entry : "", sh->entry ? strlen(sh->entry) + 1 : 1);
   /* constants by ID (the order they were given in does not change the answer) */

@@ -10,6 +10,7 @@
 #define VK_NO_PROTOTYPES
 #endif
 #include "check.h"
+#include "characterize.h"
 #include "io.h"
 #include "vkocc.h"
 #include <dlfcn.h>
@@ -46,7 +47,8 @@ static void test_cache(const char *data) {
   char mk[600];
   snprintf(mk, sizeof mk, "mkdir -p %s/vkocc", dir);
   CHECK(system(mk) == 0, "mkdir");
-  CHECK(vkocc_json_write(fp, cpath) == VKOCC_OK, "cache entry: %s", vkocc_last_error());
+  /* sealed under the device's key, as vkocc_fingerprint_measure stores it (an unsealed file is a miss) */
+  CHECK(vkocc_fingerprint_cache_store(dev, fp) == VKOCC_OK, "cache entry: %s", vkocc_last_error());
   json_decref(fp);
   json_decref(surf);
 

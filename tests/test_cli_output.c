@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "io.h"
 #include "run.h"
+#include "cache_plant.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -380,7 +381,8 @@ static void test_cached_note(const char *bin, const char *data) {
   CHECK(system(path) == 0, "mkdir cache");
   snprintf(path, sizeof path, "%s/vkocc/fingerprint-%s-%08llx-q0.json", cache, /* q0: lavapipe's one queue family */ json_string_value(json_object_get(dev, "uuid")),
            (unsigned long long)json_integer_value(json_object_get(dev, "driver_version_raw")));
-  CHECK(vkocc_json_write(fp, path) == VKOCC_OK, "cache entry: %s", vkocc_last_error());
+  CHECK(plant_fingerprint(fp, cache, NULL), "cache entry: %s", vkocc_last_error()); /* sealed, LP_NUM_THREADS unset */
+  CHECK(access(path, R_OK) == 0, "the planted entry is not at %s", path);
   json_decref(fp);
   json_decref(surf);
   json_decref(devs);

@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "io.h"
 #include "run.h"
+#include "cache_plant.h"
 #include <jansson.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -250,7 +251,8 @@ static void fingerprint_cache_per_family(const char *bin, const char *data) {
   run_fmt(&out, "%s", path);
   free(out);
   snprintf(path, sizeof path, "%s/vkocc/fingerprint-%s-%08llx-q0-lp2.json", dir, uuid ? uuid : "", (unsigned long long)drv);
-  CHECK(json_dump_file(fp, path, 0) == 0, "cannot write %s", path);
+  CHECK(plant_fingerprint(fp, dir, "2"), "cannot plant %s", path); /* sealed under lavapipe's key */
+  CHECK(access(path, R_OK) == 0, "the planted entry is not at %s", path);
   /* bounded: were the entry not reused, lavapipe would be measured for most of a minute */
   rc = run_fmt(&out, "XDG_CACHE_HOME=%s LP_NUM_THREADS=2 timeout 30 %s fingerprint --queue graphics --json 2>/dev/null",
                dir, bin);

@@ -724,7 +724,7 @@ static void push_value(texpr_value **vals, uint32_t *n, uint32_t *cap, texpr_val
     *cap = *cap ? 2 * *cap : 16;
     *vals = vkocc_xrealloc(*vals, *cap * sizeof **vals);
   }
-  if (v.kind == TEXPR_STR) v.s = strdup(v.s ? v.s : "");
+  if (v.kind == TEXPR_STR) v.s = vkocc_xstrdup(v.s ? v.s : "");
   (*vals)[(*n)++] = v;
 }
 

@@ -121,10 +121,10 @@ static void code_space(tune_replay_space *sp, json_t **configs, uint32_t n, char
     sp->labels[p] = vkocc_xcalloc(sp->nvalues[p] + 1, sizeof *sp->labels[p]);
     for (uint32_t i = 0; i < vs[p].n; i++) {
       json_t *v = vs[p].v[i];
-      sp->labels[p][i] = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-      if (!sp->labels[p][i]) sp->labels[p][i] = strdup("?");
+      sp->labels[p][i] = json_is_string(v) ? vkocc_xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+      if (!sp->labels[p][i]) sp->labels[p][i] = vkocc_xstrdup("?");
     }
-    if (vs[p].absent) sp->labels[p][vs[p].n] = strdup("-");
+    if (vs[p].absent) sp->labels[p][vs[p].n] = vkocc_xstrdup("-");
   }
   sp->coord = vkocc_xmalloc((size_t)(n ? n : 1) * (np ? np : 1) * sizeof *sp->coord);
   for (uint32_t c = 0; c < n; c++)
@@ -195,7 +195,7 @@ static vkocc_status load_user_results(const char *path, json_t *raw, const char 
     const char *nm = json_string_value(json_object_get(pe, "name"));
     if (!nm || np >= 64) continue;
     if (np == cap) cap = cap ? 2 * cap : 8, names = vkocc_xrealloc(names, cap * sizeof *names);
-    names[np++] = strdup(nm);
+    names[np++] = vkocc_xstrdup(nm);
   }
   for (uint32_t c = 0; c < n; c++) {
     const char *key;
@@ -205,7 +205,7 @@ static vkocc_status load_user_results(const char *path, json_t *raw, const char 
       for (uint32_t p = 0; p < np && !have; p++) have = !strcmp(names[p], key);
       if (have || np >= 64) continue;
       if (np == cap) cap = cap ? 2 * cap : 8, names = vkocc_xrealloc(names, cap * sizeof *names);
-      names[np++] = strdup(key);
+      names[np++] = vkocc_xstrdup(key);
     }
   }
   if (!n) {
@@ -272,7 +272,7 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
   json_t **configs = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *configs);
   for (uint32_t c = 0; c < n; c++) configs[c] = tune_config_json(k, &doc.r[c].cfg);
   char **names = vkocc_xmalloc(np * sizeof *names);
-  for (uint32_t p = 0; p < np; p++) names[p] = strdup(k->params[p].name);
+  for (uint32_t p = 0; p < np; p++) names[p] = vkocc_xstrdup(k->params[p].name);
   code_space(sp, configs, n, names, np);
   sp->truth = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *sp->truth);
   for (uint32_t c = 0; c < n; c++)
@@ -373,7 +373,7 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
       if (have) continue;
       if (np == 64) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu].configuration: more than 64 parameters", path, i); break; }
       if (np == cap_names) cap_names = cap_names ? 2 * cap_names : 8, names = vkocc_xrealloc(names, cap_names * sizeof *names);
-      names[np++] = strdup(key);
+      names[np++] = vkocc_xstrdup(key);
     }
     if (s) break;
     tune_eval e = {false, 0};

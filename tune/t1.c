@@ -133,7 +133,7 @@ static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
     return bad(r, path, "Name '%s' is reserved in expressions", name);
   for (uint32_t j = 0; j < i; j++)
     if (!strcmp(r->s->params[j].name, name)) return bad(r, path, "Name '%s' appears twice", name);
-  out->name = strdup(name), out->type = (t1_ptype)type, out->def = -1;
+  out->name = vkocc_xstrdup(name), out->type = (t1_ptype)type, out->def = -1;
   char vpath[120], err[512];
   snprintf(vpath, sizeof vpath, "%s.Values", path);
   texpr_scope sc = {.allow_problem_size = true};
@@ -243,7 +243,7 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
     char full[1024];
     if (!resolve(r->s, src, full, sizeof full)) return bad(r, path, "DataSource: the path is longer than %zu bytes", sizeof full - 1);
     if (check_files && !file_exists(full)) return bad(r, path, "DataSource '%s': no such readable file (%s)", src, full);
-    d->source = strdup(full);
+    d->source = vkocc_xstrdup(full);
     break;
   }
   case T1_FILL_GENERATOR: {
@@ -254,7 +254,7 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
     char p2[96];
     snprintf(p2, sizeof p2, "%s.DataSource", path);
     if ((s = parse_expr(r, p2, src, &sc, &d->gen))) return s;
-    d->source = strdup(src);
+    d->source = vkocc_xstrdup(src);
     break;
   }
   default: break;
@@ -282,7 +282,7 @@ static vkocc_status read_arg(rd *r, json_t *a, uint32_t i, bool check_files, t1_
     return s;
   char nm[32];
   snprintf(nm, sizeof nm, "arg%u", i);
-  out->name = strdup(name ? name : nm);
+  out->name = vkocc_xstrdup(name ? name : nm);
   out->vector = m == 1, out->access = (t1_access)ac, out->binding = -1;
   if (!parse_type(type, &out->type, &out->comps)) {
     if (strstr(type, "half")) return bad(r, path, "Type '%s' is not supported (no 16-bit floats yet)", type);
@@ -357,7 +357,7 @@ static vkocc_status read_ref(rd *r, json_t *a, uint32_t i, bool check_files, t1_
       (s = get_enum(r, a, "ValidationMethod", path, false, methods, T1_SIDE_BY_SIDE, &m)) ||
       (s = get_num(r, a, "ValidationThreshold", path, false, &th, &have)))
     return s;
-  out->name = strdup(name), out->method = (t1_validation)m;
+  out->name = vkocc_xstrdup(name), out->method = (t1_validation)m;
   uint32_t t = 0;
   while (t < r->s->nargs && strcmp(r->s->args[t].name, target)) t++;
   if (t == r->s->nargs) return bad(r, path, "TargetName '%s' names no argument", target);
@@ -497,7 +497,7 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
     const char *o = json_string_value(v);
     if (!strncmp(o, "-D", 2) && o[2] && o[2] != '=') {
       S->defines = vkocc_xrealloc(S->defines, (S->ndefines + 1) * sizeof *S->defines);
-      S->defines[S->ndefines++] = strdup(o + 2);
+      S->defines[S->ndefines++] = vkocc_xstrdup(o + 2);
     } else if (!strcmp(o, "-O") || !strcmp(o, "-O0") || !strcmp(o, "-Os") || !strcmp(o, "-g")) {
       /* accepted: the run-time compiler's own optimization setting is used (docs/tune.md) */
     } else return bad(r, p, "'%s': only -DNAME[=VALUE], -O, -O0, -Os and -g are supported", o);
@@ -559,7 +559,7 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
     snprintf(C->path, sizeof C->path, "%s.Expression", path);
     texpr_scope sc = scope_of(S, true);
     if ((s = parse_expr(r, C->path, ex, &sc, &C->e))) return s;
-    C->text = strdup(ex);
+    C->text = vkocc_xstrdup(ex);
     C->uses_P = texpr_uses(C->e, NULL) & TEXPR_USES_P;
     S->uses_P |= C->uses_P;
     S->nconds++;

@@ -194,7 +194,7 @@ static vkocc_status measure_one(bench *b, tune_run *run, tune_result *r, vkocc_k
   uint32_t min_runs = opt && opt->min_runs ? opt->min_runs : 5, max_runs = opt && opt->max_runs ? opt->max_runs : 50;
   double max_s = opt && opt->max_config_s > 0 ? opt->max_config_s : 2.0;
   if (max_runs > 1000) max_runs = 1000;
-  double *t = malloc(max_runs * sizeof *t), w[WARMUPS] = {0};
+  double *t = vkocc_xmalloc(max_runs * sizeof *t), w[WARMUPS] = {0};
   /* warm-ups: the first dispatches of a new pipeline are slow on some drivers; discarded */
   vkocc_status s = run_batch(b, kk, n, groups, WARMUPS, w);
   uint32_t runs = 0;
@@ -237,13 +237,13 @@ static vkocc_status measure_one(bench *b, tune_run *run, tune_result *r, vkocc_k
 
 vkocc_status tune_measure(vkocc_context *ctx, tune_run *run, const tune_options *opt) {
   const tune_kernel_def *k = run->k;
-  uint32_t *todo = malloc(run->count * sizeof *todo), ntodo = 0;
+  uint32_t *todo = vkocc_xmalloc(run->count * sizeof *todo), ntodo = 0;
   for (uint32_t i = 0; i < run->count; i++)
     if (!run->r[i].measured) todo[ntodo++] = i;
   if (!ntodo) { free(todo); return VKOCC_OK; }
   /* one SPIR-V module per variant (its #defines), compiled once; specialization gives the rest */
-  module *mods = calloc(run->count, sizeof *mods);
-  uint32_t *mod_of = calloc(run->count, sizeof *mod_of), nmods = 0;
+  module *mods = vkocc_xcalloc(run->count, sizeof *mods);
+  uint32_t *mod_of = vkocc_xcalloc(run->count, sizeof *mod_of), nmods = 0;
   char name[64];
   snprintf(name, sizeof name, "kernels/%s/%s.comp", k->name, k->name);
   for (uint32_t t = 0; t < ntodo; t++) {
@@ -263,8 +263,8 @@ vkocc_status tune_measure(vkocc_context *ctx, tune_run *run, const tune_options 
     }
     mod_of[i] = m;
   }
-  vkocc_kernel *kernels = calloc(run->count, sizeof *kernels);
-  bool *built = calloc(run->count, sizeof *built);
+  vkocc_kernel *kernels = vkocc_xcalloc(run->count, sizeof *kernels);
+  bool *built = vkocc_xcalloc(run->count, sizeof *built);
   builder bd = {.ctx = ctx, .run = run, .todo = todo, .ntodo = ntodo, .kernels = kernels, .built = built,
                 .mods = mods, .mod_of = mod_of, .opt = opt};
   pthread_mutex_init(&bd.lock, NULL);
@@ -285,8 +285,8 @@ vkocc_status tune_measure(vkocc_context *ctx, tune_run *run, const tune_options 
     if (o > out_bytes) out_bytes = o;
   }
   b.clear_bytes = (k->answer_offset_words + k->answer_words) * 4;
-  uint32_t *data = malloc(run->n * 4);
-  b.ref = calloc(k->answer_words, 4);
+  uint32_t *data = vkocc_xmalloc(run->n * 4);
+  b.ref = vkocc_xcalloc(k->answer_words, 4);
   vkocc_status s = data && b.ref ? VKOCC_OK : vkocc_fail(VKOCC_ERROR_RUNTIME, "out of host memory for the input");
   if (!s) {
     k->input(data, run->n, run->f32, 0x766b6f6363ull);
