@@ -38,10 +38,10 @@ comp() { # WORDS...: what completing the last word offers
     _vkocc; printf "%s\n" "${COMPREPLY[@]}"' "$src/completions/vkocc.bash" "$(basename "$vkocc")" "$@" 2>/dev/null
 }
 [[ $(comp su) == surface ]] || fail "completing 'su': $(comp su)"
-comp surface --fu | grep -qx -- --full || fail "completing 'surface --fu'"
-comp surface --method '' | grep -qx bisect || fail "completing --method"
-comp policy '' | grep -qx transfer || fail "completing policy's sub-commands"
-comp tune histogram --only '' | grep -qx 'wg_size=' || fail "completing tune --only: $(comp tune histogram --only '')"
+comp surface --fu | grep -x -- --full >/dev/null || fail "completing 'surface --fu'"
+comp surface --method '' | grep -x bisect >/dev/null || fail "completing --method"
+comp policy '' | grep -x transfer >/dev/null || fail "completing policy's sub-commands"
+comp tune histogram --only '' | grep -x 'wg_size=' >/dev/null || fail "completing tune --only: $(comp tune histogram --only '')"
 if command -v zsh >/dev/null; then zsh -n "$src/completions/_vkocc" || fail "_vkocc does not parse"; fi
 
 # tune --help: every parameter and its values

@@ -41,8 +41,8 @@ flags="$("$pkgconfig" --cflags --libs vkocc)"
 [[ $flags != *cairo* && $flags != *vulkan* ]] || fail "pkg-config --libs vkocc: $flags"
 "$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/pick_policy_pc" "$src/examples/pick_policy/pick_policy.c" \
   $flags -Wl,-rpath,"$libdir"
-if readelf -d "$tmp/pick_policy_pc" | grep -q 'NEEDED.*cairo'; then fail "the pkg-config build links cairo"; fi
-readelf -d "$tmp/pick_policy_pc" | grep -q 'NEEDED.*libvkocc\.so' || fail "the pkg-config build does not link libvkocc.so"
+if readelf -d "$tmp/pick_policy_pc" | grep 'NEEDED.*cairo' >/dev/null; then fail "the pkg-config build links cairo"; fi
+readelf -d "$tmp/pick_policy_pc" | grep 'NEEDED.*libvkocc\.so' >/dev/null || fail "the pkg-config build does not link libvkocc.so"
 
 # Vulkan stays private: the header includes no Vulkan header and the package defines no VK_NO_PROTOTYPES,
 # so an application's own vkEnumerateInstanceVersion() keeps its prototype (checked in C++, where a missing
@@ -58,13 +58,13 @@ fi
 # the static library through vkocc-static.pc: no libvkocc.so at run time
 "$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/pick_policy_static" "$src/examples/pick_policy/pick_policy.c" \
   $("$pkgconfig" --cflags --libs vkocc-static)
-if readelf -d "$tmp/pick_policy_static" | grep -q 'NEEDED.*libvkocc'; then fail "the static build needs libvkocc.so"; fi
+if readelf -d "$tmp/pick_policy_static" | grep 'NEEDED.*libvkocc' >/dev/null; then fail "the static build needs libvkocc.so"; fi
 
 # CMake: find_package(vkocc) -> vkocc::vkocc (the shared library)
 "$cmake" -S "$src/examples/pick_policy" -B "$tmp/ex" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "cmake configure"; }
 "$cmake" --build "$tmp/ex" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "cmake build"; }
-readelf -d "$tmp/ex/pick_policy" | grep -q 'NEEDED.*libvkocc\.so' || fail "the CMake build does not link libvkocc.so"
+readelf -d "$tmp/ex/pick_policy" | grep 'NEEDED.*libvkocc\.so' >/dev/null || fail "the CMake build does not link libvkocc.so"
 
 # Both pick the tuned parameters of tests/data/policy-db.json: the H100's cluster has an exact entry for
 # small u32 sorts; the RDNA fingerprint is far from every cluster there, so the kernel's default.
