@@ -1277,6 +1277,12 @@ vkocc_status vkocc_calibration_save(const vkocc_device_info *device, const vkocc
 vkocc_status vkocc_probe_save(const vkocc_device_info *device, const vkocc_probe_result *r, const char *path);
 vkocc_status vkocc_raw_probe_save(const vkocc_device_info *device, const vkocc_probe_result *r, const char *path);
 
+/* ---- the device's cached register document, whole (beside vkocc_register_model_from_cache, which keeps only
+ * its model): true and out filled (free with vkocc_register_doc_free) when the cache holds the entry sealed
+ * with this device's key (the device, driver, queue family, driver environment and vkocc's version); false on
+ * a miss, an edited, foreign or unsealed file among them. */
+bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_doc *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,8 +19,7 @@ json_t *vkocc_register_document(const vkocc_device_info *dev, const vkocc_regist
 /* vkocc_register_doc, its reader, the cache path and the cached model: include/vkocc.h (registers). */
 /* The cache entry is sealed (core/cache.c's vkocc_cache_doc_write) with vkocc_cache_key(d, "registers"): the
  * device, driver, queue family, driver environment and vkocc's version; an edited, foreign or unsealed file
- * is a miss. vkocc_register_doc_from_cache: the whole cached document (free it), false on a miss. */
+ * is a miss. vkocc_register_doc_from_cache (the whole cached document): include/vkocc.h. */
 struct json_t;
 vkocc_status vkocc_register_cache_store(const vkocc_device_info *d, struct json_t *doc);
-bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_doc *out);
 #endif
