@@ -773,9 +773,10 @@ typedef struct vkocc_register_doc {
  * points. Free with vkocc_register_doc_free (also after a failure). */
 vkocc_status vkocc_register_doc_load(const char *path, vkocc_register_doc *out);
 void vkocc_register_doc_free(vkocc_register_doc *d);
-/* Where `vkocc surface --registers` keeps a device's register document: $XDG_CACHE_HOME/vkocc/
- * registers-UUID-DRIVER.json ("" without a cache directory); the register file is the device's, not a queue
- * family's. */
+/* Where `vkocc surface --registers` and `vkocc fingerprint` keep a device's register document:
+ * $XDG_CACHE_HOME/vkocc/registers-UUID-DRIVER.json ("" without a cache directory). The file is sealed: it is
+ * used only when its checksum and key (device, driver name, info and version, queue family, the driver's
+ * environment, vkocc's version) match; an edited or foreign file is a miss. */
 void vkocc_register_cache_path(const vkocc_device_info *d, char *out, size_t len);
 /* The cached register model of the device: true when a document with a known model is there. */
 bool vkocc_register_model_from_cache(const vkocc_device_info *d, vkocc_register_model *m);
@@ -843,9 +844,10 @@ typedef struct vkocc_fingerprint_details {
 void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d);
 
 /* Fingerprints the context's device as `vkocc fingerprint` does: calibration, the surface on the canonical
- * grid clipped to the device's limits, derived limits, normalization, cluster ID. The fingerprint of the same
- * device UUID, driver version, queue family (and LP_NUM_THREADS) written by this version of vkocc is reused
- * from the cache unless options->fresh; a fresh one is stored there (a cache that cannot be written is no
+ * grid clipped to the device's limits, derived limits, normalization, cluster ID. A cached fingerprint is
+ * reused unless options->fresh when its seal matches: a checksum of its content and a key of the device, driver
+ * name, info and version, queue family, the driver's environment (LP_NUM_THREADS and the rest) and vkocc's
+ * version (an edited or foreign file is a miss); a fresh one is stored there (a cache that cannot be written is no
  * error). A context without the device clock the device has (disable_shader_clock) neither reads nor writes
  * the cache. options NULL: the defaults. details may be NULL (else free it with
  * vkocc_fingerprint_details_free, also after a failure). Errors: VKOCC_ERROR_USAGE for an unknown method or
@@ -860,8 +862,8 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
 bool vkocc_fingerprint_from_cache(const vkocc_device_info *device, vkocc_method method, vkocc_fingerprint *out,
                                   vkocc_fingerprint_details *details);
 /* Where vkocc_fingerprint_measure keeps a device's fingerprint ("" without a cache directory):
- * $XDG_CACHE_HOME/vkocc/fingerprint-UUID-DRIVER-qFAMILY[-lpN].json, keyed by UUID, driver version, queue
- * family and LP_NUM_THREADS. */
+ * $XDG_CACHE_HOME/vkocc/fingerprint-UUID-DRIVER-qFAMILY[-lpN].json (the name; the seal inside holds the whole
+ * key, see vkocc_fingerprint_measure). */
 void vkocc_fingerprint_cache_path(const vkocc_device_info *d, char *out, size_t len);
 
 /* Writes a vkocc.fingerprint/1 document (vkocc_fingerprint_load reads it back) through a temporary file and
