@@ -268,19 +268,14 @@ int cmd_tune_spec(int argc, char **argv) {
   }
   if ((st = write_all(&stt, &run))) { tu_run_free(&run); return cli_fail("tune", st); }
   char sentinel_text[700] = "";
-  if (run.nsentinel >= 2) {
-    double lo = INFINITY, hi = 0, sp = 0;
-    for (uint32_t i = 0; i < run.nsentinel; i++) {
-      if (run.sentinel[i].median_ns < lo) lo = run.sentinel[i].median_ns;
-      if (run.sentinel[i].median_ns > hi) hi = run.sentinel[i].median_ns;
-      if (run.sentinel[i].spread > sp) sp = run.sentinel[i].spread;
-    }
+  double lo, hi, sp;
+  bool drifted;
+  if (tu_sentinel_summary(&run, &lo, &hi, &sp, &drifted)) {
     char key[512];
     t1_config_key(&run.spec, run.space.coord + (size_t)run.sentinel_config * run.spec.nparams, key, sizeof key);
     snprintf(sentinel_text, sizeof sentinel_text, "clocks:   sentinel %s timed %u times: medians %.2f..%.2f us (range %.2f%%, "
              "largest spread %.2f%%)\n", key, run.nsentinel, lo / 1e3, hi / 1e3, 100 * (hi - lo) / lo, 100 * sp);
-    /* a range far beyond the runs' own spread is drift of the device, not noise of the runs */
-    if ((hi - lo) / lo > 0.05 && (hi - lo) / lo > 4 * sp)
+    if (drifted)
       fprintf(stderr, "vkocc tune: warning: the sentinel's medians drifted %.1f%% during the run: times measured at different "
               "moments are not comparable (raise --warmup-ms or --warmup-ratio; see docs/tune.md)\n", 100 * (hi - lo) / lo);
   }

@@ -1004,6 +1004,21 @@ static vkocc_status confirm_best(harness *h, uint32_t k) {
 /* The sentinel: the first correct configuration, timed again every sentinel_every configurations and at the
  * end. A warm-up too short for the clocks shows as its medians drifting apart. Its costs are kept out of the
  * per-configuration figures. */
+static int32_t sentinel_every(const tu_options *o) { return o->sentinel_every ? o->sentinel_every : 64; }
+
+bool tu_sentinel_summary(const tu_run *run, double *lo, double *hi, double *max_spread, bool *drifted) {
+  *lo = INFINITY, *hi = 0, *max_spread = 0, *drifted = false;
+  for (uint32_t i = 0; i < run->nsentinel; i++) {
+    if (run->sentinel[i].median_ns < *lo) *lo = run->sentinel[i].median_ns;
+    if (run->sentinel[i].median_ns > *hi) *hi = run->sentinel[i].median_ns;
+    if (run->sentinel[i].spread > *max_spread) *max_spread = run->sentinel[i].spread;
+  }
+  if (run->nsentinel < 2 || !(*lo > 0)) return false;
+  double range = (*hi - *lo) / *lo;
+  *drifted = range > 0.05 && range > 4 * *max_spread;
+  return true;
+}
+
 static vkocc_status sentinel_record(harness *h, uint32_t c, const tu_result *r) {
   tu_run *run = h->run;
   run->sentinel = vkocc_xrealloc(run->sentinel, (run->nsentinel + 1) * sizeof *run->sentinel);
@@ -1039,7 +1054,7 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
     vkocc_status st = measure_config(h, c, r);
     if (st) return st;
     h->done++;
-    int32_t every = h->o->sentinel_every ? h->o->sentinel_every : 64;
+    int32_t every = sentinel_every(h->o);
     if (every > 0) {
       h->since_sentinel++;
       if (h->sentinel < 0 && r->inv == TU_CORRECT && r->runs) h->sentinel = c, sentinel_record(h, c, r);
@@ -1278,7 +1293,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   tune_search_result sr;
   st = tune_search_run(&sp, def, run->seed, s->search_attrs, &run->budget, eval_cb, &h, &sr);
   tune_search_result_free(&sr);
-  if (!st && h.sentinel >= 0 && (o->sentinel_every ? o->sentinel_every : 64) > 0) st = sentinel_again(&h);
+  if (!st && h.sentinel >= 0 && sentinel_every(o) > 0) st = sentinel_again(&h);
   if (!st && o->confirm >= 0) {
     vkocc_status cs = confirm_best(&h, o->confirm ? (uint32_t)o->confirm : 5);
     if (cs) fprintf(stderr, "vkocc tune: note: %s; the best is ranked by the search's medians\n", vkocc_last_error());

@@ -108,6 +108,9 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o);
 double tu_rank_ns(const tu_result *r);
 int64_t tu_best(const tu_run *run);
 void tu_run_free(tu_run *run);
+/* The sentinel's medians: lowest, highest and the largest spread of its runs; false without 2 points. Drift of
+ * the device (not noise) when the range (hi - lo) / lo is above 5% and above 4 times that spread. */
+bool tu_sentinel_summary(const tu_run *run, double *lo, double *hi, double *max_spread, bool *drifted);
 /* Index of the configuration whose key is key, -1 none. */
 int64_t tu_find(const tu_run *run, const char *key);
 #endif

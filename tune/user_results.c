@@ -67,16 +67,16 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
   json_object_set_new(m, "setup_ms", json_real(run->setup_ms));
   if (run->nsentinel) {
     json_t *pts = json_array();
-    double lo = INFINITY, hi = 0;
     for (uint32_t i = 0; i < run->nsentinel; i++) {
       const struct tu_sentinel *q = &run->sentinel[i];
       json_array_append_new(pts, json_pack("{s:I, s:f, s:f}", "after", (json_int_t)q->after, "median_ns", q->median_ns, "spread", q->spread));
-      if (q->median_ns < lo) lo = q->median_ns;
-      if (q->median_ns > hi) hi = q->median_ns;
     }
+    double lo, hi, sp;
+    bool drifted;
+    bool two = tu_sentinel_summary(run, &lo, &hi, &sp, &drifted);
     json_object_set_new(m, "sentinel", json_pack("{s:o, s:o, s:f, s:f}", "config",
                                                  t1_config_json(s, run->space.coord + (size_t)run->sentinel_config * s->nparams),
-                                                 "points", pts, "range", lo > 0 ? (hi - lo) / lo : 0.0, "ms", run->sentinel_ms));
+                                                 "points", pts, "range", two ? (hi - lo) / lo : 0.0, "ms", run->sentinel_ms));
   }
   const char *lp = getenv("LP_NUM_THREADS");
   if (lp) json_object_set_new(m, "LP_NUM_THREADS", json_string(lp));
