@@ -178,7 +178,7 @@ static void defines_of(harness *h, const uint32_t *coord, const uint32_t local[3
   t1_spec *s = h->s;
   *defs = vkocc_xcalloc(s->ndefines + s->nparams + 3, sizeof **defs);
   *n = 0;
-  for (uint32_t i = 0; i < s->ndefines; i++) (*defs)[(*n)++] = strdup(s->defines[i]);
+  for (uint32_t i = 0; i < s->ndefines; i++) (*defs)[(*n)++] = vkocc_xstrdup(s->defines[i]);
   if (s->lang != VKOCC_SHADER_SPIRV) {
     /* KTT's convention, only where the source uses them, so a kernel sized by local_size_*_id keeps one compile */
     static const char *const ln[] = {"LOCAL_SIZE_X", "LOCAL_SIZE_Y", "LOCAL_SIZE_Z"};
@@ -186,7 +186,7 @@ static void defines_of(harness *h, const uint32_t *coord, const uint32_t local[3
       if (h->source && word_in(h->source, ln[d])) {
         char b[64];
         snprintf(b, sizeof b, "%s=%u", ln[d], local[d]);
-        (*defs)[(*n)++] = strdup(b);
+        (*defs)[(*n)++] = vkocc_xstrdup(b);
       }
     for (uint32_t i = 0; i < s->nparams; i++) {
       if (h->run->param_spec[i] || h->run->param_launch[i]) continue;
@@ -195,7 +195,7 @@ static void defines_of(harness *h, const uint32_t *coord, const uint32_t local[3
       if (s->params[i].type == T1_BOOL) snprintf(v, sizeof v, "%d", (int)pv.i);
       else texpr_format(&pv, v, sizeof v);
       snprintf(b, sizeof b, "%s=%s", s->params[i].name, v);
-      (*defs)[(*n)++] = strdup(b);
+      (*defs)[(*n)++] = vkocc_xstrdup(b);
     }
   }
 }
