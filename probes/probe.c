@@ -41,6 +41,7 @@ typedef struct {
   double gpu_ns;       /* sum of timestamp intervals of the dispatches made */
   uint32_t dispatches;
   uint32_t cut_short;  /* workgroups whose sleep ended at the iteration bound */
+  double cut_min_ns;   /* the shortest of those sleeps: what the bound covers (INFINITY: none) */
   const vkocc_calibration *cal;
   double chase_ns_per_round; /* bisection without a clock: the chase's speed, from chase_wave */
   uint32_t max_overlap;      /* bisection with a clock: most sleeps seen overlapping in its dispatches */
@@ -109,7 +110,11 @@ static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkoc
   memset(r->rec.map, 0, (size_t)n * RECORD_WORDS * 4);
   vkocc_status s = dispatch(r, n, ns);
   if (s) return s;
-  r->cut_short += vkocc_comb_read_records(r->rec.map, n, ns_per_tick, iv);
+  uint32_t cut = vkocc_comb_read_records(r->rec.map, n, ns_per_tick, iv);
+  r->cut_short += cut;
+  for (uint32_t i = 0; cut && i < n; i++)
+    if ((((const uint32_t *)r->rec.map)[i * RECORD_WORDS + 4] & 2) && iv[i].valid)
+      r->cut_min_ns = fmin(r->cut_min_ns, iv[i].end - iv[i].start);
   return VKOCC_OK;
 }
 
@@ -298,7 +303,7 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
       }
       s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: %u sleeps of %.0f us (%u ticks at %.4g ns per tick) ended at the "
                      "iteration bound (%u rounds) before their time%s", r->cut_short, *sleep_ns / 1e3,
-                     r->push.sleep_ticks, cal->ns_per_tick, MAX_ROUNDS, sleep_fixed ? "; use a shorter --sleep-us" : "");
+                     r->push.sleep_ticks, cal->ns_per_tick, r->push.max_rounds, sleep_fixed ? "; use a shorter --sleep-us" : "");
       break;
     }
     if ((s = vkocc_comb_estimate_P(iv, n, 0, &rep->comb))) break;
@@ -408,6 +413,9 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   probe_run r = {.ctx = ctx, .k = *kernel, .rec = ps->rec, .chase = ps->chase, .max_groups = ps->max_groups,
                  .hook = ps->dispatch, .hook_user = ps->user, .cal = cal};
   r.push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
+  /* the test suite lowers the loops' iteration bound, so that sleeps end at it before their time */
+  const char *test_rounds = getenv("VKOCC_TEST_MAX_ROUNDS");
+  if (test_rounds && atoi(test_rounds) > 0 && (uint32_t)atoi(test_rounds) < MAX_ROUNDS) r.push.max_rounds = (uint32_t)atoi(test_rounds);
   vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
   vkocc_kernel_bind(ctx, kernel, bufs);
   /* The first dispatch after pipeline creation is slow; it is not part of any estimate. Short
@@ -455,20 +463,38 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
       uint32_t reps = ctx->device_clock ? (5 | VKOCC_BISECT_EARLY_EXIT) : 5;
       /* A P that fails the whole-wave check was read from noise: measure again, twice at most. */
       bool overlap_ok = true;
-      uint32_t start = hint ? hint : 1;
+      uint32_t start = hint ? hint : 1, cut = 0;
       for (int attempt = 0; attempt < 3; attempt++) {
         r.max_overlap = 0;
+        r.cut_short = 0, r.cut_min_ns = INFINITY;
         /* each attempt doubles the wave: a worker that wakes late (a busy CPU) must wake within half a
          * wave for its workgroup to overlap, so a longer wave gives it more time */
         double w = fmin(max_wave, wave * (1 << attempt));
         s = vkocc_bisect_search_sized(workload_fn, &r, start, r.max_groups, w, max_wave, reps, &rep->bisect);
         overlap_ok = r.max_overlap <= rep->bisect.P;
+        /* a sleep that ended at the loop's iteration bound shortened its wave: the runtimes prove nothing. The
+         * bound covered cut_min_ns: search again with waves of at most 80% of that, while that still dwarfs
+         * the launch jitter (the floor of the first wave) */
+        cut = r.cut_short;
+        if (cut && !s) {
+          double cover = 0.8 * r.cut_min_ns;
+          if (!(cover >= bisect_wave * 0.5)) break;
+          max_wave = fmin(max_wave, cover), wave = fmin(wave, max_wave);
+          continue;
+        }
         if (s || !rep->bisect.certain || (rep->bisect.consistent && overlap_ok)) break;
         /* more sleeps seen at once than the search found: search again from there (a hint only; the
          * runtimes must still show one wave there and the step after it) */
         if (!overlap_ok) start = r.max_overlap;
       }
-      if (s) break;
+      /* sleeps cut short also explain a search that failed (no step where the waves were too short) */
+      if (s && !(cut && s == VKOCC_ERROR_RUNTIME)) break;
+      if (cut) {
+        s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: %u sleeps ended at the iteration bound (%u rounds) after %.0f us, "
+                       "before their time, and shorter waves would not dwarf the launch jitter", cut, r.push.max_rounds,
+                       r.cut_min_ns / 1e3);
+        break;
+      }
       if (!rep->bisect.certain) {
         s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: no serialization up to %u workgroups", r.max_groups);
         break;

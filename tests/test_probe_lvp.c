@@ -103,6 +103,16 @@ int main(void) {
   vkocc_probe_options one = {.wg_size = 64, .method = VKOCC_METHOD_COMB};
   CHECK(vkocc_probe(ctx, &broken, &one, &r) == VKOCC_ERROR_RUNTIME, "negative ns per tick must be refused");
   CHECK_CONTAINS(vkocc_last_error(), "no clock");
+  /* a sleep that ends at the loops' iteration bound proves nothing: with the bound lowered to 50 rounds (tens of
+   * us against sleeps of milliseconds) the comb and the bisection both refuse, naming the bound */
+  setenv("VKOCC_TEST_MAX_ROUNDS", "50", 1);
+  for (int m = 0; m < 2; m++) {
+    vkocc_probe_options po = {.wg_size = 64, .method = m ? VKOCC_METHOD_BISECT : VKOCC_METHOD_COMB};
+    CHECK(vkocc_probe(ctx, &cal, &po, &r) == VKOCC_ERROR_RUNTIME, "%s: sleeps cut by the bound must fail",
+          m ? "bisect" : "comb");
+    CHECK_CONTAINS(vkocc_last_error(), "iteration bound (50 rounds)");
+  }
+  unsetenv("VKOCC_TEST_MAX_ROUNDS");
   vkocc_context_destroy(ctx);
 
   /* without the shader clock: the comb is refused, the bisection uses the pointer chase */
