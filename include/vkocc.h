@@ -3,8 +3,8 @@
  * One public header, in the order the data flows: errors, devices, a context, the clock calibration, the
  * probes (P of one pipeline at one point: how many workgroups are resident at once), the surface of P over
  * workgroup size x shared memory, the per-SM limits derived from it (and the register file), the
- * fingerprint and its cluster, the user's own pipeline, persistent threads, tuned policies. Plots are in
- * <vkocc_plot.h> (libvkocc-plot, the only part that links cairo).
+ * fingerprint and its cluster, the user's own pipeline, persistent threads, tuned policies, and last the
+ * documents as jansson objects. Plots are in <vkocc_plot.h> (libvkocc-plot, the only part that links cairo).
  *
  *   #include <stdio.h>
  *   #include <vkocc.h>
