@@ -15,7 +15,7 @@ vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, json_t *d
   vkocc_fingerprint_cache_path(d, path, sizeof path);
   if (!path[0]) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no cache directory");
   vkocc_fingerprint_cache_key(d, key, sizeof key);
-  return vkocc_cache_doc_write(path, doc, key);
+  return vkocc_cache_doc_write(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), doc, key);
 }
 
 vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,

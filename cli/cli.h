@@ -81,8 +81,8 @@ void cli_limit_text(uint32_t v, char out[16]);
  * who measures (dev). Returns an exit code; on failure nothing is left open. */
 struct tune_device_id;
 int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_context **ctx, struct tune_device_id *dev);
-/* cmd_fingerprint.c: the human summary of a fingerprint document. */
-void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp);
+/* cmd_fingerprint.c: the human summary of a fingerprint document measured on di. */
+void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp, const vkocc_device_info *di);
 /* One line "derived: N SMs (ambiguous); per SM: W workgroups, S subgroups of G (T threads), M shared bytes;
  * E/P points explained" for surface, calc and fingerprint alike; `from` names a file the limits were read
  * from (NULL: derived here). */
@@ -125,6 +125,19 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
 /* multi_device.c: --device all: every device on its own thread; out_path PREFIX[.json] or NULL. */
 int cli_all_devices(const char *cmd, const cli_common *c, const vkocc_surface_options *o, const char *out_path);
 int cli_all_fingerprints(const cli_common *c, bool fresh, const char *out_path);
+/* device_groups.c: the summary of one measurement per device, grouped by cluster ID (no device needed). */
+typedef struct cli_device_result {
+  uint32_t index;          /* vkocc_enumerate_devices index */
+  char name[256], uuid[37];
+  char cluster_id[24];     /* "" when none was derived */
+  const char *file;        /* the device's document, or NULL */
+  int rc;                  /* the measurement's exit code (0 ok) */
+  char error[512];
+  double wall_ms;          /* the device's thread, context opening included */
+} cli_device_result;
+/* {"schema": "vkocc.devices-summary/1", "command", "wall_ms", "devices": [...], "clusters": [{"cluster_id",
+ * "devices": [index...]}...] (first seen first), "same_cluster": every measured device in one cluster}. */
+json_t *cli_device_summary(const char *command, const cli_device_result *r, uint32_t n, double wall_ms);
 /* common.c: checked allocations (out of memory ends the process with one line, as in the library) and a
  * cache file's check before it is read (a regular file, opened without blocking: a FIFO never hangs). */
 void *cli_xmalloc(size_t n);

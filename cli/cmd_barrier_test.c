@@ -1,6 +1,5 @@
 /* vkocc barrier-test: the device-wide barrier kernel with P + K workgroups against the CPU (docs/barrier.md). */
 #include "cli.h"
-#include "io.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

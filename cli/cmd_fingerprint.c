@@ -1,6 +1,4 @@
 #include "cli.h"
-#include "registers_io.h" /* the register document and model, for the register axis */
-#include "io.h"
 #include <ctype.h>
 #include <getopt.h>
 #include <math.h>
@@ -23,15 +21,13 @@ static const char *help =
     "--device all: every device at once (own thread and context each); -o PREFIX writes PREFIX-N.json per\n"
     "device and PREFIX-summary.json (devices grouped by cluster ID).\n";
 
-void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp) {
+void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp, const vkocc_device_info *di) {
   json_t *dev = json_object_get(doc, "device"), *der = json_object_get(doc, "derived");
   json_t *cal = json_object_get(doc, "calibration");
   printf("device:      %s (%s %s)\n", json_string_value(json_object_get(dev, "name")),
          json_string_value(json_object_get(dev, "driver_name")), json_string_value(json_object_get(dev, "driver_info")));
-  vkocc_device_info di;
-  char qt[96] = "queue family unknown (not recorded)";
-  if (vkocc_device_info_from_json(dev, "fingerprint", "$.device", &di) == VKOCC_OK) cli_queue_text(&di, qt, sizeof qt);
-  else vkocc_clear_error();
+  char qt[96];
+  cli_queue_text(di, qt, sizeof qt);
   printf("%s\n", qt);
   json_t *nspt = json_object_get(cal, "ns_per_realtime_tick"), *mhz = json_object_get(cal, "shader_clock_mhz");
   char rt[32] = "n/a", sc[32] = "n/a";
@@ -117,8 +113,7 @@ static bool fingerprint_registers(const cli_common *c, bool fresh, const vkocc_f
     memset(m, 0, sizeof *m);
     return false;
   }
-  json_t *doc = vkocc_register_document(dev, p, n, &det->derived, m);
-  json_object_set_new(doc, "base_source", json_string("the fingerprint measured with it"));
+  json_t *doc = vkocc_register_document(dev, p, n, &det->derived, "the fingerprint measured with it", m, NULL);
   /* sealed, as every cache entry (a cache that cannot be written is no error) */
   if (vkocc_register_cache_store(dev, doc)) vkocc_clear_error();
   json_decref(doc);
@@ -163,9 +158,10 @@ int cmd_fingerprint(int argc, char **argv) {
   vkocc_status st = c.output ? vkocc_fingerprint_save(&fp, &det, c.output) : VKOCC_OK;
   if (st) { vkocc_fingerprint_details_free(&det); return cli_fail("fingerprint", st); }
   json_t *doc = json_incref(vkocc_fingerprint_details_json(&det));
+  vkocc_device_info dev = det.device; /* as the document records it (a cache entry without it is a miss) */
   vkocc_fingerprint_details_free(&det);
   if (c.json) return cli_emit_json("fingerprint", doc, NULL);
-  cli_print_fingerprint(doc, &fp);
+  cli_print_fingerprint(doc, &fp, &dev);
   if (c.output) printf("written:     %s\n", c.output);
   json_decref(doc);
   return 0;

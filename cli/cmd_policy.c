@@ -1,6 +1,5 @@
 /* vkocc policy build | select | transfer (docs/policy.md, docs/tune.md). */
 #include "cli.h"
-#include "io.h"
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -230,15 +229,9 @@ static int cmd_select(int argc, char **argv) {
       return cli_fail("policy", st);
     }
   } else {
-    json_t *doc = NULL;
-    int rc = cli_fingerprint_device("policy", &c, false, &doc, &fp);
+    /* with the device and derived SM count of the live fingerprint, for the exact-device rule */
+    int rc = cli_fingerprint_measure("policy", &c, false, &fp, &det);
     if (rc) { vkocc_policy_db_free(db); return rc; }
-    /* the device and derived SM count of the live fingerprint, for the exact-device rule */
-    json_t *dj = json_object_get(doc, "device"), *der = json_object_get(doc, "derived");
-    if (json_is_object(dj) && vkocc_device_info_from_json(dj, "fingerprint", "$.device", &det.device) == VKOCC_OK &&
-        json_is_object(der))
-      vkocc_derived_from_json(der, "fingerprint", "$.derived", &det.derived);
-    json_decref(doc);
   }
   char key[640] = "";
   if (det.device.name[0]) vkocc_device_key(&det.device, det.derived.sm_count, key, sizeof key);

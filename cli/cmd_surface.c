@@ -1,5 +1,4 @@
 #include "cli.h"
-#include "io.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

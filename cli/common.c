@@ -1,5 +1,4 @@
 #include "cli.h"
-#include "io.h"
 #include "../tune/tune.h"
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,5 @@
 /* --device all: grouping the per-device results by cluster ID (tests/test_device_groups.c). */
 #include "cli.h"
-#include "io.h"
-#include "device_groups.h"
 #include <string.h>
 
 json_t *cli_device_summary(const char *command, const cli_device_result *r, uint32_t n, double wall_ms) {

@@ -1,8 +1,6 @@
 /* --device all on surface and fingerprint: every device measured at once, each on its own thread with its
  * own context; one document per device and a summary that groups them by cluster ID. */
 #include "cli.h"
-#include "io.h"
-#include "device_groups.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

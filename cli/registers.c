@@ -2,7 +2,6 @@
  * register file, cache it for probe --shader) and `vkocc calc --regs R` (the calculator with registers). Both
  * are reached from their commands by one line that hands over argv (cmd_surface.c, cmd_calc.c). */
 #include "cli.h"
-#include "registers_io.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,18 +125,8 @@ int cli_surface_registers(int argc, char **argv) {
   vkocc_register_model m;
   st = vkocc_derive_registers(p, n, &d, &m);
   if (st) { free(p); rc = cli_fail(cmd, st); goto out; }
-  json_t *doc = vkocc_register_document(&dev, p, n, &d, &m);
-  json_object_set_new(doc, "base_source", json_string(source));
-  /* the vendor's own figures where it reports them (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties) */
-  if (dev.vendor.source[0]) json_object_set_new(doc, "vendor_reported", vkocc_vendor_reported_json(&dev.vendor));
-  if (vr.source[0])
-    json_object_set_new(doc, "vendor_registers", json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:b}",
-        "source", vr.source, "vgprs_per_simd", (json_int_t)vr.vgprs_per_simd, "vgpr_granularity",
-        (json_int_t)vr.vgpr_granularity, "min_vgprs", (json_int_t)vr.min_vgprs, "max_vgprs", (json_int_t)vr.max_vgprs,
-        "sgprs_per_simd", (json_int_t)vr.sgprs_per_simd, "simds_per_cu", (json_int_t)vr.simds_per_cu, "wavefront_size",
-        (json_int_t)vr.wavefront_size, "regs_per_sm", (json_int_t)vr.regs_per_sm, "regs_agree",
-        m.regs_per_sm <= vr.regs_per_sm && vr.regs_per_sm <= m.regs_per_sm_max, "unit_agree",
-        m.alloc_unit_per_invocation == vr.vgpr_granularity));
+  /* with the vendor's own figures where it reports them (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties) */
+  json_t *doc = vkocc_register_document(&dev, p, n, &d, source, &m, &vr);
   char cache[1024];
   vkocc_register_cache_path(&dev, cache, sizeof cache);
   if (cache[0] && vkocc_register_cache_store(&dev, doc)) { /* a cache that cannot be written is no error */
@@ -318,7 +307,7 @@ int cli_calc_registers(int argc, char **argv) {
       uint32_t n = 0;
       if (!(st = vkocc_register_surface_measure(ctx, NULL, &(vkocc_register_surface_options){0}, &p, &n))) {
         if (!vkocc_register_base(p, n, dev.subgroup_size, &d) && !(st = vkocc_derive_registers(p, n, &d, &m))) {
-          json_t *doc = vkocc_register_document(&dev, p, n, &d, &m);
+          json_t *doc = vkocc_register_document(&dev, p, n, &d, NULL, &m, NULL);
           if (vkocc_register_cache_store(&dev, doc)) vkocc_clear_error();
           json_decref(doc);
         }

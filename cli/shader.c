@@ -1,7 +1,6 @@
 /* --shader on probe, calc and surface: P of the user's own pipeline (vkocc_pipeline_occupancy), compared
  * with the device surface where one is given (--from), and swept over specialization constants (--vary). */
 #include "cli.h"
-#include "registers_io.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

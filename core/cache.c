@@ -404,14 +404,12 @@ void vkocc_cache_key(const vkocc_device_info *d, const char *what, char *out, si
            (unsigned long long)vkocc_driver_env_hash(0xcbf29ce484222325ull), vkocc_version());
 }
 
-#define SEAL_SCHEMA "vkocc.cache-seal/1"
-
-vkocc_status vkocc_cache_doc_write(const char *path, json_t *doc, const char *key) {
+vkocc_status vkocc_cache_doc_write(const char *path, const char *seal_schema, json_t *doc, const char *key) {
   json_t *copy = json_copy(doc); /* shallow: the caller's document keeps no seal */
   if (!copy) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot build the cache entry %s", path);
   json_object_del(copy, "cache");
   char sum[17];
-  entry_checksum(SEAL_SCHEMA, key, copy, sum);
+  entry_checksum(seal_schema, key, copy, sum);
   json_object_set_new(copy, "cache", json_pack("{s:s, s:s}", "key", key, "checksum", sum));
   char *text = json_dumps(copy, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
   json_decref(copy);
@@ -421,7 +419,7 @@ vkocc_status vkocc_cache_doc_write(const char *path, json_t *doc, const char *ke
   return s;
 }
 
-json_t *vkocc_cache_doc_read(const char *path, const char *key) {
+json_t *vkocc_cache_doc_read(const char *path, const char *seal_schema, const char *key) {
   void *data;
   size_t len;
   if (vkocc_read_cache_file(path, &data, &len)) { vkocc_clear_error(); return NULL; }
@@ -436,7 +434,7 @@ json_t *vkocc_cache_doc_read(const char *path, const char *key) {
   if (ok) {
     json_incref(seal);
     json_object_del(doc, "cache");
-    entry_checksum(SEAL_SCHEMA, key, doc, want);
+    entry_checksum(seal_schema, key, doc, want);
     ok = !strcmp(sum, want);
     json_decref(seal);
   }

@@ -43,15 +43,16 @@ struct json_t *vkocc_cache_entry_read(const char *path, const char *schema, cons
 /* Caches made on a device (the fingerprint, the register model). The key: the device (UUID), its driver (name,
  * info, version), the queue family, the environment the driver and the loader read (vkocc_driver_env_hash:
  * LP_NUM_THREADS, GALLIVM_*, MESA_*, VK_*, ...), vkocc's version and `what`. A sealed document is the
- * document plus "cache": {"key", "checksum"}, the checksum over the key and the document (as
+ * document plus "cache": {"key", "checksum"}, the checksum over the seal's schema string ("NAME/VERSION" from
+ * io/'s table, VKOCC_DOC_CACHE_SEAL: the callers live above core), the key and the document (as
  * vkocc_cache_entry_write's); it stays a document of its schema, readable as one. Reading it back (regular
  * files only, opened without blocking) gives NULL for an edited, foreign, torn or unsealed file, else the
  * document without its seal. vkocc_cache_doc_fd puts a document where the path-based readers can open it:
  * /proc/self/fd/N of a memory file (close the fd returned; -1 on failure). */
 uint64_t vkocc_driver_env_hash(uint64_t h);
 void vkocc_cache_key(const vkocc_device_info *d, const char *what, char *out, size_t len);
-vkocc_status vkocc_cache_doc_write(const char *path, struct json_t *doc, const char *key);
-struct json_t *vkocc_cache_doc_read(const char *path, const char *key);
+vkocc_status vkocc_cache_doc_write(const char *path, const char *seal_schema, struct json_t *doc, const char *key);
+struct json_t *vkocc_cache_doc_read(const char *path, const char *seal_schema, const char *key);
 int vkocc_cache_doc_fd(struct json_t *doc, char path[64]);
 
 #endif

@@ -36,7 +36,7 @@ bool vkocc_fingerprint_cache_read(const vkocc_device_info *d, const char *path, 
                                   vkocc_fingerprint_details *det) {
   char key[1024], mem[64];
   vkocc_fingerprint_cache_key(d, key, sizeof key);
-  json_t *sealed = vkocc_cache_doc_read(path, key); /* regular files only, never blocking */
+  json_t *sealed = vkocc_cache_doc_read(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), key); /* regular files only, never blocking */
   if (!sealed) return false;
   int fd = vkocc_cache_doc_fd(sealed, mem);
   json_decref(sealed);

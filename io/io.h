@@ -6,28 +6,22 @@
 #include "jsonio.h"
 #include "vkocc.h"
 
-/* Document names (the "schema" member is NAME/VERSION, the version from the table in document.c). */
+/* Document names (the "schema" member is NAME/VERSION, the version from the table in document.c); those of the
+ * documents a client composes itself (VKOCC_DOC_PROBE, _CALC, ...) are public: include/vkocc.h, "documents". */
 #define VKOCC_DOC_SURFACE "vkocc.surface"
 #define VKOCC_DOC_FINGERPRINT "vkocc.fingerprint"
-#define VKOCC_DOC_PROBE "vkocc.probe"
 #define VKOCC_DOC_RAW_PROBE "vkocc.raw-probe"
 #define VKOCC_DOC_CALIBRATION "vkocc.calibration"
-#define VKOCC_DOC_CALC "vkocc.calc"
-#define VKOCC_DOC_DEVICES "vkocc.devices"
-#define VKOCC_DOC_CLUSTERS "vkocc.clusters"
-#define VKOCC_DOC_SHADER_SURFACE "vkocc.shader-surface"
 #define VKOCC_DOC_TUNE_RESULTS "vkocc.tune-results"
 #define VKOCC_DOC_POLICY_DB "vkocc.policy-db"
 #define VKOCC_DOC_POLICY_TRANSFER "vkocc.policy-transfer"
-#define VKOCC_DOC_TUNE_REPLAY "vkocc.tune-replay"
-#define VKOCC_DOC_POLICY_CHOICE "vkocc.policy-choice"
 #define VKOCC_DOC_PIPELINE_CACHE "vkocc.pipeline-cache"
-#define VKOCC_DOC_BARRIER_TEST "vkocc.barrier-test"
-#define VKOCC_DOC_DEVICES_SUMMARY "vkocc.devices-summary"
 #define VKOCC_DOC_BENCH_PROBE "vkocc.bench-probe"
 #define VKOCC_DOC_BENCH_SURFACE "vkocc.bench-surface"
 #define VKOCC_DOC_BENCH_BARRIER "vkocc.bench-barrier"
 #define VKOCC_DOC_REGISTERS "vkocc.registers" /* the register surface and model (io/registers_io.h) */
+/* the seal of a cached document (core/cache.c's vkocc_cache_doc_write / _read): salts its checksum */
+#define VKOCC_DOC_CACHE_SEAL "vkocc.cache-seal"
 
 /* document.c: the schema table, one row per document. */
 typedef struct vkocc_doc_schema {
@@ -39,20 +33,14 @@ typedef struct vkocc_doc_schema {
 } vkocc_doc_schema;
 const vkocc_doc_schema *vkocc_doc_schema_of(const char *name); /* NULL: not in the table */
 const vkocc_doc_schema *vkocc_doc_schemas(size_t *n);
-/* "NAME/VERSION" of a document, for writers that put "schema" in place themselves (thread-local buffer). */
-const char *vkocc_doc_schema_string(const char *name);
+/* vkocc_doc_schema_string ("NAME/VERSION" for writers that put "schema" in place themselves), vkocc_doc_stamp
+ * and vkocc_doc_new: include/vkocc.h, "documents". */
 /* Loads a file / checks a document whose "schema" is NAME with a version the table reads; VKOCC_ERROR_USAGE
  * naming the file and "$.schema" otherwise. */
 vkocc_status vkocc_doc_load(const char *file, const char *name, json_t **doc);
 vkocc_status vkocc_doc_check(json_t *doc, const char *file, const char *name);
 
-/* The one place a document gets its "schema" (NAME/VERSION) and "tool_version", first in the object;
- * vkocc_doc_new starts an empty one. Both return doc. */
-json_t *vkocc_doc_stamp(json_t *doc, const char *name);
-json_t *vkocc_doc_new(const char *name);
-
-/* device_io.c: the device object and its vendor report */
-json_t *vkocc_device_info_json(const vkocc_device_info *d);
+/* device_io.c: the device object (its writer vkocc_device_info_json: include/vkocc.h) and its vendor report */
 vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char *path, vkocc_device_info *d);
 /* The device identity (vkocc_device_identity): the one writer of its short form (tuning results) and the one
  * reader of a document's "device" object in either form (the whole device of a measurement, or the short
@@ -70,21 +58,15 @@ json_t *vkocc_vendor_reported_json(const vkocc_vendor_reported *v);
 vkocc_status vkocc_vendor_reported_from_json(json_t *o, const char *file, const char *path,
                                              vkocc_vendor_reported *v);
 
-/* measure_io.c: calibration and probe results */
+/* measure_io.c: calibration and probe results (vkocc_probe_result_json: include/vkocc.h) */
 json_t *vkocc_linfit_json(const vkocc_linfit *f);
 json_t *vkocc_calibration_json(const vkocc_calibration *c);
-json_t *vkocc_probe_result_json(const vkocc_probe_result *r);
 json_t *vkocc_intervals_json(const vkocc_interval *iv, uint32_t n);
 
-/* surface_io.c: the surface object, derived limits (writer and reader) */
+/* surface_io.c: the surface object (the whole document, vkocc_surface_document, and the derived limits'
+ * writer and reader, vkocc_derived_json / _from_json: include/vkocc.h, "documents") */
 json_t *vkocc_surface_json(const vkocc_surface *s);
-/* The whole vkocc.surface document `surface` writes: stamped, the surface with its start-up time (< 0: left
- * out), the calibration, and where derived limits exist (d non-NULL) those and the vendor cross-check. */
-json_t *vkocc_surface_document(const vkocc_surface *s, const vkocc_calibration *cal, const vkocc_derived *d,
-                               double startup_ms);
 vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s);
-json_t *vkocc_derived_json(const vkocc_derived *d, const vkocc_surface *s);
-vkocc_status vkocc_derived_from_json(json_t *o, const char *file, const char *path, vkocc_derived *d);
 /* vkocc_surface_load_model: include/vkocc.h */
 
 /* device_io.c: the "vendor_reported" object of surface and fingerprint documents: measured vs reported SM
@@ -107,9 +89,8 @@ json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp);
 json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_calibration *cal,
                                    const vkocc_derived *d, double elapsed_ms);
 
-/* fingerprint_cache.c (the entry's name, vkocc_fingerprint_from_cache: include/vkocc.h) */
-/* The document behind details (borrowed; NULL without one). */
-json_t *vkocc_fingerprint_details_json(const vkocc_fingerprint_details *details);
+/* fingerprint_cache.c (the entry's name, vkocc_fingerprint_from_cache, and the document behind details,
+ * vkocc_fingerprint_details_json: include/vkocc.h) */
 /* The key a device's entry is sealed with (core/cache.c's vkocc_cache_key, "fingerprint"). */
 void vkocc_fingerprint_cache_key(const vkocc_device_info *d, char *out, size_t len);
 /* The cache entry at path, when sealed with d's key, whole, and measured with the method asked for (0: any):

@@ -57,7 +57,8 @@ json_t *vkocc_register_points_json(const vkocc_register_point *p, uint32_t n) {
 }
 
 json_t *vkocc_register_document(const vkocc_device_info *dev, const vkocc_register_point *p, uint32_t n,
-                                const vkocc_derived *base, const vkocc_register_model *m) {
+                                const vkocc_derived *base, const char *base_source, const vkocc_register_model *m,
+                                const vkocc_vendor_registers *vr) {
   json_t *doc = vkocc_doc_new(VKOCC_DOC_REGISTERS);
   if (dev) json_object_set_new(doc, "device", vkocc_device_info_json(dev));
   json_object_set_new(doc, "points", vkocc_register_points_json(p, n));
@@ -67,6 +68,18 @@ json_t *vkocc_register_document(const vkocc_device_info *dev, const vkocc_regist
     json_object_set_new(doc, "base", vkocc_derived_json(&b, NULL));
   }
   if (m) json_object_set_new(doc, "register_model", vkocc_register_model_json(m));
+  if (base_source) json_object_set_new(doc, "base_source", json_string(base_source));
+  if (!vr || !m) return doc;
+  /* the vendor's own figures where it reports them (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties) */
+  if (dev && dev->vendor.source[0]) json_object_set_new(doc, "vendor_reported", vkocc_vendor_reported_json(&dev->vendor));
+  if (vr->source[0])
+    json_object_set_new(doc, "vendor_registers", json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:b}",
+        "source", vr->source, "vgprs_per_simd", (json_int_t)vr->vgprs_per_simd, "vgpr_granularity",
+        (json_int_t)vr->vgpr_granularity, "min_vgprs", (json_int_t)vr->min_vgprs, "max_vgprs", (json_int_t)vr->max_vgprs,
+        "sgprs_per_simd", (json_int_t)vr->sgprs_per_simd, "simds_per_cu", (json_int_t)vr->simds_per_cu, "wavefront_size",
+        (json_int_t)vr->wavefront_size, "regs_per_sm", (json_int_t)vr->regs_per_sm, "regs_agree",
+        m->regs_per_sm <= vr->regs_per_sm && vr->regs_per_sm <= m->regs_per_sm_max, "unit_agree",
+        m->alloc_unit_per_invocation == vr->vgpr_granularity));
   return doc;
 }
 
@@ -140,7 +153,7 @@ vkocc_status vkocc_register_cache_store(const vkocc_device_info *d, json_t *doc)
   vkocc_register_cache_path(d, path, sizeof path);
   if (!path[0]) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no cache directory");
   vkocc_cache_key(d, "registers", key, sizeof key);
-  return vkocc_cache_doc_write(path, doc, key);
+  return vkocc_cache_doc_write(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), doc, key);
 }
 
 bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_doc *out) {
@@ -149,7 +162,7 @@ bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_do
   vkocc_register_cache_path(d, path, sizeof path);
   if (!path[0]) return false;
   vkocc_cache_key(d, "registers", key, sizeof key);
-  json_t *doc = vkocc_cache_doc_read(path, key); /* a regular file only (a FIFO in its place never blocks) */
+  json_t *doc = vkocc_cache_doc_read(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), key); /* a regular file only (a FIFO in its place never blocks) */
   int fd = doc ? vkocc_cache_doc_fd(doc, mem) : -1;
   json_decref(doc);
   bool ok = fd >= 0 && vkocc_register_doc_load(mem, out) == VKOCC_OK; /* the verified bytes, not the file again */

@@ -1,6 +1,6 @@
 /* --device all's summary: devices grouped by cluster ID, failures kept apart (cli/device_groups.c). */
 #include "check.h"
-#include "device_groups.h"
+#include "cli.h" /* cli_device_summary */
 
 static cli_device_result dev(uint32_t i, const char *name, const char *cluster, int rc) {
   cli_device_result r = {.index = i, .rc = rc, .wall_ms = 10.0 * (i + 1)};
