@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The same T1 problem tuned N times (docs/tune.md): how often the identical configuration wins, and whether each
 # run's best lies within the measured spread of every other run's best, as each run measured it and side by side
-# (the distinct bests re-timed in one process, interleaved).
+# (the distinct bests re-timed in one process, interleaved); and the floor: the most frequent best alone, tuned
+# again N times, against its own spread.
 #   scripts/reliability/tune-stability.sh BUILD_DIR OUT_DIR [N] [SPEC] [VKOCC TUNE OPTIONS...]
 # Default: 5 runs of examples/tune/transpose/transpose.json at 256 x 256 floats, brute force over the tiles of
 # the shared-memory variant (ELEMS 1, USE_SHARED 1, PAD 1). Writes OUT_DIR/run-K.json, OUT_DIR/stability.txt
@@ -78,14 +79,14 @@ print(" ".join("--only %s=%s" % (k, ",".join(str(x) for x in sorted(v))) for k, 
 PY
 )
 k=${only##* }
+# the picks' --only filters replace the default ones; the caller's other options stay
+rest=(); skip=0
+for a in "$@"; do
+  if [ $skip = 1 ]; then skip=0; continue; fi
+  if [ "$a" = --only ]; then skip=1; continue; fi
+  rest+=("$a")
+done
 if [ "$k" -ge 2 ]; then
-  # the picks' --only filters replace the default ones; the caller's other options stay
-  rest=(); skip=0
-  for a in "$@"; do
-    if [ $skip = 1 ]; then skip=0; continue; fi
-    if [ "$a" = --only ]; then skip=1; continue; fi
-    rest+=("$a")
-  done
   # shellcheck disable=SC2086
   "$build/vkocc" tune "$spec" -o "$out/side-by-side.json" ${only% *} --confirm "$k" "${rest[@]}" >"$out/side-by-side.log" 2>&1 ||
     echo "side by side: exit $?" >>"$out/stability.txt"
@@ -109,4 +110,29 @@ PY
 else
   echo "side by side: every run picked the same configuration" >>"$out/stability.txt"
 fi
+# The floor of the criterion on this device: the most frequent best alone, tuned again in N processes. Where one
+# configuration's time is not within its own spread from process to process, no choice of configuration can be.
+modal=$(python3 - "$out" "$n" <<'PY'
+import json, sys
+from collections import Counter
+out, n = sys.argv[1], int(sys.argv[2])
+c = Counter(json.dumps(json.load(open("%s/run-%d.json" % (out, k)))["best"]["config"], sort_keys=True) for k in range(1, n + 1))
+print(" ".join("--only %s=%s" % (k, v) for k, v in sorted(json.loads(c.most_common(1)[0][0]).items())))
+PY
+)
+for k in $(seq 1 "$n"); do
+  # shellcheck disable=SC2086
+  "$build/vkocc" tune "$spec" -o "$out/self-$k.json" $modal "${rest[@]}" >"$out/self-$k.log" 2>&1 || echo "self $k: exit $?" >>"$out/stability.txt"
+done
+python3 - "$out" "$n" >>"$out/stability.txt" <<'PY'
+import json, sys
+out, n = sys.argv[1], int(sys.argv[2])
+R = [json.load(open("%s/self-%d.json" % (out, k)))["results"][0] for k in range(1, n + 1)]
+cfg = json.dumps(R[0]["config"], sort_keys=True)
+print("one configuration against itself (%s, alone, %d processes): %s us" % (cfg, n, ", ".join(
+    "%.2f +- %.2f" % (r["median_ns"] / 1e3, r["spread"] * r["median_ns"] / 1e3) for r in R)))
+ok = sum(all(abs(a["median_ns"] - b["median_ns"]) <= b["spread"] * b["median_ns"] for j, b in enumerate(R) if j != i)
+         for i, a in enumerate(R))
+print("one configuration against itself: %d of %d runs within every other run's spread" % (ok, n))
+PY
 cat "$out/stability.txt"
