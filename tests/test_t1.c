@@ -58,6 +58,33 @@ static void test_expr(void) {
   int_is("bx * ty <= 64", 1);
   int_is("bx * ty > 64", 0);
   int_is("1 < ty < 8", 1);         /* chained */
+  /* bitwise operators and conditional expressions, at Python's precedence (values checked against CPython) */
+  int_is("bx & 12", 0);
+  int_is("bx | 3", 19);
+  int_is("bx ^ 24", 8);
+  int_is("1 << 10", 1024);
+  int_is("-7 >> 1", -4);           /* floors, as // 2 */
+  int_is("-1 >> 100", -1);
+  int_is("5 >> 70", 0);
+  int_is("~5", -6);
+  int_is("~-1", 0);
+  int_is("1 + 2 << 3", 24);        /* + binds tighter than << */
+  int_is("1 | 2 ^ 3 & 4", 3);      /* & over ^ over | */
+  int_is("bx & bx - 1 == 0", 1);   /* comparisons bind looser than &: (bx & (bx - 1)) == 0, a power of two */
+  int_is("ty & 1 == 0", 1);
+  int_is("bx if ty > 2 else ty", 16);
+  int_is("bx if ty > 8 else ty", 4);
+  int_is("1 if ty == 1 else 2 if ty == 4 else 3", 2); /* right-associative */
+  int_is("(3 if bx > 100 else 5) * 2", 10);
+  int_is("max(1 if P > 4 else 0, 0)", 1);
+  int_is("0 if ty == 4 else 1 // 0", 0); /* the branch not taken is not evaluated */
+  err_is("1.5 & 1", "'&' needs integers");
+  err_is("~1.5", "unary ~ needs an integer");
+  err_is("1 << -1", "negative shift count");
+  err_is("1 << 63", "integer overflow in <<");
+  err_is("3 << 62", "integer overflow in <<");
+  err_is("1 if ty", "expected 'else'");
+  err_is("'a' | 1", "needs numbers, not a string");
   int_is("1 < ty < 4", 0);
   int_is("bx % ty == 0 and not ty == 3", 1);
   int_is("0 or 5", 5);             /* Python: the value of the operand */
@@ -90,7 +117,7 @@ static void test_expr(void) {
   err_is("ProblemSize[2]", "2 dimensions");
   err_is("layout < 3", "cannot be ordered");
   err_is("max(layout)", "max() of one value");
-  err_is("bx & 1", "unexpected");
+  err_is("bx && 1", "unexpected");      /* C's && is not Python */
   err_is("", "empty expression");
   /* depth bounds: nesting and long chains */
   char deep[400];

@@ -20,10 +20,10 @@
 
 typedef enum {
   N_INT, N_FLOAT, N_STR, N_VAR, N_P, N_PSIZE, N_NEG, N_POS, N_NOT, N_AND, N_OR, N_BIN, N_CMP, N_MIN, N_MAX,
-  N_VARMIN, N_VARMAX
+  N_VARMIN, N_VARMAX, N_INVERT, N_IF
 } ntype;
 
-typedef enum { B_ADD, B_SUB, B_MUL, B_DIV, B_FDIV, B_MOD, B_POW } binop;
+typedef enum { B_ADD, B_SUB, B_MUL, B_DIV, B_FDIV, B_MOD, B_POW, B_BITAND, B_BITOR, B_BITXOR, B_SHL, B_SHR } binop;
 typedef enum { C_LT, C_LE, C_GT, C_GE, C_EQ, C_NE } cmpop;
 
 typedef struct node {
@@ -34,7 +34,8 @@ typedef struct node {
   double f;
   char *s;
   uint32_t var;        /* N_VAR, N_VARMIN, N_VARMAX */
-  int32_t a, b;        /* children (node indices), -1 none */
+  int32_t a, b;        /* children (node indices), -1 none; N_IF: a if c else b */
+  int32_t c;
   int32_t *args;       /* N_MIN/N_MAX: nargs children */
   uint32_t nargs;
   uint32_t depth;
@@ -122,6 +123,7 @@ static int32_t add_node(parser *ps, ntype t, const char *at, int32_t a, int32_t 
 }
 
 static int32_t parse_or(parser *ps);
+static int32_t parse_cond(parser *ps);
 
 static bool enter(parser *ps) {
   if (++ps->depth > TEXPR_MAX_DEPTH) {
@@ -221,7 +223,7 @@ static int32_t parse_call(parser *ps, const char *start, bool is_max) {
   uint32_t na = 0;
   do {
     if (na == 64) { perr(ps, ps->p, "more than 64 arguments"); return -1; }
-    int32_t a = parse_or(ps);
+    int32_t a = parse_cond(ps);
     if (a < 0) return -1;
     args[na++] = a;
   } while (accept(ps, ","));
@@ -254,7 +256,7 @@ static int32_t parse_atom(parser *ps) {
   if (c == '(') {
     ps->p++;
     if (!enter(ps)) return -1;
-    int32_t n = parse_or(ps);
+    int32_t n = parse_cond(ps);
     ps->depth--;
     if (n < 0) return -1;
     if (!accept(ps, ")")) { perr(ps, ps->p, "expected ')'"); return -1; }
@@ -293,7 +295,7 @@ static int32_t parse_atom(parser *ps) {
     ps->p = q;
     if (!accept(ps, "[")) { perr(ps, ps->p, "expected '[' after ProblemSize"); return -1; }
     if (!enter(ps)) return -1;
-    int32_t i = parse_or(ps);
+    int32_t i = parse_cond(ps);
     ps->depth--;
     if (i < 0) return -1;
     if (!accept(ps, "]")) { perr(ps, ps->p, "expected ']'"); return -1; }
@@ -336,14 +338,14 @@ static int32_t parse_power(parser *ps) {
 static int32_t parse_unary(parser *ps) {
   skip_ws(ps);
   const char *at = ps->p;
-  if (*ps->p == '-' || *ps->p == '+') {
-    bool neg = *ps->p == '-';
+  if (*ps->p == '-' || *ps->p == '+' || *ps->p == '~') {
+    char op = *ps->p;
     ps->p++;
     if (!enter(ps)) return -1;
     int32_t a = parse_unary(ps);
     ps->depth--;
     if (a < 0) return -1;
-    return add_node(ps, neg ? N_NEG : N_POS, at, a, -1);
+    return add_node(ps, op == '-' ? N_NEG : op == '+' ? N_POS : N_INVERT, at, a, -1);
   }
   return parse_power(ps);
 }
@@ -384,9 +386,50 @@ static int32_t parse_arith(parser *ps) {
   return a;
 }
 
+/* one binary level: operands from next, operators ops[i] (longest first where one is a prefix of another) */
+static int32_t parse_level(parser *ps, int32_t (*next)(parser *), const char *const *ops, const int *codes, int nops) {
+  int32_t a = next(ps);
+  while (a >= 0) {
+    skip_ws(ps);
+    const char *at = ps->p;
+    int op = -1;
+    for (int i = 0; i < nops && op < 0; i++) {
+      size_t l = strlen(ops[i]);
+      /* '<<' is not '<' followed by '<'; '&' and '|' are single, '<'/'>' belong to comparisons */
+      if (!strncmp(ps->p, ops[i], l)) ps->p += l, op = codes[i];
+    }
+    if (op < 0) break;
+    int32_t b = next(ps);
+    if (b < 0) return -1;
+    a = add_node(ps, N_BIN, at, a, b);
+    if (a >= 0) ps->e->n[a].op = op;
+  }
+  return a;
+}
+static int32_t parse_shift(parser *ps) {
+  static const char *const ops[] = {"<<", ">>"};
+  static const int codes[] = {B_SHL, B_SHR};
+  return parse_level(ps, parse_arith, ops, codes, 2);
+}
+static int32_t parse_bitand(parser *ps) {
+  static const char *const ops[] = {"&"};
+  static const int codes[] = {B_BITAND};
+  return parse_level(ps, parse_shift, ops, codes, 1);
+}
+static int32_t parse_bitxor(parser *ps) {
+  static const char *const ops[] = {"^"};
+  static const int codes[] = {B_BITXOR};
+  return parse_level(ps, parse_bitand, ops, codes, 1);
+}
+static int32_t parse_bitor(parser *ps) {
+  static const char *const ops[] = {"|"};
+  static const int codes[] = {B_BITOR};
+  return parse_level(ps, parse_bitxor, ops, codes, 1);
+}
+
 /* a < b <= c is (a < b) and (b <= c) as in Python; b is evaluated twice here, which is harmless (no side effects) */
 static int32_t parse_cmp(parser *ps) {
-  int32_t a = parse_arith(ps), result = -1;
+  int32_t a = parse_bitor(ps), result = -1;
   while (a >= 0) {
     skip_ws(ps);
     const char *at = ps->p;
@@ -398,7 +441,7 @@ static int32_t parse_cmp(parser *ps) {
     else if (accept(ps, "<")) op = C_LT;
     else if (accept(ps, ">")) op = C_GT;
     else break;
-    int32_t b = parse_arith(ps);
+    int32_t b = parse_bitor(ps);
     if (b < 0) return -1;
     int32_t c = add_node(ps, N_CMP, at, a, b);
     if (c < 0) return -1;
@@ -448,6 +491,32 @@ static int32_t parse_or(parser *ps) {
   return a;
 }
 
+/* X if C else Y (Python's conditional expression, the lowest precedence; right-associative) */
+static int32_t parse_cond(parser *ps) {
+  int32_t a = parse_or(ps);
+  if (a < 0) return -1;
+  skip_ws(ps);
+  const char *at = ps->p;
+  if (!accept_kw(ps, "if")) return a;
+  if (!enter(ps)) return -1;
+  int32_t c = parse_or(ps), b = -1;
+  if (c >= 0) {
+    skip_ws(ps);
+    if (!accept_kw(ps, "else")) perr(ps, ps->p, "expected 'else' in 'X if C else Y'");
+    else b = parse_cond(ps);
+  }
+  ps->depth--;
+  if (c < 0 || b < 0) return -1;
+  int32_t n = add_node(ps, N_IF, at, a, b);
+  if (n >= 0) {
+    node *nd = &ps->e->n[n];
+    nd->c = c;
+    if (ps->e->n[c].depth + 1 > nd->depth) nd->depth = ps->e->n[c].depth + 1;
+    if (nd->depth > TEXPR_MAX_DEPTH) { perr(ps, at, "expression nested too deeply (more than %d levels)", TEXPR_MAX_DEPTH); return -1; }
+  }
+  return n;
+}
+
 static texpr *texpr_new(const texpr_scope *sc) {
   texpr *e = vkocc_xcalloc(1, sizeof *e);
   e->nvars = sc->nvars, e->vars = sc->vars;
@@ -458,7 +527,7 @@ static texpr *texpr_new(const texpr_scope *sc) {
 
 /* parses one expression from ps->p on; the caller checks what follows */
 static bool parse_at(parser *ps) {
-  ps->e->root = parse_or(ps);
+  ps->e->root = parse_cond(ps);
   return !ps->failed && ps->e->root >= 0;
 }
 
@@ -537,7 +606,7 @@ static bool ipow(int64_t b, int64_t e, int64_t *out) {
 static bool eval_node(evaluator *ev, int32_t idx, texpr_value *out);
 
 static bool binary(evaluator *ev, const node *n, texpr_value a, texpr_value b, texpr_value *out) {
-  static const char *names[] = {"+", "-", "*", "/", "//", "%", "**"};
+  static const char *names[] = {"+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>"};
   if (a.kind == TEXPR_STR || b.kind == TEXPR_STR) {
     if (n->op == B_ADD && a.kind == TEXPR_STR && b.kind == TEXPR_STR)
       return eerr(ev, n, "joining strings with + is not supported");
@@ -545,7 +614,23 @@ static bool binary(evaluator *ev, const node *n, texpr_value a, texpr_value b, t
   }
   bool ints = a.kind == TEXPR_INT && b.kind == TEXPR_INT;
   out->kind = TEXPR_INT;
+  if (n->op >= B_BITAND && !ints) return eerr(ev, n, "'%s' needs integers", names[n->op]);
   switch (n->op) {
+  case B_BITAND: out->i = a.i & b.i; return true;
+  case B_BITOR: out->i = a.i | b.i; return true;
+  case B_BITXOR: out->i = a.i ^ b.i; return true;
+  case B_SHL:
+  case B_SHR:
+    if (b.i < 0) return eerr(ev, n, "negative shift count");
+    if (n->op == B_SHR) { /* Python floors: a >> k == a // 2**k */
+      out->i = b.i >= 63 ? (a.i < 0 ? -1 : 0) : (a.i < 0 ? ~(~a.i >> b.i) : a.i >> b.i);
+      return true;
+    }
+    if (a.i == 0) { out->i = 0; return true; }
+    if (b.i >= 63) return eerr(ev, n, "integer overflow in <<");
+    out->i = (int64_t)((uint64_t)a.i << b.i);
+    if ((a.i < 0 ? ~(~out->i >> b.i) : out->i >> b.i) != a.i) return eerr(ev, n, "integer overflow in <<");
+    return true;
   case B_ADD:
     if (ints) return __builtin_add_overflow(a.i, b.i, &out->i) ? eerr(ev, n, "integer overflow in +") : true;
     return finite_or_err(ev, n, as_f(&a) + as_f(&b), out);
@@ -642,6 +727,14 @@ static bool eval_node(evaluator *ev, int32_t idx, texpr_value *out) {
     if (!eval_node(ev, n->a, out)) return false;
     if (out->kind == TEXPR_STR) return eerr(ev, n, "unary + needs a number");
     return true;
+  case N_INVERT: /* Python's ~x = -x - 1, integers only */
+    if (!eval_node(ev, n->a, &a)) return false;
+    if (a.kind != TEXPR_INT) return eerr(ev, n, "unary ~ needs an integer");
+    out->kind = TEXPR_INT, out->i = ~a.i;
+    return true;
+  case N_IF:
+    if (!eval_node(ev, n->c, &a)) return false;
+    return eval_node(ev, texpr_truthy(&a) ? n->a : n->b, out);
   case N_NOT:
     if (!eval_node(ev, n->a, &a)) return false;
     out->kind = TEXPR_INT, out->i = !texpr_truthy(&a);
