@@ -266,7 +266,7 @@ vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_opt
     vkocc_pk_copy post[2] = {{&state, &host, 0, 0, sbytes}, {&data, &host, 0, sbytes, dbytes}};
     uint32_t push = rounds;
     vkocc_pk_dispatch dd = {&k, &push, out->groups};
-    double gpu, wall;
+    double gpu = 0, wall = 0;
     if ((s = vkocc_pk_submit(ctx, pre, 2, &dd, 1, post, 2, timeout_ns, &gpu, &wall))) goto done;
     out->runs++;
     rr->gpu_ms = gpu / 1e6;

@@ -39,7 +39,7 @@ vkocc_status vkocc_shader_inspect(vkocc_context *ctx, const vkocc_shader_desc *s
   memset(out, 0, sizeof *out);
   uint32_t *spv;
   size_t words;
-  const char *name;
+  const char *name = NULL;
   vkocc_status s = load_module(sh, &spv, &words, &name);
   if (s) return s;
   vkocc_spirv_info info;

@@ -289,7 +289,7 @@ static vkocc_status read_arg(rd *r, json_t *a, uint32_t i, bool check_files, t1_
     return bad(r, path, "Type '%s' is not a T1 argument type", type);
   }
   out->comp_bytes = etype_bytes(out->type);
-  double ts;
+  double ts = 0;
   bool have;
   if ((s = get_num(r, a, "TypeSize", path, false, &ts, &have))) return s;
   if (have) {
@@ -350,7 +350,7 @@ static vkocc_status read_ref(rd *r, json_t *a, uint32_t i, bool check_files, t1_
   vkocc_status s;
   const char *name, *target;
   int m;
-  double th;
+  double th = 0;
   bool have;
   if ((s = only_keys(r, a, path, keys)) || (s = get_str(r, a, "Name", path, true, &name)) ||
       (s = get_str(r, a, "TargetName", path, true, &target)) ||
@@ -599,7 +599,7 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
     static const char *const bk[] = {"Type", "BudgetValue", NULL};
     static const char *const bt[] = {"TuningDuration", "ConfigurationCount", "ConfigurationFraction", NULL};
     int t;
-    double v;
+    double v = 0;
     if (!json_is_object(b)) return bad(r, path, "expected an object");
     if ((s = only_keys(r, b, path, bk)) || (s = get_enum(r, b, "Type", path, true, bt, 0, &t)) ||
         (s = get_num(r, b, "BudgetValue", path, true, &v, NULL)))

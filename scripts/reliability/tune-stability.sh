@@ -4,7 +4,7 @@
 # (the distinct bests re-timed in one process, interleaved); and the floor: the most frequent best alone, tuned
 # again N times, against its own spread.
 #   scripts/reliability/tune-stability.sh BUILD_DIR OUT_DIR [N] [SPEC] [VKOCC TUNE OPTIONS...]
-# Default: 5 runs of examples/tune/transpose/transpose.json at 256 x 256 floats, brute force over the tiles of
+# Default: 5 runs of examples/tune/transpose/transpose.json at SIZE x SIZE floats ($SIZE, default 256), brute force over the tiles of
 # the shared-memory variant (ELEMS 1, USE_SHARED 1, PAD 1). Writes OUT_DIR/run-K.json, OUT_DIR/stability.txt
 # (with the host's load average before and after). Uses $VKOCC_DEVICE (lavapipe: VKOCC_DEVICE=llvmpipe).
 set -u
@@ -18,13 +18,14 @@ shift $(( $# < 4 ? $# : 4 ))
 if [ -z "$spec" ]; then
   # the transpose example at 256 x 256 (its kernel beside it)
   cp "$root/examples/tune/transpose/transpose.comp" "$out/"
-  python3 - "$root/examples/tune/transpose/transpose.json" "$out/transpose.json" <<'PY'
+  python3 - "$root/examples/tune/transpose/transpose.json" "$out/transpose.json" "${SIZE:-256}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
+n = int(sys.argv[3])
 ks = d["KernelSpecification"]
-ks["ProblemSize"] = [256, 256]
+ks["ProblemSize"] = [n, n]
 for a in ks["Arguments"]:
-    if a["Name"] in ("W", "H"): a["FillValue"] = 256
+    if a["Name"] in ("W", "H"): a["FillValue"] = n
 d["Search"] = {"Name": "brute_force"}
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 PY
