@@ -72,6 +72,9 @@ int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
  * c->method, notes prefixed with cmd); details freed by the caller. */
 int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vkocc_fingerprint *fp,
                             vkocc_fingerprint_details *details);
+/* The register axis into a measured fingerprint's document (vkocc_fingerprint_registers on c's device; progress: on
+ * a terminal). Never fails: an axis that cannot be measured is recorded as unknown, with the reason. */
+void cli_fingerprint_registers(const cli_common *c, bool fresh, bool progress, vkocc_fingerprint_details *det);
 /* cli_fingerprint_measure, handing out the whole document instead of the details (*doc: json_decref it). */
 int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
 /* The per-limit counts of l as JSON (null where a limit does not apply or is unknown), and as table text ("-"). */
@@ -124,7 +127,7 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
                        const char *out_path);
 /* multi_device.c: --device all: every device on its own thread; out_path PREFIX[.json] or NULL. */
 int cli_all_devices(const char *cmd, const cli_common *c, const vkocc_surface_options *o, const char *out_path);
-int cli_all_fingerprints(const cli_common *c, bool fresh, const char *out_path);
+int cli_all_fingerprints(const cli_common *c, bool fresh, bool registers, const char *out_path);
 /* device_groups.c: the summary of one measurement per device, grouped by cluster ID (no device needed). */
 typedef struct cli_device_result {
   uint32_t index;          /* vkocc_enumerate_devices index */

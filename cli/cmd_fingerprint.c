@@ -75,52 +75,6 @@ void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp, const vkocc
   }
 }
 
-/* The register axis of the fingerprint (docs/fingerprint.md): the device's cached register model (unless fresh),
- * else the register sweep fitted with the fingerprint's own per-SM limits and cached for probe --shader and calc.
- * The sweep is the cheapest design found to determine the model: workgroups 64, 256 and 1024 x 0..256 live values
- * in steps of 32 (on the H100 its 27 points gave the register file, unit and partitions of the 102-point
- * surface). false (why: the reason) where the driver reports no register statistic or the sweep fails. */
-static bool fingerprint_registers(const cli_common *c, bool fresh, const vkocc_fingerprint_details *det,
-                                  vkocc_register_model *m, char *why, size_t len) {
-  const vkocc_device_info *dev = &det->device;
-  if (!fresh && vkocc_register_model_from_cache(dev, m)) return true;
-  vkocc_context *ctx;
-  if (vkocc_context_create(&(vkocc_context_options){.device = c->device, .queue = c->queue,
-                                                    .disable_shader_clock = c->no_clock}, &ctx)) {
-    snprintf(why, len, "%s", vkocc_last_error());
-    vkocc_clear_error();
-    return false;
-  }
-  uint32_t wg[3], nwg = 0, live[9];
-  const uint32_t want[] = {64, 256, 1024};
-  for (int i = 0; i < 3; i++)
-    if (want[i] <= dev->max_invocations && want[i] <= dev->max_wg_size_x) wg[nwg++] = want[i];
-  for (uint32_t i = 0; i < 9; i++) live[i] = 32 * i;
-  /* the comb, whatever --method the surface took: the register probe needs the realtime clock */
-  vkocc_register_surface_options o = {.wg_sizes = wg, .wg_count = nwg, .live = live, .live_count = 9};
-  if (cli_is_tty()) o.progress = cli_progress;
-  vkocc_register_point *p = NULL;
-  uint32_t n = 0;
-  vkocc_status st = nwg ? vkocc_register_surface_measure(ctx, NULL, &o, &p, &n)
-                        : vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no workgroup size of the sweep fits the device");
-  vkocc_context_destroy(ctx);
-  if (!st) st = vkocc_derive_registers(p, n, &det->derived, m);
-  if (st) {
-    const char *e = vkocc_last_error();
-    snprintf(why, len, "%s", strncmp(e, "registers: ", 11) ? e : e + 11);
-    vkocc_clear_error();
-    free(p);
-    memset(m, 0, sizeof *m);
-    return false;
-  }
-  json_t *doc = vkocc_register_document(dev, p, n, &det->derived, "the fingerprint measured with it", m, NULL);
-  /* sealed, as every cache entry (a cache that cannot be written is no error) */
-  if (vkocc_register_cache_store(dev, doc)) vkocc_clear_error();
-  json_decref(doc);
-  free(p);
-  return true;
-}
-
 int cmd_fingerprint(int argc, char **argv) {
   cli_common c = {0};
   bool fresh = false, registers = true;
@@ -137,24 +91,11 @@ int cmd_fingerprint(int argc, char **argv) {
   }
   if (optind < argc) return cli_error("fingerprint", 2, "unexpected argument '%s'", argv[optind]);
   if ((rc = cli_check_output("fingerprint", "-o", c.output))) return rc; /* before a measurement of half a minute */
-  if (c.device && !strcmp(c.device, "all")) return cli_all_fingerprints(&c, fresh, c.output); /* multi_device.c */
+  if (c.device && !strcmp(c.device, "all")) return cli_all_fingerprints(&c, fresh, registers, c.output); /* multi_device.c */
   vkocc_fingerprint fp;
   vkocc_fingerprint_details det;
   if ((rc = cli_fingerprint_measure("fingerprint", &c, fresh, &fp, &det))) return rc;
-  json_t *d = vkocc_fingerprint_details_json(&det);
-  if (registers && d) {
-    vkocc_register_model m;
-    char why[600] = "";
-    if (fingerprint_registers(&c, fresh, &det, &m, why, sizeof why)) {
-      json_object_set_new(d, "register_model", vkocc_register_model_json(&m));
-      json_object_del(d, "register_axis");
-    } else { /* not part of the ID: the fingerprint stands without it */
-      json_object_del(d, "register_model");
-      json_object_set_new(d, "register_axis", json_pack("{s:s, s:s}", "status", "unknown", "reason", why));
-    }
-  } else if (d) {
-    json_object_del(d, "register_axis");
-  }
+  if (registers) cli_fingerprint_registers(&c, fresh, true, &det);
   vkocc_status st = c.output ? vkocc_fingerprint_save(&fp, &det, c.output) : VKOCC_OK;
   if (st) { vkocc_fingerprint_details_free(&det); return cli_fail("fingerprint", st); }
   json_t *doc = json_incref(vkocc_fingerprint_details_json(&det));

@@ -10,7 +10,7 @@ typedef struct {
   cli_common c;
   char spec[16];
   vkocc_surface_options o; /* surface */
-  bool fingerprint, fresh;
+  bool fingerprint, fresh, registers;
   json_t *doc;
   cli_device_result r;
   char file[1100];
@@ -56,8 +56,12 @@ static void *fingerprint_job(void *arg) {
   cli_common c = j->c;
   c.device = j->spec;
   vkocc_fingerprint fp;
-  int rc = cli_fingerprint_device("fingerprint", &c, j->fresh, &j->doc, &fp);
+  vkocc_fingerprint_details det;
+  int rc = cli_fingerprint_measure("fingerprint", &c, j->fresh, &fp, &det);
   if (rc) { fail(j, rc); return NULL; }
+  if (j->registers) cli_fingerprint_registers(&c, j->fresh, false, &det); /* as for one device, without progress */
+  j->doc = json_incref(vkocc_fingerprint_details_json(&det));
+  vkocc_fingerprint_details_free(&det);
   snprintf(j->r.cluster_id, sizeof j->r.cluster_id, "%s", fp.cluster_id);
   j->r.wall_ms = vkocc_now_ms() - t0;
   return NULL;
@@ -65,7 +69,7 @@ static void *fingerprint_job(void *arg) {
 
 /* out_path: NULL (nothing written) or PREFIX[.json]: PREFIX-INDEX.json per device, PREFIX-summary.json. */
 static int run_all(const char *cmd, const cli_common *c, const vkocc_surface_options *o, bool fingerprint, bool fresh,
-                   const char *out_path) {
+                   bool registers, const char *out_path) {
   if (out_path && !strcmp(out_path, "-"))
     return cli_error(cmd, 2, "-o -: --device all writes one file per device; use --json for stdout");
   vkocc_device_info *devs;
@@ -95,7 +99,7 @@ static int run_all(const char *cmd, const cli_common *c, const vkocc_surface_opt
     if (o) j->o = *o;
     j->o.progress = NULL; /* several devices at once: no progress lines */
     j->fingerprint = fingerprint;
-    j->fresh = fresh;
+    j->fresh = fresh, j->registers = registers;
     j->r.index = i;
     snprintf(j->r.name, sizeof j->r.name, "%s", devs[i].name);
     vkocc_format_uuid(devs[i].uuid, j->r.uuid);
@@ -157,9 +161,9 @@ static int run_all(const char *cmd, const cli_common *c, const vkocc_surface_opt
 }
 
 int cli_all_devices(const char *cmd, const cli_common *c, const vkocc_surface_options *o, const char *out_path) {
-  return run_all(cmd, c, o, false, false, out_path);
+  return run_all(cmd, c, o, false, false, false, out_path);
 }
 
-int cli_all_fingerprints(const cli_common *c, bool fresh, const char *out_path) {
-  return run_all("fingerprint", c, NULL, true, fresh, out_path);
+int cli_all_fingerprints(const cli_common *c, bool fresh, bool registers, const char *out_path) {
+  return run_all("fingerprint", c, NULL, true, fresh, registers, out_path);
 }

@@ -855,6 +855,21 @@ void vkocc_fingerprint_details_free(vkocc_fingerprint_details *d);
  * vkocc_surface_measure and vkocc_derive. */
 vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
                                        vkocc_fingerprint *out, vkocc_fingerprint_details *details);
+/* The register axis of a measured fingerprint (docs/fingerprint.md), recorded in its document (details): the
+ * device's cached register model unless options->fresh, else a register sweep (workgroups 64, 256, 1024 that fit
+ * x 0..256 values kept live in steps of 32) fitted with the fingerprint's own per-SM limits and cached for
+ * `probe --shader` and `calc`. ctx: the fingerprint's device, or NULL to open one from context_options when a
+ * sweep is needed. Where the driver reports no register statistics (lavapipe) or the sweep fails, the document
+ * records the axis as unknown with the reason and *known is false: the fingerprint stands without it (the axis
+ * is never part of the cluster ID), so that is VKOCC_OK too. */
+typedef struct vkocc_fingerprint_register_options {
+  bool fresh;                 /* sweep even where a cached model exists */
+  void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total);
+  void *user;
+} vkocc_fingerprint_register_options;
+vkocc_status vkocc_fingerprint_registers(vkocc_context *ctx, const vkocc_context_options *context_options,
+                                         const vkocc_fingerprint_register_options *options,
+                                         vkocc_fingerprint_details *details, bool *known);
 /* The cache lookup of vkocc_fingerprint_measure alone, from a device's description (vkocc_enumerate_devices,
  * with vkocc_select_queue_family's family in compute_queue_family): no device is opened. true on a hit
  * (details as from vkocc_fingerprint_measure, from_cache set); false when the cache holds no whole entry of

@@ -1,7 +1,7 @@
 /* vkocc fingerprint and the register axis, on lavapipe: the driver reports no register statistic, so the axis is
  * "unknown", said once, and the fingerprint still succeeds (exit 0) with the same document otherwise (cluster ID,
  * surface) as with --no-registers, which records nothing about registers. A register model in the device's cache
- * is reused (no sweep) and recorded. argv: the vkocc binary, tests/data. */
+ * is reused (no sweep) and recorded, for one device and for --device all. argv: the vkocc binary, tests/data. */
 #include "check.h"
 #include "run.h"
 #include "cache_plant.h"
@@ -84,6 +84,21 @@ int main(int argc, char **argv) {
     rc = run_fmt(&out, "%s fingerprint 2>&1", bin);
     CHECK_CONTAINS(out, "registers:   65536 per SM");
     free(out);
+    /* --device all: each device's document gets the axis as one device's does (the cached model here), and
+     * --no-registers leaves it out */
+    for (int no = 0; no < 2; no++) {
+      rc = run_fmt(&out, "%s fingerprint --device all%s -o %s/all.json 2>&1", bin, no ? " --no-registers" : "", cache);
+      CHECK(rc == 0, "--device all%s: exit %d: %s", no ? " --no-registers" : "", rc, out);
+      free(out);
+      char p0[1200];
+      snprintf(p0, sizeof p0, "%s/all-0.json", cache);
+      json_t *d0 = json_load_file(p0, 0, &e);
+      CHECK(d0 != NULL, "%s: %s", p0, d0 ? "" : e.text);
+      json_t *m0 = json_object_get(d0, "register_model");
+      if (no) CHECK(!m0 && !json_object_get(d0, "register_axis"), "--device all --no-registers: nothing about registers");
+      else CHECK(json_integer_value(json_object_get(m0, "regs_per_sm")) == 65536, "--device all: the cached model recorded");
+      json_decref(d0);
+    }
   }
   run_fmt(&out, "rm -rf '%s'", cache);
   free(out);
