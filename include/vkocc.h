@@ -1170,15 +1170,18 @@ void vkocc_barrier_test_result_free(vkocc_barrier_test_result *r);
  * prepare on a context, run, and read the results or write their documents; close. The documents are
  * `struct json_t *` of jansson (include <jansson.h> to use them; json_decref each). Usage:
  *
- *   vkocc_tune_session *s;
- *   vkocc_tune_options o = {.only = (const char *[]){"wg=64,128"}, .nonly = 1};
- *   if (vkocc_tune_open_spec("examples/tune/saxpy/saxpy.json", NULL, &s) == VKOCC_OK &&
- *       vkocc_tune_prepare(s, ctx, &o) == VKOCC_OK && vkocc_tune_run(s, &ctx, &o) == VKOCC_OK) {
+ *   vkocc_tune_session *s = NULL;
+ *   const char *only[] = {"TILE_X=8,16"};              // --only: two values of one parameter
+ *   vkocc_tune_options o = {.only = only, .nonly = 1, .output = "results.json"};
+ *   int64_t best;
+ *   if (vkocc_tune_open_spec("examples/tune/transpose/transpose.json", NULL, &s) == VKOCC_OK &&
+ *       vkocc_tune_prepare(s, ctx, &o) == VKOCC_OK && vkocc_tune_run(s, &ctx, &o) == VKOCC_OK &&
+ *       (best = vkocc_tune_best(s)) >= 0) {               // -1: no configuration was correct
  *     vkocc_tune_result r;
- *     vkocc_tune_result_get(s, (uint32_t)vkocc_tune_best(s), &r);  // vkocc_tune_best: -1 when none is valid
+ *     vkocc_tune_result_get(s, (uint32_t)best, &r);
  *     printf("best %s: %.1f us\n", r.key, r.rank_ns / 1e3);
  *   }
- *   vkocc_tune_close(s);
+ *   vkocc_tune_close(s);                                  // NULL is fine
  */
 struct json_t;
 typedef struct vkocc_tune_session vkocc_tune_session;
@@ -1190,6 +1193,7 @@ vkocc_status vkocc_tune_open_spec(const char *spec_path, const char *name, vkocc
 /* A shipped kernel ("histogram", "reduce") of element type type ("u32", "f32"; NULL: u32) at n elements (checked
  * against the device by vkocc_tune_prepare). VKOCC_ERROR_USAGE for an unknown kernel or type. */
 vkocc_status vkocc_tune_open_kernel(const char *kernel, const char *type, uint64_t n, vkocc_tune_session **out);
+/* Frees the session and all it holds (NULL: nothing). */
 void vkocc_tune_close(vkocc_tune_session *s);
 /* The shipped kernels, what each computes and every value of each parameter (what options.only takes), as lines
  * of text ("  histogram: ...\n  histogram parameters: variant=... wg_size=...\n"); free() it. */
