@@ -26,14 +26,14 @@ static const char *help =
     "Ctrl-C), and with --t4 FILE the T4 results to FILE and their metadata beside it (FILE.metadata.json).\n"
     "--resume continues RESULTS.json (same spec file and device). --name: the kernel's name in results and\n"
     "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\n"
-    "--warmup-ms MS (default 500 on a GPU, 0 on a CPU device): at most this much GPU time of untimed dispatches of\n"
-    "each configuration before it is timed, so clocks that dropped while the host worked come back up; --warmup-ratio R\n"
+    "--warmup-ms MS (default 500): at most this much device time of untimed dispatches of each configuration before\n"
+    "it is timed, so clocks (a GPU's, a CPU's) that dropped while the host worked come back up; --warmup-ratio R\n"
     "(default 2): the warm-up lasts R times the host time the GPU sat idle since the last configuration (at least\n"
     "20 ms; a cold GPU gets MS; R 0: always MS). --sentinel N (default 64; 0: none): every N configurations the first\n"
     "correct one is timed again; its medians (\"clocks:\" line, $.measurement.sentinel) show whether the clocks drifted.\n"
     "--confirm K (default 0: none): at the end the K best by median are validated and timed again in 3 interleaved\n"
     "rounds, reported beside their medians. The search's medians rank: on an H100 a final round after a sweep of\n"
-    "hundreds of configurations re-timed the best at 1.9-3.4x their medians, cause not found (docs/tune.md).\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
+    "hundreds of configurations re-timed the best at 1.9-3.4x their medians: the GPU's clocks (docs/tune.md).\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
 
 static volatile sig_atomic_t stop_flag;
 static void on_sigint(int sig) { (void)sig; stop_flag = 1; }
