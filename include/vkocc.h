@@ -1239,8 +1239,8 @@ typedef struct vkocc_tune_options {
   uint32_t max_runs;         /* at most this many timed runs per configuration (0: 50) */
   uint32_t threads;          /* shipped kernels: pipeline-creation threads (0: up to 8) */
   double timeout_s;          /* T1: bound on one dispatch (0: 5 s) */
-  double warmup_ms;          /* T1: untimed GPU time before each configuration (0: 500 ms on a GPU, none on a
-                                CPU device; < 0: none) */
+  double warmup_ms;          /* T1: at most this much device time of untimed dispatches before each configuration
+                                is timed (0: 500 ms; < 0: none) */
   double warmup_ratio;       /* T1: the warm-up lasts this many times the GPU's idle time (0: 2; < 0: warmup_ms) */
   int32_t sentinel_every;    /* T1: every N configurations one is timed again (0: 64; < 0: never) */
   int32_t confirm;           /* T1: how many of the best are re-timed in 3 interleaved rounds at the end (0: none) */

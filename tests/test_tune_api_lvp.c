@@ -78,7 +78,7 @@ static void test_session(vkocc_context **ctx, const char *spec, const char *fp) 
   if (!s) return;
   CHECK(vkocc_tune_fingerprint_file(s, fp) == VKOCC_OK, "fingerprint %s", fp);
   vkocc_tune_options o = {.only = only, .nonly = 5, .strategy = "brute_force", .max_runs = 5, .output = out,
-                          .t4_output = t4};
+                          .t4_output = t4, .warmup_ms = -1}; /* no warm-up: nothing here compares times */
   CHECK(vkocc_tune_prepare(s, *ctx, &o) == VKOCC_OK, "prepare");
   vkocc_tune_summary sum;
   vkocc_tune_summarize(s, &sum);
@@ -154,7 +154,7 @@ static void test_session(vkocc_context **ctx, const char *spec, const char *fp) 
   if (!s) return;
   CHECK(vkocc_tune_fingerprint_file(s, fp) == VKOCC_OK, "fingerprint");
   CHECK(vkocc_tune_resume(s, out) == VKOCC_OK, "resume");
-  vkocc_tune_options o2 = {.only = only, .nonly = 5, .strategy = "brute_force", .max_runs = 5};
+  vkocc_tune_options o2 = {.only = only, .nonly = 5, .strategy = "brute_force", .max_runs = 5, .warmup_ms = -1};
   CHECK(vkocc_tune_prepare(s, *ctx, &o2) == VKOCC_OK, "prepare resumed");
   CHECK(vkocc_tune_resumed(s) == 4, "4 resumed (%u)", vkocc_tune_resumed(s));
   CHECK(vkocc_tune_run(s, ctx, &o2) == VKOCC_OK, "run resumed");
