@@ -1166,8 +1166,8 @@ void vkocc_barrier_test_result_free(vkocc_barrier_test_result *r);
  * A tuning session measures every configuration a search proposes of one kernel: a shipped one (histogram,
  * reduce at n elements, each answer checked against a CPU reference) or the user's own from a T1 spec (Kernel
  * Tuner / KTT's format: parameters as specialization constants or -D defines, outputs validated on poisoned
- * buffers, T4 results). The order of the calls: open, optionally fingerprint, resume and restrict, then
- * prepare on a context, run, and read the results or write their documents; close. The documents are
+ * buffers, T4 results). The order of the calls: open, optionally fingerprint and resume, then prepare on a
+ * context (options.only restricts the space), run, and read the results or write their documents; close. The documents are
  * `struct json_t *` of jansson (include <jansson.h> to use them; json_decref each). Usage:
  *
  *   vkocc_tune_session *s = NULL;
@@ -1205,12 +1205,12 @@ char *vkocc_tune_kernels_text(void);
 vkocc_status vkocc_tune_fingerprint(vkocc_tune_session *s, const vkocc_fingerprint *fp,
                                     const vkocc_fingerprint_details *details);
 vkocc_status vkocc_tune_fingerprint_file(vkocc_tune_session *s, const char *path);
-/* Continues a results document the session wrote before (vkocc_tune_write): its configurations are not measured
- * again. A path that does not exist is nothing to resume. A shipped kernel's file is read now (VKOCC_ERROR_USAGE
- * for another kernel, type or size); a T1 session's when the device is known (same spec hash); both are refused
- * by vkocc_tune_prepare when measured on another device. */
+/* Before vkocc_tune_prepare: continues a results document written before (vkocc_tune_write, options.output): its
+ * configurations are not measured again. A path that does not exist is nothing to resume. A shipped kernel's
+ * file is read now (VKOCC_ERROR_USAGE for another kernel, type or size), a T1 session's by vkocc_tune_prepare
+ * (another spec hash); both are refused by vkocc_tune_prepare when measured on another device. */
 vkocc_status vkocc_tune_resume(vkocc_tune_session *s, const char *path);
-/* resumed: the configurations taken from the file (after vkocc_tune_prepare). */
+/* The configurations taken from the resumed file (after vkocc_tune_prepare). */
 uint32_t vkocc_tune_resumed(const vkocc_tune_session *s);
 
 /* How a run searches and measures; zero fields take the defaults. */
