@@ -80,10 +80,13 @@ int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, jso
 /* The per-limit counts of l as JSON (null where a limit does not apply or is unknown), and as table text ("-"). */
 json_t *cli_limits_json(const vkocc_limits_per_sm *l);
 void cli_limit_text(uint32_t v, char out[16]);
-/* For tune: the fingerprint (fp_path, else the device's cached one, measured when absent), the opened context and
- * who measures (dev). Returns an exit code; on failure nothing is left open. */
-struct tune_device_id;
-int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_context **ctx, struct tune_device_id *dev);
+/* For tune: the session's fingerprint (fp_path, else the device's cached one, measured when absent) and the opened
+ * context. Returns an exit code; on failure nothing is left open. */
+int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_tune_session *s, vkocc_context **ctx);
+/* tune_replay.c: whether argv asks for `tune --replay` or `--list-strategies` (no device; then cmd_tune hands
+ * over to cli_tune_replay). */
+bool cli_tune_replay_wanted(int argc, char **argv);
+int cli_tune_replay(int argc, char **argv);
 /* cmd_fingerprint.c: the human summary of a fingerprint document measured on di. */
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp, const vkocc_device_info *di);
 /* One line "derived: N SMs (ambiguous); per SM: W workgroups, S subgroups of G (T threads), M shared bytes;

@@ -1,14 +1,9 @@
-/* vkocc tune KERNEL --size N -o FILE: the harness (tune/tune.c) over one of the shipped kernels
- * (kernels/), written as a vkocc.tune-results/1 document that --resume continues (docs/tune.md). */
+/* vkocc tune KERNEL --size N -o FILE: a tuning session (vkocc_tune_open_kernel) over one of the shipped
+ * kernels (kernels/), written as a vkocc.tune-results/1 document that --resume continues (docs/tune.md). */
 #include "cli.h"
-#include "io.h"
-#include "tune_help.h"
-#include "tune_replay.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 static const char *help =
     "usage: vkocc tune histogram|reduce --size N (-o FILE | --json) [--type u32|f32] [--resume] [--only PARAM=V1,V2]...\n"
@@ -28,30 +23,19 @@ static const char *help =
     "       vkocc tune SPEC.json -o FILE ...   tunes your own Vulkan kernel from a T1 file (vkocc tune SPEC.json --help)\n"
     "       vkocc tune --replay RESULTS ... | --list-strategies   search strategies over recorded results (--replay R --help)\n";
 
-typedef struct ckpt {
-  const char *path;
-  const tune_device_id *dev;
-  double t0;
-  const tune_run *run; /* for the progress line's best so far */
-} ckpt;
-
-static void progress(void *user, const char *phase, uint32_t done, uint32_t total) {
-  cli_tune_progress(((const ckpt *)user)->run, phase, done, total);
+/* The kernels and every value each parameter takes: what --only accepts. */
+static void print_params(FILE *f) {
+  char *text = vkocc_tune_kernels_text();
+  fprintf(f, "Kernels, and the values of each parameter (--only PARAM=V1,V2 takes these):\n%s", text);
+  free(text);
 }
 
-static void now_utc(char *out, size_t len) {
-  time_t now = time(NULL);
-  strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-}
-
-static vkocc_status save(void *user, const tune_run *run) {
-  ckpt *c = user;
-  char when[32];
-  now_utc(when, sizeof when);
-  json_t *doc = tune_results_json(run, c->dev, when, vkocc_now_ms() - c->t0);
-  vkocc_status s = cli_json_write(doc, c->path);
-  json_decref(doc);
-  return s;
+/* The progress line with the best valid configuration measured so far. */
+static void progress(void *user, const vkocc_tune_progress *p) {
+  (void)user;
+  char best[320] = "";
+  if (p->best_key) snprintf(best, sizeof best, "best %.1f us %.120s", p->best_ns / 1e3, p->best_key);
+  cli_progress_line(p->phase, p->done, p->total, best);
 }
 
 /* `vkocc tune SPEC.json ...`: the first operand (skipping option values) ends in .json: a T1 spec */
@@ -72,6 +56,63 @@ static bool spec_mode(int argc, char **argv) {
     return l > 5 && !strcmp(a + l - 5, ".json");
   }
   return false;
+}
+
+/* The session opened: checks, the device, the run, the summary. */
+static int tune_kernel(vkocc_tune_session *s, const cli_common *c, bool have_size, const char *out, bool resume,
+                       const char *fp_path, const vkocc_tune_options *o) {
+  if (!have_size) return cli_error("tune", 2, "--size N is required (elements)");
+  if (!out && !c->json) return cli_error("tune", 2, "-o FILE or --json is required (where the results document goes)");
+  if (!out && resume) return cli_error("tune", 2, "--resume needs -o FILE (the document to continue)");
+  int rc = cli_check_output("tune", "-o", out);
+  if (rc) return rc;
+  /* a previous document is read before anything is measured; a bad one is left as it is */
+  vkocc_status st;
+  if (resume && (st = vkocc_tune_resume(s, out))) return cli_fail("tune", st);
+  double t0 = vkocc_now_ms();
+  /* the device's fingerprint summary: a given file, else the cached one (measured when absent) */
+  vkocc_context *ctx;
+  if ((rc = cli_tune_device(c, fp_path, s, &ctx))) return rc;
+  if ((st = vkocc_tune_prepare(s, ctx, o))) {
+    vkocc_context_destroy(ctx);
+    return cli_fail("tune", st);
+  }
+  vkocc_tune_summary sum;
+  vkocc_tune_summarize(s, &sum);
+  if (sum.resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", sum.resumed, out);
+  st = vkocc_tune_run(s, &ctx, o);
+  vkocc_context_destroy(ctx);
+  if (st) return cli_fail("tune", st); /* what was measured is in out for --resume */
+  if (c->json) {
+    json_t *doc;
+    if ((st = vkocc_tune_results_document(s, &doc))) return cli_fail("tune", st);
+    return cli_emit_json("tune", doc, NULL);
+  }
+  vkocc_tune_summarize(s, &sum);
+  printf("kernel:   %s %s, %llu elements\n", sum.kernel, sum.element_type, (unsigned long long)sum.problem_size);
+  printf("device:   %s (cluster %s)\n", sum.device_key, sum.cluster_id);
+  printf("space:    %llu configurations, %llu pruned by the device (%s), %u left out by --only; %u measured (%u resumed), "
+         "%u valid, %u invalid\n", (unsigned long long)sum.space_total, (unsigned long long)sum.ruled_out,
+         sum.ruled_out ? sum.ruled_out_note : "none", sum.filtered, sum.measured, sum.resumed, sum.valid, sum.invalid);
+  /* this run's parts add up to its total; the resumed runs' time is said apart */
+  printf("time:     this run %.1f s (pipelines %.1f s, measuring %.1f s, the rest fingerprint and set-up)",
+         (vkocc_now_ms() - t0) / 1e3, (sum.pipelines_ms - sum.resumed_pipelines_ms) / 1e3,
+         (sum.measure_ms - sum.resumed_measure_ms) / 1e3);
+  if (sum.resumed) printf("; with the %u resumed: pipelines %.1f s, measuring %.1f s", sum.resumed, sum.pipelines_ms / 1e3,
+                          sum.measure_ms / 1e3);
+  printf("\n");
+  vkocc_tune_result r;
+  for (uint32_t i = 0; i < sum.count; i++)
+    if (!vkocc_tune_result_get(s, i, &r) && r.validity != VKOCC_TUNE_CORRECT) printf("invalid:  %s: %s\n", r.key, r.error);
+  /* the five fastest valid configurations */
+  uint32_t top[5], ntop = vkocc_tune_ranking(s, 5, top);
+  for (uint32_t rank = 0; rank < ntop; rank++) {
+    vkocc_tune_result_get(s, top[rank], &r);
+    printf("%s %10.1f us  spread %5.2f%%  runs %3u  %s\n", rank ? "         " : "best:    ", r.median_ns / 1e3,
+           100 * r.spread, r.runs, r.key);
+  }
+  if (out) printf("written:  %s\n", out);
+  return 0;
 }
 
 int cmd_tune(int argc, char **argv) {
@@ -119,117 +160,19 @@ int cmd_tune(int argc, char **argv) {
     case 'j': c.json = true; break;
     case 'd': c.device = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
-    case 'h': fputs(help, stdout); cli_tune_print_params(stdout); return 0;
-    default: fputs(help, stderr); cli_tune_print_params(stderr); return 2;
+    case 'h': fputs(help, stdout); print_params(stdout); return 0;
+    default: fputs(help, stderr); print_params(stderr); return 2;
     }
   }
   if (optind >= argc) return cli_error("tune", 2, "expected a kernel name: histogram or reduce (see --help)");
   const char *kname = argv[optind];
   if (optind + 1 < argc) return cli_error("tune", 2, "unexpected argument '%s'", argv[optind + 1]);
-  const tune_kernel_def *k = vkocc_kernel_find(kname);
-  if (!k) return cli_error("tune", 2, "unknown kernel '%s' (kernels: histogram, reduce)", kname);
-  bool f32;
-  if (tune_parse_type(k, type, &f32)) return cli_fail("tune", VKOCC_ERROR_USAGE);
-  if (!have_size) return cli_error("tune", 2, "--size N is required (elements)");
-  if (!out && !c.json) return cli_error("tune", 2, "-o FILE or --json is required (where the results document goes)");
-  if (!out && resume) return cli_error("tune", 2, "--resume needs -o FILE (the document to continue)");
-  int rc = cli_check_output("tune", "-o", out);
-  if (rc) return rc;
-  /* a previous document is read before anything is measured; a bad one is left as it is */
-  tune_doc prev = {0};
-  bool have_prev = false;
-  if (resume && access(out, F_OK) == 0) {
-    if (tune_results_load(out, NULL, &prev)) return cli_error("tune", 2, "--resume: %s", vkocc_last_error());
-    have_prev = true;
-    if (prev.k != k || prev.f32 != f32 || prev.n != size) {
-      rc = cli_error("tune", 2, "--resume: %s holds %s %s at --size %llu, not %s %s at --size %u", out, prev.k->name,
-                     prev.f32 ? "f32" : "u32", (unsigned long long)prev.n, k->name, f32 ? "f32" : "u32", size);
-      tune_doc_free(&prev);
-      return rc;
-    }
-  }
-  double t0 = vkocc_now_ms();
-  /* the device's fingerprint summary: a given file, else the cached one (measured when absent) */
-  vkocc_context *ctx;
-  tune_device_id dev;
-  if ((rc = cli_tune_device(&c, fp_path, &ctx, &dev))) { tune_doc_free(&prev); return rc; }
-  vkocc_status st;
-  if (have_prev && strcmp(prev.dev.id.key, dev.id.key)) {
-    rc = cli_error("tune", 2, "--resume: %s was measured on '%s', not on this device ('%s')", out, prev.dev.id.key, dev.id.key);
-    vkocc_context_destroy(ctx);
-    tune_doc_free(&prev);
-    return rc;
-  }
-  ckpt cp = {.path = out, .dev = &dev, .t0 = t0};
-  tune_options o = {.threads = threads, .target_spread = spread, .max_runs = max_runs, .only = only, .nonly = nonly,
-                    .checkpoint = out ? save : NULL, .user = &cp};
-  if (cli_is_tty()) o.progress = progress;
-  tune_run run;
-  if ((st = tune_prepare(ctx, k, size, f32, &o, &run))) {
-    vkocc_context_destroy(ctx);
-    tune_doc_free(&prev);
-    return cli_fail("tune", st);
-  }
-  uint32_t resumed = 0;
-  for (uint32_t i = 0; i < prev.count; i++) {
-    uint32_t j = 0;
-    while (j < run.count && strcmp(run.r[j].key, prev.r[i].key)) j++;
-    if (j == run.count) {
-      if (run.count == run.space_total) continue;
-      run.count++; /* measured before under other --only filters: kept, nothing lost */
-    }
-    run.r[j] = prev.r[i];
-    resumed++;
-  }
-  if (have_prev) run.pipelines_ms = prev.pipelines_ms > 0 ? prev.pipelines_ms : 0, run.measure_ms = prev.measure_ms > 0 ? prev.measure_ms : 0;
-  tune_doc_free(&prev);
-  if (resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", resumed, out);
-  double prev_pipelines_ms = run.pipelines_ms, prev_measure_ms = run.measure_ms; /* from the resumed runs */
-  cp.run = &run;
-  st = tune_measure(ctx, &run, &o);
-  vkocc_context_destroy(ctx);
-  if (st) {
-    if (out) save(&cp, &run); /* what was measured is kept for --resume */
-    tune_run_free(&run);
-    return cli_fail("tune", st);
-  }
-  char when[32];
-  now_utc(when, sizeof when);
-  json_t *doc = tune_results_json(&run, &dev, when, vkocc_now_ms() - t0);
-  if (out && (st = cli_json_write(doc, out))) { json_decref(doc); tune_run_free(&run); return cli_fail("tune", st); }
-  if (c.json) {
-    tune_run_free(&run);
-    return cli_emit_json("tune", doc, NULL);
-  }
-  json_decref(doc);
-  uint32_t valid = 0, invalid = 0;
-  for (uint32_t i = 0; i < run.count; i++) run.r[i].valid ? valid++ : invalid++;
-  printf("kernel:   %s %s, %llu elements\n", k->name, f32 ? "f32" : "u32", (unsigned long long)run.n);
-  printf("device:   %s (cluster %s)\n", dev.id.key, dev.cluster_id);
-  printf("space:    %u configurations, %u pruned by the device (%s), %u left out by --only; %u measured (%u resumed), "
-         "%u valid, %u invalid\n", run.space_total, run.pruned, run.pruned ? run.prune_note : "none", run.filtered,
-         run.count, resumed, valid, invalid);
-  /* this run's parts add up to its total; the resumed runs' time is said apart */
-  printf("time:     this run %.1f s (pipelines %.1f s, measuring %.1f s, the rest fingerprint and set-up)",
-         (vkocc_now_ms() - t0) / 1e3, (run.pipelines_ms - prev_pipelines_ms) / 1e3, (run.measure_ms - prev_measure_ms) / 1e3);
-  if (resumed) printf("; with the %u resumed: pipelines %.1f s, measuring %.1f s", resumed, run.pipelines_ms / 1e3,
-                      run.measure_ms / 1e3);
-  printf("\n");
-  for (uint32_t i = 0; i < run.count; i++)
-    if (!run.r[i].valid) printf("invalid:  %s: %s\n", run.r[i].key, run.r[i].error);
-  /* the five fastest valid configurations */
-  bool *shown = cli_xcalloc(run.count + 1, 1);
-  for (int rank = 0; rank < 5; rank++) {
-    int b = -1;
-    for (uint32_t i = 0; i < run.count; i++)
-      if (!shown[i] && run.r[i].valid && (b < 0 || run.r[i].median_ns < run.r[b].median_ns)) b = (int)i;
-    if (b < 0) break;
-    shown[b] = true;
-    printf("%s %10.1f us  spread %5.2f%%  runs %3u  %s\n", rank ? "         " : "best:    ", run.r[b].median_ns / 1e3,
-           100 * run.r[b].spread, run.r[b].runs, run.r[b].key);
-  }
-  free(shown);
-  if (out) printf("written:  %s\n", out);
-  tune_run_free(&run);
-  return 0;
+  vkocc_tune_session *s;
+  vkocc_status st = vkocc_tune_open_kernel(kname, type, size, &s);
+  if (st) return cli_fail("tune", st);
+  int rc = tune_kernel(s, &c, have_size, out, resume, fp_path, &(vkocc_tune_options){.threads = threads, .target_spread = spread,
+                       .max_runs = max_runs, .only = only, .nonly = nonly, .output = out,
+                       .progress = cli_is_tty() ? progress : NULL});
+  vkocc_tune_close(s);
+  return rc;
 }

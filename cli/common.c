@@ -1,5 +1,4 @@
 #include "cli.h"
-#include "../tune/tune.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -319,22 +318,20 @@ int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, jso
   return 0;
 }
 
-int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_context **ctx, tune_device_id *dev) {
-  vkocc_fingerprint fp;
-  json_t *fp_doc = NULL;
+int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_tune_session *s, vkocc_context **ctx) {
+  vkocc_status st;
   int rc;
   if (fp_path) {
-    json_error_t e;
-    vkocc_status st = vkocc_fingerprint_load(fp_path, &fp);
+    if ((st = vkocc_tune_fingerprint_file(s, fp_path))) return cli_fail("tune", st);
+  } else {
+    vkocc_fingerprint fp;
+    vkocc_fingerprint_details det;
+    if ((rc = cli_fingerprint_measure("tune", c, false, &fp, &det))) return rc;
+    st = vkocc_tune_fingerprint(s, &fp, &det);
+    vkocc_fingerprint_details_free(&det);
     if (st) return cli_fail("tune", st);
-    fp_doc = json_load_file(fp_path, 0, &e); /* the device details beside the surface; the file was checked above */
-  } else if ((rc = cli_fingerprint_device("tune", c, false, &fp_doc, &fp))) {
-    return rc;
   }
-  if ((rc = cli_open("tune", c, ctx))) { json_decref(fp_doc); return rc; }
-  tune_device_id_fill(dev, vkocc_context_device(*ctx), fp_doc, &fp);
-  json_decref(fp_doc);
-  return 0;
+  return cli_open("tune", c, ctx);
 }
 
 json_t *cli_limits_json(const vkocc_limits_per_sm *l) {

@@ -1,10 +1,7 @@
 /* vkocc tune --replay RESULTS [--strategy S,...] [--budget N] [--seeds K] [--ablation] [--json] [--plot FILE]
  * and vkocc tune --list-strategies: search strategies replayed over a recorded space, no device
- * (tune/replay.c; docs/tune.md, "Search strategies and replay"). */
-#include "tune_replay.h"
+ * (vkocc_tune_replay; docs/tune.md, "Search strategies and replay"). */
 #include "cli.h"
-#include "io.h"
-#include "../tune/replay.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -36,7 +33,29 @@ bool cli_tune_replay_wanted(int argc, char **argv) {
   return false;
 }
 
-typedef struct run { const tune_strategy_def *def; bool occ; tune_replay_stats st; char label[96]; uint32_t colour; } run;
+/* One strategy's run as the report holds it, with the curve whole again (the document ends it where every
+ * quartile has reached the optimum: the rest is 1). */
+typedef struct run {
+  json_t *doc;
+  bool occ;
+  char label[96];
+  uint32_t colour, budget;
+  double *median, *q1, *q3;
+} run;
+
+static double *curve(json_t *c, uint32_t budget) {
+  double *v = cli_xmalloc((budget ? budget : 1) * sizeof *v);
+  for (uint32_t e = 0; e < budget; e++) v[e] = e < json_array_size(c) ? json_real_value(json_array_get(c, e)) : 1;
+  return v;
+}
+
+/* A number of the report; INFINITY where it holds null (beyond the budget). */
+static double num(json_t *v) { return json_is_number(v) ? json_number_value(v) : INFINITY; }
+
+static void replay_progress(void *user, const char *label, uint32_t done, uint32_t total) {
+  (void)user;
+  fprintf(stderr, "\rvkocc tune: replaying %s (%u of %u)   ", label, done + 1, total);
+}
 
 static void fmt_to95(double v, uint32_t budget, char *out, size_t len) {
   if (isfinite(v)) snprintf(out, len, "%.0f", v);
@@ -84,11 +103,11 @@ int cli_tune_replay(int argc, char **argv) {
     }
   }
   if (optind < argc) return cli_error("tune", 2, "--replay takes no kernel or spec: unexpected '%s'", argv[optind]);
-  uint32_t ns;
-  const tune_strategy_def *const *all = tune_strategies(&ns);
   if (list) {
     if (replay) return cli_error("tune", 2, "--list-strategies and --replay do not go together");
-    for (uint32_t i = 0; i < ns; i++) verbose ? printf("%-24s %s\n", all[i]->name, all[i]->summary) : printf("%s\n", all[i]->name);
+    const char *name, *summary;
+    for (uint32_t i = 0; (name = vkocc_tune_strategy(i, &summary)); i++)
+      verbose ? printf("%-24s %s\n", name, summary) : printf("%s\n", name);
     return 0;
   }
   if (ablation && no_occ) return cli_error("tune", 2, "--ablation already runs without occupancy; drop --no-occupancy");
@@ -102,99 +121,86 @@ int cli_tune_replay(int argc, char **argv) {
   if (plot && (!ext || (strcasecmp(ext, ".png") && strcasecmp(ext, ".svg") && strcasecmp(ext, ".pdf"))))
     return cli_error("tune", 2, "--plot %s: unknown image type (use .png, .svg or .pdf)", plot);
   /* the strategies: a comma list or all */
-  const tune_strategy_def *pick[64];
+  const char *pick[64];
   uint32_t npick = 0;
-  if (!strcasecmp(strategies, "all")) {
-    for (uint32_t i = 0; i < ns && npick < 64; i++)
-      if (strcmp(all[i]->name, "brute_force")) pick[npick++] = all[i];
-  } else {
-    char *copy = cli_xstrdup(strategies), *save = NULL;
+  char *copy = NULL;
+  if (strcasecmp(strategies, "all")) {
+    char *save = NULL;
+    copy = cli_xstrdup(strategies);
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-      const tune_strategy_def *d = tune_strategy_find(t);
-      if (!d) {
+      if (!vkocc_tune_strategy_find(t)) {
         rc = cli_error("tune", 2, "--strategy '%s': unknown (vkocc tune --list-strategies)", t);
         free(copy);
         return rc;
       }
       if (npick == 64) break;
-      pick[npick++] = d;
+      pick[npick++] = t;
     }
-    free(copy);
-    if (!npick) return cli_error("tune", 2, "--strategy '%s': no strategy named", strategies);
+    if (!npick) {
+      free(copy);
+      return cli_error("tune", 2, "--strategy '%s': no strategy named", strategies);
+    }
   }
   json_t *attrs = NULL;
   if (attr_text) {
     json_error_t je;
-    if (npick != 1) return cli_error("tune", 2, "--attributes: name one strategy with --strategy");
+    if (npick != 1) { free(copy); return cli_error("tune", 2, "--attributes: name one strategy with --strategy"); }
     if (!(attrs = json_loads(attr_text, 0, &je)) || !json_is_object(attrs)) {
       json_decref(attrs);
+      free(copy);
       return cli_error("tune", 2, "--attributes '%s': expected a JSON object (%s)", attr_text, attrs ? "not an object" : je.text);
     }
   }
-  if (!replay) { json_decref(attrs); return cli_error("tune", 2, "--replay RESULTS is required (or --list-strategies)"); }
-  tune_replay_space sp;
-  vkocc_status st = tune_replay_load(replay, fp, &sp);
-  if (st) { json_decref(attrs); return cli_fail("tune", st); }
-  if (fp && !sp.s.nfeatures) fprintf(stderr, "vkocc tune: --fingerprint %s: no occupancy features: %s\n", fp, sp.feature_note);
-  uint32_t nruns = npick * (ablation && sp.s.nfeatures ? 2 : 1);
-  run *runs = cli_xcalloc(nruns, sizeof *runs);
-  uint32_t k = 0;
-  for (uint32_t i = 0; i < npick; i++) {
-    runs[k].def = pick[i], runs[k].occ = !no_occ && sp.s.nfeatures, runs[k].colour = i;
-    snprintf(runs[k].label, sizeof runs[k].label, "%s", pick[i]->name);
-    k++;
-    if (ablation && sp.s.nfeatures) {
-      runs[k].def = pick[i], runs[k].occ = false, runs[k].colour = i;
-      snprintf(runs[k].label, sizeof runs[k].label, "%s (no occupancy)", pick[i]->name);
-      k++;
-    }
-  }
-  for (uint32_t i = 0; i < nruns && !st; i++) {
-    if (cli_is_tty() && !json) fprintf(stderr, "\rvkocc tune: replaying %s (%u of %u)   ", runs[i].label, i + 1, nruns);
-    st = tune_replay_run(&sp, runs[i].def, attrs, runs[i].occ, budget, seeds, seed0, &runs[i].st);
-  }
+  if (!replay) { json_decref(attrs); free(copy); return cli_error("tune", 2, "--replay RESULTS is required (or --list-strategies)"); }
+  vkocc_tune_replay_options ro = {.fingerprint = fp, .strategies = npick ? pick : NULL, .nstrategies = npick,
+                                  .ablation = ablation, .no_occupancy = no_occ, .attributes = attrs, .budget = budget,
+                                  .seeds = seeds, .first_seed = seed0,
+                                  .progress = cli_is_tty() && !json ? replay_progress : NULL};
+  json_t *doc = NULL;
+  uint32_t constrained = 0;
+  vkocc_status st = vkocc_tune_replay(replay, &ro, &doc, &constrained);
   if (cli_is_tty() && !json) fputs("\r\033[K", stderr);
   json_decref(attrs);
-  if (st) {
-    for (uint32_t i = 0; i < nruns; i++) tune_replay_stats_free(&runs[i].st);
-    free(runs);
-    tune_replay_space_free(&sp);
-    return cli_fail("tune", st);
+  free(copy);
+  if (st) return cli_fail("tune", st);
+  json_t *feats = json_object_get(doc, "features"), *jruns = json_object_get(doc, "runs");
+  uint32_t nfeatures = (uint32_t)json_array_size(feats), nruns = (uint32_t)json_array_size(jruns);
+  uint32_t nconfigs = (uint32_t)json_integer_value(json_object_get(doc, "configurations"));
+  uint32_t nvalid = (uint32_t)json_integer_value(json_object_get(doc, "valid"));
+  double optimum_ns = json_real_value(json_object_get(doc, "optimum_ns"));
+  const char *what = json_string_value(json_object_get(doc, "space"));
+  const char *best = json_string_value(json_object_get(doc, "optimum"));
+  const char *fp_used = json_string_value(json_object_get(doc, "fingerprint"));
+  const char *feature_note = json_string_value(json_object_get(doc, "feature_note"));
+  if (fp && !nfeatures) fprintf(stderr, "vkocc tune: --fingerprint %s: no occupancy features: %s\n", fp, feature_note);
+  uint32_t B = (uint32_t)json_integer_value(json_object_get(doc, "budget"));
+  bool both = ablation && nfeatures;
+  run *runs = cli_xcalloc(nruns, sizeof *runs);
+  for (uint32_t i = 0; i < nruns; i++) {
+    run *r = &runs[i];
+    r->doc = json_array_get(jruns, i);
+    r->occ = json_is_true(json_object_get(r->doc, "occupancy"));
+    r->colour = both ? i / 2 : i;
+    r->budget = (uint32_t)json_integer_value(json_object_get(r->doc, "budget"));
+    snprintf(r->label, sizeof r->label, "%s%s", json_string_value(json_object_get(r->doc, "strategy")),
+             both && !r->occ ? " (no occupancy)" : "");
+    json_t *c = json_object_get(r->doc, "curve");
+    r->median = curve(json_object_get(c, "median"), r->budget), r->q1 = curve(json_object_get(c, "q1"), r->budget);
+    r->q3 = curve(json_object_get(c, "q3"), r->budget);
   }
-  char best[512];
-  tune_replay_config_text(&sp, (uint32_t)sp.optimum, best, sizeof best);
-  uint32_t B = runs[0].st.budget;
-  /* the document */
-  json_t *doc = vkocc_doc_new(VKOCC_DOC_TUNE_REPLAY), *jr = json_array(), *feat = json_array();
-  json_object_set_new(doc, "results", json_string(replay));
-  json_object_set_new(doc, "space", json_string(sp.what));
-  json_object_set_new(doc, "configurations", json_integer(sp.s.nconfigs));
-  json_object_set_new(doc, "valid", json_integer(sp.nvalid));
-  json_object_set_new(doc, "optimum_ns", json_real(sp.optimum_ns));
-  json_object_set_new(doc, "optimum", json_string(best));
-  for (uint32_t j = 0; j < sp.s.nfeatures; j++) json_array_append_new(feat, json_string(sp.feature_names[j]));
-  json_object_set_new(doc, "features", feat);
-  json_object_set_new(doc, "fingerprint", sp.fingerprint[0] ? json_string(sp.fingerprint) : json_null());
-  json_object_set_new(doc, "feature_note", json_string(sp.feature_note));
-  json_object_set_new(doc, "seeds", json_integer(seeds));
-  json_object_set_new(doc, "first_seed", json_integer(seed0));
-  json_object_set_new(doc, "budget", json_integer(B));
-  for (uint32_t i = 0; i < nruns; i++) json_array_append_new(jr, tune_replay_stats_json(&sp, runs[i].def->name, runs[i].occ, &runs[i].st));
-  json_object_set_new(doc, "runs", jr);
-  if (nruns == 1) json_object_set_new(doc, "median_fraction", json_real(runs[0].st.median[B - 1]));
   rc = 0;
   if (out && (st = cli_json_write(doc, out))) rc = cli_fail("tune", st);
 #ifdef VKOCC_HAVE_CAIRO
   if (!rc && plot) {
     vkocc_convergence_curve *cv = cli_xcalloc(nruns, sizeof *cv);
     for (uint32_t i = 0; i < nruns; i++)
-      cv[i] = (vkocc_convergence_curve){runs[i].label, runs[i].st.budget, runs[i].st.median, runs[i].st.q1, runs[i].st.q3,
-                                        !runs[i].occ && sp.s.nfeatures && ablation, (int32_t)runs[i].colour};
+      cv[i] = (vkocc_convergence_curve){runs[i].label, runs[i].budget, runs[i].median, runs[i].q1, runs[i].q3,
+                                        !runs[i].occ && nfeatures && ablation, (int32_t)runs[i].colour};
     char title[700], sub[700];
-    snprintf(title, sizeof title, "search convergence: %s", sp.what);
-    snprintf(sub, sizeof sub, "%u configurations, optimum %.1f us; %u seeds; %s", sp.s.nconfigs, sp.optimum_ns / 1e3,
-             seeds, sp.s.nfeatures ? "occupancy features from the fingerprint" : "no occupancy features");
-    if ((st = vkocc_plot_convergence(cv, nruns, sp.s.nconfigs, title, sub, plot, NULL))) rc = cli_fail("tune", st);
+    snprintf(title, sizeof title, "search convergence: %s", what);
+    snprintf(sub, sizeof sub, "%u configurations, optimum %.1f us; %u seeds; %s", nconfigs, optimum_ns / 1e3,
+             seeds, nfeatures ? "occupancy features from the fingerprint" : "no occupancy features");
+    if ((st = vkocc_plot_convergence(cv, nruns, nconfigs, title, sub, plot, NULL))) rc = cli_fail("tune", st);
     free(cv);
   }
 #endif
@@ -203,45 +209,52 @@ int cli_tune_replay(int argc, char **argv) {
     doc = NULL;
   }
   if (!rc && !json) {
-    printf("space:     %s: %s, %u configurations (%u valid)%s\n", replay, sp.what, sp.s.nconfigs, sp.nvalid,
-           sp.constrained ? " after constraints" : "");
-    printf("optimum:   %.1f us: %s\n", sp.optimum_ns / 1e3, best);
-    if (sp.s.nfeatures) {
+    printf("space:     %s: %s, %u configurations (%u valid)%s\n", replay, what, nconfigs, nvalid,
+           constrained ? " after constraints" : "");
+    printf("optimum:   %.1f us: %s\n", optimum_ns / 1e3, best);
+    if (nfeatures) {
       printf("features:  occupancy, wg_per_sm, limit, P, waves from %s (%s); prior weight occupancy^4\n",
-             sp.fingerprint, sp.feature_note);
+             fp_used, feature_note);
     } else {
-      printf("features:  none (%s)\n", sp.feature_note);
+      printf("features:  none (%s)\n", feature_note);
     }
     printf("replay:    %u seeds from %u, budget %u evaluations (%.1f%% of the space)\n\n", seeds, seed0, B,
-           100.0 * B / sp.s.nconfigs);
-    uint32_t e1 = tune_replay_at_percent(&sp, 1), e5 = tune_replay_at_percent(&sp, 5), e10 = tune_replay_at_percent(&sp, 10);
+           100.0 * B / nconfigs);
+    json_t *at0 = json_object_get(runs[0].doc, "at_budget");
+    uint32_t e1 = (uint32_t)json_integer_value(json_object_get(json_array_get(at0, 0), "evaluations"));
+    uint32_t e5 = (uint32_t)json_integer_value(json_object_get(json_array_get(at0, 2), "evaluations"));
+    uint32_t e10 = (uint32_t)json_integer_value(json_object_get(json_array_get(at0, 3), "evaluations"));
     printf("%-36s %-18s %-23s %-8s %-8s %-8s %s\n", "strategy", "evals to 95%", "", "@1%", "@5%", "@10%", "optimum found");
     char hdr[64];
     snprintf(hdr, sizeof hdr, "median [q1, q3]");
     printf("%-36s %-42s %-8u %-8u %-8u (of %u seeds)\n", "", hdr, e1, e5, e10, seeds);
     for (uint32_t i = 0; i < nruns; i++) {
-      tune_replay_stats *r = &runs[i].st;
+      json_t *r = runs[i].doc, *e95 = json_object_get(r, "evaluations_to_95"), *at = json_object_get(r, "at_budget");
       char a[24], b[24], c[24], cell[80], f1[16] = "-", f5[16] = "-", f10[16] = "-";
-      fmt_to95(r->to95_median, r->budget, a, sizeof a), fmt_to95(r->to95_q1, r->budget, b, sizeof b);
-      fmt_to95(r->to95_q3, r->budget, c, sizeof c);
+      fmt_to95(num(json_object_get(e95, "median")), runs[i].budget, a, sizeof a);
+      fmt_to95(num(json_object_get(e95, "q1")), runs[i].budget, b, sizeof b);
+      fmt_to95(num(json_object_get(e95, "q3")), runs[i].budget, c, sizeof c);
       snprintf(cell, sizeof cell, "%s [%s, %s]", a, b, c);
-      if (isfinite(r->at_median[0])) snprintf(f1, sizeof f1, "%.3f", r->at_median[0]);
-      if (isfinite(r->at_median[2])) snprintf(f5, sizeof f5, "%.3f", r->at_median[2]);
-      if (isfinite(r->at_median[3])) snprintf(f10, sizeof f10, "%.3f", r->at_median[3]);
-      printf("%-36s %-42s %-8s %-8s %-8s %u\n", runs[i].label, cell, f1, f5, f10, r->found_optimum);
+      double m1 = num(json_object_get(json_array_get(at, 0), "median")), m5 = num(json_object_get(json_array_get(at, 2), "median")),
+             m10 = num(json_object_get(json_array_get(at, 3), "median"));
+      if (isfinite(m1)) snprintf(f1, sizeof f1, "%.3f", m1);
+      if (isfinite(m5)) snprintf(f5, sizeof f5, "%.3f", m5);
+      if (isfinite(m10)) snprintf(f10, sizeof f10, "%.3f", m10);
+      printf("%-36s %-42s %-8s %-8s %-8s %u\n", runs[i].label, cell, f1, f5, f10,
+             (uint32_t)json_integer_value(json_object_get(r, "seeds_finding_optimum")));
     }
     printf("\n@1%%, @5%%, @10%%: median fraction of the optimum in runs with that budget (the strategies size their\n"
            "designs by the budget); below: the curve of the runs with the whole budget, median [q1, q3]:\n%-8s", "N");
     for (uint32_t i = 0; i < nruns; i++) printf(" %-24.24s", runs[i].label);
     printf("\n");
     static const uint32_t marks[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000};
-    for (size_t m = 0; m <= VKOCC_ARRAY_LEN(marks); m++) {
-      uint32_t e = m < VKOCC_ARRAY_LEN(marks) ? marks[m] : B; /* the marks up to the budget, then the budget */
-      if (e > B || (m < VKOCC_ARRAY_LEN(marks) && e == B)) continue;
+    for (size_t m = 0; m <= (sizeof marks / sizeof marks[0]); m++) {
+      uint32_t e = m < (sizeof marks / sizeof marks[0]) ? marks[m] : B; /* the marks up to the budget, then the budget */
+      if (e > B || (m < (sizeof marks / sizeof marks[0]) && e == B)) continue;
       printf("%-8u", e);
       for (uint32_t i = 0; i < nruns; i++) {
         char cell[40];
-        snprintf(cell, sizeof cell, "%.3f [%.3f, %.3f]", runs[i].st.median[e - 1], runs[i].st.q1[e - 1], runs[i].st.q3[e - 1]);
+        snprintf(cell, sizeof cell, "%.3f [%.3f, %.3f]", runs[i].median[e - 1], runs[i].q1[e - 1], runs[i].q3[e - 1]);
         printf(" %-24s", cell);
       }
       printf("\n");
@@ -250,8 +263,7 @@ int cli_tune_replay(int argc, char **argv) {
     if (plot) printf("plot:      %s\n", plot);
   }
   json_decref(doc);
-  for (uint32_t i = 0; i < nruns; i++) tune_replay_stats_free(&runs[i].st);
+  for (uint32_t i = 0; i < nruns; i++) free(runs[i].median), free(runs[i].q1), free(runs[i].q3);
   free(runs);
-  tune_replay_space_free(&sp);
   return rc;
 }

@@ -1,15 +1,11 @@
-/* vkocc tune SPEC.json -o RESULTS.json: the user's own kernel tuned from a T1 specification (tune/user.c),
- * written as a vkocc.tune-results/1 document of kind "user" (and T4 with --t4). docs/tune.md. */
+/* vkocc tune SPEC.json -o RESULTS.json: the user's own kernel tuned from a T1 specification (a tuning session,
+ * vkocc_tune_open_spec), written as a vkocc.tune-results/1 document of kind "user" (and T4 with --t4). docs/tune.md. */
 #include "cli.h"
-#include "io.h"
-#include "../tune/user_results.h"
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 static const char *help =
     "usage: vkocc tune SPEC.json -o RESULTS.json [--t4 FILE] [--strategy NAME] [--budget N] [--fraction F]\n"
@@ -43,48 +39,14 @@ static volatile sig_atomic_t stop_flag;
 static void on_sigint(int sig) { (void)sig; stop_flag = 1; }
 
 typedef struct state {
-  const char *out, *t4;
-  char t4_meta[1100];
-  tune_device_id *dev;
-  cli_common *c;
+  const cli_common *c;
   double last_progress;
 } state;
 
-static void now_utc(char *out, size_t len) {
-  time_t now = time(NULL);
-  strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-}
-
-static vkocc_status write_all(state *st, const tu_run *run) {
-  char when[32];
-  now_utc(when, sizeof when);
-  json_t *doc = tu_results_json(run, st->dev, when);
-  vkocc_status s = cli_json_write(doc, st->out);
-  json_decref(doc);
-  if (!s && st->t4) {
-    json_t *t4 = tu_t4_results(run), *meta = tu_t4_metadata(run, st->dev);
-    s = cli_json_write(t4, st->t4);
-    if (!s) s = cli_json_write(meta, st->t4_meta);
-    json_decref(t4), json_decref(meta);
-  }
-  return s;
-}
-
-/* nothing is written until some configuration got past compiling: a kernel that compiles for none is bad
- * input, and the previous results file must then stay as it was */
-static bool worth_writing(const tu_run *run) {
-  for (uint32_t i = 0; i < run->space.count; i++)
-    if (run->r[i].measured && run->r[i].inv != TU_COMPILE) return true;
-  return false;
-}
-
-static vkocc_status checkpoint(void *user, const tu_run *run) {
-  return worth_writing(run) ? write_all(user, run) : VKOCC_OK;
-}
-
-static void progress(void *user, uint32_t done, uint32_t total, double best_ns, double eta_s) {
+static void progress(void *user, const vkocc_tune_progress *p) {
   state *st = user;
-  double now = vkocc_now_ms();
+  uint32_t done = p->done, total = p->total;
+  double best_ns = p->best_ns, eta_s = p->eta_s, now = vkocc_now_ms();
   if (done < total && now - st->last_progress < 200) return;
   st->last_progress = now;
   char best[32] = "-", eta[32] = "-";
@@ -102,11 +64,14 @@ static vkocc_status reopen(void *user, vkocc_context **ctx) {
   return vkocc_context_create(&o, ctx);
 }
 
+static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const char *fp_path, vkocc_tune_options *o,
+                     const char *t4_meta);
+
 int cmd_tune_spec(int argc, char **argv) {
   cli_common c = {0};
   const char *out = NULL, *t4 = NULL, *strategy = NULL, *reference = NULL, *name = NULL, *fp_path = NULL, *spec = NULL;
   bool resume = false, always_P = false;
-  tune_budget budget = {0};
+  vkocc_tune_options o = {0};
   uint32_t max_runs = 0, budget_n = 0;
   double spread = 0, timeout_s = 0, warmup_ms = 0, warmup_ratio = 0;
   int32_t sentinel = 0;
@@ -131,24 +96,24 @@ int cmd_tune_spec(int argc, char **argv) {
     case 'o': out = optarg; break;
     case '4': t4 = optarg; break;
     case 'S':
-      if (!tune_strategy_find(optarg)) {
-        uint32_t n;
-        const tune_strategy_def *const *all = tune_strategies(&n);
+      if (!vkocc_tune_strategy_find(optarg)) {
         char l[512] = "";
-        for (uint32_t i = 0; i < n; i++) snprintf(l + strlen(l), sizeof l - strlen(l), "%s%s", i ? ", " : "", all[i]->name);
+        const char *name;
+        for (uint32_t i = 0; (name = vkocc_tune_strategy(i, NULL)); i++)
+          snprintf(l + strlen(l), sizeof l - strlen(l), "%s%s", i ? ", " : "", name);
         return cli_error("tune", 2, "--strategy '%s': unknown (%s)", optarg, l);
       }
       strategy = optarg;
       break;
     case 'b':
       if (!cli_parse_u32(optarg, false, &budget_n) || !budget_n) return cli_error("tune", 2, "--budget '%s': expected a positive count of configurations", optarg);
-      budget.max_evals = budget_n;
+      o.budget_evals = budget_n;
       break;
     case 'F':
-      if (!cli_parse_double(optarg, 1e-9, 1, &budget.max_fraction)) return cli_error("tune", 2, "--fraction '%s': expected a number in (0, 1]", optarg);
+      if (!cli_parse_double(optarg, 1e-9, 1, &o.budget_fraction)) return cli_error("tune", 2, "--fraction '%s': expected a number in (0, 1]", optarg);
       break;
     case 'T':
-      if (!cli_parse_double(optarg, 1e-3, 1e9, &budget.max_seconds)) return cli_error("tune", 2, "--time '%s': expected positive seconds", optarg);
+      if (!cli_parse_double(optarg, 1e-3, 1e9, &o.budget_seconds)) return cli_error("tune", 2, "--time '%s': expected positive seconds", optarg);
       break;
     case 'e': {
       char *end;
@@ -206,129 +171,95 @@ int cmd_tune_spec(int argc, char **argv) {
   if (!out) return cli_error("tune", 2, "-o FILE is required (the results document)");
   int rc = cli_check_output("tune", "-o", out);
   if (rc) return rc;
-  state stt = {.out = out, .t4 = t4, .c = &c};
+  char t4_meta[1100] = "";
   if (t4) {
     if ((rc = cli_check_output("tune", "--t4", t4))) return rc;
-    size_t l = strlen(t4);
-    if (l > 5 && !strcmp(t4 + l - 5, ".json")) snprintf(stt.t4_meta, sizeof stt.t4_meta, "%.*s.metadata.json", (int)(l - 5), t4);
-    else snprintf(stt.t4_meta, sizeof stt.t4_meta, "%s.metadata.json", t4);
-    if (!strcmp(t4, out) || !strcmp(stt.t4_meta, out)) return cli_error("tune", 2, "--t4 %s: the same file as -o", t4);
-    if ((rc = cli_check_output("tune", "--t4 (metadata)", stt.t4_meta))) return rc;
+    vkocc_tune_t4_metadata_path(t4, t4_meta, sizeof t4_meta);
+    if (!strcmp(t4, out) || !strcmp(t4_meta, out)) return cli_error("tune", 2, "--t4 %s: the same file as -o", t4);
+    if ((rc = cli_check_output("tune", "--t4 (metadata)", t4_meta))) return rc;
   }
   /* the spec is read and its space enumerated before anything touches the device */
-  tu_run run;
-  vkocc_status st = tu_prepare(spec, name, &run);
+  vkocc_tune_session *s;
+  vkocc_status st = vkocc_tune_open_spec(spec, name, &s);
   if (st) return cli_fail("tune", st);
+  o.strategy = strategy, o.seed = seed, o.reference = reference, o.always_occupancy = always_P;
+  o.target_spread = spread, o.max_runs = max_runs, o.timeout_s = timeout_s, o.warmup_ms = warmup_ms;
+  o.warmup_ratio = warmup_ratio, o.sentinel_every = sentinel, o.confirm = have_confirm ? (int32_t)confirm : 0;
+  o.only = only, o.nonly = nonly, o.output = out, o.t4_output = t4;
+  rc = tune_spec(s, &c, resume, fp_path, &o, t4_meta);
+  vkocc_tune_close(s);
+  return rc;
+}
 
-  double t0 = vkocc_now_ms();
+/* The session opened: the device, the run, the summary. */
+static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const char *fp_path, vkocc_tune_options *o,
+                     const char *t4_meta) {
+  int rc;
   vkocc_context *ctx;
-  tune_device_id dev;
-  if ((rc = cli_tune_device(&c, fp_path, &ctx, &dev))) { tu_run_free(&run); return rc; }
-  stt.dev = &dev;
-  if (resume && access(out, F_OK) == 0 && (st = tu_results_resume(out, &run, dev.id.key))) {
+  vkocc_status st;
+  if ((rc = cli_tune_device(c, fp_path, s, &ctx))) return rc;
+  if ((resume && (st = vkocc_tune_resume(s, o->output))) || (st = vkocc_tune_prepare(s, ctx, o))) {
     vkocc_context_destroy(ctx);
-    tu_run_free(&run);
     return cli_fail("tune", st);
   }
-  for (uint32_t i = 0; i < nonly; i++)
-    if ((st = tu_restrict(&run, only[i]))) {
-      vkocc_context_destroy(ctx);
-      tu_run_free(&run);
-      return cli_fail("tune", st);
-    }
-  if (run.resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", run.resumed, out);
-  tu_options o = {.strategy = strategy, .seed = seed, .budget = budget, .reference = reference, .always_P = always_P,
-                  .target_spread = spread, .max_runs = max_runs, .timeout_s = timeout_s, .warmup_ms = warmup_ms, .reopen = reopen,
-                  .warmup_ratio = warmup_ratio, .sentinel_every = sentinel,
-                  .checkpoint = checkpoint, .user = &stt, .stop = &stop_flag,
-                  .confirm = have_confirm && confirm ? (int32_t)confirm : -1};
-  if (cli_is_tty()) o.progress = progress;
+  vkocc_tune_summary sum;
+  vkocc_tune_summarize(s, &sum);
+  if (sum.resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", sum.resumed, o->output);
+  state stt = {.c = c};
+  o->reopen = reopen, o->user = &stt, o->stop = &stop_flag;
+  if (cli_is_tty()) o->progress = progress;
   struct sigaction sa = {.sa_handler = on_sigint}, old;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old);
-  st = tu_tune(&ctx, &run, &o);
+  st = vkocc_tune_run(s, &ctx, o);
   sigaction(SIGINT, &old, NULL);
   if (ctx) vkocc_context_destroy(ctx);
-  (void)t0;
-  if (st == VKOCC_ERROR_USAGE || st == VKOCC_ERROR_UNSUPPORTED) { /* nothing written: the spec does not fit */
-    rc = cli_fail("tune", st);
-    tu_run_free(&run);
-    return rc;
-  }
-  if (st) {
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", vkocc_last_error());
-    vkocc_status w = worth_writing(&run) ? write_all(&stt, &run) : VKOCC_OK;
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < run.space.count; i++) kept += run.r[i].measured;
-    rc = cli_error("tune", 1, "%s; %u configurations kept in %s%s", msg, kept, out,
-                   w ? " (writing it failed too)" : " (--resume continues)");
-    tu_run_free(&run);
-    return rc;
-  }
-  if ((st = write_all(&stt, &run))) { tu_run_free(&run); return cli_fail("tune", st); }
+  /* a spec that does not fit: nothing written; else what was measured is kept (the message says where) */
+  if (st) return st == VKOCC_ERROR_USAGE || st == VKOCC_ERROR_UNSUPPORTED ? cli_fail("tune", st) : cli_error("tune", 1, "%s", vkocc_last_error());
   char sentinel_text[700] = "";
-  double lo, hi, sp;
-  bool drifted;
-  if (tu_sentinel_summary(&run, &lo, &hi, &sp, &drifted)) {
-    char key[512];
-    t1_config_key(&run.spec, run.space.coord + (size_t)run.sentinel_config * run.spec.nparams, key, sizeof key);
+  vkocc_tune_sentinel sen;
+  if (vkocc_tune_sentinel_get(s, &sen)) {
+    double lo = sen.lo_ns, hi = sen.hi_ns;
     snprintf(sentinel_text, sizeof sentinel_text, "clocks:   sentinel %s timed %u times: medians %.2f..%.2f us (range %.2f%%, "
-             "largest spread %.2f%%)\n", key, run.nsentinel, lo / 1e3, hi / 1e3, 100 * (hi - lo) / lo, 100 * sp);
-    if (drifted)
+             "largest spread %.2f%%)\n", sen.key, sen.times, lo / 1e3, hi / 1e3, 100 * (hi - lo) / lo, 100 * sen.max_spread);
+    if (sen.drifted)
       fprintf(stderr, "vkocc tune: warning: the sentinel's medians drifted %.1f%% during the run: times measured at different "
               "moments are not comparable (raise --warmup-ms or --warmup-ratio; see docs/tune.md)\n", 100 * (hi - lo) / lo);
   }
-  if (c.json) {
-    char when[32];
-    now_utc(when, sizeof when);
-    json_t *doc = tu_results_json(&run, &dev, when);
-    tu_run_free(&run);
+  if (c->json) {
+    json_t *doc;
+    if ((st = vkocc_tune_results_document(s, &doc))) return cli_fail("tune", st);
     return cli_emit_json("tune", doc, NULL);
   }
-  uint32_t counts[6] = {0}, measured = 0;
-  double sum[5] = {0};
-  for (uint32_t i = 0; i < run.space.count; i++) {
-    const tu_result *r = &run.r[i];
-    if (!r->measured) continue;
-    measured++, counts[r->inv]++;
-    sum[0] += r->compile_ms, sum[1] += r->pipeline_ms, sum[2] += r->occupancy_ms, sum[3] += r->measure_ms, sum[4] += r->other_ms;
-  }
-  printf("kernel:   %s (%s, entry %s)\n", run.name, run.spec.kernel_file, run.spec.kernel_name);
-  printf("device:   %s (cluster %s)\n", dev.id.key, dev.cluster_id);
+  vkocc_tune_summarize(s, &sum);
+  const uint32_t *counts = sum.validity, measured = sum.measured;
+  const double *sum_ms = sum.cost_ms;
+  printf("kernel:   %s (%s, entry %s)\n", sum.kernel, sum.kernel_file, sum.entry);
+  printf("device:   %s (cluster %s)\n", sum.device_key, sum.cluster_id);
   printf("space:    %llu configurations, %llu ruled out by the conditions, %u left out by --only, %u allowed; %u measured "
-         "(%u resumed) by %s\n", (unsigned long long)run.space.total, (unsigned long long)run.space.constrained, run.filtered,
-         run.space.count, measured, run.resumed, run.strategy);
+         "(%u resumed) by %s\n", (unsigned long long)sum.space_total, (unsigned long long)sum.ruled_out, sum.filtered,
+         sum.count, measured, sum.resumed, sum.strategy);
   printf("validity: %u correct, %u compile, %u runtime, %u timeout, %u correctness, %u constraints (reference: %s)\n",
-         counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], run.reference);
-  double tot = sum[0] + sum[1] + sum[2] + sum[3] + sum[4];
+         counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], sum.reference);
+  double tot = sum_ms[0] + sum_ms[1] + sum_ms[2] + sum_ms[3] + sum_ms[4];
   if (measured && tot > 0)
     printf("cost:     per configuration %.1f ms: compile %.1f, pipeline %.1f, occupancy %.1f, measurement %.1f, other %.1f "
-           "(%u compiles for %u pipelines; arguments' data %.1f ms once)\n", tot / measured, sum[0] / measured,
-           sum[1] / measured, sum[2] / measured, sum[3] / measured, sum[4] / measured, run.compiles, run.pipelines,
-           run.setup_ms);
+           "(%u compiles for %u pipelines; arguments' data %.1f ms once)\n", tot / measured, sum_ms[0] / measured,
+           sum_ms[1] / measured, sum_ms[2] / measured, sum_ms[3] / measured, sum_ms[4] / measured, sum.compiles,
+           sum.pipelines, sum.setup_ms);
   if (sentinel_text[0]) printf("%s", sentinel_text);
-  bool *shown = cli_xcalloc(run.space.count + 1, 1);
-  for (int rank = 0; rank < 5; rank++) {
-    int64_t b = -1;
-    for (uint32_t i = 0; i < run.space.count; i++)
-      if (!shown[i] && run.r[i].measured && run.r[i].inv == TU_CORRECT && run.r[i].runs &&
-          (b < 0 || tu_rank_ns(&run.r[i]) < tu_rank_ns(&run.r[b])))
-        b = i;
-    if (b < 0) break;
-    shown[b] = true;
-    char key[512];
-    t1_config_key(&run.spec, run.space.coord + (size_t)b * run.spec.nparams, key, sizeof key);
+  uint32_t top[5], ntop = vkocc_tune_ranking(s, 5, top);
+  for (uint32_t rank = 0; rank < ntop; rank++) {
+    vkocc_tune_result rb;
+    vkocc_tune_result_get(s, top[rank], &rb);
     char P[32] = "";
-    if (run.r[b].P >= 0) snprintf(P, sizeof P, "P %lld  ", (long long)run.r[b].P);
-    const tu_result *rb = &run.r[b];
+    if (rb.P >= 0) snprintf(P, sizeof P, "P %lld  ", (long long)rb.P);
     char fr[64] = "";
-    if (rb->confirm_runs) snprintf(fr, sizeof fr, "  (final round %.2f us)", rb->confirm_ns / 1e3);
-    printf("%s %10.2f us  spread %5.2f%%  runs %3u%s  %s%s\n", rank ? "         " : "best:    ", tu_rank_ns(rb) / 1e3,
-           100 * rb->spread, rb->runs, fr, P, key);
+    if (rb.final_runs) snprintf(fr, sizeof fr, "  (final round %.2f us)", rb.final_ns / 1e3);
+    printf("%s %10.2f us  spread %5.2f%%  runs %3u%s  %s%s\n", rank ? "         " : "best:    ", rb.rank_ns / 1e3,
+           100 * rb.spread, rb.runs, fr, P, rb.key);
   }
-  free(shown);
-  printf("written:  %s%s%s%s%s\n", out, t4 ? ", " : "", t4 ? t4 : "", t4 ? ", " : "", t4 ? stt.t4_meta : "");
-  tu_run_free(&run);
+  const char *out = o->output, *t4 = o->t4_output;
+  printf("written:  %s%s%s%s%s\n", out, t4 ? ", " : "", t4 ? t4 : "", t4 ? ", " : "", t4 ? t4_meta : "");
   return 0;
 }
