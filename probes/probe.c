@@ -24,7 +24,8 @@ extern const size_t vkocc_spv_probe_clock_shm_size, vkocc_spv_probe_clock_size, 
  * are OS threads that may sit out a dispatch: four waves there. */
 #define GPU_WAVES 2u
 #define CPU_WAVES 4u
-#define CPU_MAX_BISECT_NS 24e6 /* CPU bisection's longest sleep: 65000 rounds last 42 ms or more here */
+#define CPU_MAX_BISECT_NS 24e6 /* CPU bisection's longest sleep, where the loops' iteration bound covers it (65000
+                                  rounds lasted 15 ms on a loaded 2-core VM: the sleeps it cuts lower the cap) */
 
 typedef struct {
   uint32_t mode, sleep_ticks, max_rounds, chase_rounds, chase_mask, key;
@@ -434,6 +435,7 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
 
   uint32_t hint = opt->hint;
   uint32_t comb_v[VKOCC_MAX_REPEAT], bis_v[VKOCC_MAX_REPEAT];
+  double bound_cap = INFINITY; /* the longest wave the loops' iteration bound covers, learned from sleeps it cut */
   for (uint32_t i = 0; i < repeat && !s; i++) {
     vkocc_probe_rep *rep = &out->reps[i];
     if (method & VKOCC_METHOD_COMB) {
@@ -460,11 +462,13 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
         if ((s = chase_wave(&r, bisect_wave, &wave))) break;
         max_wave = fmax(wave, MAX_ROUNDS * r.chase_ns_per_round);
       }
+      max_wave = fmin(max_wave, bound_cap), wave = fmin(wave, max_wave);
       uint32_t reps = ctx->device_clock ? (5 | VKOCC_BISECT_EARLY_EXIT) : 5;
       /* A P that fails the whole-wave check was read from noise: measure again, twice at most. */
-      bool overlap_ok = true;
-      uint32_t start = hint ? hint : 1, cut = 0;
-      for (int attempt = 0; attempt < 3; attempt++) {
+      bool overlap_ok = true, too_short = false;
+      uint32_t start = hint ? hint : 1, cut = 0, cut_retries = 0;
+      char failed[600] = ""; /* a search that failed while sleeps were cut short: its message */
+      for (int attempt = 0; attempt < 3;) {
         r.max_overlap = 0;
         r.cut_short = 0, r.cut_min_ns = INFINITY;
         /* each attempt doubles the wave: a worker that wakes late (a busy CPU) must wake within half a
@@ -472,13 +476,17 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
         double w = fmin(max_wave, wave * (1 << attempt));
         s = vkocc_bisect_search_sized(workload_fn, &r, start, r.max_groups, w, max_wave, reps, &rep->bisect);
         overlap_ok = r.max_overlap <= rep->bisect.P;
-        /* a sleep that ended at the loop's iteration bound shortened its wave: the runtimes prove nothing. The
-         * bound covered cut_min_ns: search again with waves of at most 80% of that, while that still dwarfs
-         * the launch jitter (the floor of the first wave) */
+        /* A sleep that ended at the loops' iteration bound shortened its wave: the runtimes prove nothing, and a
+         * search that failed may have failed for it. The bound covered cut_min_ns: the same attempt again with
+         * waves of at most 80% of that (for the later repetitions too), while that still dwarfs the launch
+         * jitter (half the first wave); 3 such retries at most, apart from the noise retries. */
         cut = r.cut_short;
-        if (cut && !s) {
+        if (cut) {
+          snprintf(failed, sizeof failed, "%s", s ? vkocc_last_error() : "");
           double cover = 0.8 * r.cut_min_ns;
-          if (!(cover >= bisect_wave * 0.5)) break;
+          if (!(cover >= bisect_wave * 0.5)) { too_short = true; break; }
+          if (++cut_retries > 3) break;
+          bound_cap = fmin(bound_cap, cover);
           max_wave = fmin(max_wave, cover), wave = fmin(wave, max_wave);
           continue;
         }
@@ -486,15 +494,20 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
         /* more sleeps seen at once than the search found: search again from there (a hint only; the
          * runtimes must still show one wave there and the step after it) */
         if (!overlap_ok) start = r.max_overlap;
+        attempt++;
       }
-      /* sleeps cut short also explain a search that failed (no step where the waves were too short) */
-      if (s && !(cut && s == VKOCC_ERROR_RUNTIME)) break;
-      if (cut) {
-        s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: %u sleeps ended at the iteration bound (%u rounds) after %.0f us, "
-                       "before their time, and shorter waves would not dwarf the launch jitter", cut, r.push.max_rounds,
-                       r.cut_min_ns / 1e3);
+      if (cut) { /* still cut short: what the search said (if it failed), and why it proves nothing */
+        char why[200];
+        snprintf(why, sizeof why, "%u sleeps ended at the iteration bound (%u rounds) after %.0f us, before their time",
+                 cut, r.push.max_rounds, r.cut_min_ns / 1e3);
+        if (failed[0]) s = vkocc_fail(VKOCC_ERROR_RUNTIME, "%s (and %s)", failed, why);
+        else s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: %s, %s", why,
+                            !too_short ? "in 4 searches with ever shorter waves"
+                            : opt->sleep_ns > 0 ? "and shorter waves would not dwarf the launch jitter; use a shorter --sleep-us"
+                                                : "and shorter waves would not dwarf the launch jitter");
         break;
       }
+      if (s) break;
       if (!rep->bisect.certain) {
         s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: no serialization up to %u workgroups", r.max_groups);
         break;
