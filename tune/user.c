@@ -740,13 +740,15 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
    * back up. A GPU's clock governor follows its recent utilization: the GPU is kept busy for warmup_ratio times
    * the host time it was idle since the last batch (its duty cycle stays >= ratio / (1 + ratio)), at least 20 ms
    * and at most warmup_ms; a cold GPU (nothing run yet) gets warmup_ms. The sentinel (tu_tune) checks the result.
-   * A CPU device gets the same: on lavapipe the configurations timed in the first second of a process took up to
-   * 1.6x as long as the same ones re-timed at its end (docs/tune.md). */
+   * A CPU device gets the cold warm-up too (on lavapipe the configurations timed in the first second of a process
+   * took up to 1.6x as long as the same ones re-timed at its end, docs/tune.md), then the least: the host's work
+   * between configurations runs on the same CPU, which it leaves busy, not idle. */
   double cap_ms = o->warmup_ms < 0 ? 0 : o->warmup_ms > 0 ? o->warmup_ms : 500;
   double ratio = o->warmup_ratio < 0 ? 0 : o->warmup_ratio > 0 ? o->warmup_ratio : 2;
   double warm_ms = cap_ms;
+  bool cpu = vkocc_context_device(ctx)->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   if (ratio > 0 && h->idle_ms >= 0) {
-    warm_ms = ratio * h->idle_ms;
+    warm_ms = cpu ? 0 : ratio * h->idle_ms;
     if (warm_ms < 20) warm_ms = 20;
     if (warm_ms > cap_ms) warm_ms = cap_ms;
   }
