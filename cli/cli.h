@@ -15,6 +15,7 @@ typedef struct cli_common {
   const char *output;    /* -o/--output FILE: where the command's data document goes */
   vkocc_method method;   /* --method (0: auto) */
   bool have_method;
+  bool quiet;            /* no progress lines (the threads of --device all share the terminal) */
 } cli_common;
 
 /* The option table every command shares, so each option is spelled, parsed and worded once: entries for

@@ -292,7 +292,7 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
     vkocc_context *ctx;
     int rc = cli_open(cmd, c, &ctx);
     if (rc) return rc;
-    vkocc_fingerprint_options o = {.fresh = fresh, .method = c->method, .progress = cli_is_tty() ? cli_progress : NULL};
+    vkocc_fingerprint_options o = {.fresh = fresh, .method = c->method, .progress = cli_is_tty() && !c->quiet ? cli_progress : NULL};
     st = vkocc_fingerprint_measure(ctx, &o, fp, det);
     vkocc_context_destroy(ctx);
   }
@@ -305,7 +305,7 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
 
 void cli_fingerprint_registers(const cli_common *c, bool fresh, bool progress, vkocc_fingerprint_details *det) {
   vkocc_context_options co = {.device = c->device, .queue = c->queue, .disable_shader_clock = c->no_clock};
-  vkocc_fingerprint_register_options o = {.fresh = fresh, .progress = progress && cli_is_tty() ? cli_progress : NULL};
+  vkocc_fingerprint_register_options o = {.fresh = fresh, .progress = progress && !c->quiet && cli_is_tty() ? cli_progress : NULL};
   vkocc_fingerprint_registers(NULL, &co, &o, det, NULL);
 }
 
