@@ -1268,12 +1268,14 @@ typedef struct vkocc_tune_options {
 
 /* The space on ctx's device: the device's identity, the resumed results (a file of another device:
  * VKOCC_ERROR_USAGE), options->only (VKOCC_ERROR_USAGE for a parameter or value the kernel lacks), for shipped
- * kernels the configurations the device's limits rule out and a size it cannot hold. options may be NULL. */
+ * kernels the configurations the device's limits rule out and a size it cannot hold. options may be NULL. A session
+ * prepares once: after a failure, close it and open another. */
 vkocc_status vkocc_tune_prepare(vkocc_tune_session *s, vkocc_context *ctx, const vkocc_tune_options *options);
 /* Measures what the search proposes and is not measured yet. *ctx may be replaced (options->reopen). Errors:
  * VKOCC_ERROR_USAGE or _UNSUPPORTED for a spec that does not fit the kernel (nothing written); otherwise what was
  * measured is kept (and written to options->output, the message saying so: "...; N configurations kept in
- * FILE (--resume continues)"), VKOCC_ERROR_RUNTIME "interrupted" when options->stop was set. */
+ * FILE (--resume continues)"), VKOCC_ERROR_RUNTIME "interrupted" when options->stop was set. A session runs once
+ * (a second call, even after a failure: VKOCC_ERROR_USAGE); options->t4_output needs options->output. */
 vkocc_status vkocc_tune_run(vkocc_tune_session *s, vkocc_context **ctx, const vkocc_tune_options *options);
 
 /* The T4 validity of a configuration (T4's names: vkocc_tune_validity_name). */

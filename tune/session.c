@@ -32,6 +32,7 @@ struct vkocc_tune_session {
   char resume_path[1024];    /* read by prepare, once the device is known */
   /* both */
   bool prepared, finished;
+  bool spent;                /* a prepare that failed or a run tried: the state is partial, nothing runs again */
   uint32_t resumed;
   tune_device_id dev;
   bool have_fp;
@@ -223,9 +224,11 @@ vkocc_status vkocc_tune_prepare(vkocc_tune_session *s, vkocc_context *ctx, const
   vkocc_clear_error();
   if (!s || !ctx) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_prepare: no session or context");
   if (s->prepared) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_prepare: the session is prepared already");
+  if (s->spent) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_prepare: it failed before; close the session, open another");
   tune_device_id_fill(&s->dev, vkocc_context_device(ctx), s->fp_doc, s->have_fp ? &s->fp : NULL);
   vkocc_status st = s->spec ? prepare_spec(s, options) : prepare_kernel(s, ctx, options);
   if (!st) s->prepared = true;
+  else s->spent = true;
   return st;
 }
 
@@ -370,8 +373,11 @@ vkocc_status vkocc_tune_run(vkocc_tune_session *s, vkocc_context **ctx, const vk
   vkocc_clear_error();
   if (!s || !ctx || !*ctx) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: no session or context");
   if (!s->prepared) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: call vkocc_tune_prepare first");
-  if (s->finished) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: the session has run already");
+  if (s->finished || s->spent) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: the session has run already");
   if (options && options->t4_output && !s->spec) return vkocc_fail(VKOCC_ERROR_USAGE, "T4 results: for a T1 spec's session only");
+  if (options && options->t4_output && !options->output)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "T4 results: they go with the results document (options->output)");
+  s->spent = true;
   vkocc_tune_options none = {0};
   const vkocc_tune_options *o = options ? options : &none;
   s->opt = o;
