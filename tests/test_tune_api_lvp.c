@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <vkocc.h>
 
 static int failures;
@@ -168,6 +169,21 @@ static void test_session(vkocc_context **ctx, const char *spec, const char *fp) 
   const char *bad[] = {"NOPE=1"};
   vkocc_tune_options o3 = {.only = bad, .nonly = 1};
   CHECK(s && vkocc_tune_prepare(s, *ctx, &o3) == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), "NOPE"), "bad --only");
+  /* a failed prepare leaves a partial state: neither prepared again nor run */
+  CHECK(s && vkocc_tune_prepare(s, *ctx, NULL) == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), "failed before"),
+        "prepare after a failed prepare: %s", vkocc_last_error());
+  CHECK(s && vkocc_tune_run(s, ctx, NULL) == VKOCC_ERROR_USAGE, "run after a failed prepare");
+  vkocc_tune_close(s);
+  /* T4 results go with the results document */
+  s = NULL;
+  CHECK(vkocc_tune_open_spec(spec, NULL, &s) == VKOCC_OK, "open");
+  char t4only[1100];
+  snprintf(t4only, sizeof t4only, "%s/t4-only.json", dir);
+  vkocc_tune_options o4 = {.only = only, .nonly = 5, .t4_output = t4only};
+  CHECK(s && vkocc_tune_prepare(s, *ctx, &o4) == VKOCC_OK, "prepare for T4 alone");
+  CHECK(s && vkocc_tune_run(s, ctx, &o4) == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), "options->output"),
+        "T4 without the results document: %s", vkocc_last_error());
+  CHECK(access(t4only, F_OK) != 0, "nothing written");
   vkocc_tune_close(s);
 }
 
