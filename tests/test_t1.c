@@ -82,6 +82,8 @@ static void test_expr(void) {
   err_is("~1.5", "unary ~ needs an integer");
   err_is("1 << -1", "negative shift count");
   err_is("1 << 63", "integer overflow in <<");
+  int_is("-1 << 63", INT64_MIN);    /* fits, as in Python */
+  err_is("-1 << 64", "integer overflow in <<");
   err_is("3 << 62", "integer overflow in <<");
   err_is("1 if ty", "expected 'else'");
   err_is("'a' | 1", "needs numbers, not a string");

@@ -627,7 +627,7 @@ static bool binary(evaluator *ev, const node *n, texpr_value a, texpr_value b, t
       return true;
     }
     if (a.i == 0) { out->i = 0; return true; }
-    if (b.i >= 63) return eerr(ev, n, "integer overflow in <<");
+    if (b.i >= 64) return eerr(ev, n, "integer overflow in <<");
     out->i = (int64_t)((uint64_t)a.i << b.i);
     if ((a.i < 0 ? ~(~out->i >> b.i) : out->i >> b.i) != a.i) return eerr(ev, n, "integer overflow in <<");
     return true;
