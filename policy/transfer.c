@@ -9,6 +9,8 @@
  *   name     a lookup keyed by device name (what caches keyed by name do): other devices of the same name
  *   policy   what `policy select` would answer without the target's own entry: cluster, else nearest
  *            within the threshold, else default (the rule it used named)
+ * Within each rule's set, the results tuned on the target's kind of queue family count alone where there are any,
+ * as policy select prefers them.
  * The performance-portability metric of a rule is the harmonic mean of its efficiencies over the
  * targets, 0 when it has no answer (or an invalid one) on any target (Pennycook et al.). */
 #include "tunedb.h"
@@ -39,9 +41,24 @@ static json_t *answer(const tune_doc *t, const char *key, const tune_doc *const 
 
 /* The configuration a rule would take from the results in set (pick: how they are combined), as an answer on
  * the target t, with its efficiency there; NULL and 0 when the rule has nothing to offer. */
+/* As policy select prefers, among equal matches, the entries tuned on the target's kind of queue family (on NVIDIA
+ * the family sets the shared memory per SM): where the set holds results of that kind, only those count. */
+static uint32_t same_kind_first(const tune_doc **set, uint32_t m, const tune_doc *t) {
+  const char *k = t->dev.queue_kind;
+  if (!k[0] || !strcmp(k, "unknown")) return m;
+  uint32_t same = 0;
+  for (uint32_t i = 0; i < m; i++) same += !strcmp(set[i]->dev.queue_kind, k);
+  if (!same || same == m) return m;
+  uint32_t j = 0;
+  for (uint32_t i = 0; i < m; i++)
+    if (!strcmp(set[i]->dev.queue_kind, k)) set[j++] = set[i];
+  return j;
+}
+
 static json_t *rule_answer(const tune_doc *t, const tune_doc **set, uint32_t m, tdb_rule pick, double *eff) {
   char key[256];
   *eff = 0;
+  m = same_kind_first(set, m, t);
   if (!m || !tdb_pick(set, m, pick, key, sizeof key, NULL, NULL)) return NULL;
   *eff = tdb_efficiency(t, key);
   return answer(t, key, set, m);
@@ -135,8 +152,9 @@ vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, js
         if (eff[r] > 0) hsum[r] += 1 / eff[r];
         else zero[r] = true;
       }
-      json_array_append_new(targets, json_pack("{s:s, s:s, s:s, s:I, s:f, s:o, s:o}", "file", t->file, "device",
-                                               t->dev.id.key, "cluster_id", t->dev.cluster_id, "problem_size",
+      json_array_append_new(targets, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:o, s:o}", "file", t->file, "device",
+                                               t->dev.id.key, "cluster_id", t->dev.cluster_id, "queue_kind",
+                                               t->dev.queue_kind[0] ? t->dev.queue_kind : "unknown", "problem_size",
                                                (json_int_t)t->n, "best_ns", best, "best", params_of(t->r[bi].key),
                                                "rules", rj));
     }
