@@ -73,11 +73,13 @@ int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
  * c->method, notes prefixed with cmd); details freed by the caller. */
 int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vkocc_fingerprint *fp,
                             vkocc_fingerprint_details *details);
-/* The register axis into a measured fingerprint's document (vkocc_fingerprint_registers on c's device; progress: on
- * a terminal). Never fails: an axis that cannot be measured is recorded as unknown, with the reason. */
-void cli_fingerprint_registers(const cli_common *c, bool fresh, bool progress, vkocc_fingerprint_details *det);
-/* cli_fingerprint_measure, handing out the whole document instead of the details (*doc: json_decref it). */
-int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp);
+/* The register axis into a measured fingerprint's document (vkocc_fingerprint_registers on c's device; progress on
+ * a terminal unless c->quiet). Never fails: an axis that cannot be measured is recorded as unknown, with the reason. */
+void cli_fingerprint_registers(const cli_common *c, bool fresh, vkocc_fingerprint_details *det);
+/* cli_fingerprint_measure (and with registers, cli_fingerprint_registers), handing out the whole document instead of
+ * the details (*doc: json_decref it). */
+int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, bool registers, json_t **doc,
+                           vkocc_fingerprint *fp);
 /* The per-limit counts of l as JSON (null where a limit does not apply or is unknown), and as table text ("-"). */
 json_t *cli_limits_json(const vkocc_limits_per_sm *l);
 void cli_limit_text(uint32_t v, char out[16]);

@@ -95,7 +95,7 @@ int cmd_fingerprint(int argc, char **argv) {
   vkocc_fingerprint fp;
   vkocc_fingerprint_details det;
   if ((rc = cli_fingerprint_measure("fingerprint", &c, fresh, &fp, &det))) return rc;
-  if (registers) cli_fingerprint_registers(&c, fresh, true, &det);
+  if (registers) cli_fingerprint_registers(&c, fresh, &det);
   vkocc_status st = c.output ? vkocc_fingerprint_save(&fp, &det, c.output) : VKOCC_OK;
   if (st) { vkocc_fingerprint_details_free(&det); return cli_fail("fingerprint", st); }
   json_t *doc = json_incref(vkocc_fingerprint_details_json(&det));

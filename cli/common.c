@@ -303,16 +303,18 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
   return 0;
 }
 
-void cli_fingerprint_registers(const cli_common *c, bool fresh, bool progress, vkocc_fingerprint_details *det) {
+void cli_fingerprint_registers(const cli_common *c, bool fresh, vkocc_fingerprint_details *det) {
   vkocc_context_options co = {.device = c->device, .queue = c->queue, .disable_shader_clock = c->no_clock};
-  vkocc_fingerprint_register_options o = {.fresh = fresh, .progress = progress && !c->quiet && cli_is_tty() ? cli_progress : NULL};
+  vkocc_fingerprint_register_options o = {.fresh = fresh, .progress = !c->quiet && cli_is_tty() ? cli_progress : NULL};
   vkocc_fingerprint_registers(NULL, &co, &o, det, NULL);
 }
 
-int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, json_t **doc, vkocc_fingerprint *fp) {
+int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, bool registers, json_t **doc,
+                           vkocc_fingerprint *fp) {
   vkocc_fingerprint_details det;
   int rc = cli_fingerprint_measure(cmd, c, fresh, fp, &det);
   if (rc) return rc;
+  if (registers) cli_fingerprint_registers(c, fresh, &det);
   *doc = json_incref(vkocc_fingerprint_details_json(&det));
   vkocc_fingerprint_details_free(&det);
   return 0;

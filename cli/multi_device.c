@@ -56,12 +56,8 @@ static void *fingerprint_job(void *arg) {
   cli_common c = j->c;
   c.device = j->spec, c.quiet = true; /* one progress line per thread would race on the terminal */
   vkocc_fingerprint fp;
-  vkocc_fingerprint_details det;
-  int rc = cli_fingerprint_measure("fingerprint", &c, j->fresh, &fp, &det);
+  int rc = cli_fingerprint_device("fingerprint", &c, j->fresh, j->registers, &j->doc, &fp);
   if (rc) { fail(j, rc); return NULL; }
-  if (j->registers) cli_fingerprint_registers(&c, j->fresh, false, &det); /* as for one device */
-  j->doc = json_incref(vkocc_fingerprint_details_json(&det));
-  vkocc_fingerprint_details_free(&det);
   snprintf(j->r.cluster_id, sizeof j->r.cluster_id, "%s", fp.cluster_id);
   j->r.wall_ms = vkocc_now_ms() - t0;
   return NULL;

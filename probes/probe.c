@@ -111,15 +111,12 @@ static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkoc
   memset(r->rec.map, 0, (size_t)n * RECORD_WORDS * 4);
   vkocc_status s = dispatch(r, n, ns);
   if (s) return s;
-  uint32_t cut = vkocc_comb_read_records(r->rec.map, n, ns_per_tick, iv);
-  r->cut_short += cut;
-  for (uint32_t i = 0; cut && i < n; i++)
-    if ((((const uint32_t *)r->rec.map)[i * RECORD_WORDS + 4] & 2) && iv[i].valid)
-      r->cut_min_ns = fmin(r->cut_min_ns, iv[i].end - iv[i].start);
+  r->cut_short += vkocc_comb_read_records(r->rec.map, n, ns_per_tick, iv, &r->cut_min_ns);
   return VKOCC_OK;
 }
 
-uint32_t vkocc_comb_read_records(const uint32_t *w, uint32_t n, double ns_per_tick, vkocc_interval *iv) {
+uint32_t vkocc_comb_read_records(const uint32_t *w, uint32_t n, double ns_per_tick, vkocc_interval *iv,
+                                 double *cut_min_ns) {
   /* Mesa 22.3 (lavapipe) returns 0 in the clock's high word, so its clock wraps every 2^32 ticks (4.3 s
    * of ns) and a dispatch now and then straddles a wrap. Where every high word is 0 the times are read
    * as 32-bit, relative to one record's start (a dispatch lasts far less than 2^31 ticks). */
@@ -143,9 +140,12 @@ uint32_t vkocc_comb_read_records(const uint32_t *w, uint32_t n, double ns_per_ti
     uint64_t a = x[0] | (uint64_t)x[1] << 32, b = x[2] | (uint64_t)x[3] << 32, d;
     int64_t rel = narrow ? (int32_t)(x[0] - ref) : (int64_t)a;
     iv[i].valid = (x[4] & 1) && vkocc_tick_delta(a, b, narrow ? 32 : 64, &d) != VKOCC_TICKS_BACKWARDS;
-    if (x[4] & 2) cut++;
     iv[i].start = iv[i].valid ? (double)(rel - t0) * ns_per_tick : 0;
     iv[i].end = iv[i].valid ? iv[i].start + (double)d * ns_per_tick : 0;
+    if (x[4] & 2) {
+      cut++;
+      if (cut_min_ns && iv[i].valid) *cut_min_ns = fmin(*cut_min_ns, iv[i].end - iv[i].start);
+    }
   }
   return cut;
 }
@@ -412,7 +412,7 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   if (!(opt->sleep_ns > 0) && opt->sleep_start_ns > sleep) sleep = fmin(MAX_SLEEP_NS, opt->sleep_start_ns);
 
   probe_run r = {.ctx = ctx, .k = *kernel, .rec = ps->rec, .chase = ps->chase, .max_groups = ps->max_groups,
-                 .hook = ps->dispatch, .hook_user = ps->user, .cal = cal};
+                 .hook = ps->dispatch, .hook_user = ps->user, .cal = cal, .cut_min_ns = INFINITY};
   r.push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
   /* the test suite lowers the loops' iteration bound, so that sleeps end at it before their time */
   const char *test_rounds = getenv("VKOCC_TEST_MAX_ROUNDS");
@@ -702,7 +702,7 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
         b[i].gpu_ns += rec->ns;
         b[i].dispatches++;
         uint32_t cut = vkocc_comb_read_records((const uint32_t *)((const char *)buf.map + b[i].off), b[i].groups,
-                                               cal->ns_per_tick, iv);
+                                               cal->ns_per_tick, iv, NULL);
         vkocc_comb_estimate e;
         ok = ok && !cut && vkocc_comb_estimate_P(iv, b[i].groups, 0, &e) == VKOCC_OK;
         if (!ok) vkocc_clear_error();

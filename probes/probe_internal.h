@@ -23,8 +23,10 @@ void vkocc_probe_session_destroy(vkocc_probe_session *ps);
 vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k);
 /* The probe shader's records (8 words each: start lo/hi, end lo/hi, flags) as intervals in ns from the
  * first start; a clock whose high words are all 0 is read as 32-bit (lavapipe). Returns the number of
- * sleeps cut by the iteration bound (flag 2). */
-uint32_t vkocc_comb_read_records(const uint32_t *records, uint32_t n, double ns_per_tick, vkocc_interval *iv);
+ * sleeps cut by the iteration bound (flag 2); cut_min_ns (may be NULL) gets the shortest of them, unchanged
+ * without one. */
+uint32_t vkocc_comb_read_records(const uint32_t *records, uint32_t n, double ns_per_tick, vkocc_interval *iv,
+                                 double *cut_min_ns);
 /* One one-workgroup dispatch: drivers that finish pipelines at first use do it here. */
 vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel);
 vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, uint32_t n); /* one submit */

@@ -350,42 +350,6 @@ static int32_t parse_unary(parser *ps) {
   return parse_power(ps);
 }
 
-static int32_t parse_term(parser *ps) {
-  int32_t a = parse_unary(ps);
-  while (a >= 0) {
-    skip_ws(ps);
-    const char *at = ps->p;
-    int op;
-    if (accept(ps, "//")) op = B_FDIV;
-    else if (*ps->p == '*' && ps->p[1] != '*' && accept(ps, "*")) op = B_MUL;
-    else if (accept(ps, "/")) op = B_DIV;
-    else if (accept(ps, "%")) op = B_MOD;
-    else break;
-    int32_t b = parse_unary(ps);
-    if (b < 0) return -1;
-    a = add_node(ps, N_BIN, at, a, b);
-    if (a >= 0) ps->e->n[a].op = op;
-  }
-  return a;
-}
-
-static int32_t parse_arith(parser *ps) {
-  int32_t a = parse_term(ps);
-  while (a >= 0) {
-    skip_ws(ps);
-    const char *at = ps->p;
-    int op;
-    if (accept(ps, "+")) op = B_ADD;
-    else if (accept(ps, "-")) op = B_SUB;
-    else break;
-    int32_t b = parse_term(ps);
-    if (b < 0) return -1;
-    a = add_node(ps, N_BIN, at, a, b);
-    if (a >= 0) ps->e->n[a].op = op;
-  }
-  return a;
-}
-
 /* one binary level: operands from next, operators ops[i] (longest first where one is a prefix of another) */
 static int32_t parse_level(parser *ps, int32_t (*next)(parser *), const char *const *ops, const int *codes, int nops) {
   int32_t a = next(ps);
@@ -395,7 +359,6 @@ static int32_t parse_level(parser *ps, int32_t (*next)(parser *), const char *co
     int op = -1;
     for (int i = 0; i < nops && op < 0; i++) {
       size_t l = strlen(ops[i]);
-      /* '<<' is not '<' followed by '<'; '&' and '|' are single, '<'/'>' belong to comparisons */
       if (!strncmp(ps->p, ops[i], l)) ps->p += l, op = codes[i];
     }
     if (op < 0) break;
@@ -405,6 +368,16 @@ static int32_t parse_level(parser *ps, int32_t (*next)(parser *), const char *co
     if (a >= 0) ps->e->n[a].op = op;
   }
   return a;
+}
+static int32_t parse_term(parser *ps) { /* '**' never reaches here: parse_power took it */
+  static const char *const ops[] = {"//", "*", "/", "%"};
+  static const int codes[] = {B_FDIV, B_MUL, B_DIV, B_MOD};
+  return parse_level(ps, parse_unary, ops, codes, 4);
+}
+static int32_t parse_arith(parser *ps) {
+  static const char *const ops[] = {"+", "-"};
+  static const int codes[] = {B_ADD, B_SUB};
+  return parse_level(ps, parse_term, ops, codes, 2);
 }
 static int32_t parse_shift(parser *ps) {
   static const char *const ops[] = {"<<", ">>"};

@@ -31,7 +31,7 @@ struct vkocc_tune_session {
   tu_run urun;
   char resume_path[1024];    /* read by prepare, once the device is known */
   /* both */
-  bool prepared, finished;
+  bool prepared;
   bool spent;                /* a prepare that failed or a run tried: the state is partial, nothing runs again */
   uint32_t resumed;
   tune_device_id dev;
@@ -373,7 +373,7 @@ vkocc_status vkocc_tune_run(vkocc_tune_session *s, vkocc_context **ctx, const vk
   vkocc_clear_error();
   if (!s || !ctx || !*ctx) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: no session or context");
   if (!s->prepared) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: call vkocc_tune_prepare first");
-  if (s->finished || s->spent) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: the session has run already");
+  if (s->spent) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: the session has run already");
   if (options && options->t4_output && !s->spec) return vkocc_fail(VKOCC_ERROR_USAGE, "T4 results: for a T1 spec's session only");
   if (options && options->t4_output && !options->output)
     return vkocc_fail(VKOCC_ERROR_USAGE, "T4 results: they go with the results document (options->output)");
@@ -384,7 +384,6 @@ vkocc_status vkocc_tune_run(vkocc_tune_session *s, vkocc_context **ctx, const vk
   vkocc_status st = s->spec ? run_spec(s, ctx, o) : run_kernel(s, *ctx, o);
   if (!st) {
     s->final = results_json(s); /* what vkocc_tune_results_document returns from now on */
-    s->finished = true;
     if (o->output) st = write_docs(s, s->final, o->output, o->t4_output);
   }
   s->opt = NULL;
