@@ -416,7 +416,8 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
   r.push = (probe_push){.max_rounds = MAX_ROUNDS, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
   /* the test suite lowers the loops' iteration bound, so that sleeps end at it before their time */
   const char *test_rounds = getenv("VKOCC_TEST_MAX_ROUNDS");
-  if (test_rounds && atoi(test_rounds) > 0 && (uint32_t)atoi(test_rounds) < MAX_ROUNDS) r.push.max_rounds = (uint32_t)atoi(test_rounds);
+  int tr = test_rounds ? atoi(test_rounds) : 0;
+  if (tr > 0 && (uint32_t)tr < MAX_ROUNDS) r.push.max_rounds = (uint32_t)tr;
   vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
   vkocc_kernel_bind(ctx, kernel, bufs);
   /* The first dispatch after pipeline creation is slow; it is not part of any estimate. Short
