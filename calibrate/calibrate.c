@@ -73,6 +73,12 @@ static uint32_t fastest_by_length(const double *key, const bool *ok, const doubl
   return out;
 }
 
+/* A CPU device's timestamps include OS wake-ups that grow with the wait (deeper idle states): longer
+ * spins make that excess a smaller part of each interval. */
+static double default_longest_ns(const vkocc_context *ctx) {
+  return ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 16e6 : 4e6;
+}
+
 /* *no_line: the samples did not make a line (fewer than 2 distinct lengths); measuring again may help. */
 static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal,
                                  bool *no_line) {
@@ -82,9 +88,7 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
   if (o.span <= 1) o.span = 20;
   if (!o.repeats) o.repeats = 5;
   if (!o.warmups) o.warmups = 3;
-  /* A CPU device's timestamps include OS wake-ups that grow with the wait (deeper idle states): longer
-   * spins make that excess a smaller part of each interval. */
-  if (o.longest_ns <= 0) o.longest_ns = ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 16e6 : 4e6;
+  if (o.longest_ns <= 0) o.longest_ns = default_longest_ns(ctx);
   if (o.lengths < 2 || o.lengths * o.repeats > 4096)
     return vkocc_fail(VKOCC_ERROR_USAGE, "calibration needs 2..4096 samples (lengths x repeats)");
   memset(cal, 0, sizeof *cal);
@@ -204,29 +208,45 @@ out:
 }
 
 /* A fit that explains the data poorly means the samples did not measure the spin (seen on a loaded
- * 2-core machine under lavapipe: spins cut short, ticks no longer tracking queue time). It is measured
- * again, at most three times in all, and a poor final fit is flagged, never passed off as good. */
+ * 2-core machine under lavapipe: spins cut short, ticks no longer tracking queue time; once R^2 0.037 and
+ * -1.136 ns per tick). It is measured again with spins 4 and 16 times longer and twice the repeats (what
+ * delays a dispatch adds to its interval; a longer spin makes that a smaller part of it), at most three
+ * times in all, and a poor
+ * final fit is refused with its numbers (poor_fit set, the figures kept for `vkocc calibrate` to print),
+ * never passed on to a probe as a clock period. */
 vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal) {
   vkocc_clear_error();
   vkocc_status s = VKOCC_OK;
+  vkocc_calibrate_options o = opt ? *opt : (vkocc_calibrate_options){0};
+  double longest = o.longest_ns > 0 ? o.longest_ns : default_longest_ns(ctx);
+  uint32_t repeats = o.repeats ? o.repeats : 5, lengths = o.lengths ? o.lengths : 8;
   for (uint32_t attempt = 1; attempt <= 3; attempt++) {
     bool no_line;
-    s = measure_once(ctx, opt, cal, &no_line);
+    o.longest_ns = longest * (attempt == 1 ? 1 : attempt == 2 ? 4 : 16);
+    /* and twice the repeats: the fastest of more samples per length is less likely to be a delayed one */
+    if (attempt > 1 && 2 * repeats * lengths <= 4096) o.repeats = 2 * repeats;
+    s = measure_once(ctx, &o, cal, &no_line);
     cal->attempts = attempt;
     if (s && no_line && attempt < 3) continue;
     if (s) return s;
     const vkocc_linfit *f = cal->has_device_clock ? &cal->realtime_fit : &cal->spin_fit;
     /* Good: a line through every length of the ladder (a fit over fewer points can have R^2 = 1 and any
      * slope), rising, explaining the data. */
-    uint32_t lengths = opt && opt->lengths ? opt->lengths : 8;
     bool line = f->n == lengths && f->slope > 0 && isfinite(f->slope) &&
                 (!cal->has_subgroup_clock || (cal->subgroup_fit.n == lengths && cal->subgroup_fit.slope > 0));
     bool good = line && f->r2 >= 0.999 && (!cal->has_subgroup_clock || cal->subgroup_fit.r2 >= 0.999);
     if (good) return VKOCC_OK;
   }
+  const vkocc_linfit *f = cal->has_device_clock ? &cal->realtime_fit : &cal->spin_fit;
   size_t len = strlen(cal->note);
   snprintf(cal->note + len, sizeof cal->note - len, "%spoor fit after 3 attempts (R^2 %.4f): the clock figures are "
-           "unreliable", len ? "; " : "", cal->has_device_clock ? cal->realtime_fit.r2 : cal->spin_fit.r2);
+           "unreliable", len ? "; " : "", f->r2);
   cal->poor_fit = true;
-  return VKOCC_OK;
+  char sub[96] = "";
+  if (cal->has_subgroup_clock)
+    snprintf(sub, sizeof sub, "; subgroup clock R^2 %.4f, %.4g ns per tick", cal->subgroup_fit.r2, cal->subgroup_fit.slope);
+  return vkocc_fail(VKOCC_ERROR_RUNTIME, "calibration disturbed: poor fit after 3 attempts, spins up to %.3g ms (%s R^2 "
+                    "%.4f over %u of %u lengths, %.4g ns per %s, needs R^2 >= 0.999 and a rising line%s): measure again "
+                    "on a quieter device", cal->longest_ns / 1e6, cal->has_device_clock ? "realtime clock" : "spin",
+                    f->r2, f->n, lengths, f->slope, cal->has_device_clock ? "tick" : "iteration", sub);
 }

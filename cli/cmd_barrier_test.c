@@ -135,15 +135,15 @@ int cmd_barrier_test(int argc, char **argv) {
     for (uint32_t i = 0; i < r.runs; i++) json_array_append_new(runs, run_json(&r.run[i]));
     json_t *doc = json_pack(
         "{s:s, s:s, s:o, s:s, s:i, s:s, s:f, s:i, s:i, s:i, s:i, s:i,"
-        " s:{s:s, s:f, s:i, s:i, s:f},"
+        " s:{s:s, s:f, s:f, s:b, s:i, s:i, s:f},"
         " s:i, s:i, s:i, s:i, s:i, s:b, s:s, s:o, s:o, s:o, s:f, s:o}",
         "schema", vkocc_doc_schema_string(VKOCC_DOC_BARRIER_TEST), "tool_version", vkocc_version(), "device", vkocc_device_info_json(d),
         "kernel", o.shader ? o.shader : "kernels/barrier/barrier_test.comp", "P", (json_int_t)r.P, "P_source",
         r.P_given ? "given" : r.P_from_cache ? "cache" : "measured", "P_measure_ms", r.measure_ms,
         "extra", (json_int_t)o.extra, "groups", (json_int_t)r.groups, "wg_size", (json_int_t)r.wg_size, "rounds",
         (json_int_t)r.rounds, "runs", (json_int_t)r.runs, "bounds", "clock", r.bounds.clock, "bound_ms",
-        r.bounds.bound_ms, "bound_ticks", (json_int_t)r.bounds.bound_ticks, "max_iterations",
-        (json_int_t)r.bounds.max_iters, "ns_per_tick", r.bounds.ns_per_tick, "completed", (json_int_t)r.completed,
+        r.bounds.bound_ms, "asked_ms", r.bounds.asked_ms, "clamped", r.bounds.clamped, "bound_ticks",
+        (json_int_t)r.bounds.bound_ticks, "max_iterations", (json_int_t)r.bounds.max_iters, "ns_per_tick", r.bounds.ns_per_tick, "completed", (json_int_t)r.completed,
         "correct", (json_int_t)r.correct, "timed_out", (json_int_t)r.timed_out, "wrong", (json_int_t)r.wrong,
         "max_wait_iterations", (json_int_t)max_used, "ok", s == VKOCC_OK, "message", msg, "completed_gpu_ms",
         summary_json(&ok_gpu), "timed_out_gpu_ms", summary_json(&to_gpu), "timed_out_wall_ms", summary_json(&to_wall),
@@ -157,10 +157,13 @@ int cmd_barrier_test(int argc, char **argv) {
            r.wg_size, r.rounds);
     printf("P = %u (%s%s), dispatched %u = P + %u\n", r.P, r.P_given ? "given" : r.P_from_cache ? "cache" : "measured",
            r.P_given || r.P_from_cache ? "" : ", augmented pipeline, comb", r.groups, o.extra);
-    if (r.bounds.bound_ticks)
+    if (r.bounds.bound_ticks) {
       printf("bounds: %.0f ms on the %s clock (%u ticks), %u wait iterations per invocation\n", r.bounds.bound_ms,
              r.bounds.clock, r.bounds.bound_ticks, r.bounds.max_iters);
-    else
+      if (r.bounds.clamped)
+        printf("note: --bound-ms %g clamped to %.0f ms: the shader compares 32-bit differences of the %s clock "
+               "(1..2^31 - 1 ticks)\n", r.bounds.asked_ms, r.bounds.bound_ms, r.bounds.clock);
+    } else
       printf("bounds: no shader clock, iterations only: %u wait iterations per invocation\n", r.bounds.max_iters);
     printf("runs: %u, completed %u (correct %u, wrong %u), timed out %u\n", r.runs, r.completed, r.correct, r.wrong,
            r.timed_out);

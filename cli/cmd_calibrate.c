@@ -59,17 +59,20 @@ int cmd_calibrate(int argc, char **argv) {
   rc = cli_open("calibrate", &c, &ctx);
   if (rc) return rc;
   vkocc_calibration cal;
+  /* a poor fit is refused (exit 1) but still printed and written, marked poor_fit: the numbers are the evidence */
   vkocc_status s = vkocc_calibrate(ctx, &o, &cal);
-  if (s) { vkocc_context_destroy(ctx); return cli_fail("calibrate", s); }
+  if (s && !cal.poor_fit) { vkocc_context_destroy(ctx); return cli_fail("calibrate", s); }
+  if (s) fprintf(stderr, "vkocc calibrate: %s\n", vkocc_last_error());
   const vkocc_device_info *d = vkocc_context_device(ctx);
-  if (c.output && (s = vkocc_calibration_save(d, &cal, c.output))) {
+  vkocc_status w;
+  if (c.output && (w = vkocc_calibration_save(d, &cal, c.output))) {
     vkocc_context_destroy(ctx);
-    return cli_fail("calibrate", s);
+    return cli_fail("calibrate", w);
   }
   if (c.json) { /* poor_fit is in the document */
-    s = vkocc_calibration_save(d, &cal, "-");
+    w = vkocc_calibration_save(d, &cal, "-");
     vkocc_context_destroy(ctx);
-    return s ? cli_fail("calibrate", s) : 0;
+    return w ? cli_fail("calibrate", w) : cal.poor_fit ? 1 : 0;
   }
   printf("device: %s (%s %s)\n", d->name, d->driver_name, d->driver_info);
   char qt[96];

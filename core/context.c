@@ -206,6 +206,9 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
   vkocc_load_device_functions(ctx->instance);
   vkocc_fn.vkGetDeviceQueue(ctx->device, ctx->info.compute_queue_family, 0, &ctx->queue);
   if ((s = context_objects(ctx))) { vkocc_context_destroy(ctx); return s; }
+  /* A CPU device compiles a pipeline at its first dispatch (lavapipe: LLVM, seconds for a large module on a
+   * busy host: a 10 s wait timed out there) and cannot hang like a GPU: its default wait is longer. */
+  if (!(opt->timeout_s > 0) && ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) ctx->timeout_ns = 60000000000ull;
   *out = ctx;
   return VKOCC_OK;
 }
@@ -266,6 +269,9 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
   vkocc_load_device_functions(ctx->instance);
   vkocc_fn.vkGetDeviceQueue(ctx->device, fam, ext->queue_index, &ctx->queue);
   if ((s = context_objects(ctx))) { vkocc_context_destroy(ctx); return s; }
+  /* A CPU device compiles a pipeline at its first dispatch (lavapipe: LLVM, seconds for a large module on a
+   * busy host: a 10 s wait timed out there) and cannot hang like a GPU: its default wait is longer. */
+  if (!(ext->timeout_s > 0) && ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU) ctx->timeout_ns = 60000000000ull;
   *out = ctx;
   return VKOCC_OK;
 }

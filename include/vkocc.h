@@ -221,7 +221,7 @@ typedef struct vkocc_context vkocc_context;
 typedef struct vkocc_context_options {
   const char *device;           /* see vkocc_select_device; NULL: VKOCC_DEVICE from the environment */
   bool disable_shader_clock;    /* act as if the device had no VK_KHR_shader_clock (tests the fallbacks) */
-  double timeout_s;             /* host wait limit for one submission; 0 = 10 s */
+  double timeout_s;             /* host wait limit for one submission; 0 = 10 s (60 s on a CPU device) */
   const char *queue;            /* queue family: "compute", "graphics" or an index (vkocc_select_queue_family);
                                    NULL: VKOCC_QUEUE from the environment, else "compute" */
 } vkocc_context_options;
@@ -245,7 +245,7 @@ typedef struct vkocc_external_device {
   /* What the application enabled on `device` (Vulkan cannot be asked): VK_KHR_shader_clock with
    * shaderDeviceClock / shaderSubgroupClock. Without the device clock, P is measured by bisection only. */
   bool shader_device_clock, shader_subgroup_clock;
-  double timeout_s;             /* host wait limit for one submission; 0 = 10 s */
+  double timeout_s;             /* host wait limit for one submission; 0 = 10 s (60 s on a CPU device) */
 } vkocc_external_device;
 
 /* A context on the application's device: no instance or device is created; vkocc makes its own command
@@ -333,6 +333,9 @@ typedef struct vkocc_calibration {
   char note[256];            /* what could not be measured, if anything */
 } vkocc_calibration;
 
+/* Measures the clocks. A fit below R^2 0.999 (or not rising, or missing a length) is measured again with
+ * spins 4 and 16 times longer; still poor after 3 attempts: VKOCC_ERROR_RUNTIME with the fits' numbers in
+ * the message, and *out filled with poor_fit set (the evidence, never a clock to measure with). */
 vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *options,
                              vkocc_calibration *out);
 
@@ -1113,16 +1116,19 @@ typedef struct vkocc_barrier_bounds {
   const char *clock;    /* "realtime" (GL_EXT_shader_realtime_clock), "subgroup" (GL_ARB_shader_clock) or
                            "none" (iteration bound only) */
   const char *define;   /* the define the shader needs for it ("VKOCC_CLOCK_REALTIME=1", ...; NULL: none) */
-  double bound_ms;      /* time bound of one wait */
+  double bound_ms;      /* time bound of one wait (after clamping) */
   uint32_t bound_ticks; /* the same in clock ticks (< 2^31) */
   uint32_t max_iters;
   double ns_per_tick;   /* 0 without a clock */
+  double asked_ms;      /* the bound asked for */
+  bool clamped;         /* asked_ms was outside 1..2^31 - 1 ticks: bound_ms is the nearest end of that range */
 } vkocc_barrier_bounds;
 
 /* The bounds on ctx's device: the realtime clock where enabled, else the subgroup clock, else none;
  * bound_ms (0: 1000) in ticks through cal (NULL: a short calibration is run); max_iters 0:
- * VKOCC_BARRIER_CPU_MAX_ITERS on a CPU device, else VKOCC_BARRIER_GPU_MAX_ITERS. VKOCC_ERROR_USAGE when the
- * bound exceeds 2^31 - 1 ticks (the shader compares 32-bit deltas). */
+ * VKOCC_BARRIER_CPU_MAX_ITERS on a CPU device, else VKOCC_BARRIER_GPU_MAX_ITERS. A bound beyond 2^31 - 1
+ * ticks (the shader compares 32-bit deltas) or below one tick is clamped to that range (clamped, asked_ms).
+ * A failed calibration's error when cal is NULL. */
 vkocc_status vkocc_barrier_bounds_get(vkocc_context *ctx, const vkocc_calibration *cal, double bound_ms,
                                       uint32_t max_iters, vkocc_barrier_bounds *out);
 /* The state block for one dispatch: zeros and the bounds. Upload it before every dispatch (a dispatch that

@@ -12,7 +12,7 @@
 vkocc_status vkocc_barrier_bounds_get(vkocc_context *ctx, const vkocc_calibration *cal, double bound_ms,
                                       uint32_t max_iters, vkocc_barrier_bounds *out) {
   memset(out, 0, sizeof *out);
-  out->bound_ms = bound_ms > 0 ? bound_ms : 1000;
+  out->bound_ms = out->asked_ms = bound_ms > 0 ? bound_ms : 1000;
   const vkocc_device_info *d = &ctx->info;
   out->max_iters = max_iters ? max_iters
                    : d->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? VKOCC_BARRIER_CPU_MAX_ITERS
@@ -42,11 +42,13 @@ vkocc_status vkocc_barrier_bounds_get(vkocc_context *ctx, const vkocc_calibratio
     out->clock = "none";
     return VKOCC_OK;
   }
+  /* The shader compares 32-bit tick differences: a bound beyond 2^31 - 1 ticks (2.1 s of ns, 1 s of a 2 GHz
+   * cycle counter) is clamped and says so. The limit comes from a calibration, so refusing there would make
+   * the same flag valid in one process and an error in the next. */
   ticks = out->bound_ms * 1e6 / out->ns_per_tick;
-  if (!(ticks >= 1 && ticks < 2147483647.0))
-    return vkocc_fail(VKOCC_ERROR_USAGE, "--bound-ms %g is %.3g ticks of the %s clock of %s, outside 1..2^31-1 (the "
-                      "shader compares 32-bit differences): at most %.0f ms", out->bound_ms, ticks, out->clock,
-                      d->name, 2147483647.0 * out->ns_per_tick / 1e6);
+  if (!(ticks <= 2147483647.0)) ticks = 2147483647.0, out->clamped = true;
+  if (ticks < 1) ticks = 1, out->clamped = true;
+  if (out->clamped) out->bound_ms = ticks * out->ns_per_tick / 1e6;
   out->bound_ticks = (uint32_t)ticks;
   return VKOCC_OK;
 }

@@ -1,27 +1,22 @@
 /* Both probe methods on lavapipe give exactly LP_NUM_THREADS at several points; the bisection also
  * without the shader clock (pointer chase). Invalid points fail before any dispatch.
- * lavapipe's workers are OS threads. When the machine has more runnable threads than cores (other jobs,
- * CPU hogs) a worker wakes milliseconds late and leaves its workgroups to the others: beside two CPU hogs
- * on 2 cores, 2 sleeping workgroups took 32 ms at best against 8 ms for one. Runtimes alone (bisection)
- * cannot show P then, and the probe must say so ("could not establish P", VKOCC_ERROR_RUNTIME) instead of
- * returning a wrong one. So: the comb is held to P exactly, always; the bisection to P exactly on a quiet
- * machine, and on a busy one (1-minute load above the core count) to "P exactly, or could not establish
- * P" — a wrong P fails the test either way. Each measurement is retried (not the assertion weakened)
- * before it counts as not established. */
+ * lavapipe's workers are OS threads: when the machine has more runnable threads than cores a worker wakes
+ * late and leaves its workgroups to the others, and runtimes alone (bisection) cannot show P; the probe
+ * then says so ("could not establish P", VKOCC_ERROR_RUNTIME) instead of returning a wrong one. The test
+ * runs through tests/timed.sh (a session of its own at a raised priority) so that CPU hogs beside it do not
+ * starve it, and holds both methods to P exactly on a quiet and a busy machine: a refusal is measured again
+ * (up to 3 times), never excused. */
 #include "lvp.h"
 #include "vkocc.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static bool busy;
-static uint32_t not_established;
-
-/* Probes up to 2 times while the answer is "could not establish P". Returns the last status. */
+/* Probes up to 3 times while the answer is "could not establish P". Returns the last status. */
 static vkocc_status probe_retry(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_probe_options *po,
                                 vkocc_probe_result *r) {
   vkocc_status s = VKOCC_OK;
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 3; i++) {
     s = vkocc_probe(ctx, cal, po, r);
     if (s != VKOCC_ERROR_RUNTIME || !strstr(vkocc_last_error(), "could not establish P")) break;
     fprintf(stderr, "retry: %s\n", vkocc_last_error());
@@ -29,19 +24,16 @@ static vkocc_status probe_retry(vkocc_context *ctx, const vkocc_calibration *cal
   return s;
 }
 
-/* A bisection that could not establish P passes only on a busy machine, and only with that message. */
-static bool bisect_ok_or_excused(vkocc_status s, const char *what) {
-  if (s == VKOCC_OK) return true;
-  bool excused = busy && s == VKOCC_ERROR_RUNTIME && strstr(vkocc_last_error(), "could not establish P");
-  CHECK(excused, "%s: %s", what, vkocc_last_error());
-  if (excused) { not_established++; fprintf(stderr, "%s: not established on a busy machine\n", what); }
-  return false;
+/* A bisection must establish P: a refusal that outlasted its retries fails the test. */
+static bool bisect_ok(vkocc_status s, const char *what) {
+  CHECK(s == VKOCC_OK, "%s: %s", what, vkocc_last_error());
+  return s == VKOCC_OK;
 }
 
 int main(void) {
   uint32_t expect = lvp_expected_p();
   if (expect == 0) return 2;
-  busy = machine_busy();
+  machine_busy(); /* logged only: the bar is the same */
   vkocc_context *ctx;
   vkocc_calibration cal;
   if (!lvp_open(&ctx, &cal)) return check_report();
@@ -78,7 +70,7 @@ int main(void) {
       char what[64];
       snprintf(what, sizeof what, "%s %u/%u", po.method == VKOCC_METHOD_BOTH ? "both" : "bisect", wgs[a], shms[b]);
       s = probe_retry(ctx, &cal, &po, &r);
-      if (bisect_ok_or_excused(s, what)) {
+      if (bisect_ok(s, what)) {
         CHECK(r.bisect_min == expect && r.bisect_max == expect && r.P == expect, "%s: %u, expected %u", what,
               r.bisect_min, expect);
         CHECK(r.reps[0].bisect.consistent, "%s: whole waves %.2f %.2f %.2f", what, r.reps[0].bisect.waves_2P,
@@ -132,7 +124,7 @@ int main(void) {
       char what[64];
       snprintf(what, sizeof what, "chase %u", chase_wgs[a]);
       vkocc_status s = probe_retry(ctx, NULL, &po, &r);
-      if (!bisect_ok_or_excused(s, what)) continue;
+      if (!bisect_ok(s, what)) continue;
       CHECK(r.method == VKOCC_METHOD_BISECT && r.bisect_by_chase, "chase used");
       CHECK(r.bisect_min == expect && r.bisect_max == expect, "chase bisect at %u: %u..%u, expected %u", chase_wgs[a],
             r.bisect_min, r.bisect_max, expect);
@@ -140,6 +132,5 @@ int main(void) {
     }
   }
   vkocc_context_destroy(ctx);
-  fprintf(stderr, "bisections not established (busy machine): %u\n", not_established);
   return check_report();
 }

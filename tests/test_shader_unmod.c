@@ -58,16 +58,17 @@ int main(int argc, char **argv) {
   free(out);
 
   /* a regular workload (64 threads x 2048 elements, ~1.5 ms a workgroup on lavapipe): P = 2. The runtime
-   * shows throughput: lavapipe's 2 worker threads show as 2 only while the host runs them side by side, and
-   * a host that gives them one core's time (this 2-vCPU VM, often) makes every run say 1: the method can
-   * undercount that way but never overcount. So: up to 8 attempts in 12 s; the first P = 2 passes; any
-   * answer above 2 fails at once (an overcount is what the evidence checks must prevent); answers of 1 and
-   * refusals (exit 1) are measured again; with no 2 in the budget the test is a skip (exit 77), not a pass.
-   * The host's state around each attempt is logged (two spins side by side vs one). */
+   * shows throughput: lavapipe's 2 worker threads show as 2 only while the host runs them side by side. The
+   * test runs through tests/timed.sh (a session of its own at a raised priority, so CPU hogs beside it leave
+   * it both cores); a host that still serializes them makes a run say 1 or refuse: the method can undercount
+   * that way but never overcount. So: up to 10 attempts in 40 s; the first P = 2 passes; any answer above 2
+   * fails at once (an overcount is what the evidence checks must prevent); answers of 1 and refusals (exit 1)
+   * are measured again; with no 2 in the budget the test fails (a method that always answers 1 must not
+   * pass). The host's state around each attempt is logged (two spins side by side vs one). */
   json_t *doc = NULL;
   bool got = false;
   double start = vkocc_now_ms();
-  for (int attempt = 0; attempt < 8 && vkocc_now_ms() - start < 12000; attempt++) {
+  for (int attempt = 0; attempt < 10 && vkocc_now_ms() - start < 40000; attempt++) {
     if (attempt) free(out);
     json_decref(doc);
     bool par = host_parallel();
@@ -87,15 +88,10 @@ int main(int argc, char **argv) {
     if (rc != 0) fprintf(stderr, "%s", out);
     CHECK(rc != 0 || P == 1, "attempt %d: P = %lld from the runtime of a 2-thread lavapipe", attempt + 1, (long long)P);
     CHECK(rc == 0 || rc == 1, "attempt %d: exit %d: %s", attempt + 1, rc, out);
+    if (rc == 1) CHECK_CONTAINS(out, FAIL_PREFIX);
     if (check_failed) break;
   }
-  if (!got && check_failed == 0) {
-    fprintf(stderr, "SKIP: no attempt showed the second slot (the host gave both worker threads one core's time, "
-            "or the evidence was refused as noisy)\n");
-    free(out);
-    json_decref(doc);
-    return 77;
-  }
+  CHECK(got, "no attempt in the budget established P = 2 from the runtime (the last: exit %d)", rc);
   CHECK(rc == 0, "--unmodified exit %d: %s", rc, out);
   CHECK(doc != NULL, "JSON: %s", e.text);
   if (doc) {
