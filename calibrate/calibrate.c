@@ -2,6 +2,7 @@
  * dispatch with timestamps, and fit queue ns against in-shader ticks (slope: ns per tick; intercept:
  * dispatch overhead). Warm-ups are discarded; lengths are interleaved across repeats so drift (clock
  * ramp-up) spreads over all lengths instead of bending the line. */
+#include "calibrate.h"
 #include "exec.h"
 #include <math.h>
 #include <stdio.h>
@@ -207,6 +208,14 @@ out:
   return s;
 }
 
+bool vkocc_calibration_fit_good(const vkocc_calibration *cal, uint32_t lengths) {
+  const vkocc_linfit *f = cal->has_device_clock ? &cal->realtime_fit : &cal->spin_fit;
+  bool line = f->n == lengths && f->slope > 0 && isfinite(f->slope) &&
+              (!cal->has_subgroup_clock || (cal->subgroup_fit.n == lengths && cal->subgroup_fit.slope > 0 &&
+                                            isfinite(cal->subgroup_fit.slope)));
+  return line && f->r2 >= 0.999 && (!cal->has_subgroup_clock || cal->subgroup_fit.r2 >= 0.999);
+}
+
 /* A fit that explains the data poorly means the samples did not measure the spin (seen on a loaded
  * 2-core machine under lavapipe: spins cut short, ticks no longer tracking queue time; once R^2 0.037 and
  * -1.136 ns per tick). It is measured again with spins 4 and 16 times longer and twice the repeats (what
@@ -229,13 +238,7 @@ vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *
     cal->attempts = attempt;
     if (s && no_line && attempt < 3) continue;
     if (s) return s;
-    const vkocc_linfit *f = cal->has_device_clock ? &cal->realtime_fit : &cal->spin_fit;
-    /* Good: a line through every length of the ladder (a fit over fewer points can have R^2 = 1 and any
-     * slope), rising, explaining the data. */
-    bool line = f->n == lengths && f->slope > 0 && isfinite(f->slope) &&
-                (!cal->has_subgroup_clock || (cal->subgroup_fit.n == lengths && cal->subgroup_fit.slope > 0));
-    bool good = line && f->r2 >= 0.999 && (!cal->has_subgroup_clock || cal->subgroup_fit.r2 >= 0.999);
-    if (good) return VKOCC_OK;
+    if (vkocc_calibration_fit_good(cal, lengths)) return VKOCC_OK;
   }
   const vkocc_linfit *f = cal->has_device_clock ? &cal->realtime_fit : &cal->spin_fit;
   size_t len = strlen(cal->note);

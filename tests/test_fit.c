@@ -1,5 +1,6 @@
 /* The calibration regression: exact lines, noisy lines, outliers, degenerate input; the summary. */
 #include "check.h"
+#include "calibrate.h"
 #include "vkocc.h"
 
 int main(void) {
@@ -45,5 +46,29 @@ int main(void) {
   CHECK_NEAR(s.min, 1, 0);
   CHECK_NEAR(s.max, 100, 0);
   CHECK_NEAR(s.mad, 1, 0);
+  /* the calibration's acceptance rule on synthetic fits: a good line passes; each way of being bad fails */
+  {
+    vkocc_calibration c = {.has_device_clock = true, .has_subgroup_clock = true};
+    c.realtime_fit = (vkocc_linfit){.n = 8, .slope = 1.0, .r2 = 0.9999};
+    c.subgroup_fit = (vkocc_linfit){.n = 8, .slope = 0.5, .r2 = 0.9995};
+    CHECK(vkocc_calibration_fit_good(&c, 8), "a good fit refused");
+    vkocc_calibration b = c;
+    b.realtime_fit.r2 = 0.037; /* seen under load, with -1.136 ns per tick */
+    CHECK(!vkocc_calibration_fit_good(&b, 8), "R^2 0.037 accepted");
+    b = c, b.realtime_fit.r2 = 0.998;
+    CHECK(!vkocc_calibration_fit_good(&b, 8), "R^2 0.998 accepted");
+    b = c, b.realtime_fit.slope = -1.136;
+    CHECK(!vkocc_calibration_fit_good(&b, 8), "a negative tick period accepted");
+    b = c, b.realtime_fit.n = 2, b.realtime_fit.r2 = 1;
+    CHECK(!vkocc_calibration_fit_good(&b, 8), "a 2-point fit accepted");
+    b = c, b.subgroup_fit.r2 = 0.9;
+    CHECK(!vkocc_calibration_fit_good(&b, 8), "a poor subgroup-clock fit accepted");
+    b = c, b.subgroup_fit.slope = 0;
+    CHECK(!vkocc_calibration_fit_good(&b, 8), "a flat subgroup-clock fit accepted");
+    b = c, b.has_device_clock = false, b.has_subgroup_clock = false, b.spin_fit = c.realtime_fit;
+    CHECK(vkocc_calibration_fit_good(&b, 8), "a good spin-only fit refused");
+    b.spin_fit.r2 = 0.99;
+    CHECK(!vkocc_calibration_fit_good(&b, 8), "a poor spin-only fit accepted");
+  }
   return check_report();
 }
