@@ -291,6 +291,10 @@ vkocc_status tune_measure(vkocc_context *ctx, tune_run *run, const tune_options 
   if (!s) {
     k->input(data, run->n, run->f32, 0x766b6f6363ull);
     k->reference(data, run->n, run->f32, b.ref);
+    /* VKOCC_TEST_WRONG_REFERENCE=1: the reference one off, so every answer must fail validation (the suite's
+     * proof that validation runs) */
+    const char *wrong = getenv("VKOCC_TEST_WRONG_REFERENCE");
+    if (wrong && !strcmp(wrong, "1")) b.ref[0] ^= 1u;
     s = vkocc_buffer_create(ctx, run->n * 4, false, &b.in);
   }
   if (!s) s = vkocc_buffer_upload(ctx, &b.in, data, run->n * 4);
