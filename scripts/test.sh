@@ -11,4 +11,16 @@ cmake --build build-test -j"$(nproc)"
 cd build-test
 exclude=(-LE package)
 if [ "${VKOCC_TEST_PACKAGE:-0}" = 1 ]; then exclude=(); fi
-ctest --output-on-failure -j"$(nproc)" "${exclude[@]}" "$@"
+# Every skip is printed by name with its reason (a test skips only where a machine cannot have what it
+# needs, e.g. no python3); device tests raise their own priority (tests/timed.sh) and never skip.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+ctest --output-on-failure -j"$(nproc)" "${exclude[@]}" "$@" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+skipped=$(grep -E '\*\*\*Skipped|Not Run' "$log" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/' | sort -u | paste -sd' ' -)
+echo "test.sh: skipped: ${skipped:-none}"
+# and every part of a test that skipped itself, with the reason it printed
+grep -h 'SKIP' Testing/Temporary/LastTest.log 2>/dev/null | sort -u | sed 's/^/test.sh: /' || true
+exit "$rc"
