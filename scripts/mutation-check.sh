@@ -92,7 +92,7 @@ while IFS='@' read -r name file old new tests; do
   fi
   cp "$work/orig" "$work/src/$file"
   touch "$work/src/$file"
+  build || { echo "mutation-check: the tree does not build again after $name" >&2; exit 1; }
 done <<<"$MUTATIONS"
-build || { echo "mutation-check: the tree does not build again after the mutations" >&2; exit 1; }
 [ -z "${VKOCC_MUTATION_DIR:-}" ] && rm -rf "$work"
 exit $missed
