@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""The suite's own rules, checked on the registered tests (ctest --show-only=json-v1), so that a new test
+cannot quietly break them (docs/testing.md):
+- every device test (label lavapipe) runs through tests/timed.sh, alone (RUN_SERIAL), with a timeout (the few
+  exceptions named below, with their reasons);
+- no device test turns an exit status into a skip (SKIP_RETURN_CODE): a device test passes or fails.
+usage: test_suite_rules.py CTEST BUILD_DIR"""
+import json, subprocess, sys
+
+ctest, build = sys.argv[1], sys.argv[2]
+doc = json.loads(subprocess.run([ctest, "--show-only=json-v1"], cwd=build, check=True, capture_output=True,
+                                text=True).stdout)
+# device tests that measure nothing timed, with the reason (they may run beside others, at any priority)
+UNTIMED = {"test_install_example": "builds and links the installed package; runs commands on fingerprints from tests/data"}
+# device tests that may run beside others (a tiny tune whose answer the test does not time)
+PARALLEL = {"test_cli_conventions"}
+bad, device = [], 0
+for t in doc["tests"]:
+    props = {p["name"]: p["value"] for p in t.get("properties", [])}
+    if "lavapipe" not in props.get("LABELS", []):
+        continue
+    device += 1
+    name, cmd = t["name"], t.get("command", [])
+    if name in UNTIMED:
+        continue
+    if not cmd or not cmd[0].endswith("/timed.sh"):
+        bad.append(f"{name}: does not run through tests/timed.sh ({cmd[0] if cmd else 'no command'})")
+    if not props.get("RUN_SERIAL") and name not in PARALLEL:
+        bad.append(f"{name}: not RUN_SERIAL")
+    if not props.get("TIMEOUT"):
+        bad.append(f"{name}: no TIMEOUT")
+    if "SKIP_RETURN_CODE" in props:
+        bad.append(f"{name}: SKIP_RETURN_CODE {props['SKIP_RETURN_CODE']} (a device test passes or fails)")
+print(f"{device} device tests checked")
+for b in bad:
+    print("rule broken:", b)
+if device < 20:
+    print(f"rule broken: only {device} device tests found (expected the lavapipe suite)")
+    sys.exit(1)
+sys.exit(1 if bad else 0)
