@@ -28,7 +28,7 @@ set +e
 ctest --output-on-failure -j"$(nproc)" "${exclude[@]}" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
-skipped=$(grep -E '\*\*\*Skipped|Not Run' "$log" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/' | sort -u | paste -sd' ' -)
+skipped=$(grep -E '\*\*\*Skipped|Not Run' "$log" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/' | sort -u | paste -sd' ' - || true)
 echo "test.sh: skipped: ${skipped:-none}"
 # and every part of a test that skipped itself, with the reason it printed
 grep -h 'SKIP' Testing/Temporary/LastTest.log 2>/dev/null | sort -u | sed 's/^/test.sh: /' || true
