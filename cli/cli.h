@@ -80,9 +80,6 @@ void cli_fingerprint_registers(const cli_common *c, bool fresh, vkocc_fingerprin
  * the details (*doc: json_decref it). */
 int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, bool registers, json_t **doc,
                            vkocc_fingerprint *fp);
-/* The per-limit counts of l as JSON (null where a limit does not apply or is unknown), and as table text ("-"). */
-json_t *cli_limits_json(const vkocc_limits_per_sm *l);
-void cli_limit_text(uint32_t v, char out[16]);
 /* For tune: the session's fingerprint (fp_path, else the device's cached one, measured when absent) and the opened
  * context. Returns an exit code; on failure nothing is left open. */
 int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_tune_session *s, vkocc_context **ctx);
@@ -105,7 +102,10 @@ int cli_check_output(const char *cmd, const char *flag, const char *path);
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
 /* shader.c: --shader FILE [--entry NAME] [--spec ID=V]... [--define N=V]... [--vary ID=LIST]... [--from SURFACE]
  * on probe, calc and surface (the user's own pipeline, docs/shader.md). */
-enum { CLI_OPT_SHADER = 1000, CLI_OPT_ENTRY, CLI_OPT_SPEC, CLI_OPT_DEFINE, CLI_OPT_VARY, CLI_OPT_FROM, CLI_OPT_UNMODIFIED };
+enum { CLI_OPT_SHADER = 1000, CLI_OPT_ENTRY, CLI_OPT_SPEC, CLI_OPT_DEFINE, CLI_OPT_VARY, CLI_OPT_FROM, CLI_OPT_UNMODIFIED,
+       CLI_OPT_ALLOW_OTHER_DEVICE };
+/* --from FILE measured on another device or driver is refused unless this is given */
+#define CLI_ALLOW_OTHER_DEVICE_OPTION {"allow-other-device", no_argument, 0, CLI_OPT_ALLOW_OTHER_DEVICE}
 #define CLI_SHADER_OPTIONS                                                                                 \
   {"shader", required_argument, 0, CLI_OPT_SHADER}, {"entry", required_argument, 0, CLI_OPT_ENTRY},       \
       {"spec", required_argument, 0, CLI_OPT_SPEC}, {"define", required_argument, 0, CLI_OPT_DEFINE}
@@ -120,6 +120,7 @@ typedef struct cli_shader {
   cli_vary vary[4];
   uint32_t nvary;
   bool unmodified; /* probe --unmodified: the pipeline as written, by bisection on its runtime */
+  bool allow_other_device; /* --allow-other-device: use --from though another device or driver measured it */
 } cli_shader;
 /* Handles one of the CLI_OPT_* options: 0 when taken, an exit code on a bad value, -1 when not ours. */
 int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o);

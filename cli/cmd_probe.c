@@ -12,10 +12,12 @@ static const char *help =
     "          queue timestamps only (a pointer chase replaces the sleep without a shader clock)\n"
     "Default: both where the device clock exists, else bisect. --shmem takes bytes or K/KiB.\n"
     "       vkocc probe --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]...\n"
-    "                   [--from SURFACE] [--no-cache] [--method ...] [--repeat K] [--unmodified] [--json] [-o FILE]\n"
+    "                   [--from SURFACE [--allow-other-device]] [--no-cache] [--method ...] [--repeat K] [--unmodified] [--json] [-o FILE]\n"
     "                   [--augmentation auto|compact|unrolled|small|clock-only|rolled]\n"
     "P of your own compute pipeline (GLSL .comp/.glsl, HLSL .hlsl, SPIR-V .spv), measured on the pipeline\n"
     "itself (docs/shader.md); with --from a surface or fingerprint: per SM and the limit that binds.\n"
+    "A --from file another device or driver measured (by deviceUUID and driver) is refused: its limits and this\n"
+    "device's P give no answer for either; --allow-other-device combines them anyway.\n"
     "--unmodified: the pipeline as written, by dispatch bisection on its own runtime (its workgroups need a\n"
     "regular workload of tens of microseconds or more; no shader clock needed).\n"
     "--augmentation: how the estimator added to the pipeline sleeps (default auto: compact on GPUs, unrolled\n"
@@ -32,7 +34,7 @@ int cmd_probe(int argc, char **argv) {
   static const struct option opts[] = {
       CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION, {"wg", required_argument, 0, 'w'},
       {"shmem", required_argument, 0, 's'}, {"repeat", required_argument, 0, 'r'}, {"raw", required_argument, 0, 'R'},
-      {"sleep-us", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS,
+      {"sleep-us", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS, CLI_ALLOW_OTHER_DEVICE_OPTION,
       {"from", required_argument, 0, CLI_OPT_FROM}, {"no-cache", no_argument, 0, 'C'},
       {"unmodified", no_argument, 0, CLI_OPT_UNMODIFIED}, {"augmentation", required_argument, 0, 'A'}, {0}};
   int ch;
@@ -95,8 +97,9 @@ int cmd_probe(int argc, char **argv) {
   }
   if (sho.unmodified) return cli_error("probe", 2, "--unmodified goes with --shader");
   if (augmentation) return cli_error("probe", 2, "--augmentation goes with --shader");
-  if (sho.entry || sho.nspec || sho.ndefines || sho.from || no_cache)
-    return cli_error("probe", 2, "--entry, --spec, --define, --from and --no-cache go with --shader");
+  if (sho.entry || sho.nspec || sho.ndefines || sho.from || no_cache || sho.allow_other_device)
+    return cli_error("probe", 2, "--entry, --spec, --define, --from, --allow-other-device and --no-cache go with "
+                     "--shader");
   if (!have_wg || !have_shm) return cli_error("probe", 2, "--wg and --shmem are required (see --help)");
   int rc = cli_check_output("probe", "--raw", raw);
   if (!rc) rc = cli_check_output("probe", "-o", c.output);

@@ -238,23 +238,8 @@ int cli_usage_error(const char *help) {
   return 2;
 }
 
-/* "1 workgroup", "2 workgroups" */
-static const char *plural(uint32_t n, const char *one, const char *many) { return n == 1 ? one : many; }
-
 void cli_print_derived(const char *label, const vkocc_derived *d, const char *from) {
-  char sms[96];
-  if (d->sm_count) snprintf(sms, sizeof sms, "%u %s%s", d->sm_count, plural(d->sm_count, "SM", "SMs"),
-                            d->sm_count_ambiguous ? " (ambiguous: another SM count explains as many points)" : "");
-  else snprintf(sms, sizeof sms, "SM count unknown (values per SM)");
-  const char *sg_more = d->subgroups_bound_seen ? "" : " or more", *sh_more = d->shared_bound_seen ? "" : " or more";
-  printf("%s%s; per SM: %u %s, %u%s %s (%u%s %s; subgroup size %u%s), %u%s shared %s; ", label, sms, d->wg_per_sm,
-         plural(d->wg_per_sm, "workgroup", "workgroups"), d->subgroups_per_sm, sg_more,
-         plural(d->subgroups_per_sm, "subgroup", "subgroups"), d->threads_per_sm, sg_more,
-         plural(d->threads_per_sm, "thread", "threads"), d->subgroup_size,
-         d->subgroup_size_inferred ? ", inferred" : "", d->shared_per_sm, sh_more,
-         plural(d->shared_per_sm, "byte", "bytes"));
-  if (from) printf("read from %s ($.derived)\n", from);
-  else printf("%u/%u %s explained\n", d->explained, d->total, plural(d->total, "point", "points"));
+  vkocc_derived_write_text(stdout, label, d, from);
 }
 
 /* ---- the device's fingerprint for fingerprint, policy and --device all (through the library) */
@@ -334,19 +319,4 @@ int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_tune_session
     if (st) return cli_fail("tune", st);
   }
   return cli_open("tune", c, ctx);
-}
-
-json_t *cli_limits_json(const vkocc_limits_per_sm *l) {
-  json_t *o = json_object();
-  const struct { const char *k; uint32_t v; } f[] = {{"workgroup_slots", l->workgroup_slots},
-      {"subgroup_slots", l->subgroup_slots}, {"threads", l->threads}, {"shared_memory", l->shared_memory},
-      {"registers", l->registers}};
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-    json_object_set_new(o, f[i].k, f[i].v == VKOCC_NO_LIMIT ? json_null() : json_integer(f[i].v));
-  return o;
-}
-
-void cli_limit_text(uint32_t v, char out[16]) {
-  if (v == VKOCC_NO_LIMIT) snprintf(out, 16, "-");
-  else snprintf(out, 16, "%u", v);
 }

@@ -25,6 +25,7 @@ int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o) {
   case CLI_OPT_SHADER: o->path = arg; return 0;
   case CLI_OPT_ENTRY: o->entry = arg; return 0;
   case CLI_OPT_FROM: o->from = arg; return 0;
+  case CLI_OPT_ALLOW_OTHER_DEVICE: o->allow_other_device = true; return 0;
   case CLI_OPT_SPEC:
     if (o->nspec >= CLI_MAX_SPEC) return cli_error(cmd, 2, "--spec: at most %d", CLI_MAX_SPEC);
     if (!parse_spec(arg, &o->spec[o->nspec]))
@@ -186,6 +187,15 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   vkocc_context *ctx;
   if ((rc = cli_open(cmd, c, &ctx))) return rc;
   const vkocc_device_info *dev = vkocc_context_device(ctx);
+  vkocc_device_identity id;
+  char why[1400];
+  /* the --from limits with this device's P: only when one device and driver measured both */
+  if (o->from && !o->allow_other_device && vkocc_document_device(o->from, &id) == VKOCC_OK &&
+      !vkocc_device_identity_same(&id, dev, why, sizeof why)) {
+    vkocc_context_destroy(ctx);
+    return cli_error(cmd, 2, "--from %s: %s; give --allow-other-device to combine them anyway", o->from, why);
+  }
+  vkocc_clear_error(); /* a file that names no device (a CSV) is checked by nothing */
   char fp_path[1024] = "";
   if (!o->from) { /* no surface given: the device's cached fingerprint, when `vkocc fingerprint` made one */
     vkocc_fingerprint fp; /* sealed with this device's key, verified (an edited or foreign file is a miss) */
@@ -259,11 +269,12 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                                              isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
                                              "augmented", r.stats[i].augmented));
     json_object_set_new(doc, "statistics", stats);
+    /* -o FILE: the document there and nothing on standard output; "-" is standard output */
     vkocc_status ws = c->output ? cli_json_write(doc, c->output) : VKOCC_OK;
-    if (ws || c->json) {
+    if (ws || c->json || c->output) {
       vkocc_pipeline_result_free(&r);
       vkocc_context_destroy(ctx);
-      if (ws) { json_decref(doc); return cli_fail(cmd, ws); }
+      if (ws || c->output) { json_decref(doc); return ws ? cli_fail(cmd, ws) : 0; }
       return cli_emit_json(cmd, doc, NULL);
     }
     json_decref(doc);
