@@ -69,7 +69,8 @@ int cmd_probe(int argc, char **argv) {
     case 'h': fputs(help, stdout); return 0;
     case 'C': no_cache = true; break;
     case 'A':
-      if (vkocc_set_augmentation(optarg)) return cli_error("probe", 2, "--%s", vkocc_last_error());
+      if (vkocc_augmentation_check(optarg)) return cli_error("probe", 2, "--%s", vkocc_last_error());
+      o.augmentation = optarg;
       augmentation = true;
       break;
     case CLI_OPT_UNMODIFIED: sho.unmodified = true; break;

@@ -212,7 +212,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   vkocc_pipeline_result r;
   vkocc_status st = vkocc_pipeline_occupancy_model(ctx, NULL, &sh, po, have_d ? &d : NULL, rm.known ? &rm : NULL,
                                                    use_cache, &r);
-  if (st == VKOCC_ERROR_RUNTIME && r.nstats && strstr(vkocc_last_error(), "of the pipeline as written")) {
+  if (st == VKOCC_ERROR_RUNTIME && r.nstats && vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN) {
     /* measured, but P as written cannot be established: the evidence is shown, no P, exit 1 */
     char why[700];
     snprintf(why, sizeof why, "%s", vkocc_last_error());
@@ -379,7 +379,7 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
     vkocc_pipeline_result r;
     st = vkocc_pipeline_occupancy_model(ctx, &cal, &sh, &p, NULL, have_rm ? &rm : NULL, false, &r);
     o->nspec = base;
-    if (st == VKOCC_ERROR_RUNTIME && strstr(vkocc_last_error(), "of the pipeline as written")) {
+    if (st == VKOCC_ERROR_RUNTIME && vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN) {
       /* this point's P as written cannot be established: said, no P, and exit 1 at the end */
       json_t *spec = json_object();
       for (uint32_t v = 0; v < o->nvary; v++) {

@@ -71,6 +71,30 @@ vkocc_status vkocc_fail(vkocc_status s, const char *fmt, ...)
     ;
 void vkocc_clear_error(void);
 
+/* Why the last failure on this thread failed, beside its message (the status says only how bad): callers decide
+ * by this, never by the message's text. The reason of the first failure since the last vkocc_clear_error stays
+ * when later failures wrap its message with context; one given explicitly (vkocc_fail_reason) replaces it. */
+typedef enum vkocc_reason {
+  VKOCC_REASON_NONE = 0,          /* no failure, or none more specific than the status */
+  VKOCC_REASON_BAD_INPUT,         /* a file, JSON value, flag or argument (VKOCC_ERROR_USAGE by default) */
+  VKOCC_REASON_UNSUPPORTED,       /* the device or system lacks it (VKOCC_ERROR_UNSUPPORTED by default) */
+  VKOCC_REASON_NOISY,             /* a measurement too disturbed to answer (a poor fit, runtimes that disagree) */
+  VKOCC_REASON_ITERATION_BOUND,   /* a shader's sleep ended at its loop's iteration bound before its time */
+  VKOCC_REASON_TIMEOUT,           /* the GPU did not finish in time (VK_TIMEOUT) */
+  VKOCC_REASON_DEVICE_LOST,       /* VK_ERROR_DEVICE_LOST: the device's results are void */
+  VKOCC_REASON_WRITTEN_UNKNOWN,   /* P was measured on the augmented pipeline only: the written one's is unknown */
+  VKOCC_REASON_IO,                /* a file could not be read or written */
+  VKOCC_REASON_INTERRUPTED,       /* stopped on request */
+} vkocc_reason;
+vkocc_reason vkocc_last_reason(void);
+const char *vkocc_reason_name(vkocc_reason r); /* "bad input", "iteration bound", ... ("" for none) */
+/* vkocc_fail with the reason given: it replaces the thread's reason. */
+vkocc_status vkocc_fail_reason(vkocc_status s, vkocc_reason reason, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 const char *vkocc_version(void);
 /* Monotonic clock in milliseconds (for timing what callers do around the library). */
 double vkocc_now_ms(void);
@@ -436,6 +460,9 @@ typedef struct vkocc_probe_options {
   uint32_t hint;           /* expected P (0 = unknown); only sizes the first dispatch */
   double sleep_start_ns;   /* 0, or a comb sleep to start from (it may still grow), e.g. a neighbour's */
   bool keep_raw;           /* keep the intervals of the last comb for plotting */
+  const char *augmentation; /* the user's pipeline (vkocc_pipeline_occupancy): the augmentation measured with first,
+                               NULL or "auto" (the default: "compact" on GPUs, "unrolled" on CPU devices), "compact",
+                               "unrolled", "small", "clock-only", "rolled" (docs/shader.md) */
 } vkocc_probe_options;
 
 typedef struct vkocc_probe_rep {
@@ -1587,12 +1614,12 @@ vkocc_status vkocc_policy_select_queue(const vkocc_policy_db *db, const char *ke
  * statistic that bounds occupancy, tries the others and measures P with one that compiles to the written
  * statistics (evidence VKOCC_WRITTEN_VARIANT). */
 
-/* The augmentation vkocc_pipeline_occupancy measures with first, on this thread: "auto" or NULL (the default:
- * "compact" on GPUs, "unrolled" on CPU devices), "compact" (32 ALU steps per clock read), "unrolled" (128 steps:
- * vkocc's earlier default, about twice the added code), "small" (8 steps), "clock-only" (no work between clock
- * reads), "rolled" (128 steps as an inner loop: the smallest, but lavapipe stops such a loop early).
- * VKOCC_ERROR_USAGE naming the choices for another name. */
-vkocc_status vkocc_set_augmentation(const char *name);
+/* The augmentation vkocc_pipeline_occupancy measures with first is vkocc_probe_options.augmentation: "auto" or
+ * NULL (the default: "compact" on GPUs, "unrolled" on CPU devices), "compact" (32 ALU steps per clock read),
+ * "unrolled" (128 steps: vkocc's earlier default, about twice the added code), "small" (8 steps), "clock-only" (no
+ * work between clock reads), "rolled" (128 steps as an inner loop: the smallest, but lavapipe stops such a loop
+ * early). This checks a name before anything is measured: VKOCC_ERROR_USAGE naming the choices for another. */
+vkocc_status vkocc_augmentation_check(const char *name);
 
 /* ---- documents of a calibration and of a probe (what `vkocc calibrate -o`, `probe -o` and `probe --raw`
  * write). Each is stamped with its schema and vkocc's version and written whole (through a temporary file
