@@ -59,7 +59,6 @@ static int measure_live(const cli_common *c, vkocc_surface *s, uint32_t want_wg,
                          max_wg, d->name)
              : cli_error("calc", 2, "--shmem %u is above maxComputeSharedMemorySize = %u of %s", want_shm,
                          d->max_shared_bytes, d->name);
-    vkocc_context_destroy(ctx);
     return rc;
   }
   uint32_t sg = d->subgroup_size ? d->subgroup_size : 32, maxwg = max_wg, wg[256], n = 0;
@@ -71,7 +70,6 @@ static int measure_live(const cli_common *c, vkocc_surface *s, uint32_t want_wg,
   vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   vkocc_status st = vkocc_calibrate(ctx, &co, &cal);
   if (!st) st = vkocc_surface_measure(ctx, &cal, &o, s);
-  vkocc_context_destroy(ctx);
   return st ? cli_fail("calc", st) : 0;
 }
 
@@ -99,7 +97,6 @@ static int registers_live(const cli_common *c, vkocc_calc_model *m) {
       free(p);
     }
   }
-  vkocc_context_destroy(ctx);
   if (st) return cli_fail(cmd, st); /* no register statistic: exit 3, said once */
   vkocc_fingerprint fp;
   vkocc_fingerprint_details det;
@@ -144,8 +141,8 @@ static int write_report(const vkocc_calc_report *r, vkocc_calc_format f, const c
   return st ? cli_fail("calc", st) : 0;
 }
 
-int cmd_calc(int argc, char **argv) {
-  cli_common c = {0};
+int cmd_calc(cli_run *run, int argc, char **argv) {
+  cli_common c = {.run = run};
   const char *from = NULL, *regs_arg = NULL;
   bool table = false, csv = false, have_wg = false, have_shm = false, suggest = false, have_rule = false;
   uint32_t wg = 0, shm = 0, sg_override = 0, max_wg = 0, base = 0, per_thread = 0, regs = 0;

@@ -26,8 +26,8 @@ static const char *help =
     "--raw FILE writes the last comb's start and end times (ns) as JSON for plotting; -o FILE the probe\n"
     "document (schema vkocc.probe/1) that --json prints.\n";
 
-int cmd_probe(int argc, char **argv) {
-  cli_common c = {0};
+int cmd_probe(cli_run *run, int argc, char **argv) {
+  cli_common c = {.run = run};
   vkocc_probe_options o = {0};
   const char *raw = NULL;
   bool have_wg = false, have_shm = false;
@@ -109,33 +109,29 @@ int cmd_probe(int argc, char **argv) {
   if ((rc = cli_open("probe", &c, &ctx))) return rc;
   const vkocc_device_info *d = vkocc_context_device(ctx);
   vkocc_status s = vkocc_probe_check_point(d, o.wg_size, o.shared_bytes);
-  if (s) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  if (s) { return cli_fail("probe", s); }
   if (raw && !(o.method ? o.method & VKOCC_METHOD_COMB : vkocc_context_has_device_clock(ctx))) {
-    vkocc_context_destroy(ctx);
     return cli_error("probe", 2, "--raw needs the comb (the realtime shader clock)");
   }
   if ((o.method & VKOCC_METHOD_COMB) && !vkocc_context_has_device_clock(ctx)) { /* before the calibration */
     rc = cli_error("probe", 3, "--method %s needs the realtime shader clock, which %s lacks here; use --method "
                    "bisect", vkocc_method_name(o.method), d->name);
-    vkocc_context_destroy(ctx);
     return rc;
   }
   vkocc_calibration cal;
   vkocc_calibrate_options co;
   vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
-  if ((s = vkocc_calibrate(ctx, &co, &cal))) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  if ((s = vkocc_calibrate(ctx, &co, &cal))) { return cli_fail("probe", s); }
   vkocc_probe_result r;
-  if ((s = vkocc_probe(ctx, &cal, &o, &r))) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  if ((s = vkocc_probe(ctx, &cal, &o, &r))) { return cli_fail("probe", s); }
   if ((raw && (s = vkocc_raw_probe_save(d, &r, raw))) || (c.output && (s = vkocc_probe_save(d, &r, c.output)))) {
     vkocc_probe_result_free(&r);
-    vkocc_context_destroy(ctx);
     return cli_fail("probe", s);
   }
   if (c.json) {
     s = vkocc_probe_save(d, &r, "-");
     bool agree = r.agree;
     vkocc_probe_result_free(&r);
-    vkocc_context_destroy(ctx);
     /* the same exit as text mode: vkocc_probe fails with "could not establish P" where methods or
      * repetitions keep disagreeing, so agree is true here; kept as a guard */
     return s ? cli_fail("probe", s) : agree ? 0 : 1;
@@ -170,6 +166,5 @@ int cmd_probe(int argc, char **argv) {
   printf("; %s\ncomb sleep %.1f us, bisect wave %.1f us; floor per repetition (2 waves each) %.3f ms\n",
          r.agree ? "all runs agree" : "RUNS DISAGREE", r.sleep_ns / 1e3, r.bisect_wave_ns / 1e3, r.floor_ns / 1e6);
   vkocc_probe_result_free(&r);
-  vkocc_context_destroy(ctx);
   return r.agree ? 0 : 1;
 }

@@ -105,9 +105,14 @@ bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n
 bool cli_is_tty(void) { return isatty(STDERR_FILENO); }
 
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx) {
+  cli_run *run = c->run;
+  if (!run || !run->device) /* the command table says this command needs no device: a bug, not a user's error */
+    return cli_error(cmd, 1, "internal: a device opened by a command whose table row says it needs none");
+  if (run->ctx) { *ctx = run->ctx; return 0; }
   vkocc_context_options o = {.device = c->device, .disable_shader_clock = c->no_clock, .queue = c->queue};
   vkocc_status s = vkocc_context_create(&o, ctx);
   if (s) return cli_fail(cmd, s);
+  run->ctx = *ctx;
   /* asked for a compute-only family and got graphics+compute: say so (the shared memory may differ) */
   const vkocc_device_info *d = vkocc_context_device(*ctx);
   const char *env = getenv("VKOCC_QUEUE");
@@ -279,7 +284,6 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
     if (rc) return rc;
     vkocc_fingerprint_options o = {.fresh = fresh, .method = c->method, .progress = cli_is_tty() && !c->quiet ? cli_progress : NULL};
     st = vkocc_fingerprint_measure(ctx, &o, fp, det);
-    vkocc_context_destroy(ctx);
   }
   if (st) return cli_fail(cmd, st);
   if (det->from_cache && cli_is_tty()) /* progress and notes only on a terminal (DESIGN.md) */
@@ -319,4 +323,26 @@ int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_tune_session
     if (st) return cli_fail("tune", st);
   }
   return cli_open("tune", c, ctx);
+}
+
+void cli_run_close(cli_run *run) {
+  if (run->ctx) vkocc_context_destroy(run->ctx);
+  run->ctx = NULL;
+}
+
+const cli_command *cli_find_command(const cli_command *table, size_t n, const char *name) {
+  for (size_t i = 0; name && i < n; i++)
+    if (!strcmp(name, table[i].name)) return &table[i];
+  return NULL;
+}
+
+int cli_dispatch(const cli_command *cmd, const char *parent, int argc, char **argv) {
+  /* getopt names argv[0] in its messages: "vkocc policy build: unrecognized option '--x'" */
+  char prog[64];
+  snprintf(prog, sizeof prog, "vkocc%s%s %s", parent ? " " : "", parent ? parent : "", cmd->name);
+  argv[0] = prog;
+  cli_run run = {.name = cmd->name, .device = cmd->device == CLI_DEVICE};
+  int rc = cmd->fn(&run, argc, argv);
+  cli_run_close(&run);
+  return rc;
 }

@@ -49,10 +49,10 @@ static int base_limits(const char *cmd, const char *from, const vkocc_device_inf
   return 0;
 }
 
-int cli_surface_registers(int argc, char **argv);
-int cli_surface_registers(int argc, char **argv) {
+int cli_surface_registers(cli_run *run, int argc, char **argv);
+int cli_surface_registers(cli_run *run, int argc, char **argv) {
   const char *cmd = "surface";
-  cli_common c = {0};
+  cli_common c = {.run = run};
   const char *from = NULL;
   uint32_t *wg = NULL, *live = NULL, nwg = 0, nlive = 0;
   enum { OPT_REGS = 3100, OPT_LIVE, OPT_FROM };
@@ -100,7 +100,6 @@ int cli_surface_registers(int argc, char **argv) {
   vkocc_register_point *p = NULL;
   uint32_t n = 0;
   vkocc_status st = vkocc_register_surface_measure(ctx, NULL, &o, &p, &n);
-  vkocc_context_destroy(ctx);
   if (st) { rc = cli_fail(cmd, st); goto out; }
   vkocc_derived d;
   char source[1200];
@@ -151,8 +150,8 @@ out:
 
 /* ---------------------------------------------------------------- plot registers */
 #ifdef VKOCC_HAVE_CAIRO
-int cli_plot_registers(int argc, char **argv);
-int cli_plot_registers(int argc, char **argv) {
+int cli_plot_registers(cli_run *run, int argc, char **argv);
+int cli_plot_registers(cli_run *run, int argc, char **argv) {
   const char *cmd = "plot", *out = NULL, *from = NULL;
   uint32_t wg = 0, shm = 0, regs = 0;
   vkocc_plot_options po = {0};
