@@ -248,7 +248,7 @@ vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *
   char sub[96] = "";
   if (cal->has_subgroup_clock)
     snprintf(sub, sizeof sub, "; subgroup clock R^2 %.4f, %.4g ns per tick", cal->subgroup_fit.r2, cal->subgroup_fit.slope);
-  return vkocc_fail(VKOCC_ERROR_RUNTIME, "calibration disturbed: poor fit after 3 attempts, spins up to %.3g ms (%s R^2 "
+  return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_NOISY, "calibration disturbed: poor fit after 3 attempts, spins up to %.3g ms (%s R^2 "
                     "%.4f over %u of %u lengths, %.4g ns per %s, needs R^2 >= 0.999 and a rising line%s): measure again "
                     "on a quieter device", cal->longest_ns / 1e6, cal->has_device_clock ? "realtime clock" : "spin",
                     f->r2, f->n, lengths, f->slope, cal->has_device_clock ? "tick" : "iteration", sub);

@@ -198,16 +198,12 @@ static vkocc_status measure_batch(void *user, vkocc_surface_point *pts, uint32_t
   return s;
 }
 
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
-}
 
 /* sorted copy without duplicates */
 static uint32_t *sorted_unique(const uint32_t *v, uint32_t n, uint32_t *m) {
   uint32_t *c = vkocc_xmalloc((n ? n : 1) * sizeof *c);
   memcpy(c, v, n * sizeof *c);
-  qsort(c, n, sizeof *c, cmp_u32);
+  qsort(c, n, sizeof *c, vkocc_cmp_u32);
   *m = 0;
   for (uint32_t i = 0; i < n; i++)
     if (!*m || c[*m - 1] != c[i]) c[(*m)++] = c[i];

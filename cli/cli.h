@@ -7,7 +7,31 @@
 #include <jansson.h>
 #include <stdio.h>
 
+/* One run of a command: its name, whether its table row lets it use a device, and the device it opened (through
+ * cli_open, on first use): the runner (cli_dispatch) closes it when the command returns, so no command does. */
+typedef struct cli_run {
+  const char *name;
+  bool device;           /* the command table's say: this command may open a device */
+  vkocc_context *ctx;    /* opened by cli_open; NULL until then */
+} cli_run;
+
+/* A row of a command table (main.c's commands, policy's subcommands): the one dispatch of every subcommand. */
+typedef enum { CLI_NO_DEVICE = 0, CLI_DEVICE = 1 } cli_device_use;
+typedef struct cli_command {
+  const char *name;
+  int (*fn)(cli_run *run, int argc, char **argv);
+  const char *what;
+  cli_device_use device; /* CLI_DEVICE: may open a device (cli_open), which the runner closes */
+} cli_command;
+/* Runs the row of table whose name is argv[0] with argv[0] renamed "vkocc PARENT NAME" (getopt's messages): a
+ * run of its own, closed after it. NULL when no row has that name. */
+const cli_command *cli_find_command(const cli_command *table, size_t n, const char *name);
+int cli_dispatch(const cli_command *cmd, const char *parent, int argc, char **argv);
+/* Closes what the run opened. */
+void cli_run_close(cli_run *run);
+
 typedef struct cli_common {
+  cli_run *run;          /* the command's run: where cli_open keeps the device */
   const char *device;    /* --device (else VKOCC_DEVICE) */
   const char *queue;     /* --queue compute|graphics|INDEX (else VKOCC_QUEUE, else compute) */
   bool json;             /* --json */
@@ -35,21 +59,21 @@ int cli_usage_error(const char *help);
 /* "queue family 2 (compute-only, --queue compute)" for the text outputs */
 void cli_queue_text(const vkocc_device_info *d, char *out, size_t len);
 
-/* Every command: int cmd_NAME(int argc, char **argv) returning the exit code. */
-int cmd_devices(int argc, char **argv);
-int cmd_calibrate(int argc, char **argv);
-int cmd_probe(int argc, char **argv);
-int cmd_surface(int argc, char **argv);
-int cmd_calc(int argc, char **argv);
-int cmd_fingerprint(int argc, char **argv);
-int cmd_cluster(int argc, char **argv);
-int cmd_policy(int argc, char **argv);
-int cmd_plot(int argc, char **argv);
-int cmd_view(int argc, char **argv);
-int cmd_tune(int argc, char **argv);
-int cmd_tune_spec(int argc, char **argv);     /* vkocc tune SPEC.json: a user kernel from a T1 file */
-int cmd_policy_header(int argc, char **argv); /* vkocc policy header DB -o tuned.h */
-int cmd_barrier_test(int argc, char **argv);
+/* Every command: int cmd_NAME(cli_run *run, int argc, char **argv) returning the exit code (main.c's table). */
+int cmd_devices(cli_run *run, int argc, char **argv);
+int cmd_calibrate(cli_run *run, int argc, char **argv);
+int cmd_probe(cli_run *run, int argc, char **argv);
+int cmd_surface(cli_run *run, int argc, char **argv);
+int cmd_calc(cli_run *run, int argc, char **argv);
+int cmd_fingerprint(cli_run *run, int argc, char **argv);
+int cmd_cluster(cli_run *run, int argc, char **argv);
+int cmd_policy(cli_run *run, int argc, char **argv);
+int cmd_plot(cli_run *run, int argc, char **argv);
+int cmd_view(cli_run *run, int argc, char **argv);
+int cmd_tune(cli_run *run, int argc, char **argv);
+int cmd_tune_spec(cli_run *run, int argc, char **argv);     /* vkocc tune SPEC.json: a user kernel from a T1 file */
+int cmd_policy_header(cli_run *run, int argc, char **argv); /* vkocc policy header DB -o tuned.h */
+int cmd_barrier_test(cli_run *run, int argc, char **argv);
 
 /* Prints "vkocc CMD: message" on stderr and returns the status as exit code. */
 int cli_error(const char *cmd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -67,7 +91,8 @@ bool cli_is_tty(void);
 void cli_progress(void *user, const char *phase, uint32_t done, uint32_t total);
 /* The same line with EXTRA after it (e.g. "best 41.2 us"), for commands with their own callback. */
 void cli_progress_line(const char *phase, uint32_t done, uint32_t total, const char *extra);
-/* Opens the context per --device / VKOCC_DEVICE; on error prints and returns the exit code (>0). */
+/* The context per --device / VKOCC_DEVICE, opened on first use and kept in c->run (the runner closes it: never
+ * destroy it); on error prints and returns the exit code (>0). */
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
 /* common.c: the device's fingerprint through vkocc_fingerprint_measure (measured or from the cache,
  * c->method, notes prefixed with cmd); details freed by the caller. */
@@ -80,16 +105,13 @@ void cli_fingerprint_registers(const cli_common *c, bool fresh, vkocc_fingerprin
  * the details (*doc: json_decref it). */
 int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, bool registers, json_t **doc,
                            vkocc_fingerprint *fp);
-/* The per-limit counts of l as JSON (null where a limit does not apply or is unknown), and as table text ("-"). */
-json_t *cli_limits_json(const vkocc_limits_per_sm *l);
-void cli_limit_text(uint32_t v, char out[16]);
 /* For tune: the session's fingerprint (fp_path, else the device's cached one, measured when absent) and the opened
  * context. Returns an exit code; on failure nothing is left open. */
 int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_tune_session *s, vkocc_context **ctx);
 /* tune_replay.c: whether argv asks for `tune --replay` or `--list-strategies` (no device; then cmd_tune hands
  * over to cli_tune_replay). */
 bool cli_tune_replay_wanted(int argc, char **argv);
-int cli_tune_replay(int argc, char **argv);
+int cli_tune_replay(cli_run *run, int argc, char **argv);
 /* cmd_fingerprint.c: the human summary of a fingerprint document measured on di. */
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp, const vkocc_device_info *di);
 /* One line "derived: N SMs (ambiguous); per SM: W workgroups, S subgroups of G (T threads), M shared bytes;
@@ -105,7 +127,10 @@ int cli_check_output(const char *cmd, const char *flag, const char *path);
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
 /* shader.c: --shader FILE [--entry NAME] [--spec ID=V]... [--define N=V]... [--vary ID=LIST]... [--from SURFACE]
  * on probe, calc and surface (the user's own pipeline, docs/shader.md). */
-enum { CLI_OPT_SHADER = 1000, CLI_OPT_ENTRY, CLI_OPT_SPEC, CLI_OPT_DEFINE, CLI_OPT_VARY, CLI_OPT_FROM, CLI_OPT_UNMODIFIED };
+enum { CLI_OPT_SHADER = 1000, CLI_OPT_ENTRY, CLI_OPT_SPEC, CLI_OPT_DEFINE, CLI_OPT_VARY, CLI_OPT_FROM, CLI_OPT_UNMODIFIED,
+       CLI_OPT_ALLOW_OTHER_DEVICE };
+/* --from FILE measured on another device or driver is refused unless this is given */
+#define CLI_ALLOW_OTHER_DEVICE_OPTION {"allow-other-device", no_argument, 0, CLI_OPT_ALLOW_OTHER_DEVICE}
 #define CLI_SHADER_OPTIONS                                                                                 \
   {"shader", required_argument, 0, CLI_OPT_SHADER}, {"entry", required_argument, 0, CLI_OPT_ENTRY},       \
       {"spec", required_argument, 0, CLI_OPT_SPEC}, {"define", required_argument, 0, CLI_OPT_DEFINE}
@@ -120,6 +145,7 @@ typedef struct cli_shader {
   cli_vary vary[4];
   uint32_t nvary;
   bool unmodified; /* probe --unmodified: the pipeline as written, by bisection on its runtime */
+  bool allow_other_device; /* --allow-other-device: use --from though another device or driver measured it */
 } cli_shader;
 /* Handles one of the CLI_OPT_* options: 0 when taken, an exit code on a bad value, -1 when not ours. */
 int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o);

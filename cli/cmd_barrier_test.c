@@ -40,8 +40,8 @@ static json_t *summary_json(const vkocc_summary *s) {
   return json_pack("{s:i, s:f, s:f, s:f}", "n", (json_int_t)s->n, "median", s->median, "min", s->min, "max", s->max);
 }
 
-int cmd_barrier_test(int argc, char **argv) {
-  cli_common c = {0};
+int cmd_barrier_test(cli_run *run, int argc, char **argv) {
+  cli_common c = {.run = run};
   vkocc_barrier_test_options o = {.use_cache = true};
   static const struct option opts[] = {
       {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION, {"json", no_argument, 0, 'j'},
@@ -114,7 +114,6 @@ int cmd_barrier_test(int argc, char **argv) {
   vkocc_status s = vkocc_barrier_test(ctx, &o, &r);
   if (s && !r.runs) { /* nothing ran: a usage, compile or device error */
     vkocc_barrier_test_result_free(&r);
-    vkocc_context_destroy(ctx);
     return cli_fail("barrier-test", s);
   }
   char msg[1024];
@@ -179,6 +178,5 @@ int cmd_barrier_test(int argc, char **argv) {
     if (!rc) rc = s;
   }
   vkocc_barrier_test_result_free(&r);
-  vkocc_context_destroy(ctx);
   return rc;
 }

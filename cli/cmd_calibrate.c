@@ -17,8 +17,8 @@ static void print_fit(const char *what, const vkocc_linfit *f) {
          f->n_used, f->n);
 }
 
-int cmd_calibrate(int argc, char **argv) {
-  cli_common c = {0};
+int cmd_calibrate(cli_run *run, int argc, char **argv) {
+  cli_common c = {.run = run};
   vkocc_calibrate_options o = {0};
   static const struct option opts[] = {CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION,
                                        {"lengths", required_argument, 0, 'l'}, {"repeats", required_argument, 0, 'r'},
@@ -61,17 +61,13 @@ int cmd_calibrate(int argc, char **argv) {
   vkocc_calibration cal;
   /* a poor fit is refused (exit 1) but still printed and written, marked poor_fit: the numbers are the evidence */
   vkocc_status s = vkocc_calibrate(ctx, &o, &cal);
-  if (s && !cal.poor_fit) { vkocc_context_destroy(ctx); return cli_fail("calibrate", s); }
+  if (s && !cal.poor_fit) return cli_fail("calibrate", s);
   if (s) fprintf(stderr, "vkocc calibrate: %s\n", vkocc_last_error());
   const vkocc_device_info *d = vkocc_context_device(ctx);
   vkocc_status w;
-  if (c.output && (w = vkocc_calibration_save(d, &cal, c.output))) {
-    vkocc_context_destroy(ctx);
-    return cli_fail("calibrate", w);
-  }
+  if (c.output && (w = vkocc_calibration_save(d, &cal, c.output))) return cli_fail("calibrate", w);
   if (c.json) { /* poor_fit is in the document */
     w = vkocc_calibration_save(d, &cal, "-");
-    vkocc_context_destroy(ctx);
     return w ? cli_fail("calibrate", w) : cal.poor_fit ? 1 : 0;
   }
   printf("device: %s (%s %s)\n", d->name, d->driver_name, d->driver_info);
@@ -100,6 +96,5 @@ int cmd_calibrate(int argc, char **argv) {
          cal.longest_ns / 1e6, cal.wraps, cal.backwards);
   if (cal.attempts > 1) printf("attempts:                %u (a poor fit is measured again)\n", cal.attempts);
   if (cal.note[0]) printf("note: %s\n", cal.note);
-  vkocc_context_destroy(ctx);
   return cal.poor_fit ? 1 : 0;
 }

@@ -10,8 +10,8 @@ static const char *help =
     "point, docs/fingerprint.md) join the nearest larger group. Prints each cluster with its members and\n"
     "their distances to the cluster's leader. -o FILE writes the JSON document (schema vkocc.clusters/1).\n";
 
-int cmd_cluster(int argc, char **argv) {
-  cli_common c = {0};
+int cmd_cluster(cli_run *run, int argc, char **argv) {
+  cli_common c = {.run = run};
   double threshold = VKOCC_CLUSTER_THRESHOLD;
   static const struct option opts[] = {CLI_JSON_OPTION, CLI_OUTPUT_OPTION, {"threshold", required_argument, 0, 't'},
                                        {"help", no_argument, 0, 'h'}, {0}};

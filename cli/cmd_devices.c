@@ -57,8 +57,8 @@ static json_t *chosen_by(const vkocc_device_info *d, uint32_t k, char *text) {
   return a;
 }
 
-int cmd_devices(int argc, char **argv) {
-  cli_common c = {0};
+int cmd_devices(cli_run *run, int argc, char **argv) {
+  cli_common c = {.run = run};
   static const struct option opts[] = {CLI_JSON_OPTION, CLI_OUTPUT_OPTION, {"device", required_argument, 0, 'd'},
                                        {"help", no_argument, 0, 'h'}, {0}};
   int ch, rc;

@@ -75,8 +75,8 @@ void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp, const vkocc
   }
 }
 
-int cmd_fingerprint(int argc, char **argv) {
-  cli_common c = {0};
+int cmd_fingerprint(cli_run *run, int argc, char **argv) {
+  cli_common c = {.run = run};
   bool fresh = false, registers = true;
   static const struct option opts[] = {CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION,
                                        {"fresh", no_argument, 0, 'f'}, {"no-registers", no_argument, 0, 'R'},

@@ -17,9 +17,13 @@ static const char *help =
     "wg_size,shared_bytes,P (calc --csv output reads back too).\n";
 
 #ifdef VKOCC_HAVE_CAIRO
-int cli_plot_registers(int argc, char **argv); /* cli/registers.c */
-int cmd_plot(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "registers")) return cli_plot_registers(argc - 1, argv + 1);
+int cli_plot_registers(cli_run *run, int argc, char **argv); /* cli/registers.c */
+/* a plot kind with options of its own; the other kinds share the options below */
+static const cli_command kinds[] = {{"registers", cli_plot_registers, "the register file at a point", CLI_NO_DEVICE}};
+int cmd_plot(cli_run *run, int argc, char **argv) {
+  (void)run;
+  const cli_command *kind_cmd = cli_find_command(kinds, 1, argc > 1 ? argv[1] : NULL);
+  if (kind_cmd) return cli_dispatch(kind_cmd, "plot", argc - 1, argv + 1);
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(help, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -111,7 +115,7 @@ done:
   return rc;
 }
 #else
-int cmd_plot(int argc, char **argv) {
+int cmd_plot(cli_run *run, int argc, char **argv) {
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { fputs(help, stdout); return 0; }
   return cli_error("plot", 3, "this vkocc was built without cairo (VKOCC_WITH_VIEWER=OFF)");
 }

@@ -49,7 +49,7 @@ static int statistic(const char *arg, bool *use_min) {
   return cli_error("policy", 2, "--statistic '%s': expected median or min", arg);
 }
 
-static int cmd_build(int argc, char **argv) {
+static int cmd_build(cli_run *run, int argc, char **argv) {
   const char *out = NULL;
   bool json = false, use_min = false;
   static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
@@ -100,7 +100,7 @@ static void cell(json_t *a, char *buf, size_t len) {
   snprintf(buf, len, "%.3f", json_number_value(json_object_get(a, "efficiency")));
 }
 
-static int cmd_transfer(int argc, char **argv) {
+static int cmd_transfer(cli_run *run, int argc, char **argv) {
   bool json = false, use_min = false;
   double threshold = VKOCC_CLUSTER_THRESHOLD;
   static const struct option opts[] = {{"threshold", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
@@ -168,8 +168,8 @@ static int cmd_transfer(int argc, char **argv) {
   return 0;
 }
 
-static int cmd_select(int argc, char **argv) {
-  cli_common c = {0};
+static int cmd_select(cli_run *run, int argc, char **argv) {
+  cli_common c = {.run = run};
   const char *db_path = NULL, *kernel = NULL, *fp_path = NULL;
   double threshold = VKOCC_CLUSTER_THRESHOLD;
   vkocc_policy_var vars[64];
@@ -267,11 +267,19 @@ static int cmd_select(int argc, char **argv) {
   return 0;
 }
 
-int cmd_policy(int argc, char **argv) {
+/* select fingerprints the live device when no --fingerprint names one; the others read files only */
+static const cli_command subcommands[] = {
+    {"build", cmd_build, "a policy database from tuning results", CLI_NO_DEVICE},
+    {"select", cmd_select, "tuned parameters for a device", CLI_DEVICE},
+    {"transfer", cmd_transfer, "how each rule's picks fare on the other devices' results", CLI_NO_DEVICE},
+    {"header", cmd_policy_header, "a C header of the parameter sets per cluster ID", CLI_NO_DEVICE},
+};
+
+int cmd_policy(cli_run *run, int argc, char **argv) {
+  (void)run;
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { fputs(help, stdout); return 0; }
-  if (argc >= 2 && !strcmp(argv[1], "select")) return cmd_select(argc - 1, argv + 1);
-  if (argc >= 2 && !strcmp(argv[1], "build")) return cmd_build(argc - 1, argv + 1);
-  if (argc >= 2 && !strcmp(argv[1], "transfer")) return cmd_transfer(argc - 1, argv + 1);
-  if (argc >= 2 && !strcmp(argv[1], "header")) return cmd_policy_header(argc - 1, argv + 1);
+  const cli_command *sub = cli_find_command(subcommands, sizeof subcommands / sizeof subcommands[0],
+                                            argc >= 2 ? argv[1] : NULL);
+  if (sub) return cli_dispatch(sub, "policy", argc - 1, argv + 1);
   return cli_error("policy", 2, "expected 'policy build', 'policy select', 'policy transfer' or 'policy header' (see vkocc policy --help)");
 }

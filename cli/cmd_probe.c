@@ -12,10 +12,12 @@ static const char *help =
     "          queue timestamps only (a pointer chase replaces the sleep without a shader clock)\n"
     "Default: both where the device clock exists, else bisect. --shmem takes bytes or K/KiB.\n"
     "       vkocc probe --shader FILE [--entry NAME] [--spec ID=VALUE]... [--define NAME=VALUE]...\n"
-    "                   [--from SURFACE] [--no-cache] [--method ...] [--repeat K] [--unmodified] [--json] [-o FILE]\n"
+    "                   [--from SURFACE [--allow-other-device]] [--no-cache] [--method ...] [--repeat K] [--unmodified] [--json] [-o FILE]\n"
     "                   [--augmentation auto|compact|unrolled|small|clock-only|rolled]\n"
     "P of your own compute pipeline (GLSL .comp/.glsl, HLSL .hlsl, SPIR-V .spv), measured on the pipeline\n"
     "itself (docs/shader.md); with --from a surface or fingerprint: per SM and the limit that binds.\n"
+    "A --from file another device or driver measured (by deviceUUID and driver) is refused: its limits and this\n"
+    "device's P give no answer for either; --allow-other-device combines them anyway.\n"
     "--unmodified: the pipeline as written, by dispatch bisection on its own runtime (its workgroups need a\n"
     "regular workload of tens of microseconds or more; no shader clock needed).\n"
     "--augmentation: how the estimator added to the pipeline sleeps (default auto: compact on GPUs, unrolled\n"
@@ -24,15 +26,15 @@ static const char *help =
     "--raw FILE writes the last comb's start and end times (ns) as JSON for plotting; -o FILE the probe\n"
     "document (schema vkocc.probe/1) that --json prints.\n";
 
-int cmd_probe(int argc, char **argv) {
-  cli_common c = {0};
+int cmd_probe(cli_run *run, int argc, char **argv) {
+  cli_common c = {.run = run};
   vkocc_probe_options o = {0};
   const char *raw = NULL;
   bool have_wg = false, have_shm = false;
   static const struct option opts[] = {
       CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION, {"wg", required_argument, 0, 'w'},
       {"shmem", required_argument, 0, 's'}, {"repeat", required_argument, 0, 'r'}, {"raw", required_argument, 0, 'R'},
-      {"sleep-us", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS,
+      {"sleep-us", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, CLI_SHADER_OPTIONS, CLI_ALLOW_OTHER_DEVICE_OPTION,
       {"from", required_argument, 0, CLI_OPT_FROM}, {"no-cache", no_argument, 0, 'C'},
       {"unmodified", no_argument, 0, CLI_OPT_UNMODIFIED}, {"augmentation", required_argument, 0, 'A'}, {0}};
   int ch;
@@ -67,7 +69,8 @@ int cmd_probe(int argc, char **argv) {
     case 'h': fputs(help, stdout); return 0;
     case 'C': no_cache = true; break;
     case 'A':
-      if (vkocc_set_augmentation(optarg)) return cli_error("probe", 2, "--%s", vkocc_last_error());
+      if (vkocc_augmentation_check(optarg)) return cli_error("probe", 2, "--%s", vkocc_last_error());
+      o.augmentation = optarg;
       augmentation = true;
       break;
     case CLI_OPT_UNMODIFIED: sho.unmodified = true; break;
@@ -95,8 +98,9 @@ int cmd_probe(int argc, char **argv) {
   }
   if (sho.unmodified) return cli_error("probe", 2, "--unmodified goes with --shader");
   if (augmentation) return cli_error("probe", 2, "--augmentation goes with --shader");
-  if (sho.entry || sho.nspec || sho.ndefines || sho.from || no_cache)
-    return cli_error("probe", 2, "--entry, --spec, --define, --from and --no-cache go with --shader");
+  if (sho.entry || sho.nspec || sho.ndefines || sho.from || no_cache || sho.allow_other_device)
+    return cli_error("probe", 2, "--entry, --spec, --define, --from, --allow-other-device and --no-cache go with "
+                     "--shader");
   if (!have_wg || !have_shm) return cli_error("probe", 2, "--wg and --shmem are required (see --help)");
   int rc = cli_check_output("probe", "--raw", raw);
   if (!rc) rc = cli_check_output("probe", "-o", c.output);
@@ -105,33 +109,29 @@ int cmd_probe(int argc, char **argv) {
   if ((rc = cli_open("probe", &c, &ctx))) return rc;
   const vkocc_device_info *d = vkocc_context_device(ctx);
   vkocc_status s = vkocc_probe_check_point(d, o.wg_size, o.shared_bytes);
-  if (s) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  if (s) { return cli_fail("probe", s); }
   if (raw && !(o.method ? o.method & VKOCC_METHOD_COMB : vkocc_context_has_device_clock(ctx))) {
-    vkocc_context_destroy(ctx);
     return cli_error("probe", 2, "--raw needs the comb (the realtime shader clock)");
   }
   if ((o.method & VKOCC_METHOD_COMB) && !vkocc_context_has_device_clock(ctx)) { /* before the calibration */
     rc = cli_error("probe", 3, "--method %s needs the realtime shader clock, which %s lacks here; use --method "
                    "bisect", vkocc_method_name(o.method), d->name);
-    vkocc_context_destroy(ctx);
     return rc;
   }
   vkocc_calibration cal;
   vkocc_calibrate_options co;
   vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
-  if ((s = vkocc_calibrate(ctx, &co, &cal))) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  if ((s = vkocc_calibrate(ctx, &co, &cal))) { return cli_fail("probe", s); }
   vkocc_probe_result r;
-  if ((s = vkocc_probe(ctx, &cal, &o, &r))) { vkocc_context_destroy(ctx); return cli_fail("probe", s); }
+  if ((s = vkocc_probe(ctx, &cal, &o, &r))) { return cli_fail("probe", s); }
   if ((raw && (s = vkocc_raw_probe_save(d, &r, raw))) || (c.output && (s = vkocc_probe_save(d, &r, c.output)))) {
     vkocc_probe_result_free(&r);
-    vkocc_context_destroy(ctx);
     return cli_fail("probe", s);
   }
   if (c.json) {
     s = vkocc_probe_save(d, &r, "-");
     bool agree = r.agree;
     vkocc_probe_result_free(&r);
-    vkocc_context_destroy(ctx);
     /* the same exit as text mode: vkocc_probe fails with "could not establish P" where methods or
      * repetitions keep disagreeing, so agree is true here; kept as a guard */
     return s ? cli_fail("probe", s) : agree ? 0 : 1;
@@ -166,6 +166,5 @@ int cmd_probe(int argc, char **argv) {
   printf("; %s\ncomb sleep %.1f us, bisect wave %.1f us; floor per repetition (2 waves each) %.3f ms\n",
          r.agree ? "all runs agree" : "RUNS DISAGREE", r.sleep_ns / 1e3, r.bisect_wave_ns / 1e3, r.floor_ns / 1e6);
   vkocc_probe_result_free(&r);
-  vkocc_context_destroy(ctx);
   return r.agree ? 0 : 1;
 }

@@ -28,10 +28,11 @@ static const char *help =
     "       vkocc surface --registers [--wg LIST] [--live LIST] [--from FILE] [-o FILE] [--json]\n"
     "The register file (registers per SM, allocation unit, most per invocation): see surface --registers --help.\n";
 
-int cli_surface_registers(int argc, char **argv); /* cli/registers.c */
-int cmd_surface(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) if (!strcmp(argv[i], "--registers")) return cli_surface_registers(argc, argv);
-  cli_common c = {0};
+int cli_surface_registers(cli_run *run, int argc, char **argv); /* cli/registers.c */
+int cmd_surface(cli_run *run, int argc, char **argv) {
+  /* --registers: another measurement with options of its own (the same run: the same device) */
+  for (int i = 1; i < argc; i++) if (!strcmp(argv[i], "--registers")) return cli_surface_registers(run, argc, argv);
+  cli_common c = {.run = run};
   vkocc_surface_options o = {0};
   const char *out_path = NULL;
   uint32_t *wg = NULL, *sh = NULL;
@@ -104,14 +105,13 @@ int cmd_surface(int argc, char **argv) {
   if (!st && (o.method & VKOCC_METHOD_COMB) && !vkocc_context_has_device_clock(ctx))
     st = vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "--method %s needs the realtime shader clock, which %s lacks here; "
                     "use --method bisect", vkocc_method_name(o.method), dev->name);
-  if (st) { vkocc_context_destroy(ctx); rc = cli_fail("surface", st); goto out; }
+  if (st) { rc = cli_fail("surface", st); goto out; }
   vkocc_calibration cal;
   vkocc_calibrate_options co;
   vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   vkocc_surface s;
   st = vkocc_calibrate(ctx, &co, &cal);
   if (!st) st = vkocc_surface_measure(ctx, &cal, &o, &s);
-  vkocc_context_destroy(ctx);
   if (st) { rc = cli_fail("surface", st); goto out; }
   vkocc_derived d;
   bool derived = vkocc_derive(s.points, s.count, s.subgroup_size, &d) == VKOCC_OK;

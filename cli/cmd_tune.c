@@ -74,14 +74,12 @@ static int tune_kernel(vkocc_tune_session *s, const cli_common *c, bool have_siz
   vkocc_context *ctx;
   if ((rc = cli_tune_device(c, fp_path, s, &ctx))) return rc;
   if ((st = vkocc_tune_prepare(s, ctx, o))) {
-    vkocc_context_destroy(ctx);
     return cli_fail("tune", st);
   }
   vkocc_tune_summary sum;
   vkocc_tune_summarize(s, &sum);
   if (sum.resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", sum.resumed, out);
   st = vkocc_tune_run(s, &ctx, o);
-  vkocc_context_destroy(ctx);
   if (st) return cli_fail("tune", st); /* what was measured is in out for --resume */
   if (c->json) {
     json_t *doc;
@@ -115,11 +113,11 @@ static int tune_kernel(vkocc_tune_session *s, const cli_common *c, bool have_siz
   return 0;
 }
 
-int cmd_tune(int argc, char **argv) {
+int cmd_tune(cli_run *run, int argc, char **argv) {
   /* --replay and --list-strategies need no device: cli/tune_replay.c */
-  if (cli_tune_replay_wanted(argc, argv)) return cli_tune_replay(argc, argv);
-  if (spec_mode(argc, argv)) return cmd_tune_spec(argc, argv);
-  cli_common c = {0};
+  if (cli_tune_replay_wanted(argc, argv)) return cli_tune_replay(run, argc, argv);
+  if (spec_mode(argc, argv)) return cmd_tune_spec(run, argc, argv);
+  cli_common c = {.run = run};
   const char *out = NULL, *type = NULL, *fp_path = NULL, *only[32];
   uint32_t nonly = 0, size = 0, max_runs = 0, threads = 0;
   bool resume = false, have_size = false;

@@ -100,7 +100,7 @@ static int screenshot(GLFWwindow *w, const char *path) {
   return s ? cli_fail("view", s) : 0;
 }
 
-int cmd_view(int argc, char **argv) {
+int cmd_view(cli_run *run, int argc, char **argv) {
   uint32_t width = 1000, height = 700;
   const char *script = NULL, *shot = NULL;
   static const struct option opts[] = {{"width", required_argument, 0, 'W'}, {"height", required_argument, 0, 'H'},
@@ -190,7 +190,7 @@ int cmd_view(int argc, char **argv) {
   return rc;
 }
 #else
-int cmd_view(int argc, char **argv) {
+int cmd_view(cli_run *run, int argc, char **argv) {
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { fputs(help, stdout); return 0; }
   return cli_error("view", 3, "this vkocc was built without GLFW (install libglfw3-dev and rebuild)");
 }

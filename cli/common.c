@@ -105,9 +105,14 @@ bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n
 bool cli_is_tty(void) { return isatty(STDERR_FILENO); }
 
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx) {
+  cli_run *run = c->run;
+  if (!run || !run->device) /* the command table says this command needs no device: a bug, not a user's error */
+    return cli_error(cmd, 1, "internal: a device opened by a command whose table row says it needs none");
+  if (run->ctx) { *ctx = run->ctx; return 0; }
   vkocc_context_options o = {.device = c->device, .disable_shader_clock = c->no_clock, .queue = c->queue};
   vkocc_status s = vkocc_context_create(&o, ctx);
   if (s) return cli_fail(cmd, s);
+  run->ctx = *ctx;
   /* asked for a compute-only family and got graphics+compute: say so (the shared memory may differ) */
   const vkocc_device_info *d = vkocc_context_device(*ctx);
   const char *env = getenv("VKOCC_QUEUE");
@@ -238,23 +243,8 @@ int cli_usage_error(const char *help) {
   return 2;
 }
 
-/* "1 workgroup", "2 workgroups" */
-static const char *plural(uint32_t n, const char *one, const char *many) { return n == 1 ? one : many; }
-
 void cli_print_derived(const char *label, const vkocc_derived *d, const char *from) {
-  char sms[96];
-  if (d->sm_count) snprintf(sms, sizeof sms, "%u %s%s", d->sm_count, plural(d->sm_count, "SM", "SMs"),
-                            d->sm_count_ambiguous ? " (ambiguous: another SM count explains as many points)" : "");
-  else snprintf(sms, sizeof sms, "SM count unknown (values per SM)");
-  const char *sg_more = d->subgroups_bound_seen ? "" : " or more", *sh_more = d->shared_bound_seen ? "" : " or more";
-  printf("%s%s; per SM: %u %s, %u%s %s (%u%s %s; subgroup size %u%s), %u%s shared %s; ", label, sms, d->wg_per_sm,
-         plural(d->wg_per_sm, "workgroup", "workgroups"), d->subgroups_per_sm, sg_more,
-         plural(d->subgroups_per_sm, "subgroup", "subgroups"), d->threads_per_sm, sg_more,
-         plural(d->threads_per_sm, "thread", "threads"), d->subgroup_size,
-         d->subgroup_size_inferred ? ", inferred" : "", d->shared_per_sm, sh_more,
-         plural(d->shared_per_sm, "byte", "bytes"));
-  if (from) printf("read from %s ($.derived)\n", from);
-  else printf("%u/%u %s explained\n", d->explained, d->total, plural(d->total, "point", "points"));
+  vkocc_derived_write_text(stdout, label, d, from);
 }
 
 /* ---- the device's fingerprint for fingerprint, policy and --device all (through the library) */
@@ -294,7 +284,6 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
     if (rc) return rc;
     vkocc_fingerprint_options o = {.fresh = fresh, .method = c->method, .progress = cli_is_tty() && !c->quiet ? cli_progress : NULL};
     st = vkocc_fingerprint_measure(ctx, &o, fp, det);
-    vkocc_context_destroy(ctx);
   }
   if (st) return cli_fail(cmd, st);
   if (det->from_cache && cli_is_tty()) /* progress and notes only on a terminal (DESIGN.md) */
@@ -336,17 +325,24 @@ int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_tune_session
   return cli_open("tune", c, ctx);
 }
 
-json_t *cli_limits_json(const vkocc_limits_per_sm *l) {
-  json_t *o = json_object();
-  const struct { const char *k; uint32_t v; } f[] = {{"workgroup_slots", l->workgroup_slots},
-      {"subgroup_slots", l->subgroup_slots}, {"threads", l->threads}, {"shared_memory", l->shared_memory},
-      {"registers", l->registers}};
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-    json_object_set_new(o, f[i].k, f[i].v == VKOCC_NO_LIMIT ? json_null() : json_integer(f[i].v));
-  return o;
+void cli_run_close(cli_run *run) {
+  if (run->ctx) vkocc_context_destroy(run->ctx);
+  run->ctx = NULL;
 }
 
-void cli_limit_text(uint32_t v, char out[16]) {
-  if (v == VKOCC_NO_LIMIT) snprintf(out, 16, "-");
-  else snprintf(out, 16, "%u", v);
+const cli_command *cli_find_command(const cli_command *table, size_t n, const char *name) {
+  for (size_t i = 0; name && i < n; i++)
+    if (!strcmp(name, table[i].name)) return &table[i];
+  return NULL;
+}
+
+int cli_dispatch(const cli_command *cmd, const char *parent, int argc, char **argv) {
+  /* getopt names argv[0] in its messages: "vkocc policy build: unrecognized option '--x'" */
+  char prog[64];
+  snprintf(prog, sizeof prog, "vkocc%s%s %s", parent ? " " : "", parent ? parent : "", cmd->name);
+  argv[0] = prog;
+  cli_run run = {.name = cmd->name, .device = cmd->device == CLI_DEVICE};
+  int rc = cmd->fn(&run, argc, argv);
+  cli_run_close(&run);
+  return rc;
 }

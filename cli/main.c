@@ -3,21 +3,23 @@
 #include <errno.h>
 #include <string.h>
 
-typedef struct { const char *name; int (*fn)(int, char **); const char *what; } command;
-
-static const command commands[] = {
-    {"devices", cmd_devices, "list Vulkan devices and what vkocc needs of them"},
-    {"calibrate", cmd_calibrate, "calibrate shader clocks against queue timestamps"},
-    {"probe", cmd_probe, "occupancy P for one workgroup size and shared-memory size"},
-    {"surface", cmd_surface, "P over a grid, with the derived SM count and per-SM limits"},
-    {"calc", cmd_calc, "occupancy calculator: one point or a table, live or from saved data"},
-    {"fingerprint", cmd_fingerprint, "characterize the device: normalized surface, limits, cluster ID (JSON)"},
-    {"cluster", cmd_cluster, "group fingerprints into architecture clusters"},
-    {"policy", cmd_policy, "policy databases: build from tuning results, select by device/cluster, transfer report"},
-    {"tune", cmd_tune, "benchmark a shipped kernel's configurations (histogram, reduce) into a results file"},
-    {"plot", cmd_plot, "plots of surfaces, workgroup-size impact, combs, comparisons (PNG/SVG/PDF)"},
-    {"view", cmd_view, "interactive surface viewer with a live calculator readout (GLFW)"},
-    {"barrier-test", cmd_barrier_test, "device-wide barrier with P (+K) workgroups: completes, or reports the timeout"},
+/* Which commands may open a device: the runner (cli_dispatch) closes it after them. */
+static const cli_command commands[] = {
+    {"devices", cmd_devices, "list Vulkan devices and what vkocc needs of them", CLI_NO_DEVICE},
+    {"calibrate", cmd_calibrate, "calibrate shader clocks against queue timestamps", CLI_DEVICE},
+    {"probe", cmd_probe, "occupancy P for one workgroup size and shared-memory size", CLI_DEVICE},
+    {"surface", cmd_surface, "P over a grid, with the derived SM count and per-SM limits", CLI_DEVICE},
+    {"calc", cmd_calc, "occupancy calculator: one point or a table, live or from saved data", CLI_DEVICE},
+    {"fingerprint", cmd_fingerprint, "characterize the device: normalized surface, limits, cluster ID (JSON)", CLI_DEVICE},
+    {"cluster", cmd_cluster, "group fingerprints into architecture clusters", CLI_NO_DEVICE},
+    {"policy", cmd_policy, "policy databases: build from tuning results, select by device/cluster, transfer report",
+     CLI_NO_DEVICE},
+    {"tune", cmd_tune, "tune a shipped kernel or a T1 specification's kernel into a results file; --replay offline",
+     CLI_DEVICE},
+    {"plot", cmd_plot, "plots of surfaces, workgroup-size impact, combs, comparisons (PNG/SVG/PDF)", CLI_NO_DEVICE},
+    {"view", cmd_view, "interactive surface viewer with a live calculator readout (GLFW)", CLI_NO_DEVICE},
+    {"barrier-test", cmd_barrier_test, "device-wide barrier with P (+K) workgroups: completes, or reports the timeout",
+     CLI_DEVICE},
 };
 
 static void usage(FILE *f) {
@@ -52,14 +54,8 @@ int main(int argc, char **argv) {
   if (argc < 2) { usage(stderr); return 2; }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return finish(0); }
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) { printf("vkocc %s\n", vkocc_version()); return finish(0); }
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(argv[1], commands[i].name)) {
-      /* getopt names argv[0] in its messages: "vkocc devices: unrecognized option '--x'" */
-      char prog[64];
-      snprintf(prog, sizeof prog, "vkocc %s", commands[i].name);
-      argv[1] = prog;
-      return finish(commands[i].fn(argc - 1, argv + 1));
-    }
+  const cli_command *cmd = cli_find_command(commands, sizeof commands / sizeof commands[0], argv[1]);
+  if (cmd) return finish(cli_dispatch(cmd, NULL, argc - 1, argv + 1));
   fprintf(stderr, "vkocc: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

@@ -55,8 +55,11 @@ static void *fingerprint_job(void *arg) {
   double t0 = vkocc_now_ms();
   cli_common c = j->c;
   c.device = j->spec, c.quiet = true; /* one progress line per thread would race on the terminal */
+  cli_run run = {.name = "fingerprint", .device = true}; /* this thread's device, closed here */
+  c.run = &run;
   vkocc_fingerprint fp;
   int rc = cli_fingerprint_device("fingerprint", &c, j->fresh, j->registers, &j->doc, &fp);
+  cli_run_close(&run);
   if (rc) { fail(j, rc); return NULL; }
   snprintf(j->r.cluster_id, sizeof j->r.cluster_id, "%s", fp.cluster_id);
   j->r.wall_ms = vkocc_now_ms() - t0;

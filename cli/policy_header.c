@@ -124,7 +124,7 @@ static int emit(FILE *f, json_t *db, const char *path) {
   return 0;
 }
 
-int cmd_policy_header(int argc, char **argv) {
+int cmd_policy_header(cli_run *run, int argc, char **argv) {
   const char *out = NULL;
   static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0}};
   int ch;

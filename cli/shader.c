@@ -25,6 +25,7 @@ int cli_shader_option(const char *cmd, int ch, const char *arg, cli_shader *o) {
   case CLI_OPT_SHADER: o->path = arg; return 0;
   case CLI_OPT_ENTRY: o->entry = arg; return 0;
   case CLI_OPT_FROM: o->from = arg; return 0;
+  case CLI_OPT_ALLOW_OTHER_DEVICE: o->allow_other_device = true; return 0;
   case CLI_OPT_SPEC:
     if (o->nspec >= CLI_MAX_SPEC) return cli_error(cmd, 2, "--spec: at most %d", CLI_MAX_SPEC);
     if (!parse_spec(arg, &o->spec[o->nspec]))
@@ -186,6 +187,14 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   vkocc_context *ctx;
   if ((rc = cli_open(cmd, c, &ctx))) return rc;
   const vkocc_device_info *dev = vkocc_context_device(ctx);
+  vkocc_device_identity id;
+  char why[1400];
+  /* the --from limits with this device's P: only when one device and driver measured both */
+  if (o->from && !o->allow_other_device && vkocc_document_device(o->from, &id) == VKOCC_OK &&
+      !vkocc_device_identity_same(&id, dev, why, sizeof why)) {
+    return cli_error(cmd, 2, "--from %s: %s; give --allow-other-device to combine them anyway", o->from, why);
+  }
+  vkocc_clear_error(); /* a file that names no device (a CSV) is checked by nothing */
   char fp_path[1024] = "";
   if (!o->from) { /* no surface given: the device's cached fingerprint, when `vkocc fingerprint` made one */
     vkocc_fingerprint fp; /* sealed with this device's key, verified (an edited or foreign file is a miss) */
@@ -202,7 +211,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   vkocc_pipeline_result r;
   vkocc_status st = vkocc_pipeline_occupancy_model(ctx, NULL, &sh, po, have_d ? &d : NULL, rm.known ? &rm : NULL,
                                                    use_cache, &r);
-  if (st == VKOCC_ERROR_RUNTIME && r.nstats && strstr(vkocc_last_error(), "of the pipeline as written")) {
+  if (st == VKOCC_ERROR_RUNTIME && r.nstats && vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN) {
     /* measured, but P as written cannot be established: the evidence is shown, no P, exit 1 */
     char why[700];
     snprintf(why, sizeof why, "%s", vkocc_last_error());
@@ -230,10 +239,9 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
       json_decref(stats);
     }
     vkocc_pipeline_result_free(&r);
-    vkocc_context_destroy(ctx);
     return cli_error(cmd, 1, "%s", why);
   }
-  if (st) { vkocc_pipeline_result_free(&r); vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
+  if (st) { vkocc_pipeline_result_free(&r); return cli_fail(cmd, st); }
   if (fp_path[0] && !c->json) fprintf(stderr, "vkocc %s: per SM from the cached fingerprint %s\n", cmd, fp_path);
   if (c->json || c->output) { /* -o: the document --json prints */
     json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:o}", "device", vkocc_device_info_json(dev), "probe",
@@ -259,11 +267,11 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                                              isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
                                              "augmented", r.stats[i].augmented));
     json_object_set_new(doc, "statistics", stats);
+    /* -o FILE: the document there and nothing on standard output; "-" is standard output */
     vkocc_status ws = c->output ? cli_json_write(doc, c->output) : VKOCC_OK;
-    if (ws || c->json) {
+    if (ws || c->json || c->output) {
       vkocc_pipeline_result_free(&r);
-      vkocc_context_destroy(ctx);
-      if (ws) { json_decref(doc); return cli_fail(cmd, ws); }
+      if (ws || c->output) { json_decref(doc); return ws ? cli_fail(cmd, ws) : 0; }
       return cli_emit_json(cmd, doc, NULL);
     }
     json_decref(doc);
@@ -302,7 +310,6 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   if (have_d) json_decref(limits(&d, &rm, &r, true));
   bool agree = r.from_cache || r.probe.agree;
   vkocc_pipeline_result_free(&r);
-  vkocc_context_destroy(ctx);
   return agree ? 0 : 1;
 }
 
@@ -323,7 +330,7 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   if (rc) return rc;
   uint32_t total = 1, base = o->nspec;
   for (uint32_t v = 0; v < o->nvary; v++) total *= o->vary[v].n;
-  if (base + o->nvary > CLI_MAX_SPEC) { vkocc_context_destroy(ctx); return cli_error(cmd, 2, "too many constants"); }
+  if (base + o->nvary > CLI_MAX_SPEC) { return cli_error(cmd, 2, "too many constants"); }
   json_t *points = json_array();
   /* Compiled once; every combination checked before anything is measured or printed, so bad input
    * (an unknown ID, a point above the device's limits) is one line and nothing else. */
@@ -351,7 +358,7 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   vkocc_calibrate_options co;
   vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   if (!st) st = vkocc_calibrate(ctx, &co, &cal);
-  if (st) { free(spv); json_decref(points); vkocc_context_destroy(ctx); return cli_fail(cmd, st); }
+  if (st) { free(spv); json_decref(points); return cli_fail(cmd, st); }
   uint32_t prevP = 0, unestablished = 0;
   vkocc_register_model rm;
   bool have_rm = vkocc_register_model_from_cache(dev, &rm);
@@ -368,7 +375,7 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
     vkocc_pipeline_result r;
     st = vkocc_pipeline_occupancy_model(ctx, &cal, &sh, &p, NULL, have_rm ? &rm : NULL, false, &r);
     o->nspec = base;
-    if (st == VKOCC_ERROR_RUNTIME && strstr(vkocc_last_error(), "of the pipeline as written")) {
+    if (st == VKOCC_ERROR_RUNTIME && vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN) {
       /* this point's P as written cannot be established: said, no P, and exit 1 at the end */
       json_t *spec = json_object();
       for (uint32_t v = 0; v < o->nvary; v++) {
@@ -412,7 +419,6 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   free(spv);
   json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:s, s:o}", "device", vkocc_device_info_json(vkocc_context_device(ctx)),
                                           "shader", o->path, "points", points), VKOCC_DOC_SHADER_SURFACE);
-  vkocc_context_destroy(ctx);
   if (st) { json_decref(doc); return cli_fail(cmd, st); }
   if (out_path && (st = cli_json_write(doc, out_path))) { json_decref(doc); return cli_fail(cmd, st); }
   int rc_out = 0;

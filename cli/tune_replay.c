@@ -62,7 +62,8 @@ static void fmt_to95(double v, uint32_t budget, char *out, size_t len) {
   else snprintf(out, len, ">%u", budget);
 }
 
-int cli_tune_replay(int argc, char **argv) {
+int cli_tune_replay(cli_run *runner, int argc, char **argv) {
+  (void)runner; /* offline: no device */
   const char *replay = NULL, *strategies = "all", *fp = NULL, *plot = NULL, *out = NULL, *attr_text = NULL;
   uint32_t budget = 0, seeds = 50, seed0 = 1;
   bool json = false, list = false, verbose = false, ablation = false, no_occ = false;

@@ -67,8 +67,8 @@ static vkocc_status reopen(void *user, vkocc_context **ctx) {
 static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const char *fp_path, vkocc_tune_options *o,
                      const char *t4_meta);
 
-int cmd_tune_spec(int argc, char **argv) {
-  cli_common c = {0};
+int cmd_tune_spec(cli_run *run, int argc, char **argv) {
+  cli_common c = {.run = run};
   const char *out = NULL, *t4 = NULL, *strategy = NULL, *reference = NULL, *name = NULL, *fp_path = NULL, *spec = NULL;
   bool resume = false, always_P = false;
   vkocc_tune_options o = {0};
@@ -198,10 +198,8 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
   vkocc_context *ctx;
   vkocc_status st;
   if ((rc = cli_tune_device(c, fp_path, s, &ctx))) return rc;
-  if ((resume && (st = vkocc_tune_resume(s, o->output))) || (st = vkocc_tune_prepare(s, ctx, o))) {
-    vkocc_context_destroy(ctx);
+  if ((resume && (st = vkocc_tune_resume(s, o->output))) || (st = vkocc_tune_prepare(s, ctx, o)))
     return cli_fail("tune", st);
-  }
   vkocc_tune_summary sum;
   vkocc_tune_summarize(s, &sum);
   if (sum.resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", sum.resumed, o->output);
@@ -213,7 +211,7 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
   sigaction(SIGINT, &sa, &old);
   st = vkocc_tune_run(s, &ctx, o);
   sigaction(SIGINT, &old, NULL);
-  if (ctx) vkocc_context_destroy(ctx);
+  c->run->ctx = ctx; /* a lost device reopened (or none left): the runner closes what is open now */
   /* a spec that does not fit: nothing written; else what was measured is kept (the message says where) */
   if (st) return st == VKOCC_ERROR_USAGE || st == VKOCC_ERROR_UNSUPPORTED ? cli_fail("tune", st) : cli_error("tune", 1, "%s", vkocc_last_error());
   char sentinel_text[700] = "";

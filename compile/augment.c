@@ -462,10 +462,9 @@ static uint32_t load_builtin_u32(aug *a, wbuf *f, const builtin_var *b) {
 
 vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *name, const char *entry,
                                  uint32_t set, uint32_t **out, size_t *out_words) {
-  return vkocc_spirv_augment_variant(spv, words, name, entry, set, vkocc_aug_resolve(0), out, out_words);
+  return vkocc_spirv_augment_variant(spv, words, name, entry, set, vkocc_aug_resolve(VKOCC_AUG_AUTO, 0), out,
+                                     out_words);
 }
-
-_Thread_local uint32_t vkocc_aug_default_variant = VKOCC_AUG_AUTO;
 
 
 /* The variants: how the sleeping loop does its work between clock reads (the record and the barrier are the
@@ -482,8 +481,8 @@ const char *vkocc_aug_variant_name(uint32_t v) {
   return v < VKOCC_AUG_VARIANTS ? variants[v].name : v == VKOCC_AUG_AUTO ? "auto" : "?";
 }
 
-uint32_t vkocc_aug_resolve(uint32_t device_type) {
-  if (vkocc_aug_default_variant < VKOCC_AUG_VARIANTS) return vkocc_aug_default_variant;
+uint32_t vkocc_aug_resolve(uint32_t variant, uint32_t device_type) {
+  if (variant < VKOCC_AUG_VARIANTS) return variant;
   return device_type == 4 /* VK_PHYSICAL_DEVICE_TYPE_CPU */ ? VKOCC_AUG_UNROLLED : VKOCC_AUG_COMPACT;
 }
 
@@ -492,19 +491,22 @@ uint32_t vkocc_aug_rounds_scale(uint32_t v, uint32_t device_type) {
   return variants[v].steps ? 128 / variants[v].steps : 128;
 }
 
-vkocc_status vkocc_set_augmentation(const char *name) {
-  vkocc_clear_error();
-  if (!name || !strcmp(name, "auto")) {
-    vkocc_aug_default_variant = VKOCC_AUG_AUTO;
-    return VKOCC_OK;
-  }
+vkocc_status vkocc_aug_parse(const char *name, uint32_t *variant) {
+  *variant = VKOCC_AUG_AUTO;
+  if (!name || !strcmp(name, "auto")) return VKOCC_OK;
   for (uint32_t v = 0; v < VKOCC_AUG_VARIANTS; v++)
     if (!strcmp(name, variants[v].name)) {
-      vkocc_aug_default_variant = v;
+      *variant = v;
       return VKOCC_OK;
     }
   return vkocc_fail(VKOCC_ERROR_USAGE, "augmentation '%s': expected auto (the default: compact on GPUs, unrolled on "
                     "CPU devices), compact, unrolled, small, clock-only or rolled", name);
+}
+
+vkocc_status vkocc_augmentation_check(const char *name) {
+  vkocc_clear_error();
+  uint32_t v;
+  return vkocc_aug_parse(name, &v);
 }
 
 vkocc_status vkocc_spirv_augment_variant(const uint32_t *spv, size_t words, const char *name, const char *entry,

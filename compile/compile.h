@@ -69,13 +69,13 @@ enum { VKOCC_AUG_COMPACT = 0,   /* the default: 32 ALU steps per clock read, wri
        VKOCC_AUG_VARIANTS = 5,
        VKOCC_AUG_AUTO = 255 };  /* compact on GPUs, unrolled on CPU devices (vkocc_aug_resolve) */
 const char *vkocc_aug_variant_name(uint32_t variant);
-/* The variant vkocc_spirv_augment and the probe's pipelines use on this thread (VKOCC_AUG_AUTO; tests and
- * vkocc_set_augmentation set another to measure with it). */
-extern _Thread_local uint32_t vkocc_aug_default_variant;
-/* The variant to build for a device of this VkPhysicalDeviceType (vkocc_aug_default_variant, AUTO resolved:
- * unrolled on a CPU device, whose loops end after 65535 iterations so each round must take the time it did, and
- * which reports no statistics to keep; compact elsewhere). */
-uint32_t vkocc_aug_resolve(uint32_t device_type);
+/* The variant named (vkocc_probe_options.augmentation: NULL or "auto" is VKOCC_AUG_AUTO); VKOCC_ERROR_USAGE
+ * naming the choices for another name. */
+vkocc_status vkocc_aug_parse(const char *name, uint32_t *variant);
+/* The variant to build for a device of this VkPhysicalDeviceType: variant itself, or for VKOCC_AUG_AUTO unrolled
+ * on a CPU device, whose loops end after 65535 iterations so each round must take the time it did, and which
+ * reports no statistics to keep; compact elsewhere. */
+uint32_t vkocc_aug_resolve(uint32_t variant, uint32_t device_type);
 /* How many rounds of this variant take the time of one unrolled round (its iteration bound is multiplied by it
  * on GPUs, so every variant bounds the same time; 1 on a CPU device, whose loop limit the bound respects). */
 uint32_t vkocc_aug_rounds_scale(uint32_t variant, uint32_t device_type);

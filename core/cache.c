@@ -315,16 +315,11 @@ bool vkocc_cache_file_regular(const char *path) {
 
 /* ---------------------------------------------------------------- checksummed cache entries */
 
-static uint64_t fnv1a(uint64_t h, const char *p) {
-  for (; *p; p++) h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-  return h;
-}
-
 /* The checksum of an entry: FNV-1a 64 over the schema, the key and the canonical (sorted, compact) value. */
 static void entry_checksum(const char *schema, const char *key, json_t *value, char out[17]) {
   char *text = json_dumps(value, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
-  uint64_t h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, schema), "\n"), key);
-  h = fnv1a(fnv1a(h, "\n"), text ? text : "");
+  uint64_t h = vkocc_fnv1a_str(vkocc_fnv1a_str(vkocc_fnv1a_str(VKOCC_FNV1A_OFFSET, schema), "\n"), key);
+  h = vkocc_fnv1a_str(vkocc_fnv1a_str(h, "\n"), text ? text : "");
   free(text);
   snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
@@ -388,10 +383,7 @@ uint64_t vkocc_driver_env_hash(uint64_t h) {
     if (driver_env(*e)) list[k++] = *e;
   qsort(list, k, sizeof *list, cmp_str);
   for (size_t i = 0; i < k; i++) /* FNV-1a over each "NAME=value" and its terminating NUL */
-    for (const char *p = list[i];; p++) {
-      h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-      if (!*p) break;
-    }
+    h = vkocc_fnv1a(h, list[i], strlen(list[i]) + 1);
   free(list);
   return h;
 }
@@ -401,7 +393,7 @@ void vkocc_cache_key(const vkocc_device_info *d, const char *what, char *out, si
   vkocc_format_uuid(d->uuid, uuid);
   snprintf(out, len, "%s; device %s; driver %s (%s) %08x; queue family %u; driver environment %016llx; vkocc %s",
            what, uuid, d->driver_name, d->driver_info, d->driver_version, d->compute_queue_family,
-           (unsigned long long)vkocc_driver_env_hash(0xcbf29ce484222325ull), vkocc_version());
+           (unsigned long long)vkocc_driver_env_hash(VKOCC_FNV1A_OFFSET), vkocc_version());
 }
 
 vkocc_status vkocc_cache_doc_write(const char *path, const char *seal_schema, json_t *doc, const char *key) {

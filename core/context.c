@@ -18,11 +18,7 @@ typedef struct {
 static uint64_t pc_checksum(const vkocc_context *ctx, const void *data, size_t size) {
   char key[1024];
   vkocc_cache_key(&ctx->info, "pipelines", key, sizeof key);
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const char *p = key; *p; p++) h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-  const uint8_t *b = data;
-  for (size_t i = 0; i < size; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-  return h;
+  return vkocc_fnv1a(vkocc_fnv1a_str(VKOCC_FNV1A_OFFSET, key), data, size);
 }
 
 /* The driver's data of a file, or NULL (a miss) when the header or its checksum does not match. */

@@ -72,8 +72,8 @@ static void misuse(vkocc_batch *b, vkocc_status s, const char *msg) {
 vkocc_status vkocc_batch_begin(vkocc_batch *b) {
   vkocc_context *ctx = b->ctx;
   if (ctx->lost)
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "the device was lost earlier (VK_ERROR_DEVICE_LOST): nothing more is "
-                      "submitted to it");
+    return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_DEVICE_LOST, "the device was lost earlier "
+                             "(VK_ERROR_DEVICE_LOST): nothing more is submitted to it");
   if (b->in_flight) return vkocc_fail(VKOCC_ERROR_RUNTIME, "a batch was begun while its last submission was in flight");
   b->nrec = 0;
   b->error = VKOCC_OK;
@@ -240,8 +240,8 @@ vkocc_status vkocc_batch_wait(vkocc_batch *b, uint64_t timeout_ns) {
   if (!timeout_ns) timeout_ns = ctx->timeout_ns;
   VkResult r = vkocc_fn.vkWaitForFences(ctx->device, 1, &b->fence, VK_TRUE, timeout_ns);
   if (r == VK_TIMEOUT)
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: the GPU did not finish within %.1f s (VK_TIMEOUT)", what,
-                      (double)timeout_ns / 1e9);
+    return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_TIMEOUT, "%s: the GPU did not finish within %.1f s "
+                             "(VK_TIMEOUT)", what, (double)timeout_ns / 1e9);
   if (r) return vk_fail(b, r, what);
   b->in_flight = false;
   if ((r = vkocc_fn.vkResetFences(ctx->device, 1, &b->fence))) return vk_fail(b, r, "vkResetFences");

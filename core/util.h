@@ -20,6 +20,15 @@ void *vkocc_xrealloc(void *p, size_t n);
 char *vkocc_xstrdup(const char *s);
 char *vkocc_xstrndup(const char *s, size_t n);
 
+/* helpers.c: FNV-1a 64 from h (VKOCC_FNV1A_OFFSET to start) over n bytes, or over a string without its NUL;
+ * ascending qsort comparators; now in UTC as "2026-01-31T12:00:00Z". */
+#define VKOCC_FNV1A_OFFSET 0xcbf29ce484222325ull
+uint64_t vkocc_fnv1a(uint64_t h, const void *data, size_t n);
+uint64_t vkocc_fnv1a_str(uint64_t h, const char *s);
+int vkocc_cmp_u32(const void *a, const void *b);
+int vkocc_cmp_u64(const void *a, const void *b);
+void vkocc_utc_now(char *out, size_t len);
+
 /* ticks.c, stats.c */
 double vkocc_now_ns(void);
 int vkocc_cmp_double(const void *a, const void *b);

@@ -14,15 +14,7 @@
 
 typedef struct { uint64_t lo, hi; } interval;
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
 
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
-}
 
 /* ceil(a / b) without the overflow of (a + b - 1) / b */
 static uint32_t ceil_div(uint32_t a, uint32_t b) { return a / b + (a % b != 0); }
@@ -37,8 +29,8 @@ static uint32_t vote(const interval *iv, uint32_t n, uint64_t *lo, uint64_t *hi)
   if (!n) return 0;
   uint64_t *st = vkocc_xmalloc(n * sizeof *st), *en = vkocc_xmalloc(n * sizeof *en), x = 0, h = UINT64_MAX;
   for (uint32_t i = 0; i < n; i++) st[i] = iv[i].lo, en[i] = iv[i].hi;
-  qsort(st, n, sizeof *st, cmp_u64);
-  qsort(en, n, sizeof *en, cmp_u64);
+  qsort(st, n, sizeof *st, vkocc_cmp_u64);
+  qsort(en, n, sizeof *en, vkocc_cmp_u64);
   uint32_t best = 0;
   for (uint32_t a = 0, ended = 0; a < n; a++) { /* coverage at st[a]: starts <= it minus ends below it */
     while (ended < n && en[ended] < st[a]) ended++;
@@ -115,7 +107,7 @@ static void mtree_init(mtree *t, const fitdata *f) {
   uint32_t m = f->nm;
   t->leaf = vkocc_xmalloc((m + 1) * sizeof *t->leaf);
   for (uint32_t i = 0; i < m; i++) t->leaf[i] = f->miv[i].lo;
-  qsort(t->leaf, m, sizeof *t->leaf, cmp_u64);
+  qsort(t->leaf, m, sizeof *t->leaf, vkocc_cmp_u64);
   for (uint32_t i = 0; i < m; i++)
     if (!t->nl || t->leaf[t->nl - 1] != t->leaf[i]) t->leaf[t->nl++] = t->leaf[i];
   t->mx = vkocc_xcalloc(4 * (size_t)t->nl + 4, sizeof *t->mx);
@@ -131,7 +123,7 @@ static void mtree_init(mtree *t, const fitdata *f) {
   uint64_t *kp = vkocc_xmalloc((m + 1) * sizeof *kp * 2);
   t->by_key = vkocc_xmalloc((m + 1) * sizeof *t->by_key);
   for (uint32_t i = 0; i < m; i++) kp[2 * i] = f->mkey[i], kp[2 * i + 1] = i;
-  qsort(kp, m, 2 * sizeof *kp, cmp_u64);
+  qsort(kp, m, 2 * sizeof *kp, vkocc_cmp_u64);
   for (uint32_t i = 0; i < m; i++) t->by_key[i] = (uint32_t)kp[2 * i + 1];
   free(kp);
 }
@@ -185,7 +177,7 @@ static uint32_t count_explained(const fitdata *f, uint32_t S, uint64_t M, bool m
 }
 
 typedef struct { uint64_t v; uint32_t pos; } end_pos;
-static int cmp_end(const void *a, const void *b) { return cmp_u64(&((const end_pos *)a)->v, &((const end_pos *)b)->v); }
+static int cmp_end(const void *a, const void *b) { return vkocc_cmp_u64(&((const end_pos *)a)->v, &((const end_pos *)b)->v); }
 
 /* The distinct P > 0 of the surface, decreasing, with how often each occurs. */
 typedef struct { uint32_t P, times; } pval;
@@ -422,7 +414,7 @@ static uint32_t sm_candidates(const vkocc_surface_point *pt, uint32_t n, uint32_
   uint32_t *vals = vkocc_xmalloc((usable + 1) * sizeof *vals), nv = 0, maxv = 0;
   for (uint32_t i = 0; i < n; i++)
     if (pt[i].P > 0) vals[nv++] = pt[i].P, maxv = pt[i].P > maxv ? pt[i].P : maxv;
-  qsort(vals, nv, sizeof *vals, cmp_u32);
+  qsort(vals, nv, sizeof *vals, vkocc_cmp_u32);
   /* primes up to sqrt(max P) <= 65535 */
   uint32_t lim = 1;
   while ((uint64_t)(lim + 1) * (lim + 1) <= maxv) lim++;
@@ -478,7 +470,7 @@ vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint3
   uint32_t *vals = vkocc_xmalloc((usable + 1) * sizeof *vals), nv = 0, npv = 0;
   for (uint32_t i = 0; i < n; i++)
     if (pt[i].P > 0) vals[nv++] = pt[i].P;
-  qsort(vals, nv, sizeof *vals, cmp_u32);
+  qsort(vals, nv, sizeof *vals, vkocc_cmp_u32);
   for (uint32_t i = nv; i-- > 0;) {
     if (npv && pv[npv - 1].P == vals[i]) pv[npv - 1].times++;
     else pv[npv++] = (pval){vals[i], 1};

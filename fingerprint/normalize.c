@@ -62,16 +62,16 @@ vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_
  * of FNV-1a 64 of it. It depends on the shared memory the queue family grants (100 KiB on an H100's compute-only
  * family, 48 KiB on its graphics+compute one), so one GPU had two IDs. */
 void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]) {
-  uint64_t h = 0xcbf29ce484222325ull;
+  uint64_t h = VKOCC_FNV1A_OFFSET;
   char buf[64];
   int n = snprintf(buf, sizeof buf, "vkocc-fp/1;sg=%u;", fp->subgroup_size);
-  for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
+  h = vkocc_fnv1a(h, buf, (size_t)n);
   for (int a = 0; a < VKOCC_CANON_WG; a++)
     for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
       double v = fp->normalized[a][b];
       if (isnan(v)) n = snprintf(buf, sizeof buf, "%u,%u=x;", vkocc_canonical_wg[a], vkocc_canonical_shared[b]);
       else n = snprintf(buf, sizeof buf, "%u,%u=%.3f;", vkocc_canonical_wg[a], vkocc_canonical_shared[b], v);
-      for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
+      h = vkocc_fnv1a(h, buf, (size_t)n);
     }
   snprintf(out, 24, "c1-%012llx", (unsigned long long)(h >> 16));
 }
@@ -81,15 +81,15 @@ void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]) {
  * The shared capacity is the queue family's, not the architecture's: it is a recorded attribute of the
  * fingerprint (docs/fingerprint.md), never part of the ID. */
 void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
-  uint64_t h = 0xcbf29ce484222325ull;
+  uint64_t h = VKOCC_FNV1A_OFFSET;
   char buf[64];
   int n = snprintf(buf, sizeof buf, "vkocc-fp/2;sg=%u;", fp->subgroup_size);
-  for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
+  h = vkocc_fnv1a(h, buf, (size_t)n);
   for (int a = 0; a < VKOCC_CANON_WG; a++) {
     double v = fp->normalized[a][0];
     if (isnan(v)) n = snprintf(buf, sizeof buf, "%u=x;", vkocc_canonical_wg[a]);
     else n = snprintf(buf, sizeof buf, "%u=%.3f;", vkocc_canonical_wg[a], v);
-    for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
+    h = vkocc_fnv1a(h, buf, (size_t)n);
   }
   snprintf(out, 24, "c2-%012llx", (unsigned long long)(h >> 16));
 }

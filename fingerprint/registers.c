@@ -57,18 +57,14 @@ uint32_t vkocc_model_P(const vkocc_derived *d, const vkocc_register_model *m, ui
 
 typedef struct { uint64_t lo, hi; } span;
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
 
 /* The value covered by the most spans; [lo, hi] of the first (lowest) best region. O(n log n). */
 static uint32_t vote(const span *iv, uint32_t n, uint64_t *lo, uint64_t *hi) {
   if (!n) return 0;
   uint64_t *st = vkocc_xmalloc(n * sizeof *st), *en = vkocc_xmalloc(n * sizeof *en), x = 0, h = UINT64_MAX;
   for (uint32_t i = 0; i < n; i++) st[i] = iv[i].lo, en[i] = iv[i].hi;
-  qsort(st, n, sizeof *st, cmp_u64);
-  qsort(en, n, sizeof *en, cmp_u64);
+  qsort(st, n, sizeof *st, vkocc_cmp_u64);
+  qsort(en, n, sizeof *en, vkocc_cmp_u64);
   uint32_t best = 0;
   for (uint32_t a = 0, ended = 0; a < n; a++) {
     while (ended < n && en[ended] < st[a]) ended++;

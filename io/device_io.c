@@ -279,6 +279,22 @@ void vkocc_device_identity_of(const vkocc_device_info *d, uint32_t sm_count, vko
   identity_key(out);
 }
 
+bool vkocc_device_identity_same(const vkocc_device_identity *id, const vkocc_device_info *d, char *why, size_t len) {
+  static const uint8_t none[16];
+  bool uuid = memcmp(id->uuid, none, 16) != 0 && memcmp(id->uuid, d->uuid, 16) != 0;
+  bool driver = strcmp(id->driver_name, d->driver_name) || strcmp(id->driver_info, d->driver_info) ||
+                id->driver_version != d->driver_version;
+  if (!uuid && !driver) return true;
+  if (why && len) {
+    char a[37], b[37];
+    vkocc_format_uuid(id->uuid, a), vkocc_format_uuid(d->uuid, b);
+    snprintf(why, len, "measured on %s (UUID %s, driver %s %s, version 0x%x), not on this device %s (UUID %s, driver "
+             "%s %s, version 0x%x)", id->name, a, id->driver_name, id->driver_info, id->driver_version, d->name, b,
+             d->driver_name, d->driver_info, d->driver_version);
+  }
+  return false;
+}
+
 void vkocc_device_identity_set_sm_count(vkocc_device_identity *id, uint32_t sm_count) {
   id->sm_count = sm_count;
   identity_key(id);

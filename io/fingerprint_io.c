@@ -34,8 +34,7 @@ void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_
 json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_calibration *cal,
                                    const vkocc_derived *d, double elapsed_ms) {
   char when[32];
-  time_t now = time(NULL);
-  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  vkocc_utc_now(when, sizeof when);
   json_t *doc = vkocc_doc_stamp(vkocc_fingerprint_json(fp), VKOCC_DOC_FINGERPRINT);
   json_object_set_new(doc, "device", vkocc_device_info_json(&s->device));
   json_object_set_new(doc, "calibration", vkocc_calibration_json(cal));

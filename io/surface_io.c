@@ -181,7 +181,7 @@ static int split(const char *s, const char *e, const char **fs, const char **fe,
 #define CSV_MAX_COLUMNS 64
 
 /* The columns a CSV surface is read from: wg_size, shared_bytes and the device-wide P ("P", or "workgroups"
- * as `vkocc calc --csv` writes it); "source" (calc's "measured" or "model": a model row reads as predicted).
+ * as `vkocc calc --csv` writes it); "source" (calc's "measured", "predicted" or "model": the last two read as predicted).
  * Other columns are ignored, so calc's own CSV reads back. col[] holds the indices (-1: absent). */
 typedef struct { int col[3], source, subgroups, n; } csv_header;
 
@@ -255,7 +255,7 @@ static vkocc_status load_csv(const char *path, const char *text, size_t len, vko
     if (h.source >= 0) {
       const char *a = fs[h.source], *b = fe[h.source];
       trim(&a, &b);
-      p.predicted = name_is(a, b, "model"); /* calc's row from the model, not measured */
+      p.predicted = name_is(a, b, "model") || name_is(a, b, "predicted"); /* calc's rows that were not measured */
     }
     uint32_t sgs; /* calc's subgroups column: P x ceil(wg / subgroup size) tells the subgroup size */
     if (h.subgroups >= 0 && p.P && !parse_value(path, line, 2, fs[h.subgroups], fe[h.subgroups], &sgs))
@@ -371,7 +371,8 @@ static vkocc_status model_from_fingerprint(const char *path, json_t *doc, vkocc_
   return s;
 }
 
-/* A vkocc.calc document's "rows" as points: P is the device-wide "workgroups", a "model" row reads as predicted. */
+/* A vkocc.calc document's "rows" as points: P is the device-wide "workgroups", a "model" or "predicted" row reads
+ * as predicted. */
 static vkocc_status calc_rows(json_t *doc, const char *path, vkocc_surface *out) {
   json_t *rows = json_object_get(doc, "rows");
   if (!json_is_array(rows))
@@ -412,7 +413,7 @@ static vkocc_status calc_rows(json_t *doc, const char *path, vkocc_surface *out)
         p->P > VKOCC_MAX_P)
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: wg_size %u, shared_bytes %u, workgroups %u: out of range", path,
                         sub, p->wg_size, p->shared_bytes, p->P);
-    p->predicted = !strcmp(src, "model");
+    p->predicted = !strcmp(src, "model") || !strcmp(src, "predicted");
   }
   return VKOCC_OK;
 }

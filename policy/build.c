@@ -126,10 +126,6 @@ static int cmp_doc(const void *a, const void *b) {
   return c;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
 
 /* {"min": .., "max": ..} for size s among the sorted distinct sizes v[0..n) */
 static json_t *bucket(const uint64_t *v, uint32_t n, uint64_t s) {
@@ -223,7 +219,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
           if (q == ns) sizes[ns++] = e->n;
         }
         if (first != i) continue;
-        qsort(sizes, ns, sizeof *sizes, cmp_u64);
+        qsort(sizes, ns, sizeof *sizes, vkocc_cmp_u64);
         for (uint32_t q = 0; q < ns; q++) {
           uint32_t m = 0;
           for (uint32_t j = 0; j < n; j++) {

@@ -66,7 +66,7 @@ vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_des
   vkocc_spirv_info info;
   user_pipeline u = {0};
   s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
-  if (!s) s = user_pipeline_create(ctx, spv, words, name, sh, &info, false, &u);
+  if (!s) s = user_pipeline_create(ctx, spv, words, name, sh, &info, false, VKOCC_AUG_AUTO, &u);
   free(spv);
   if (!s) {
     uint32_t params[4] = {mode, 1000, 64, 12345};
@@ -91,13 +91,13 @@ vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_des
 #include <stdarg.h>
 
 /* Appends to the variants summary. */
-static void variants_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void variants_add(const char *fmt, ...) {
-  size_t n = strlen(vkocc_written_variants);
-  if (n + 1 >= sizeof vkocc_written_variants) return;
+static void variants_add(vkocc_written_variants *wv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void variants_add(vkocc_written_variants *wv, const char *fmt, ...) {
+  size_t n = strlen(wv->tried);
+  if (n + 1 >= sizeof wv->tried) return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(vkocc_written_variants + n, sizeof vkocc_written_variants - n, fmt, ap);
+  vsnprintf(wv->tried + n, sizeof wv->tried - n, fmt, ap);
   va_end(ap);
 }
 
@@ -112,11 +112,12 @@ static void stats_text(const user_pipeline *v, char *out, size_t len) {
 }
 
 /* Where the default augmentation's statistics differ from the written ones: builds each other variant, reads its
- * statistics, and measures P with the first whose statistics equal the written ones (vkocc_written_variant_P).
+ * statistics, and measures P with the first whose statistics equal the written ones (wv->P).
  * A variant the driver refuses, or whose measurement fails, is skipped (named in the summary); never fails. */
 static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
                                  const vkocc_probe_options *opt, const uint32_t *spv, size_t words, const char *name,
-                                 const vkocc_spirv_info *info, uint32_t measured, const vkocc_pipeline_result *out) {
+                                 const vkocc_spirv_info *info, uint32_t measured, const vkocc_pipeline_result *out,
+                                 vkocc_written_variants *wv) {
   const char *names[VKOCC_USER_STATS];
   double w[VKOCC_USER_STATS], g[VKOCC_USER_STATS];
   uint32_t n = out->nstats < VKOCC_USER_STATS ? out->nstats : VKOCC_USER_STATS;
@@ -127,7 +128,7 @@ static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *ca
     user_pipeline u;
     vkocc_status s = user_pipeline_create_variant(ctx, spv, words, name, sh, info, false, v, &u);
     if (s) {
-      variants_add("%s%s: not built (%.120s)", vkocc_written_variants[0] ? "; " : "", vkocc_aug_variant_name(v),
+      variants_add(wv, "%s%s: not built (%.120s)", wv->tried[0] ? "; " : "", vkocc_aug_variant_name(v),
                    vkocc_last_error());
       vkocc_clear_error();
       continue;
@@ -143,7 +144,7 @@ static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *ca
     bool equal = vkocc_written_pick_variant(n, names, w, one, 1) == 0;
     char st[300];
     stats_text(&u, st, sizeof st);
-    variants_add("%s%s: %s (%s)", vkocc_written_variants[0] ? "; " : "", vkocc_aug_variant_name(v), st,
+    variants_add(wv, "%s%s: %s (%s)", wv->tried[0] ? "; " : "", vkocc_aug_variant_name(v), st,
                  equal ? "equal: measured" : "differs");
     if (!equal) { user_pipeline_destroy(&u); continue; }
     vkocc_probe_session ps = {.ctx = ctx, .max_groups = u.max_groups, .dispatch = user_pipeline_hook, .user = &u};
@@ -154,13 +155,13 @@ static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *ca
     s = vkocc_probe_measure(&ps, &none, cal, opt, &pr);
     user_pipeline_destroy(&u);
     if (s) { /* this variant could not be measured (its sleeps cut short?): the next one may */
-      variants_add(", its measurement failed (%.120s)", vkocc_last_error());
+      variants_add(wv, ", its measurement failed (%.120s)", vkocc_last_error());
       vkocc_clear_error();
       vkocc_probe_result_free(&pr);
       continue;
     }
-    vkocc_written_variant_P = pr.P;
-    snprintf(vkocc_written_variant_name, sizeof vkocc_written_variant_name, "%s", vkocc_aug_variant_name(v));
+    wv->P = pr.P;
+    snprintf(wv->name, sizeof wv->name, "%s", vkocc_aug_variant_name(v));
     vkocc_probe_result_free(&pr);
     return VKOCC_OK;
   }
@@ -172,12 +173,39 @@ vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibratio
   return vkocc_pipeline_occupancy_model(ctx, cal_in, sh, opt_in, NULL, NULL, use_cache, out);
 }
 
+/* How one measurement runs beyond the caller's options: the augmentation variant (VKOCC_AUG_AUTO resolved by
+ * the device) and the written-pipeline rule's raw mode (the register probe). */
+typedef struct { uint32_t variant; bool raw; } run_mode;
+
+static vkocc_status occupancy(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_shader_desc *sh,
+                              const vkocc_probe_options *opt_in, const vkocc_derived *model_d,
+                              const vkocc_register_model *model_r, bool use_cache, run_mode mode,
+                              vkocc_pipeline_result *out);
+
 vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_calibration *cal_in,
                                             const vkocc_shader_desc *sh, const vkocc_probe_options *opt_in,
                                             const vkocc_derived *model_d, const vkocc_register_model *model_r,
                                             bool use_cache, vkocc_pipeline_result *out) {
   vkocc_clear_error();
   memset(out, 0, sizeof *out);
+  run_mode mode = {VKOCC_AUG_AUTO, false};
+  vkocc_status s = vkocc_aug_parse(opt_in ? opt_in->augmentation : NULL, &mode.variant);
+  return s ? s : occupancy(ctx, cal_in, sh, opt_in, model_d, model_r, use_cache, mode, out);
+}
+
+vkocc_status vkocc_pipeline_occupancy_raw(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
+                                          const vkocc_probe_options *opt, vkocc_pipeline_result *out) {
+  vkocc_clear_error();
+  memset(out, 0, sizeof *out);
+  run_mode mode = {VKOCC_AUG_AUTO, true};
+  vkocc_status s = vkocc_aug_parse(opt ? opt->augmentation : NULL, &mode.variant);
+  return s ? s : occupancy(ctx, cal, sh, opt, NULL, NULL, false, mode, out);
+}
+
+static vkocc_status occupancy(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_shader_desc *sh,
+                              const vkocc_probe_options *opt_in, const vkocc_derived *model_d,
+                              const vkocc_register_model *model_r, bool use_cache, run_mode mode,
+                              vkocc_pipeline_result *out) {
   vkocc_probe_options opt = opt_in ? *opt_in : (vkocc_probe_options){0};
   if (sh->unmodified && opt.method && opt.method != VKOCC_METHOD_BISECT)
     return vkocc_fail(VKOCC_ERROR_USAGE, "the unmodified pipeline is measured by dispatch bisection only (method "
@@ -201,16 +229,16 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
   out->shared_exact = info.shared_exact;
   out->aug_set = info.first_free_set;
   snprintf(out->entry, sizeof out->entry, "%s", info.entry);
-  out->key = pipeline_cache_key(&ctx->info, spv, words, sh, &opt);
+  out->key = pipeline_cache_key(&ctx->info, spv, words, sh, &opt, mode.variant);
   if (use_cache && info.shared_bytes <= ctx->info.max_shared_bytes && pipeline_cache_read(out->key, out)) {
     free(spv);
     out->probe.wg_size = out->wg_size;
     out->probe.shared_bytes = out->shared_bytes;
     /* the method, agreement, statistics and the decision on the pipeline as written as the measurement gave them */
-    return vkocc_written_apply(ctx, model_d, model_r, out);
+    return vkocc_written_apply(ctx, model_d, model_r, NULL, mode.raw, out);
   }
   user_pipeline u;
-  s = user_pipeline_create(ctx, spv, words, name, sh, &info, sh->unmodified, &u);
+  s = user_pipeline_create(ctx, spv, words, name, sh, &info, sh->unmodified, mode.variant, &u);
   if (s || sh->unmodified) free(spv);
   if (s) return s;
   out->descriptors = u.k.refl.nbindings;
@@ -229,7 +257,7 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
     user_pipeline_destroy(&u);
     if (s) return s;
     out->P = out->probe.P;
-    if ((s = vkocc_written_apply(ctx, model_d, model_r, out))) return s;
+    if ((s = vkocc_written_apply(ctx, model_d, model_r, NULL, mode.raw, out))) return s;
     if (use_cache) pipeline_cache_write(out->key, out);
     return VKOCC_OK;
   }
@@ -253,30 +281,27 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
   s = vkocc_probe_measure(&ps, &none, cal, &opt, &out->probe);
   uint32_t measured = u.variant;
   user_pipeline_destroy(&u);
-  if (s && measured == VKOCC_AUG_COMPACT && vkocc_aug_default_variant == VKOCC_AUG_AUTO &&
-      strstr(vkocc_last_error(), "iteration bound")) {
+  if (s && measured == VKOCC_AUG_COMPACT && mode.variant == VKOCC_AUG_AUTO &&
+      vkocc_last_reason() == VKOCC_REASON_ITERATION_BOUND) {
     /* the compact loop's rounds are shorter than the unrolled one's: where its iteration bound still cuts the
      * sleep, the earlier augmentation measures instead */
     free(spv);
     vkocc_pipeline_result_free(out);
-    vkocc_aug_default_variant = VKOCC_AUG_UNROLLED;
-    s = vkocc_pipeline_occupancy_model(ctx, cal_in, sh, opt_in, model_d, model_r, use_cache, out);
-    vkocc_aug_default_variant = VKOCC_AUG_AUTO;
-    return s;
+    memset(out, 0, sizeof *out);
+    vkocc_clear_error();
+    return occupancy(ctx, cal_in, sh, opt_in, model_d, model_r, use_cache, (run_mode){VKOCC_AUG_UNROLLED, mode.raw},
+                     out);
   }
   if (s) { free(spv); return s; }
   out->P = out->probe.P;
   /* Where the default augmentation changed a statistic that bounds occupancy, the variants: one that compiles to
    * the written statistics measures the written pipeline's P directly. */
-  vkocc_written_variant_P = 0;
-  vkocc_written_variant_name[0] = vkocc_written_variants[0] = 0;
-  if (!vkocc_written_raw && out->nstats) s = try_variants(ctx, cal, sh, &opt, spv, words, name, &info, measured, out);
+  vkocc_written_variants wv = {0};
+  if (!mode.raw && out->nstats) s = try_variants(ctx, cal, sh, &opt, spv, words, name, &info, measured, out, &wv);
   free(spv);
   if (s) return s;
   /* P of the pipeline as written: the measured one only where the statistics allow (probes/written.c) */
-  s = vkocc_written_apply(ctx, model_d, model_r, out);
-  vkocc_written_variant_P = 0;
-  vkocc_written_variant_name[0] = vkocc_written_variants[0] = 0;
+  s = vkocc_written_apply(ctx, model_d, model_r, &wv, mode.raw, out);
   if (s) return s;
   if (use_cache && out->probe.agree && out->P == out->probe.P &&
       (out->written->evidence == VKOCC_WRITTEN_EQUAL || out->written->evidence == VKOCC_WRITTEN_NO_STATISTICS))

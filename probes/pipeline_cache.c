@@ -20,11 +20,6 @@ static const char *schema_string(char buf[96]) {
   return buf;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const uint8_t *b = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-  return h;
-}
 
 static int cmp_spec(const void *a, const void *b) {
   const vkocc_spec_value *x = a, *y = b;
@@ -32,37 +27,37 @@ static int cmp_spec(const void *a, const void *b) {
 }
 
 uint64_t pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, size_t words, const vkocc_shader_desc *sh,
-                            const vkocc_probe_options *o) {
-  uint64_t h = 0xcbf29ce484222325ull;
+                            const vkocc_probe_options *o, uint32_t variant) {
+  uint64_t h = VKOCC_FNV1A_OFFSET;
   char schema[96];
   schema_string(schema);
-  h = fnv(h, schema, strlen(schema) + 1);
-  h = fnv(h, d->uuid, 16);
-  h = fnv(h, &d->driver_version, 4);
-  h = fnv(h, &d->compute_queue_family, 4); /* NVIDIA grants shared memory per queue family */
-  h = fnv(h, d->driver_name, strlen(d->driver_name) + 1);
-  h = fnv(h, d->driver_info, strlen(d->driver_info) + 1);
-  h = fnv(h, vkocc_version(), strlen(vkocc_version()) + 1);
+  h = vkocc_fnv1a(h, schema, strlen(schema) + 1);
+  h = vkocc_fnv1a(h, d->uuid, 16);
+  h = vkocc_fnv1a(h, &d->driver_version, 4);
+  h = vkocc_fnv1a(h, &d->compute_queue_family, 4); /* NVIDIA grants shared memory per queue family */
+  h = vkocc_fnv1a(h, d->driver_name, strlen(d->driver_name) + 1);
+  h = vkocc_fnv1a(h, d->driver_info, strlen(d->driver_info) + 1);
+  h = vkocc_fnv1a(h, vkocc_version(), strlen(vkocc_version()) + 1);
   h = vkocc_driver_env_hash(h); /* core/cache.c */
-  h = fnv(h, spv, words * 4);
-  h = fnv(h, sh->entry ? sh->entry : "", sh->entry ? strlen(sh->entry) + 1 : 1);
+  h = vkocc_fnv1a(h, spv, words * 4);
+  h = vkocc_fnv1a(h, sh->entry ? sh->entry : "", sh->entry ? strlen(sh->entry) + 1 : 1);
   /* constants by ID (the order they were given in does not change the answer) */
   vkocc_spec_value *sp = vkocc_xcalloc(sh->nspec + 1, sizeof *sp);
   if (sh->nspec) memcpy(sp, sh->spec, sh->nspec * sizeof *sp);
   qsort(sp, sh->nspec, sizeof *sp, cmp_spec);
   for (uint32_t i = 0; i < sh->nspec; i++) {
-    h = fnv(h, &sp[i].id, 4);
-    h = fnv(h, &sp[i].value, 8);
+    h = vkocc_fnv1a(h, &sp[i].id, 4);
+    h = vkocc_fnv1a(h, &sp[i].value, 8);
   }
   free(sp);
   uint32_t m = o->method, rep = o->repeat;
-  h = fnv(h, &m, 4);
-  h = fnv(h, &rep, 4);
-  h = fnv(h, sh->unmodified ? "unmodified" : "augmented", 10);
-  h = fnv(h, "written-rule", 12); /* answers cached before the written-pipeline rule may hold an augmented P */
+  h = vkocc_fnv1a(h, &m, 4);
+  h = vkocc_fnv1a(h, &rep, 4);
+  h = vkocc_fnv1a(h, sh->unmodified ? "unmodified" : "augmented", 10);
+  h = vkocc_fnv1a(h, "written-rule", 12); /* answers cached before the written-pipeline rule may hold an augmented P */
   /* the augmentation measured with (compact since the variants; unrolled before) */
-  const char *aug = sh->unmodified ? "" : vkocc_aug_variant_name(vkocc_aug_resolve(d->device_type));
-  h = fnv(h, aug, strlen(aug));
+  const char *aug = sh->unmodified ? "" : vkocc_aug_variant_name(vkocc_aug_resolve(variant, d->device_type));
+  h = vkocc_fnv1a(h, aug, strlen(aug));
   return h;
 }
 

@@ -302,8 +302,8 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
         cuts = 0;
         continue;
       }
-      s = vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: %u sleeps of %.0f us (%u ticks at %.4g ns per tick) ended at the "
-                     "iteration bound (%u rounds) before their time%s", r->cut_short, *sleep_ns / 1e3,
+      s = vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_ITERATION_BOUND, "comb: %u sleeps of %.0f us (%u ticks "
+                     "at %.4g ns per tick) ended at the iteration bound (%u rounds) before their time%s", r->cut_short, *sleep_ns / 1e3,
                      r->push.sleep_ticks, cal->ns_per_tick, r->push.max_rounds, sleep_fixed ? "; use a shorter --sleep-us" : "");
       break;
     }
@@ -394,8 +394,8 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
                       "shaderDeviceClock), which %s lacks%s; use --method bisect", ctx->info.name,
                       ctx->info.shader_device_clock ? " here (disabled)" : "");
   if (ctx->device_clock && !(cal->ns_per_tick > 0 && isfinite(cal->ns_per_tick)))
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "the clock calibration gave %g ns per realtime tick (R^2 %.3f), which "
-                      "is no clock: measure again on a less busy machine", cal->ns_per_tick, cal->realtime_fit.r2);
+    return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_NOISY, "the clock calibration gave %g ns per realtime "
+                      "tick (R^2 %.3f), which is no clock: measure again on a less busy machine", cal->ns_per_tick, cal->realtime_fit.r2);
   uint32_t repeat = opt->repeat ? opt->repeat : 1;
   if (repeat > VKOCC_MAX_REPEAT)
     return vkocc_fail(VKOCC_ERROR_USAGE, "--repeat %u is above %u", repeat, VKOCC_MAX_REPEAT);
@@ -501,8 +501,8 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
         char why[200];
         snprintf(why, sizeof why, "%u sleeps ended at the iteration bound (%u rounds) after %.0f us, before their time",
                  cut, r.push.max_rounds, r.cut_min_ns / 1e3);
-        if (failed[0]) s = vkocc_fail(VKOCC_ERROR_RUNTIME, "%s (and %s)", failed, why);
-        else s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: %s, %s", why,
+        if (failed[0]) s = vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_ITERATION_BOUND, "%s (and %s)", failed, why);
+        else s = vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_ITERATION_BOUND, "bisect: %s, %s", why,
                             !too_short ? "in 4 searches with ever shorter waves"
                             : opt->sleep_ns > 0 ? "and shorter waves would not dwarf the launch jitter; use a shorter --sleep-us"
                                                 : "and shorter waves would not dwarf the launch jitter");
@@ -514,14 +514,14 @@ vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, 
         break;
       }
       if (!overlap_ok) {
-        s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: could not establish P: 3 searches ended at P = %u, but %u of "
-                       "its sleeps ran at once (a worker that started late, on a busy machine?)", rep->bisect.P,
+        s = vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_NOISY, "bisect: could not establish P: 3 searches "
+                       "ended at P = %u, but %u of its sleeps ran at once (a worker that started late, on a busy machine?)", rep->bisect.P,
                        r.max_overlap);
         break;
       }
       if (!rep->bisect.consistent) {
-        s = vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: could not establish P: 3 searches ended at P = %u, but %u "
-                       "workgroups ran in %.2f extra waves, %u in %.2f and %u in %.2f (steps 1:2:3 "
+        s = vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_NOISY, "bisect: could not establish P: 3 searches "
+                       "ended at P = %u, but %u workgroups ran in %.2f extra waves, %u in %.2f and %u in %.2f (steps 1:2:3 "
                        "expected); the runtimes are too noisy (a busy machine?)", rep->bisect.P, 2 * rep->bisect.P,
                        rep->bisect.waves_2P, 2 * rep->bisect.P + 1, rep->bisect.waves_2P1, 3 * rep->bisect.P + 1,
                        rep->bisect.waves_3P1);

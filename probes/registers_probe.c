@@ -26,10 +26,8 @@ static vkocc_status one(vkocc_context *ctx, const vkocc_calibration *cal, vkocc_
   vkocc_shader_desc sh = {.spirv = vkocc_spv_registers, .spirv_words = vkocc_spv_registers_size / 4,
                           .name = "registers.comp (vkocc's register probe)", .spec = spec, .nspec = 2};
   vkocc_probe_options po = {.method = method ? method : VKOCC_METHOD_COMB, .hint = hint};
-  vkocc_written_raw = true; /* the augmented pipeline's own P: its statistics are the ones recorded */
-  vkocc_status s = vkocc_pipeline_occupancy_model(ctx, cal, &sh, &po, NULL, NULL, false, r);
-  vkocc_written_raw = false;
-  return s;
+  /* the augmented pipeline's own P: its statistics are the ones recorded */
+  return vkocc_pipeline_occupancy_raw(ctx, cal, &sh, &po, r);
 }
 
 vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_calibration *cal,

@@ -87,8 +87,9 @@ static vkocc_status create(vkocc_context *ctx, const uint32_t *spv, size_t words
 
 vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
                                   const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
-                                  user_pipeline *u) {
-  return user_pipeline_create_variant(ctx, spv, words, name, sh, info, plain, vkocc_aug_resolve(ctx->info.device_type), u);
+                                  uint32_t variant, user_pipeline *u) {
+  return user_pipeline_create_variant(ctx, spv, words, name, sh, info, plain,
+                                      vkocc_aug_resolve(variant, ctx->info.device_type), u);
 }
 
 vkocc_status user_pipeline_create_variant(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,

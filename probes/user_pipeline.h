@@ -23,10 +23,11 @@ typedef struct user_pipeline {
 } user_pipeline;
 
 /* Builds the augmented pipeline of spv (the user's module; plain: the module as written) with the
- * inspection the caller made of it (info). On failure u is destroyed. */
+ * inspection the caller made of it (info), augmented with variant (VKOCC_AUG_AUTO: the device's default). On
+ * failure u is destroyed. */
 vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
                                   const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
-                                  user_pipeline *u);
+                                  uint32_t variant, user_pipeline *u);
 /* The same with another augmentation variant (compile.h VKOCC_AUG_*). */
 vkocc_status user_pipeline_create_variant(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
                                           const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
@@ -46,7 +47,7 @@ vkocc_status measure_unmodified(user_pipeline *u, const vkocc_probe_options *opt
  * version, module, entry, constants, method, unmodified and the written-pipeline rule; checksummed entries
  * read only from regular files; a hit restores the measurement's whole summary, out->written included). */
 uint64_t pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, size_t words, const vkocc_shader_desc *sh,
-                            const vkocc_probe_options *o);
+                            const vkocc_probe_options *o, uint32_t variant);
 bool pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out);
 void pipeline_cache_write(uint64_t key, const vkocc_pipeline_result *r);
 #endif

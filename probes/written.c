@@ -103,7 +103,7 @@ static vkocc_status fail(vkocc_written_answer *o, const char *fmt, ...) {
   snprintf(o->reason, sizeof o->reason, "could not establish P of the pipeline as written: %s", why);
   o->P = 0;
   o->evidence = VKOCC_WRITTEN_NONE;
-  return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s", o->reason);
+  return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_WRITTEN_UNKNOWN, "%s", o->reason);
 }
 
 vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_answer *o) {

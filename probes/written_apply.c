@@ -7,13 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Thread_local bool vkocc_written_raw;
-_Thread_local uint32_t vkocc_written_variant_P;
-_Thread_local char vkocc_written_variant_name[24];
-_Thread_local char vkocc_written_variants[512];
-
 vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
-                                 vkocc_pipeline_result *out) {
+                                 const vkocc_written_variants *variants, bool raw, vkocc_pipeline_result *out) {
+  static const vkocc_written_variants none;
+  if (!variants) variants = &none;
   if (out->from_cache && out->written) return VKOCC_OK; /* the measurement's own decision, from its cache entry */
   vkocc_written_answer *a = vkocc_xcalloc(1, sizeof *a);
   free(out->written);
@@ -31,8 +28,8 @@ vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, con
   for (uint32_t i = 0; i < n; i++) names[i] = out->stats[i].name, w[i] = out->stats[i].value, g[i] = out->stats[i].augmented;
   vkocc_written_input in = {.nstats = n, .names = names, .written = w, .augmented = g, .wg_size = out->wg_size,
                             .shared_bytes = out->shared_bytes, .augmented_P = out->P, .derived = d, .registers = rm,
-                            .unmodified = out->unmodified, .variant_P = vkocc_written_variant_P,
-                            .variant = vkocc_written_variant_name};
+                            .unmodified = out->unmodified, .variant_P = variants->P,
+                            .variant = variants->name};
   vkocc_status s = vkocc_written_decide(&in, a);
   if (s && (!d || !rm)) { /* the model was not given: the device's own, from the cache */
     vkocc_fingerprint fp;
@@ -48,8 +45,8 @@ vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, con
       s = vkocc_written_decide(&in, a);
     }
   }
-  snprintf(a->variants, sizeof a->variants, "%s", vkocc_written_variants);
-  if (s && vkocc_written_raw) { /* the register probe: the augmented pipeline's own P */
+  snprintf(a->variants, sizeof a->variants, "%s", variants->tried);
+  if (s && raw) { /* the register probe: the augmented pipeline's own P */
     vkocc_clear_error();
     a->P = out->P;
     a->evidence = VKOCC_WRITTEN_NONE;
@@ -57,8 +54,8 @@ vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, con
   }
   if (s) {
     char why[1200];
-    if (vkocc_written_variants[0])
-      snprintf(why, sizeof why, "%s; augmentation variants tried: %s", vkocc_last_error(), vkocc_written_variants);
+    if (variants->tried[0])
+      snprintf(why, sizeof why, "%s; augmentation variants tried: %s", vkocc_last_error(), variants->tried);
     else snprintf(why, sizeof why, "%s", vkocc_last_error());
     free(out->written);
     out->written = NULL;

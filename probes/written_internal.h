@@ -1,5 +1,6 @@
-/* Internal to probes/: the statistic classes of probes/written.c and the raw mode of the written-pipeline
- * rule (the register probe wants the augmented pipeline's own P and statistics, whatever the written ones). */
+/* Internal to probes/: the statistic classes of probes/written.c, what the augmentation variants measured, and the
+ * raw mode of the written-pipeline rule (the register probe wants the augmented pipeline's own P and statistics,
+ * whatever the written ones). */
 #ifndef VKOCC_WRITTEN_INTERNAL_H
 #define VKOCC_WRITTEN_INTERNAL_H
 #include "vkocc.h"
@@ -8,11 +9,20 @@ enum { VKOCC_STAT_OTHER, VKOCC_STAT_REGISTERS, VKOCC_STAT_SHARED, VKOCC_STAT_BOU
        VKOCC_STAT_NEUTRAL };
 /* What a driver statistic is to occupancy, from its name (NVIDIA, RADV and ANV names). */
 int vkocc_stat_kind(const char *name);
-/* While set on this thread, vkocc_written_apply keeps the measured P where the rule cannot establish the
- * written one (written->evidence VKOCC_WRITTEN_NONE): for the register probe only. */
-extern _Thread_local bool vkocc_written_raw;
+/* What vkocc_pipeline_occupancy_model's augmentation variants gave: P measured with one whose statistics equal
+ * the written ones (0: none), its name, and what each variant tried compiled to. */
+typedef struct vkocc_written_variants {
+  uint32_t P;
+  char name[24];
+  char tried[512];
+} vkocc_written_variants;
+/* The written-pipeline rule on a measured result. variants: NULL when none were tried. raw: keep the measured P
+ * where the rule cannot establish the written one (written->evidence VKOCC_WRITTEN_NONE): the register probe. */
 vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
-                                 vkocc_pipeline_result *out);
+                                 const vkocc_written_variants *variants, bool raw, vkocc_pipeline_result *out);
+/* vkocc_pipeline_occupancy_model with the rule's raw mode (the register probe). */
+vkocc_status vkocc_pipeline_occupancy_raw(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
+                                          const vkocc_probe_options *opt, vkocc_pipeline_result *out);
 /* Every statistic that bounds occupancy (all but the neutral ones: spills, code size, ...) equal in a and b
  * (absent in both counts as equal). Pure. */
 bool vkocc_written_stats_equal(uint32_t n, const char *const *names, const double *a, const double *b);
@@ -20,9 +30,4 @@ bool vkocc_written_stats_equal(uint32_t n, const char *const *names, const doubl
  * by vkocc_written_stats_equal; -1 when none. Pure. */
 int vkocc_written_pick_variant(uint32_t n, const char *const *names, const double *written,
                                const double *const *variant_stats, uint32_t nvariants);
-/* Set by vkocc_pipeline_occupancy_model on this thread around vkocc_written_apply: P measured with a variant whose
- * statistics equal the written ones (0: none), its name, and what each variant tried compiled to. */
-extern _Thread_local uint32_t vkocc_written_variant_P;
-extern _Thread_local char vkocc_written_variant_name[24];
-extern _Thread_local char vkocc_written_variants[512];
 #endif

@@ -137,13 +137,12 @@ static void test_lavapipe(const char *src) {
   vkocc_shader_desc sh = {.path = path, .spec = &wg64, .nspec = 1};
   const uint32_t vs[] = {VKOCC_AUG_COMPACT, VKOCC_AUG_UNROLLED, VKOCC_AUG_SMALL, VKOCC_AUG_CLOCK_ONLY};
   for (size_t i = 0; i < VKOCC_ARRAY_LEN(vs); i++) {
-    vkocc_aug_default_variant = vs[i];
     uint32_t best = 0;
     vkocc_status s = VKOCC_OK;
     /* the comb can only undercount on a loaded machine (a starved worker): up to three tries, the largest counts */
     for (int attempt = 0; attempt < 3 && best < expect; attempt++) {
       vkocc_pipeline_result r;
-      vkocc_probe_options po = {.method = VKOCC_METHOD_COMB};
+      vkocc_probe_options po = {.method = VKOCC_METHOD_COMB, .augmentation = vkocc_aug_variant_name(vs[i])};
       s = vkocc_pipeline_occupancy(ctx, &cal, &sh, &po, false, &r);
       if (s) break;
       if (r.P > best) best = r.P;
@@ -154,9 +153,9 @@ static void test_lavapipe(const char *src) {
     CHECK(s == VKOCC_OK, "%s: %s", vkocc_aug_variant_name(vs[i]), vkocc_last_error());
     CHECK(best == expect, "%s: P %u, expected %u", vkocc_aug_variant_name(vs[i]), best, expect);
   }
-  vkocc_aug_default_variant = VKOCC_AUG_AUTO;
-  CHECK_EQ_U(vkocc_aug_resolve(4), VKOCC_AUG_UNROLLED); /* lavapipe (a CPU device): the unrolled loop */
-  CHECK_EQ_U(vkocc_aug_resolve(2), VKOCC_AUG_COMPACT);  /* a discrete GPU: the compact one */
+  CHECK_EQ_U(vkocc_aug_resolve(VKOCC_AUG_AUTO, 4), VKOCC_AUG_UNROLLED); /* lavapipe (a CPU device): the unrolled loop */
+  CHECK_EQ_U(vkocc_aug_resolve(VKOCC_AUG_AUTO, 2), VKOCC_AUG_COMPACT);  /* a discrete GPU: the compact one */
+  CHECK_EQ_U(vkocc_aug_resolve(VKOCC_AUG_SMALL, 4), VKOCC_AUG_SMALL);   /* a variant asked for is the one built */
   CHECK_EQ_U(vkocc_aug_rounds_scale(VKOCC_AUG_COMPACT, 2), 4);
   CHECK_EQ_U(vkocc_aug_rounds_scale(VKOCC_AUG_COMPACT, 4), 1);
   vkocc_context_destroy(ctx);

@@ -17,6 +17,7 @@ static vkocc_status calibrate_checked(vkocc_context *ctx, vkocc_calibration *cal
     s = vkocc_calibrate(ctx, NULL, cal);
     if (s != VKOCC_ERROR_RUNTIME) break;
     CHECK(cal->poor_fit, "a refused calibration has poor_fit set: %s", vkocc_last_error());
+    CHECK(vkocc_last_reason() == VKOCC_REASON_NOISY, "reason %s", vkocc_reason_name(vkocc_last_reason()));
     CHECK_CONTAINS(vkocc_last_error(), "calibration disturbed: poor fit after 3 attempts");
     CHECK_CONTAINS(vkocc_last_error(), "R^2 0.");
     CHECK_CONTAINS(cal->note, "poor fit after 3 attempts");

@@ -68,6 +68,25 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(out, "--shmem 1048576 is above maxComputeSharedMemorySize");
   free(out);
   CHECK(time(NULL) - t0 < 5, "refusing took %ld s: nothing may be measured first", (long)(time(NULL) - t0));
+  /* -o writes the chosen format there and nothing on stdout; -o - is stdout */
+  rc = run_fmt(&out, "cd /tmp && %s calc --table --from %s/h100-grid.csv --csv -o vkocc-calc-o.csv && cat vkocc-calc-o.csv"
+               " | head -c 20; rm -f vkocc-calc-o.csv", bin, data);
+  CHECK(rc == 0 && !strcmp(out, "wg_size,shared_bytes"), "calc --csv -o: the file holds CSV, stdout nothing: '%s'", out);
+  free(out);
+  rc = run_fmt(&out, "%s calc --table --from %s/h100-grid.csv --csv -o -", bin, data);
+  run_fmt(&expected, "cat %s/h100-grid.calc.csv", data);
+  CHECK(rc == 0 && !strcmp(out, expected), "calc --csv -o - prints the CSV: %.200s", out);
+  free(out), free(expected);
+  /* a surface of another device with this device's P: refused, naming the flag that forces it */
+  rc = run_fmt(&out, "%s calc --shader %s/../shaders/reduction.comp --from %s/surface-h100.json 2>&1", bin, data, data);
+  CHECK(rc == 2, "calc --shader --from another device's surface: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "measured on NVIDIA H100");
+  CHECK_CONTAINS(out, "not on this device llvmpipe");
+  CHECK_CONTAINS(out, "--allow-other-device");
+  free(out);
+  rc = run_fmt(&out, "%s calc --table --from %s/h100-grid.csv --allow-other-device 2>&1", bin, data);
+  CHECK(rc == 2 && strstr(out, "--allow-other-device goes with --shader"), "exit %d: %s", rc, out);
+  free(out);
   const char *cmds[] = {"surface", "calc", "probe"};
   for (int i = 0; i < 3; i++) {
     rc = run_fmt(&out, "%s %s --help", bin, cmds[i]);

@@ -146,7 +146,10 @@ static void run_case(int k, const test_case *c) {
     }
     if (strstr(c->opts, "--raw")) CHECK(json_file(r), "'%s': exit 0 but --raw wrote no JSON", args);
     if (strstr(c->opts, "--screenshot")) CHECK(exists(ofile), "'%s': exit 0 but no screenshot", args);
-    if (strstr(c->opts, "--json")) {
+    /* calc and a pipeline's P (probe --shader) write -o's file alone: nothing on standard output */
+    bool quiet = strstr(c->opts, "-o") && (!strcmp(c->cmd, "calc") || strstr(c->args, "probe --shader"));
+    if (quiet) CHECK(out[0] == 0, "'%s': -o wrote the file and also printed: %.200s", args, out);
+    else if (strstr(c->opts, "--json")) {
       json_error_t e;
       json_t *d = json_loads(out, 0, &e);
       CHECK(d != NULL, "'%s': --json printed no JSON document: %.200s", args, out);
@@ -155,6 +158,12 @@ static void run_case(int k, const test_case *c) {
     if (strstr(c->opts, "--csv") && strstr(c->opts, "-o"))
       CHECK(exists(ofile), "'%s': exit 0 but -o wrote nothing", args);
     else if (strstr(c->opts, "--csv")) CHECK(strchr(out, ',') != NULL, "'%s': --csv printed no CSV", args);
+    if (strstr(c->opts, "--csv") && strstr(c->opts, "-o")) { /* the chosen format: CSV, not JSON */
+      char *csv = NULL;
+      run_cmd((snprintf(line, sizeof line, "head -c 200 %s", ofile), line), &csv);
+      CHECK(csv && !strncmp(csv, "wg_size,", 8), "'%s': -o with --csv wrote no CSV: %.200s", args, csv ? csv : "");
+      free(csv);
+    }
   }
   free(out);
   free(msg);

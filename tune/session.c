@@ -43,12 +43,6 @@ struct vkocc_tune_session {
   double last_cp;
 };
 
-static void now_utc(char *out, size_t len) {
-  time_t now = time(NULL);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
 
 static vkocc_tune_session *session_new(bool spec) {
   vkocc_tune_session *s = vkocc_xcalloc(1, sizeof *s);
@@ -236,7 +230,7 @@ vkocc_status vkocc_tune_prepare(vkocc_tune_session *s, vkocc_context *ctx, const
 
 static json_t *results_json(const vkocc_tune_session *s) {
   char when[32];
-  now_utc(when, sizeof when);
+  vkocc_utc_now(when, sizeof when);
   return s->spec ? tu_results_json(&s->urun, &s->dev, when)
                  : tune_results_json(&s->krun, &s->dev, when, vkocc_now_ms() - s->t0);
 }

@@ -410,9 +410,7 @@ static vkocc_status read_sizes(rd *r, json_t *ks, const char *key, texpr **e, ch
 }
 
 static uint64_t fnv1a(const void *data, size_t len) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < len; i++) h = (h ^ ((const uint8_t *)data)[i]) * 0x100000001b3ull;
-  return h;
+  return vkocc_fnv1a(VKOCC_FNV1A_OFFSET, data, len);
 }
 
 static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {

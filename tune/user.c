@@ -438,7 +438,7 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
   st = vkocc_batch_run(b, t ? t : 1, "a tuning dispatch");
   if (st) {
     *lost = vkocc_context_lost(ctx);
-    *timed_out = !*lost && strstr(vkocc_last_error(), "VK_TIMEOUT") != NULL;
+    *timed_out = !*lost && vkocc_last_reason() == VKOCC_REASON_TIMEOUT;
     return st;
   }
   /* VKOCC_TEST_DEVICE_LOSS=N: the Nth batch of the run acts as if the device were lost (tests the reopening;
@@ -446,7 +446,8 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
   if (h->lose_at && ++h->batches == h->lose_at) {
     ctx->lost = true;
     *lost = true;
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "a tuning dispatch: VK_ERROR_DEVICE_LOST (simulated: VKOCC_TEST_DEVICE_LOSS)");
+    return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_DEVICE_LOST, "a tuning dispatch: VK_ERROR_DEVICE_LOST "
+                             "(simulated: VKOCC_TEST_DEVICE_LOSS)");
   }
   h->gpu_end_ms = vkocc_now_ms();
   for (uint32_t i = 0; i < count; i++) {
@@ -520,13 +521,6 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
 
 /* ------------------------------------------------------------------ one configuration */
 
-static void utc_now(char *out, size_t len) {
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* After a dispatch that timed out or lost the device. A timed-out dispatch that ends within the context's
  * limit leaves the device usable: nothing is reopened. Otherwise the context is reopened; what was made on
  * a device whose work may still run is abandoned (its memory leaks) rather than freed under it. */
@@ -566,7 +560,7 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   double t_start = vkocc_now_ms();
   memset(r, 0, sizeof *r);
   r->P = -1, r->measured = true;
-  utc_now(r->when, sizeof r->when);
+  vkocc_utc_now(r->when, sizeof r->when);
   vkocc_context *ctx = CTX(h);
   vkocc_kernel k = {0};
   double setup = 0;

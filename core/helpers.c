@@ -1,0 +1,30 @@
+/* Small Vulkan-free helpers every room shares (core/util.h): FNV-1a 64, qsort comparators, the UTC time stamp. */
+#include "util.h"
+#include <time.h>
+
+uint64_t vkocc_fnv1a(uint64_t h, const void *data, size_t n) {
+  const uint8_t *b = data;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+uint64_t vkocc_fnv1a_str(uint64_t h, const char *s) {
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+  return h;
+}
+
+int vkocc_cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+int vkocc_cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+void vkocc_utc_now(char *out, size_t len) {
+  time_t now = time(NULL);
+  struct tm tm;
+  if (!gmtime_r(&now, &tm) || !strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm)) snprintf(out, len, "unknown");
+}
