@@ -53,7 +53,7 @@ vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_
         fp->source[a][b] = VKOCC_CANON_MODEL;
       }
     }
-  vkocc_cluster_id(fp, fp->cluster_id);
+  vkocc_fingerprint_set_ids(fp);
   return VKOCC_OK;
 }
 
@@ -80,22 +80,26 @@ void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]) {
  * workgroups per SM without shared memory (3 decimals, "x" where unrunnable): the workgroup and subgroup slots.
  * The shared capacity is the queue family's, not the architecture's: it is a recorded attribute of the
  * fingerprint (docs/fingerprint.md), never part of the ID. */
-void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  char buf[64];
-  int n = snprintf(buf, sizeof buf, "vkocc-fp/2;sg=%u;", fp->subgroup_size);
-  for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
-  for (int a = 0; a < VKOCC_CANON_WG; a++) {
+size_t vkocc_occupancy_text(const vkocc_fingerprint *fp, char *out, size_t len) {
+  size_t n = (size_t)snprintf(out, len, "vkocc-fp/2;sg=%u;", fp->subgroup_size);
+  for (int a = 0; a < VKOCC_CANON_WG && n < len; a++) {
     double v = fp->normalized[a][0];
-    if (isnan(v)) n = snprintf(buf, sizeof buf, "%u=x;", vkocc_canonical_wg[a]);
-    else n = snprintf(buf, sizeof buf, "%u=%.3f;", vkocc_canonical_wg[a], v);
-    for (int i = 0; i < n; i++) h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
+    if (isnan(v)) n += (size_t)snprintf(out + n, len - n, "%u=x;", vkocc_canonical_wg[a]);
+    else n += (size_t)snprintf(out + n, len - n, "%u=%.3f;", vkocc_canonical_wg[a], v);
   }
+  return n < len ? n : len - 1;
+}
+
+void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
+  char text[VKOCC_OCCUPANCY_TEXT];
+  size_t n = vkocc_occupancy_text(fp, text, sizeof text);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)text[i]) * 0x100000001b3ull;
   snprintf(out, 24, "c2-%012llx", (unsigned long long)(h >> 16));
 }
 
 void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]) {
-  if (!strncmp(fp->cluster_id, "c1-", 3)) vkocc_cluster_id(fp, out);
+  if (strncmp(fp->cluster_id, "c2-", 3)) vkocc_cluster_id(fp, out); /* c1 and c3: the c2 ID */
   else vkocc_cluster_id_c1(fp, out);
 }
 
