@@ -21,7 +21,7 @@ typedef struct {
   vkocc_context *ctx;
   vkocc_kernel k[NMODES];
   vkocc_status st[NMODES];
-  char err[NMODES][160];
+  char err[NMODES][100];
   bool want[NMODES];
   uint32_t wg;
 } kernels;

@@ -103,7 +103,7 @@ void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]) {
   else vkocc_cluster_id_c1(fp, out);
 }
 
-double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
+static double surface_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
   if (a->subgroup_size != b->subgroup_size) return 1.0;
   double sum = 0;
   int n = 0;
@@ -117,4 +117,24 @@ double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_finger
       if (m > 0) sum += fabs(x - y) / m;
     }
   return n ? sum / n : 0;
+}
+
+/* The surface's distance plus, where both fingerprints carry a signature, the signature's (recipe c3). */
+double vkocc_fingerprint_distance_explain(const vkocc_fingerprint *a, const vkocc_fingerprint *b, char *what,
+                                          size_t what_len) {
+  double ds = surface_distance(a, b);
+  if (!a->signature.present || !b->signature.present) {
+    if (what && what_len)
+      snprintf(what, what_len, "surface %.4f; signature not compared (%s)", ds,
+               a->signature.present || b->signature.present ? "one fingerprint predates it" : "neither has one");
+    return ds;
+  }
+  char sw[512];
+  double dg = vkocc_signature_distance(&a->signature, &b->signature, sw, sizeof sw);
+  if (what && what_len) snprintf(what, what_len, "surface %.4f; signature %.4f%s%s", ds, dg, sw[0] ? ": " : " (equal)", sw);
+  return ds + dg > 1 ? 1 : ds + dg;
+}
+
+double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
+  return vkocc_fingerprint_distance_explain(a, b, NULL, 0);
 }

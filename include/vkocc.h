@@ -978,9 +978,14 @@ vkocc_status vkocc_fingerprint_parse(const char *text, size_t len, const char *n
 vkocc_status vkocc_fingerprint_load_details(const char *path, vkocc_fingerprint *fp, vkocc_fingerprint_details *details,
                                             bool *has_device);
 
-/* Distance in [0, 1] between two normalized surfaces: the mean over canonical points of
- * |a - b| / max(a, b), a point runnable on one device only counting 1; different subgroup sizes: 1. */
+/* Distance in [0, 1] between two fingerprints: over their normalized surfaces the mean over canonical points of
+ * |a - b| / max(a, b), a point runnable on one device only counting 1 (different subgroup sizes: 1); where both
+ * carry an architecture signature, plus vkocc_signature_distance (capped at 1). */
 double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b);
+/* The same, and what it consists of in what ("surface 0.0093; signature 0.0500: fp64_ratio 0.5 vs 0.0156", or
+ * "...; signature not compared (one fingerprint predates it)"). */
+double vkocc_fingerprint_distance_explain(const vkocc_fingerprint *a, const vkocc_fingerprint *b, char *what,
+                                          size_t what_len);
 
 #define VKOCC_CLUSTER_THRESHOLD 0.02
 /* Groups fingerprints: exact cluster-ID matches first, then leader clustering of the groups (largest

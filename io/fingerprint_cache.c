@@ -50,8 +50,7 @@ bool vkocc_fingerprint_cache_read(const vkocc_device_info *d, const char *path, 
   /* and only when whole: a file stripped of its device, surface or derived limits is measured again */
   vkocc_surface cs;
   /* the method, when the document names it (one asked for must match) */
-  /* an entry written before the architecture signature is measured again (recipe c3 needs it) */
-  bool ok = v && !strcmp(v, vkocc_version()) && json_is_object(json_object_get(doc, "signature")) && (!m || !vkocc_method_parse(m, NULL, &cached)) &&
+  bool ok = v && !strcmp(v, vkocc_version()) && (!m || !vkocc_method_parse(m, NULL, &cached)) &&
             (!method || cached == method) &&
             !vkocc_device_info_from_json(json_object_get(doc, "device"), path, "$.device", &det->device) &&
             !vkocc_derived_from_json(json_object_get(doc, "derived"), path, "$.derived", &det->derived) &&
