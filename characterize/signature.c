@@ -115,19 +115,6 @@ static vkocc_status measure(kernels *ks, vkocc_buffer *out, uint32_t repeats, vk
   return VKOCC_OK;
 }
 
-/* The first value entering the ID whose repeats fall into different quantization steps (-1: none). */
-static int unstable(const vkocc_signature *g, int32_t *qa, int32_t *qb) {
-  for (int i = 0; i < VKOCC_SIG_COUNT; i++) {
-    const vkocc_sig_value *v = &g->v[i];
-    if (v->state != VKOCC_SIG_MEASURED) continue;
-    for (uint32_t r = 0; r < v->repeats; r++) {
-      int32_t q = vkocc_sig_quantize((vkocc_sig_signal)i, v->samples[r]), q0 = vkocc_sig_quantize((vkocc_sig_signal)i, v->samples[0]);
-      if (q != q0) { *qa = q0, *qb = q; return i; }
-    }
-  }
-  return -1;
-}
-
 vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_options *options, vkocc_signature *g) {
   vkocc_clear_error();
   if (!ctx || !g) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_signature_measure: no context or no output");
@@ -208,7 +195,7 @@ vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_o
   for (uint32_t a = 0; a < attempts && !s; a++) {
     g->attempts = a + 1;
     if ((s = measure(&ks, &out, repeats, g))) break;
-    if ((bad = unstable(g, &qa, &qb)) < 0) break;
+    if ((bad = vkocc_signature_unstable(g, &qa, &qb)) < 0) break;
   }
   for (int m = 0; m < NMODES; m++) vkocc_kernel_destroy(ctx, &ks.k[m]);
   vkocc_buffer_destroy(ctx, &out);

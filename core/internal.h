@@ -93,6 +93,9 @@ void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]);
 /* The canonical text recipe c2 hashes (the occupancy class; recipe c3 hashes it too); returns its length. */
 #define VKOCC_OCCUPANCY_TEXT 512
 size_t vkocc_occupancy_text(const vkocc_fingerprint *fp, char *out, size_t len);
+/* fingerprint/signature.c: the first signal entering the c3 ID whose repeats fall into different quantization
+ * steps (*qa < *qb those steps), -1 when none: such a signature is measured again, then refused. */
+int vkocc_signature_unstable(const vkocc_signature *g, int32_t *qa, int32_t *qb);
 
 /* shader_features.c: the shader features vkocc's device enables (all of its list that the device supports);
  * vkocc_context_create calls this before vkCreateDevice, chain living until then. */

@@ -94,3 +94,20 @@ double vkocc_signature_distance(const vkocc_signature *a, const vkocc_signature 
   if (what && what_len) snprintf(what, what_len, "%s", buf);
   return d > 1 ? 1 : d;
 }
+
+int vkocc_signature_unstable(const vkocc_signature *g, int32_t *qa, int32_t *qb) {
+  for (int i = 0; i < VKOCC_SIG_COUNT; i++) {
+    const vkocc_sig_value *v = &g->v[i];
+    if (v->state != VKOCC_SIG_MEASURED || !v->repeats) continue;
+    int32_t q0 = vkocc_sig_quantize((vkocc_sig_signal)i, v->samples[0]);
+    for (uint32_t r = 1; r < v->repeats; r++) {
+      int32_t q = vkocc_sig_quantize((vkocc_sig_signal)i, v->samples[r]);
+      if (q != q0) {
+        if (qa) *qa = q0 < q ? q0 : q;
+        if (qb) *qb = q0 < q ? q : q0;
+        return i;
+      }
+    }
+  }
+  return -1;
+}
