@@ -1,6 +1,7 @@
 /* The architecture signature of one device, measured `--runs` times in this process: each run's values,
  * spreads and c3 text as one JSON line (docs/fingerprint.md's noise figures come from fresh processes of this).
- * Run: build/bench/bench_signature [--device D] [--queue compute|graphics] [--runs N] [--repeats R] */
+ * Run: build/bench/bench_signature [--device D] [--queue compute|graphics] [--runs N] [--repeats R]
+ *      [--no-shader-clock] */
 #include "internal.h"
 #include "io.h"
 #include <stdio.h>
@@ -16,7 +17,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--queue") && i + 1 < argc) co.queue = argv[++i];
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) so.repeats = (uint32_t)atoi(argv[++i]);
-    else { fprintf(stderr, "usage: bench_signature [--device D] [--queue Q] [--runs N] [--repeats R]\n"); return 2; }
+    else if (!strcmp(argv[i], "--no-shader-clock")) co.disable_shader_clock = true;
+    else { fprintf(stderr, "usage: bench_signature [--device D] [--queue Q] [--runs N] [--repeats R] [--no-shader-clock]\n"); return 2; }
   }
   double t0 = vkocc_now_ms();
   vkocc_context *ctx;
