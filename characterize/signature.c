@@ -131,9 +131,12 @@ vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_o
   vkocc_subgroup_size_range(ctx, &g->subgroup_min, &g->subgroup_max);
   vkocc_module_limits lim;
   vkocc_module_limits_of(ctx, &lim);
-  g->float64 = lim.enabled >> VKOCC_FEAT_FLOAT64 & 1;
-  g->int64 = lim.enabled >> VKOCC_FEAT_INT64 & 1;
-  g->float16 = lim.enabled >> VKOCC_FEAT_FLOAT16 & 1;
+  /* what the device supports is the fact; what this context enabled decides whether the probe may run (an
+   * application's device, vkocc_context_create_external, enables what vkocc cannot know) */
+  g->float64 = lim.supported >> VKOCC_FEAT_FLOAT64 & 1;
+  g->int64 = lim.supported >> VKOCC_FEAT_INT64 & 1;
+  g->float16 = lim.supported >> VKOCC_FEAT_FLOAT16 & 1;
+  bool run64 = lim.enabled >> VKOCC_FEAT_FLOAT64 & 1, run16 = lim.enabled >> VKOCC_FEAT_FLOAT16 & 1;
   bool cpu = d->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   /* a CPU device runs a workgroup's invocations one subgroup after another: a small workgroup costs less and
    * its values stay out of the ID anyway */
@@ -148,6 +151,14 @@ vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_o
   }
   if (!g->float64) g->v[VKOCC_SIG_FP64_RATIO].state = VKOCC_SIG_UNSUPPORTED, g->v[VKOCC_SIG_FP64_RATIO].reason[0] = 0;
   if (!g->float16) g->v[VKOCC_SIG_FP16_RATIO].state = VKOCC_SIG_UNSUPPORTED, g->v[VKOCC_SIG_FP16_RATIO].reason[0] = 0;
+  for (int k = 0; k < 2; k++) {
+    vkocc_sig_value *v = &g->v[k ? VKOCC_SIG_FP16_RATIO : VKOCC_SIG_FP64_RATIO];
+    if (v->state != VKOCC_SIG_UNSUPPORTED && !(k ? run16 : run64)) {
+      v->state = VKOCC_SIG_UNAVAILABLE;
+      snprintf(v->reason, sizeof v->reason, "%s is supported but not enabled on this context's device",
+               k ? "shaderFloat16" : "shaderFloat64");
+    }
+  }
   if (!ctx->subgroup_clock) {
     for (int i = 0; i < VKOCC_SIG_COUNT; i++)
       if (g->v[i].state != VKOCC_SIG_UNSUPPORTED) {
@@ -161,7 +172,8 @@ vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_o
   kernels ks = {.ctx = ctx, .wg = g->workgroup_size};
   static const int sig_of_mode[NMODES] = {VKOCC_SIG_FMA_LATENCY, VKOCC_SIG_SHARED_LATENCY, VKOCC_SIG_FP32_RATE,
                                           VKOCC_SIG_INT32_RATIO, VKOCC_SIG_FP64_RATIO, VKOCC_SIG_FP16_RATIO};
-  for (int m = 0; m < NMODES; m++) ks.want[m] = g->v[sig_of_mode[m]].state != VKOCC_SIG_UNSUPPORTED;
+  for (int m = 0; m < NMODES; m++)
+    ks.want[m] = g->v[sig_of_mode[m]].state == VKOCC_SIG_MEASURED || g->v[sig_of_mode[m]].state == VKOCC_SIG_NOT_STABLE;
   vkocc_buffer out;
   vkocc_status s = vkocc_buffer_create(ctx, (VkDeviceSize)(4 * ks.wg + 1) * 4, true, &out);
   if (s) return s;
