@@ -64,6 +64,12 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
     vkocc_surface_free(&s);
     return st;
   }
+  /* the architecture signature: what occupancy cannot tell apart (recipe c3); an unstable one is refused */
+  if ((st = vkocc_signature_measure(ctx, NULL, &out->signature))) {
+    vkocc_surface_free(&s);
+    return st;
+  }
+  vkocc_fingerprint_set_ids(out);
   det->elapsed_ms = vkocc_now_ms() - t0;
   det->device = s.device;
   det->method = s.method;

@@ -11,8 +11,9 @@ static const char *help =
     "usage: vkocc fingerprint [-o FILE] [--json] [--fresh] [--method comb|bisect|both] [--device D|all] [--queue Q]\n"
     "                         [--no-shader-clock] [--no-registers]\n"
     "Characterizes the device: clock calibration, the occupancy surface on the canonical grid, the derived\n"
-    "per-SM limits, the surface normalized per SM and its cluster ID; writes one JSON document (schema\n"
-    "vkocc.fingerprint/1, docs/fingerprint.schema.json) and prints a summary. A fingerprint of the same\n"
+    "per-SM limits, the surface normalized per SM, the architecture signature (per-SM, per-clock microbenchmarks)\n"
+    "and its cluster ID (recipe c3); writes one JSON document (schema vkocc.fingerprint/3,\n"
+    "docs/fingerprint.schema.json) and prints a summary. A fingerprint of the same\n"
     "device (UUID) and driver version is reused from the XDG cache directory unless --fresh.\n"
     "Where the driver reports register statistics, the register axis is measured too (a register sweep of\n"
     "3 workgroup sizes x 9 register counts, a few seconds; the device's cached register model is reused unless\n"
@@ -44,6 +45,21 @@ void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp, const vkocc
   cli_print_vendor_check("vendor:      ", json_object_get(doc, "vendor_reported"));
   printf("cluster ID:  %s%s\n", fp->cluster_id, strncmp(fp->cluster_id, "c1-", 3) ? "" : " (recipe c1: depends on the "
          "queue family's shared capacity)");
+  if (fp->signature.present) { /* recipe c3: the occupancy class and the architecture signature */
+    const vkocc_signature *g = &fp->signature;
+    printf("occupancy:   %s (recipe c2: the occupancy class alone)\n", fp->occupancy_id);
+    printf("signature:   vendor 0x%x, subgroup sizes %u..%u, float64 %s, int64 %s, float16 %s\n", g->vendor_id,
+           g->subgroup_min, g->subgroup_max, g->float64 ? "yes" : "no", g->int64 ? "yes" : "no", g->float16 ? "yes" : "no");
+    for (int i = 0; i < VKOCC_SIG_COUNT; i++) {
+      const vkocc_sig_value *v = &g->v[i];
+      if (v->repeats)
+        printf("             %-15s %9.4g (spread %.1f%%, %u repeats) %s%s%s\n", vkocc_sig_signal_name((vkocc_sig_signal)i),
+               v->value, 100 * v->spread, v->repeats, vkocc_sig_state_name(v->state), v->reason[0] ? ": " : "", v->reason);
+      else
+        printf("             %-15s %s%s%s\n", vkocc_sig_signal_name((vkocc_sig_signal)i), vkocc_sig_state_name(v->state),
+               v->reason[0] ? ": " : "", v->reason);
+    }
+  }
   json_t *cap = json_array_get(json_object_get(doc, "shared_capacity"), 0), *rm = json_object_get(doc, "register_model");
   if (cap) /* an attribute of the queue family, not part of the ID */
     printf("shared:      %lld%s bytes per SM on this %s family (an attribute, not part of the ID)\n",

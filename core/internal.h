@@ -88,8 +88,14 @@ vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint3
 
 /* The cluster ID of recipe c1 (docs/fingerprint.md): fingerprints written before recipe c2 still read. */
 void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]);
-/* The ID of fp's normalized surface under the recipe its cluster_id does not use (c1 <-> c2). */
+/* The ID of fp's normalized surface under another recipe: c1 -> c2, c2 -> c1, c3 -> c2. */
 void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]);
+/* The canonical text recipe c2 hashes (the occupancy class; recipe c3 hashes it too); returns its length. */
+#define VKOCC_OCCUPANCY_TEXT 512
+size_t vkocc_occupancy_text(const vkocc_fingerprint *fp, char *out, size_t len);
+/* fingerprint/signature.c: the first signal entering the c3 ID whose repeats fall into different quantization
+ * steps (*qa < *qb those steps), -1 when none: such a signature is measured again, then refused. */
+int vkocc_signature_unstable(const vkocc_signature *g, int32_t *qa, int32_t *qb);
 
 /* shader_features.c: the shader features vkocc's device enables (all of its list that the device supports);
  * vkocc_context_create calls this before vkCreateDevice, chain living until then. */
@@ -100,4 +106,6 @@ typedef struct vkocc_feature_chain {
   bool has12;
 } vkocc_feature_chain;
 void vkocc_shader_features_enable(VkPhysicalDevice pd, VkDeviceCreateInfo *dci, vkocc_feature_chain *chain);
+/* The subgroup-size range a compute pipeline can get (subgroupSizeControl), else subgroupSize twice. */
+void vkocc_subgroup_size_range(vkocc_context *ctx, uint32_t *min, uint32_t *max);
 #endif

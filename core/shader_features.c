@@ -155,3 +155,16 @@ vkocc_status vkocc_module_contract_ctx(vkocc_context *ctx, const uint32_t *spv, 
   vkocc_reflection_free(&refl);
   return s;
 }
+
+void vkocc_subgroup_size_range(vkocc_context *ctx, uint32_t *min, uint32_t *max) {
+  *min = *max = ctx->info.subgroup_size;
+  /* subgroupSizeControl (Vulkan 1.3, VK_EXT_subgroup_size_control): 32..64 on RDNA, one size on NVIDIA */
+  if (ctx->info.api_version < VK_API_VERSION_1_3 &&
+      !vkocc_device_has_extension(ctx->phys, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME))
+    return;
+  VkPhysicalDeviceSubgroupSizeControlProperties sc = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sc};
+  vkocc_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
+  if (sc.minSubgroupSize && sc.maxSubgroupSize >= sc.minSubgroupSize) *min = sc.minSubgroupSize, *max = sc.maxSubgroupSize;
+}

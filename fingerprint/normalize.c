@@ -53,7 +53,7 @@ vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_
         fp->source[a][b] = VKOCC_CANON_MODEL;
       }
     }
-  vkocc_cluster_id(fp, fp->cluster_id);
+  vkocc_fingerprint_set_ids(fp);
   return VKOCC_OK;
 }
 
@@ -80,26 +80,29 @@ void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]) {
  * workgroups per SM without shared memory (3 decimals, "x" where unrunnable): the workgroup and subgroup slots.
  * The shared capacity is the queue family's, not the architecture's: it is a recorded attribute of the
  * fingerprint (docs/fingerprint.md), never part of the ID. */
-void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
-  uint64_t h = VKOCC_FNV1A_OFFSET;
-  char buf[64];
-  int n = snprintf(buf, sizeof buf, "vkocc-fp/2;sg=%u;", fp->subgroup_size);
-  h = vkocc_fnv1a(h, buf, (size_t)n);
-  for (int a = 0; a < VKOCC_CANON_WG; a++) {
+size_t vkocc_occupancy_text(const vkocc_fingerprint *fp, char *out, size_t len) {
+  size_t n = (size_t)snprintf(out, len, "vkocc-fp/2;sg=%u;", fp->subgroup_size);
+  for (int a = 0; a < VKOCC_CANON_WG && n < len; a++) {
     double v = fp->normalized[a][0];
-    if (isnan(v)) n = snprintf(buf, sizeof buf, "%u=x;", vkocc_canonical_wg[a]);
-    else n = snprintf(buf, sizeof buf, "%u=%.3f;", vkocc_canonical_wg[a], v);
-    h = vkocc_fnv1a(h, buf, (size_t)n);
+    if (isnan(v)) n += (size_t)snprintf(out + n, len - n, "%u=x;", vkocc_canonical_wg[a]);
+    else n += (size_t)snprintf(out + n, len - n, "%u=%.3f;", vkocc_canonical_wg[a], v);
   }
+  return n < len ? n : len - 1;
+}
+
+void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
+  char text[VKOCC_OCCUPANCY_TEXT];
+  size_t n = vkocc_occupancy_text(fp, text, sizeof text);
+  uint64_t h = vkocc_fnv1a(VKOCC_FNV1A_OFFSET, text, n);
   snprintf(out, 24, "c2-%012llx", (unsigned long long)(h >> 16));
 }
 
 void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]) {
-  if (!strncmp(fp->cluster_id, "c1-", 3)) vkocc_cluster_id(fp, out);
+  if (strncmp(fp->cluster_id, "c2-", 3)) vkocc_cluster_id(fp, out); /* c1 and c3: the c2 ID */
   else vkocc_cluster_id_c1(fp, out);
 }
 
-double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
+static double surface_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
   if (a->subgroup_size != b->subgroup_size) return 1.0;
   double sum = 0;
   int n = 0;
@@ -113,4 +116,24 @@ double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_finger
       if (m > 0) sum += fabs(x - y) / m;
     }
   return n ? sum / n : 0;
+}
+
+/* The surface's distance plus, where both fingerprints carry a signature, the signature's (recipe c3). */
+double vkocc_fingerprint_distance_explain(const vkocc_fingerprint *a, const vkocc_fingerprint *b, char *what,
+                                          size_t what_len) {
+  double ds = surface_distance(a, b);
+  if (!a->signature.present || !b->signature.present) {
+    if (what && what_len)
+      snprintf(what, what_len, "surface %.4f; signature not compared (%s)", ds,
+               a->signature.present || b->signature.present ? "one fingerprint predates it" : "neither has one");
+    return ds;
+  }
+  char sw[512];
+  double dg = vkocc_signature_distance(&a->signature, &b->signature, sw, sizeof sw);
+  if (what && what_len) snprintf(what, what_len, "surface %.4f; signature %.4f%s%s", ds, dg, sw[0] ? ": " : " (equal)", sw);
+  return ds + dg > 1 ? 1 : ds + dg;
+}
+
+double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
+  return vkocc_fingerprint_distance_explain(a, b, NULL, 0);
 }

@@ -935,6 +935,75 @@ void vkocc_register_model_write_text(FILE *out, const vkocc_register_model *m, c
  * P per SM resampled onto one canonical grid every device shares; its hash is the cluster ID, which groups
  * GPUs of one architecture (tuned parameters transfer between them). */
 
+/* ---------------------------------------------------------------- the architecture signature
+ * Per-SM, per-clock facts of the microarchitecture that occupancy cannot see (docs/fingerprint.md): a few
+ * one-workgroup microbenchmarks timed with the subgroup clock (clockARB), so no value depends on the SM count,
+ * the clock rate or the memory system, plus what the API says (vendor, subgroup-size range, 64-bit and 16-bit
+ * support). Each timed value is the median of several repeats, each the slope between two chain lengths
+ * (fixed costs cancel), with its spread. Recipe c3 hashes the quantized signature with the occupancy class. */
+typedef enum vkocc_sig_signal {
+  VKOCC_SIG_FMA_LATENCY = 0,    /* cycles per dependent FP32 FMA */
+  VKOCC_SIG_SHARED_LATENCY = 1, /* cycles per dependent shared-memory load (a pointer chase) */
+  VKOCC_SIG_FP32_RATE = 2,      /* FP32 FMAs per cycle of one workgroup of 8 independent chains a lane */
+  VKOCC_SIG_INT32_RATIO = 3,    /* INT32 multiply-adds per cycle / FP32 FMAs per cycle */
+  VKOCC_SIG_FP64_RATIO = 4,     /* FP64 FMAs per cycle / FP32 (shaderFloat64) */
+  VKOCC_SIG_FP16_RATIO = 5,     /* FP16 FMAs (f16vec2: two per lane) per cycle / FP32 (shaderFloat16) */
+  VKOCC_SIG_COUNT = 6
+} vkocc_sig_signal;
+/* "fma_latency", "shared_latency", "fp32_rate", "int32_ratio", "fp64_ratio", "fp16_ratio" */
+const char *vkocc_sig_signal_name(vkocc_sig_signal s);
+
+typedef enum vkocc_sig_state {
+  VKOCC_SIG_UNAVAILABLE = 0, /* the probe could not run (no subgroup clock, a pipeline failed): reason says why */
+  VKOCC_SIG_MEASURED = 1,    /* measured and stable: part of the ID */
+  VKOCC_SIG_UNSUPPORTED = 2, /* the device lacks the feature (shaderFloat64, shaderFloat16): that fact is in the ID */
+  VKOCC_SIG_NOT_STABLE = 3,  /* measured but kept out of the ID: a CPU device's clock is not a cycle counter */
+} vkocc_sig_state;
+/* "unavailable", "measured", "unsupported", "not-stable" */
+const char *vkocc_sig_state_name(vkocc_sig_state s);
+
+#define VKOCC_SIG_MAX_REPEATS 16
+typedef struct vkocc_sig_value {
+  vkocc_sig_state state;
+  double value;                 /* the median of the repeats (NAN unless measured) */
+  double spread;                /* (max - min) / median of the repeats */
+  uint32_t repeats;
+  double samples[VKOCC_SIG_MAX_REPEATS];
+  char reason[128];             /* why unavailable or not stable ("" otherwise) */
+} vkocc_sig_value;
+
+typedef struct vkocc_signature {
+  bool present;                 /* false: no signature (a fingerprint of schema 1 or 2) */
+  uint32_t vendor_id;
+  uint32_t subgroup_min, subgroup_max; /* subgroupSizeControl's range; both subgroupSize without it */
+  bool float64, int64, float16; /* shaderFloat64, shaderInt64, shaderFloat16 */
+  uint32_t workgroup_size;      /* of the throughput benchmarks */
+  uint32_t attempts;            /* measurements made (re-measured while a value straddled a quantization step) */
+  double elapsed_ms;
+  vkocc_sig_value v[VKOCC_SIG_COUNT];
+} vkocc_signature;
+
+typedef struct vkocc_signature_options {
+  uint32_t repeats;             /* per value; 0: 5 */
+  uint32_t max_attempts;        /* measurements before refusing an unstable signature; 0: 3 */
+} vkocc_signature_options;
+
+/* Measures the signature of the context's device. A value the device cannot measure is marked (unavailable,
+ * unsupported, not-stable) rather than guessed. VKOCC_ERROR_RUNTIME, naming the value, its repeats and the
+ * quantization step they straddle, when a value that enters the ID stays unstable after max_attempts
+ * measurements (exit 1 in the CLI); a failed submission's error otherwise. options NULL: the defaults. */
+vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_options *options, vkocc_signature *out);
+/* The quantized value of signal s as the c3 ID hashes it (INT32_MIN when it does not enter the ID):
+ * latencies in half octaves (round(2 log2 cycles)), the FP32 rate and the ratios in octaves (round(log2)). */
+int32_t vkocc_sig_quantize(vkocc_sig_signal s, double value);
+/* The text recipe c3 hashes after the occupancy text: "vendor=0x10de;sg=32..32;f64=1;i64=1;f16=1;fma_latency=4;..."
+ * (an unavailable value "u", unsupported "n", not stable "-"). */
+void vkocc_signature_text(const vkocc_signature *sig, char *out, size_t len);
+/* Distance between two signatures: 1 for another vendor or subgroup range, else 0.05 per quantization step
+ * of each signal both measured (so one differing step exceeds the cluster threshold), capped at 1. what: the
+ * signals that differ ("fp32_rate 6 vs 7; ..."; "" when none), may be NULL. */
+double vkocc_signature_distance(const vkocc_signature *a, const vkocc_signature *b, char *what, size_t what_len);
+
 #define VKOCC_CANON_WG 16
 #define VKOCC_CANON_SHARED 9
 extern const uint32_t vkocc_canonical_wg[VKOCC_CANON_WG];         /* 32 .. 1024 */
@@ -948,18 +1017,27 @@ typedef enum vkocc_canon_source {
 } vkocc_canon_source;
 
 typedef struct vkocc_fingerprint {
-  char cluster_id[24];                    /* "c1-" + 12 hex digits */
+  char cluster_id[24];                    /* "c3-" (or "c3p-": a partial signature) + 12 hex digits; c2/c1 in
+                                           * documents without a signature */
   uint32_t subgroup_size;
   double normalized[VKOCC_CANON_WG][VKOCC_CANON_SHARED]; /* P / SMs; NAN where unrunnable */
   uint8_t source[VKOCC_CANON_WG][VKOCC_CANON_SHARED];    /* vkocc_canon_source */
   char device_name[256];
   char driver_info[256];
+  char occupancy_id[24];                  /* the c2 ID of the normalized surface (the occupancy class) */
+  vkocc_signature signature;              /* present: recipe c3 (schema 3) */
 } vkocc_fingerprint;
 
 /* Normalizes a surface by its derived SM count onto the canonical grid and computes the cluster ID. */
 vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_derived *d, vkocc_fingerprint *fp);
-/* The cluster ID of a normalized surface (FNV-1a 64 over its canonical text, see docs/fingerprint.md). */
+/* The cluster ID of a normalized surface (FNV-1a 64 over its canonical text, see docs/fingerprint.md): recipe
+ * c2, the occupancy class. */
 void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]);
+/* Recipe c3: the occupancy text of c2 and vkocc_signature_text hashed together ("c3-" + 12 hex digits; "c3p-"
+ * when a signal is unavailable or not stable, so a partial ID says so). Needs fp->signature.present. */
+void vkocc_cluster_id_c3(const vkocc_fingerprint *fp, char out[24]);
+/* Sets fp->occupancy_id and fp->cluster_id (c3 when fp->signature.present, else c2) from fp's content. */
+void vkocc_fingerprint_set_ids(vkocc_fingerprint *fp);
 
 typedef struct vkocc_fingerprint_options {
   bool fresh;                 /* measure even when the cache holds a fingerprint of this device */
@@ -1038,9 +1116,14 @@ vkocc_status vkocc_fingerprint_parse(const char *text, size_t len, const char *n
 vkocc_status vkocc_fingerprint_load_details(const char *path, vkocc_fingerprint *fp, vkocc_fingerprint_details *details,
                                             bool *has_device);
 
-/* Distance in [0, 1] between two normalized surfaces: the mean over canonical points of
- * |a - b| / max(a, b), a point runnable on one device only counting 1; different subgroup sizes: 1. */
+/* Distance in [0, 1] between two fingerprints: over their normalized surfaces the mean over canonical points of
+ * |a - b| / max(a, b), a point runnable on one device only counting 1 (different subgroup sizes: 1); where both
+ * carry an architecture signature, plus vkocc_signature_distance (capped at 1). */
 double vkocc_fingerprint_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b);
+/* The same, and what it consists of in what ("surface 0.0093; signature 0.0500: fp64_ratio 0.5 vs 0.0156", or
+ * "...; signature not compared (one fingerprint predates it)"). */
+double vkocc_fingerprint_distance_explain(const vkocc_fingerprint *a, const vkocc_fingerprint *b, char *what,
+                                          size_t what_len);
 
 #define VKOCC_CLUSTER_THRESHOLD 0.02
 /* Groups fingerprints: exact cluster-ID matches first, then leader clustering of the groups (largest

@@ -13,7 +13,8 @@ static const vkocc_doc_schema table[] = {
     {VKOCC_DOC_SURFACE,            1, 1, "vkocc_surface_load (calc, plot, view --from)", "device"},
     /* version 2: cluster recipe c2, the shared capacity per queue family and the register axis as attributes;
      * version 1 (recipe c1) reads with its c1 ID */
-    {VKOCC_DOC_FINGERPRINT,        2, 1, "vkocc_fingerprint_load, vkocc_fingerprint_from_json (cluster, plot)", "device"},
+    /* version 3: recipe c3, the architecture signature (raw values, spreads) beside the surface */
+    {VKOCC_DOC_FINGERPRINT,        3, 1, "vkocc_fingerprint_load, vkocc_fingerprint_from_json (cluster, plot)", "device"},
     {VKOCC_DOC_REGISTERS,          1, 1, "vkocc_register_doc_load (calc --regs, probe --shader, the register cache)", "device"},
     {VKOCC_DOC_PROBE,              1, 1, NULL, "device"},
     {VKOCC_DOC_RAW_PROBE,          1, 1, "vkocc_raw_probe_load (plot comb)", "device"},

@@ -24,9 +24,16 @@ json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp) {
     json_array_append_new(vals, row);
     json_array_append_new(src, srow);
   }
-  return json_pack("{s:s, s:I, s:{s:o, s:o, s:o, s:o}}", "cluster_id", fp->cluster_id, "subgroup_size",
-                   (json_int_t)fp->subgroup_size, "normalized", "wg_sizes", wg, "shared_bytes", sh,
-                   "workgroups_per_sm", vals, "source", src);
+  json_t *o = json_pack("{s:s, s:I, s:{s:o, s:o, s:o, s:o}}", "cluster_id", fp->cluster_id, "subgroup_size",
+                        (json_int_t)fp->subgroup_size, "normalized", "wg_sizes", wg, "shared_bytes", sh,
+                        "workgroups_per_sm", vals, "source", src);
+  if (fp->signature.present) { /* recipe c3: the occupancy class's own ID beside it, and what was hashed with it */
+    char occ[24];
+    vkocc_cluster_id(fp, occ);
+    json_object_set_new(o, "occupancy_id", json_string(occ));
+    json_object_set_new(o, "signature", vkocc_signature_json(&fp->signature));
+  }
+  return o;
 }
 
 void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d);

@@ -56,8 +56,12 @@ vkocc_status vkocc_fingerprint_from_json(json_t *doc, const char *name, const ch
       fp->source[a][b] = VKOCC_CANON_MEASURED;
     }
   }
+  json_t *sig = json_object_get(doc, "signature"); /* schema 3: recipe c3 */
+  if (sig && (s = vkocc_signature_from_json(sig, name, &fp->signature))) return s;
+  vkocc_fingerprint_set_ids(fp);
   if (!strncmp(stored, "c1-", 3)) vkocc_cluster_id_c1(fp, fp->cluster_id); /* written before recipe c2 */
-  else vkocc_cluster_id(fp, fp->cluster_id);
+  else if (!strncmp(stored, "c2-", 3) && fp->signature.present) /* c2 with a signature beside it: the occupancy ID */
+    snprintf(fp->cluster_id, sizeof fp->cluster_id, "%s", fp->occupancy_id);
   if (strcmp(stored, fp->cluster_id) != 0)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: \"%s\" does not match its normalized surface (%s)", name,
                       stored, fp->cluster_id);

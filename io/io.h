@@ -82,6 +82,11 @@ vkocc_status vkocc_fingerprint_from_json(json_t *o, const char *name, const char
 /* The derived SM count a fingerprint document holds ($.derived.sm_count), 0 when it holds none. */
 uint32_t vkocc_fingerprint_doc_sm_count(json_t *doc);
 
+/* signature_io.c: the architecture signature of fingerprint schema 3 ("signature") and its reader
+ * (VKOCC_ERROR_USAGE naming name and the JSON path under $.signature). */
+json_t *vkocc_signature_json(const vkocc_signature *g);
+vkocc_status vkocc_signature_from_json(json_t *o, const char *name, vkocc_signature *g);
+
 /* fingerprint_io.c */
 /* The normalized part of a fingerprint document (canonical grid, values, sources, cluster ID). */
 json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp);

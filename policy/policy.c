@@ -419,10 +419,15 @@ static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, 
       note_rejected(out, entries, "", device_key, " for this device", vars, nvars);
     int e = best_entry(entries, id, NULL, vars, nvars, &m);
     if (e < 0 && (vkocc_cluster_id_other(fp, id), 1)) e = best_entry(entries, id, NULL, vars, nvars, &m);
+    if (e < 0 && fp->signature.present && (vkocc_cluster_id_c1(fp, id), 1)) e = best_entry(entries, id, NULL, vars, nvars, &m);
     if (e >= 0) {
       out->rule = VKOCC_POLICY_CLUSTER;
       snprintf(out->cluster_id, sizeof out->cluster_id, "%s", id);
       out->entry = e;
+      /* a database keyed by the occupancy class alone (c2, c1) cannot tell generations or vendors apart */
+      if (fp->signature.present && strcmp(id, fp->cluster_id))
+        note(out, "matched by the occupancy class %s alone (this device is %s): the database predates the architecture "
+             "signature, so the GPU generation and vendor were not checked", id, fp->cluster_id);
     } else {
       /* the note names the ID the database knows this device's cluster by (either recipe), else the fingerprint's */
       const char *own = has_entries(entries, fp->cluster_id, NULL) ? fp->cluster_id
@@ -453,6 +458,9 @@ static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, 
           snprintf(out->cluster_id, sizeof out->cluster_id, "%s", db->clusters[best].cluster_id);
           out->distance = d[best];
           out->entry = en;
+          char what[400]; /* how far, and on what */
+          vkocc_fingerprint_distance_explain(fp, &db->clusters[best], what, sizeof what);
+          note(out, "nearest cluster %s at %.4f (%s)", out->cluster_id, d[best], what);
           break;
         }
       }

@@ -17,7 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_check_status(s, 0); /* bad input is a usage error that says why, nothing else */
   if (s) return 0;
   fuzz_accepted++;
-  FUZZ_CHECK((strncmp(fp.cluster_id, "c1-", 3) == 0 || strncmp(fp.cluster_id, "c2-", 3) == 0) && strlen(fp.cluster_id) == 15);
+  FUZZ_CHECK(((strncmp(fp.cluster_id, "c1-", 3) == 0 || strncmp(fp.cluster_id, "c2-", 3) == 0 ||
+              strncmp(fp.cluster_id, "c3-", 3) == 0) && strlen(fp.cluster_id) == 15) ||
+             (strncmp(fp.cluster_id, "c3p-", 4) == 0 && strlen(fp.cluster_id) == 16));
+  FUZZ_CHECK(strncmp(fp.cluster_id, "c3", 2) || fp.signature.present); /* a c3 ID only with its signature */
 
   /* distance: in [0, 1], 0 to itself, symmetric */
   FUZZ_CHECK(vkocc_fingerprint_distance(&fp, &fp) == 0);

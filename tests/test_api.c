@@ -151,7 +151,7 @@ static void test_save(const char *data) {
   CHECK(!strcmp(back.cluster_id, fp.cluster_id) && !strcmp(back.device_name, "hopper (132 SMs)"), "%s %s",
         back.cluster_id, back.device_name);
   char *text = slurp(path);
-  CHECK_CONTAINS(text, "\"schema\": \"vkocc.fingerprint/2\"");
+  CHECK_CONTAINS(text, "\"schema\": \"vkocc.fingerprint/3\"");
   CHECK_CONTAINS(text, "\"tool_version\": ");
   free(text);
   /* bad paths: a directory, a missing directory; nothing written, the old file kept */

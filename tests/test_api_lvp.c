@@ -176,6 +176,15 @@ static void test_external(void) {
     CHECK(st == VKOCC_OK && r.P == 2, "P at (64, 0) on the application's device: %u (%s)", st ? 0 : r.P,
           vkocc_last_error());
     if (!st) vkocc_probe_result_free(&r);
+    /* the signature on the application's device: FP64 is supported, but whether the application enabled it is
+     * unknown, so that probe does not run and says why (never "unsupported", never a guess) */
+    vkocc_signature g;
+    CHECK(vkocc_signature_measure(ctx, NULL, &g) == VKOCC_OK, "signature: %s", vkocc_last_error());
+    CHECK(g.float64 && g.v[VKOCC_SIG_FP64_RATIO].state == VKOCC_SIG_UNAVAILABLE, "FP64 on the application's device: %s",
+          vkocc_sig_state_name(g.v[VKOCC_SIG_FP64_RATIO].state));
+    CHECK_CONTAINS(g.v[VKOCC_SIG_FP64_RATIO].reason, "not enabled");
+    CHECK(g.v[VKOCC_SIG_FP32_RATE].state == VKOCC_SIG_NOT_STABLE && g.v[VKOCC_SIG_FP32_RATE].repeats == 5,
+          "the FP32 rate is measured there (lavapipe: not stable)");
     vkocc_context_destroy(ctx);
   }
   /* the application's device survives vkocc: a submission on its queue completes */

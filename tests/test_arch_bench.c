@@ -18,6 +18,15 @@
  *   granularity are the least certain figures of this table.
  * - Intel Xe-HPG (Arc A770, 32 Xe-cores, SIMD16, 16 EUs x 8 threads, 64 KiB SLM per Xe-core): Intel's oneAPI GPU
  *   optimization guide. Its register file (GRF) is per hardware thread and not modelled here.
+ * - The architecture signature (recipe c3): per-SM, per-clock throughputs from the CUDA C++ Programming Guide,
+ *   "Arithmetic Instructions", table "Throughput of Native Arithmetic Instructions (Number of Results per Clock
+ *   Cycle per Multiprocessor)": 32-bit FP add/multiply/multiply-add 64 (7.x, 8.0), 128 (8.6, 8.9, 9.0); 64-bit FP
+ *   32 (7.0, 8.0), 2 (7.5, 8.6, 8.9), 64 (9.0); 16-bit FP (half2 counting two) 128 (7.x, 8.9), 256 (8.0, 8.6, 9.0);
+ *   32-bit integer multiply/multiply-add 64 (7.x to 9.0). The FP32 rate is the lanes; the others enter as ratios
+ *   to it, as vkocc measures them. Compute capabilities 8.7, 10.0, 11.0 and 12.0 (Orin, B200, Thor, RTX 5090) are
+ *   not in the edition of that table cited here, and the dependent FMA and shared-load latencies (Jia et al.
+ *   2018/2019, Luo et al. 2024) were not checked against the papers: those values stay out (unknown), never
+ *   guessed. Vendor IDs are the PCI vendor IDs (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel).
  * These figures are only what the tables say; vkocc measures its devices. */
 #include "check.h"
 #include "internal.h"
@@ -31,6 +40,69 @@ typedef struct {
   uint32_t regs, unit, parts;               /* register file per SM, per-subgroup allocation unit, partitions (0: none) */
   uint32_t max_regs;                        /* per invocation */
 } arch;
+
+/* The published part of each architecture's signature: vendor, then results per SM per clock (0: not published
+ * in the sources above) of FP32, FP64, FP16 and INT32 multiply-add, in the order of archs[]. */
+typedef struct { uint32_t vendor; double fp32, fp64, fp16, int32; } published_sig;
+static const published_sig sigs[] = {
+    {0x10de, 64, 32, 128, 64},   /* 7.0 */
+    {0x10de, 64, 2, 128, 64},    /* 7.5 */
+    {0x10de, 64, 32, 256, 64},   /* 8.0 */
+    {0x10de, 128, 2, 256, 64},   /* 8.6 */
+    {0x10de, 0, 0, 0, 0},        /* 8.7: not in the cited table */
+    {0x10de, 128, 2, 128, 64},   /* 8.9 */
+    {0x10de, 128, 64, 256, 64},  /* 9.0 */
+    {0x10de, 0, 0, 0, 0},        /* 10.0 */
+    {0x10de, 0, 0, 0, 0},        /* 11.0 */
+    {0x10de, 0, 0, 0, 0},        /* 12.0 */
+    {0x1002, 0, 0, 0, 0},        /* CDNA3 */
+    {0x1002, 0, 0, 0, 0},        /* RDNA3 */
+    {0x8086, 0, 0, 0, 0},        /* Xe-HPG */
+};
+
+/* The noise measured on an H200 (50 fresh processes, both queue families, quiet and beside CPU hogs and a GPU
+ * neighbour: docs/results/h100/signature): the largest deviation of a run's median from the median of all runs. */
+static const double noise[VKOCC_SIG_COUNT] = {0.0001, 0.0001, 0.0474, 0.0452, 0.0391, 0.0452};
+
+static void sig_value(vkocc_signature *g, vkocc_sig_signal s, double v) {
+  vkocc_sig_value *x = &g->v[s];
+  x->state = v > 0 ? VKOCC_SIG_MEASURED : VKOCC_SIG_UNAVAILABLE;
+  x->value = v > 0 ? v : NAN;
+  x->repeats = v > 0;
+  x->samples[0] = v;
+}
+
+/* The signature the published figures give, each value scaled by (1 + jitter * its measured noise). */
+static void signature_of(size_t i, const arch *a, double jitter, vkocc_signature *g) {
+  const published_sig *p = &sigs[i];
+  memset(g, 0, sizeof *g);
+  g->present = true;
+  g->vendor_id = p->vendor;
+  g->subgroup_min = g->subgroup_max = a->sg; /* the table's subgroup size (c2 holds it already) */
+  g->float64 = g->int64 = g->float16 = true; /* feature support is not modelled: equal for all */
+  sig_value(g, VKOCC_SIG_FMA_LATENCY, 0);
+  sig_value(g, VKOCC_SIG_SHARED_LATENCY, 0);
+  sig_value(g, VKOCC_SIG_FP32_RATE, p->fp32 * (1 + jitter * noise[VKOCC_SIG_FP32_RATE]));
+  sig_value(g, VKOCC_SIG_INT32_RATIO, p->fp32 ? p->int32 / p->fp32 * (1 + jitter * noise[VKOCC_SIG_INT32_RATIO]) : 0);
+  sig_value(g, VKOCC_SIG_FP64_RATIO, p->fp32 ? p->fp64 / p->fp32 * (1 + jitter * noise[VKOCC_SIG_FP64_RATIO]) : 0);
+  sig_value(g, VKOCC_SIG_FP16_RATIO, p->fp32 ? p->fp16 / p->fp32 * (1 + jitter * noise[VKOCC_SIG_FP16_RATIO]) : 0);
+}
+
+/* Whether two architectures share a c3 ID on what is published for both (a value unknown for either is left out
+ * of both); *known: the signals both have. */
+static bool share_c3(const vkocc_fingerprint *x, const vkocc_fingerprint *y, uint32_t *known) {
+  vkocc_fingerprint a = *x, b = *y;
+  *known = 0;
+  for (int s = 0; s < VKOCC_SIG_COUNT; s++) {
+    if (a.signature.v[s].state != VKOCC_SIG_MEASURED || b.signature.v[s].state != VKOCC_SIG_MEASURED)
+      a.signature.v[s].state = b.signature.v[s].state = VKOCC_SIG_UNAVAILABLE;
+    else
+      (*known)++;
+  }
+  vkocc_fingerprint_set_ids(&a);
+  vkocc_fingerprint_set_ids(&b);
+  return !strcmp(a.cluster_id, b.cluster_id);
+}
 
 static const arch archs[] = {
     {"sm_70 V100", 80, 32, 2048, 32, 96 * 1024, 65536, 256, 4, 255},
@@ -171,5 +243,56 @@ int main(int argc, char **argv) {
   CHECK(strcmp(fps[3][0].cluster_id, fps[5][0].cluster_id) != 0, "Ampere GA10x (16 blocks) and Ada (24) differ");
   CHECK(vkocc_fingerprint_distance(&fps[6][1], &fps[7][1]) == 0, "H100 and B200 at 100 KiB: distance 0");
   if (report) printf("\n%u pairs share a c2 ID, %u more are within the threshold\n", same, near);
+
+  /* recipe c3: the published signature beside the occupancy class; stable under the noise measured on an H200 */
+  static vkocc_fingerprint c3[NARCH];
+  _Static_assert(sizeof sigs / sizeof *sigs == NARCH, "one signature row per architecture");
+  for (size_t i = 0; i < NARCH; i++) {
+    c3[i] = fps[i][0];
+    signature_of(i, &archs[i], 0, &c3[i].signature);
+    vkocc_fingerprint_set_ids(&c3[i]);
+    for (int j = -1; j <= 1; j += 2) { /* every value at the measured noise's extremes: the same ID */
+      vkocc_fingerprint n = fps[i][1];
+      signature_of(i, &archs[i], j, &n.signature);
+      vkocc_fingerprint_set_ids(&n);
+      CHECK(!strcmp(n.cluster_id, c3[i].cluster_id), "%s: noise %+d gives %s, not %s", archs[i].name, j, n.cluster_id,
+            c3[i].cluster_id);
+    }
+  }
+  if (report) printf("\npairs with one c2 ID (before) and whether they share a c3 ID (after), on the signals published "
+                     "for both:\n");
+  uint32_t same3 = 0, unknown3 = 0;
+  for (size_t i = 0; i < NARCH; i++)
+    for (size_t j = i + 1; j < NARCH; j++) {
+      if (strcmp(fps[i][0].cluster_id, fps[j][0].cluster_id)) continue;
+      uint32_t known;
+      bool one = share_c3(&c3[i], &c3[j], &known);
+      bool vendor = sigs[i].vendor != sigs[j].vendor;
+      same3 += one;
+      unknown3 += one && !known;
+      if (report)
+        printf("  %-18s %-18s %s\n", archs[i].name, archs[j].name,
+               !one ? (vendor ? "separated by the vendor" : "separated by the published throughputs")
+               : known ? "same c3 ID on the published throughputs"
+                       : "same c3 ID: no throughput published for one of them (cannot tell)");
+    }
+  if (report) {
+    printf("\n%-18s %-17s %s\n", "architecture", "c3 ID", "signature text (published values; u: unknown)");
+    for (size_t i = 0; i < NARCH; i++) {
+      char t[512];
+      vkocc_signature_text(&c3[i].signature, t, sizeof t);
+      printf("%-18s %-17s %s\n", archs[i].name, c3[i].cluster_id, t);
+    }
+    printf("\n%u of %u pairs still share a c3 ID, %u of them only because a figure is unpublished\n", same3, same,
+           unknown3);
+  }
+  /* what the published throughputs separate: V100 from A100 (FP16 2:1 vs 4:1), A100 from H100 (64 vs 128 FP32
+   * lanes), T4 from RDNA3 (the vendor), GA10x from Ada (FP16 2:1 vs 1:1) */
+  uint32_t k;
+  CHECK(!share_c3(&c3[0], &c3[2], &k) && k == 4, "V100 and A100 separate");
+  CHECK(!share_c3(&c3[2], &c3[6], &k), "A100 and H100 separate");
+  CHECK(!share_c3(&c3[1], &c3[11], &k) && k == 0, "T4 and RDNA3 separate by the vendor alone");
+  CHECK(!share_c3(&c3[3], &c3[5], &k), "GA10x and Ada separate");
+  CHECK(share_c3(&c3[6], &c3[7], &k) && k == 0, "H100 and B200: nothing published for B200 here, cannot tell");
   return check_report();
 }

@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
   snprintf(a, sizeof a, "comb %s/surface-h100.json", data);
   check_bad(bin, a, "x.png", 2, "$.schema: expected \"vkocc.raw-probe/1\"");
   snprintf(a, sizeof a, "compare %s/surface-h100.json", data);
-  check_bad(bin, a, "x.png", 2, "$.schema: expected \"vkocc.fingerprint/2\"");
+  check_bad(bin, a, "x.png", 2, "$.schema: expected \"vkocc.fingerprint/3\"");
   rc = run_fmt(&out, "%s plot pie %s/surface-h100.json -o %s/p.png 2>&1", bin, data, dir);
   CHECK(rc == 2 && strstr(out, "unknown plot 'pie'"), "unknown kind: %s", out);
   free(out);

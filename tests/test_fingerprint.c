@@ -111,10 +111,10 @@ int main(void) {
   CHECK(vkocc_fingerprint_parse(text, strlen(text), "mem.json", &back) == VKOCC_ERROR_USAGE, "bad value");
   CHECK_CONTAINS(vkocc_last_error(), "$.normalized.workgroups_per_sm[3][2]: expected a number");
   free(text);
-  json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/3"));
+  json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/4"));
   text = json_dumps(doc, 0);
-  CHECK(vkocc_fingerprint_parse(text, strlen(text), "mem.json", &back) == VKOCC_ERROR_USAGE, "version 3");
-  CHECK_CONTAINS(vkocc_last_error(), "$.schema: version 3");
+  CHECK(vkocc_fingerprint_parse(text, strlen(text), "mem.json", &back) == VKOCC_ERROR_USAGE, "version 4");
+  CHECK_CONTAINS(vkocc_last_error(), "$.schema: version 4");
   free(text);
   json_decref(doc);
   CHECK(vkocc_fingerprint_parse("[1,2", 4, "x.json", &back) == VKOCC_ERROR_USAGE, "broken JSON");
