@@ -61,6 +61,7 @@ case(2, 'KernelName', '$V tune %s -o out.json $FAST' % spec('kname_long', lambda
 
 def huge(d, gen=False, ps=(1 << 20, 1 << 14)):
     KS(d)['ProblemSize'] = list(ps)
+    KS(d)['GlobalSize'] = {'X': '1024'}  # the buffers' size is what must be refused
     for a in ARGS(d):
         if a['MemoryType'] == 'Vector':
             a['Size'] = 'ProblemSize[0] * ProblemSize[1]'
@@ -307,13 +308,10 @@ for key in ('Name', 'Type', 'Values', 'Default'):
         case(2, '$.', '$V tune %s -o out.json $FAST' % spec('param_%d' % n, mut))
         n += 1
 
-# ---------------------------------------------------------------- published T1 files (tests/t1-published/)
-for f in sorted(os.listdir('../t1-published')) if os.path.isdir('../t1-published') else []:
-    if not f.endswith('.json'):
-        continue
-    if f.startswith('vulkan_'):
-        continue  # run by test_tune_spec_lvp
-    case(2, 'Language', '$V tune ../t1-published/%s -o out.json $FAST' % f)
+# ---------------------------------------------------------------- published T1 files (published/, README.md there)
+for f in sorted(os.listdir('published')):
+    if f.endswith('.json'):
+        case(2, 'Language', '$V tune published/%s -o out.json $FAST' % f)
 
 with open('MANIFEST', 'w') as f:
     f.write('# EXIT\tSUBSTRING\tCOMMAND  (written by generate.py; $V vkocc, $FP another device\'s fingerprint, $FAST short lavapipe options)\n')
