@@ -247,8 +247,10 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
   vkocc_status s;
   int f;
   static const char *const fills[] = {"Constant", "Random", "BinaryRaw", "Generator", NULL};
-  json_t *fj = json_object_get(o, "FillType");
-  if (!fj && json_object_get(o, "FillValue")) {
+  json_t *fj = json_object_get(o, "FillType"), *fv = json_object_get(o, "FillValue");
+  /* a FillValue is a number whatever the FillType (Kernel Tuner's own T1 file gives Random ones a FillValue) */
+  if (fv && !json_is_number(fv)) return bad(r, path, "'FillValue' must be a number");
+  if (!fj && fv) {
     /* the T1 schema requires no FillType: a FillValue alone is a constant (KTT's own examples write Scalars so) */
     double v;
     if ((s = get_num(r, o, "FillValue", path, true, &v, NULL))) return s;
@@ -341,7 +343,8 @@ static vkocc_status read_arg(rd *r, json_t *a, uint32_t i, bool check_files, t1_
       return bad(r, path, "TypeSize %u disagrees with Type '%s' (%u bytes)", (uint32_t)ts, type, out->comps * out->comp_bytes);
   } else if (out->type == T1E_CUSTOM) return bad(r, path, "Type 'custom' needs 'TypeSize' (bytes per element)");
   json_t *o = json_object_get(a, "Output");
-  if (o && !(json_is_integer(o) || json_is_boolean(o))) return bad(r, path, "'Output' must be 0 or 1");
+  if (o && !(json_is_boolean(o) || (json_is_integer(o) && (json_integer_value(o) == 0 || json_integer_value(o) == 1))))
+    return bad(r, path, "'Output' must be 0 or 1");
   out->output = o && (json_is_true(o) || (json_is_integer(o) && json_integer_value(o) != 0));
   if (out->output && !out->vector) return bad(r, path, "'Output': a Scalar cannot be an output");
   /* Size: elements, a number or an expression of ProblemSize (and min/max of parameters) */
