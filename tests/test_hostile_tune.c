@@ -55,13 +55,18 @@ int main(int argc, char **argv) {
   FILE *m = fopen(mpath, "r");
   if (!m) return perror(mpath), 1;
   unsigned cases = 0, failed = 0, crashes = 0, hangs = 0;
-  static char line[65536];
-  while (fgets(line, sizeof line, m)) {
-    if (line[0] == '#' || line[0] == '\n') continue;
-    line[strcspn(line, "\n")] = 0;
-    char *code_s = strtok(line, "\t"), *sub = strtok(NULL, "\t"), *cmd = sub ? strtok(NULL, "\t") : NULL;
-    if (!cmd) cmd = sub, sub = ""; /* an empty SUBSTRING: two tabs in a row */
-    if (!code_s || !cmd) continue;
+  /* every line first: the corpus may be written again while the cases run */
+  static char text[1 << 22];
+  size_t tl = fread(text, 1, sizeof text - 1, m);
+  text[tl] = 0;
+  fclose(m);
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    if (line[0] == '#') continue;
+    char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+    if (!t2) continue;
+    *t1 = *t2 = 0;
+    char *code_s = line, *sub = t1 + 1, *cmd = t2 + 1; /* SUBSTRING may be empty */
     if (filter && !strstr(cmd, filter)) continue;
     int want = atoi(code_s);
     char work[128], script[160], out[160], err[160], *drop;
@@ -93,7 +98,6 @@ int main(int argc, char **argv) {
     if (ok) run_fmt(&drop, "rm -rf %s", work), free(drop);
     free(o), free(e);
   }
-  fclose(m);
   printf("hostile tuning corpus: %u cases, %u failed (%u crashes, %u hangs)\n", cases, failed, crashes, hangs);
   if (!failed) {
     char *drop;

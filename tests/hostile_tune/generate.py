@@ -105,6 +105,23 @@ case(2, '', 'cp %s out.json && $V tune ok.json -o out.json --resume $FAST' % res
 case(2, '', 'cp %s out.json && $V tune ok.json -o out.json --resume $FAST' % results('r_median_lie', lambda d: d['results'][0].update(median_ns=1.0)))
 case(2, '', 'cp %s out.json && $V tune ok.json -o out.json --resume $FAST' % results('r_local_huge', lambda d: d['results'][0].update(local_size=[1e300, -1, 'x'])))
 
+# T4 replays: a parameter left out of some results, or of every one
+T4 = json.load(open('t4.json'))
+def t4(name, fn):
+    d = copy.deepcopy(T4)
+    fn(d)
+    return write(name + '.json', d)
+case(0, 'optimum', '$V tune --replay t4.json')
+case(0, '', '$V tune --replay %s' % t4('t4_missing_param', lambda d: d['results'][1].update(configuration={})))
+case(0, '', '$V tune --replay %s' % t4('t4_all_missing_param', lambda d: [r.update(configuration={'X': 1}) for r in d['results']]))
+case(2, '', '$V tune --replay %s' % t4('t4_param_object', lambda d: d['results'][0]['configuration'].update(WG={'a': [1]})))
+case(2, '', '$V tune --replay %s' % t4('t4_no_results', lambda d: d.update(results=[])))
+case(2, 'runtimes', '$V tune --replay %s' % t4('t4_times_str', lambda d: (d['results'][0].pop('measurements'), d['results'][0]['times'].update(runtimes=['x']))))
+# 20000 distinct values of two parameters (written here: 8 MB): the values were looked up by a scan (quadratic)
+case(0, '', 'python3 -c "import json; d = json.load(open(\'t4.json\')); r = d[\'results\'][0]; '
+     'd[\'results\'] = [dict(r, configuration={\'WG\': i, \'V\': i * 0.5}) for i in range(20000)]; '
+     'json.dump(d, open(\'big.json\', \'w\'))" && $V tune --replay big.json --strategy random_sample --seeds 1 --budget 10')
+
 # policies that would serve values a parameter never had
 for tag, v in (('zero', 0), ('neg', -1), ('big', 1e308), ('str', '16'), ('bool', True), ('null', None), ('float', 32.5)):
     case(2, 'WG', '$V policy build %s -o db.json' % results('r_value_' + tag, lambda d, v=v: d['results'][1]['config'].update(WG=v)))
