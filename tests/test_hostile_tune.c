@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
   snprintf(fast, sizeof fast, "--max-runs 3 --warmup-ms 0 --sentinel 0 --fingerprint %s%s", fp,
            baseline ? "" : " --foreign-fingerprint");
   setenv("FAST", fast, 1);
-  char mpath[1024];
+  char mpath[4200];
   snprintf(mpath, sizeof mpath, "%s/MANIFEST", dir);
   FILE *m = fopen(mpath, "r");
   if (!m) return perror(mpath), 1;
