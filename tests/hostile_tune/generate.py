@@ -319,6 +319,10 @@ for i, key in enumerate(('Name', 'Type', 'MemoryType', 'AccessType', 'Size', 'Fi
             ARGS(d)[0][key] = w
         if key == 'Name' and w == 'Nope':
             continue
+        if key == 'FillValue' and w in (-1, 1e308):  # a number beside FillType Random: ignored, as Kernel Tuner writes it
+            case(0, '2 correct', '$V tune %s -o out.json $FAST' % spec('arg_%d' % n, mut))
+            n += 1
+            continue
         case(2, '$.', '$V tune %s -o out.json $FAST' % spec('arg_%d' % n, mut))
         n += 1
 for key in ('Name', 'Type', 'Values', 'Default'):
