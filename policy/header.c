@@ -198,6 +198,10 @@ static vkocc_status emit_kernel(hdr *h, const char *kname, json_t *k) {
     char cp[300], C[64];
     snprintf(cp, sizeof cp, "%s.entries[%zu].cluster", kpath, i);
     if (!ident(h, cp, cl, false, C, &st)) break;
+    char mc[80]; /* beside the raw IDs in seen: a control character keeps the two apart */
+    snprintf(mc, sizeof mc, "\x01%s", C);
+    if (json_object_get(seen, mc)) { st = refuse(h, cp, "two cluster IDs map to VKOCC_CLUSTER_%s", C); break; }
+    json_object_set_new(seen, mc, json_true());
     fprintf(f, "#%s defined(VKOCC_CLUSTER_%s)\n", first ? "if" : "elif", C);
     first = false;
     json_object_foreach(json_object_get(e, "params"), pn, pv) {
