@@ -40,6 +40,7 @@ typedef struct cli_common {
   vkocc_method method;   /* --method (0: auto) */
   bool have_method;
   bool quiet;            /* no progress lines (the threads of --device all share the terminal) */
+  bool foreign_fingerprint; /* --foreign-fingerprint: a --fingerprint FILE of another device is used anyway */
 } cli_common;
 
 /* The option table every command shares, so each option is spelled, parsed and worded once: entries for
@@ -123,6 +124,12 @@ void cli_print_vendor_check(const char *label, json_t *vendor_check);
 /* Checks, before any measurement, that FLAG's output PATH (NULL: none) can be written as
  * vkocc_write_file_atomic would; on error prints and returns the exit code (>0). */
 int cli_check_output(const char *cmd, const char *flag, const char *path);
+/* Exit 2 when the output OUT is one of the inputs (the same file by device and inode: a path spelled another
+ * way, a link), which writing would destroy; 0 otherwise ("-" is never one). */
+int cli_check_not_input(const char *cmd, const char *flag, const char *out, const char *const *inputs, uint32_t n);
+/* An exclusive lock on OUT (a lock file beside it) held until the process exits, so that two vkocc writing one
+ * results file never lose one's runs silently: the second is refused (exit 2) naming the first's pid. */
+int cli_lock_output(const char *cmd, const char *out);
 /* Prints or writes JSON; returns exit code. */
 int cli_emit_json(const char *cmd, json_t *doc, const char *path);
 /* shader.c: --shader FILE [--entry NAME] [--spec ID=V]... [--define N=V]... [--vary ID=LIST]... [--from SURFACE]

@@ -66,8 +66,10 @@ static int cmd_build(cli_run *run, int argc, char **argv) {
     }
   }
   if (!out && !json) return cli_error("policy", 2, "build: -o DB or --json is required (where the database goes)");
+  if (out && !strcmp(out, "-")) out = NULL, json = true; /* "-": standard output, as everywhere */
   int rc = cli_check_output("policy", "-o", out);
   if (rc || (rc = results_given(argc, optind))) return rc;
+  if ((rc = cli_check_not_input("policy", "-o", out, (const char *const *)argv + optind, (uint32_t)(argc - optind)))) return rc;
   char *text;
   vkocc_status st = vkocc_policy_build((const char *const *)argv + optind, (uint32_t)(argc - optind), use_min, out, &text);
   if (st) return cli_fail("policy", st);
@@ -85,12 +87,13 @@ static int cmd_build(cli_run *run, int argc, char **argv) {
     size_t dev = 0;
     for (size_t i = 0; i < json_array_size(entries); i++) dev += json_object_get(json_array_get(entries, i), "device") != NULL;
     char *p = json_dumps(json_object_get(def, "params"), JSON_COMPACT | JSON_SORT_KEYS);
-    printf("%-10s %zu device entries, %zu cluster entries; default %s (worst efficiency %.3f, geometric mean %.3f)\n",
+    /* the database went to -o: stdout stays quiet, the summary is for the terminal */
+    fprintf(stderr, "%-10s %zu device entries, %zu cluster entries; default %s (worst efficiency %.3f, geometric mean %.3f)\n",
            kname, dev, json_array_size(entries) - dev, p ? p : "-",
            json_number_value(json_object_get(def, "worst_efficiency")), json_number_value(json_object_get(def, "geomean_efficiency")));
     free(p);
   }
-  printf("clusters:  %zu\nwritten:   %s\n", json_object_size(json_object_get(db, "clusters")), out);
+  fprintf(stderr, "clusters:  %zu\nwritten:   %s\n", json_object_size(json_object_get(db, "clusters")), out);
   json_decref(db);
   return 0;
 }

@@ -15,7 +15,8 @@ static const char *help =
     "every configuration's answer checked against a CPU reference (a wrong one is reported, never chosen).\n"
     "Writes every result with the device's fingerprint summary (cluster ID from the cached fingerprint, measured\n"
     "when there is none, or from --fingerprint FILE) to FILE (schema vkocc.tune-results/1), atomically, also\n"
-    "every 10 s while measuring. --resume continues FILE: configurations already measured are skipped; a file of\n"
+    "every 10 s while measuring (-o -: standard output; with -o FILE the summary goes to stderr). Exit 1 when\n"
+    "no configuration is valid. --fingerprint FILE must be this device's (--foreign-fingerprint: anyway). --resume continues FILE: configurations already measured are skipped; a file of\n"
     "another kernel, type, size or device is refused. --only keeps the configurations whose PARAM is one of the\n"
     "values, and those without PARAM (repeatable). --json prints the document on stdout (with or without -o).\n"
     "Sizes take K/M suffixes (x1024). On a terminal: progress with elapsed time, ETA and the best so far.\n"
@@ -65,7 +66,8 @@ static int tune_kernel(vkocc_tune_session *s, const cli_common *c, bool have_siz
   if (!out && !c->json) return cli_error("tune", 2, "-o FILE or --json is required (where the results document goes)");
   if (!out && resume) return cli_error("tune", 2, "--resume needs -o FILE (the document to continue)");
   int rc = cli_check_output("tune", "-o", out);
-  if (rc) return rc;
+  if (rc || (rc = cli_check_not_input("tune", "-o", out, &fp_path, fp_path ? 1 : 0)) || (rc = cli_lock_output("tune", out)))
+    return rc;
   /* a previous document is read before anything is measured; a bad one is left as it is */
   vkocc_status st;
   if (resume && (st = vkocc_tune_resume(s, out))) return cli_fail("tune", st);
@@ -81,36 +83,40 @@ static int tune_kernel(vkocc_tune_session *s, const cli_common *c, bool have_siz
   if (sum.resumed && cli_is_tty()) fprintf(stderr, "vkocc tune: %u configurations resumed from %s\n", sum.resumed, out);
   st = vkocc_tune_run(s, &ctx, o);
   if (st) return cli_fail("tune", st); /* what was measured is in out for --resume */
+  vkocc_tune_summarize(s, &sum);
+  /* a tune in which nothing is valid has no answer: exit 1 (its results are written) */
+  int final = sum.valid ? 0 : cli_error("tune", 1, "no valid configuration among the %u measured", sum.measured);
   if (c->json) {
     json_t *doc;
     if ((st = vkocc_tune_results_document(s, &doc))) return cli_fail("tune", st);
-    return cli_emit_json("tune", doc, NULL);
+    int rj = cli_emit_json("tune", doc, NULL);
+    return final ? final : rj;
   }
-  vkocc_tune_summarize(s, &sum);
-  printf("kernel:   %s %s, %llu elements\n", sum.kernel, sum.element_type, (unsigned long long)sum.problem_size);
-  printf("device:   %s (cluster %s)\n", sum.device_key, sum.cluster_id);
-  printf("space:    %llu configurations, %llu pruned by the device (%s), %u left out by --only; %u measured (%u resumed), "
+  FILE *so = out ? stderr : stdout; /* the results went to -o: stdout stays quiet */
+  fprintf(so, "kernel:   %s %s, %llu elements\n", sum.kernel, sum.element_type, (unsigned long long)sum.problem_size);
+  fprintf(so, "device:   %s (cluster %s)\n", sum.device_key, sum.cluster_id);
+  fprintf(so, "space:    %llu configurations, %llu pruned by the device (%s), %u left out by --only; %u measured (%u resumed), "
          "%u valid, %u invalid\n", (unsigned long long)sum.space_total, (unsigned long long)sum.ruled_out,
          sum.ruled_out ? sum.ruled_out_note : "none", sum.filtered, sum.measured, sum.resumed, sum.valid, sum.invalid);
   /* this run's parts add up to its total; the resumed runs' time is said apart */
-  printf("time:     this run %.1f s (pipelines %.1f s, measuring %.1f s, the rest fingerprint and set-up)",
+  fprintf(so, "time:     this run %.1f s (pipelines %.1f s, measuring %.1f s, the rest fingerprint and set-up)",
          (vkocc_now_ms() - t0) / 1e3, (sum.pipelines_ms - sum.resumed_pipelines_ms) / 1e3,
          (sum.measure_ms - sum.resumed_measure_ms) / 1e3);
-  if (sum.resumed) printf("; with the %u resumed: pipelines %.1f s, measuring %.1f s", sum.resumed, sum.pipelines_ms / 1e3,
+  if (sum.resumed) fprintf(so, "; with the %u resumed: pipelines %.1f s, measuring %.1f s", sum.resumed, sum.pipelines_ms / 1e3,
                           sum.measure_ms / 1e3);
-  printf("\n");
+  fprintf(so, "\n");
   vkocc_tune_result r;
   for (uint32_t i = 0; i < sum.count; i++)
-    if (!vkocc_tune_result_get(s, i, &r) && r.validity != VKOCC_TUNE_CORRECT) printf("invalid:  %s: %s\n", r.key, r.error);
+    if (!vkocc_tune_result_get(s, i, &r) && r.validity != VKOCC_TUNE_CORRECT) fprintf(so, "invalid:  %s: %s\n", r.key, r.error);
   /* the five fastest valid configurations */
   uint32_t top[5], ntop = vkocc_tune_ranking(s, 5, top);
   for (uint32_t rank = 0; rank < ntop; rank++) {
     vkocc_tune_result_get(s, top[rank], &r);
-    printf("%s %10.1f us  spread %5.2f%%  runs %3u  %s\n", rank ? "         " : "best:    ", r.median_ns / 1e3,
+    fprintf(so, "%s %10.1f us  spread %5.2f%%  runs %3u  %s\n", rank ? "         " : "best:    ", r.median_ns / 1e3,
            100 * r.spread, r.runs, r.key);
   }
-  if (out) printf("written:  %s\n", out);
-  return 0;
+  if (out) fprintf(so, "written:  %s\n", out);
+  return final;
 }
 
 int cmd_tune(cli_run *run, int argc, char **argv) {
@@ -127,7 +133,7 @@ int cmd_tune(cli_run *run, int argc, char **argv) {
       {"resume", no_argument, 0, 'r'}, {"only", required_argument, 0, 'O'}, {"fingerprint", required_argument, 0, 'f'},
       {"spread", required_argument, 0, 's'}, {"max-runs", required_argument, 0, 'm'}, {"threads", required_argument, 0, 'T'},
       {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION,
-      {"help", no_argument, 0, 'h'}, {0}};
+      {"foreign-fingerprint", no_argument, 0, 'G'}, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "ho:d:", opts, NULL)) != -1) {
     switch (ch) {
@@ -137,7 +143,7 @@ int cmd_tune(cli_run *run, int argc, char **argv) {
       have_size = true;
       break;
     case 't': type = optarg; break;
-    case 'o': out = optarg; break;
+    case 'o': out = optarg; break; /* "-": standard output (below) */
     case 'r': resume = true; break;
     case 'O':
       if (nonly == 32) return cli_error("tune", 2, "--only: at most 32");
@@ -156,11 +162,16 @@ int cmd_tune(cli_run *run, int argc, char **argv) {
         return cli_error("tune", 2, "--threads '%s': expected 1 to 64", optarg);
       break;
     case 'j': c.json = true; break;
+    case 'G': c.foreign_fingerprint = true; break;
     case 'd': c.device = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'h': fputs(help, stdout); print_params(stdout); return 0;
     default: fputs(help, stderr); print_params(stderr); return 2;
     }
+  }
+  if (out && !strcmp(out, "-")) { /* standard output, as everywhere */
+    if (resume) return cli_error("tune", 2, "--resume needs -o FILE (the document to continue)");
+    out = NULL, c.json = true;
   }
   if (optind >= argc) return cli_error("tune", 2, "expected a kernel name: histogram or reduce (see --help)");
   const char *kname = argv[optind];

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -309,11 +310,38 @@ int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, boo
   return 0;
 }
 
+/* A fingerprint file must have been measured on the device this command measures (deviceUUID and driver
+ * version), or its cluster ID would label this device's results; --foreign-fingerprint overrides. */
+static int same_device(const cli_common *c, const char *fp_path, vkocc_context *ctx) {
+  vkocc_device_identity id;
+  vkocc_status st = vkocc_document_device(fp_path, &id);
+  if (st) return cli_fail("tune", st);
+  const vkocc_device_info *d = vkocc_context_device(ctx);
+  static const uint8_t zero[16];
+  bool same = memcmp(id.uuid, zero, 16) && !memcmp(id.uuid, d->uuid, 16) && id.driver_version == d->driver_version;
+  if (same || c->foreign_fingerprint) return 0;
+  char fu[37], du[37], fv[32], dv[32];
+  vkocc_format_uuid(id.uuid, fu), vkocc_format_uuid(d->uuid, du);
+  vkocc_format_driver_version(id.vendor_id, id.driver_version, fv), vkocc_format_driver_version(d->vendor_id, d->driver_version, dv);
+  return cli_error("tune", 2, "--fingerprint %s: measured on %s (uuid %s, driver %s), not on this device %s (uuid %s, "
+                   "driver %s): its cluster ID would label this device's results. Leave --fingerprint out (this device's "
+                   "is measured or taken from the cache), or pass --foreign-fingerprint to use it anyway", fp_path,
+                   id.name, memcmp(id.uuid, zero, 16) ? fu : "not recorded", id.driver_version ? fv : "not recorded",
+                   d->name, du, dv);
+}
+
 int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_tune_session *s, vkocc_context **ctx) {
   vkocc_status st;
   int rc;
   if (fp_path) {
     if ((st = vkocc_tune_fingerprint_file(s, fp_path))) return cli_fail("tune", st);
+    if ((rc = cli_open("tune", c, ctx))) return rc;
+    if ((rc = same_device(c, fp_path, *ctx))) {
+      vkocc_context_destroy(*ctx);
+      *ctx = NULL;
+      return rc;
+    }
+    return 0;
   } else {
     vkocc_fingerprint fp;
     vkocc_fingerprint_details det;
@@ -345,4 +373,48 @@ int cli_dispatch(const cli_command *cmd, const char *parent, int argc, char **ar
   int rc = cmd->fn(&run, argc, argv);
   cli_run_close(&run);
   return rc;
+}
+
+int cli_check_not_input(const char *cmd, const char *flag, const char *out, const char *const *inputs, uint32_t n) {
+  struct stat so, si;
+  if (!out || !strcmp(out, "-") || stat(out, &so)) return 0; /* an output that does not exist yet is no input */
+  for (uint32_t i = 0; i < n; i++)
+    if (inputs[i] && !stat(inputs[i], &si) && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+      return cli_error(cmd, 2, "%s %s: the same file as the input %s, which writing it would destroy; write to another file",
+                       flag, out, inputs[i]);
+  return 0;
+}
+
+static char lock_path[4200];
+static void unlock_output(void) {
+  if (lock_path[0]) unlink(lock_path);
+}
+
+int cli_lock_output(const char *cmd, const char *out) {
+  if (!out || !strcmp(out, "-") || lock_path[0]) return 0;
+  char path[sizeof lock_path];
+  if (snprintf(path, sizeof path, "%s.lock", out) >= (int)sizeof path) return cli_error(cmd, 2, "-o %s: the path is too long", out);
+  for (int attempt = 0; attempt < 100; attempt++) {
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return 0; /* a folder that takes no lock file: the atomic write still checks the output */
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+      char pid[32] = "";
+      ssize_t n = read(fd, pid, sizeof pid - 1);
+      pid[n > 0 ? n : 0] = 0;
+      pid[strcspn(pid, "\n")] = 0;
+      close(fd);
+      return cli_error(cmd, 2, "-o %s: another vkocc (pid %s) is writing it; wait for it to end, or write to another file "
+                       "(two writers would keep one's results and lose the other's)", out, pid[0] ? pid : "?");
+    }
+    /* the lock file may have been removed by its last holder between our open and our lock: take a fresh one */
+    struct stat a, b;
+    if (fstat(fd, &a) || stat(path, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev) { close(fd); continue; }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) || write(fd, pid, (size_t)n) != n) { /* the pid is only for the message */ }
+    snprintf(lock_path, sizeof lock_path, "%s", path);
+    atexit(unlock_output);
+    return 0; /* fd stays open: the lock is held until exit */
+  }
+  return cli_error(cmd, 1, "-o %s: could not take its lock", out);
 }

@@ -113,7 +113,13 @@ int cli_tune_replay(cli_run *runner, int argc, char **argv) {
   }
   if (ablation && no_occ) return cli_error("tune", 2, "--ablation already runs without occupancy; drop --no-occupancy");
   int rc;
+  if (out && !strcmp(out, "-")) out = NULL, json = true; /* "-": standard output, as everywhere */
   if (out && (rc = cli_check_output("tune", "-o", out))) return rc;
+  /* an output that is an input would be destroyed */
+  const char *inputs[] = {replay, fp};
+  if ((out && (rc = cli_check_not_input("tune", "-o", out, inputs, 2))) ||
+      (plot && (rc = cli_check_not_input("tune", "--plot", plot, inputs, 2))))
+    return rc;
 #ifndef VKOCC_HAVE_CAIRO
   if (plot) return cli_error("tune", 3, "--plot: this vkocc was built without cairo (VKOCC_WITH_VIEWER=OFF)");
 #endif

@@ -11,7 +11,7 @@ static const char *help =
     "usage: vkocc tune SPEC.json -o RESULTS.json [--t4 FILE] [--strategy NAME] [--budget N] [--fraction F]\n"
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
     "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--warmup-ms MS]\n"
-    "                  [--warmup-ratio R] [--sentinel N] [--fingerprint FILE] [--json]\n"
+    "                  [--warmup-ratio R] [--sentinel N] [--fingerprint FILE [--foreign-fingerprint]] [--json]\n"
     "                  [--device D] [--queue Q]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
@@ -24,6 +24,9 @@ static const char *help =
     "that fails to compile, to run, in time, or validation is recorded with its T4 invalidity and never chosen.\n"
     "Writes every result with the device and its cluster ID to RESULTS.json (atomically; also every 10 s and on\n"
     "Ctrl-C), and with --t4 FILE the T4 results to FILE and their metadata beside it (FILE.metadata.json).\n"
+    "-o -: the results document on standard output (else stdout stays quiet: the summary goes to stderr). Exit 1\n"
+    "when no configuration is valid. --fingerprint FILE: the cluster ID from FILE, which must be this device's\n"
+    "(deviceUUID and driver version; --foreign-fingerprint takes another device's anyway).\n"
     "--resume continues RESULTS.json (same spec file and device). --name: the kernel's name in results and\n"
     "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\n"
     "--warmup-ms MS (default 500): at most this much device time of untimed dispatches of each configuration before\n"
@@ -87,7 +90,8 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
       {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'}, {"warmup-ms", required_argument, 0, 'W'},
       {"warmup-ratio", required_argument, 0, 'U'}, {"sentinel", required_argument, 0, 'Y'},
       {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
-      {"fingerprint", required_argument, 0, 'f'}, {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
+      {"fingerprint", required_argument, 0, 'f'}, {"foreign-fingerprint", no_argument, 0, 'G'},
+      {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
       CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   optind = 1;
@@ -158,6 +162,7 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
       have_confirm = true;
       break;
     case 'f': fp_path = optarg; break;
+    case 'G': c.foreign_fingerprint = true; break;
     case 'j': c.json = true; break;
     case 'd': c.device = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
@@ -168,9 +173,14 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   if (optind >= argc) return cli_error("tune", 2, "expected a T1 file (see --help)");
   spec = argv[optind];
   if (optind + 1 < argc) return cli_error("tune", 2, "unexpected argument '%s'", argv[optind + 1]);
-  if (!out) return cli_error("tune", 2, "-o FILE is required (the results document)");
+  if (!out) return cli_error("tune", 2, "-o FILE is required (the results document; -o -: standard output)");
+  if (!strcmp(out, "-")) { /* standard output, as everywhere: the document at the end, no file */
+    if (resume) return cli_error("tune", 2, "--resume needs -o FILE (the document to continue)");
+    out = NULL, c.json = true;
+  }
   int rc = cli_check_output("tune", "-o", out);
   if (rc) return rc;
+
   char t4_meta[1100] = "";
   if (t4) {
     if ((rc = cli_check_output("tune", "--t4", t4))) return rc;
@@ -182,6 +192,16 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   vkocc_tune_session *s;
   vkocc_status st = vkocc_tune_open_spec(spec, name, &s);
   if (st) return cli_fail("tune", st);
+  /* an output that is an input (the spec, its kernel, the fingerprint) would be destroyed; a second writer of one
+   * results file would lose one's runs */
+  vkocc_tune_summary sum0;
+  vkocc_tune_summarize(s, &sum0);
+  const char *inputs[] = {spec, sum0.kernel_file, fp_path};
+  if ((rc = cli_check_not_input("tune", "-o", out, inputs, 3)) || (t4 && (rc = cli_check_not_input("tune", "--t4", t4, inputs, 3))) ||
+      (rc = cli_lock_output("tune", out))) {
+    vkocc_tune_close(s);
+    return rc;
+  }
   o.strategy = strategy, o.seed = seed, o.reference = reference, o.always_occupancy = always_P;
   o.target_spread = spread, o.max_runs = max_runs, o.timeout_s = timeout_s, o.warmup_ms = warmup_ms;
   o.warmup_ratio = warmup_ratio, o.sentinel_every = sentinel, o.confirm = have_confirm ? (int32_t)confirm : 0;
@@ -214,6 +234,17 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
   c->run->ctx = ctx; /* a lost device reopened (or none left): the runner closes what is open now */
   /* a spec that does not fit: nothing written; else what was measured is kept (the message says where) */
   if (st) return st == VKOCC_ERROR_USAGE || st == VKOCC_ERROR_UNSUPPORTED ? cli_fail("tune", st) : cli_error("tune", 1, "%s", vkocc_last_error());
+  /* a tune in which nothing is valid has no answer: exit 1 (its results are written, for --resume and the record) */
+  vkocc_tune_summarize(s, &sum);
+  int final = 0;
+  if (sum.validity[0] == 0) {
+    vkocc_tune_result r0;
+    const char *why = "";
+    for (uint32_t i = 0; i < sum.count && !why[0]; i++)
+      if (!vkocc_tune_result_get(s, i, &r0) && r0.measured && r0.error && r0.error[0]) why = r0.error;
+    final = cli_error("tune", 1, "no valid configuration among the %u measured%s%s%s", sum.measured, why[0] ? " (the first: " : "",
+                      why, why[0] ? ")" : "");
+  }
   char sentinel_text[700] = "";
   vkocc_tune_sentinel sen;
   if (vkocc_tune_sentinel_get(s, &sen)) {
@@ -227,25 +258,27 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
   if (c->json) {
     json_t *doc;
     if ((st = vkocc_tune_results_document(s, &doc))) return cli_fail("tune", st);
-    return cli_emit_json("tune", doc, NULL);
+    int rj = cli_emit_json("tune", doc, NULL);
+    return final ? final : rj;
   }
-  vkocc_tune_summarize(s, &sum);
+  /* the results went to -o: stdout stays quiet, the summary goes to the terminal's stderr */
+  FILE *so = stderr;
   const uint32_t *counts = sum.validity, measured = sum.measured;
   const double *sum_ms = sum.cost_ms;
-  printf("kernel:   %s (%s, entry %s)\n", sum.kernel, sum.kernel_file, sum.entry);
-  printf("device:   %s (cluster %s)\n", sum.device_key, sum.cluster_id);
-  printf("space:    %llu configurations, %llu ruled out by the conditions, %u left out by --only, %u allowed; %u measured "
+  fprintf(so, "kernel:   %s (%s, entry %s)\n", sum.kernel, sum.kernel_file, sum.entry);
+  fprintf(so, "device:   %s (cluster %s)\n", sum.device_key, sum.cluster_id);
+  fprintf(so, "space:    %llu configurations, %llu ruled out by the conditions, %u left out by --only, %u allowed; %u measured "
          "(%u resumed) by %s\n", (unsigned long long)sum.space_total, (unsigned long long)sum.ruled_out, sum.filtered,
          sum.count, measured, sum.resumed, sum.strategy);
-  printf("validity: %u correct, %u compile, %u runtime, %u timeout, %u correctness, %u constraints (reference: %s)\n",
+  fprintf(so, "validity: %u correct, %u compile, %u runtime, %u timeout, %u correctness, %u constraints (reference: %s)\n",
          counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], sum.reference);
   double tot = sum_ms[0] + sum_ms[1] + sum_ms[2] + sum_ms[3] + sum_ms[4];
   if (measured && tot > 0)
-    printf("cost:     per configuration %.1f ms: compile %.1f, pipeline %.1f, occupancy %.1f, measurement %.1f, other %.1f "
+    fprintf(so, "cost:     per configuration %.1f ms: compile %.1f, pipeline %.1f, occupancy %.1f, measurement %.1f, other %.1f "
            "(%u compiles for %u pipelines; arguments' data %.1f ms once)\n", tot / measured, sum_ms[0] / measured,
            sum_ms[1] / measured, sum_ms[2] / measured, sum_ms[3] / measured, sum_ms[4] / measured, sum.compiles,
            sum.pipelines, sum.setup_ms);
-  if (sentinel_text[0]) printf("%s", sentinel_text);
+  if (sentinel_text[0]) fprintf(so, "%s", sentinel_text);
   uint32_t top[5], ntop = vkocc_tune_ranking(s, 5, top);
   for (uint32_t rank = 0; rank < ntop; rank++) {
     vkocc_tune_result rb;
@@ -254,10 +287,10 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
     if (rb.P >= 0) snprintf(P, sizeof P, "P %lld  ", (long long)rb.P);
     char fr[64] = "";
     if (rb.final_runs) snprintf(fr, sizeof fr, "  (final round %.2f us)", rb.final_ns / 1e3);
-    printf("%s %10.2f us  spread %5.2f%%  runs %3u%s  %s%s\n", rank ? "         " : "best:    ", rb.rank_ns / 1e3,
+    fprintf(so, "%s %10.2f us  spread %5.2f%%  runs %3u%s  %s%s\n", rank ? "         " : "best:    ", rb.rank_ns / 1e3,
            100 * rb.spread, rb.runs, fr, P, rb.key);
   }
   const char *out = o->output, *t4 = o->t4_output;
-  printf("written:  %s%s%s%s%s\n", out, t4 ? ", " : "", t4 ? t4 : "", t4 ? ", " : "", t4 ? t4_meta : "");
-  return 0;
+  fprintf(so, "written:  %s%s%s%s%s\n", out, t4 ? ", " : "", t4 ? t4 : "", t4 ? ", " : "", t4 ? t4_meta : "");
+  return final;
 }

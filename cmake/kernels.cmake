@@ -24,3 +24,4 @@ foreach(k IN LISTS VKOCC_KERNEL_NAMES)
 endforeach()
 list(APPEND VKOCC_LIB_SOURCES tune/tune.c tune/search.c io/tune_results.c policy/build.c policy/transfer.c policy/params.c)
 list(APPEND VKOCC_LIB_SOURCES policy/documents.c) # results files in, policy documents out (public)
+list(APPEND VKOCC_LIB_SOURCES policy/header.c) # a policy database as a C header that data cannot subvert

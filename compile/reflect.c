@@ -84,8 +84,30 @@ vkocc_status vkocc_reflect(const uint32_t *spv, size_t words, const char *entry,
   vkocc_status s = VKOCC_OK;
   if (spvc_context_parse_spirv(sctx, spv, words, &ir) != SPVC_SUCCESS ||
       spvc_context_create_compiler(sctx, SPVC_BACKEND_NONE, ir, SPVC_CAPTURE_MODE_TAKE_OWNERSHIP, &comp) !=
-          SPVC_SUCCESS ||
-      spvc_compiler_set_entry_point(comp, entry, SpvExecutionModelGLCompute) != SPVC_SUCCESS ||
+          SPVC_SUCCESS) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "reflection failed: %s", spvc_context_get_last_error_string(sctx));
+    spvc_context_destroy(sctx);
+    return s;
+  }
+  /* the entry point looked up first: spvc_compiler_set_entry_point lets SPIRV-Cross's exception for a missing
+   * one escape through the C API (an abort) */
+  const spvc_entry_point *eps = NULL;
+  size_t neps = 0;
+  bool found = false;
+  char names[256] = "";
+  if (spvc_compiler_get_entry_points(comp, &eps, &neps) == SPVC_SUCCESS)
+    for (size_t i = 0; i < neps; i++) {
+      if (eps[i].execution_model != SpvExecutionModelGLCompute) continue;
+      found |= entry && !strcmp(eps[i].name, entry);
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s'%.60s'", names[0] ? ", " : "", eps[i].name);
+    }
+  if (!found) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "no compute entry point '%.200s' in the module (it has: %s)", entry ? entry : "",
+                   names[0] ? names : "none");
+    spvc_context_destroy(sctx);
+    return s;
+  }
+  if (spvc_compiler_set_entry_point(comp, entry, SpvExecutionModelGLCompute) != SPVC_SUCCESS ||
       spvc_compiler_create_shader_resources(comp, &res) != SPVC_SUCCESS) {
     s = vkocc_fail(VKOCC_ERROR_USAGE, "reflection of entry point '%s' failed: %s", entry,
                    spvc_context_get_last_error_string(sctx));

@@ -1682,6 +1682,13 @@ vkocc_status vkocc_policy_build(const char *const *results, uint32_t n, bool use
  * metric; threshold: the nearest-cluster limit of the "policy" column (<= 0: VKOCC_CLUSTER_THRESHOLD). */
 vkocc_status vkocc_policy_transfer(const char *const *results, uint32_t n, bool use_min, double threshold,
                                    const char *path, char **json);
+/* vkocc_policy_header: the database at db_path (one vkocc_policy_db_load accepts) as a C header (*text, malloc'd;
+ * free()): per kernel, #if blocks selected by VKOCC_CLUSTER_<cluster id with '-' as '_'> (else its default) and a
+ * table of every cluster entry. Generated C that data cannot subvert: names become identifiers only when they
+ * are ones (letters, digits, '_', '-' as '_'; 1 to 63 characters; no keyword, no reserved name, no table field,
+ * no two mapping to one), strings are escaped, nothing from the data goes into a comment, and each parameter
+ * has one C type and a value in every set; anything else is VKOCC_ERROR_USAGE naming the file and JSON path. */
+vkocc_status vkocc_policy_header(const char *db_path, char **text);
 
 /* ---------------------------------------------------------------- policy selection by the kind of queue family
  * A policy tuned through a compute-only queue family and one tuned through a graphics+compute family of the same

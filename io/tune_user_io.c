@@ -37,6 +37,76 @@ const tune_kernel_def *tune_user_kernel(const char *name) {
   return found;
 }
 
+/* The parameters' values as sets ({name: {value text: true}}): a result's configuration must give every
+ * parameter one of its values and nothing else (hand-edited results served 0, -1, 1e308 and "16" through
+ * policies). Hashed: linear in the results. */
+static vkocc_status value_sets(json_t *doc, const char *path, json_t **sets) {
+  *sets = NULL;
+  json_t *params = json_object_get(doc, "parameters");
+  if (!json_is_array(params) || !json_array_size(params))
+    return bad(path, "$.parameters", "expected an array of the tuning parameters and their values");
+  json_t *all = json_object();
+  size_t i;
+  json_t *p;
+  json_array_foreach(params, i, p) {
+    char where[64];
+    snprintf(where, sizeof where, "$.parameters[%zu]", i);
+    const char *name = json_string_value(json_object_get(p, "name"));
+    json_t *vals = json_object_get(p, "values");
+    if (!name || !name[0] || !json_is_array(vals) || !json_array_size(vals) || json_object_get(all, name)) {
+      json_decref(all);
+      return bad(path, where, "expected {name, values} with a name of its own and at least one value");
+    }
+    json_t *set = json_object();
+    size_t k;
+    json_t *v;
+    json_array_foreach(vals, k, v) {
+      if (!json_is_number(v) && !json_is_string(v) && !json_is_boolean(v)) {
+        json_decref(set), json_decref(all);
+        return bad(path, where, "a value that is not a number, string or boolean");
+      }
+      char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+      json_object_set_new(set, t, json_true());
+      free(t);
+    }
+    json_object_set_new(all, name, set);
+  }
+  *sets = all;
+  return VKOCC_OK;
+}
+
+static vkocc_status check_config(json_t *sets, json_t *cfg, const char *path, const char *where) {
+  const char *name;
+  json_t *v;
+  json_object_foreach(cfg, name, v) {
+    json_t *set = json_object_get(sets, name);
+    char msg[400];
+    if (!set) {
+      snprintf(msg, sizeof msg, "'%.100s' is not one of the tuning parameters ($.parameters)", name);
+      return bad(path, where, msg);
+    }
+    char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    bool ok = t && json_object_get(set, t);
+    if (!ok) {
+      snprintf(msg, sizeof msg, "%.100s = %.60s is not one of the parameter's values ($.parameters)", name, t ? t : "?");
+      free(t);
+      return bad(path, where, msg);
+    }
+    free(t);
+  }
+  if (json_object_size(cfg) != json_object_size(sets)) {
+    json_object_foreach(sets, name, v)
+      if (!json_object_get(cfg, name)) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "no value for the parameter '%.100s'", name);
+        return bad(path, where, msg);
+      }
+  }
+  return VKOCC_OK;
+}
+
+static vkocc_status load_results(json_t *res, const char *path, json_t *sets, json_t *seen, tune_doc *out);
+
 vkocc_status tune_results_load_user(json_t *doc, const char *path, tune_doc *out) {
   char kname[128];
   double n = 0;
@@ -51,6 +121,15 @@ vkocc_status tune_results_load_user(json_t *doc, const char *path, tune_doc *out
   out->f32 = false, out->n = (uint64_t)n;
   json_t *res = json_object_get(doc, "results");
   if (!json_is_array(res)) return bad(path, "$.results", "expected an array");
+  json_t *sets, *seen = json_object();
+  if ((s = value_sets(doc, path, &sets))) { json_decref(seen); return s; }
+  s = load_results(res, path, sets, seen, out);
+  json_decref(sets), json_decref(seen);
+  return s;
+}
+
+static vkocc_status load_results(json_t *res, const char *path, json_t *sets, json_t *seen, tune_doc *out) {
+  vkocc_status s;
   out->r = vkocc_xcalloc(json_array_size(res) + 1, sizeof *out->r);
   for (size_t i = 0; i < json_array_size(res); i++) {
     char p[64];
@@ -60,6 +139,9 @@ vkocc_status tune_results_load_user(json_t *doc, const char *path, tune_doc *out
     if (!json_is_object(e)) return bad(path, p, "expected an object");
     json_t *cfg = json_object_get(e, "config");
     if (!json_is_object(cfg)) return bad(path, p, "'config' must be an object");
+    char cp[80];
+    snprintf(cp, sizeof cp, "%s.config", p);
+    if ((s = check_config(sets, cfg, path, cp))) return s;
     char *k = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);
     size_t kl = strlen(k);
     if (kl >= sizeof r->key) { free(k); return bad(path, p, "the configuration's text is longer than 255 characters"); }
@@ -75,8 +157,8 @@ vkocc_status tune_results_load_user(json_t *doc, const char *path, tune_doc *out
     if (r->valid && !(r->median_ns > 0)) return bad(path, p, "a valid result needs a positive median_ns");
     const char *err = json_string_value(json_object_get(e, "error"));
     if (err) snprintf(r->error, sizeof r->error, "%s", err);
-    for (uint32_t j = 0; j < out->count; j++)
-      if (!strcmp(out->r[j].key, r->key)) return bad(path, p, "this configuration appears twice");
+    if (json_object_get(seen, r->key)) return bad(path, p, "this configuration appears twice");
+    json_object_set_new(seen, r->key, json_true());
     r->measured = true;
     out->count++;
   }

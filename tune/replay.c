@@ -70,7 +70,17 @@ static bool load_model(tune_replay_space *sp, const char *path, const char *fing
 /* ------------------------------------------------------------------ the coded space */
 
 /* Distinct values of one parameter, as JSON, sorted: numbers ascending, then strings, then the rest. */
-typedef struct values { json_t **v; uint32_t n, cap; bool absent; } values;
+typedef struct values { json_t **v; uint32_t n, cap; bool absent; json_t *idx; } values;
+
+/* a value's text for the hash of its parameter's values: numbers by their double (1 and 1.0 are one value) */
+static char *value_text(const json_t *v) {
+  if (json_is_number(v)) {
+    char b[40];
+    snprintf(b, sizeof b, "n%.17g", json_number_value(v));
+    return vkocc_xstrdup(b);
+  }
+  return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
+}
 
 static int rank_of(const json_t *a) { return json_is_number(a) ? 0 : json_is_boolean(a) ? 1 : json_is_string(a) ? 2 : 3; }
 static int cmp_json(const void *x, const void *y) {
@@ -85,22 +95,24 @@ static int cmp_json(const void *x, const void *y) {
   if (ra == 2) return strcmp(json_string_value(a), json_string_value(b));
   return 0;
 }
-static bool same(const json_t *a, const json_t *b) {
-  if (json_is_number(a) && json_is_number(b)) return json_number_value(a) == json_number_value(b);
-  return json_equal((json_t *)a, (json_t *)b);
-}
+/* hashed: a scan of the values per configuration was quadratic in a space of many distinct values */
 static uint32_t value_add(values *vs, json_t *v) {
-  for (uint32_t i = 0; i < vs->n; i++)
-    if (same(vs->v[i], v)) return i;
+  if (!vs->idx) vs->idx = json_object();
+  char *t = value_text(v);
+  json_t *have = t ? json_object_get(vs->idx, t) : NULL;
+  if (have) { free(t); return (uint32_t)json_integer_value(have); }
+  if (t) json_object_set_new(vs->idx, t, json_integer(vs->n));
+  free(t);
   if (vs->n == vs->cap) vs->cap = vs->cap ? 2 * vs->cap : 16, vs->v = vkocc_xrealloc(vs->v, vs->cap * sizeof *vs->v);
   vs->v[vs->n] = json_incref(v);
   return vs->n++;
 }
 static uint32_t value_index(const values *vs, const json_t *v) {
   if (!v) return vs->n; /* absent: after every value */
-  for (uint32_t i = 0; i < vs->n; i++)
-    if (same(vs->v[i], v)) return i;
-  return vs->n;
+  char *t = value_text(v);
+  json_t *have = t && vs->idx ? json_object_get(vs->idx, t) : NULL;
+  free(t);
+  return have ? (uint32_t)json_integer_value(have) : vs->n;
 }
 
 /* Codes configs[0..n) (JSON objects over the parameters names[0..np)) into sp: value indices, labels. */
@@ -116,7 +128,14 @@ static void code_space(tune_replay_space *sp, json_t **configs, uint32_t n, char
   sp->nvalues = vkocc_xmalloc((np ? np : 1) * sizeof *sp->nvalues);
   sp->labels = vkocc_xcalloc(np ? np : 1, sizeof *sp->labels);
   for (uint32_t p = 0; p < np; p++) {
-    qsort(vs[p].v, vs[p].n, sizeof *vs[p].v, cmp_json);
+    if (vs[p].n) qsort(vs[p].v, vs[p].n, sizeof *vs[p].v, cmp_json); /* none when every result lacks it */
+    /* the index again, in the sorted order */
+    json_object_clear(vs[p].idx);
+    for (uint32_t i = 0; i < vs[p].n; i++) {
+      char *t = value_text(vs[p].v[i]);
+      if (t) json_object_set_new(vs[p].idx, t, json_integer(i));
+      free(t);
+    }
     sp->nvalues[p] = vs[p].n + vs[p].absent;
     sp->labels[p] = vkocc_xcalloc(sp->nvalues[p] + 1, sizeof *sp->labels[p]);
     for (uint32_t i = 0; i < vs[p].n; i++) {
@@ -132,6 +151,7 @@ static void code_space(tune_replay_space *sp, json_t **configs, uint32_t n, char
   for (uint32_t p = 0; p < np; p++) {
     for (uint32_t i = 0; i < vs[p].n; i++) json_decref(vs[p].v[i]);
     free(vs[p].v);
+    json_decref(vs[p].idx);
   }
   free(vs);
   sp->s.nparams = np, sp->s.nconfigs = n, sp->s.param_names = (const char *const *)names;

@@ -1,6 +1,7 @@
 /* The search loop and the two baseline strategies (brute force, seeded random sampling). Further
  * strategies register in the table at the end. */
 #include "search.h"
+#include "strategy_util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,10 @@ uint32_t tune_rng_below(tune_rng *r, uint32_t n) {
 /* --- brute force: every configuration in enumeration order --- */
 typedef struct brute { uint32_t next, n; } brute;
 static vkocc_status brute_create(const tune_space *s, uint64_t seed, const json_t *attrs, void **st) {
-  (void)seed, (void)attrs;
+  (void)seed;
+  static const char *const none[] = {NULL}; /* takes no attributes: an unknown one is refused, not ignored */
+  vkocc_status rc = tune_attr_check("brute_force", attrs, none);
+  if (rc) return rc;
   brute *b = vkocc_xcalloc(1, sizeof *b);
   b->n = s->nconfigs, *st = b;
   return VKOCC_OK;
@@ -51,7 +55,9 @@ static const tune_strategy_def brute_force = {"brute_force", "every configuratio
 /* --- random sampling without replacement: a seeded Fisher-Yates permutation --- */
 typedef struct rnd { uint32_t *perm, next, n; } rnd;
 static vkocc_status random_create(const tune_space *s, uint64_t seed, const json_t *attrs, void **st) {
-  (void)attrs;
+  static const char *const none[] = {NULL};
+  vkocc_status rc = tune_attr_check("random_sample", attrs, none);
+  if (rc) return rc;
   rnd *r = vkocc_xcalloc(1, sizeof *r);
   r->n = s->nconfigs;
   r->perm = vkocc_xmalloc((size_t)(r->n ? r->n : 1) * sizeof *r->perm);

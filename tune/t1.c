@@ -109,6 +109,15 @@ static vkocc_status parse_expr(rd *r, const char *path, const char *text, const 
 
 static const char *const ptype_names[] = {"int", "uint", "float", "bool", "string", NULL};
 
+/* the values of one parameter are of one kind (strings, integers, or numbers made floats) */
+static int cmp_value(const void *x, const void *y) {
+  const texpr_value *a = *(const texpr_value *const *)x, *b = *(const texpr_value *const *)y;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  if (a->kind == TEXPR_STR) return strcmp(a->s ? a->s : "", b->s ? b->s : "");
+  if (a->kind == TEXPR_INT) return (a->i > b->i) - (a->i < b->i);
+  return (a->f > b->f) - (a->f < b->f);
+}
+
 static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
   char path[96];
   snprintf(path, sizeof path, "$.ConfigurationSpace.TuningParameters[%u]", i);
@@ -154,12 +163,21 @@ static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
                  type == T1_INT || type == T1_UINT ? " of 32 bits" : "");
     }
     if (type == T1_FLOAT && v->kind == TEXPR_INT) v->kind = TEXPR_FLOAT, v->f = (double)v->i;
-    for (uint32_t j = 0; j < k; j++)
-      if (texpr_equal(&out->values[j], v)) {
-        char t[64];
-        texpr_format(v, t, sizeof t);
-        return bad(r, vpath, "value %s appears twice", t);
+  }
+  /* each value once: sorted, the duplicates are neighbours (a pairwise check was quadratic: 2^17 values took
+   * 15 s, the documented 2^20 minutes) */
+  if (out->nvalues > 1) {
+    const texpr_value **sorted = vkocc_xmalloc(out->nvalues * sizeof *sorted);
+    for (uint32_t k = 0; k < out->nvalues; k++) sorted[k] = &out->values[k];
+    qsort(sorted, out->nvalues, sizeof *sorted, cmp_value);
+    for (uint32_t k = 1; k < out->nvalues; k++)
+      if (texpr_equal(sorted[k - 1], sorted[k])) {
+        char t[160];
+        texpr_format(sorted[k], t, sizeof t);
+        free(sorted);
+        return bad(r, vpath, "value %.120s appears twice", t);
       }
+    free(sorted);
   }
   json_t *d = json_object_get(p, "Default");
   if (d) {
@@ -202,6 +220,23 @@ static uint32_t etype_bytes(t1_etype t) {
 
 static bool file_exists(const char *p) { return access(p, R_OK) == 0; }
 
+/* Whether v is a value of element type t; why says the range when not (a uint32 FillValue of 2^40 was
+ * stored as 0). */
+static bool value_fits(double v, t1_etype t, char *why, size_t len) {
+  static const double lo[] = {0, -128, 0, -32768, 0, -2147483648.0, 0, -9223372036854775808.0, 0, 0, 0, 0};
+  static const double hi[] = {1, 127, 255, 32767, 65535, 2147483647.0, 4294967295.0, 9223372036854774784.0,
+                              18446744073709549568.0, 0, 0, 255};
+  if (t == T1E_F32 || t == T1E_F64) {
+    double m = t == T1E_F32 ? FLT_MAX : DBL_MAX;
+    if (isfinite(v) && fabs(v) <= m) return true;
+    snprintf(why, len, "%g does not fit a %s (finite, at most %g in magnitude)", v, etype_names[t], m);
+    return false;
+  }
+  if (isfinite(v) && v == floor(v) && v >= lo[t] && v <= hi[t]) return true;
+  snprintf(why, len, "%.17g is not a %s (an integer from %.0f to %.0f)", v, etype_names[t], lo[t], hi[t]);
+  return false;
+}
+
 /* false: the resolved path does not fit (never silently cut) */
 static bool resolve(const t1_spec *s, const char *rel, char *out, size_t len) {
   int n = rel[0] == '/' || !s->dir[0] ? snprintf(out, len, "%s", rel) : snprintf(out, len, "%s/%s", s->dir, rel);
@@ -212,7 +247,16 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
   vkocc_status s;
   int f;
   static const char *const fills[] = {"Constant", "Random", "BinaryRaw", "Generator", NULL};
-  json_t *fj = json_object_get(o, "FillType");
+  json_t *fj = json_object_get(o, "FillType"), *fv = json_object_get(o, "FillValue");
+  /* a FillValue is a number whatever the FillType (Kernel Tuner's own T1 file gives Random ones a FillValue) */
+  if (fv && !json_is_number(fv)) return bad(r, path, "'FillValue' must be a number");
+  if (!fj && fv) {
+    /* the T1 schema requires no FillType: a FillValue alone is a constant (KTT's own examples write Scalars so) */
+    double v;
+    if ((s = get_num(r, o, "FillValue", path, true, &v, NULL))) return s;
+    d->fill = T1_FILL_CONSTANT, d->value = v;
+    return VKOCC_OK;
+  }
   if (!fj) {
     if (is_ref) return bad(r, path, "missing required member 'FillType'");
     d->fill = T1_FILL_NONE; /* an output: poisoned before each validated run */
@@ -299,7 +343,8 @@ static vkocc_status read_arg(rd *r, json_t *a, uint32_t i, bool check_files, t1_
       return bad(r, path, "TypeSize %u disagrees with Type '%s' (%u bytes)", (uint32_t)ts, type, out->comps * out->comp_bytes);
   } else if (out->type == T1E_CUSTOM) return bad(r, path, "Type 'custom' needs 'TypeSize' (bytes per element)");
   json_t *o = json_object_get(a, "Output");
-  if (o && !(json_is_integer(o) || json_is_boolean(o))) return bad(r, path, "'Output' must be 0 or 1");
+  if (o && !(json_is_boolean(o) || (json_is_integer(o) && (json_integer_value(o) == 0 || json_integer_value(o) == 1))))
+    return bad(r, path, "'Output' must be 0 or 1");
   out->output = o && (json_is_true(o) || (json_is_integer(o) && json_integer_value(o) != 0));
   if (out->output && !out->vector) return bad(r, path, "'Output': a Scalar cannot be an output");
   /* Size: elements, a number or an expression of ProblemSize (and min/max of parameters) */
@@ -331,6 +376,9 @@ static vkocc_status read_arg(rd *r, json_t *a, uint32_t i, bool check_files, t1_
     if (out->type == T1E_CUSTOM || out->comps > 4) return bad(r, path, "a Scalar must be a number or a short vector");
   }
   if ((s = read_data(r, a, path, check_files, false, &out->data))) return s;
+  char why[160];
+  if (out->data.fill == T1_FILL_CONSTANT && !value_fits(out->data.value, out->type, why, sizeof why))
+    return bad(r, path, "FillValue %s", why);
   if (!out->vector && out->data.fill != T1_FILL_CONSTANT && out->data.fill != T1_FILL_NONE)
     return bad(r, path, "a Scalar takes FillType Constant (FillValue)");
   if (out->data.fill == T1_FILL_NONE && !(out->output || out->access == T1_WO))
@@ -369,6 +417,9 @@ static vkocc_status read_ref(rd *r, json_t *a, uint32_t i, bool check_files, t1_
   out->threshold = have ? th : is_float ? 1e-4 : 0;
   if ((s = read_data(r, a, path, check_files, true, &out->data))) return s;
   if (out->data.fill == T1_FILL_RANDOM) return bad(r, path, "FillType Random cannot be a reference");
+  char why[160];
+  if (out->data.fill == T1_FILL_CONSTANT && !value_fits(out->data.value, ta->type, why, sizeof why))
+    return bad(r, path, "FillValue %s (the type of '%s')", why, target);
   if (out->data.fill == T1_FILL_BINARY && check_files) {
     FILE *f = fopen(out->data.source, "rb");
     long len = -1;
@@ -393,14 +444,15 @@ static vkocc_status read_sizes(rd *r, json_t *ks, const char *key, texpr **e, ch
   for (int d = 0; d < 3; d++) {
     const char *t;
     json_t *v = json_object_get(o, keys[d]);
-    char p[96];
+    char p[96], num[32];
     snprintf(p, sizeof p, "%s.%s", path, keys[d]);
     if (!v) {
       if (!d) return bad(r, path, "missing required member 'X'");
       t = "1";
     } else if (json_is_string(v)) t = json_string_value(v);
-    else if (json_is_integer(v)) { snprintf(text[d], 256, "%lld", (long long)json_integer_value(v)); t = text[d]; }
-    else return bad(r, p, "expected an expression string");
+    else if (json_is_integer(v)) { snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v)); t = num; }
+    else return bad(r, p, "expected an integer or an expression string");
+    if (strlen(t) >= 256) return bad(r, p, "longer than 255 characters");
     snprintf(text[d], 256, "%s", t);
     texpr_scope sc = scope_of(r->s, true);
     if ((s = parse_expr(r, p, t, &sc, &e[d]))) return s;
@@ -417,6 +469,12 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
   t1_spec *S = r->s;
   vkocc_status s;
   if (!json_is_object(doc)) return bad(r, "$", "expected a T1 object");
+  /* a kernel in another language is refused as such first, whatever else its spec uses (the published T1
+   * files of Kernel Tuner and KTT: CUDA, OpenCL) */
+  json_t *lang0 = json_object_get(json_object_get(doc, "KernelSpecification"), "Language");
+  if (json_is_string(lang0) && strcmp(json_string_value(lang0), "Vulkan"))
+    return bad(r, "$.KernelSpecification.Language", "'%s': vkocc tunes Vulkan kernels (\"Language\": \"Vulkan\")",
+               json_string_value(lang0));
   static const char *const root_keys[] = {"ConfigurationSpace", "KernelSpecification", "Search", "Budget", "General", NULL};
   if ((s = only_keys(r, doc, "$", root_keys))) return s;
   json_t *general, *cs, *ks, *tp, *conds, *search, *budget;
@@ -447,6 +505,7 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
       (s = get_str(r, ks, "KernelFile", "$.KernelSpecification", true, &kfile)))
     return s;
   if (!kfile[0]) return bad(r, "$.KernelSpecification.KernelFile", "empty");
+  if (!kname[0]) return bad(r, "$.KernelSpecification.KernelName", "empty (the kernel's entry point, \"main\" for GLSL)");
   if (strlen(kname) >= sizeof S->kernel_name)
     return bad(r, "$.KernelSpecification.KernelName", "longer than %zu characters", sizeof S->kernel_name - 1);
   snprintf(S->kernel_name, sizeof S->kernel_name, "%s", kname);
@@ -754,17 +813,19 @@ vkocc_status t1_sizes(const t1_spec *s, const uint32_t *coord, int64_t P, uint32
     int64_t l, g;
     char err[512];
     static const char xyz[] = "XYZ";
-    if (!texpr_eval_int(s->local[d], &env, &l, err, sizeof err) || l < 1 || l > 65536) {
+    bool ok = texpr_eval_int(s->local[d], &env, &l, err, sizeof err);
+    if (!ok || l < 1 || l > 65536) {
       char cfg[512];
       config_text(s, coord, cfg, sizeof cfg);
-      if (l < 1 || l > 65536) snprintf(err, sizeof err, "%lld is not a workgroup size (1 to 65536)", (long long)l);
+      if (ok) snprintf(err, sizeof err, "%lld is not a workgroup size (1 to 65536)", (long long)l);
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.LocalSize.%c: '%s': %s (at %s)", s->file, xyz[d],
                         s->local_text[d], err, cfg);
     }
-    if (!texpr_eval_int(s->global[d], &env, &g, err, sizeof err) || g < 1 || g > (1ll << 40)) {
+    ok = texpr_eval_int(s->global[d], &env, &g, err, sizeof err);
+    if (!ok || g < 1 || g > (1ll << 40)) {
       char cfg[512];
       config_text(s, coord, cfg, sizeof cfg);
-      if (g < 1 || g > (1ll << 40)) snprintf(err, sizeof err, "%lld is out of range (1 to 2^40)", (long long)g);
+      if (ok) snprintf(err, sizeof err, "%lld is out of range (1 to 2^40)", (long long)g);
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.GlobalSize.%c: '%s': %s (at %s)", s->file, xyz[d],
                         s->global_text[d], err, cfg);
     }

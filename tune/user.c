@@ -21,6 +21,7 @@
 
 #define MAX_BATCH 16
 #define POISON 0xffffffffu /* -1 for integers, NaN for floats: a value no correct output keeps everywhere */
+#define POISON2 0x5a5a5a5au /* the reference's second run: an element that keeps both poisons was never written */
 
 static const char *const inv_names[] = {"correct", "compile", "runtime", "timeout", "correctness", "constraints"};
 const char *tu_invalidity_name(tu_invalidity v) { return inv_names[v]; }
@@ -120,6 +121,7 @@ typedef struct harness {
   int64_t sentinel;          /* the configuration re-timed to watch the clocks (-1: none yet) */
   uint32_t since_sentinel;
   bool in_sentinel;
+  uint32_t poison;           /* the poison of the next run's outputs (0: POISON) */
 } harness;
 
 static vkocc_context *CTX(harness *h) { return *h->ctxp; }
@@ -190,12 +192,15 @@ static void defines_of(harness *h, const uint32_t *coord, const uint32_t local[3
       }
     for (uint32_t i = 0; i < s->nparams; i++) {
       if (h->run->param_spec[i] || h->run->param_launch[i]) continue;
-      char v[80], b[160];
+      char v[64];
       texpr_value pv = s->params[i].values[coord[i]];
       if (s->params[i].type == T1_BOOL) snprintf(v, sizeof v, "%d", (int)pv.i);
-      else texpr_format(&pv, v, sizeof v);
-      snprintf(b, sizeof b, "%s=%s", s->params[i].name, v);
-      (*defs)[(*n)++] = vkocc_xstrdup(b);
+      else if (pv.kind != TEXPR_STR) texpr_format(&pv, v, sizeof v);
+      const char *text = pv.kind == TEXPR_STR && s->params[i].type != T1_BOOL ? (pv.s ? pv.s : "") : v;
+      size_t len = strlen(s->params[i].name) + strlen(text) + 2;
+      char *b = vkocc_xmalloc(len);
+      snprintf(b, len, "%s=%s", s->params[i].name, text);
+      (*defs)[(*n)++] = b;
     }
   }
 }
@@ -277,9 +282,11 @@ static vkocc_status check_interface(harness *h, module *m) {
   if (nvec != nb)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.Arguments: %u Vector arguments, but %s has %u storage "
                       "buffers in set 0", s->file, nvec, s->kernel_file, nb);
-  if (off != rf->push_bytes && !(off <= rf->push_bytes && (rf->push_bytes - off) < 16 && off))
+  /* exactly the block: a Scalar left out would run as 0 */
+  if (off != rf->push_bytes)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.Arguments: the Scalar arguments take %u bytes of push "
-                      "constants, but %s's push-constant block has %u", s->file, off, s->kernel_file, rf->push_bytes);
+                      "constants, but %s's push-constant block has %u (every member of the block is a Scalar argument, in order)",
+                      s->file, off, s->kernel_file, rf->push_bytes);
   if (off > sizeof h->push)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.Arguments: more than %zu bytes of Scalars", s->file, sizeof h->push);
   h->push_bytes = rf->push_bytes;
@@ -403,7 +410,8 @@ static void record_reset(harness *h, vkocc_batch *b, bool poison) {
     t1_arg *a = &s->args[i];
     if (!a->vector) continue;
     if (restored(a)) vkocc_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
-    else if (poison && a->data.fill == T1_FILL_NONE) vkocc_batch_fill(b, &h->dev[i], 0, h->dev[i].size, POISON);
+    else if (poison && a->data.fill == T1_FILL_NONE)
+      vkocc_batch_fill(b, &h->dev[i], 0, h->dev[i].size, h->poison ? h->poison : POISON);
   }
   vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
 }
@@ -587,6 +595,11 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   defines_of(h, coord, r->local, &defs, &nd);
   module *m = get_module(h, defs, nd, &r->compile_ms);
   if (m->failed) {
+    if (strstr(m->error, "entry point")) { /* every configuration would fail alike: the spec names no entry */
+      st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelName: '%.200s': %s", s->file, s->kernel_name,
+                      m->error);
+      goto usage;
+    }
     r->inv = TU_COMPILE;
     snprintf(r->error, sizeof r->error, "compile: %s", m->error);
     goto done;
@@ -708,6 +721,46 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   }
   if (h->expect) {
     if (need_ref) {
+      /* the reference must write every element of its outputs: run again under another poison, an element that
+       * kept both poisons was never written (with no reference, a kernel that wrote nothing was judged right
+       * against its own poisoned output) */
+      uint8_t **keep = vkocc_xcalloc(s->nargs + 1, sizeof *keep);
+      for (uint32_t i = 0; i < s->nargs; i++)
+        if (s->args[i].output && h->readback[i].map) {
+          keep[i] = vkocc_xmalloc(s->args[i].bytes + 1);
+          memcpy(keep[i], h->readback[i].map, s->args[i].bytes);
+        }
+      double again;
+      h->poison = POISON2;
+      st = run_batch(h, &k, r->groups, 1, true, true, timeout_s, &again, &lost, &timed_out);
+      h->poison = 0;
+      char unwritten[300] = "";
+      for (uint32_t i = 0; i < s->nargs && !st && !unwritten[0]; i++) {
+        if (!keep[i] || s->args[i].data.fill != T1_FILL_NONE) continue;
+        for (uint64_t w = 0; w < s->args[i].bytes / 4 && !unwritten[0]; w++) {
+          uint32_t a, b;
+          memcpy(&a, keep[i] + 4 * w, 4), memcpy(&b, (uint8_t *)h->readback[i].map + 4 * w, 4);
+          if (a == POISON && b == POISON2)
+            snprintf(unwritten, sizeof unwritten, "leaves %s unwritten from byte %llu (it kept the poison of two runs), so "
+                     "its output cannot be the reference", s->args[i].name, (unsigned long long)(4 * w));
+        }
+      }
+      for (uint32_t i = 0; i < s->nargs; i++) free(keep[i]);
+      free(keep);
+      if (st) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", vkocc_last_error());
+        r->measure_ms = vkocc_now_ms() - t0;
+        if (lost || timed_out) st = recover(h, r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &k);
+        else { r->inv = TU_RUNTIME, st = VKOCC_OK; snprintf(r->error, sizeof r->error, "%s", why); }
+        goto done;
+      }
+      if (unwritten[0]) {
+        r->inv = TU_CORRECTNESS;
+        snprintf(r->error, sizeof r->error, "%s", unwritten);
+        r->measure_ms = vkocc_now_ms() - t0;
+        goto done;
+      }
       /* the first configuration that runs (or --reference) gives the reference outputs */
       for (uint32_t i = 0; i < s->nargs; i++)
         if (h->expect[i] == (void *)1) h->expect[i] = NULL;
@@ -1091,12 +1144,22 @@ vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run) {
   run->r = vkocc_xcalloc(run->space.count, sizeof *run->r);
   run->sentinel_config = -1;
   for (uint32_t i = 0; i < run->space.count; i++) run->r[i].P = -1;
+  if (name && (!name[0] || strlen(name) >= sizeof run->name)) {
+    tu_run_free(run);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--name: %zu characters; expected 1 to %zu (a longer name was cut, and two "
+                      "kernels then merged in a policy)", strlen(name), sizeof run->name - 1);
+  }
   if (name) snprintf(run->name, sizeof run->name, "%s", name);
   else {
     const char *b = strrchr(spec_path, '/');
-    snprintf(run->name, sizeof run->name, "%s", b ? b + 1 : spec_path);
-    char *dot = strrchr(run->name, '.');
-    if (dot && dot != run->name) *dot = 0;
+    const char *stem = b ? b + 1 : spec_path, *dot = strrchr(stem, '.');
+    size_t len = dot && dot != stem ? (size_t)(dot - stem) : strlen(stem);
+    if (len >= sizeof run->name) {
+      tu_run_free(run);
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: the file's stem is longer than %zu characters: name the kernel with --name",
+                        spec_path, sizeof run->name - 1);
+    }
+    snprintf(run->name, sizeof run->name, "%.*s", (int)len, stem);
   }
   snprintf(run->strategy, sizeof run->strategy, "%s", run->spec.search);
   run->budget = run->spec.budget;
@@ -1179,6 +1242,32 @@ static vkocc_status parse_reference(harness *h, const char *text, int64_t *confi
   return vkocc_fail(VKOCC_ERROR_USAGE, "--reference %s: that configuration is ruled out by the conditions", text);
 }
 
+/* The arguments' buffers against maxStorageBufferRange and, with their host copies (data, references,
+ * readbacks), against the host's physical memory. USAGE naming the argument. */
+static vkocc_status check_sizes(harness *h) {
+  t1_spec *s = h->s;
+  vkocc_exec_limits lim;
+  vkocc_exec_limits_get(CTX(h), &lim);
+  uint64_t host = 0;
+  for (uint32_t i = 0; i < s->nargs; i++) {
+    const t1_arg *a = &s->args[i];
+    if (!a->vector) continue;
+    uint64_t bytes = (a->bytes + 3) / 4 * 4;
+    if (bytes > lim.max_storage_buffer_range)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.Size: %llu elements of %u bytes (%llu bytes) exceed maxStorageBufferRange "
+                        "(%u) of %s", s->file, a->path, (unsigned long long)a->count, a->comps * a->comp_bytes,
+                        (unsigned long long)bytes, lim.max_storage_buffer_range, CTX(h)->info.name);
+    host += 3 * bytes; /* its data, a readback, a reference */
+  }
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+  if (mem && host > mem / 2)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.Arguments: the arguments need up to %.1f GiB of host "
+                      "memory (data, readbacks, references), more than half of this host's %.1f GiB", s->file,
+                      host / 1073741824.0, mem / 1073741824.0);
+  return VKOCC_OK;
+}
+
 vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   static const tu_options none = {0};
   if (!o) o = &none;
@@ -1192,9 +1281,15 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   const tune_strategy_def *def = tune_strategy_find(run->strategy);
   if (!def) return vkocc_fail(VKOCC_ERROR_USAGE, "unknown search strategy '%s'", run->strategy);
   run->seed = o->seed;
-  if (o->budget.max_evals) run->budget.max_evals = o->budget.max_evals;
-  if (o->budget.max_fraction > 0) run->budget.max_fraction = o->budget.max_fraction;
-  if (o->budget.max_seconds > 0) run->budget.max_seconds = o->budget.max_seconds;
+  /* a budget given here replaces the spec's Budget as a whole (--fraction 1 under a spec's ConfigurationCount 1
+   * measured one configuration) */
+  if (o->budget.max_evals || o->budget.max_fraction > 0 || o->budget.max_seconds > 0) run->budget = o->budget;
+  if (o->reference && s->nrefs)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--reference %s: %s has ReferenceArguments, which are the reference; leave out "
+                      "one of the two", o->reference, s->file);
+  /* every buffer against the device's limits and the host's memory before anything is allocated or filled (a
+   * 64 GiB reference was allocated, an 8 GiB generator run element by element, before any check) */
+  if ((st = check_sizes(&h))) return st;
   /* which parameters are specialization constants: declared as such (source), or named so (SPIR-V) */
   bool launch[32] = {0};
   for (int d = 0; d < 3; d++) texpr_uses(s->local[d], launch), texpr_uses(s->global[d], launch);

@@ -129,7 +129,50 @@ static double f64(json_t *o, const char *k) {
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* A recorded result's numbers: times positive and finite, its median theirs, sizes in range. */
+static vkocc_status check_result(json_t *e, const char *path, const char *p, tu_invalidity inv) {
+  json_t *times = json_object_get(e, "times_ns");
+  if (times && !json_is_array(times)) return bad(path, p, "'times_ns' must be an array");
+  size_t n = json_array_size(times);
+  if (n > 100000) return bad(path, p, "more than 100000 times");
+  double *t = vkocc_xcalloc(n + 1, sizeof *t);
+  for (size_t i = 0; i < n; i++) {
+    json_t *v = json_array_get(times, i);
+    t[i] = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!(t[i] > 0 && isfinite(t[i]))) { free(t); return bad(path, p, "'times_ns' holds a time that is not a positive number"); }
+  }
+  vkocc_status s = VKOCC_OK;
+  if (inv == TU_CORRECT && n) {
+    vkocc_summary sum;
+    vkocc_summarize(t, (uint32_t)n, &sum);
+    json_t *m = json_object_get(e, "median_ns");
+    double med = json_is_number(m) ? json_number_value(m) : NAN;
+    if (!(fabs(med - sum.median) <= 1e-9 * sum.median))
+      s = bad(path, p, "'median_ns' is not the median of 'times_ns'");
+  }
+  free(t);
+  if (s) return s;
+  const char *sz[] = {"local_size", "groups"};
+  for (int k = 0; k < 2; k++) {
+    json_t *a = json_object_get(e, sz[k]);
+    if (!a) continue;
+    bool ok = json_is_array(a) && json_array_size(a) == 3;
+    for (size_t d = 0; ok && d < 3; d++) {
+      json_t *v = json_array_get(a, d);
+      ok = json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= (k ? UINT32_MAX : 65536);
+    }
+    if (!ok) {
+      char m[80];
+      snprintf(m, sizeof m, "'%s' must be 3 integers in range", sz[k]);
+      return bad(path, p, m);
+    }
+  }
+  return VKOCC_OK;
+}
+
 vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device_key) {
+  json_t *index = NULL;
+  bool *taken = NULL;
   json_t *doc;
   vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
   if (s) return s;
@@ -154,6 +197,14 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
   if (ref) snprintf(run->reference, sizeof run->reference, "%s", ref);
   json_t *res = json_object_get(doc, "results");
   if (!json_is_array(res)) { s = bad(path, "$.results", "expected an array"); goto out; }
+  /* the space's configurations by key (a lookup per result was a scan of the space: quadratic) */
+  index = json_object();
+  for (uint32_t c = 0; c < run->space.count; c++) {
+    char key[1024];
+    t1_config_key(&run->spec, run->space.coord + (size_t)c * run->spec.nparams, key, sizeof key);
+    json_object_set_new(index, key, json_integer(c));
+  }
+  taken = vkocc_xcalloc(run->space.count + 1, sizeof *taken);
   size_t i;
   json_t *e;
   json_array_foreach(res, i, e) {
@@ -161,12 +212,17 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
     snprintf(p, sizeof p, "$.results[%zu]", i);
     json_t *cfg = json_object_get(e, "config");
     char *k = json_is_object(cfg) ? json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    int64_t c = k ? tu_find(run, k) : -1;
+    json_t *ci = k ? json_object_get(index, k) : NULL;
     free(k);
+    int64_t c = ci ? json_integer_value(ci) : -1;
     tu_invalidity inv;
     const char *in = json_string_value(json_object_get(e, "invalidity"));
     if (!in || !tu_invalidity_parse(in, &inv)) { s = bad(path, p, "missing or unknown 'invalidity'"); goto out; }
-    if (c < 0) continue; /* no longer in the space (cannot happen with the same hash) */
+    /* a result of another space, or one given twice (a second, fake 1 ns entry became the best), is refused */
+    if (c < 0) { s = bad(path, p, "'config' is not a configuration of the spec's space"); goto out; }
+    if (taken[c]) { s = bad(path, p, "this configuration appears twice"); goto out; }
+    taken[c] = true;
+    if ((s = check_result(e, path, p, inv))) goto out;
     tu_result *r = &run->r[c];
     memset(r, 0, sizeof *r);
     r->measured = true, r->inv = inv;
@@ -190,6 +246,8 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
     run->resumed++;
   }
 out:
+  json_decref(index);
+  free(taken);
   json_decref(doc);
   return s;
 }
