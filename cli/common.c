@@ -337,8 +337,7 @@ int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_tune_session
     if ((st = vkocc_tune_fingerprint_file(s, fp_path))) return cli_fail("tune", st);
     if ((rc = cli_open("tune", c, ctx))) return rc;
     if ((rc = same_device(c, fp_path, *ctx))) {
-      vkocc_context_destroy(*ctx);
-      *ctx = NULL;
+      *ctx = NULL; /* the runner closes the device it opened */
       return rc;
     }
     return 0;

@@ -64,7 +64,9 @@ static vkocc_status reopen(void *user, vkocc_context **ctx) {
   vkocc_context_destroy(*ctx);
   *ctx = NULL;
   vkocc_context_options o = {.device = st->c->device, .queue = st->c->queue};
-  return vkocc_context_create(&o, ctx);
+  vkocc_status s = vkocc_context_create(&o, ctx);
+  if (st->c->run) st->c->run->ctx = *ctx; /* the runner closes the device the command holds at its end */
+  return s;
 }
 
 static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const char *fp_path, vkocc_tune_options *o,
