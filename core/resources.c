@@ -165,6 +165,10 @@ vkocc_status vkocc_dummies_make(vkocc_context *ctx, vkocc_kernel *k, const bool 
       /* zero-filled and host-visible: tests check that the user's code never wrote to it */
       VkDeviceSize size = b->size < 256 ? 256 : (b->size + 255) / 256 * 256;
       if (b->type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER && size > 65536) size = 65536;
+      /* A runtime array reflects as its header alone, but code on a path never taken still indexes it (the
+       * register personality reads v[0..255]), and lavapipe's JIT once read past a 256-byte dummy into an
+       * unmapped page (SEGV on a worker thread, 1 run in many under ASan): storage dummies get 64 KiB. */
+      if (b->type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER && size < 65536) size = 65536;
       if (!(s = vkocc_buffer_create(ctx, size, true, &d->buf))) memset(d->buf.map, 0, size);
       break;
     }
