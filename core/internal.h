@@ -7,7 +7,7 @@
 #include "vkocc.h"
 #include <vulkan/vulkan.h>
 
-/* error.c */
+/* loader.c */
 const char *vkocc_vk_result_name(VkResult r);
 /* Maps a VkResult from `what` to a status with a message; VK_ERROR_DEVICE_LOST gets its own wording. */
 vkocc_status vkocc_vk_fail(VkResult r, const char *what);
@@ -77,19 +77,6 @@ struct vkocc_context {
   bool unfinished;            /* a submission outlived its bounded wait: its objects and the device are kept */
   uint64_t timeout_ns;
 };
-
-/* parallel.c: fn(user, i) for every i < n on `threads` threads (0: one per core, at most 8); fn locks what
- * it shares. */
-void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user);
-
-/* derive.c: vkocc_derive with the SM count given (sms > 0), e.g. 1 for values that are already per SM. */
-vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, uint32_t sms,
-                                vkocc_derived *out);
-
-/* The cluster ID of recipe c1 (docs/fingerprint.md): fingerprints written before recipe c2 still read. */
-void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]);
-/* The ID of fp's normalized surface under the recipe its cluster_id does not use (c1 <-> c2). */
-void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]);
 
 /* shader_features.c: the shader features vkocc's device enables (all of its list that the device supports);
  * vkocc_context_create calls this before vkCreateDevice, chain living until then. */

@@ -1,5 +1,6 @@
 /* Normalization onto the canonical grid and the cluster ID. */
-#include "internal.h"
+#include "util.h"
+#include "model.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
