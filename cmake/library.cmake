@@ -55,7 +55,8 @@ add_custom_target(vkocc_symbols DEPENDS ${VKOCC_SYMBOLS_DIR}/stamp)
 # jansson: for the library and for in-tree users of internal headers (CLI, tests, benches); never exported.
 add_library(vkocc_internal INTERFACE)
 target_include_directories(vkocc_internal INTERFACE
-  ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/core ${CMAKE_CURRENT_SOURCE_DIR}/fingerprint
+  ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/util ${CMAKE_CURRENT_SOURCE_DIR}/core
+  ${CMAKE_CURRENT_SOURCE_DIR}/fingerprint
   ${CMAKE_CURRENT_SOURCE_DIR}/compile
   ${CMAKE_CURRENT_SOURCE_DIR}/io ${CMAKE_CURRENT_SOURCE_DIR}/characterize ${CMAKE_CURRENT_BINARY_DIR}/shaders)
 target_link_libraries(vkocc_internal INTERFACE Vulkan::Headers PkgConfig::JANSSON)
