@@ -1,5 +1,5 @@
 /* Internal to libvkocc: the Vulkan function table, the context and the device set-up; the helpers without
- * Vulkan are core/util.h, the executor core/exec.h. */
+ * Vulkan are util/util.h, the executor core/exec.h. */
 #ifndef VKOCC_INTERNAL_H
 #define VKOCC_INTERNAL_H
 
