@@ -3,6 +3,7 @@
  * cycles is the value (launch, clock reads and the loop's entry cancel). Repeats interleave the modes so that a
  * clock ramp or a neighbour's load touches all of them alike; ratios are taken within one repeat. */
 #include "exec.h"
+#include "model.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

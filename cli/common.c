@@ -21,7 +21,7 @@ int cli_error(const char *cmd, int status, const char *fmt, ...) {
 
 int cli_fail(const char *cmd, vkocc_status s) { return cli_error(cmd, (int)s, "%s", vkocc_last_error()); }
 
-/* Out of memory ends the process with one line, as the library's own allocations do (core/error.c). */
+/* Out of memory ends the process with one line, as the library's own allocations do (util/error.c). */
 static void *checked(void *p, size_t n) {
   if (!p && n) {
     fprintf(stderr, "vkocc: out of memory (allocating %zu bytes)\n", n);

@@ -4,7 +4,7 @@
 #
 #   libvkocc.so / libvkocc.a            everything but plotting; exports exactly what include/vkocc.h declares
 #   libvkocc-plot.so / libvkocc-plot.a  vkocc_plot_* (viewer/, include/vkocc_plot.h), the only part that links cairo
-#   vkocc                               the CLI: links both static libraries (it uses internal headers)
+#   vkocc                               the CLI: links both static libraries, compiled against include/ alone
 #
 # In this build tree the target `vkocc` is the static library (tests and benches link it, as before),
 # `vkocc_shared` the shared one; installed, they are vkocc::vkocc_static and vkocc::vkocc.
@@ -55,7 +55,9 @@ add_custom_target(vkocc_symbols DEPENDS ${VKOCC_SYMBOLS_DIR}/stamp)
 # jansson: for the library and for in-tree users of internal headers (CLI, tests, benches); never exported.
 add_library(vkocc_internal INTERFACE)
 target_include_directories(vkocc_internal INTERFACE
-  ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/core ${CMAKE_CURRENT_SOURCE_DIR}/compile
+  ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/util ${CMAKE_CURRENT_SOURCE_DIR}/core
+  ${CMAKE_CURRENT_SOURCE_DIR}/fingerprint
+  ${CMAKE_CURRENT_SOURCE_DIR}/compile
   ${CMAKE_CURRENT_SOURCE_DIR}/io ${CMAKE_CURRENT_SOURCE_DIR}/characterize ${CMAKE_CURRENT_BINARY_DIR}/shaders)
 target_link_libraries(vkocc_internal INTERFACE Vulkan::Headers PkgConfig::JANSSON)
 target_compile_definitions(vkocc_internal INTERFACE VK_NO_PROTOTYPES)
@@ -132,12 +134,17 @@ endif()
 file(GLOB VKOCC_CLI_SOURCES CONFIGURE_DEPENDS cli/*.c)
 add_executable(vkocc-cli ${VKOCC_CLI_SOURCES})
 set_target_properties(vkocc-cli PROPERTIES OUTPUT_NAME vkocc)
-target_include_directories(vkocc-cli PRIVATE cli)
-target_link_libraries(vkocc-cli PRIVATE vkocc)
+# The CLI sees what an application sees: include/ and its own cli/ alone on its path. It links the static
+# libraries by file, so the internal headers that the in-tree `vkocc` target hands tests and benches stay off its
+# path (a wall, not a habit: an internal #include in cli/ does not compile; test_layering checks the rest).
+target_include_directories(vkocc-cli PRIVATE cli ${CMAKE_CURRENT_SOURCE_DIR}/include)
+add_dependencies(vkocc-cli vkocc)
 if(TARGET vkocc_plot)
-  target_link_libraries(vkocc-cli PRIVATE vkocc_plot PkgConfig::CAIRO)
+  add_dependencies(vkocc-cli vkocc_plot)
+  target_link_libraries(vkocc-cli PRIVATE $<TARGET_FILE:vkocc_plot> PkgConfig::CAIRO m)
   target_compile_definitions(vkocc-cli PRIVATE VKOCC_HAVE_CAIRO=1)
 endif()
+target_link_libraries(vkocc-cli PRIVATE $<TARGET_FILE:vkocc> ${VKOCC_LINK_DEPS})
 if(VKOCC_WITH_GLFW AND GLFW_FOUND AND VKOCC_WITH_VIEWER)
   find_package(OpenGL REQUIRED)
   target_link_libraries(vkocc-cli PRIVATE PkgConfig::GLFW OpenGL::GL)

@@ -2,7 +2,8 @@
  * than through an optimizer framework: types the module already has are reused (duplicate non-aggregate
  * types are invalid SPIR-V), everything else gets fresh ids from the bound. */
 #include "compile.h"
-#include "internal.h"
+#include "util.h"
+#include <vulkan/vulkan.h> /* the types of the module contract and reflection: no device here */
 #include <math.h>
 #include <spirv.h>
 #include <stdarg.h>

@@ -3,7 +3,8 @@
  * on the binary), SPIR-V files read as they are. #include "x" (and <x>) resolves next to the including file;
  * #include <vkocc/...> from the copies of glsl/ embedded in the library (cmake/barrier.cmake). */
 #include "compile.h"
-#include "internal.h"
+#include "util.h"
+#include <vulkan/vulkan.h> /* the types of the module contract and reflection: no device here */
 #include <shaderc/shaderc.h>
 #include <spirv-tools/libspirv.h>
 #include <stdio.h>

@@ -5,7 +5,8 @@
  * that is handed more crashes or answers VK_ERROR_UNKNOWN, and a driver that silently accepts it measures
  * something else. Pure logic over plain data (tests/test_contract.c, tests/fuzz_spirv.c). */
 #include "compile.h"
-#include "internal.h"
+#include "util.h"
+#include <vulkan/vulkan.h> /* the types of the module contract and reflection: no device here */
 #include <math.h>
 #include <spirv.h>
 #include <stdio.h>

@@ -2,7 +2,8 @@
  * push-constant block size, and the specialization constants with IDs, types and defaults. */
 #include "compile.h"
 #include "array.h"
-#include "internal.h"
+#include "util.h"
+#include <vulkan/vulkan.h> /* the types of the module contract and reflection: no device here */
 #include <spirv_cross_c.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Internal to libvkocc: the Vulkan function table, the context and the device set-up; the helpers without
- * Vulkan are core/util.h, the executor core/exec.h. */
+ * Vulkan are util/util.h, the executor core/exec.h. */
 #ifndef VKOCC_INTERNAL_H
 #define VKOCC_INTERNAL_H
 
@@ -7,7 +7,7 @@
 #include "vkocc.h"
 #include <vulkan/vulkan.h>
 
-/* error.c */
+/* loader.c */
 const char *vkocc_vk_result_name(VkResult r);
 /* Maps a VkResult from `what` to a status with a message; VK_ERROR_DEVICE_LOST gets its own wording. */
 vkocc_status vkocc_vk_fail(VkResult r, const char *what);
@@ -77,25 +77,6 @@ struct vkocc_context {
   bool unfinished;            /* a submission outlived its bounded wait: its objects and the device are kept */
   uint64_t timeout_ns;
 };
-
-/* parallel.c: fn(user, i) for every i < n on `threads` threads (0: one per core, at most 8); fn locks what
- * it shares. */
-void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user);
-
-/* derive.c: vkocc_derive with the SM count given (sms > 0), e.g. 1 for values that are already per SM. */
-vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, uint32_t sms,
-                                vkocc_derived *out);
-
-/* The cluster ID of recipe c1 (docs/fingerprint.md): fingerprints written before recipe c2 still read. */
-void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]);
-/* The ID of fp's normalized surface under another recipe: c1 -> c2, c2 -> c1, c3 -> c2. */
-void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]);
-/* The canonical text recipe c2 hashes (the occupancy class; recipe c3 hashes it too); returns its length. */
-#define VKOCC_OCCUPANCY_TEXT 512
-size_t vkocc_occupancy_text(const vkocc_fingerprint *fp, char *out, size_t len);
-/* fingerprint/signature.c: the first signal entering the c3 ID whose repeats fall into different quantization
- * steps (*qa < *qb those steps), -1 when none: such a signature is measured again, then refused. */
-int vkocc_signature_unstable(const vkocc_signature *g, int32_t *qa, int32_t *qb);
 
 /* shader_features.c: the shader features vkocc's device enables (all of its list that the device supports);
  * vkocc_context_create calls this before vkCreateDevice, chain living until then. */

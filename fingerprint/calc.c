@@ -14,23 +14,9 @@ const char *vkocc_calc_bound_name(vkocc_calc_bound b) {
   return b == VKOCC_CALC_AT_MOST ? "at_most" : b == VKOCC_CALC_ESTIMATE ? "estimate" : "exact";
 }
 
-void vkocc_calc_model_free(vkocc_calc_model *m) {
-  if (m) vkocc_surface_free(&m->surface);
-}
-
 uint32_t vkocc_calc_max_wg(const vkocc_calc_model *m) {
   return m->surface.has_device && m->surface.device.max_invocations ? vkocc_device_max_wg_size(&m->surface.device)
                                                                     : 0;
-}
-
-vkocc_status vkocc_calc_model_from_surface(vkocc_surface *s, vkocc_calc_model *out) {
-  vkocc_clear_error();
-  memset(out, 0, sizeof *out);
-  out->surface = *s;
-  memset(s, 0, sizeof *s);
-  vkocc_status st = vkocc_derive(out->surface.points, out->surface.count, out->surface.subgroup_size, &out->derived);
-  if (st) vkocc_calc_model_free(out);
-  return st;
 }
 
 static int cmp_point(const void *a, const void *b) {

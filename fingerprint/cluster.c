@@ -1,7 +1,7 @@
 /* Clustering: identical cluster IDs form groups (a sort), then groups are clustered by leader
  * clustering, largest group first: a group joins the first leader within the threshold, else it leads a
  * new cluster. O(groups x clusters x grid), so 10,000 fingerprints take well under a second. */
-#include "internal.h"
+#include "util.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -7,7 +7,8 @@
  * Cost: the candidates are the divisors of the P values (not every count up to the largest P), each fit
  * is O(n log n) (sorts, sweeps, a segment tree) and fits that cannot beat the best one are cut short, so
  * the time follows neither the size of the values nor the square of the number of points. */
-#include "internal.h"
+#include "util.h"
+#include "model.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* Normalization onto the canonical grid and the cluster ID. */
-#include "internal.h"
+#include "util.h"
+#include "model.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,7 +103,7 @@ void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]) {
   else vkocc_cluster_id_c1(fp, out);
 }
 
-static double surface_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
+double vkocc_surface_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
   if (a->subgroup_size != b->subgroup_size) return 1.0;
   double sum = 0;
   int n = 0;
@@ -118,10 +119,30 @@ static double surface_distance(const vkocc_fingerprint *a, const vkocc_fingerpri
   return n ? sum / n : 0;
 }
 
+void vkocc_cluster_id_c3(const vkocc_fingerprint *fp, char out[24]) {
+  char text[VKOCC_OCCUPANCY_TEXT + 512];
+  size_t n = (size_t)snprintf(text, sizeof text, "vkocc-fp/3;");
+  n += vkocc_occupancy_text(fp, text + n, sizeof text - n);
+  vkocc_signature_text(&fp->signature, text + n, sizeof text - n);
+  n = strlen(text);
+  uint64_t h = vkocc_fnv1a(VKOCC_FNV1A_OFFSET, text, n);
+  bool partial = false;
+  for (int i = 0; i < VKOCC_SIG_COUNT; i++)
+    if (fp->signature.v[i].state == VKOCC_SIG_UNAVAILABLE || fp->signature.v[i].state == VKOCC_SIG_NOT_STABLE)
+      partial = true;
+  snprintf(out, 24, "%s-%012llx", partial ? "c3p" : "c3", (unsigned long long)(h >> 16));
+}
+
+void vkocc_fingerprint_set_ids(vkocc_fingerprint *fp) {
+  vkocc_cluster_id(fp, fp->occupancy_id);
+  if (fp->signature.present) vkocc_cluster_id_c3(fp, fp->cluster_id);
+  else snprintf(fp->cluster_id, sizeof fp->cluster_id, "%s", fp->occupancy_id);
+}
+
 /* The surface's distance plus, where both fingerprints carry a signature, the signature's (recipe c3). */
 double vkocc_fingerprint_distance_explain(const vkocc_fingerprint *a, const vkocc_fingerprint *b, char *what,
                                           size_t what_len) {
-  double ds = surface_distance(a, b);
+  double ds = vkocc_surface_distance(a, b);
   if (!a->signature.present || !b->signature.present) {
     if (what && what_len)
       snprintf(what, what_len, "surface %.4f; signature not compared (%s)", ds,

@@ -3,7 +3,8 @@
  * allocation unit U (per invocation 1, 2, 4, 8, 16 registers, i.e. U = that x the subgroup size per subgroup)
  * and every partition count Q (1, 2, 4) is tried, the register file R voted as the subgroup slots are in
  * derive.c, and the candidate that reproduces the most points wins. See docs/model.md "Registers". */
-#include "internal.h"
+#include "util.h"
+#include "model.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,7 @@
-/* The architecture signature as data (no device): names, quantization, the text and ID of recipe c3, and the
+/* The architecture signature as data (no device): names, quantization, the text (recipe c3 hashes it, normalize.c), and the
  * distance the "nearest" policy rule adds to the surface's. The measurement is characterize/signature.c. */
-#include "internal.h"
+#include "model.h"
+#include "util.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,25 +47,7 @@ void vkocc_signature_text(const vkocc_signature *g, char *out, size_t len) {
   }
 }
 
-void vkocc_cluster_id_c3(const vkocc_fingerprint *fp, char out[24]) {
-  char text[VKOCC_OCCUPANCY_TEXT + 512];
-  size_t n = (size_t)snprintf(text, sizeof text, "vkocc-fp/3;");
-  n += vkocc_occupancy_text(fp, text + n, sizeof text - n);
-  vkocc_signature_text(&fp->signature, text + n, sizeof text - n);
-  n = strlen(text);
-  uint64_t h = vkocc_fnv1a(VKOCC_FNV1A_OFFSET, text, n);
-  bool partial = false;
-  for (int i = 0; i < VKOCC_SIG_COUNT; i++)
-    if (fp->signature.v[i].state == VKOCC_SIG_UNAVAILABLE || fp->signature.v[i].state == VKOCC_SIG_NOT_STABLE)
-      partial = true;
-  snprintf(out, 24, "%s-%012llx", partial ? "c3p" : "c3", (unsigned long long)(h >> 16));
-}
 
-void vkocc_fingerprint_set_ids(vkocc_fingerprint *fp) {
-  vkocc_cluster_id(fp, fp->occupancy_id);
-  if (fp->signature.present) vkocc_cluster_id_c3(fp, fp->cluster_id);
-  else snprintf(fp->cluster_id, sizeof fp->cluster_id, "%s", fp->occupancy_id);
-}
 
 double vkocc_signature_distance(const vkocc_signature *a, const vkocc_signature *b, char *what, size_t what_len) {
   char buf[512] = "";

@@ -1,6 +1,6 @@
 /* Per-limit counts at one point and the workgroup-size suggestion (the counterpart of
  * cudaOccupancyMaxPotentialBlockSize), both from derived limits: no device needed. */
-#include "internal.h"
+#include "util.h"
 #include <string.h>
 
 void vkocc_limits_per_sm_compute(const vkocc_derived *d, uint32_t wg, uint32_t shared, vkocc_limits_per_sm *out) {

@@ -10,6 +10,21 @@
 
 /* ---------------------------------------------------------------- models */
 
+void vkocc_calc_model_free(vkocc_calc_model *m) {
+  if (m) vkocc_surface_free(&m->surface);
+}
+
+vkocc_status vkocc_calc_model_from_surface(vkocc_surface *s, vkocc_calc_model *out) {
+  vkocc_clear_error();
+  memset(out, 0, sizeof *out);
+  out->surface = *s;
+  memset(s, 0, sizeof *s);
+  vkocc_status st = vkocc_derive(out->surface.points, out->surface.count, out->surface.subgroup_size, &out->derived);
+  if (st) vkocc_calc_model_free(out);
+  return st;
+}
+
+
 vkocc_status vkocc_calc_model_load(const char *path, uint32_t sg, vkocc_calc_model *out) {
   vkocc_clear_error();
   memset(out, 0, sizeof *out);

@@ -29,10 +29,10 @@ static const vkocc_doc_schema table[] = {
     {VKOCC_DOC_POLICY_TRANSFER,    1, 1, NULL, NULL},
     {VKOCC_DOC_TUNE_REPLAY,        1, 1, NULL, NULL},
     {VKOCC_DOC_POLICY_CHOICE,      1, 1, NULL, NULL},
-    /* version 2: {schema, key, checksum, value} with the whole summary (core/cache.c); version 1 entries are misses */
+    /* version 2: {schema, key, checksum, value} with the whole summary (util/cache.c); version 1 entries are misses */
     {VKOCC_DOC_PIPELINE_CACHE,     2, 2, "pipeline_cache_read (probes/pipeline_cache.c)", NULL},
     /* not a document of its own: the seal of a cached fingerprint or register document ("cache": {key, checksum}),
-     * its string the salt of the checksum (core/cache.c); another version makes every sealed entry a miss */
+     * its string the salt of the checksum (util/cache.c); another version makes every sealed entry a miss */
     {VKOCC_DOC_CACHE_SEAL,         1, 1, "vkocc_cache_doc_read (io/fingerprint_cache.c, io/registers_io.c)", NULL},
     {VKOCC_DOC_BARRIER_TEST,       1, 1, NULL, "device"},
     {VKOCC_DOC_DEVICES_SUMMARY,    1, 1, NULL, NULL},

@@ -28,7 +28,7 @@ void vkocc_fingerprint_cache_key(const vkocc_device_info *d, char *out, size_t l
   vkocc_cache_key(d, "fingerprint", out, len);
 }
 
-/* The cached document, when sealed with this device's key (core/cache.c: the device, driver, queue family,
+/* The cached document, when sealed with this device's key (util/cache.c: the device, driver, queue family,
  * driver environment and vkocc's version; an edited or foreign file is a miss), whole, and measured with the
  * method asked for (0: any). The verified document is what the readers below see (a memory file), never
  * the file again. */

@@ -3,6 +3,7 @@
  * nothing dumps and parses again. */
 #include "internal.h"
 #include "io.h"
+#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Every document vkocc reads or writes (docs/fingerprint.md, docs/fingerprint.schema.json): one layer above
- * fingerprint/ and probes/, so that core keeps only generic JSON helpers (core/jsonio.h) and nothing in core
+ * fingerprint/ and probes/, so that core keeps only generic JSON helpers (util/jsonio.h) and nothing in core
  * calls upward. Internal to vkocc and its CLI. */
 #ifndef VKOCC_IO_H
 #define VKOCC_IO_H
@@ -20,7 +20,7 @@
 #define VKOCC_DOC_BENCH_SURFACE "vkocc.bench-surface"
 #define VKOCC_DOC_BENCH_BARRIER "vkocc.bench-barrier"
 #define VKOCC_DOC_REGISTERS "vkocc.registers" /* the register surface and model (io/registers_io.h) */
-/* the seal of a cached document (core/cache.c's vkocc_cache_doc_write / _read): salts its checksum */
+/* the seal of a cached document (util/cache.c's vkocc_cache_doc_write / _read): salts its checksum */
 #define VKOCC_DOC_CACHE_SEAL "vkocc.cache-seal"
 
 /* document.c: the schema table, one row per document. */
@@ -96,7 +96,7 @@ json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surf
 
 /* fingerprint_cache.c (the entry's name, vkocc_fingerprint_from_cache, and the document behind details,
  * vkocc_fingerprint_details_json: include/vkocc.h) */
-/* The key a device's entry is sealed with (core/cache.c's vkocc_cache_key, "fingerprint"). */
+/* The key a device's entry is sealed with (util/cache.c's vkocc_cache_key, "fingerprint"). */
 void vkocc_fingerprint_cache_key(const vkocc_device_info *d, char *out, size_t len);
 /* The cache entry at path, when sealed with d's key, whole, and measured with the method asked for (0: any):
  * fp and det filled (det->document: the document), false otherwise. */

@@ -2,6 +2,7 @@
  * "wg_size,shared_bytes,P" that anyone can produce. */
 #include "internal.h"
 #include "io.h"
+#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>

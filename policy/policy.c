@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "io.h"
 #include "jsonio.h"
+#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>

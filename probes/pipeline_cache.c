@@ -2,7 +2,7 @@
  * that changes the answer: the device (UUID), its driver (version and info), the queue family, the
  * environment the driver reads (LP_NUM_THREADS is lavapipe's P), vkocc's version, the module after
  * compilation, the entry point, the constants, the method, the unmodified flag and the rule that decides P of
- * the pipeline as written. An entry carries a checksum over the key and its value (core/cache.c), so an
+ * the pipeline as written. An entry carries a checksum over the key and its value (util/cache.c), so an
  * edited, foreign or torn file is a miss, and it holds the whole summary the measurement gave (P, agreement,
  * method, medians, descriptors, statistics, the decision on the pipeline as written): a hit answers as the
  * measurement did. Its schema is io/document.c's VKOCC_DOC_PIPELINE_CACHE. */
@@ -38,7 +38,7 @@ uint64_t pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, siz
   h = vkocc_fnv1a(h, d->driver_name, strlen(d->driver_name) + 1);
   h = vkocc_fnv1a(h, d->driver_info, strlen(d->driver_info) + 1);
   h = vkocc_fnv1a(h, vkocc_version(), strlen(vkocc_version()) + 1);
-  h = vkocc_driver_env_hash(h); /* core/cache.c */
+  h = vkocc_driver_env_hash(h); /* util/cache.c */
   h = vkocc_fnv1a(h, spv, words * 4);
   h = vkocc_fnv1a(h, sh->entry ? sh->entry : "", sh->entry ? strlen(sh->entry) + 1 : 1);
   /* constants by ID (the order they were given in does not change the answer) */

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""Structure figures of a vkocc tree (docs/architecture.md): python3 scripts/structure.py [REPO]. Library and
-CLI sources (.c/.h) tracked by git outside tests/, bench/, scripts/, docs/, examples/ count."""
+"""Structure figures of a vkocc tree (docs/architecture.md): python3 scripts/structure.py [--check] [REPO]. Library and
+CLI sources (.c/.h) tracked by git outside tests/, bench/, scripts/, docs/, examples/ count. --check (ctest
+test_layering): exit 1 when a wall is broken: a circle, a call or an include from a lower room into a higher one, a
+Vulkan header reached from the Vulkan-free floor or the pure models, the CLI including anything but include/ and cli/."""
 import os, re, sys, subprocess
-repo = sys.argv[1] if len(sys.argv) > 1 else "."
+args = [a for a in sys.argv[1:] if a != "--check"]
+check = "--check" in sys.argv[1:]
+repo = args[0] if args else "."
 files = subprocess.run(["git", "-C", repo, "ls-files", "*.c", "*.h"], capture_output=True, text=True).stdout.split()
 files = [f for f in files if not re.match(r"(tests|bench|scripts|docs|examples|build[^/]*)/", f)]
 text = {f: open(os.path.join(repo, f), errors="replace").read() for f in files}
@@ -37,12 +41,13 @@ edges = {(f, g) for f in calls for g, _ in calls[f]}
 circles = sorted({tuple(sorted((f, g))) for f, g in edges if (g, f) in edges})
 print("circles between files:", len(circles), circles)
 # 4. calls from a lower room into a higher one
-# core/ has two floors: its helpers without Vulkan (core/util.h: error.c, cache.c, ticks.c, stats.c, xalloc.c), which
+# util/ is the ground floor: the helpers without Vulkan (util/util.h: errors, allocation, caches, time, stats), which
 # compile/ uses, and the device side (loader, devices, context, the executor), which uses compile/.
 order = ["util", "compile", "core", "kernels", "fingerprint", "io", "calibrate", "probes", "persistent", "characterize",
          "tune", "policy", "viewer", "cli"]
+UTIL = ()  # util/ is a folder of its own (the ground floor); files of another folder counted with it
 def room(f):
-    if f in ("core/error.c", "core/cache.c", "core/ticks.c", "core/stats.c", "core/xalloc.c"): return "util"
+    if f in UTIL: return "util"
     return f.split("/")[0]
 up = sorted({(f, g, n) for f in calls for g, n in calls[f]
              if room(f) in order and room(g) in order and order.index(room(g)) > order.index(room(f))})
@@ -90,3 +95,39 @@ incs = [(f, m.group(1)) for f in files if f.startswith("cli/")
                  and os.path.exists(os.path.join(repo, "cli", m.group(1))))]
 print("internal headers included in cli/:", len(incs), "lines in", len({f for f, _ in incs}), "files;",
       "cli/cli.h:", [h for f, h in incs if f == "cli/cli.h"])
+# 8. includes: the quoted includes as arrows between rooms (a call analysis misses a room that only includes
+# another's header, as compile/ did core/internal.h: the Vulkan context below the compiler)
+where = {}  # header name -> its path (the first of that name)
+for f in files:
+    if f.endswith(".h"): where.setdefault(os.path.basename(f), f)
+def resolve(f, h):
+    near = os.path.normpath(os.path.join(os.path.dirname(f), h))
+    if near in text: return near
+    return where.get(os.path.basename(h))
+inc = {}
+for f in files:
+    inc[f] = [g for g in (resolve(f, m.group(1)) for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', nocomment(text[f]), re.M)) if g]
+crossing = [(f, g) for f in files for g in inc[f] if room(f) != room(g) and not g.startswith("include/")]
+print("quoted includes:", sum(len(v) for v in inc.values()), "; crossing a room (include/ aside):", len(crossing))
+up_inc = sorted({(f, g) for f, g in crossing if room(f) in order and room(g) in order and order.index(room(g)) > order.index(room(f))})
+print("includes from a lower room into a higher one:", len(up_inc))
+for u in up_inc: print("   ", u)
+# 9. Vulkan reached (transitively, through quoted includes) from the Vulkan-free floor and the pure models
+def reaches_vulkan(f, seen=None):
+    seen = seen if seen is not None else set()
+    if f in seen: return None
+    seen.add(f)
+    if re.search(r'^\s*#\s*include\s+<vulkan/', nocomment(text[f]), re.M): return f
+    for g in inc[f]:
+        r = reaches_vulkan(g, seen)
+        if r: return r
+    return None
+vulkan_free = [f for f in files if room(f) == "util" or f.startswith("fingerprint/")]
+vk_bad = [(f, reaches_vulkan(f)) for f in vulkan_free if reaches_vulkan(f)]
+print("Vulkan headers reached from the Vulkan-free floor and the pure models (fingerprint/):", len(vk_bad), vk_bad)
+dev_in_compile = [(f, g) for f in files if f.startswith("compile/") for g in inc[f] if g in ("core/internal.h", "core/exec.h")]
+print("compile/ including the device room's headers:", len(dev_in_compile), dev_in_compile)
+if check:
+    broken = len(circles) + len(up) + len(up_inc) + len(vk_bad) + len(dev_in_compile) + len(incs) + len(nonpublic)
+    print("layering:", "ok" if not broken else "BROKEN (%d)" % broken)
+    sys.exit(1 if broken else 0)

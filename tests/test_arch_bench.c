@@ -31,6 +31,7 @@
 #include "check.h"
 #include "internal.h"
 #include "vkocc.h"
+#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
 #include <math.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* core/array.h: growth keeps every element, steal hands the data over, reserve keeps the size. */
+/* util/array.h: growth keeps every element, steal hands the data over, reserve keeps the size. */
 #include "array.h"
 #include "check.h"
 #include <stdint.h>

@@ -5,6 +5,7 @@
 #include "io.h"
 #include "internal.h"
 #include "synth.h"
+#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
 #include <stdlib.h>
 
 int main(void) {

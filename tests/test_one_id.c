@@ -4,6 +4,7 @@
 #include "check.h"
 #include "internal.h"
 #include "vkocc.h"
+#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
 #include <glob.h>
 #include <jansson.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  * "nearest"; the nearest rule says how far and on what). */
 #include "check.h"
 #include "internal.h"
+#include "model.h"
 #include "io.h"
 #include "synth.h"
 #include <math.h>

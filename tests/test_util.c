@@ -1,4 +1,4 @@
-/* The Vulkan-free helpers (core/helpers.c) and the error model's reason codes (core/error.c). */
+/* The Vulkan-free helpers (util/helpers.c) and the error model's reason codes (util/error.c). */
 #include "check.h"
 #include "util.h"
 #include <stdlib.h>

@@ -6,6 +6,7 @@
 #include "tune.h"
 #include "exec.h"
 #include "compile.h"
+#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>

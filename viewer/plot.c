@@ -1,7 +1,7 @@
 /* Plots with cairo: PNG, SVG or PDF by file extension. Colours: viridis for values (perceptually uniform,
  * colour-blind safe), Okabe-Ito for lines. Each plot draws into a canvas encoded in memory and written
  * (vkocc_write_file_atomic: temporary file and rename) only when everything succeeded. */
-#include "internal.h"
+#include "util.h"
 #include "vkocc_plot.h"
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
@@ -398,6 +398,12 @@ static void kib_label(uint32_t bytes, char *out, size_t len) {
   else snprintf(out, len, "%.3g", bytes / 1024.0);
 }
 
+/* libvkocc-plot reaches libvkocc only through the public API: its own comparator, not core's */
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
 
 /* The distinct workgroup sizes (wg) or shared sizes of the surface, ascending; refined: with the shared
  * sizes only refined points have (else the ladder alone). Sort and unique: O(n log n) for any file. */
@@ -405,7 +411,7 @@ static uint32_t distinct(const vkocc_surface *s, bool wg, bool refined, uint32_t
   uint32_t n = 0;
   for (uint32_t i = 0; i < s->count; i++)
     if (wg || refined || !s->points[i].refined) out[n++] = wg ? s->points[i].wg_size : s->points[i].shared_bytes;
-  qsort(out, n, sizeof *out, vkocc_cmp_u32);
+  qsort(out, n, sizeof *out, cmp_u32);
   uint32_t m = 0;
   for (uint32_t i = 0; i < n; i++)
     if (!m || out[m - 1] != out[i]) out[m++] = out[i];

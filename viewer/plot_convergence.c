@@ -2,7 +2,7 @@
  * evaluations, a line per strategy (median over seeds) in a band (quartiles; none for dashed ones), on a log axis of evaluations
  * with the 1%, 5% and 10% budgets of the space marked. Okabe-Ito colours (colour-blind safe); ablations
  * dashed. PNG, SVG or PDF by extension, written atomically when everything succeeded. */
-#include "internal.h"
+#include "util.h"
 #include "vkocc_plot.h"
 #include <cairo-pdf.h>
 #include <cairo-svg.h>

@@ -1,5 +1,5 @@
 #version 450
-// Persistent histogram (issue 11 demonstration b): BINS bins of uint keys, one shared-memory histogram per
+// Persistent histogram (the device-wide barrier's second demonstration): BINS bins of uint keys, one shared-memory histogram per
 // workgroup, tiles of TILE = workgroup size x GRAIN keys taken from the atomic work counter until none is
 // left, then one flush of the shared bins into the global ones. The workgroup count is the only
 // parameter left to choose: the host dispatches P of this pipeline, or any other count to compare.

@@ -3,7 +3,7 @@
 # things that must not be there, and prints each line found and the counts:
 #   - a Vulkan call returning VkResult whose result is ignored (a call that starts a statement);
 #   - an unbounded wait (vkDeviceWaitIdle, vkQueueWaitIdle);
-#   - an allocation outside core's checked allocator (core/xalloc.c: vkocc_xmalloc, ...): malloc, calloc,
+#   - an allocation outside core's checked allocator (util/xalloc.c: vkocc_xmalloc, ...): malloc, calloc,
 #     realloc, strdup, strndup.
 #   scripts/reliability/audit.sh [REPO=.]
 # The VkResult functions are read from the installed vulkan_core.h. Exit 0 always (a report, not a gate).
@@ -23,7 +23,7 @@ wait_=$(grep -nE '\b(vkDeviceWaitIdle|vkQueueWaitIdle)\(' "${src[@]}" | grep -v 
 [ -n "$wait_" ] && echo "$wait_"
 echo "== allocations outside the checked allocator"
 alloc=$(grep -nE '(^|[^A-Za-z0-9_.>])(malloc|calloc|realloc|strdup|strndup|reallocarray)\s*\(' "${src[@]}" |
-        grep -v 'vkocc_x\|^\S*:\s*/\?\*\|^core/xalloc.c\|^core/error.c:.*checked(' || true)
+        grep -v 'vkocc_x\|^\S*:\s*/\?\*\|^util/xalloc.c\|^util/error.c:.*checked(' || true)
 [ -n "$alloc" ] && echo "$alloc"
 count() { [ -n "$1" ] && printf '%s\n' "$1" | wc -l || echo 0; }
 echo "== counts: VkResult ignored $(count "$ign"), unbounded waits $(count "$wait_"), raw allocations $(count "$alloc")"

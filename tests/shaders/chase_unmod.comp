@@ -1,5 +1,5 @@
 #version 450
-// A latency-bound workload for `probe --shader --unmodified` (P from the pipeline's own runtime, issue 9):
+// A latency-bound workload for `probe --shader --unmodified` (P from the pipeline's own runtime):
 // invocation 0 of each workgroup walks a dependent chain of ROUNDS loads through global and shared memory,
 // the rest of the workgroup waits at a barrier, so a workgroup's runtime is the same whether it runs alone
 // or beside P - 1 others, and steps up only when a wave more is needed. With vkocc's zero-filled dummy

@@ -29,6 +29,10 @@ int vkocc_cmp_u32(const void *a, const void *b);
 int vkocc_cmp_u64(const void *a, const void *b);
 void vkocc_utc_now(char *out, size_t len);
 
+/* parallel.c: fn(user, i) for every i < n on `threads` threads (0: one per core, at most 8); fn locks what
+ * it shares. */
+void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user);
+
 /* ticks.c, stats.c */
 double vkocc_now_ns(void);
 int vkocc_cmp_double(const void *a, const void *b);

@@ -1,5 +1,5 @@
 /* A work-sharing loop over indices on a few threads: pipeline creation for a surface and for tuning. */
-#include "internal.h"
+#include "util.h"
 #include <pthread.h>
 #include <unistd.h>
 

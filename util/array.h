@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void *vkocc_xrealloc(void *p, size_t n); /* core/xalloc.c */
+void *vkocc_xrealloc(void *p, size_t n); /* util/xalloc.c */
 
 typedef struct vkocc_array {
   void *data;

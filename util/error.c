@@ -1,4 +1,5 @@
-#include "internal.h"
+/* Errors and their reasons: Vulkan-free (the VkResult wording is core/loader.c's). */
+#include "util.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,31 +47,3 @@ vkocc_status vkocc_fail_reason(vkocc_status s, vkocc_reason reason, const char *
   last_reason = reason;
   return s;
 }
-
-const char *vkocc_vk_result_name(VkResult r) {
-  switch (r) {
-#define C(x) case x: return #x;
-    C(VK_SUCCESS) C(VK_NOT_READY) C(VK_TIMEOUT) C(VK_INCOMPLETE) C(VK_ERROR_OUT_OF_HOST_MEMORY)
-    C(VK_ERROR_OUT_OF_DEVICE_MEMORY) C(VK_ERROR_INITIALIZATION_FAILED) C(VK_ERROR_DEVICE_LOST)
-    C(VK_ERROR_MEMORY_MAP_FAILED) C(VK_ERROR_LAYER_NOT_PRESENT) C(VK_ERROR_EXTENSION_NOT_PRESENT)
-    C(VK_ERROR_FEATURE_NOT_PRESENT) C(VK_ERROR_INCOMPATIBLE_DRIVER) C(VK_ERROR_TOO_MANY_OBJECTS)
-    C(VK_ERROR_FORMAT_NOT_SUPPORTED) C(VK_ERROR_UNKNOWN) C(VK_ERROR_OUT_OF_POOL_MEMORY)
-    C(VK_ERROR_INVALID_SHADER_NV)
-#undef C
-  default: return "VkResult(unknown)";
-  }
-}
-
-vkocc_status vkocc_vk_fail(VkResult r, const char *what) {
-  if (r == VK_ERROR_DEVICE_LOST)
-    return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_DEVICE_LOST,
-                             "%s: VK_ERROR_DEVICE_LOST (the GPU reset or the driver killed the work; results are "
-                             "void)", what);
-  if (r == VK_TIMEOUT)
-    return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_TIMEOUT, "%s: VK_TIMEOUT (the GPU did not finish in "
-                             "time)", what);
-  if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
-    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: VK_ERROR_INCOMPATIBLE_DRIVER (no usable Vulkan driver)", what);
-  return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: %s", what, vkocc_vk_result_name(r));
-}
-

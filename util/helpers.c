@@ -1,4 +1,4 @@
-/* Small Vulkan-free helpers every room shares (core/util.h): FNV-1a 64, qsort comparators, the UTC time stamp. */
+/* Small Vulkan-free helpers every room shares (util/util.h): FNV-1a 64, qsort comparators, the UTC time stamp. */
 #include "util.h"
 #include <time.h>
 

@@ -1,6 +1,6 @@
 /* Files in and out: the cache directory, whole-file reads, and atomic writes that refuse to replace
  * anything but a regular file. */
-#include "internal.h"
+#include "util.h"
 #include <jansson.h>
 #include <dirent.h>
 #include <errno.h>

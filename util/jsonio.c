@@ -1,7 +1,7 @@
 /* Generic JSON helpers (jansson): typed readers whose errors name the file and JSON path, a loader that
  * checks a document's schema, and the atomic writer. The documents themselves are read and written in io/. */
 #include "jsonio.h"
-#include "internal.h"
+#include "util.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The checked allocator: every allocation of the library and the CLI goes through these (the plot library,
- * which links core/cache.c, gets its own copy). */
+ * which links util/cache.c, gets its own copy). */
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>

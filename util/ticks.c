@@ -1,4 +1,4 @@
-#include "internal.h"
+#include "util.h"
 #include <time.h>
 
 vkocc_tick_status vkocc_tick_delta(uint64_t start, uint64_t end, uint32_t valid_bits, uint64_t *delta) {
