@@ -31,14 +31,14 @@ def spec(name, fn=None, doc=None):
         fn(d)
     path = 'g_%s.json' % name
     with open(path, 'w') as f:
-        json.dump(d, f, indent=1)
+        json.dump(d, f)
     return path
 
 
 def write(name, obj, raw=None):
     path = 'g_%s' % name
     with open(path, 'w') as f:
-        f.write(raw if raw is not None else json.dumps(obj, indent=1))
+        f.write(raw if raw is not None else json.dumps(obj))
     return path
 
 
