@@ -1,7 +1,6 @@
 /* The search loop and the two baseline strategies (brute force, seeded random sampling). Further
  * strategies register in the table at the end. */
 #include "search.h"
-#include "strategy_util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,4 +169,30 @@ vkocc_status tune_search_run(const tune_space *s, const tune_strategy_def *def, 
 void tune_search_result_free(tune_search_result *r) {
   free(r->order), free(r->best_after);
   memset(r, 0, sizeof *r);
+}
+
+/* The strategies' Search.Attributes: known names only, numbers in range (declared in search.h). */
+vkocc_status tune_attr_check(const char *strategy, const json_t *attrs, const char *const *known) {
+  if (!attrs) return VKOCC_OK;
+  if (!json_is_object(attrs))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "search %s: Search.Attributes: expected an object", strategy);
+  const char *key;
+  json_t *v;
+  json_object_foreach((json_t *)attrs, key, v) {
+    bool ok = false;
+    for (const char *const *k = known; *k && !ok; k++) ok = !strcmp(*k, key);
+    if (!ok) return vkocc_fail(VKOCC_ERROR_USAGE, "search %s: Search.Attributes.%s: unknown attribute", strategy, key);
+  }
+  return VKOCC_OK;
+}
+
+vkocc_status tune_attr_number(const char *strategy, const json_t *attrs, const char *name, double lo, double hi,
+                              double *v) {
+  json_t *a = attrs ? json_object_get(attrs, name) : NULL;
+  if (!a) return VKOCC_OK;
+  if (!json_is_number(a) || !(json_number_value(a) >= lo && json_number_value(a) <= hi))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "search %s: Search.Attributes.%s: expected a number in [%g, %g]", strategy,
+                      name, lo, hi);
+  *v = json_number_value(a);
+  return VKOCC_OK;
 }

@@ -89,4 +89,9 @@ void tune_rng_seed(tune_rng *r, uint64_t seed);
 uint64_t tune_rng_next(tune_rng *r);
 double tune_rng_uniform(tune_rng *r);              /* [0, 1) */
 uint32_t tune_rng_below(tune_rng *r, uint32_t n);  /* [0, n), n > 0 */
+/* Search.Attributes of strategy `strategy`: only the names in `known` (NULL-terminated); a number in [lo, hi]
+ * where given (*v untouched where absent). VKOCC_ERROR_USAGE naming the attribute. */
+vkocc_status tune_attr_check(const char *strategy, const json_t *attrs, const char *const *known);
+vkocc_status tune_attr_number(const char *strategy, const json_t *attrs, const char *name, double lo, double hi,
+                              double *v);
 #endif

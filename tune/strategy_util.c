@@ -199,31 +199,6 @@ uint32_t tune_design(const tune_space *s, const tune_track *t, tune_rng *r, uint
   return got;
 }
 
-vkocc_status tune_attr_check(const char *strategy, const json_t *attrs, const char *const *known) {
-  if (!attrs) return VKOCC_OK;
-  if (!json_is_object(attrs))
-    return vkocc_fail(VKOCC_ERROR_USAGE, "search %s: Search.Attributes: expected an object", strategy);
-  const char *key;
-  json_t *v;
-  json_object_foreach((json_t *)attrs, key, v) {
-    bool ok = false;
-    for (const char *const *k = known; *k && !ok; k++) ok = !strcmp(*k, key);
-    if (!ok) return vkocc_fail(VKOCC_ERROR_USAGE, "search %s: Search.Attributes.%s: unknown attribute", strategy, key);
-  }
-  return VKOCC_OK;
-}
-
-vkocc_status tune_attr_number(const char *strategy, const json_t *attrs, const char *name, double lo, double hi,
-                              double *v) {
-  json_t *a = attrs ? json_object_get(attrs, name) : NULL;
-  if (!a) return VKOCC_OK;
-  if (!json_is_number(a) || !(json_number_value(a) >= lo && json_number_value(a) <= hi))
-    return vkocc_fail(VKOCC_ERROR_USAGE, "search %s: Search.Attributes.%s: expected a number in [%g, %g]", strategy,
-                      name, lo, hi);
-  *v = json_number_value(a);
-  return VKOCC_OK;
-}
-
 int64_t tune_design_next(const tune_space *s, tune_track *t, tune_rng *r, uint64_t budget, uint32_t size,
                          uint32_t **design, uint32_t *ndesign, uint32_t *next) {
   if (!*design) {

@@ -51,9 +51,4 @@ uint32_t tune_design(const tune_space *s, const tune_track *t, tune_rng *r, uint
 int64_t tune_design_next(const tune_space *s, tune_track *t, tune_rng *r, uint64_t budget, uint32_t size,
                          uint32_t **design, uint32_t *ndesign, uint32_t *next);
 
-/* Reads an optional numeric attribute of T1 Search.Attributes; VKOCC_ERROR_USAGE for a wrong type or a value
- * outside [lo, hi], or for an attribute not in known (NULL-terminated). */
-vkocc_status tune_attr_check(const char *strategy, const json_t *attrs, const char *const *known);
-vkocc_status tune_attr_number(const char *strategy, const json_t *attrs, const char *name, double lo, double hi,
-                              double *v);
 #endif
