@@ -40,7 +40,7 @@ typedef struct cli_common {
   vkocc_method method;   /* --method (0: auto) */
   bool have_method;
   bool quiet;            /* no progress lines (the threads of --device all share the terminal) */
-  bool foreign_fingerprint; /* --foreign-fingerprint: a --fingerprint FILE of another device is used anyway */
+  bool allow_other_device; /* --allow-other-device: a --fingerprint FILE of another device is used anyway */
 } cli_common;
 
 /* The option table every command shares, so each option is spelled, parsed and worded once: entries for

@@ -16,7 +16,7 @@ static const char *help =
     "Writes every result with the device's fingerprint summary (cluster ID from the cached fingerprint, measured\n"
     "when there is none, or from --fingerprint FILE) to FILE (schema vkocc.tune-results/1), atomically, also\n"
     "every 10 s while measuring (-o -: standard output; with -o FILE the summary goes to stderr). Exit 1 when\n"
-    "no configuration is valid. --fingerprint FILE must be this device's (--foreign-fingerprint: anyway). --resume continues FILE: configurations already measured are skipped; a file of\n"
+    "no configuration is valid. --fingerprint FILE must be this device's (--allow-other-device: anyway). --resume continues FILE: configurations already measured are skipped; a file of\n"
     "another kernel, type, size or device is refused. --only keeps the configurations whose PARAM is one of the\n"
     "values, and those without PARAM (repeatable). --json prints the document on stdout (with or without -o).\n"
     "Sizes take K/M suffixes (x1024). On a terminal: progress with elapsed time, ETA and the best so far.\n"
@@ -133,7 +133,7 @@ int cmd_tune(cli_run *run, int argc, char **argv) {
       {"resume", no_argument, 0, 'r'}, {"only", required_argument, 0, 'O'}, {"fingerprint", required_argument, 0, 'f'},
       {"spread", required_argument, 0, 's'}, {"max-runs", required_argument, 0, 'm'}, {"threads", required_argument, 0, 'T'},
       {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION,
-      {"foreign-fingerprint", no_argument, 0, 'G'}, {"help", no_argument, 0, 'h'}, {0}};
+      {"allow-other-device", no_argument, 0, 'G'}, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "ho:d:", opts, NULL)) != -1) {
     switch (ch) {
@@ -162,7 +162,7 @@ int cmd_tune(cli_run *run, int argc, char **argv) {
         return cli_error("tune", 2, "--threads '%s': expected 1 to 64", optarg);
       break;
     case 'j': c.json = true; break;
-    case 'G': c.foreign_fingerprint = true; break;
+    case 'G': c.allow_other_device = true; break;
     case 'd': c.device = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'h': fputs(help, stdout); print_params(stdout); return 0;

@@ -311,7 +311,7 @@ int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, boo
 }
 
 /* A fingerprint file must have been measured on the device this command measures (deviceUUID and driver
- * version), or its cluster ID would label this device's results; --foreign-fingerprint overrides. */
+ * version), or its cluster ID would label this device's results; --allow-other-device overrides. */
 static int same_device(const cli_common *c, const char *fp_path, vkocc_context *ctx) {
   vkocc_device_identity id;
   vkocc_status st = vkocc_document_device(fp_path, &id);
@@ -319,13 +319,13 @@ static int same_device(const cli_common *c, const char *fp_path, vkocc_context *
   const vkocc_device_info *d = vkocc_context_device(ctx);
   static const uint8_t zero[16];
   bool same = memcmp(id.uuid, zero, 16) && !memcmp(id.uuid, d->uuid, 16) && id.driver_version == d->driver_version;
-  if (same || c->foreign_fingerprint) return 0;
+  if (same || c->allow_other_device) return 0;
   char fu[37], du[37], fv[32], dv[32];
   vkocc_format_uuid(id.uuid, fu), vkocc_format_uuid(d->uuid, du);
   vkocc_format_driver_version(id.vendor_id, id.driver_version, fv), vkocc_format_driver_version(d->vendor_id, d->driver_version, dv);
   return cli_error("tune", 2, "--fingerprint %s: measured on %s (uuid %s, driver %s), not on this device %s (uuid %s, "
                    "driver %s): its cluster ID would label this device's results. Leave --fingerprint out (this device's "
-                   "is measured or taken from the cache), or pass --foreign-fingerprint to use it anyway", fp_path,
+                   "is measured or taken from the cache), or pass --allow-other-device to use it anyway", fp_path,
                    id.name, memcmp(id.uuid, zero, 16) ? fu : "not recorded", id.driver_version ? fv : "not recorded",
                    d->name, du, dv);
 }

@@ -11,7 +11,7 @@ static const char *help =
     "usage: vkocc tune SPEC.json -o RESULTS.json [--t4 FILE] [--strategy NAME] [--budget N] [--fraction F]\n"
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
     "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--warmup-ms MS]\n"
-    "                  [--warmup-ratio R] [--sentinel N] [--fingerprint FILE [--foreign-fingerprint]] [--json]\n"
+    "                  [--warmup-ratio R] [--sentinel N] [--fingerprint FILE [--allow-other-device]] [--json]\n"
     "                  [--device D] [--queue Q]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
@@ -26,7 +26,7 @@ static const char *help =
     "Ctrl-C), and with --t4 FILE the T4 results to FILE and their metadata beside it (FILE.metadata.json).\n"
     "-o -: the results document on standard output (else stdout stays quiet: the summary goes to stderr). Exit 1\n"
     "when no configuration is valid. --fingerprint FILE: the cluster ID from FILE, which must be this device's\n"
-    "(deviceUUID and driver version; --foreign-fingerprint takes another device's anyway).\n"
+    "(deviceUUID and driver version; --allow-other-device takes another device's anyway).\n"
     "--resume continues RESULTS.json (same spec file and device). --name: the kernel's name in results and\n"
     "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\n"
     "--warmup-ms MS (default 500): at most this much device time of untimed dispatches of each configuration before\n"
@@ -92,7 +92,7 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
       {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'}, {"warmup-ms", required_argument, 0, 'W'},
       {"warmup-ratio", required_argument, 0, 'U'}, {"sentinel", required_argument, 0, 'Y'},
       {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
-      {"fingerprint", required_argument, 0, 'f'}, {"foreign-fingerprint", no_argument, 0, 'G'},
+      {"fingerprint", required_argument, 0, 'f'}, {"allow-other-device", no_argument, 0, 'G'},
       {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
       CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
@@ -164,7 +164,7 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
       have_confirm = true;
       break;
     case 'f': fp_path = optarg; break;
-    case 'G': c.foreign_fingerprint = true; break;
+    case 'G': c.allow_other_device = true; break;
     case 'j': c.json = true; break;
     case 'd': c.device = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;

@@ -26,8 +26,7 @@ barrier-bound-refused-by-calibration@persistent/barrier.c@  if (!(ticks <= 21474
 tune-validation-off-shipped@tune/tune.c@!k->validate(@0 && !k->validate(@^test_tune_lvp$
 tune-validation-off-T1@tune/user.c@static bool validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }@static bool validated(const harness *h, uint32_t i) { (void)h, (void)i; return false; }@^test_tune_spec_lvp$
 histogram-bins-wrongly@kernels/histogram/histogram.comp@    if (idx < pc.n) atomicAdd(hist.bins[inp.data[idx] >> 24], 1u);@    if (idx < pc.n) atomicAdd(hist.bins[(inp.data[idx] >> 24) ^ 1u], 1u);@^test_tune_lvp$
-constant-cluster-id@fingerprint/signature.c@(unsigned long long)(h >> 16)@0ull@^test_signature$|^test_arch_bench$|^test_one_id$|^test_cli_fingerprint$
-constant-occupancy-id@fingerprint/normalize.c@(unsigned long long)(h >> 16)@0ull@^test_fingerprint$|^test_arch_bench$|^test_one_id$|^test_cli_fingerprint$
+constant-cluster-id@fingerprint/normalize.c@(unsigned long long)(h >> 16)@0ull@^test_signature$|^test_fingerprint$|^test_arch_bench$|^test_one_id$|^test_cli_fingerprint$
 EOF
 )
 

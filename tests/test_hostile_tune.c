@@ -4,7 +4,7 @@
  * it must end with the exit status the line names and say its SUBSTRING. No crash (a signal or a sanitizer's
  * report), no hang (the limit). Prints the counts: cases, failures, crashes, hangs.
  * usage: test_hostile_tune VKOCC CORPUS_DIR FINGERPRINT [--baseline]  (--baseline: for a binary without the
- * --foreign-fingerprint flag, to count what an older vkocc gets wrong; always exits 0) */
+ * --allow-other-device flag, to count what an older vkocc gets wrong; always exits 0) */
 #define _DEFAULT_SOURCE
 #include "check.h"
 #include "run.h"
@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
   setenv("V", bin, 1);
   setenv("FP", fp, 1);
   snprintf(fast, sizeof fast, "--max-runs 3 --warmup-ms 0 --sentinel 0 --fingerprint %s%s", fp,
-           baseline ? "" : " --foreign-fingerprint");
+           baseline ? "" : " --allow-other-device");
   setenv("FAST", fast, 1);
   char mpath[4200];
   snprintf(mpath, sizeof mpath, "%s/MANIFEST", dir);

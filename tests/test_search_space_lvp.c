@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
 
   char *out;
   int rc = run_fmt(&out, "%s tune %s/histogram.json -o %s/r.json --strategy random_sample --budget 8 --seed 5 "
-                   "--max-runs 3 --spread 0.5 --fingerprint %s --foreign-fingerprint 2>&1", bin, dir, dir, fp);
+                   "--max-runs 3 --spread 0.5 --fingerprint %s --allow-other-device 2>&1", bin, dir, dir, fp);
   CHECK(rc == 0, "tune: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "13500 configurations, 2700 ruled out by the conditions");
   CHECK_CONTAINS(out, "10800 allowed; 8 measured");

@@ -56,13 +56,13 @@ int main(int argc, char **argv) {
   snprintf(db, sizeof db, "%s/db.json", dir);
   /* histogram: every variant at wg 64, grain 1 and 4 (3001 elements: a partial last tile) */
   int rc = run_fmt(&out, "%s tune histogram --size 3001 --only wg_size=64 --only grain=1,4 --only workgroups=128 "
-                   "--max-runs 3 --fingerprint %s --foreign-fingerprint -o %s --only variant=global_atomics,shared_bins 2>&1", bin, fp, h);
+                   "--max-runs 3 --fingerprint %s --allow-other-device -o %s --only variant=global_atomics,shared_bins 2>&1", bin, fp, h);
   CHECK(rc == 0, "tune histogram: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "10 measured (0 resumed), 10 valid, 0 invalid"); /* 2 global + 2x4 shared */
   free(out);
   /* validation runs: with the reference one off (a test switch) every configuration is a wrong answer, never valid */
   rc = run_fmt(&out, "VKOCC_TEST_WRONG_REFERENCE=1 %s tune histogram --size 3001 --only wg_size=64 --only grain=1,4 "
-               "--only workgroups=128 --max-runs 3 --fingerprint %s --foreign-fingerprint -o %s/wrong.json "
+               "--only workgroups=128 --max-runs 3 --fingerprint %s --allow-other-device -o %s/wrong.json "
                "--only variant=global_atomics 2>&1",
                bin, fp, dir);
   CHECK(rc == 1, "tune with a wrong reference (no valid configuration): exit %d: %s", rc, out);
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
   free(out);
   /* resume: the persistent variant added, the 10 measured before kept */
   rc = run_fmt(&out, "%s tune histogram --size 3001 --only wg_size=64 --only grain=1,4 --only workgroups=128 "
-               "--max-runs 3 --fingerprint %s --foreign-fingerprint -o %s --resume 2>&1", bin, fp, h);
+               "--max-runs 3 --fingerprint %s --allow-other-device -o %s --resume 2>&1", bin, fp, h);
   CHECK(rc == 0, "resume: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "14 measured (10 resumed), 14 valid, 0 invalid"); /* + persistent: grain 1, 4 x copies 1, 4 */
   free(out);
@@ -82,19 +82,19 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(doc, "\"cluster_id\": \"c1-"); /* the fingerprint given (a c1 document) */
   free(doc);
   rc = run_fmt(&out, "%s tune histogram --size 40000 --only wg_size=64 --only grain=1 --only variant=persistent --only workgroups=128,512 "
-               "--max-runs 3 --fingerprint %s --foreign-fingerprint -o %s/p.json 2>&1", bin, fp, dir);
+               "--max-runs 3 --fingerprint %s --allow-other-device -o %s/p.json 2>&1", bin, fp, dir);
   /* 625 tiles: 128 and 512 persistent workgroups, 1 and 4 copies */
   CHECK(rc == 0, "persistent: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "4 measured (0 resumed), 4 valid, 0 invalid");
   free(out);
   /* reduce u32 and f32: both variants, both access patterns, wg 32 and 256, 1 and 8 per thread */
   rc = run_fmt(&out, "%s tune reduce --size 5003 --only wg_size=32,256 --only elements_per_thread=1,8 --max-runs 3 "
-               "--fingerprint %s --foreign-fingerprint -o %s 2>&1", bin, fp, r);
+               "--fingerprint %s --allow-other-device -o %s 2>&1", bin, fp, r);
   CHECK(rc == 0, "tune reduce: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "16 measured (0 resumed), 16 valid, 0 invalid");
   free(out);
   rc = run_fmt(&out, "%s tune reduce --type f32 --size 5003 --only wg_size=32,256 --only elements_per_thread=1,8 "
-               "--max-runs 3 --fingerprint %s --foreign-fingerprint -o %s 2>&1", bin, fp, rf);
+               "--max-runs 3 --fingerprint %s --allow-other-device -o %s 2>&1", bin, fp, rf);
   CHECK(rc == 0, "tune reduce f32: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "16 measured (0 resumed), 16 valid, 0 invalid");
   free(out);
@@ -125,20 +125,20 @@ int main(int argc, char **argv) {
   expect_usage(NULL, "unknown kernel 'sort'", "tune sort --size 100 -o /tmp/never.json");
   expect_usage(h, "--size", "tune histogram --size 0 -o /dev/null");
   char args[2048];
-  snprintf(args, sizeof args, "tune histogram --size 2147483647 --fingerprint %s --foreign-fingerprint -o %s", fp, h);
+  snprintf(args, sizeof args, "tune histogram --size 2147483647 --fingerprint %s --allow-other-device -o %s", fp, h);
   expect_usage(h, "exceed", args);
   snprintf(args, sizeof args, "tune histogram --type f32 --size 100 -o %s", h);
   expect_usage(h, "u32 only", args);
-  snprintf(args, sizeof args, "tune reduce --size 5003 --fingerprint %s --foreign-fingerprint -o %s --resume", fp, h);
+  snprintf(args, sizeof args, "tune reduce --size 5003 --fingerprint %s --allow-other-device -o %s --resume", fp, h);
   expect_usage(h, "holds histogram", args);
-  snprintf(args, sizeof args, "tune histogram --size 3001 --fingerprint %s --foreign-fingerprint -o %s --resume --only bogus=1", fp, h);
+  snprintf(args, sizeof args, "tune histogram --size 3001 --fingerprint %s --allow-other-device -o %s --resume --only bogus=1", fp, h);
   expect_usage(h, "--only 'bogus=1'", args);
   char bad[700];
   snprintf(bad, sizeof bad, "%s/bad.json", dir);
   FILE *f = fopen(bad, "w");
   fputs("{\"schema\": \"vkocc.tune-results/1\", \"kernel\": \"histogram\", \"resu", f);
   fclose(f);
-  snprintf(args, sizeof args, "tune histogram --size 3001 --fingerprint %s --foreign-fingerprint -o %s --resume", fp, bad);
+  snprintf(args, sizeof args, "tune histogram --size 3001 --fingerprint %s --allow-other-device -o %s --resume", fp, bad);
   expect_usage(bad, "invalid JSON", args);
   snprintf(args, sizeof args, "policy build %s %s -o %s/db2.json", h, fp, dir);
   expect_usage(NULL, "$.schema", args);

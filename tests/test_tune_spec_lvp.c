@@ -95,7 +95,7 @@ static void test_transpose(void) {
   static const char *const sc[2] = {"W", "H"};
   small_spec("transpose", "transpose.comp", "transpose", ps, 2, sc);
   char *out;
-  int rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/tr.json --t4 %s/tr-t4.json --budget 8 --seed 3 --fingerprint %s --foreign-fingerprint 2>&1",
+  int rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/tr.json --t4 %s/tr-t4.json --budget 8 --seed 3 --fingerprint %s --allow-other-device 2>&1",
                    bin, dir, dir, dir, fp);
   CHECK(rc == 0, "transpose: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "1024 configurations");
@@ -135,7 +135,7 @@ static void test_transpose(void) {
   check_t4(t4, meta);
   /* a bound on the first run that no dispatch meets: every configuration is a timeout, none is chosen, and a
    * tune without a valid configuration has no answer (exit 1), its results written */
-  rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/to.json --budget 2 --timeout 0.000001 --fingerprint %s --foreign-fingerprint 2>&1", bin, dir, dir, fp);
+  rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/to.json --budget 2 --timeout 0.000001 --fingerprint %s --allow-other-device 2>&1", bin, dir, dir, fp);
   CHECK(rc == 1, "timeout: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "no valid configuration among the 2 measured");
   CHECK_CONTAINS(out, "2 timeout");
@@ -145,7 +145,7 @@ static void test_transpose(void) {
   CHECK(d && !json_object_get(d, "best"), "a best among timeouts");
   json_decref(d);
   /* --resume with a larger budget keeps the 8 and adds 4 (the seeded order retraces the same path) */
-  rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/tr.json --budget 12 --seed 3 --resume --fingerprint %s --foreign-fingerprint 2>&1", bin, dir, dir, fp);
+  rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/tr.json --budget 12 --seed 3 --resume --fingerprint %s --allow-other-device 2>&1", bin, dir, dir, fp);
   CHECK(rc == 0, "resume: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "12 measured (8 resumed)");
   free(out);
@@ -156,7 +156,7 @@ static void test_persistent(void) {
   static const char *const sc[1] = {"n"};
   small_spec("persistent_reduce", "reduce.comp", "reduce", ps, 1, sc);
   char *out;
-  int rc = run_fmt(&out, "%s tune %s/reduce.json -o %s/re.json --budget 5 --fingerprint %s --foreign-fingerprint 2>&1", bin, dir, dir, fp);
+  int rc = run_fmt(&out, "%s tune %s/reduce.json -o %s/re.json --budget 5 --fingerprint %s --allow-other-device 2>&1", bin, dir, dir, fp);
   CHECK(rc == 0, "reduce: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "5 correct");
   free(out);
@@ -178,7 +178,7 @@ static void test_persistent(void) {
   json_decref(d);
   /* a device lost in the middle (simulated: the third batch): recorded as runtime, the context reopened, the
    * search goes on with the rest */
-  rc = run_fmt(&out, "VKOCC_TEST_DEVICE_LOSS=3 %s tune %s/reduce.json -o %s/loss.json --budget 4 --fingerprint %s --foreign-fingerprint 2>&1", bin, dir,
+  rc = run_fmt(&out, "VKOCC_TEST_DEVICE_LOSS=3 %s tune %s/reduce.json -o %s/loss.json --budget 4 --fingerprint %s --allow-other-device 2>&1", bin, dir,
                dir, fp);
   CHECK(rc == 0, "device loss: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "3 correct, 0 compile, 1 runtime");
@@ -217,7 +217,7 @@ static void test_wrong(void) {
   snprintf(to, sizeof to, "%s/scale_wrong.json", dir);
   copy(from, to);
   char *out;
-  int rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s/w.json --reference WG=64,ITEMS=1 --fingerprint %s --foreign-fingerprint 2>&1", bin, dir,
+  int rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s/w.json --reference WG=64,ITEMS=1 --fingerprint %s --allow-other-device 2>&1", bin, dir,
                    dir, fp);
   CHECK(rc == 0, "wrong: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "9 correct");
@@ -260,12 +260,12 @@ static void test_final_round_resume(void) {
   snprintf(p1, sizeof p1, "%s/fr1.json", dir);
   snprintf(p2, sizeof p2, "%s/fr2.json", dir);
   snprintf(p3, sizeof p3, "%s/fr3.json", dir);
-  int rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s --confirm 5 --reference WG=64,ITEMS=1 --fingerprint %s --foreign-fingerprint 2>&1", bin, dir, p1, fp);
+  int rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s --confirm 5 --reference WG=64,ITEMS=1 --fingerprint %s --allow-other-device 2>&1", bin, dir, p1, fp);
   CHECK(rc == 0, "final round: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "9 correct");
   free(out);
   copy(p1, p2);
-  rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s --resume --confirm 5 --reference WG=64,ITEMS=1 --fingerprint %s --foreign-fingerprint 2>&1", bin, dir, p2, fp);
+  rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s --resume --confirm 5 --reference WG=64,ITEMS=1 --fingerprint %s --allow-other-device 2>&1", bin, dir, p2, fp);
   CHECK(rc == 0, "final round after --resume: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "12 measured (12 resumed)");
   CHECK_CONTAINS(out, "9 correct, 0 compile, 0 runtime, 0 timeout, 3 correctness");
@@ -316,7 +316,7 @@ static void test_final_round_resume(void) {
       json_object_del(r1, "error");
     }
   json_dump_file(d1, p3, JSON_INDENT(1));
-  rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s --resume --confirm 5 --reference WG=64,ITEMS=1 --fingerprint %s --foreign-fingerprint 2>&1", bin, dir, p3, fp);
+  rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s --resume --confirm 5 --reference WG=64,ITEMS=1 --fingerprint %s --allow-other-device 2>&1", bin, dir, p3, fp);
   CHECK(rc == 0, "wrong records resumed: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "9 correct, 0 compile, 0 runtime, 0 timeout, 3 correctness");
   free(out);
@@ -353,11 +353,11 @@ static void test_spirv_and_ktt(const char *glslc) {
   CHECK(rc == 0, "preparing: %s", out);
   free(out);
   rc = run_fmt(&out, "%s tune %s/spv.json -o %s/spv-r.json --strategy random_sample --budget 3 --reference WG=64,ITEMS=1 "
-               "--fingerprint %s --foreign-fingerprint 2>&1", bin, dir, dir, fp);
+               "--fingerprint %s --allow-other-device 2>&1", bin, dir, dir, fp);
   CHECK(rc == 0, "spir-v: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "(1 compiles for");
   free(out);
-  rc = run_fmt(&out, "%s tune %s/ktt.json -o %s/ktt-r.json --budget 3 --reference WG=64,ITEMS=1 --fingerprint %s --foreign-fingerprint 2>&1", bin,
+  rc = run_fmt(&out, "%s tune %s/ktt.json -o %s/ktt-r.json --budget 3 --reference WG=64,ITEMS=1 --fingerprint %s --allow-other-device 2>&1", bin,
                dir, dir, fp);
   CHECK(rc == 0, "ktt: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "(4 compiles for 4 pipelines;");
@@ -373,7 +373,7 @@ static void test_spirv_and_ktt(const char *glslc) {
         "  for (uint k = 0; k < ITEMS; k++)\n    if (first + k < pc.n) b[first + k] = 2 * a[first + k];\n}\n", f);
   fclose(f);
   rc = run_fmt(&out, "cd %s && sed 's/scale_wrong.comp/scale.hlsl/' scale_wrong.json > hlsl.json && %s tune hlsl.json -o hlsl-r.json "
-               "--only WG=64 --reference WG=64,ITEMS=1 --fingerprint %s --foreign-fingerprint 2>&1", dir, bin, fp);
+               "--only WG=64 --reference WG=64,ITEMS=1 --fingerprint %s --allow-other-device 2>&1", dir, bin, fp);
   CHECK(rc == 0, "hlsl: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "4 correct, 0 compile");
   CHECK_CONTAINS(out, "(1 compiles for 4 pipelines;");
@@ -401,7 +401,7 @@ static void expect_bad(const char *name, const char *from, const char *to, const
   FILE *f = fopen(bad, "w");
   fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
   fclose(f);
-  int rc = run_fmt(&out, "%s tune %s -o %s --fingerprint %s --foreign-fingerprint 2>&1 >/dev/null", bin, bad, res, fp);
+  int rc = run_fmt(&out, "%s tune %s -o %s --fingerprint %s --allow-other-device 2>&1 >/dev/null", bin, bad, res, fp);
   CHECK(rc == 2, "%s -> %s: exit %d: %s", from, to, rc, out);
   CHECK(count(out, "\n") == 1, "one line, got: %s", out);
   CHECK_CONTAINS(out, bad);
@@ -449,7 +449,7 @@ static void test_bad(void) {
 static void test_warmup_sentinel(void) {
   char *out;
   int rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/ws.json --budget 7 --seed 3 --warmup-ms 30 --sentinel 3 "
-                   "--fingerprint %s --foreign-fingerprint 2>&1", bin, dir, dir, fp);
+                   "--fingerprint %s --allow-other-device 2>&1", bin, dir, dir, fp);
   CHECK(rc == 0, "warm-up and sentinel: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "clocks:   sentinel");
   CHECK_CONTAINS(out, "timed 3 times");
@@ -477,7 +477,7 @@ static void test_warmup_sentinel(void) {
   }
   json_decref(d);
   /* --sentinel 0: none; the default warm-up (a CPU device too): the cold first configuration 500 ms, then 20-500 */
-  rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/ws0.json --budget 2 --seed 3 --sentinel 0 --fingerprint %s --foreign-fingerprint 2>&1", bin,
+  rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/ws0.json --budget 2 --seed 3 --sentinel 0 --fingerprint %s --allow-other-device 2>&1", bin,
                dir, dir, fp);
   CHECK(rc == 0 && !strstr(out, "clocks:"), "--sentinel 0: exit %d: %s", rc, out);
   free(out);

@@ -224,8 +224,8 @@ case(0, '', 'for i in 1 2 3; do ($V tune ok.json -o c.json $FAST >o$i 2>e$i; ech
      '[ $ok -ge 1 ] && python3 -c "import json; json.load(open(\'c.json\'))"')
 
 # ---------------------------------------------------------------- another device's fingerprint
-case(2, '--foreign-fingerprint', '$V tune ok.json -o out.json --fingerprint $FP --max-runs 3 --warmup-ms 0 --sentinel 0')
-case(2, '--foreign-fingerprint', '$V tune reduce --size 4096 -o out.json --fingerprint $FP --max-runs 3')
+case(2, '--allow-other-device', '$V tune ok.json -o out.json --fingerprint $FP --max-runs 3 --warmup-ms 0 --sentinel 0')
+case(2, '--allow-other-device', '$V tune reduce --size 4096 -o out.json --fingerprint $FP --max-runs 3')
 
 # ---------------------------------------------------------------- -o
 case(0, '"schema": "vkocc.tune-results/1"', '$V tune ok.json -o - $FAST 2>/dev/null')
