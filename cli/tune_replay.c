@@ -216,25 +216,27 @@ int cli_tune_replay(cli_run *runner, int argc, char **argv) {
     doc = NULL;
   }
   if (!rc && !json) {
-    printf("space:     %s: %s, %u configurations (%u valid)%s\n", replay, what, nconfigs, nvalid,
+    /* with -o FILE the table goes to stderr: stdout stays quiet, as everywhere -o is given */
+    FILE *o = out ? stderr : stdout;
+    fprintf(o, "space:     %s: %s, %u configurations (%u valid)%s\n", replay, what, nconfigs, nvalid,
            constrained ? " after constraints" : "");
-    printf("optimum:   %.1f us: %s\n", optimum_ns / 1e3, best);
+    fprintf(o, "optimum:   %.1f us: %s\n", optimum_ns / 1e3, best);
     if (nfeatures) {
-      printf("features:  occupancy, wg_per_sm, limit, P, waves from %s (%s); prior weight occupancy^4\n",
+      fprintf(o, "features:  occupancy, wg_per_sm, limit, P, waves from %s (%s); prior weight occupancy^4\n",
              fp_used, feature_note);
     } else {
-      printf("features:  none (%s)\n", feature_note);
+      fprintf(o, "features:  none (%s)\n", feature_note);
     }
-    printf("replay:    %u seeds from %u, budget %u evaluations (%.1f%% of the space)\n\n", seeds, seed0, B,
+    fprintf(o, "replay:    %u seeds from %u, budget %u evaluations (%.1f%% of the space)\n\n", seeds, seed0, B,
            100.0 * B / nconfigs);
     json_t *at0 = json_object_get(runs[0].doc, "at_budget");
     uint32_t e1 = (uint32_t)json_integer_value(json_object_get(json_array_get(at0, 0), "evaluations"));
     uint32_t e5 = (uint32_t)json_integer_value(json_object_get(json_array_get(at0, 2), "evaluations"));
     uint32_t e10 = (uint32_t)json_integer_value(json_object_get(json_array_get(at0, 3), "evaluations"));
-    printf("%-36s %-18s %-23s %-8s %-8s %-8s %s\n", "strategy", "evals to 95%", "", "@1%", "@5%", "@10%", "optimum found");
+    fprintf(o, "%-36s %-18s %-23s %-8s %-8s %-8s %s\n", "strategy", "evals to 95%", "", "@1%", "@5%", "@10%", "optimum found");
     char hdr[64];
     snprintf(hdr, sizeof hdr, "median [q1, q3]");
-    printf("%-36s %-42s %-8u %-8u %-8u (of %u seeds)\n", "", hdr, e1, e5, e10, seeds);
+    fprintf(o, "%-36s %-42s %-8u %-8u %-8u (of %u seeds)\n", "", hdr, e1, e5, e10, seeds);
     for (uint32_t i = 0; i < nruns; i++) {
       json_t *r = runs[i].doc, *e95 = json_object_get(r, "evaluations_to_95"), *at = json_object_get(r, "at_budget");
       char a[24], b[24], c[24], cell[80], f1[16] = "-", f5[16] = "-", f10[16] = "-";
@@ -247,27 +249,27 @@ int cli_tune_replay(cli_run *runner, int argc, char **argv) {
       if (isfinite(m1)) snprintf(f1, sizeof f1, "%.3f", m1);
       if (isfinite(m5)) snprintf(f5, sizeof f5, "%.3f", m5);
       if (isfinite(m10)) snprintf(f10, sizeof f10, "%.3f", m10);
-      printf("%-36s %-42s %-8s %-8s %-8s %u\n", runs[i].label, cell, f1, f5, f10,
+      fprintf(o, "%-36s %-42s %-8s %-8s %-8s %u\n", runs[i].label, cell, f1, f5, f10,
              (uint32_t)json_integer_value(json_object_get(r, "seeds_finding_optimum")));
     }
-    printf("\n@1%%, @5%%, @10%%: median fraction of the optimum in runs with that budget (the strategies size their\n"
+    fprintf(o, "\n@1%%, @5%%, @10%%: median fraction of the optimum in runs with that budget (the strategies size their\n"
            "designs by the budget); below: the curve of the runs with the whole budget, median [q1, q3]:\n%-8s", "N");
-    for (uint32_t i = 0; i < nruns; i++) printf(" %-24.24s", runs[i].label);
-    printf("\n");
+    for (uint32_t i = 0; i < nruns; i++) fprintf(o, " %-24.24s", runs[i].label);
+    fprintf(o, "\n");
     static const uint32_t marks[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000};
     for (size_t m = 0; m <= (sizeof marks / sizeof marks[0]); m++) {
       uint32_t e = m < (sizeof marks / sizeof marks[0]) ? marks[m] : B; /* the marks up to the budget, then the budget */
       if (e > B || (m < (sizeof marks / sizeof marks[0]) && e == B)) continue;
-      printf("%-8u", e);
+      fprintf(o, "%-8u", e);
       for (uint32_t i = 0; i < nruns; i++) {
         char cell[40];
         snprintf(cell, sizeof cell, "%.3f [%.3f, %.3f]", runs[i].median[e - 1], runs[i].q1[e - 1], runs[i].q3[e - 1]);
-        printf(" %-24s", cell);
+        fprintf(o, " %-24s", cell);
       }
-      printf("\n");
+      fprintf(o, "\n");
     }
-    if (out) printf("written:   %s\n", out);
-    if (plot) printf("plot:      %s\n", plot);
+    if (out) fprintf(o, "written:   %s\n", out);
+    if (plot) fprintf(o, "plot:      %s\n", plot);
   }
   json_decref(doc);
   for (uint32_t i = 0; i < nruns; i++) free(runs[i].median), free(runs[i].q1), free(runs[i].q3);

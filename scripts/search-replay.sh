@@ -24,7 +24,7 @@ for s in "${spaces[@]}"; do
   mkdir -p "$out"
   cmd=(vkocc tune --replay "$file" --strategy all --seeds "$seeds" --ablation -o "$out/$name.json" --plot "$out/$name.png")
   echo "\$ ${cmd[*]}" >"$out/$name.txt"
-  (cd "$src" && "$vkocc" "${cmd[@]:1}") >>"$out/$name.txt"
+  (cd "$src" && "$vkocc" "${cmd[@]:1}") >>"$out/$name.txt" 2>&1 # with -o the table is on stderr
   echo "search-replay.sh: $name done" >&2
 done
 python3 "$src/scripts/search-summary.py" "$root"
