@@ -223,8 +223,19 @@ bool vkocc_calibration_fit_good(const vkocc_calibration *cal, uint32_t lengths) 
  * times in all, and a poor
  * final fit is refused with its numbers (poor_fit set, the figures kept for `vkocc calibrate` to print),
  * never passed on to a probe as a clock period. */
+static vkocc_status calibrate(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal);
+
+/* with the device to itself: another vkocc process's work beside the spins would bend the line */
 vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal) {
   vkocc_clear_error();
+  vkocc_status s = vkocc_device_exclusive_begin(ctx, "the clock calibration");
+  if (s) return s;
+  s = calibrate(ctx, opt, cal);
+  vkocc_device_exclusive_end(ctx);
+  return s;
+}
+
+static vkocc_status calibrate(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal) {
   vkocc_status s = VKOCC_OK;
   vkocc_calibrate_options o = opt ? *opt : (vkocc_calibrate_options){0};
   double longest = o.longest_ns > 0 ? o.longest_ns : default_longest_ns(ctx);

@@ -304,6 +304,7 @@ void vkocc_context_destroy(vkocc_context *ctx) {
     if (!ctx->external) vkocc_fn.vkDestroyDevice(ctx->device, NULL);
   }
   if (ctx->instance && !ctx->external) vkocc_fn.vkDestroyInstance(ctx->instance, NULL);
+  vkocc_device_locks_close(ctx);
   free(ctx);
 }
 

@@ -15,6 +15,11 @@ static vkocc_status vk_fail(vkocc_batch *b, VkResult r, const char *what) {
   return vkocc_vk_fail(r, what);
 }
 
+static void unlock(vkocc_batch *b) {
+  if (b->shared_lock) vkocc_device_shared_release(b->ctx);
+  b->shared_lock = false;
+}
+
 vkocc_status vkocc_batch_create(vkocc_context *ctx, uint32_t max_timed, vkocc_batch *b) {
   memset(b, 0, sizeof *b);
   b->ctx = ctx;
@@ -53,6 +58,7 @@ void vkocc_batch_destroy(vkocc_batch *b) {
     if (r == VK_ERROR_DEVICE_LOST) ctx->lost = true; /* objects of a lost device may be destroyed */
     else if (r != VK_SUCCESS) busy = ctx->unfinished = true;
   }
+  if (!busy) unlock(b); /* work still running on the device keeps other processes' measurements out */
   if (!busy) {
     if (b->queries) vkocc_fn.vkDestroyQueryPool(ctx->device, b->queries, NULL);
     if (b->fence) vkocc_fn.vkDestroyFence(ctx->device, b->fence, NULL);
@@ -228,7 +234,11 @@ vkocc_status vkocc_batch_submit(vkocc_batch *b, const char *what) {
   if (b->error) return vkocc_fail(b->error, "%s", b->error_msg);
   if (r) return vkocc_vk_fail(r, "vkEndCommandBuffer");
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &b->cmd};
-  if ((r = vkocc_fn.vkQueueSubmit(b->ctx->queue, 1, &si, b->fence))) return vk_fail(b, r, what);
+  if (!b->shared_lock) b->shared_lock = vkocc_device_shared_take(b->ctx);
+  if ((r = vkocc_fn.vkQueueSubmit(b->ctx->queue, 1, &si, b->fence))) {
+    unlock(b);
+    return vk_fail(b, r, what);
+  }
   b->in_flight = true;
   return VKOCC_OK;
 }
@@ -242,6 +252,7 @@ vkocc_status vkocc_batch_wait(vkocc_batch *b, uint64_t timeout_ns) {
   if (r == VK_TIMEOUT)
     return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_TIMEOUT, "%s: the GPU did not finish within %.1f s "
                              "(VK_TIMEOUT)", what, (double)timeout_ns / 1e9);
+  unlock(b); /* done, or lost */
   if (r) return vk_fail(b, r, what);
   b->in_flight = false;
   if ((r = vkocc_fn.vkResetFences(ctx->device, 1, &b->fence))) return vk_fail(b, r, "vkResetFences");

@@ -204,12 +204,25 @@ typedef struct vkocc_batch {
   vkocc_batch_record *rec;         /* rec[0..nrec) of the batch being recorded or last waited for */
   uint32_t nrec;
   bool recording, in_flight;
+  bool shared_lock;                /* holds the device's shared lock while in flight (core/devlock.c) */
   const char *what;                /* names the submission in messages */
   vkocc_status error;              /* first misuse found while recording, returned by vkocc_batch_submit */
   char error_msg[256];
   const vkocc_kernel *bound;
   uint32_t open_timer;             /* the span started and not yet stopped, UINT32_MAX: none */
 } vkocc_batch;
+
+/* The device between vkocc processes (core/devlock.c). A measurement that needs the device to itself
+ * (a calibration, an occupancy probe) runs between vkocc_device_exclusive_begin and _end: begin waits (at
+ * most 600 s, then VKOCC_ERROR_RUNTIME, reason VKOCC_REASON_TIMEOUT) until no other vkocc process has work in
+ * flight on this device, and other processes' submissions wait until it ends. Sections nest. Begin it with
+ * none of this process's own work in flight: two processes doing that would wait for each other until the
+ * bound. Every batch submission holds the shared lock while in flight (vkocc_batch_submit .. _wait). */
+vkocc_status vkocc_device_exclusive_begin(vkocc_context *ctx, const char *what);
+void vkocc_device_exclusive_end(vkocc_context *ctx);
+bool vkocc_device_shared_take(vkocc_context *ctx);
+void vkocc_device_shared_release(vkocc_context *ctx);
+void vkocc_device_locks_close(vkocc_context *ctx);
 
 /* A batch of its own on ctx (its command buffer from the context's pool): for double buffering, or more
  * timed spans than the context's batch holds. VKOCC_ERROR_RUNTIME naming the failed call. */

@@ -76,6 +76,9 @@ struct vkocc_context {
   bool lost;                  /* a wait saw VK_ERROR_DEVICE_LOST: nothing more is submitted or waited for */
   bool unfinished;            /* a submission outlived its bounded wait: its objects and the device are kept */
   uint64_t timeout_ns;
+  /* the device between vkocc processes (core/devlock.c): lock_state 0 not opened yet, 1 open, 2 none */
+  int lock_state, lock_fd, intent_fd;
+  uint32_t exclusive, shared; /* depth of exclusive sections; submissions in flight holding the shared lock */
 };
 
 /* shader_features.c: the shader features vkocc's device enables (all of its list that the device supports);

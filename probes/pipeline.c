@@ -253,7 +253,10 @@ static vkocc_status occupancy(vkocc_context *ctx, const vkocc_calibration *cal_i
     out->probe.wg_size = out->wg_size;
     out->probe.shared_bytes = out->shared_bytes;
     out->probe.method = VKOCC_METHOD_BISECT;
-    s = measure_unmodified(&u, &opt, out);
+    if (!(s = vkocc_device_exclusive_begin(ctx, "the occupancy bisection"))) {
+      s = measure_unmodified(&u, &opt, out);
+      vkocc_device_exclusive_end(ctx);
+    }
     user_pipeline_destroy(&u);
     if (s) return s;
     out->P = out->probe.P;

@@ -382,8 +382,23 @@ static vkocc_status chase_wave(probe_run *r, double target_ns, double *wave_ns) 
   return VKOCC_OK;
 }
 
+static vkocc_status probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
+                                  const vkocc_probe_options *opt, vkocc_probe_result *out);
+
+/* with the device to itself: another vkocc process's work holds workgroup slots (a GPU) or the worker threads
+ * (lavapipe), and every repetition of a crowded probe may agree on a P that is too small */
 vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
                                  const vkocc_probe_options *opt, vkocc_probe_result *out) {
+  memset(out, 0, sizeof *out);
+  vkocc_status s = vkocc_device_exclusive_begin(ps->ctx, "the occupancy probe");
+  if (s) return s;
+  s = probe_measure(ps, kernel, cal, opt, out);
+  vkocc_device_exclusive_end(ps->ctx);
+  return s;
+}
+
+static vkocc_status probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
+                                  const vkocc_probe_options *opt, vkocc_probe_result *out) {
   vkocc_context *ctx = ps->ctx;
   memset(out, 0, sizeof *out);
   vkocc_status s = vkocc_probe_check_point(&ctx->info, opt->wg_size, opt->shared_bytes);
