@@ -223,6 +223,15 @@ case(0, '', 'for i in 1 2 3; do ($V tune ok.json -o c.json $FAST >o$i 2>e$i; ech
      'ok=0; for i in 1 2 3; do r=$(cat rc$i); if [ "$r" = 0 ]; then ok=$((ok+1)); elif ! grep -q "another vkocc" e$i; then cat e$i; exit 8; fi; done; '
      '[ $ok -ge 1 ] && python3 -c "import json; json.load(open(\'c.json\'))"')
 
+# concurrent tunes on one cold cache: each calibrates and probes with the device to itself (core/devlock.c), so
+# every P is what one process alone measures (LP_NUM_THREADS=2), never a crowded device's smaller P kept in the cache
+def p_launched(d):
+    KS(d).update(GlobalSizeType='Vulkan', GlobalSize={'X': 'ProblemSize[0] // WG + P * 0'})
+case(0, '', 'mkdir cc; for i in 1 2 3 4 5 6; do (XDG_CACHE_HOME=$PWD/cc $V tune %s -o p$i.json $FAST >o$i 2>e$i; echo $? >rc$i) & done; wait; '
+     'for i in 1 2 3 4 5 6; do [ "$(cat rc$i)" = 0 ] || { cat e$i; exit 8; }; done; '
+     'python3 -c "import json; ps=[r[\'P\'] for i in range(1, 7) for r in json.load(open(\'p%%d.json\' %% i))[\'results\']]; '
+     'assert ps == [2] * 12, ps"' % spec('p_concurrent', p_launched))
+
 # ---------------------------------------------------------------- another device's fingerprint
 case(2, '--allow-other-device', '$V tune ok.json -o out.json --fingerprint $FP --max-runs 3 --warmup-ms 0 --sentinel 0')
 case(2, '--allow-other-device', '$V tune reduce --size 4096 -o out.json --fingerprint $FP --max-runs 3')
