@@ -2,6 +2,7 @@
  * database it accepted: selection for each of its kernels (and an unknown one), with no fingerprint,
  * with reference fingerprints (exact and nearest matches), and with the variables its conditions name. */
 #include "fuzz_util.h"
+#include "model.h"
 #include <jansson.h>
 
 #define MAX_VARS 8
@@ -30,6 +31,15 @@ static uint32_t collect_vars(json_t *doc, vkocc_policy_var *vars, char val[][64]
   return n;
 }
 
+/* the device's own cluster: its ID by the recipe it was measured with, by the other recipe, or (a database of
+ * before the signature) by c1 */
+static bool own_id(const vkocc_fingerprint *fp, const char *id) {
+  char other[24], c1[24];
+  vkocc_cluster_id_other(fp, other);
+  vkocc_cluster_id_c1(fp, c1);
+  return !strcmp(id, fp->cluster_id) || !strcmp(id, other) || !strcmp(id, c1);
+}
+
 static void check_select(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
                          const vkocc_policy_var *vars, uint32_t nvars, double threshold) {
   vkocc_policy_choice c;
@@ -39,7 +49,7 @@ static void check_select(const vkocc_policy_db *db, const char *kernel, const vk
   FUZZ_CHECK(c.params_json && c.params_json[0] == '{');
   double t = threshold > 0 ? threshold : VKOCC_CLUSTER_THRESHOLD;
   switch (c.rule) {
-  case VKOCC_POLICY_CLUSTER: FUZZ_CHECK(fp && !strcmp(c.cluster_id, fp->cluster_id) && c.entry >= 0); break;
+  case VKOCC_POLICY_CLUSTER: FUZZ_CHECK(fp && own_id(fp, c.cluster_id) && c.entry >= 0); break;
   case VKOCC_POLICY_NEAREST: FUZZ_CHECK(fp && c.entry >= 0 && c.distance >= 0 && c.distance <= t); break;
   case VKOCC_POLICY_DEFAULT: FUZZ_CHECK(c.entry == -1); break;
   default: FUZZ_CHECK(!"unknown rule");
