@@ -52,14 +52,16 @@ add_custom_target(vkocc_symbols DEPENDS ${VKOCC_SYMBOLS_DIR}/stamp)
 
 # ---------------------------------------------------------------- what the library's own sources need
 # One object library per room (cmake/rooms.cmake), each compiled against include/, its own folder and the rooms below
-# it; Vulkan headers with VK_NO_PROTOTYPES and jansson. Tests and benches keep every folder: vkocc_internal, which
-# the in-tree `vkocc` target hands them; never exported.
+# it; Vulkan headers with VK_NO_PROTOTYPES and jansson. Tests and benches keep the rooms' folders: vkocc_internal,
+# which the in-tree `vkocc` target hands them; never exported.
 include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/rooms.cmake)
 add_library(vkocc_internal INTERFACE)
 target_include_directories(vkocc_internal INTERFACE
   ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/util ${CMAKE_CURRENT_SOURCE_DIR}/core
   ${CMAKE_CURRENT_SOURCE_DIR}/fingerprint ${CMAKE_CURRENT_SOURCE_DIR}/compile ${CMAKE_CURRENT_SOURCE_DIR}/io
-  ${CMAKE_CURRENT_SOURCE_DIR}/probes ${CMAKE_CURRENT_SOURCE_DIR}/characterize)
+  ${CMAKE_CURRENT_SOURCE_DIR}/probes ${CMAKE_CURRENT_SOURCE_DIR}/characterize ${CMAKE_CURRENT_SOURCE_DIR}/kernels
+  ${CMAKE_CURRENT_SOURCE_DIR}/calibrate ${CMAKE_CURRENT_SOURCE_DIR}/persistent ${CMAKE_CURRENT_SOURCE_DIR}/policy)
+# (tune/ stays off: its features.h would stand in for the C library's <features.h>; tests name it "../tune/...")
 target_link_libraries(vkocc_internal INTERFACE Vulkan::Headers PkgConfig::JANSSON)
 target_compile_definitions(vkocc_internal INTERFACE VK_NO_PROTOTYPES)
 
@@ -159,7 +161,7 @@ set_target_properties(vkocc-cli PROPERTIES OUTPUT_NAME vkocc)
 # The CLI sees what an application sees: include/ and its own cli/ alone on its path. It links the static
 # libraries by file, so the internal headers that the in-tree `vkocc` target hands tests and benches stay off its
 # path (a wall, not a habit: an internal #include in cli/ does not compile; test_layering checks the rest).
-target_include_directories(vkocc-cli PRIVATE cli ${CMAKE_CURRENT_SOURCE_DIR}/include)
+vkocc_room_walls(vkocc-cli cli)
 add_dependencies(vkocc-cli vkocc)
 if(TARGET vkocc_plot)
   add_dependencies(vkocc-cli vkocc_plot)

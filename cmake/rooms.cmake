@@ -37,30 +37,32 @@ foreach(_i RANGE 0 ${_last} 3)
   list(APPEND VKOCC_ROOM_NAMES ${_room})
 endforeach()
 
-# vkocc_room_walls(TARGET ROOM): TARGET compiles against include/, the room and the rooms on lower floors (only the
-# Vulkan-free ones for a Vulkan-free room, after cmake/vulkan-free/). The rooms' folders are quote-only (-iquote):
-# their headers are included as "name.h", and a room's file named like a system header (tune/features.h) must not
-# stand in for it.
-function(vkocc_room_dirs room out)
-  set(dirs ${PROJECT_SOURCE_DIR}/${room})
+# vkocc_room_flags(ROOM OUT): the compiler flags of the room's walls: include/, the room and the rooms on lower floors
+# (only the Vulkan-free ones for a Vulkan-free room, after cmake/vulkan-free/); the CLI: cli/ and include/. The rooms'
+# folders are quote-only (-iquote): their headers are included as "name.h", and a room's file named like a system
+# header (tune/features.h) must not stand in for it.
+function(vkocc_room_flags room out)
+  if(room STREQUAL "cli")
+    set(${out} -I${PROJECT_SOURCE_DIR}/cli -I${PROJECT_SOURCE_DIR}/include PARENT_SCOPE)
+    return()
+  endif()
+  set(flags "")
+  if(VKOCC_ROOM_VULKAN_FREE_${room})
+    list(APPEND flags -I${PROJECT_SOURCE_DIR}/cmake/vulkan-free)
+  endif()
+  list(APPEND flags -I${PROJECT_SOURCE_DIR}/include -iquote${PROJECT_SOURCE_DIR}/${room})
   foreach(r IN LISTS VKOCC_ROOM_NAMES)
-    if(VKOCC_ROOM_FLOOR_${r} LESS VKOCC_ROOM_FLOOR_${room}
+    if(VKOCC_ROOM_FLOOR_${r} LESS VKOCC_ROOM_FLOOR_${room} AND NOT r STREQUAL "cli"
        AND (NOT VKOCC_ROOM_VULKAN_FREE_${room} OR VKOCC_ROOM_VULKAN_FREE_${r}))
-      list(APPEND dirs ${PROJECT_SOURCE_DIR}/${r})
+      list(APPEND flags -iquote${PROJECT_SOURCE_DIR}/${r})
     endif()
   endforeach()
-  set(${out} ${dirs} PARENT_SCOPE)
+  set(${out} ${flags} PARENT_SCOPE)
 endfunction()
+# vkocc_room_walls(TARGET ROOM): TARGET compiles inside ROOM's walls
 function(vkocc_room_walls target room)
-  set(sys ${PROJECT_SOURCE_DIR}/include)
-  if(VKOCC_ROOM_VULKAN_FREE_${room})
-    list(PREPEND sys ${PROJECT_SOURCE_DIR}/cmake/vulkan-free)
-  endif()
-  target_include_directories(${target} BEFORE PRIVATE ${sys})
-  vkocc_room_dirs(${room} dirs)
-  foreach(d IN LISTS dirs)
-    target_compile_options(${target} PRIVATE "SHELL:-iquote ${d}")
-  endforeach()
+  vkocc_room_flags(${room} flags)
+  target_compile_options(${target} BEFORE PRIVATE ${flags})
 endfunction()
 
 # vkocc_room_sources(ROOM SOURCES OUT): the sources of SOURCES in the room's folder
