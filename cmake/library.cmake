@@ -4,8 +4,9 @@
 #
 #   libvkocc.so / libvkocc.a            everything but plotting; exports exactly what include/vkocc.h declares
 #   libvkocc-plot.so / libvkocc-plot.a  vkocc_plot_* (viewer/, include/vkocc_plot.h), the only part that links cairo
-#   vkocc                               the CLI: links both static libraries, compiled against include/ alone
+#   vkocc                               the CLI: links both static libraries, compiled against include/ and cli/ alone
 #
+# The libraries are made of one object library per room (cmake/rooms.cmake: each compiles against the rooms below it).
 # In this build tree the target `vkocc` is the static library (tests and benches link it, as before),
 # `vkocc_shared` the shared one; installed, they are vkocc::vkocc_static and vkocc::vkocc.
 include(GNUInstallDirs)
@@ -160,7 +161,7 @@ add_executable(vkocc-cli ${VKOCC_CLI_SOURCES})
 set_target_properties(vkocc-cli PROPERTIES OUTPUT_NAME vkocc)
 # The CLI sees what an application sees: include/ and its own cli/ alone on its path. It links the static
 # libraries by file, so the internal headers that the in-tree `vkocc` target hands tests and benches stay off its
-# path (a wall, not a habit: an internal #include in cli/ does not compile; test_layering checks the rest).
+# path (a wall, not a habit: an internal #include in cli/ does not compile, test_walls; test_layering checks the rest).
 vkocc_room_walls(vkocc-cli cli)
 add_dependencies(vkocc-cli vkocc)
 if(TARGET vkocc_plot)
