@@ -1,5 +1,6 @@
 /* Adaptive surface: the full grid's points from few measurements (include/vkocc.h, docs/surface-speed.md).
  * Pure algorithm behind a measurement callback, tested on synthetic surfaces (tests/test_adaptive.c). */
+#include "array.h"
 #include "internal.h"
 #include <stdlib.h>
 #include <string.h>
@@ -240,14 +241,13 @@ static void want_unknown(ad *a, list_t *l) {
 /* Compares measured checks with their predictions; a disagreement is measured again with its axis
  * points, and one that stands makes its row and column full. Returns via *more whether anything changed. */
 static vkocc_status settle(ad *a, const vkocc_surface_point *done, const uint32_t *pred, uint32_t n, bool *more) {
-  vkocc_surface_point *sus = NULL;
-  uint32_t ns = 0;
+  vkocc_array susa = VKOCC_ARRAY_INIT;
   /* a full row is measured whole already: its disagreements say nothing new */
   for (uint32_t k = 0; k < n; k++)
-    if (pred[k] && done[k].P != pred[k] && !a->row_full[row_of(a, done[k].wg_size)]) {
-      sus = vkocc_xrealloc(sus, (ns + 1) * sizeof *sus);
-      sus[ns++] = done[k];
-    }
+    if (pred[k] && done[k].P != pred[k] && !a->row_full[row_of(a, done[k].wg_size)])
+      vkocc_array_append(&susa, vkocc_surface_point, done[k]);
+  uint32_t ns = (uint32_t)vkocc_array_num(&susa, vkocc_surface_point);
+  vkocc_surface_point *sus = vkocc_array_steal(&susa);
   *more = false;
   if (!ns) { free(sus); return VKOCC_OK; }
   a->st.disagreements += ns;
@@ -363,21 +363,21 @@ vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_point
   }
 
   /* 4. the result: every row's point set, measured or predicted */
-  uint32_t cap = 0;
-  vkocc_surface_point *out = NULL;
+  vkocc_array outa = VKOCC_ARRAY_INIT;
   for (uint32_t i = 0; i < a.nw && !s; i++) {
     build_row(&a, i, &l);
     for (uint32_t k = 0; k < l.n; k++) {
-      if (*count == cap) out = vkocc_xrealloc(out, (cap = cap ? 2 * cap : 256) * sizeof *out);
       const meas *m = find(&a.rows[i], l.s[k]);
       vkocc_surface_point p = m ? m->pt
                                 : (vkocc_surface_point){.wg_size = a.wg[i], .shared_bytes = l.s[k], .P = l.v[k],
                                                         .agree = true, .predicted = true};
       p.refined = l.refined[k];
       if (m) a.st.measured++;
-      out[(*count)++] = p;
+      vkocc_array_append(&outa, vkocc_surface_point, p);
+      (*count)++;
     }
   }
+  vkocc_surface_point *out = vkocc_array_steal(&outa);
   a.st.points = *count;
   if (stats) *stats = a.st;
   for (uint32_t i = 0; i < a.nw; i++) free(a.rows[i].m);
