@@ -234,7 +234,7 @@ static vkocc_status adaptive(vkocc_context *ctx, const vkocc_calibration *cal, c
 }
 
 static void append(vkocc_surface *out, uint32_t *cap, const vkocc_surface_point *p) {
-  if (out->count == *cap) out->points = vkocc_xrealloc(out->points, (*cap = *cap ? 2 * *cap : 256) * sizeof *out->points);
+  vkocc_array_room(out->points, out->count, *cap, 256);
   out->points[out->count++] = *p;
 }
 

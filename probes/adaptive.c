@@ -40,7 +40,7 @@ static void store(ad *a, uint32_t i, const vkocc_surface_point *p) {
   row_t *r = &a->rows[i];
   meas *m = find(r, p->shared_bytes);
   if (m) { m->pt = *p; return; }
-  if (r->n == r->cap) r->m = vkocc_xrealloc(r->m, (r->cap = r->cap ? 2 * r->cap : 16) * sizeof *r->m);
+  vkocc_array_room(r->m, r->n, r->cap, 16);
   uint32_t k = r->n;
   while (k > 0 && r->m[k - 1].s > p->shared_bytes) { r->m[k] = r->m[k - 1]; k--; }
   r->m[k] = (meas){p->shared_bytes, *p};
@@ -95,12 +95,10 @@ static uint32_t value(const ad *a, uint32_t i, uint32_t s, bool *measured) {
 }
 
 static void list_put(list_t *l, uint32_t at, uint32_t s, uint32_t v, bool refined) {
-  if (l->n == l->cap) {
-    l->cap = l->cap ? 2 * l->cap : 64;
-    l->s = vkocc_xrealloc(l->s, l->cap * sizeof *l->s);
-    l->v = vkocc_xrealloc(l->v, l->cap * sizeof *l->v);
-    l->refined = vkocc_xrealloc(l->refined, l->cap * sizeof *l->refined);
-  }
+  uint32_t cap_v = l->cap, cap_refined = l->cap; /* three arrays, one capacity */
+  vkocc_array_room(l->s, l->n, l->cap, 64);
+  vkocc_array_room(l->v, l->n, cap_v, 64);
+  vkocc_array_room(l->refined, l->n, cap_refined, 64);
   memmove(l->s + at + 1, l->s + at, (l->n - at) * sizeof *l->s);
   memmove(l->v + at + 1, l->v + at, (l->n - at) * sizeof *l->v);
   memmove(l->refined + at + 1, l->refined + at, (l->n - at) * sizeof *l->refined);
@@ -160,7 +158,7 @@ static void want(ad *a, uint32_t i, uint32_t s, bool remeasure) {
   if ((m && !remeasure) || wanted(a, a->wg[i], s)) return;
   uint32_t v = model(a, i, s);
   if (!v) v = bound(a, i, s);
-  if (a->nwant == a->wcap) a->want = vkocc_xrealloc(a->want, (a->wcap = a->wcap ? 2 * a->wcap : 64) * sizeof *a->want);
+  vkocc_array_room(a->want, a->nwant, a->wcap, 64);
   a->want[a->nwant++] = (vkocc_surface_point){.wg_size = a->wg[i], .shared_bytes = s, .P = v};
 }
 
