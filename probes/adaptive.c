@@ -18,7 +18,7 @@ typedef struct {
   bool refine;
   row_t *rows;
   bool *row_full;
-  uint32_t *col_full, ncol_full; /* shared sizes measured in every row that has them */
+  uint32_t *col_full, ncol_full, col_cap; /* shared sizes measured in every row that has them */
   vkocc_points_fn fn;
   void *user;
   vkocc_surface_point *want;
@@ -222,7 +222,7 @@ static void want_axes(ad *a, list_t *l) {
 
 static void mark_full_col(ad *a, uint32_t s) {
   if (col_is_full(a, s)) return;
-  a->col_full = vkocc_xrealloc(a->col_full, (a->ncol_full + 1) * sizeof *a->col_full);
+  vkocc_array_room(a->col_full, a->ncol_full, a->col_cap, 8);
   a->col_full[a->ncol_full++] = s;
   a->st.full_columns++;
 }
