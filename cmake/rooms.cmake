@@ -2,7 +2,7 @@
 # folder and the folders of the rooms on lower floors: an #include that runs up a floor or sideways does not compile.
 # A Vulkan-free room sees only the Vulkan-free rooms below it, and cmake/vulkan-free/ first, whose <vulkan/...>
 # stops the build. The CLI (cli/) sees include/ and cli/ alone (cmake/library.cmake). scripts/structure.py reads the
-# floors from this table; tests and benches keep every folder (vkocc_internal).
+# floors from this table; tests and benches keep the rooms' folders, tune/ aside (vkocc_internal, cmake/library.cmake).
 #
 #   room         floor  Vulkan-free
 set(VKOCC_ROOMS
