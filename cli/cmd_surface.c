@@ -28,6 +28,65 @@ static const char *help =
     "       vkocc surface --registers [--wg LIST] [--live LIST] [--from FILE] [-o FILE] [--json]\n"
     "The register file (registers per SM, allocation unit, most per invocation): see surface --registers --help.\n";
 
+/* The P table: rows = workgroup sizes, columns = shared sizes of the ladder (refined points listed apart); on a
+ * terminal (table false) equal consecutive rows merged into ranges. */
+static void print_table(const vkocc_surface *sp, bool table) {
+  const vkocc_surface s = *sp;
+  printf("P at each (workgroup size, shared bytes) of the ladder; * where repetitions or methods disagree, ~ where "
+         "predicted (not measured)\n");
+  uint32_t cols[64], nc = 0;
+  for (uint32_t i = 0; i < s.count && nc < 64; i++) {
+    if (s.points[i].refined || s.points[i].wg_size != s.points[0].wg_size) continue;
+    cols[nc++] = s.points[i].shared_bytes;
+  }
+  printf("%*s", !table && isatty(STDOUT_FILENO) ? 9 : 6, "wg");
+  for (uint32_t j = 0; j < nc; j++) printf(" %7u", cols[j]);
+  printf("\n");
+  /* rows: [start, end) ranges of points with one workgroup size; on a terminal equal rows are merged */
+  bool merge = !table && isatty(STDOUT_FILENO);
+  uint32_t merged = 0;
+  for (uint32_t i = 0; i < s.count;) {
+    uint32_t w = s.points[i].wg_size, a = i;
+    while (i < s.count && s.points[i].wg_size == w) i++;
+    uint32_t last_w = w, end = i;
+    while (merge && end < s.count) { /* the next row equal to this one (ladder P and marks)? */
+      uint32_t b = end, w2 = s.points[b].wg_size, x = a, y = b;
+      bool same = true;
+      for (;; x++, y++) {
+        while (x < i && s.points[x].refined) x++;
+        while (y < s.count && s.points[y].wg_size == w2 && s.points[y].refined) y++;
+        bool xe = x >= i, ye = y >= s.count || s.points[y].wg_size != w2;
+        if (xe || ye) { same = xe && ye; break; }
+        if (s.points[x].P != s.points[y].P || !s.points[x].agree || !s.points[y].agree ||
+            s.points[x].shared_bytes != s.points[y].shared_bytes) { same = false; break; }
+      }
+      if (!same) break;
+      while (end < s.count && s.points[end].wg_size == w2) end++;
+      last_w = w2;
+      merged++;
+    }
+    char label[24];
+    if (last_w != w) snprintf(label, sizeof label, "%u-%u", w, last_w);
+    else snprintf(label, sizeof label, "%u", w);
+    printf("%*s", merge ? 9 : 6, label);
+    for (uint32_t k = a, col = 0; k < i; k++) {
+      if (s.points[k].refined) continue;
+      /* a merged cell is '~' only when every row of the range predicted it */
+      bool predicted = s.points[k].predicted;
+      for (uint32_t r = i, c2 = 0; predicted && r < end; r++) {
+        if (r > i && s.points[r].wg_size != s.points[r - 1].wg_size) c2 = 0;
+        if (s.points[r].refined) continue;
+        if (c2++ == col) predicted = s.points[r].predicted;
+      }
+      col++;
+      printf(" %6u%s", s.points[k].P, predicted ? "~" : s.points[k].agree ? " " : "*");
+    }
+    printf("\n");
+    i = end;
+  }
+  if (merged) printf("(%u rows equal to the one above merged into ranges; --table prints every row)\n", merged);
+}
+
 static const char *help_text_of(bool registers) { return registers ? cli_surface_registers_help : help; }
 
 int cmd_surface(cli_run *run, int argc, char **argv) {
@@ -163,59 +222,7 @@ int cmd_surface(cli_run *run, int argc, char **argv) {
   char qt[96];
   cli_queue_text(&s.device, qt, sizeof qt);
   printf("%s\n", qt);
-  printf("P at each (workgroup size, shared bytes) of the ladder; * where repetitions or methods disagree, ~ where "
-         "predicted (not measured)\n");
-  uint32_t cols[64], nc = 0;
-  for (uint32_t i = 0; i < s.count && nc < 64; i++) {
-    if (s.points[i].refined || s.points[i].wg_size != s.points[0].wg_size) continue;
-    cols[nc++] = s.points[i].shared_bytes;
-  }
-  printf("%*s", !table && isatty(STDOUT_FILENO) ? 9 : 6, "wg");
-  for (uint32_t j = 0; j < nc; j++) printf(" %7u", cols[j]);
-  printf("\n");
-  /* rows: [start, end) ranges of points with one workgroup size; on a terminal equal rows are merged */
-  bool merge = !table && isatty(STDOUT_FILENO);
-  uint32_t merged = 0;
-  for (uint32_t i = 0; i < s.count;) {
-    uint32_t w = s.points[i].wg_size, a = i;
-    while (i < s.count && s.points[i].wg_size == w) i++;
-    uint32_t last_w = w, end = i;
-    while (merge && end < s.count) { /* the next row equal to this one (ladder P and marks)? */
-      uint32_t b = end, w2 = s.points[b].wg_size, x = a, y = b;
-      bool same = true;
-      for (;; x++, y++) {
-        while (x < i && s.points[x].refined) x++;
-        while (y < s.count && s.points[y].wg_size == w2 && s.points[y].refined) y++;
-        bool xe = x >= i, ye = y >= s.count || s.points[y].wg_size != w2;
-        if (xe || ye) { same = xe && ye; break; }
-        if (s.points[x].P != s.points[y].P || !s.points[x].agree || !s.points[y].agree ||
-            s.points[x].shared_bytes != s.points[y].shared_bytes) { same = false; break; }
-      }
-      if (!same) break;
-      while (end < s.count && s.points[end].wg_size == w2) end++;
-      last_w = w2;
-      merged++;
-    }
-    char label[24];
-    if (last_w != w) snprintf(label, sizeof label, "%u-%u", w, last_w);
-    else snprintf(label, sizeof label, "%u", w);
-    printf("%*s", merge ? 9 : 6, label);
-    for (uint32_t k = a, col = 0; k < i; k++) {
-      if (s.points[k].refined) continue;
-      /* a merged cell is '~' only when every row of the range predicted it */
-      bool predicted = s.points[k].predicted;
-      for (uint32_t r = i, c2 = 0; predicted && r < end; r++) {
-        if (r > i && s.points[r].wg_size != s.points[r - 1].wg_size) c2 = 0;
-        if (s.points[r].refined) continue;
-        if (c2++ == col) predicted = s.points[r].predicted;
-      }
-      col++;
-      printf(" %6u%s", s.points[k].P, predicted ? "~" : s.points[k].agree ? " " : "*");
-    }
-    printf("\n");
-    i = end;
-  }
-  if (merged) printf("(%u rows equal to the one above merged into ranges; --table prints every row)\n", merged);
+  print_table(&s, table);
   if (derived) {
     cli_print_derived("derived: ", &d, NULL);
     for (uint32_t i = 0; i < d.n_unexplained; i++)
