@@ -2,6 +2,7 @@
  * first, in parallel through the persisted pipeline cache, then measures them one after the other
  * (measurement never waits on compilation). Refinement rounds bisect the shared-memory gaps between
  * neighbouring points whose P differs, down to refine_bytes, so every step of the surface is located. */
+#include "array.h"
 #include "probe_internal.h"
 #include <math.h>
 #include <pthread.h>
@@ -233,7 +234,7 @@ static vkocc_status adaptive(vkocc_context *ctx, const vkocc_calibration *cal, c
 }
 
 static void append(vkocc_surface *out, uint32_t *cap, const vkocc_surface_point *p) {
-  if (out->count == *cap) out->points = vkocc_xrealloc(out->points, (*cap = *cap ? 2 * *cap : 256) * sizeof *out->points);
+  vkocc_array_room(out->points, out->count, *cap, 256);
   out->points[out->count++] = *p;
 }
 
@@ -286,22 +287,20 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
   uint32_t step = o.refine_bytes ? o.refine_bytes : 512;
   for (int round = 0; !s && !o.no_refine && round < 16; round++) {
     /* midpoints of shared-memory gaps wider than `step` whose ends differ */
-    vkocc_surface_point *mid = NULL;
-    uint32_t nmid = 0, mcap = 0, *hints = NULL;
+    vkocc_array mida = VKOCC_ARRAY_INIT, hintsa = VKOCC_ARRAY_INIT;
     for (uint32_t i = 0; i + 1 < out->count; i++) {
       vkocc_surface_point *l = &out->points[i], *r = &out->points[i + 1];
       if (l->wg_size != r->wg_size || l->P == r->P || r->shared_bytes - l->shared_bytes <= step) continue;
       uint32_t m = (l->shared_bytes + (r->shared_bytes - l->shared_bytes) / 2) / step * step;
       if (m <= l->shared_bytes || m >= r->shared_bytes) continue;
-      if (nmid == mcap) {
-        mcap = mcap ? 2 * mcap : 64;
-        mid = vkocc_xrealloc(mid, mcap * sizeof *mid);
-        hints = vkocc_xrealloc(hints, mcap * sizeof *hints);
-      }
-      hints[nmid] = l->P; /* P only falls with more shared memory: the left neighbour bounds it */
-      mid[nmid++] = (vkocc_surface_point){.wg_size = l->wg_size, .shared_bytes = m, .refined = true};
+      vkocc_array_append(&hintsa, uint32_t, l->P); /* P only falls with more shared memory: the left neighbour bounds it */
+      vkocc_array_append(&mida, vkocc_surface_point,
+                         ((vkocc_surface_point){.wg_size = l->wg_size, .shared_bytes = m, .refined = true}));
     }
-    if (nmid == 0) { free(mid); break; }
+    uint32_t nmid = (uint32_t)vkocc_array_num(&mida, vkocc_surface_point);
+    vkocc_surface_point *mid = vkocc_array_steal(&mida);
+    uint32_t *hints = vkocc_array_steal(&hintsa);
+    if (nmid == 0) { free(mid); free(hints); break; }
     s = measure_round(ctx, &ps, cal, &o, method, repeat, mid, hints, false, nmid, out);
     batches++;
     for (uint32_t i = 0; i < nmid && !s; i++) append(out, &cap, &mid[i]);

@@ -4,6 +4,7 @@
 #include "vkocc.h"
 #include "vkocc_plot.h" /* declarations only: the plots link where cairo is built (VKOCC_HAVE_CAIRO) */
 #include <stdbool.h>
+#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 
@@ -76,6 +77,16 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv);     /* vkocc tune SPEC.j
 int cmd_policy_header(cli_run *run, int argc, char **argv); /* vkocc policy header DB -o tuned.h */
 int cmd_barrier_test(cli_run *run, int argc, char **argv);
 
+/* `vkocc surface --registers` (cli/registers.c): its options, from cmd_surface's one parse */
+typedef struct cli_surface_registers_args {
+  bool registers;        /* --registers */
+  uint32_t *wg, nwg;     /* --wg (owned by the caller) */
+  uint32_t *live, nlive; /* --live */
+  const char *from;      /* --from: the other limits */
+} cli_surface_registers_args;
+extern const char cli_surface_registers_help[];
+int cli_surface_registers(cli_common *c, const cli_surface_registers_args *a);
+
 /* Prints "vkocc CMD: message" on stderr and returns the status as exit code. */
 int cli_error(const char *cmd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Same with vkocc_last_error(). */
@@ -109,10 +120,10 @@ int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, boo
 /* For tune: the session's fingerprint (fp_path, else the device's cached one, measured when absent) and the opened
  * context. Returns an exit code; on failure nothing is left open. */
 int cli_tune_device(const cli_common *c, const char *fp_path, vkocc_tune_session *s, vkocc_context **ctx);
-/* tune_replay.c: whether argv asks for `tune --replay` or `--list-strategies` (no device; then cmd_tune hands
- * over to cli_tune_replay). */
-bool cli_tune_replay_wanted(int argc, char **argv);
+/* tune_replay.c: `tune --replay` and `--list-strategies` (no device); cmd_tune hands over to it when its one parse
+ * over every form's options (these tables and its own) finds either. */
 int cli_tune_replay(cli_run *run, int argc, char **argv);
+extern const struct option cli_tune_replay_options[], cli_tune_spec_options[];
 /* cmd_fingerprint.c: the human summary of a fingerprint document measured on di. */
 void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp, const vkocc_device_info *di);
 /* One line "derived: N SMs (ambiguous); per SM: W workgroups, S subgroups of G (T threads), M shared bytes;

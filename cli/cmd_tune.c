@@ -39,24 +39,32 @@ static void progress(void *user, const vkocc_tune_progress *p) {
   cli_progress_line(p->phase, p->done, p->total, best);
 }
 
-/* `vkocc tune SPEC.json ...`: the first operand (skipping option values) ends in .json: a T1 spec */
-static bool spec_mode(int argc, char **argv) {
-  static const char *const with_value[] = {"-o", "--output", "--t4", "--strategy", "--budget", "--fraction", "--time",
-                                           "--seed", "--reference", "--name", "--spread", "--max-runs", "--timeout",
-                                           "--fingerprint", "--device", "-d", "--queue", "--size", "--type", "--only",
-                                           "--threads", "--confirm", "--warmup-ms", NULL};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--")) return i + 1 < argc && strlen(argv[i + 1]) > 5 && !strcmp(argv[i + 1] + strlen(argv[i + 1]) - 5, ".json");
-    if (a[0] == '-') {
-      for (const char *const *w = with_value; *w; w++)
-        if (!strcmp(a, *w)) { i++; break; }
-      continue;
+/* Which of tune's forms argv asks for, from one parse over the options of all three (so an option's value is never
+ * read as the operand): --replay or --list-strategies: the replay (no device); else a first operand ending in .json:
+ * a T1 spec; else a shipped kernel. The form's own parse then reads argv again and says what is wrong with it. */
+typedef enum { TUNE_KERNEL, TUNE_SPEC, TUNE_REPLAY } tune_form;
+static tune_form tune_form_of(int argc, char **argv, const struct option *kernel_opts) {
+  const struct option *tables[] = {kernel_opts, cli_tune_spec_options, cli_tune_replay_options};
+  struct option all[128];
+  size_t n = 0;
+  for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+    for (const struct option *o = tables[t]; o->name && n < 127; o++) {
+      bool seen = false;
+      for (size_t i = 0; i < n && !seen; i++) seen = !strcmp(all[i].name, o->name);
+      if (!seen) all[n] = (struct option){o->name, o->has_arg, NULL, (int)(1000 + n)}, n++;
     }
-    size_t l = strlen(a);
-    return l > 5 && !strcmp(a + l - 5, ".json");
-  }
-  return false;
+  all[n] = (struct option){0};
+  bool replay = false;
+  int ch, saved_opterr = opterr;
+  opterr = 0, optind = 1;
+  while ((ch = getopt_long(argc, argv, "ho:d:", all, NULL)) != -1)
+    if (ch >= 1000 && (!strcmp(all[ch - 1000].name, "replay") || !strcmp(all[ch - 1000].name, "list-strategies")))
+      replay = true;
+  const char *operand = optind < argc ? argv[optind] : NULL;
+  opterr = saved_opterr, optind = 1;
+  if (replay) return TUNE_REPLAY;
+  size_t l = operand ? strlen(operand) : 0;
+  return l > 5 && !strcmp(operand + l - 5, ".json") ? TUNE_SPEC : TUNE_KERNEL;
 }
 
 /* The session opened: checks, the device, the run, the summary. */
@@ -120,9 +128,6 @@ static int tune_kernel(vkocc_tune_session *s, const cli_common *c, bool have_siz
 }
 
 int cmd_tune(cli_run *run, int argc, char **argv) {
-  /* --replay and --list-strategies need no device: cli/tune_replay.c */
-  if (cli_tune_replay_wanted(argc, argv)) return cli_tune_replay(run, argc, argv);
-  if (spec_mode(argc, argv)) return cmd_tune_spec(run, argc, argv);
   cli_common c = {.run = run};
   const char *out = NULL, *type = NULL, *fp_path = NULL, *only[32];
   uint32_t nonly = 0, size = 0, max_runs = 0, threads = 0;
@@ -134,6 +139,11 @@ int cmd_tune(cli_run *run, int argc, char **argv) {
       {"spread", required_argument, 0, 's'}, {"max-runs", required_argument, 0, 'm'}, {"threads", required_argument, 0, 'T'},
       {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION,
       {"allow-other-device", no_argument, 0, 'G'}, {"help", no_argument, 0, 'h'}, {0}};
+  switch (tune_form_of(argc, argv, opts)) {
+  case TUNE_REPLAY: return cli_tune_replay(run, argc, argv); /* cli/tune_replay.c */
+  case TUNE_SPEC: return cmd_tune_spec(run, argc, argv);     /* cli/tune_spec.c */
+  case TUNE_KERNEL: break;
+  }
   int ch;
   while ((ch = getopt_long(argc, argv, "ho:d:", opts, NULL)) != -1) {
     switch (ch) {

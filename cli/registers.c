@@ -1,12 +1,12 @@
 /* The register axis on the command line: `vkocc surface --registers` (measure the register surface, derive the
- * register file, cache it for probe --shader), reached from cmd_surface.c by one line that hands over argv, and
+ * register file, cache it for probe --shader), reached from cmd_surface.c's one parse of the options, and
  * `vkocc plot registers`. The calculator with registers (calc --regs) is the library's (vkocc_calc_*). */
 #include "cli.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *surface_help =
+const char cli_surface_registers_help[] =
     "usage: vkocc surface --registers [--wg LIST] [--live LIST] [--from FILE] [-o FILE] [--json] [--device D]\n"
     "                     [--queue Q] [--method comb|bisect|both]\n"
     "The register file, measured (docs/model.md \"Registers\"): vkocc's register probe keeps LIVE values live\n"
@@ -49,45 +49,13 @@ static int base_limits(const char *cmd, const char *from, const vkocc_device_inf
   return 0;
 }
 
-int cli_surface_registers(cli_run *run, int argc, char **argv);
-int cli_surface_registers(cli_run *run, int argc, char **argv) {
+int cli_surface_registers(cli_common *cc, const cli_surface_registers_args *a) {
   const char *cmd = "surface";
-  cli_common c = {.run = run};
-  const char *from = NULL;
-  uint32_t *wg = NULL, *live = NULL, nwg = 0, nlive = 0;
-  enum { OPT_REGS = 3100, OPT_LIVE, OPT_FROM };
-  static const struct option opts[] = {CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION,
-                                       {"registers", no_argument, 0, OPT_REGS}, {"wg", required_argument, 0, 'w'},
-                                       {"live", required_argument, 0, OPT_LIVE}, {"from", required_argument, 0, OPT_FROM},
-                                       {"help", no_argument, 0, 'h'}, {0}};
-  int ch, rc = 0;
-  optind = 1;
-  while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
-    switch (ch) {
-    case OPT_REGS: break;
-    case OPT_FROM: from = optarg; break;
-    case 'w':
-      free(wg);
-      if (!cli_parse_list(optarg, false, &wg, &nwg) || !nwg || wg[0] == 0) {
-        rc = cli_error(cmd, 2, "--wg '%s': expected positive integers, e.g. 64,128 or 64-1024:64", optarg);
-        goto out;
-      }
-      break;
-    case OPT_LIVE:
-      free(live);
-      if (!cli_parse_list(optarg, false, &live, &nlive) || !nlive || live[nlive - 1] > 256) {
-        rc = cli_error(cmd, 2, "--live '%s': expected values 0..256, e.g. 0-256:8", optarg);
-        goto out;
-      }
-      break;
-    case 'h': fputs(surface_help, stdout); goto out;
-    default:
-      if ((rc = cli_common_option(cmd, ch, optarg, &c)) == 0) break;
-      if (rc < 0) rc = cli_usage_error(surface_help);
-      goto out;
-    }
-  }
-  if (optind < argc) { rc = cli_error(cmd, 2, "unexpected argument '%s'", argv[optind]); goto out; }
+  cli_common c = *cc;
+  const char *from = a->from;
+  uint32_t *wg = a->wg, *live = a->live;
+  uint32_t nwg = a->nwg, nlive = a->nlive;
+  int rc = 0;
   if ((rc = cli_check_output(cmd, "-o", c.output))) goto out;
   vkocc_context *ctx;
   if ((rc = cli_open(cmd, &c, &ctx))) goto out;
@@ -143,8 +111,6 @@ int cli_surface_registers(cli_run *run, int argc, char **argv) {
   if (cache[0]) fprintf(stderr, "vkocc %s: register model kept in %s\n", cmd, cache);
   free(p);
 out:
-  free(wg);
-  free(live);
   return rc;
 }
 

@@ -24,15 +24,6 @@ static const char *help =
     "--plot FILE draws the convergence plot (.png, .svg, .pdf). --attributes passes a JSON object to the strategies\n"
     "as T1 Search.Attributes (one strategy). docs/tune.md.\n";
 
-bool cli_tune_replay_wanted(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--")) break;
-    if (!strcmp(argv[i], "--list-strategies") || !strcmp(argv[i], "--replay") || !strncmp(argv[i], "--replay=", 9))
-      return true;
-  }
-  return false;
-}
-
 /* One strategy's run as the report holds it, with the curve whole again (the document ends it where every
  * quartile has reached the optimum: the rest is 1). */
 typedef struct run {
@@ -62,22 +53,24 @@ static void fmt_to95(double v, uint32_t budget, char *out, size_t len) {
   else snprintf(out, len, ">%u", budget);
 }
 
+/* The replay's options; cmd_tune.c reads them too, to tell the replay from the other forms of tune. */
+enum { O_REPLAY = 3000, O_STRAT, O_BUDGET, O_SEEDS, O_SEED, O_FP, O_ABL, O_NOOCC, O_JSON, O_PLOT, O_LIST, O_VERB, O_ATTR };
+const struct option cli_tune_replay_options[] = {
+    {"replay", required_argument, 0, O_REPLAY}, {"strategy", required_argument, 0, O_STRAT},
+    {"budget", required_argument, 0, O_BUDGET}, {"seeds", required_argument, 0, O_SEEDS},
+    {"seed", required_argument, 0, O_SEED}, {"fingerprint", required_argument, 0, O_FP},
+    {"ablation", no_argument, 0, O_ABL}, {"no-occupancy", no_argument, 0, O_NOOCC}, {"json", no_argument, 0, O_JSON},
+    {"plot", required_argument, 0, O_PLOT}, {"list-strategies", no_argument, 0, O_LIST},
+    {"verbose", no_argument, 0, O_VERB}, {"attributes", required_argument, 0, O_ATTR}, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0}};
+
 int cli_tune_replay(cli_run *runner, int argc, char **argv) {
   (void)runner; /* offline: no device */
   const char *replay = NULL, *strategies = "all", *fp = NULL, *plot = NULL, *out = NULL, *attr_text = NULL;
   uint32_t budget = 0, seeds = 50, seed0 = 1;
   bool json = false, list = false, verbose = false, ablation = false, no_occ = false;
-  enum { O_REPLAY = 3000, O_STRAT, O_BUDGET, O_SEEDS, O_SEED, O_FP, O_ABL, O_NOOCC, O_JSON, O_PLOT, O_LIST, O_VERB, O_ATTR };
-  static const struct option opts[] = {
-      {"replay", required_argument, 0, O_REPLAY}, {"strategy", required_argument, 0, O_STRAT},
-      {"budget", required_argument, 0, O_BUDGET}, {"seeds", required_argument, 0, O_SEEDS},
-      {"seed", required_argument, 0, O_SEED}, {"fingerprint", required_argument, 0, O_FP},
-      {"ablation", no_argument, 0, O_ABL}, {"no-occupancy", no_argument, 0, O_NOOCC}, {"json", no_argument, 0, O_JSON},
-      {"plot", required_argument, 0, O_PLOT}, {"list-strategies", no_argument, 0, O_LIST},
-      {"verbose", no_argument, 0, O_VERB}, {"attributes", required_argument, 0, O_ATTR}, {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   optind = 1;
-  while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "ho:", cli_tune_replay_options, NULL)) != -1) {
     switch (ch) {
     case O_REPLAY: replay = optarg; break;
     case O_STRAT: strategies = optarg; break;

@@ -72,6 +72,19 @@ static vkocc_status reopen(void *user, vkocc_context **ctx) {
 static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const char *fp_path, vkocc_tune_options *o,
                      const char *t4_meta);
 
+/* The spec's options; cmd_tune.c reads them too, to tell the forms of tune apart. */
+const struct option cli_tune_spec_options[] = {
+    {"output", required_argument, 0, 'o'}, {"t4", required_argument, 0, '4'}, {"strategy", required_argument, 0, 'S'},
+    {"budget", required_argument, 0, 'b'}, {"fraction", required_argument, 0, 'F'}, {"time", required_argument, 0, 'T'},
+    {"seed", required_argument, 0, 'e'}, {"resume", no_argument, 0, 'r'}, {"reference", required_argument, 0, 'R'},
+    {"name", required_argument, 0, 'N'}, {"occupancy", no_argument, 0, 'P'}, {"spread", required_argument, 0, 's'},
+    {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'}, {"warmup-ms", required_argument, 0, 'W'},
+    {"warmup-ratio", required_argument, 0, 'U'}, {"sentinel", required_argument, 0, 'Y'},
+    {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
+    {"fingerprint", required_argument, 0, 'f'}, {"allow-other-device", no_argument, 0, 'G'},
+    {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
+    CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
+
 int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   cli_common c = {.run = run};
   const char *out = NULL, *t4 = NULL, *strategy = NULL, *reference = NULL, *name = NULL, *fp_path = NULL, *spec = NULL;
@@ -84,20 +97,9 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   const char *only[32];
   uint32_t nonly = 0, confirm = 0;
   bool have_confirm = false;
-  static const struct option opts[] = {
-      {"output", required_argument, 0, 'o'}, {"t4", required_argument, 0, '4'}, {"strategy", required_argument, 0, 'S'},
-      {"budget", required_argument, 0, 'b'}, {"fraction", required_argument, 0, 'F'}, {"time", required_argument, 0, 'T'},
-      {"seed", required_argument, 0, 'e'}, {"resume", no_argument, 0, 'r'}, {"reference", required_argument, 0, 'R'},
-      {"name", required_argument, 0, 'N'}, {"occupancy", no_argument, 0, 'P'}, {"spread", required_argument, 0, 's'},
-      {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'}, {"warmup-ms", required_argument, 0, 'W'},
-      {"warmup-ratio", required_argument, 0, 'U'}, {"sentinel", required_argument, 0, 'Y'},
-      {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
-      {"fingerprint", required_argument, 0, 'f'}, {"allow-other-device", no_argument, 0, 'G'},
-      {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
-      CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   optind = 1;
-  while ((ch = getopt_long(argc, argv, "ho:d:", opts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "ho:d:", cli_tune_spec_options, NULL)) != -1) {
     switch (ch) {
     case 'o': out = optarg; break;
     case '4': t4 = optarg; break;

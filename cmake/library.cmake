@@ -4,8 +4,9 @@
 #
 #   libvkocc.so / libvkocc.a            everything but plotting; exports exactly what include/vkocc.h declares
 #   libvkocc-plot.so / libvkocc-plot.a  vkocc_plot_* (viewer/, include/vkocc_plot.h), the only part that links cairo
-#   vkocc                               the CLI: links both static libraries, compiled against include/ alone
+#   vkocc                               the CLI: links both static libraries, compiled against include/ and cli/ alone
 #
+# The libraries are made of one object library per room (cmake/rooms.cmake: each compiles against the rooms below it).
 # In this build tree the target `vkocc` is the static library (tests and benches link it, as before),
 # `vkocc_shared` the shared one; installed, they are vkocc::vkocc_static and vkocc::vkocc.
 include(GNUInstallDirs)
@@ -51,29 +52,53 @@ add_custom_command(
 add_custom_target(vkocc_symbols DEPENDS ${VKOCC_SYMBOLS_DIR}/stamp)
 
 # ---------------------------------------------------------------- what the library's own sources need
-# Internal headers (core/, compile/, io/, the embedded shaders), Vulkan headers with VK_NO_PROTOTYPES and
-# jansson: for the library and for in-tree users of internal headers (CLI, tests, benches); never exported.
+# One object library per room (cmake/rooms.cmake), each compiled against include/, its own folder and the rooms below
+# it; Vulkan headers with VK_NO_PROTOTYPES and jansson. Tests and benches keep the rooms' folders: vkocc_internal,
+# which the in-tree `vkocc` target hands them; never exported.
+include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/rooms.cmake)
 add_library(vkocc_internal INTERFACE)
 target_include_directories(vkocc_internal INTERFACE
   ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/util ${CMAKE_CURRENT_SOURCE_DIR}/core
-  ${CMAKE_CURRENT_SOURCE_DIR}/fingerprint
-  ${CMAKE_CURRENT_SOURCE_DIR}/compile
-  ${CMAKE_CURRENT_SOURCE_DIR}/io ${CMAKE_CURRENT_SOURCE_DIR}/characterize ${CMAKE_CURRENT_BINARY_DIR}/shaders)
+  ${CMAKE_CURRENT_SOURCE_DIR}/fingerprint ${CMAKE_CURRENT_SOURCE_DIR}/compile ${CMAKE_CURRENT_SOURCE_DIR}/io
+  ${CMAKE_CURRENT_SOURCE_DIR}/probes ${CMAKE_CURRENT_SOURCE_DIR}/characterize ${CMAKE_CURRENT_SOURCE_DIR}/kernels
+  ${CMAKE_CURRENT_SOURCE_DIR}/calibrate ${CMAKE_CURRENT_SOURCE_DIR}/persistent ${CMAKE_CURRENT_SOURCE_DIR}/policy)
+# (tune/ stays off: its features.h would stand in for the C library's <features.h>; tests name it "../tune/...")
 target_link_libraries(vkocc_internal INTERFACE Vulkan::Headers PkgConfig::JANSSON)
 target_compile_definitions(vkocc_internal INTERFACE VK_NO_PROTOTYPES)
 
 # Compiled once, position-independent, for both libraries. -fvisibility=hidden, and the public headers forced in
 # first under default visibility (cmake/vkocc-export.h): what the header declares is exported, nothing else.
-function(vkocc_library_objects target)
+# ROOM: the include path of that room alone.
+function(vkocc_library_objects target room)
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
   target_compile_options(${target} PRIVATE "SHELL:-include ${PROJECT_SOURCE_DIR}/cmake/vkocc-export.h")
-  target_link_libraries(${target} PRIVATE vkocc_internal)
+  vkocc_room_walls(${target} ${room})
+  target_link_libraries(${target} PRIVATE Vulkan::Headers PkgConfig::JANSSON)
+  target_compile_definitions(${target} PRIVATE VK_NO_PROTOTYPES)
 endfunction()
 
-add_library(vkocc_objects OBJECT ${VKOCC_LIB_SOURCES} ${VKOCC_SHADER_SOURCES})
-vkocc_library_objects(vkocc_objects)
-target_link_libraries(vkocc_objects PRIVATE PkgConfig::SPVC)
-target_compile_definitions(vkocc_objects PRIVATE VKOCC_VERSION="${PROJECT_VERSION}")
+# Every source in a room; the generated ones (embedded SPIR-V and GLSL) in one object library of their own
+set(VKOCC_ROOM_OBJECTS "")
+set(_vkocc_left ${VKOCC_LIB_SOURCES})
+foreach(r IN LISTS VKOCC_ROOM_NAMES)
+  vkocc_room_sources(${r} "${VKOCC_LIB_SOURCES}" srcs)
+  if(srcs)
+    add_library(vkocc_room_${r} OBJECT ${srcs})
+    vkocc_library_objects(vkocc_room_${r} ${r})
+    list(APPEND VKOCC_ROOM_OBJECTS $<TARGET_OBJECTS:vkocc_room_${r}>)
+    list(REMOVE_ITEM _vkocc_left ${srcs})
+  endif()
+endforeach()
+if(_vkocc_left)
+  message(FATAL_ERROR "library sources in no room of cmake/rooms.cmake: ${_vkocc_left}")
+endif()
+target_link_libraries(vkocc_room_compile PRIVATE PkgConfig::SPVC)
+target_link_libraries(vkocc_room_core PRIVATE PkgConfig::SPVC)  # <spirv.h>: the reflection's types
+target_link_libraries(vkocc_room_tune PRIVATE PkgConfig::SPVC)
+target_compile_definitions(vkocc_room_util PRIVATE VKOCC_VERSION="${PROJECT_VERSION}")
+add_library(vkocc_generated OBJECT ${VKOCC_SHADER_SOURCES})
+vkocc_library_objects(vkocc_generated util)
+list(APPEND VKOCC_ROOM_OBJECTS $<TARGET_OBJECTS:vkocc_generated>)
 
 # Link-time dependencies of the library: jansson, the statically linked compiler (shaderc + glslang +
 # SPIRV-Tools, C++: a group the linker rescans), SPIRV-Cross; the Vulkan loader is opened at run time (dl).
@@ -84,13 +109,13 @@ set(VKOCC_PUBLIC_INCLUDE $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
                          $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
 # static: `vkocc` here, vkocc::vkocc_static installed
-add_library(vkocc STATIC $<TARGET_OBJECTS:vkocc_objects>)
+add_library(vkocc STATIC ${VKOCC_ROOM_OBJECTS})
 set_target_properties(vkocc PROPERTIES OUTPUT_NAME vkocc EXPORT_NAME vkocc_static)
 target_include_directories(vkocc PUBLIC ${VKOCC_PUBLIC_INCLUDE})
 target_link_libraries(vkocc PUBLIC $<BUILD_INTERFACE:vkocc_internal> PRIVATE ${VKOCC_LINK_DEPS})
 
 # shared: vkocc::vkocc
-add_library(vkocc_shared SHARED $<TARGET_OBJECTS:vkocc_objects>)
+add_library(vkocc_shared SHARED ${VKOCC_ROOM_OBJECTS})
 set_target_properties(vkocc_shared PROPERTIES OUTPUT_NAME vkocc EXPORT_NAME vkocc
   VERSION ${PROJECT_VERSION} SOVERSION ${VKOCC_SOVERSION} LINK_DEPENDS ${VKOCC_SYMBOLS_DIR}/vkocc.map)
 add_dependencies(vkocc_shared vkocc_symbols)
@@ -106,7 +131,7 @@ endif()
 # ---------------------------------------------------------------- plots (cairo)
 if(VKOCC_WITH_VIEWER AND VKOCC_PLOT_SOURCES)
   add_library(vkocc_plot_objects OBJECT ${VKOCC_PLOT_SOURCES})
-  vkocc_library_objects(vkocc_plot_objects)
+  vkocc_library_objects(vkocc_plot_objects viewer)
   target_link_libraries(vkocc_plot_objects PRIVATE PkgConfig::CAIRO)
 
   add_library(vkocc_plot STATIC $<TARGET_OBJECTS:vkocc_plot_objects>)
@@ -116,7 +141,7 @@ if(VKOCC_WITH_VIEWER AND VKOCC_PLOT_SOURCES)
   # The shared one reaches libvkocc.so only through the public API: vkocc_fail reports its errors there,
   # vkocc_write_file_atomic writes its files.
   add_library(vkocc_plot_shared SHARED $<TARGET_OBJECTS:vkocc_plot_objects>)
-  vkocc_library_objects(vkocc_plot_shared)
+  vkocc_library_objects(vkocc_plot_shared viewer)
   set_target_properties(vkocc_plot_shared PROPERTIES OUTPUT_NAME vkocc-plot EXPORT_NAME plot
     VERSION ${PROJECT_VERSION} SOVERSION ${VKOCC_SOVERSION} LINK_DEPENDS ${VKOCC_SYMBOLS_DIR}/vkocc-plot.map)
   add_dependencies(vkocc_plot_shared vkocc_symbols)
@@ -136,8 +161,8 @@ add_executable(vkocc-cli ${VKOCC_CLI_SOURCES})
 set_target_properties(vkocc-cli PROPERTIES OUTPUT_NAME vkocc)
 # The CLI sees what an application sees: include/ and its own cli/ alone on its path. It links the static
 # libraries by file, so the internal headers that the in-tree `vkocc` target hands tests and benches stay off its
-# path (a wall, not a habit: an internal #include in cli/ does not compile; test_layering checks the rest).
-target_include_directories(vkocc-cli PRIVATE cli ${CMAKE_CURRENT_SOURCE_DIR}/include)
+# path (a wall, not a habit: an internal #include in cli/ does not compile, test_walls; test_layering checks the rest).
+vkocc_room_walls(vkocc-cli cli)
 add_dependencies(vkocc-cli vkocc)
 if(TARGET vkocc_plot)
   add_dependencies(vkocc-cli vkocc_plot)

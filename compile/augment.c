@@ -1,6 +1,7 @@
 /* SPIR-V walker and augmentation. The insertion is small and fixed, so it is written as words here rather
  * than through an optimizer framework: types the module already has are reused (duplicate non-aggregate
  * types are invalid SPIR-V), everything else gets fresh ids from the bound. */
+#include "array.h"
 #include "compile.h"
 #include "util.h"
 #include <vulkan/vulkan.h> /* the types of the module contract and reflection: no device here */
@@ -352,7 +353,7 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
 typedef struct { uint32_t *w; size_t n, cap; } wbuf;
 
 static void put(wbuf *b, uint32_t v) {
-  if (b->n == b->cap) b->w = vkocc_xrealloc(b->w, (b->cap = b->cap ? 2 * b->cap : 256) * 4);
+  vkocc_array_room(b->w, b->n, b->cap, 256);
   b->w[b->n++] = v;
 }
 static void putn(wbuf *b, const uint32_t *v, size_t n) { for (size_t i = 0; i < n; i++) put(b, v[i]); }

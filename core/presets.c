@@ -31,7 +31,3 @@ const char *vkocc_method_name(vkocc_method m) {
     if (methods[i].m == m) return methods[i].name;
   return "unknown";
 }
-
-uint32_t vkocc_device_max_wg_size(const vkocc_device_info *d) {
-  return d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
-}

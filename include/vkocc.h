@@ -369,6 +369,15 @@ typedef struct vkocc_calibration {
 vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *options,
                              vkocc_calibration *out);
 
+/* The documents of a calibration and of a probe (what `vkocc calibrate -o`, `probe -o` and `probe --raw` write;
+ * the calibration's here, the probe's two with the probes). Each is stamped with its schema and vkocc's version
+ * and written whole (through a temporary file and a rename; "-": standard output). vkocc_calibration_save:
+ * vkocc.calibration/1, the device and the calibration. vkocc_probe_save: vkocc.probe/1, the device and the
+ * probe's result with every repetition. vkocc_raw_probe_save: vkocc.raw-probe/1 (vkocc_raw_probe_load reads it),
+ * the last comb's intervals of a result probed with keep_raw. VKOCC_ERROR_USAGE for a missing argument (or a
+ * result without repetitions); otherwise the errors of vkocc_write_file_atomic. */
+vkocc_status vkocc_calibration_save(const vkocc_device_info *device, const vkocc_calibration *cal, const char *path);
+
 /* ================================================================ occupancy probes
  * P of one pipeline at one point (workgroup size, shared bytes): how many of its workgroups are resident at
  * once on the whole device. Two methods: the comb (sleeping workgroups timed by the device clock; the
@@ -504,6 +513,9 @@ void vkocc_probe_result_free(vkocc_probe_result *r);
 vkocc_status vkocc_probe_check_point(const vkocc_device_info *dev, uint32_t wg_size, uint32_t shared_bytes);
 /* The intervals of a raw probe file (schema vkocc.raw-probe/1, `vkocc probe --raw`), malloc'd. */
 vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_t *n, vkocc_device_info *dev);
+/* vkocc.probe/1 and vkocc.raw-probe/1: see vkocc_calibration_save. */
+vkocc_status vkocc_probe_save(const vkocc_device_info *device, const vkocc_probe_result *r, const char *path);
+vkocc_status vkocc_raw_probe_save(const vkocc_device_info *device, const vkocc_probe_result *r, const char *path);
 
 /* ================================================================ surface
  * P over workgroup size x shared memory: a ladder of shared sizes, refined where P changes. */
@@ -817,6 +829,11 @@ void vkocc_register_doc_free(vkocc_register_doc *d);
 void vkocc_register_cache_path(const vkocc_device_info *d, char *out, size_t len);
 /* The cached register model of the device: true when a document with a known model is there. */
 bool vkocc_register_model_from_cache(const vkocc_device_info *d, vkocc_register_model *m);
+/* The device's cached register document, whole (vkocc_register_model_from_cache keeps only its model): true and
+ * out filled (free with vkocc_register_doc_free) when the cache holds the entry sealed with this device's key (the
+ * device, driver, queue family, driver environment and vkocc's version); false on a miss, an edited, foreign or
+ * unsealed file among them. */
+bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_doc *out);
 
 /* The register file as the vendor reports it, a cross-check for the measured model (never used to measure):
  * VK_AMD_shader_core_properties' VGPRs per SIMD (per lane), their allocation granularity and SIMDs per CU give
@@ -1299,6 +1316,19 @@ typedef struct vkocc_written_input {
  * augmented measurement settles it. Never returns the augmented P where the statistics say it differs. */
 vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_answer *out);
 
+/* ---------------------------------------------------------------- augmentation variants (docs/shader.md)
+ * The estimator vkocc adds to a user's pipeline can be written several ways; the driver may compile the user's
+ * code differently beside each. vkocc_pipeline_occupancy measures with "compact" on GPUs and, where that changes a
+ * statistic that bounds occupancy, tries the others and measures P with one that compiles to the written
+ * statistics (evidence VKOCC_WRITTEN_VARIANT). */
+
+/* The augmentation vkocc_pipeline_occupancy measures with first is vkocc_probe_options.augmentation: "auto" or
+ * NULL (the default: "compact" on GPUs, "unrolled" on CPU devices), "compact" (32 ALU steps per clock read),
+ * "unrolled" (128 steps: vkocc's earlier default, about twice the added code), "small" (8 steps), "clock-only" (no
+ * work between clock reads), "rolled" (128 steps as an inner loop: the smallest, but lavapipe stops such a loop
+ * early). This checks a name before anything is measured: VKOCC_ERROR_USAGE naming the choices for another. */
+vkocc_status vkocc_augmentation_check(const char *name);
+
 /* ================================================================ persistent threads, the device-wide barrier
  * (docs/barrier.md). The GLSL side is <vkocc/device_barrier.glsl> and <vkocc/persistent.glsl>
  * (glsl/ in the source tree, installed under share/vkocc/glsl; the library's run-time compiler resolves
@@ -1703,36 +1733,6 @@ vkocc_status vkocc_policy_header(const char *db_path, char **text);
 vkocc_status vkocc_policy_select_queue(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
                                        const char *device_key, const char *queue_kind, const vkocc_policy_var *vars,
                                        uint32_t nvars, double threshold, vkocc_policy_choice *out);
-
-/* ---------------------------------------------------------------- augmentation variants (docs/shader.md)
- * The estimator vkocc adds to a user's pipeline can be written several ways; the driver may compile the user's
- * code differently beside each. vkocc_pipeline_occupancy measures with "compact" on GPUs and, where that changes a
- * statistic that bounds occupancy, tries the others and measures P with one that compiles to the written
- * statistics (evidence VKOCC_WRITTEN_VARIANT). */
-
-/* The augmentation vkocc_pipeline_occupancy measures with first is vkocc_probe_options.augmentation: "auto" or
- * NULL (the default: "compact" on GPUs, "unrolled" on CPU devices), "compact" (32 ALU steps per clock read),
- * "unrolled" (128 steps: vkocc's earlier default, about twice the added code), "small" (8 steps), "clock-only" (no
- * work between clock reads), "rolled" (128 steps as an inner loop: the smallest, but lavapipe stops such a loop
- * early). This checks a name before anything is measured: VKOCC_ERROR_USAGE naming the choices for another. */
-vkocc_status vkocc_augmentation_check(const char *name);
-
-/* ---- documents of a calibration and of a probe (what `vkocc calibrate -o`, `probe -o` and `probe --raw`
- * write). Each is stamped with its schema and vkocc's version and written whole (through a temporary file
- * and a rename; "-": standard output). vkocc_calibration_save: vkocc.calibration/1, the device and the
- * calibration. vkocc_probe_save: vkocc.probe/1, the device and the probe's result with every repetition.
- * vkocc_raw_probe_save: vkocc.raw-probe/1 (vkocc_raw_probe_load reads it), the last comb's intervals of a
- * result probed with keep_raw. VKOCC_ERROR_USAGE for a missing argument (or a result without repetitions);
- * otherwise the errors of vkocc_write_file_atomic. */
-vkocc_status vkocc_calibration_save(const vkocc_device_info *device, const vkocc_calibration *cal, const char *path);
-vkocc_status vkocc_probe_save(const vkocc_device_info *device, const vkocc_probe_result *r, const char *path);
-vkocc_status vkocc_raw_probe_save(const vkocc_device_info *device, const vkocc_probe_result *r, const char *path);
-
-/* ---- the device's cached register document, whole (beside vkocc_register_model_from_cache, which keeps only
- * its model): true and out filled (free with vkocc_register_doc_free) when the cache holds the entry sealed
- * with this device's key (the device, driver, queue family, driver environment and vkocc's version); false on
- * a miss, an edited, foreign or unsealed file among them. */
-bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_doc *out);
 
 /* ================================================================ documents (JSON through jansson)
  * Every document vkocc writes is a JSON object that starts with "schema": "NAME/VERSION" (the version from the

@@ -1,5 +1,6 @@
 /* Surface files: the JSON vkocc writes (a surface, or a fingerprint holding one) and a plain CSV
  * "wg_size,shared_bytes,P" that anyone can produce. */
+#include "array.h"
 #include "internal.h"
 #include "io.h"
 #include "model.h" /* vkocc_derive_fixed, the cluster recipes */
@@ -262,11 +263,9 @@ static vkocc_status load_csv(const char *path, const char *text, size_t len, vko
     if (h.subgroups >= 0 && p.P && !parse_value(path, line, 2, fs[h.subgroups], fe[h.subgroups], &sgs))
       for (int i = 0; i < 9; i++)
         if ((uint64_t)(p.wg_size + (1u << i) - 1) / (1u << i) * p.P != sgs) sg_ok &= ~(1u << i);
-    if (out->count == cap) {
-      cap *= 2;
-      out->points = vkocc_xrealloc(out->points, cap * sizeof *out->points);
-      *lines = vkocc_xrealloc(*lines, cap * sizeof **lines);
-    }
+    uint32_t cap_lines = cap; /* two arrays, one capacity */
+    vkocc_array_room(out->points, out->count, cap, 64);
+    vkocc_array_room(*lines, out->count, cap_lines, 64);
     (*lines)[out->count] = line;
     out->points[out->count++] = p;
   }

@@ -2,7 +2,7 @@
  * by `vkocc tune` and read back by its --resume and by `vkocc policy build/transfer`. */
 #ifndef VKOCC_TUNE_RESULTS_H
 #define VKOCC_TUNE_RESULTS_H
-#include "../kernels/kernels.h"
+#include "kernels.h"
 #include "util.h"
 #include <jansson.h>
 

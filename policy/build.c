@@ -6,7 +6,7 @@
  * (ties: geometric mean). Efficiency = a result's best time / the configuration's time there. */
 #include "tunedb.h"
 #include "jsonio.h"
-#include "../io/io.h"
+#include "io.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

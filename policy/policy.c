@@ -198,17 +198,15 @@ static const char *entry_queue_kind(json_t *e) {
   return k && *k ? k : "unknown";
 }
 
-/* The caller's kind of queue family for the preference: NULL when not known. */
-static _Thread_local const char *want_queue_kind;
-
-static bool same_kind(json_t *e) { return want_queue_kind && !strcmp(entry_queue_kind(e), want_queue_kind); }
+/* Whether entry e was tuned on the caller's kind of queue family (kind NULL: not known). */
+static bool same_kind(json_t *e, const char *kind) { return kind && !strcmp(entry_queue_kind(e), kind); }
 
 /* The best entry for `cluster` (device NULL: entries without a device key) or for the exact device key
  * (device given: cluster ignored): no given value contradicting it, the nearest range, then one tuned on the
- * caller's kind of queue family, then (a variable not given) the largest problem size tuned, then the first in
- * the file; -1 when none. *m: its match. */
+ * caller's kind of queue family (kind; NULL: not known), then (a variable not given) the largest problem size
+ * tuned, then the first in the file; -1 when none. *m: its match. */
 static int best_entry(json_t *entries, const char *cluster, const char *device, const vkocc_policy_var *vars,
-                      uint32_t n, match *m) {
+                      uint32_t n, const char *kind, match *m) {
   int best = -1;
   bool best_same = false;
   for (size_t i = 0; i < json_array_size(entries); i++) {
@@ -216,7 +214,7 @@ static int best_entry(json_t *entries, const char *cluster, const char *device, 
     if (!key_matches(e, cluster, device)) continue;
     match x = entry_match(e, vars, n);
     if (!x.ok) continue;
-    bool same = same_kind(e), tie = best >= 0 && fabs(x.dist - m->dist) <= 1e-12;
+    bool same = same_kind(e, kind), tie = best >= 0 && fabs(x.dist - m->dist) <= 1e-12;
     if (best < 0 || x.dist < m->dist - 1e-12 || (tie && same && !best_same) ||
         (tie && same == best_same && x.missing && x.tuned > m->tuned))
       best = (int)i, *m = x, best_same = same;
@@ -382,21 +380,19 @@ vkocc_status vkocc_policy_select_device(const vkocc_policy_db *db, const char *k
 }
 
 static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
-                                 const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
-                                 double threshold, vkocc_policy_choice *out);
+                                 const char *device_key, const char *kind, const vkocc_policy_var *vars,
+                                 uint32_t nvars, double threshold, vkocc_policy_choice *out);
 
 vkocc_status vkocc_policy_select_queue(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
                                        const char *device_key, const char *queue_kind, const vkocc_policy_var *vars,
                                        uint32_t nvars, double threshold, vkocc_policy_choice *out) {
-  want_queue_kind = queue_kind && *queue_kind && strcmp(queue_kind, "unknown") ? queue_kind : NULL;
-  vkocc_status s = select_queue(db, kernel, fp, device_key, vars, nvars, threshold, out);
-  want_queue_kind = NULL;
-  return s;
+  const char *kind = queue_kind && *queue_kind && strcmp(queue_kind, "unknown") ? queue_kind : NULL;
+  return select_queue(db, kernel, fp, device_key, kind, vars, nvars, threshold, out);
 }
 
 static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, const vkocc_fingerprint *fp,
-                                 const char *device_key, const vkocc_policy_var *vars, uint32_t nvars,
-                                 double threshold, vkocc_policy_choice *out) {
+                                 const char *device_key, const char *kind, const vkocc_policy_var *vars,
+                                 uint32_t nvars, double threshold, vkocc_policy_choice *out) {
   vkocc_clear_error();
   memset(out, 0, sizeof *out);
   out->entry = -1;
@@ -406,7 +402,7 @@ static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, 
   json_t *entries = json_object_get(k, "entries");
   match m = {0};
   bool dev = device_key && *device_key;
-  int de = dev ? best_entry(entries, "", device_key, vars, nvars, &m) : -1;
+  int de = dev ? best_entry(entries, "", device_key, vars, nvars, kind, &m) : -1;
   char why[600] = ""; /* the rules that found nothing, for the note */
   if (de >= 0) {
     out->rule = VKOCC_POLICY_DEVICE;
@@ -418,9 +414,10 @@ static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, 
     snprintf(id, sizeof id, "%s", fp->cluster_id);
     if (dev && has_entries(entries, "", device_key))
       note_rejected(out, entries, "", device_key, " for this device", vars, nvars);
-    int e = best_entry(entries, id, NULL, vars, nvars, &m);
-    if (e < 0 && (vkocc_cluster_id_other(fp, id), 1)) e = best_entry(entries, id, NULL, vars, nvars, &m);
-    if (e < 0 && fp->signature.present && (vkocc_cluster_id_c1(fp, id), 1)) e = best_entry(entries, id, NULL, vars, nvars, &m);
+    int e = best_entry(entries, id, NULL, vars, nvars, kind, &m);
+    if (e < 0 && (vkocc_cluster_id_other(fp, id), 1)) e = best_entry(entries, id, NULL, vars, nvars, kind, &m);
+    if (e < 0 && fp->signature.present && (vkocc_cluster_id_c1(fp, id), 1))
+      e = best_entry(entries, id, NULL, vars, nvars, kind, &m);
     if (e >= 0) {
       out->rule = VKOCC_POLICY_CLUSTER;
       snprintf(out->cluster_id, sizeof out->cluster_id, "%s", id);
@@ -453,7 +450,7 @@ static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, 
           if (!tried[i] && d[i] <= threshold && (best < 0 || d[i] < d[best])) best = (int)i;
         if (best < 0) break;
         tried[best] = true;
-        int en = best_entry(entries, db->clusters[best].cluster_id, NULL, vars, nvars, &m);
+        int en = best_entry(entries, db->clusters[best].cluster_id, NULL, vars, nvars, kind, &m);
         if (en >= 0) {
           out->rule = VKOCC_POLICY_NEAREST;
           snprintf(out->cluster_id, sizeof out->cluster_id, "%s", db->clusters[best].cluster_id);
@@ -486,12 +483,12 @@ static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, 
     bool dev_rule = out->rule == VKOCC_POLICY_DEVICE;
     bool others = other_kind_available(entries, out->entry, dev_rule ? "" : out->cluster_id, dev_rule ? device_key : NULL,
                                        vars, nvars, &m);
-    if (want_queue_kind && strcmp(ek, "unknown") && strcmp(ek, want_queue_kind))
+    if (kind && strcmp(ek, "unknown") && strcmp(ek, kind))
       note(out, "the entry was tuned on a %s queue family, this one is %s (no entry of that kind%s): its shared "
-           "capacity per SM may differ", ek, want_queue_kind, dev_rule ? " for this device" : " for the cluster");
-    else if (want_queue_kind && !strcmp(ek, want_queue_kind) && others)
+           "capacity per SM may differ", ek, kind, dev_rule ? " for this device" : " for the cluster");
+    else if (kind && !strcmp(ek, kind) && others)
       note(out, "the entry tuned on a %s queue family, as this one (the database has another kind too)", ek);
-    else if (!want_queue_kind && others)
+    else if (!kind && others)
       note(out, "the queue family's kind is not known: the entry tuned on a %s one (the database has another kind "
            "too)", ek);
     if (m.dist > 0) {

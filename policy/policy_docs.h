@@ -2,7 +2,7 @@
  * out; policy/tunedb.h has the arithmetic behind them). */
 #ifndef VKOCC_POLICY_DOCS_H
 #define VKOCC_POLICY_DOCS_H
-#include "../io/tune_results.h"
+#include "tune_results.h"
 
 /* build.c: a vkocc.policy-db document from results (any kernels). */
 vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **db);

@@ -2,7 +2,7 @@
  * (transfer.c), over vkocc.tune-results/1 documents (io/tune_results.h). */
 #ifndef VKOCC_TUNEDB_H
 #define VKOCC_TUNEDB_H
-#include "../io/tune_results.h"
+#include "tune_results.h"
 #include "policy_docs.h"
 
 /* The time of configuration `key` on d: its median when measured and valid, else NAN. */

@@ -1,5 +1,6 @@
 /* Adaptive surface: the full grid's points from few measurements (include/vkocc.h, docs/surface-speed.md).
  * Pure algorithm behind a measurement callback, tested on synthetic surfaces (tests/test_adaptive.c). */
+#include "array.h"
 #include "internal.h"
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@ typedef struct {
   bool refine;
   row_t *rows;
   bool *row_full;
-  uint32_t *col_full, ncol_full; /* shared sizes measured in every row that has them */
+  uint32_t *col_full, ncol_full, col_cap; /* shared sizes measured in every row that has them */
   vkocc_points_fn fn;
   void *user;
   vkocc_surface_point *want;
@@ -39,7 +40,7 @@ static void store(ad *a, uint32_t i, const vkocc_surface_point *p) {
   row_t *r = &a->rows[i];
   meas *m = find(r, p->shared_bytes);
   if (m) { m->pt = *p; return; }
-  if (r->n == r->cap) r->m = vkocc_xrealloc(r->m, (r->cap = r->cap ? 2 * r->cap : 16) * sizeof *r->m);
+  vkocc_array_room(r->m, r->n, r->cap, 16);
   uint32_t k = r->n;
   while (k > 0 && r->m[k - 1].s > p->shared_bytes) { r->m[k] = r->m[k - 1]; k--; }
   r->m[k] = (meas){p->shared_bytes, *p};
@@ -94,12 +95,10 @@ static uint32_t value(const ad *a, uint32_t i, uint32_t s, bool *measured) {
 }
 
 static void list_put(list_t *l, uint32_t at, uint32_t s, uint32_t v, bool refined) {
-  if (l->n == l->cap) {
-    l->cap = l->cap ? 2 * l->cap : 64;
-    l->s = vkocc_xrealloc(l->s, l->cap * sizeof *l->s);
-    l->v = vkocc_xrealloc(l->v, l->cap * sizeof *l->v);
-    l->refined = vkocc_xrealloc(l->refined, l->cap * sizeof *l->refined);
-  }
+  uint32_t cap_v = l->cap, cap_refined = l->cap; /* three arrays, one capacity */
+  vkocc_array_room(l->s, l->n, l->cap, 64);
+  vkocc_array_room(l->v, l->n, cap_v, 64);
+  vkocc_array_room(l->refined, l->n, cap_refined, 64);
   memmove(l->s + at + 1, l->s + at, (l->n - at) * sizeof *l->s);
   memmove(l->v + at + 1, l->v + at, (l->n - at) * sizeof *l->v);
   memmove(l->refined + at + 1, l->refined + at, (l->n - at) * sizeof *l->refined);
@@ -159,7 +158,7 @@ static void want(ad *a, uint32_t i, uint32_t s, bool remeasure) {
   if ((m && !remeasure) || wanted(a, a->wg[i], s)) return;
   uint32_t v = model(a, i, s);
   if (!v) v = bound(a, i, s);
-  if (a->nwant == a->wcap) a->want = vkocc_xrealloc(a->want, (a->wcap = a->wcap ? 2 * a->wcap : 64) * sizeof *a->want);
+  vkocc_array_room(a->want, a->nwant, a->wcap, 64);
   a->want[a->nwant++] = (vkocc_surface_point){.wg_size = a->wg[i], .shared_bytes = s, .P = v};
 }
 
@@ -223,7 +222,7 @@ static void want_axes(ad *a, list_t *l) {
 
 static void mark_full_col(ad *a, uint32_t s) {
   if (col_is_full(a, s)) return;
-  a->col_full = vkocc_xrealloc(a->col_full, (a->ncol_full + 1) * sizeof *a->col_full);
+  vkocc_array_room(a->col_full, a->ncol_full, a->col_cap, 8);
   a->col_full[a->ncol_full++] = s;
   a->st.full_columns++;
 }
@@ -240,14 +239,13 @@ static void want_unknown(ad *a, list_t *l) {
 /* Compares measured checks with their predictions; a disagreement is measured again with its axis
  * points, and one that stands makes its row and column full. Returns via *more whether anything changed. */
 static vkocc_status settle(ad *a, const vkocc_surface_point *done, const uint32_t *pred, uint32_t n, bool *more) {
-  vkocc_surface_point *sus = NULL;
-  uint32_t ns = 0;
+  vkocc_array susa = VKOCC_ARRAY_INIT;
   /* a full row is measured whole already: its disagreements say nothing new */
   for (uint32_t k = 0; k < n; k++)
-    if (pred[k] && done[k].P != pred[k] && !a->row_full[row_of(a, done[k].wg_size)]) {
-      sus = vkocc_xrealloc(sus, (ns + 1) * sizeof *sus);
-      sus[ns++] = done[k];
-    }
+    if (pred[k] && done[k].P != pred[k] && !a->row_full[row_of(a, done[k].wg_size)])
+      vkocc_array_append(&susa, vkocc_surface_point, done[k]);
+  uint32_t ns = (uint32_t)vkocc_array_num(&susa, vkocc_surface_point);
+  vkocc_surface_point *sus = vkocc_array_steal(&susa);
   *more = false;
   if (!ns) { free(sus); return VKOCC_OK; }
   a->st.disagreements += ns;
@@ -363,21 +361,21 @@ vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_point
   }
 
   /* 4. the result: every row's point set, measured or predicted */
-  uint32_t cap = 0;
-  vkocc_surface_point *out = NULL;
+  vkocc_array outa = VKOCC_ARRAY_INIT;
   for (uint32_t i = 0; i < a.nw && !s; i++) {
     build_row(&a, i, &l);
     for (uint32_t k = 0; k < l.n; k++) {
-      if (*count == cap) out = vkocc_xrealloc(out, (cap = cap ? 2 * cap : 256) * sizeof *out);
       const meas *m = find(&a.rows[i], l.s[k]);
       vkocc_surface_point p = m ? m->pt
                                 : (vkocc_surface_point){.wg_size = a.wg[i], .shared_bytes = l.s[k], .P = l.v[k],
                                                         .agree = true, .predicted = true};
       p.refined = l.refined[k];
       if (m) a.st.measured++;
-      out[(*count)++] = p;
+      vkocc_array_append(&outa, vkocc_surface_point, p);
+      (*count)++;
     }
   }
+  vkocc_surface_point *out = vkocc_array_steal(&outa);
   a.st.points = *count;
   if (stats) *stats = a.st;
   for (uint32_t i = 0; i < a.nw; i++) free(a.rows[i].m);

@@ -1,4 +1,5 @@
-/* util/array.h: growth keeps every element, steal hands the data over, reserve keeps the size. */
+/* util/array.h: growth keeps every element, steal hands the data over, reserve keeps the size; a pointer, count and
+ * capacity grow in place (vkocc_array_room). */
 #include "array.h"
 #include "check.h"
 #include <stdint.h>
@@ -43,5 +44,24 @@ int main(void) {
   vkocc_array_fini(&p);
   CHECK(p.data == NULL && p.capacity == 0, "fini frees");
   vkocc_array_fini(&p); /* twice is fine */
+
+  /* a pointer, a count and a uint32_t capacity, as a struct's members: room on demand, doubling from min */
+  uint32_t *w = NULL, n = 0, cap = 0, moves = 0;
+  for (uint32_t i = 0; i < 1000; i++) {
+    uint32_t *was = w;
+    vkocc_array_room(w, n, cap, 16);
+    moves += w != was;
+    w[n++] = i * 7u;
+  }
+  CHECK_EQ_U(n, 1000);
+  CHECK_EQ_U(cap, 1024); /* 16, 32, ..., 1024 */
+  CHECK_EQ_U(moves, 7);
+  bad = 0;
+  for (uint32_t i = 0; i < 1000; i++) bad += w[i] != i * 7u;
+  CHECK_EQ_U(bad, 0);
+  uint32_t *same = w;
+  vkocc_array_room(w, 999, cap, 16); /* within the capacity: nothing moves */
+  CHECK(w == same && cap == 1024, "room within the capacity keeps the array");
+  free(w);
   return check_report();
 }

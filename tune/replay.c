@@ -2,11 +2,11 @@
  * occupancy features from a fingerprint's device model, and the statistics over seeds. */
 #include "replay.h"
 #include "features.h"
-#include "../io/io.h"
+#include "io.h"
 /* kernels.h's input generator tune_rng() and search.h's generator type tune_rng share a name: renamed here
  * for this file only (nothing here uses the generator) */
 #define tune_rng tune_kernel_input_rng
-#include "../io/tune_results.h"
+#include "tune_results.h"
 #undef tune_rng
 #include "jsonio.h"
 #include <math.h>

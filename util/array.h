@@ -8,6 +8,8 @@
  *     uint32_t *owned = vkocc_array_steal(&a);              the caller frees it; a is empty again
  *     vkocc_array_fini(&a);                                 frees what a holds
  *
+ * An array others read as a pointer and a count (a public struct's) grows with vkocc_array_room instead (below).
+ *
  * Growth doubles the capacity (at least 64 bytes), so appending n elements costs O(n). Allocation goes
  * through vkocc_xrealloc (a failure ends the process with a message); a size that would overflow size_t
  * ends it the same way, so no caller sees a truncated array. */
@@ -69,6 +71,35 @@ static inline void *vkocc_array_steal(vkocc_array *a) {
   a->size = a->capacity = 0;
   return p;
 }
+
+/* For an array kept as a pointer, a count and a capacity (members of a struct that others read as plain C, such
+ * as vkocc_surface's points): room for element n (the capacity doubled, at least min, when n reaches it).
+ *     if the count is n:  vkocc_array_room(p, n, cap, 64); p[n++] = v;
+ * The capacity's own type keeps it: one that would not fit there, or a size that would overflow, ends the process
+ * with a message like any failed allocation. */
+static inline void *vkocc_array_room_bytes(void *p, size_t elem, size_t n, size_t *cap, size_t min) {
+  if (n < *cap) return p;
+  size_t c = *cap ? *cap : (min ? min : 1);
+  while (c <= n) {
+    if (c > SIZE_MAX / 2 / elem) {
+      fprintf(stderr, "vkocc: array of %zu elements of %zu bytes cannot grow\n", n, elem);
+      abort();
+    }
+    c *= 2;
+  }
+  *cap = c;
+  return vkocc_xrealloc(p, c * elem);
+}
+#define vkocc_array_room(p, n, cap, min)                                                                             \
+  do {                                                                                                               \
+    size_t cap_ = (cap);                                                                                             \
+    (p) = vkocc_array_room_bytes((p), sizeof *(p), (n), &cap_, (min));                                               \
+    (cap) = cap_;                                                                                                    \
+    if ((size_t)(cap) != cap_) {                                                                                     \
+      fprintf(stderr, "vkocc: array capacity %zu does not fit its counter\n", cap_);                                 \
+      abort();                                                                                                       \
+    }                                                                                                                \
+  } while (0)
 
 #define vkocc_array_grow(a, type, n) ((type *)vkocc_array_grow_bytes((a), sizeof(type) * (n)))
 #define vkocc_array_append(a, type, v) (*vkocc_array_grow((a), type, 1) = (v))

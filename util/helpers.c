@@ -1,4 +1,5 @@
-/* Small Vulkan-free helpers every room shares (util/util.h): FNV-1a 64, qsort comparators, the UTC time stamp. */
+/* Small Vulkan-free helpers every room shares (util/util.h): FNV-1a 64, qsort comparators, the UTC time stamp, the
+ * largest workgroup a device takes (the pure models ask it too). */
 #include "util.h"
 #include <time.h>
 
@@ -27,4 +28,8 @@ void vkocc_utc_now(char *out, size_t len) {
   time_t now = time(NULL);
   struct tm tm;
   if (!gmtime_r(&now, &tm) || !strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm)) snprintf(out, len, "unknown");
+}
+
+uint32_t vkocc_device_max_wg_size(const vkocc_device_info *d) {
+  return d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
 }

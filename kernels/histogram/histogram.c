@@ -1,5 +1,5 @@
 /* histogram: parameter space, constraints and CPU reference (the GLSL is histogram.comp). */
-#include "../kernels.h"
+#include "kernels.h"
 #include <stdio.h>
 #include <string.h>
 

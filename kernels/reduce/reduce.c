@@ -1,5 +1,5 @@
 /* reduce: parameter space, constraints and CPU reference (the GLSL is reduce.comp). */
-#include "../kernels.h"
+#include "kernels.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,3 @@
+/* the CLI into the documents' internal header */
+#include "io.h"
+int wall_case(void) { return 0; }

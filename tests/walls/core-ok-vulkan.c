@@ -1,0 +1,3 @@
+/* the device room is where Vulkan lives */
+#include <vulkan/vulkan.h>
+int wall_case(void) { return 0; }
