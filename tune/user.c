@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <spirv.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -95,15 +96,30 @@ typedef struct module {
 
 typedef struct config config;
 
+/* The prebuilding thread (prebuild_ahead): a queue of configurations whose module and pipeline it makes while
+ * the device measures another. */
+#define PRE_AHEAD 2
+typedef struct prebuilder {
+  pthread_t thread;
+  bool started, quit, busy;
+  pthread_mutex_t lock;      /* the queue, busy, each config's prebuilt state */
+  pthread_cond_t wake, done;
+  pthread_mutex_t modules;   /* the module table (get_module) */
+  config *queue[PRE_AHEAD];
+  uint32_t head, n;
+} prebuilder;
+
 typedef struct harness {
   vkocc_context **ctxp;
   tu_run *run;
   const tu_options *o;
   t1_spec *s;
-  module *mods;
+  module **mods;
   uint32_t nmods, capmods;
   json_t *mod_index;         /* a define set's key -> its index in mods */
   config **cfg;              /* per configuration of the space: materialized on its first evaluation (config_of) */
+  prebuilder pb;
+  bool sequential;           /* the strategy proposes in enumeration order (brute force): the next are known */
   char *source;              /* the kernel's text (source kernels) for the define and constant checks */
   /* device resources */
   vkocc_buffer *dev, *pristine, *readback; /* per argument */
@@ -199,6 +215,7 @@ struct config {
   uint32_t ndefs;
   char *defs_key;            /* the defines joined: the key of its module */
   int32_t module;            /* index into the harness's modules, -1 before its module is found */
+  struct prebuilt *pre;      /* its module and pipeline made ahead (prebuild_ahead), until measure_config takes them */
 };
 
 static config *config_of(harness *h, uint32_t c) {
@@ -257,21 +274,20 @@ static void defines_of(harness *h, config *x) {
 }
 
 /* the module of x's define set, found by its key, compiled on first use; *compile_ms the time when compiled now */
-static module *get_module(harness *h, config *x, double *compile_ms) {
+static module *find_module(harness *h, config *x, double *compile_ms) {
   *compile_ms = 0;
   if (!x->defs_key) defines_of(h, x);
   if (!h->mod_index) h->mod_index = json_object();
   json_t *known = json_object_get(h->mod_index, x->defs_key);
   if (known) x->module = (int32_t)json_integer_value(known);
-  if (x->module >= 0) return &h->mods[x->module];
+  if (x->module >= 0) return h->mods[x->module];
   if (h->nmods == h->capmods) {
     h->capmods = h->capmods ? 2 * h->capmods : 8;
-    h->mods = vkocc_xrealloc(h->mods, h->capmods * sizeof *h->mods);
+    h->mods = vkocc_xrealloc(h->mods, h->capmods * sizeof *h->mods); /* pointers: a module never moves */
   }
   x->module = (int32_t)h->nmods;
   json_object_set_new(h->mod_index, x->defs_key, json_integer(h->nmods));
-  module *m = &h->mods[h->nmods++];
-  memset(m, 0, sizeof *m);
+  module *m = h->mods[h->nmods++] = vkocc_xcalloc(1, sizeof *m);
   double t0 = vkocc_now_ms();
   vkocc_status st = vkocc_shader_load_file(h->s->kernel_file, h->s->lang, h->s->kernel_name,
                                            (const char *const *)x->defs, x->ndefs, &m->spv, &m->words);
@@ -285,6 +301,14 @@ static module *get_module(harness *h, config *x, double *compile_ms) {
   *compile_ms = vkocc_now_ms() - t0;
   h->run->compiles++;
   h->run->compile_ms += *compile_ms;
+  return m;
+}
+
+/* find_module under the lock of the module table: the prebuilding thread compiles too */
+static module *get_module(harness *h, config *x, double *compile_ms) {
+  pthread_mutex_lock(&h->pb.modules);
+  module *m = find_module(h, x, compile_ms);
+  pthread_mutex_unlock(&h->pb.modules);
   return m;
 }
 
@@ -568,6 +592,9 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
 
 /* ------------------------------------------------------------------ one configuration: a recipe of phases */
 
+static void prebuild_drain(harness *h);
+static void prebuild_drop(harness *h, config *x);
+
 static bool outputs_right(harness *h, char *why, size_t len);
 
 /* After a dispatch that timed out or lost the device. A timed-out dispatch that ends within the context's
@@ -583,6 +610,7 @@ static vkocc_status recover(harness *h, tu_result *r, tu_invalidity inv, const c
     return VKOCC_OK; /* it finished late: recorded as timeout, the device goes on */
   }
   if (!h->o->reopen) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s (no way to reopen the device)", why);
+  prebuild_drain(h); /* nothing made on this device survives it */
   lost = vkocc_context_lost(ctx);
   if (lost) {
     /* a lost device runs nothing more: its objects can be destroyed */
@@ -619,6 +647,7 @@ typedef struct trial {
   double first_ns;           /* the validated run: it sizes the batches */
   double timeout_s;          /* the bound on one dispatch */
   double setup_ms;           /* buffers made during this configuration: the run's cost, not its own */
+  bool ahead;                /* prepared on the prebuilding thread: nothing shared is touched but the modules */
   vkocc_status st;
 } trial;
 
@@ -690,6 +719,7 @@ static tu_outcome prepare_module(harness *h, trial *t) {
     return stop(t, vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelName: '%.200s': %s", s->file,
                               s->kernel_name, m->error));
   if (m->failed) return invalid(t, TU_COMPILE, "compile: %s", m->error);
+  if (t->ahead && (!m->checked || !h->buffers_ready)) return TU_STOP; /* the interface and buffers: the main thread's */
   if (!m->checked && (t->st = check_interface(h, m))) return TU_STOP;
   m->checked = true;
   if (!h->buffers_ready) {
@@ -727,9 +757,130 @@ static tu_outcome prepare_pipeline(harness *h, trial *t) {
                           .entry = s->kernel_name, .info = &t->info, .refl = &t->m->refl, .spec = t->sp.v,
                           .nspec = t->sp.n, .res = res, .nres = nres, .statistics = h->s->uses_P || h->o->always_P};
   if (!vkocc_kernel_build(CTX(h), &kd, &t->k)) return TU_GO;
+  if (t->ahead) return TU_STOP; /* the main thread builds it again, and recovers from what failed */
   char why[600];
   snprintf(why, sizeof why, "pipeline creation: %s", vkocc_last_error());
   return failed(h, t, TU_COMPILE, vkocc_context_lost(CTX(h)), false, why);
+}
+
+/* ---- prebuilding: the next configurations' modules and pipelines made on a host thread while the device
+ * measures the current one, so the device does not wait for the compiler and the driver */
+
+typedef struct prebuilt {
+  bool ready;                /* made (or given up): measure_config may take it */
+  tu_outcome out;            /* TU_GO: module and pipeline below; else the main thread prepares it itself */
+  module *m;
+  specs sp;
+  vkocc_spirv_info info;
+  vkocc_kernel k;
+  double compile_ms, pipeline_ms;
+} prebuilt;
+
+static void prebuild(harness *h, config *x) {
+  prebuilt *p = x->pre;
+  tu_result scratch = {.P = -1};
+  trial t = {.x = x, .coord = x->coord, .r = &scratch, .ahead = true};
+  memcpy(scratch.local, x->local, sizeof scratch.local);
+  p->out = prepare_module(h, &t);
+  double t0 = vkocc_now_ms();
+  if (p->out == TU_GO) p->out = prepare_pipeline(h, &t);
+  p->pipeline_ms = vkocc_now_ms() - t0;
+  p->m = t.m, p->sp = t.sp, p->info = t.info, p->k = t.k, p->compile_ms = scratch.compile_ms;
+}
+
+static void *prebuild_thread(void *arg) {
+  harness *h = arg;
+  prebuilder *b = &h->pb;
+  pthread_mutex_lock(&b->lock);
+  for (;;) {
+    while (!b->n && !b->quit) pthread_cond_wait(&b->wake, &b->lock);
+    if (b->quit) break;
+    config *x = b->queue[b->head];
+    b->head = (b->head + 1) % PRE_AHEAD, b->n--, b->busy = true;
+    pthread_mutex_unlock(&b->lock);
+    prebuild(h, x);
+    pthread_mutex_lock(&b->lock);
+    x->pre->ready = true, b->busy = false;
+    pthread_cond_broadcast(&b->done);
+  }
+  pthread_mutex_unlock(&b->lock);
+  return NULL;
+}
+
+/* Queues the configurations after c in enumeration order that are not measured yet (a sequential strategy's next
+ * proposals), up to PRE_AHEAD at once; only once buffers and interface are set, so the thread touches nothing
+ * else that is shared. */
+static void prebuild_ahead(harness *h, uint32_t c) {
+  prebuilder *b = &h->pb;
+  if (!h->sequential || !h->buffers_ready) return;
+  if (!b->started) b->started = !pthread_create(&b->thread, NULL, prebuild_thread, h);
+  pthread_mutex_lock(&b->lock);
+  for (uint32_t next = c + 1; next < h->run->space.count && next <= c + PRE_AHEAD && b->n < PRE_AHEAD && b->started;
+       next++) {
+    config *x = config_of(h, next);
+    if (h->run->r[next].measured || x->pre) continue;
+    if (!x->sized && t1_sizes(h->s, x->coord, h->global_P ? 1 : -1, x->local, x->groups)) continue;
+    x->sized = true;
+    x->pre = vkocc_xcalloc(1, sizeof *x->pre);
+    b->queue[(b->head + b->n++) % PRE_AHEAD] = x;
+  }
+  pthread_cond_signal(&b->wake);
+  pthread_mutex_unlock(&b->lock);
+}
+
+static prebuilt *prebuilt_wait(harness *h, config *x) {
+  prebuilder *b = &h->pb;
+  pthread_mutex_lock(&b->lock);
+  prebuilt *p = x->pre;
+  while (p && !p->ready) pthread_cond_wait(&b->done, &b->lock);
+  x->pre = NULL;
+  pthread_mutex_unlock(&b->lock);
+  return p;
+}
+
+/* The prebuilt module and pipeline of t's configuration, when there are (waiting for the thread to finish them). */
+static bool prebuilt_take(harness *h, trial *t) {
+  prebuilt *p = prebuilt_wait(h, t->x);
+  bool ok = p && p->out == TU_GO;
+  if (ok) {
+    t->m = p->m, t->sp = p->sp, t->info = p->info, t->k = p->k;
+    t->r->compile_ms = p->compile_ms, t->r->pipeline_ms = p->pipeline_ms;
+  }
+  free(p);
+  return ok;
+}
+
+/* x's prebuilt pipeline, if any, destroyed */
+static void prebuild_drop(harness *h, config *x) {
+  prebuilt *p = prebuilt_wait(h, x);
+  if (p && p->out == TU_GO) vkocc_kernel_destroy(CTX(h), &p->k);
+  free(p);
+}
+
+/* Every prebuilt pipeline destroyed, the queue emptied (before the device is reopened, and at the end). */
+static void prebuild_drain(harness *h) {
+  prebuilder *b = &h->pb;
+  pthread_mutex_lock(&b->lock);
+  while (b->n) { /* not started: given up */
+    b->queue[b->head]->pre->ready = true, b->queue[b->head]->pre->out = TU_STOP;
+    b->head = (b->head + 1) % PRE_AHEAD, b->n--;
+  }
+  while (b->busy) pthread_cond_wait(&b->done, &b->lock);
+  pthread_mutex_unlock(&b->lock);
+  for (uint32_t c = 0; h->cfg && c < h->run->space.count; c++)
+    if (h->cfg[c] && h->cfg[c]->pre) prebuild_drop(h, h->cfg[c]);
+}
+
+static void prebuild_stop(harness *h) {
+  prebuilder *b = &h->pb;
+  prebuild_drain(h);
+  if (b->started) {
+    pthread_mutex_lock(&b->lock);
+    b->quit = true;
+    pthread_cond_signal(&b->wake);
+    pthread_mutex_unlock(&b->lock);
+    pthread_join(b->thread, NULL);
+  }
 }
 
 /* The device's model, read once from the cache (its fingerprint's per-SM limits, its register model): what
@@ -824,13 +975,14 @@ static tu_outcome phase_prepare(harness *h, trial *t) {
   tu_result *r = t->r;
   tu_run *run = h->run;
   tu_outcome out = prepare_sizes(h, t);
-  if (out == TU_GO) out = prepare_module(h, t);
-  if (out == TU_GO) {
+  bool made = out == TU_GO && prebuilt_take(h, t);
+  if (out == TU_GO && !made) out = prepare_module(h, t);
+  if (out == TU_GO && !made) {
     double t0 = vkocc_now_ms();
     out = prepare_pipeline(h, t);
     r->pipeline_ms = vkocc_now_ms() - t0;
-    run->pipelines++, run->pipelines_ms += r->pipeline_ms;
   }
+  if (r->pipeline_ms > 0) run->pipelines++, run->pipelines_ms += r->pipeline_ms;
   if (out == TU_GO) {
     double t0 = vkocc_now_ms();
     out = prepare_P(h, t);
@@ -1072,6 +1224,7 @@ static vkocc_status build_again(harness *h, uint32_t c, vkocc_kernel *k) {
   tu_result scratch = h->run->r[c];
   config *x = config_of(h, c);
   trial t = {.x = x, .coord = x->coord, .r = &scratch};
+  prebuild_drop(h, x);
   if (!x->sized) memcpy(x->local, scratch.local, sizeof x->local); /* resumed: sized by its record */
   tu_outcome out = prepare_module(h, &t);
   if (out == TU_GO) out = prepare_pipeline(h, &t);
@@ -1221,6 +1374,7 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
   tu_result *r = &run->r[c];
   if (!r->measured) {
     if (h->o->stop && *h->o->stop) return vkocc_fail(VKOCC_ERROR_RUNTIME, "interrupted");
+    prebuild_ahead(h, c);
     vkocc_status st = measure_config(h, c, r);
     if (st) return st;
     h->done++;
@@ -1518,7 +1672,7 @@ static vkocc_status compiles_somewhere(const harness *h) {
 }
 
 static void harness_free(harness *h) {
-  for (uint32_t i = 0; i < h->nmods; i++) free(h->mods[i].spv), vkocc_reflection_free(&h->mods[i].refl);
+  for (uint32_t i = 0; i < h->nmods; i++) free(h->mods[i]->spv), vkocc_reflection_free(&h->mods[i]->refl), free(h->mods[i]);
   free(h->mods);
   json_decref(h->mod_index);
   for (uint32_t i = 0; h->cfg && i < h->run->space.count; i++) config_free(h->cfg[i]);
@@ -1550,6 +1704,8 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   static const tu_options none = {0};
   if (!o) o = &none;
   harness h = {.ctxp = ctx, .run = run, .o = o, .s = &run->spec, .reference_config = -1, .idle_ms = -1, .sentinel = -1};
+  h.pb = (prebuilder){.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+                      .done = PTHREAD_COND_INITIALIZER, .modules = PTHREAD_MUTEX_INITIALIZER};
   h.t0 = h.last_cp = vkocc_now_ms();
   for (int d = 0; d < 3; d++) h.global_P |= (texpr_uses(run->spec.global[d], NULL) & TEXPR_USES_P) != 0;
   const char *lose = getenv("VKOCC_TEST_DEVICE_LOSS");
@@ -1558,6 +1714,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   /* every buffer against the device's limits and the host's memory before anything is allocated or filled (a
    * 64 GiB reference was allocated, an 8 GiB generator run element by element, before any check) */
   vkocc_status st = take_options(run, o, &def);
+  h.sequential = !st && !strcmp(def->name, "brute_force");
   if (!st) st = check_sizes(&h);
   if (!st) st = classify_params(&h);
   if (!st) st = setup_reference(&h);
@@ -1568,6 +1725,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
     fprintf(stderr, "vkocc tune: note: %s; the best is ranked by the search's medians\n", vkocc_last_error());
   if (!st) st = compiles_somewhere(&h);
   run->elapsed_ms += vkocc_now_ms() - h.t0;
+  prebuild_stop(&h);
   harness_free(&h);
   return st;
 }
