@@ -74,11 +74,18 @@ add_library(vkocc_objects OBJECT ${VKOCC_LIB_SOURCES} ${VKOCC_SHADER_SOURCES})
 vkocc_library_objects(vkocc_objects)
 target_link_libraries(vkocc_objects PRIVATE PkgConfig::SPVC)
 target_compile_definitions(vkocc_objects PRIVATE VKOCC_VERSION="${PROJECT_VERSION}")
+if(VKOCC_WITH_MPI AND MPI_C_FOUND)
+  target_compile_definitions(vkocc_objects PRIVATE VKOCC_HAVE_MPI=1)
+  target_link_libraries(vkocc_objects PRIVATE MPI::MPI_C)
+endif()
 
 # Link-time dependencies of the library: jansson, the statically linked compiler (shaderc + glslang +
 # SPIRV-Tools, C++: a group the linker rescans), SPIRV-Cross; the Vulkan loader is opened at run time (dl).
 set(VKOCC_LINK_DEPS PkgConfig::JANSSON Threads::Threads ${CMAKE_DL_LIBS} m
   "$<LINK_GROUP:RESCAN,${VKOCC_SHADERC_GROUP}>" stdc++ m PkgConfig::SPVC) # m again: glslang needs it after
+if(VKOCC_WITH_MPI AND MPI_C_FOUND)
+  list(APPEND VKOCC_LINK_DEPS MPI::MPI_C)
+endif()
 
 set(VKOCC_PUBLIC_INCLUDE $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
                          $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

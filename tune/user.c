@@ -1382,9 +1382,13 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   uint32_t nvals[32];
   for (uint32_t i = 0; i < s->nparams; i++) names[i] = s->params[i].name, nvals[i] = s->params[i].nvalues;
   sp.param_names = names, sp.nvalues = nvals;
-  tune_search_result sr;
-  st = tune_search_run(&sp, def, run->seed, s->search_attrs, &run->budget, eval_cb, &h, &sr);
-  tune_search_result_free(&sr);
+  if (o->drive) {
+    st = o->drive(o->drive_user, &sp, eval_cb, &h);
+  } else {
+    tune_search_result sr;
+    st = tune_search_run(&sp, def, run->seed, s->search_attrs, &run->budget, eval_cb, &h, &sr);
+    tune_search_result_free(&sr);
+  }
   if (!st && h.sentinel >= 0 && sentinel_every(o) > 0) st = sentinel_again(&h);
   if (!st && o->confirm >= 0) {
     vkocc_status cs = confirm_best(&h, o->confirm ? (uint32_t)o->confirm : 5);
