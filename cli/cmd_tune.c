@@ -43,7 +43,7 @@ static void progress(void *user, const vkocc_tune_progress *p) {
 static bool spec_mode(int argc, char **argv) {
   static const char *const with_value[] = {"-o", "--output", "--t4", "--strategy", "--budget", "--fraction", "--time",
                                            "--seed", "--reference", "--name", "--spread", "--max-runs", "--timeout",
-                                           "--fingerprint", "--device", "-d", "--queue", "--size", "--type", "--only",
+                                           "--fingerprint", "--device", "-d", "--policy", "--queue", "--size", "--type", "--only",
                                            "--threads", "--confirm", "--warmup-ms", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];

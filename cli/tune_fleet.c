@@ -47,8 +47,22 @@ static int device_list(const char *device, char ***out, uint32_t *n) {
   return 0;
 }
 
+int cli_tune_policy(const char *db, const char *const *results, uint32_t n) {
+  vkocc_status st = vkocc_policy_build(results, n, false, db, NULL);
+  if (st) return cli_fail("tune", st);
+  /* the transfer report beside it: what each cluster's best is worth on the others */
+  char report[1100];
+  size_t l = strlen(db);
+  if (l > 5 && !strcmp(db + l - 5, ".json")) snprintf(report, sizeof report, "%.*s.transfer.json", (int)(l - 5), db);
+  else snprintf(report, sizeof report, "%s.transfer.json", db);
+  st = vkocc_policy_transfer(results, n, false, 0, report, NULL);
+  if (st) fprintf(stderr, "vkocc tune: note: no transfer report: %s\n", vkocc_last_error());
+  fprintf(stderr, "policy:   %s%s%s\n", db, st ? "" : ", transfer report ", st ? "" : report);
+  return 0;
+}
+
 int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *t4,
-                   vkocc_tune_options *o) {
+                   const char *policy, vkocc_tune_options *o) {
   if (t4) return cli_error("tune", 2, "--t4: not with several devices or ranks (one results document per cluster)");
   if (fp_path) return cli_error("tune", 2, "--fingerprint: not with several devices or ranks (each is fingerprinted)");
   if (!o->output) return cli_error("tune", 2, "-o FILE is required with several devices or ranks (-o -: not these)");
@@ -109,6 +123,14 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
                                       "wall_ms", rep.wall_ms, "clusters", clusters), NULL);
     else json_decref(clusters);
     if (!valid) rc = cli_error("tune", 1, "no valid configuration in any cluster");
+    if (!rc && policy) {
+      const char **files = calloc(rep.nclusters + 1, sizeof *files);
+      uint32_t nf = 0;
+      for (uint32_t k = 0; k < rep.nclusters; k++)
+        if (rep.clusters[k].valid) files[nf++] = rep.clusters[k].output;
+      rc = cli_tune_policy(policy, files, nf);
+      free(files);
+    }
   }
   vkocc_tune_fleet_report_free(&rep);
   for (uint32_t i = 0; i < n; i++) {

@@ -20,6 +20,7 @@
 #include "io.h"
 #include "jsonio.h"
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -62,7 +63,9 @@ typedef struct worker {
   uint32_t config;
   char reference[512];
   pthread_cond_t cond;
-  uint32_t fail_after;       /* VKOCC_TEST_FLEET_FAIL: fail after this many results (0: never) */
+  /* tests: VKOCC_TEST_FLEET_FAIL / _KILL "W:N,...": worker W fails (returns an error) / kills its process with
+   * SIGKILL once it has measured N configurations */
+  int64_t fail_after, kill_after;
   uint32_t done;
 } worker;
 
@@ -168,8 +171,9 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
     uint32_t c = w->config;
     w->has_cmd = false;
     pthread_mutex_unlock(&f->mu);
-    if (w->fail_after && w->done == w->fail_after)
+    if (w->fail_after >= 0 && w->done == (uint64_t)w->fail_after)
       return vkocc_fail(VKOCC_ERROR_RUNTIME, "device %s: failed as VKOCC_TEST_FLEET_FAIL asked", w->device);
+    if (w->kill_after >= 0 && w->done == (uint64_t)w->kill_after) raise(SIGKILL);
     tune_eval e;
     vkocc_status st = eval(eval_user, c, &e);
     if (st) return st;
@@ -254,7 +258,8 @@ static json_t *fleet_document(fleet *f, group *g) {
   /* every device that measured in this cluster, the resumed document's first */
   json_t *devs = json_array();
   size_t nprev = g->prev_devices ? json_array_size(g->prev_devices) : 0;
-  for (size_t i = 0; i < nprev; i++) json_array_append(devs, json_array_get(g->prev_devices, i));
+  for (size_t i = 0; i < nprev; i++) json_array_append_new(devs, json_deep_copy(json_array_get(g->prev_devices, i)));
+  uint8_t *claimed = vkocc_xcalloc(nprev + 1, 1);
   int32_t *index = vkocc_xcalloc(f->nslots + 1, sizeof *index);
   for (uint32_t s = 0; s < f->nslots; s++) {
     slot *sl = &f->slots[s];
@@ -265,9 +270,22 @@ static json_t *fleet_document(fleet *f, group *g) {
     json_object_set_new(d, "host", json_string(sl->host));
     json_object_set_new(d, "measured", json_integer(sl->measured));
     if (sl->error[0]) json_object_set_new(d, "error", json_string(sl->error));
+    /* the same device, rank and host in the resumed document: one entry, its counts added */
+    for (size_t i = 0; i < nprev && index[s] < 0; i++) {
+      json_t *p = json_array_get(devs, i);
+      const char *pk = json_string_value(json_object_get(p, "key")), *ph = json_string_value(json_object_get(p, "host"));
+      if (claimed[i] || !pk || !ph || strcmp(pk, sl->dev.id.key) || strcmp(ph, sl->host) ||
+          json_integer_value(json_object_get(p, "rank")) != sl->rank)
+        continue;
+      claimed[i] = 1, index[s] = (int32_t)i;
+      json_object_set_new(d, "measured", json_integer(sl->measured + json_integer_value(json_object_get(p, "measured"))));
+      json_array_set_new(devs, i, d);
+    }
+    if (index[s] >= 0) continue;
     index[s] = (int32_t)json_array_size(devs);
     json_array_append_new(devs, d);
   }
+  free(claimed);
   json_object_set_new(doc, "devices", devs);
   /* each result names its device: the results are in the record's evaluation order, then resumed ones */
   json_t *res = json_object_get(doc, "results");
@@ -638,6 +656,20 @@ static vkocc_status make_groups(fleet *f) {
   return VKOCC_OK;
 }
 
+/* "W:N,W:N": N for worker gid, -1 when absent */
+static int64_t test_hook(const char *var, uint32_t gid) {
+  const char *e = getenv(var);
+  for (const char *p = e; p && *p;) {
+    char *end;
+    unsigned long w = strtoul(p, &end, 10);
+    if (*end != ':') break;
+    unsigned long n = strtoul(end + 1, &end, 10);
+    if (w == gid) return (int64_t)n;
+    p = *end == ',' ? end + 1 : NULL;
+  }
+  return -1;
+}
+
 /* This rank's worker w, on the space of its group (count coordinates of nparams each). */
 static vkocc_status make_worker(fleet *f, worker *w, const vkocc_tune_fleet_member *m, uint32_t gid, uint32_t count,
                                 const uint32_t *coord) {
@@ -651,8 +683,7 @@ static vkocc_status make_worker(fleet *f, worker *w, const vkocc_tune_fleet_memb
   /* the coordinator's indices (after --only and a resume) are this worker's */
   memcpy(w->run.space.coord, coord, (size_t)count * w->run.spec.nparams * sizeof *coord);
   w->run.space.count = count;
-  const char *fail = getenv("VKOCC_TEST_FLEET_FAIL"); /* "WORKER:N": worker WORKER fails after N results */
-  if (fail && strchr(fail, ':') && (uint32_t)strtoul(fail, NULL, 10) == gid) w->fail_after = (uint32_t)strtoul(strchr(fail, ':') + 1, NULL, 10);
+  w->fail_after = test_hook("VKOCC_TEST_FLEET_FAIL", gid), w->kill_after = test_hook("VKOCC_TEST_FLEET_KILL", gid);
   return VKOCC_OK;
 }
 
@@ -740,6 +771,7 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
   /* forward: commands to the workers, their messages to the coordinator, until it says goodbye */
   for (bool bye = false; !bye;) {
     bool idle = true;
+    if (f->o->stop && *f->o->stop) break; /* mpirun ends every rank when one is lost */
     while (fleet_mpi_poll(&from, &tag, &buf, &len)) {
       idle = false;
       if (tag == TAG_BYE) bye = true;
@@ -845,9 +877,12 @@ static vkocc_status coordinate(fleet *f) {
   const vkocc_tune_options *o = f->o;
   double t0 = vkocc_now_ms();
   bool stopped = false;
+  double stop_ms = 0;
   while (dispatch(f)) {
+    /* interrupted: what is in flight may still come, but not from a rank that was ended with this one */
+    if (stopped && vkocc_now_ms() - stop_ms > 3000) break;
     if (o->stop && *o->stop && !stopped) {
-      stopped = true;
+      stopped = true, stop_ms = vkocc_now_ms();
       for (uint32_t gi = 0; gi < f->ng; gi++) {
         tune_search_stop(f->g[gi].ts);
         if (!f->g[gi].stopped[0]) snprintf(f->g[gi].stopped, sizeof f->g[gi].stopped, "interrupted");
@@ -915,9 +950,10 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   fleet *f = &F;
   pthread_mutex_init(&f->mu, NULL), pthread_cond_init(&f->out_cond, NULL);
   vkocc_status st = VKOCC_OK;
+  bool mpi_inited = false;
   if (fleet_mpi_built() && vkocc_mpi_launched(NULL, NULL)) {
     if ((st = fleet_mpi_init(&f->rank, &f->nranks))) return st;
-    f->mpi = f->nranks > 1;
+    f->mpi = f->nranks > 1, mpi_inited = true;
   }
   /* who this rank's members are; a device named twice would time two searches against each other */
   tune_device_id *ids = vkocc_xcalloc(n, sizeof *ids);
@@ -962,7 +998,15 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
             snprintf(f->slots[s].host, sizeof f->slots[s].host, "%s", h->host);
           }
         }
-        st = make_groups(f);
+        /* two ranks on one GPU would time each other: refused, naming both */
+        for (uint32_t a = 0; a < f->nslots && !st; a++)
+          for (uint32_t b = 0; b < a && !st; b++)
+            if (f->slots[a].rank != f->slots[b].rank && !strcmp(f->slots[a].dev.id.key, f->slots[b].dev.id.key) &&
+                !strcmp(f->slots[a].host, f->slots[b].host) && !same_device_allowed())
+              st = vkocc_fail(VKOCC_ERROR_USAGE, "ranks %d and %d both measure on %s of %s (two searches would time each "
+                              "other): one rank per GPU, or --device per rank", f->slots[b].rank, f->slots[a].rank,
+                              f->slots[a].dev.id.name, f->slots[a].host);
+        if (!st) st = make_groups(f);
         if (st && f->mpi) { /* the others wait to be admitted: tell them why not */
           welcome wc = {.ok = 0};
           snprintf(wc.error, sizeof wc.error, "the coordinator stopped before measuring: %s", vkocc_last_error());
@@ -994,7 +1038,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   stop_workers(f);
   fleet_free(f);
   free(ids);
-  if (f->mpi) fleet_mpi_finalize();
+  if (mpi_inited) fleet_mpi_finalize();
   return st ? vkocc_fail(st, "%s", keep) : VKOCC_OK;
 }
 
