@@ -26,6 +26,7 @@ static int device_list(const char *device, char ***out, uint32_t *n) {
   if (!nd) return cli_error("tune", 3, "no Vulkan device");
   char buf[1024];
   int local = 0;
+  if (!device) device = getenv("VKOCC_DEVICE");
   if (!device && vkocc_mpi_launched(NULL, &local)) snprintf(buf, sizeof buf, "%d", local % (int)nd);
   else snprintf(buf, sizeof buf, "%s", device ? device : "0");
   char **list = NULL;
@@ -47,6 +48,23 @@ static int device_list(const char *device, char ***out, uint32_t *n) {
   return 0;
 }
 
+/* --fingerprint FILE for every device: each must be the file's device (--allow-other-device: anyway) */
+static int given_fingerprint(const cli_common *c, const char *path, vkocc_context *ctx, vkocc_fingerprint *fp,
+                             vkocc_fingerprint_details *det) {
+  vkocc_status st = vkocc_fingerprint_load(path, fp);
+  if (st) return cli_fail("tune", st);
+  vkocc_device_identity id;
+  if ((st = vkocc_document_device(path, &id))) return cli_fail("tune", st);
+  const vkocc_device_info *d = vkocc_context_device(ctx);
+  if (!c->allow_other_device && (memcmp(id.uuid, d->uuid, 16) || id.driver_version != d->driver_version))
+    return cli_error("tune", 2, "--fingerprint %s: measured on %s, not on device %s (%s): leave --fingerprint out (each device's "
+                     "is measured or taken from the cache), or pass --allow-other-device to use it anyway", path, id.name,
+                     c->device ? c->device : "0", d->name);
+  json_error_t e;
+  det->document = json_load_file(path, 0, &e); /* the device details beside the surface; the file was read above */
+  return 0;
+}
+
 int cli_tune_policy(const char *db, const char *const *results, uint32_t n) {
   vkocc_status st = vkocc_policy_build(results, n, false, db, NULL);
   if (st) return cli_fail("tune", st);
@@ -64,7 +82,6 @@ int cli_tune_policy(const char *db, const char *const *results, uint32_t n) {
 int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *t4,
                    const char *policy, vkocc_tune_options *o) {
   if (t4) return cli_error("tune", 2, "--t4: not with several devices or ranks (one results document per cluster)");
-  if (fp_path) return cli_error("tune", 2, "--fingerprint: not with several devices or ranks (each is fingerprinted)");
   if (!o->output) return cli_error("tune", 2, "-o FILE is required with several devices or ranks (-o -: not these)");
   int rank = 0, rc;
   bool mpi = vkocc_mpi_built() && vkocc_mpi_launched(&rank, NULL);
@@ -79,10 +96,11 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
   for (uint32_t i = 0; i < n && !rc; i++) {
     cli_common one = *c;
     one.device = names[i], one.quiet = true;
-    if ((rc = cli_fingerprint_measure("tune", &one, false, &fps[i], &det[i]))) break;
+    if (!fp_path && (rc = cli_fingerprint_measure("tune", &one, false, &fps[i], &det[i]))) break;
     vkocc_context_options co = {.device = names[i], .queue = c->queue, .disable_shader_clock = c->no_clock};
     vkocc_status st = vkocc_context_create(&co, &m[i].ctx);
     if (st) rc = cli_fail("tune", st);
+    else if (fp_path) rc = given_fingerprint(c, fp_path, m[i].ctx, &fps[i], &det[i]);
     m[i].device = names[i], m[i].queue = c->queue, m[i].fp = &fps[i], m[i].details = &det[i];
   }
   vkocc_tune_fleet_report rep;

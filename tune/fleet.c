@@ -347,14 +347,16 @@ static void journal_open(group *g) {
   fflush(g->jf);
 }
 
-static void journal_append(group *g, uint32_t c, const char *device_key) {
+static void journal_append(group *g, uint32_t c, const slot *sl) {
   if (!g->jf) return;
   char key[1024];
   t1_config_key(&g->run.spec, g->run.space.coord + (size_t)c * g->run.spec.nparams, key, sizeof key);
   const tu_result *r = &g->run.r[c];
-  uint32_t kl = (uint32_t)strlen(key), dl = (uint32_t)strlen(device_key);
+  uint32_t kl = (uint32_t)strlen(key), dl = (uint32_t)strlen(sl->dev.id.key);
+  int32_t rank = sl->rank;
   fwrite(&kl, 4, 1, g->jf), fwrite(key, 1, kl, g->jf);
-  fwrite(&dl, 4, 1, g->jf), fwrite(device_key, 1, dl, g->jf);
+  fwrite(&dl, 4, 1, g->jf), fwrite(sl->dev.id.key, 1, dl, g->jf);
+  fwrite(&rank, 4, 1, g->jf), fwrite(sl->host, 1, sizeof sl->host, g->jf);
   fwrite(r, sizeof *r, 1, g->jf);
   if (r->runs) fwrite(r->times_ns, sizeof *r->times_ns, r->runs, g->jf);
   fflush(g->jf);
@@ -376,7 +378,7 @@ static void record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r) {
   f->slots[sl].measured++;
   run->measure_ms += r->measure_ms, run->pipelines_ms += r->pipeline_ms, run->compile_ms += r->compile_ms;
   run->occupancy_ms += r->occupancy_ms;
-  journal_append(g, c, f->slots[sl].dev.id.key);
+  journal_append(g, c, &f->slots[sl]);
 }
 
 /* ---- resume: the document, then the journal's results it does not hold yet */
@@ -428,7 +430,10 @@ static vkocc_status resume_group(group *g) {
     tu_result r;
     if (fread(&kl, 4, 1, jf) != 1 || kl >= sizeof key || fread(key, 1, kl, jf) != kl) break;
     if (fread(&dl, 4, 1, jf) != 1 || dl >= sizeof dkey || fread(dkey, 1, dl, jf) != dl) break;
-    key[kl] = 0, dkey[dl] = 0;
+    int32_t rank;
+    char host[64];
+    if (fread(&rank, 4, 1, jf) != 1 || fread(host, 1, sizeof host, jf) != sizeof host) break;
+    key[kl] = 0, dkey[dl] = 0, host[sizeof host - 1] = 0;
     if (fread(&r, sizeof r, 1, jf) != 1 || r.runs > 1000000) break;
     r.times_ns = vkocc_xmalloc(((size_t)r.runs + 1) * sizeof *r.times_ns);
     if (r.runs && fread(r.times_ns, sizeof *r.times_ns, r.runs, jf) != r.runs) { free(r.times_ns); break; } /* cut short */
@@ -440,13 +445,18 @@ static vkocc_status resume_group(group *g) {
     /* the device: one the resumed document names, else a new entry */
     int32_t d = -1;
     for (size_t k = 0; k < json_array_size(g->prev_devices) && d < 0; k++) {
-      const char *pk = json_string_value(json_object_get(json_array_get(g->prev_devices, k), "key"));
-      if (pk && !strcmp(pk, dkey)) d = (int32_t)k;
+      json_t *p = json_array_get(g->prev_devices, k);
+      const char *pk = json_string_value(json_object_get(p, "key")), *ph = json_string_value(json_object_get(p, "host"));
+      if (pk && ph && !strcmp(pk, dkey) && !strcmp(ph, host) && json_integer_value(json_object_get(p, "rank")) == rank)
+        d = (int32_t)k;
     }
     if (d < 0) {
       d = (int32_t)json_array_size(g->prev_devices);
-      json_array_append_new(g->prev_devices, json_pack("{s:s}", "key", dkey));
+      json_array_append_new(g->prev_devices, json_pack("{s:s, s:i, s:s, s:i}", "key", dkey, "rank", rank, "host", host,
+                                                       "measured", 0));
     }
+    json_t *p = json_array_get(g->prev_devices, (size_t)d);
+    json_object_set_new(p, "measured", json_integer(json_integer_value(json_object_get(p, "measured")) + 1));
     json_object_set_new(g->attrib, key, json_integer(d));
     g->run.resumed++, g->resumed++;
   }
