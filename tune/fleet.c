@@ -50,6 +50,9 @@ typedef struct cmd {
 } cmd;
 
 /* ---- a worker on this rank */
+/* Configurations a worker holds at once. Brute force hands out runs of consecutive configurations, which the
+ * harness's prebuilding thread (the next ones in enumeration order) makes ahead; other strategies one at a time. */
+#define CHUNK 8
 typedef struct worker {
   struct fleet *f;
   uint32_t gid;              /* global index */
@@ -59,8 +62,8 @@ typedef struct worker {
   pthread_t thread;
   bool started;
   /* inbox (f->mu) */
-  bool go, stop, has_cmd;
-  uint32_t config;
+  bool go, stop;
+  uint32_t todo[CHUNK], head, ntodo; /* configurations handed to it, measured in order */
   char reference[512];
   pthread_cond_t cond;
   /* tests: VKOCC_TEST_FLEET_FAIL / _KILL "W:N,...": worker W fails (returns an error) / kills its process with
@@ -75,7 +78,7 @@ typedef struct slot {
   uint32_t group;
   tune_device_id dev;
   char host[64];
-  int64_t busy;              /* configuration in flight, -1 idle */
+  uint32_t inflight[CHUNK], ninflight; /* configurations handed to it, not yet measured */
   bool started, dead;
   uint32_t measured;
   char error[700];
@@ -99,6 +102,7 @@ typedef struct group {
   char reference[512];
   char stopped[700];
   uint32_t nslots, resumed;
+  uint32_t chunk;            /* configurations a worker holds at once (CHUNK for brute force, else 1) */
   double last_cp;
 } group;
 
@@ -163,17 +167,20 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
   (void)s;
   for (;;) {
     pthread_mutex_lock(&f->mu);
-    while (!w->has_cmd && !w->stop) pthread_cond_wait(&w->cond, &f->mu);
-    if (!w->has_cmd) {
+    while (!w->ntodo && !w->stop) pthread_cond_wait(&w->cond, &f->mu);
+    if (!w->ntodo) {
       pthread_mutex_unlock(&f->mu);
       return VKOCC_OK;
     }
-    uint32_t c = w->config;
-    w->has_cmd = false;
+    uint32_t c = w->todo[w->head];
+    w->head = (w->head + 1) % CHUNK, w->ntodo--;
     pthread_mutex_unlock(&f->mu);
     if (w->fail_after >= 0 && w->done == (uint64_t)w->fail_after)
       return vkocc_fail(VKOCC_ERROR_RUNTIME, "device %s: failed as VKOCC_TEST_FLEET_FAIL asked", w->device);
-    if (w->kill_after >= 0 && w->done == (uint64_t)w->kill_after) raise(SIGKILL);
+    if (w->kill_after >= 0 && w->done == (uint64_t)w->kill_after) {
+      usleep(300000); /* the results it posted reach the coordinator's journal first */
+      raise(SIGKILL);
+    }
     tune_eval e;
     vkocc_status st = eval(eval_user, c, &e);
     if (st) return st;
@@ -225,7 +232,7 @@ static void *worker_main(void *arg) {
 static void worker_command(fleet *f, worker *w, const cmd *c) {
   pthread_mutex_lock(&f->mu);
   if (c->kind == CMD_GO) w->go = true, snprintf(w->reference, sizeof w->reference, "%s", c->reference);
-  else if (c->kind == CMD_MEASURE) w->has_cmd = true, w->config = c->config;
+  else if (c->kind == CMD_MEASURE && w->ntodo < CHUNK) w->todo[(w->head + w->ntodo++) % CHUNK] = c->config;
   else w->stop = true;
   pthread_cond_signal(&w->cond);
   pthread_mutex_unlock(&f->mu);
@@ -485,8 +492,8 @@ static void slot_failed(fleet *f, uint32_t s, const char *why) {
   if (sl->dead) return;
   sl->dead = true;
   snprintf(sl->error, sizeof sl->error, "%s", why);
-  if (sl->busy >= 0) tune_search_requeue(g->ts, (uint32_t)sl->busy); /* another device of the cluster measures it */
-  sl->busy = -1;
+  for (uint32_t i = 0; i < sl->ninflight; i++) tune_search_requeue(g->ts, sl->inflight[i]); /* another device measures them */
+  sl->ninflight = 0;
   bool alive = false;
   for (uint32_t k = 0; k < f->nslots; k++) alive |= f->slots[k].group == sl->group && !f->slots[k].dead;
   if (!alive && !g->finished) {
@@ -504,8 +511,10 @@ static void handle(fleet *f, msg *m) {
     slot_failed(f, m->worker, m->error);
     return;
   }
-  if (sl->busy != (int64_t)m->config) return; /* a late result of a worker given up on */
-  sl->busy = -1;
+  uint32_t k = 0;
+  while (k < sl->ninflight && sl->inflight[k] != m->config) k++;
+  if (k == sl->ninflight) return; /* a late result of a worker given up on */
+  sl->inflight[k] = sl->inflight[--sl->ninflight];
   tune_eval e = {.valid = m->r.inv == TU_CORRECT && m->r.runs > 0, .time_ns = m->r.median_ns};
   if (tune_search_tell(g->ts, m->config, e)) return;
   record(f, g, m->worker, m->config, &m->r);
@@ -525,7 +534,8 @@ static bool dispatch(fleet *f) {
     bool handed = true;
     for (uint32_t s = 0; s < f->nslots && handed; s++) {
       slot *sl = &f->slots[s];
-      if (sl->group != gi || sl->dead || sl->busy >= 0) continue;
+      /* a worker gets more once it is on its last: it never waits for the coordinator */
+      if (sl->group != gi || sl->dead || sl->ninflight > 1) continue;
       if (!sl->started) {
         /* until the reference configuration is known, one worker measures */
         bool other = false;
@@ -534,23 +544,22 @@ static bool dispatch(fleet *f) {
         if (send_cmd(f, s, CMD_GO, 0, g->ref_known ? g->reference : "")) { slot_failed(f, s, vkocc_last_error()); continue; }
         sl->started = true;
       }
-      uint32_t c;
+      if (g->chunk == 1 && sl->ninflight) continue;
+      uint32_t c[CHUNK], want = g->chunk - sl->ninflight, n;
       handed = false;
-      while (tune_search_ask(g->ts, 1, &c)) {
-        if (g->run.r[c].measured) { /* resumed: its recorded result, nothing measured */
-          tu_result *r = &g->run.r[c];
-          tune_search_tell(g->ts, c, (tune_eval){.valid = r->inv == TU_CORRECT && r->runs > 0, .time_ns = r->median_ns});
-          g->run.order = vkocc_xrealloc(g->run.order, ((size_t)g->run.nevals + 1) * sizeof *g->run.order);
-          g->run.order[g->run.nevals++] = c;
-          continue;
+      while (want && !sl->dead && (n = tune_search_ask(g->ts, want, c))) {
+        for (uint32_t i = 0; i < n; i++) {
+          if (g->run.r[c[i]].measured) { /* resumed: its recorded result, nothing measured */
+            tu_result *r = &g->run.r[c[i]];
+            tune_search_tell(g->ts, c[i], (tune_eval){.valid = r->inv == TU_CORRECT && r->runs > 0, .time_ns = r->median_ns});
+            g->run.order = vkocc_xrealloc(g->run.order, ((size_t)g->run.nevals + 1) * sizeof *g->run.order);
+            g->run.order[g->run.nevals++] = c[i];
+            continue;
+          }
+          if (sl->dead) { tune_search_requeue(g->ts, c[i]); continue; }
+          sl->inflight[sl->ninflight++] = c[i], want--, handed = true;
+          if (send_cmd(f, s, CMD_MEASURE, c[i], NULL)) slot_failed(f, s, vkocc_last_error());
         }
-        if (send_cmd(f, s, CMD_MEASURE, c, NULL)) {
-          sl->busy = c;
-          slot_failed(f, s, vkocc_last_error());
-        } else {
-          sl->busy = c, handed = true;
-        }
-        break;
       }
     }
     if (!tune_search_inflight(g->ts)) {
@@ -643,6 +652,7 @@ static vkocc_status make_groups(fleet *f) {
                                     .max_seconds = o->budget_seconds};
     const tune_strategy_def *def = tune_strategy_find(g->run.strategy);
     if (!def) return vkocc_fail(VKOCC_ERROR_USAGE, "unknown search strategy '%s'", g->run.strategy);
+    g->chunk = !strcmp(def->name, "brute_force") ? CHUNK : 1;
     const t1_spec *s = &g->run.spec;
     for (uint32_t i = 0; i < s->nparams && i < 32; i++) g->names[i] = s->params[i].name, g->nvals[i] = s->params[i].nvalues;
     g->sp = (tune_space){.nparams = s->nparams, .nconfigs = g->run.space.count, .coord = g->run.space.coord,
@@ -997,13 +1007,13 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         f->slots = vkocc_xcalloc(f->nslots, sizeof *f->slots);
         uint32_t s = 0;
         for (uint32_t i = 0; i < n; i++, s++) {
-          f->slots[s].rank = 0, f->slots[s].dev = ids[i], f->slots[s].busy = -1;
+          f->slots[s].rank = 0, f->slots[s].dev = ids[i];
           host_name(f->slots[s].host, sizeof f->slots[s].host);
         }
         for (int r = 1; r < f->nranks; r++) {
           hello *h = (hello *)hellos[r];
           for (uint32_t i = 0; i < h->n; i++, s++) {
-            f->slots[s].rank = r, f->slots[s].busy = -1;
+            f->slots[s].rank = r;
             memcpy(&f->slots[s].dev, hellos[r] + sizeof(hello) + i * sizeof(tune_device_id), sizeof(tune_device_id));
             snprintf(f->slots[s].host, sizeof f->slots[s].host, "%s", h->host);
           }
