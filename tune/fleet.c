@@ -20,6 +20,7 @@
 #include "io.h"
 #include "jsonio.h"
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <math.h>
 #include <pthread.h>
@@ -336,37 +337,44 @@ static vkocc_status checkpoint(fleet *f, group *g) {
  * times), so a run killed between two checkpoints loses only what was in flight. A checkpoint empties it. Its
  * header pins the layout, the vkocc version and the spec; a journal that does not match is set aside. */
 typedef struct jhead { char magic[8]; uint32_t layout; char version[32]; char hash[40]; } jhead;
+_Static_assert(sizeof(jhead) == FLEET_JOURNAL_HEADER, "the journal's header");
 
-static void journal_header(const group *g, jhead *h) {
+static void journal_header(const tu_run *run, jhead *h);
+void fleet_journal_header(const tu_run *run, void *out) { journal_header(run, out); }
+
+static void journal_header(const tu_run *run, jhead *h) {
   memset(h, 0, sizeof *h);
   memcpy(h->magic, "vkoccFJ1", 8);
   h->layout = (uint32_t)sizeof(tu_result);
   snprintf(h->version, sizeof h->version, "%s", vkocc_version());
-  snprintf(h->hash, sizeof h->hash, "%s", g->run.spec.hash);
+  snprintf(h->hash, sizeof h->hash, "%s", run->spec.hash);
 }
 
 static void journal_open(group *g) {
   g->jf = fopen(g->journal, "wb");
   if (!g->jf) return;
   jhead h;
-  journal_header(g, &h);
+  journal_header(&g->run, &h);
   fwrite(&h, sizeof h, 1, g->jf);
   fflush(g->jf);
 }
 
+void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *device_key, int32_t rank, const char *host) {
+  char key[1024], h[64] = "";
+  t1_config_key(&run->spec, run->space.coord + (size_t)c * run->spec.nparams, key, sizeof key);
+  snprintf(h, sizeof h, "%s", host);
+  const tu_result *r = &run->r[c];
+  uint32_t kl = (uint32_t)strlen(key), dl = (uint32_t)strlen(device_key);
+  fwrite(&kl, 4, 1, f), fwrite(key, 1, kl, f);
+  fwrite(&dl, 4, 1, f), fwrite(device_key, 1, dl, f);
+  fwrite(&rank, 4, 1, f), fwrite(h, 1, sizeof h, f);
+  fwrite(r, sizeof *r, 1, f);
+  if (r->runs) fwrite(r->times_ns, sizeof *r->times_ns, r->runs, f);
+  fflush(f);
+}
+
 static void journal_append(group *g, uint32_t c, const slot *sl) {
-  if (!g->jf) return;
-  char key[1024];
-  t1_config_key(&g->run.spec, g->run.space.coord + (size_t)c * g->run.spec.nparams, key, sizeof key);
-  const tu_result *r = &g->run.r[c];
-  uint32_t kl = (uint32_t)strlen(key), dl = (uint32_t)strlen(sl->dev.id.key);
-  int32_t rank = sl->rank;
-  fwrite(&kl, 4, 1, g->jf), fwrite(key, 1, kl, g->jf);
-  fwrite(&dl, 4, 1, g->jf), fwrite(sl->dev.id.key, 1, dl, g->jf);
-  fwrite(&rank, 4, 1, g->jf), fwrite(sl->host, 1, sizeof sl->host, g->jf);
-  fwrite(r, sizeof *r, 1, g->jf);
-  if (r->runs) fwrite(r->times_ns, sizeof *r->times_ns, r->runs, g->jf);
-  fflush(g->jf);
+  if (g->jf) fleet_journal_record(g->jf, &g->run, c, sl->dev.id.key, sl->rank, sl->host);
 }
 
 static void journal_restart(group *g) {
@@ -421,16 +429,39 @@ static vkocc_status resume_group(group *g) {
     json_decref(doc);
   }
   g->resumed = g->run.resumed;
-  FILE *jf = fopen(g->journal, "rb");
-  if (!jf) return VKOCC_OK;
+  uint32_t applied = 0;
+  fleet_journal_read(g->journal, &g->run, g->prev_devices, g->attrib, &applied);
+  g->resumed += applied;
+  return VKOCC_OK;
+}
+
+bool fleet_result_from_bytes(const void *bytes, tu_result *r) {
+  /* a bool holding another byte is undefined behaviour once loaded: checked as a byte first */
+  if (((const unsigned char *)bytes)[offsetof(tu_result, measured)] > 1) return false;
+  memcpy(r, bytes, sizeof *r);
+  return fleet_result_sane(r);
+}
+
+bool fleet_result_sane(tu_result *r) {
+  r->error[sizeof r->error - 1] = 0, r->when[sizeof r->when - 1] = 0;
+  r->times_ns = NULL;
+  if (!r->measured || (unsigned)r->inv > TU_CONSTRAINTS || r->runs > 1000000) return false;
+  /* a valid result is ranked by its median: it needs runs and a positive, finite one */
+  return r->inv != TU_CORRECT || (r->runs && r->median_ns > 0 && isfinite(r->median_ns));
+}
+
+void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied) {
+  *applied = 0;
+  FILE *jf = fopen(path, "rb");
+  if (!jf) return;
   jhead h, want;
-  journal_header(g, &want);
+  journal_header(run, &want);
   if (fread(&h, sizeof h, 1, jf) != 1 || memcmp(&h, &want, sizeof h)) {
     fclose(jf);
-    fprintf(stderr, "vkocc tune: note: %s is the journal of another spec or vkocc build; set aside\n", g->journal);
-    return VKOCC_OK;
+    fprintf(stderr, "vkocc tune: note: %s is the journal of another spec or vkocc build; set aside\n", path);
+    return;
   }
-  json_t *index = key_index(&g->run);
+  json_t *index = key_index(run);
   for (;;) {
     uint32_t kl, dl;
     char key[1024], dkey[700];
@@ -441,35 +472,36 @@ static vkocc_status resume_group(group *g) {
     char host[64];
     if (fread(&rank, 4, 1, jf) != 1 || fread(host, 1, sizeof host, jf) != sizeof host) break;
     key[kl] = 0, dkey[dl] = 0, host[sizeof host - 1] = 0;
-    if (fread(&r, sizeof r, 1, jf) != 1 || r.runs > 1000000) break;
-    r.times_ns = vkocc_xmalloc(((size_t)r.runs + 1) * sizeof *r.times_ns);
-    if (r.runs && fread(r.times_ns, sizeof *r.times_ns, r.runs, jf) != r.runs) { free(r.times_ns); break; } /* cut short */
+    unsigned char raw[sizeof r];
+    if (fread(raw, sizeof raw, 1, jf) != 1) break;
+    bool sane = fleet_result_from_bytes(raw, &r);
+    r.times_ns = vkocc_xmalloc(((size_t)(sane ? r.runs : 0) + 1) * sizeof *r.times_ns);
+    if (!sane || (r.runs && fread(r.times_ns, sizeof *r.times_ns, r.runs, jf) != r.runs)) { free(r.times_ns); break; }
     json_t *ci = json_object_get(index, key);
     int64_t c = ci ? json_integer_value(ci) : -1;
-    if (c < 0 || g->run.r[c].measured || !r.measured) { free(r.times_ns); continue; }
-    free(g->run.r[c].times_ns);
-    g->run.r[c] = r;
-    /* the device: one the resumed document names, else a new entry */
+    /* the device: one the resumed document names, else a new entry (a name that is no text: the record is not) */
     int32_t d = -1;
-    for (size_t k = 0; k < json_array_size(g->prev_devices) && d < 0; k++) {
-      json_t *p = json_array_get(g->prev_devices, k);
+    for (size_t k = 0; c >= 0 && k < json_array_size(devices) && d < 0; k++) {
+      json_t *p = json_array_get(devices, k);
       const char *pk = json_string_value(json_object_get(p, "key")), *ph = json_string_value(json_object_get(p, "host"));
       if (pk && ph && !strcmp(pk, dkey) && !strcmp(ph, host) && json_integer_value(json_object_get(p, "rank")) == rank)
         d = (int32_t)k;
     }
-    if (d < 0) {
-      d = (int32_t)json_array_size(g->prev_devices);
-      json_array_append_new(g->prev_devices, json_pack("{s:s, s:i, s:s, s:i}", "key", dkey, "rank", rank, "host", host,
-                                                       "measured", 0));
+    json_t *entry = c >= 0 && d < 0 ? json_pack("{s:s, s:i, s:s, s:i}", "key", dkey, "rank", rank, "host", host, "measured", 0) : NULL;
+    if (c < 0 || run->r[c].measured || (d < 0 && !entry)) {
+      free(r.times_ns);
+      continue;
     }
-    json_t *p = json_array_get(g->prev_devices, (size_t)d);
+    if (d < 0) d = (int32_t)json_array_size(devices), json_array_append_new(devices, entry);
+    free(run->r[c].times_ns);
+    run->r[c] = r;
+    json_t *p = json_array_get(devices, (size_t)d);
     json_object_set_new(p, "measured", json_integer(json_integer_value(json_object_get(p, "measured")) + 1));
-    json_object_set_new(g->attrib, key, json_integer(d));
-    g->run.resumed++, g->resumed++;
+    json_object_set_new(attrib, key, json_integer(d));
+    run->resumed++, (*applied)++;
   }
   json_decref(index);
   fclose(jf);
-  return VKOCC_OK;
 }
 
 /* after --only: each resumed configuration's device, by its key */
@@ -740,10 +772,12 @@ static vkocc_status send_msg(const msg *m) {
 }
 
 static msg *recv_msg(const void *buf, size_t len) {
-  if (len < sizeof(msg)) return NULL;
+  if (len < sizeof(msg) || ((const unsigned char *)buf)[offsetof(msg, r) + offsetof(tu_result, measured)] > 1) return NULL;
   msg *m = vkocc_xmalloc(sizeof *m);
   memcpy(m, buf, sizeof *m);
   m->next = NULL, m->r.times_ns = NULL;
+  m->reference[sizeof m->reference - 1] = 0, m->error[sizeof m->error - 1] = 0;
+  if (m->kind == MSG_RESULT && !fleet_result_sane(&m->r)) { free(m); return NULL; }
   size_t nt = m->kind == MSG_RESULT ? m->r.runs : 0;
   if (len != sizeof *m + nt * sizeof(double)) { free(m); return NULL; }
   m->r.times_ns = vkocc_xmalloc((nt + 1) * sizeof(double));

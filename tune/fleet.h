@@ -11,6 +11,24 @@
 #define VKOCC_TUNE_FLEET_H
 #include "user.h"
 #include <stddef.h>
+#include <stdio.h>
+
+/* The journal beside a results document (OUTPUT.journal): each result appended as it arrives. Applies the
+ * results of the journal at path to run (those not measured there yet; counted in run->resumed and *applied),
+ * each one's device to devices (a JSON array of {key, rank, host, measured}: found there or appended) and attrib
+ * (configuration key -> index in devices). A journal of another spec or vkocc build is set aside (a note on
+ * stderr); one cut short or damaged is read up to its first record that does not make sense. */
+void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied);
+/* Its parts as the coordinator writes them: the header (FLEET_JOURNAL_HEADER bytes: the layout of a result, the
+ * vkocc version, the spec's hash) and one record (run->r[c] with the device that measured it). */
+#define FLEET_JOURNAL_HEADER 84
+void fleet_journal_header(const tu_run *run, void *out);
+void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *device_key, int32_t rank, const char *host);
+/* A result that came as bytes (the journal, another rank): strings terminated, its pointer cleared; false when
+ * it cannot be one (not measured, an unknown invalidity, a valid one without runs or a positive median). */
+bool fleet_result_sane(tu_result *r);
+/* The same from sizeof(tu_result) bytes, checked before they are loaded as one. */
+bool fleet_result_from_bytes(const void *bytes, tu_result *r);
 
 /* The MPI transport (tune/fleet_mpi.c when vkocc is built with MPI; otherwise every call fails or is false). */
 bool fleet_mpi_built(void);
