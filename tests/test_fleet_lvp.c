@@ -104,6 +104,10 @@ static void test_devices(json_t *one) {
   CHECK_CONTAINS(out, "2 devices, 12 measured (0 resumed), 9 valid");
   free(out);
   same_as_one(one, "two.json", 2);
+  json_t *t = load("two.json");
+  CHECK(json_equal(json_object_get(t, "reference"), json_object_get(one, "reference")), "the reference: %s, one device: %s",
+        json_string_value(json_object_get(t, "reference")), json_string_value(json_object_get(one, "reference")));
+  json_decref(t);
   CHECK(!exists("two.json.journal"), "a finished run leaves its journal");
   /* a device that fails: its configuration and the rest go to the other */
   rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_FAIL=0:2 %s tune s.json -o fail.json %s --device 0,0 "

@@ -550,10 +550,11 @@ static void handle(fleet *f, msg *m) {
   tune_eval e = {.valid = m->r.inv == TU_CORRECT && m->r.runs > 0, .time_ns = m->r.median_ns};
   if (tune_search_tell(g->ts, m->config, e)) return;
   record(f, g, m->worker, m->config, &m->r);
+  /* the reference as the workers name it ("ReferenceArguments", a configuration's key) goes into the document */
+  if (!g->run.reference[0] && m->reference[0]) snprintf(g->run.reference, sizeof g->run.reference, "%s", m->reference);
   if (!g->ref_known && m->reference[0]) {
     g->ref_known = true;
     snprintf(g->reference, sizeof g->reference, "%s", m->reference);
-    snprintf(g->run.reference, sizeof g->run.reference, "%s", m->reference);
   }
 }
 
