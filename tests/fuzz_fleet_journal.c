@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *rec = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&rec, &len);
-    fleet_journal_record(f, &run, 3, "10de:2330 test device", 0, "host");
+    fleet_journal_record(f, &run, 3, "10de:2330 test device", "00112233-4455-6677-8899-aabbccddeeff", 0, "host");
     fclose(f);
     check((const uint8_t *)rec, len);
     FUZZ_CHECK(run.r[3].measured && run.r[3].runs == 3 && run.resumed == 1);

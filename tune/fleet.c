@@ -259,6 +259,14 @@ static bool needs_reference_run(const tu_run *run, const vkocc_tune_options *o) 
   return false;
 }
 
+/* a device entry of a document: the same device (key and UUID: two GPUs of one model share the key), rank and host */
+static bool same_device_entry(json_t *p, const char *key, const char *uuid, int64_t rank, const char *host) {
+  const char *pk = json_string_value(json_object_get(p, "key")), *pu = json_string_value(json_object_get(p, "uuid"));
+  const char *ph = json_string_value(json_object_get(p, "host"));
+  return pk && pu && ph && !strcmp(pk, key) && !strcmp(pu, uuid) && !strcmp(ph, host) &&
+         json_integer_value(json_object_get(p, "rank")) == rank;
+}
+
 static json_t *fleet_document(fleet *f, group *g) {
   char when[32];
   vkocc_utc_now(when, sizeof when);
@@ -274,6 +282,9 @@ static json_t *fleet_document(fleet *f, group *g) {
     index[s] = -1;
     if (sl->group != (uint32_t)(g - f->g)) continue;
     json_t *d = vkocc_device_identity_json(&sl->dev.id);
+    char uuid[37];
+    vkocc_format_uuid(sl->dev.id.uuid, uuid);
+    json_object_set_new(d, "uuid", json_string(uuid));
     json_object_set_new(d, "rank", json_integer(sl->rank));
     json_object_set_new(d, "host", json_string(sl->host));
     json_object_set_new(d, "measured", json_integer(sl->measured));
@@ -281,10 +292,7 @@ static json_t *fleet_document(fleet *f, group *g) {
     /* the same device, rank and host in the resumed document: one entry, its counts added */
     for (size_t i = 0; i < nprev && index[s] < 0; i++) {
       json_t *p = json_array_get(devs, i);
-      const char *pk = json_string_value(json_object_get(p, "key")), *ph = json_string_value(json_object_get(p, "host"));
-      if (claimed[i] || !pk || !ph || strcmp(pk, sl->dev.id.key) || strcmp(ph, sl->host) ||
-          json_integer_value(json_object_get(p, "rank")) != sl->rank)
-        continue;
+      if (claimed[i] || !same_device_entry(p, sl->dev.id.key, uuid, sl->rank, sl->host)) continue;
       claimed[i] = 1, index[s] = (int32_t)i;
       json_object_set_new(d, "measured", json_integer(sl->measured + json_integer_value(json_object_get(p, "measured"))));
       json_array_set_new(devs, i, d);
@@ -359,22 +367,26 @@ static void journal_open(group *g) {
   fflush(g->jf);
 }
 
-void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *device_key, int32_t rank, const char *host) {
-  char key[1024], h[64] = "";
+void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *device_key, const char *uuid, int32_t rank,
+                          const char *host) {
+  char key[1024], h[64] = "", u[40] = "";
+  snprintf(u, sizeof u, "%s", uuid);
   t1_config_key(&run->spec, run->space.coord + (size_t)c * run->spec.nparams, key, sizeof key);
   snprintf(h, sizeof h, "%s", host);
   const tu_result *r = &run->r[c];
   uint32_t kl = (uint32_t)strlen(key), dl = (uint32_t)strlen(device_key);
   fwrite(&kl, 4, 1, f), fwrite(key, 1, kl, f);
   fwrite(&dl, 4, 1, f), fwrite(device_key, 1, dl, f);
-  fwrite(&rank, 4, 1, f), fwrite(h, 1, sizeof h, f);
+  fwrite(u, 1, sizeof u, f), fwrite(&rank, 4, 1, f), fwrite(h, 1, sizeof h, f);
   fwrite(r, sizeof *r, 1, f);
   if (r->runs) fwrite(r->times_ns, sizeof *r->times_ns, r->runs, f);
   fflush(f);
 }
 
 static void journal_append(group *g, uint32_t c, const slot *sl) {
-  if (g->jf) fleet_journal_record(g->jf, &g->run, c, sl->dev.id.key, sl->rank, sl->host);
+  char uuid[37];
+  vkocc_format_uuid(sl->dev.id.uuid, uuid);
+  if (g->jf) fleet_journal_record(g->jf, &g->run, c, sl->dev.id.key, uuid, sl->rank, sl->host);
 }
 
 static void journal_restart(group *g) {
@@ -469,9 +481,10 @@ void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *
     if (fread(&kl, 4, 1, jf) != 1 || kl >= sizeof key || fread(key, 1, kl, jf) != kl) break;
     if (fread(&dl, 4, 1, jf) != 1 || dl >= sizeof dkey || fread(dkey, 1, dl, jf) != dl) break;
     int32_t rank;
-    char host[64];
-    if (fread(&rank, 4, 1, jf) != 1 || fread(host, 1, sizeof host, jf) != sizeof host) break;
-    key[kl] = 0, dkey[dl] = 0, host[sizeof host - 1] = 0;
+    char host[64], uuid[40];
+    if (fread(uuid, 1, sizeof uuid, jf) != sizeof uuid || fread(&rank, 4, 1, jf) != 1 || fread(host, 1, sizeof host, jf) != sizeof host)
+      break;
+    key[kl] = 0, dkey[dl] = 0, host[sizeof host - 1] = 0, uuid[sizeof uuid - 1] = 0;
     unsigned char raw[sizeof r];
     if (fread(raw, sizeof raw, 1, jf) != 1) break;
     bool sane = fleet_result_from_bytes(raw, &r);
@@ -483,11 +496,10 @@ void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *
     int32_t d = -1;
     for (size_t k = 0; c >= 0 && k < json_array_size(devices) && d < 0; k++) {
       json_t *p = json_array_get(devices, k);
-      const char *pk = json_string_value(json_object_get(p, "key")), *ph = json_string_value(json_object_get(p, "host"));
-      if (pk && ph && !strcmp(pk, dkey) && !strcmp(ph, host) && json_integer_value(json_object_get(p, "rank")) == rank)
-        d = (int32_t)k;
+      if (same_device_entry(p, dkey, uuid, rank, host)) d = (int32_t)k;
     }
-    json_t *entry = c >= 0 && d < 0 ? json_pack("{s:s, s:i, s:s, s:i}", "key", dkey, "rank", rank, "host", host, "measured", 0) : NULL;
+    json_t *entry = c >= 0 && d < 0 ? json_pack("{s:s, s:s, s:i, s:s, s:i}", "key", dkey, "uuid", uuid, "rank", rank, "host", host,
+                                                "measured", 0) : NULL;
     if (c < 0 || run->r[c].measured || (d < 0 && !entry)) {
       free(r.times_ns);
       continue;
@@ -1017,7 +1029,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
     tune_device_id_fill(&ids[i], vkocc_context_device(members[i].ctx), det, members[i].fp);
     if (!members[i].fp) snprintf(ids[i].cluster_id, sizeof ids[i].cluster_id, "unknown");
     for (uint32_t k = 0; k < i && !st; k++)
-      if (!strcmp(ids[k].id.key, ids[i].id.key) && !same_device_allowed())
+      if (!memcmp(ids[k].id.uuid, ids[i].id.uuid, 16) && !strcmp(ids[k].id.key, ids[i].id.key) && !same_device_allowed())
         st = vkocc_fail(VKOCC_ERROR_USAGE, "--device: %s is named twice (two searches would time each other)",
                         ids[i].id.name);
   }
@@ -1056,7 +1068,8 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         /* two ranks on one GPU would time each other: refused, naming both */
         for (uint32_t a = 0; a < f->nslots && !st; a++)
           for (uint32_t b = 0; b < a && !st; b++)
-            if (f->slots[a].rank != f->slots[b].rank && !strcmp(f->slots[a].dev.id.key, f->slots[b].dev.id.key) &&
+            if (f->slots[a].rank != f->slots[b].rank && !memcmp(f->slots[a].dev.id.uuid, f->slots[b].dev.id.uuid, 16) &&
+                !strcmp(f->slots[a].dev.id.key, f->slots[b].dev.id.key) &&
                 !strcmp(f->slots[a].host, f->slots[b].host) && !same_device_allowed())
               st = vkocc_fail(VKOCC_ERROR_USAGE, "ranks %d and %d both measure on %s of %s (two searches would time each "
                               "other): one rank per GPU, or --device per rank", f->slots[b].rank, f->slots[a].rank,

@@ -15,7 +15,7 @@
 
 /* The journal beside a results document (OUTPUT.journal): each result appended as it arrives. Applies the
  * results of the journal at path to run (those not measured there yet; counted in run->resumed and *applied),
- * each one's device to devices (a JSON array of {key, rank, host, measured}: found there or appended) and attrib
+ * each one's device to devices (a JSON array of {key, uuid, rank, host, measured}: found there or appended) and attrib
  * (configuration key -> index in devices). A journal of another spec or vkocc build is set aside (a note on
  * stderr); one cut short or damaged is read up to its first record that does not make sense. */
 void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied);
@@ -23,7 +23,8 @@ void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *
  * vkocc version, the spec's hash) and one record (run->r[c] with the device that measured it). */
 #define FLEET_JOURNAL_HEADER 84
 void fleet_journal_header(const tu_run *run, void *out);
-void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *device_key, int32_t rank, const char *host);
+void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *device_key, const char *uuid, int32_t rank,
+                          const char *host);
 /* A result that came as bytes (the journal, another rank): strings terminated, its pointer cleared; false when
  * it cannot be one (not measured, an unknown invalidity, a valid one without runs or a positive median). */
 bool fleet_result_sane(tu_result *r);
