@@ -9,6 +9,7 @@
 #include "user.h"
 #include "compile.h"
 #include "exec.h"
+#include "gpu_validate.h"
 #include "../probes/written_internal.h" /* the statistics' kinds, for P from the model */
 #include <ctype.h>
 #include <limits.h>
@@ -130,6 +131,13 @@ typedef struct harness {
   void **expect;             /* per argument: the reference output (NULL: not validated) */
   const t1_ref **ref_of;     /* per argument: the reference entry giving the method (NULL: exact / default) */
   bool have_reference;
+  /* validation on the device (tune/gpu_validate.h): per validated output its expected values on the device and
+   * a compare dispatch after the last run of a batch; only the compare's answer comes back. gpu_check 0: not set
+   * up yet, 1: on, -1: off (the device lacks what a compare needs, or VKOCC_TEST_CPU_COMPARE=1): the outputs are
+   * then read back and compared on the host */
+  vkocc_buffer *want;
+  vkocc_compare *cmp;
+  int gpu_check;
   int64_t reference_config;  /* forced by --reference: evaluated first */
   vkocc_calibration cal;
   bool have_cal;
@@ -410,8 +418,47 @@ static bool specs_of(harness *h, module *m, const uint32_t *coord, const uint32_
 static bool validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }
 static bool restored(const t1_arg *a) { return a->vector && a->data.fill != T1_FILL_NONE && (a->access != T1_RO || a->output); }
 
+/* the device compares freed, or abandoned with the buffers of a device whose work may still run */
+static void gpu_check_free(harness *h, bool abandon) {
+  for (uint32_t i = 0; h->cmp && !abandon && i < h->s->nargs; i++) {
+    vkocc_compare_destroy(CTX(h), &h->cmp[i]);
+    vkocc_buffer_destroy(CTX(h), &h->want[i]);
+  }
+  free(h->cmp), free(h->want);
+  h->cmp = NULL, h->want = NULL, h->gpu_check = 0;
+}
+
+static vkocc_status gpu_check_add(harness *h, uint32_t i) {
+  const t1_arg *a = &h->s->args[i];
+  vkocc_status st = vkocc_buffer_create(CTX(h), h->dev[i].size, false, &h->want[i]);
+  uint8_t *data = vkocc_xcalloc(1, h->dev[i].size);
+  memcpy(data, h->expect[i], a->bytes);
+  if (!st) st = vkocc_buffer_upload(CTX(h), &h->want[i], data, h->dev[i].size);
+  free(data);
+  vkocc_compare_desc d;
+  tu_gpu_compare_desc(a, h->ref_of[i], &h->dev[i], &h->want[i], &d);
+  return st ? st : vkocc_compare_create(CTX(h), &d, &h->cmp[i]);
+}
+
+/* Once the reference is known: the expected outputs uploaded, a compare per validated output; where any cannot
+ * be had, every output is compared on the host as before. */
+static void gpu_check_setup(harness *h) {
+  if (h->gpu_check || !h->expect || !h->have_reference) return;
+  const char *cpu = getenv("VKOCC_TEST_CPU_COMPARE");
+  h->gpu_check = -1;
+  if (cpu && !strcmp(cpu, "1")) return;
+  h->want = vkocc_xcalloc(h->s->nargs + 1, sizeof *h->want);
+  h->cmp = vkocc_xcalloc(h->s->nargs + 1, sizeof *h->cmp);
+  vkocc_status st = VKOCC_OK;
+  for (uint32_t i = 0; i < h->s->nargs && !st; i++)
+    if (validated(h, i)) st = gpu_check_add(h, i);
+  if (st) gpu_check_free(h, false), vkocc_clear_error();
+  h->gpu_check = st ? -1 : 1;
+}
+
 static void free_buffers(harness *h) {
   vkocc_context *ctx = CTX(h);
+  gpu_check_free(h, false);
   if (!h->dev) return;
   for (uint32_t i = 0; i < h->s->nargs; i++) {
     vkocc_buffer_destroy(ctx, &h->dev[i]);
@@ -486,6 +533,7 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
   vkocc_context *ctx = CTX(h);
   vkocc_batch *b = vkocc_context_batch(ctx);
   *lost = *timed_out = false;
+  if (readback) gpu_check_setup(h); /* uploads: before the batch is begun */
   vkocc_status st = vkocc_batch_begin(b);
   if (st) { *lost = vkocc_context_lost(ctx); return st; }
   uint32_t first = 0;
@@ -499,7 +547,10 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
     vkocc_batch_timer_stop(b, t);
     vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
   }
-  if (readback) {
+  if (readback && h->gpu_check == 1) {
+    for (uint32_t i = 0; i < h->s->nargs; i++)
+      if (validated(h, i)) vkocc_compare_record(b, &h->cmp[i]);
+  } else if (readback) {
     for (uint32_t i = 0; i < h->s->nargs; i++)
       if (h->readback[i].buffer) vkocc_batch_copy(b, &h->dev[i], &h->readback[i], 0, 0, h->dev[i].size);
     vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
@@ -532,24 +583,6 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
 
 /* ------------------------------------------------------------------ validation */
 
-static double comp_value(const void *p, uint64_t i, t1_etype t) {
-  const uint8_t *b = p;
-  switch (t) {
-  case T1E_BOOL: { uint32_t x; memcpy(&x, b + 4 * i, 4); return x != 0; }
-  case T1E_I8: return (int8_t)b[i];
-  case T1E_U8: return b[i];
-  case T1E_I16: { int16_t x; memcpy(&x, b + 2 * i, 2); return x; }
-  case T1E_U16: { uint16_t x; memcpy(&x, b + 2 * i, 2); return x; }
-  case T1E_I32: { int32_t x; memcpy(&x, b + 4 * i, 4); return x; }
-  case T1E_U32: { uint32_t x; memcpy(&x, b + 4 * i, 4); return x; }
-  case T1E_I64: { int64_t x; memcpy(&x, b + 8 * i, 8); return (double)x; }
-  case T1E_U64: { uint64_t x; memcpy(&x, b + 8 * i, 8); return (double)x; }
-  case T1E_F32: { float x; memcpy(&x, b + 4 * i, 4); return x; }
-  case T1E_F64: { double x; memcpy(&x, b + 8 * i, 8); return x; }
-  default: return b[i];
-  }
-}
-
 /* true when out matches the reference of argument i; why names the first difference */
 static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t len) {
   const t1_arg *a = &h->s->args[i];
@@ -557,13 +590,14 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
   t1_validation m = ref ? ref->method : T1_SIDE_BY_SIDE;
   double th = ref ? ref->threshold : 0;
   uint64_t n = a->count * a->comps;
-  if (a->type == T1E_CUSTOM || (a->type != T1E_F32 && a->type != T1E_F64 && th == 0 && m != T1_ABS_DIFF)) {
-    /* exact: compare the bytes, report the first element that differs */
+  vkocc_compare_desc cd; /* the element type and the kind of compare as the device compare takes them */
+  tu_gpu_compare_desc(a, ref, NULL, NULL, &cd);
+  if (cd.mode == VKOCC_CMP_EXACT) { /* compare the bytes, report the first element that differs */
     if (!memcmp(out, h->expect[i], a->bytes)) return true;
     for (uint64_t k = 0; k < n; k++)
-      if (comp_value(out, k, a->type) != comp_value(h->expect[i], k, a->type)) {
-        snprintf(why, len, "%s[%llu] = %.17g, expected %.17g", a->name, (unsigned long long)k, comp_value(out, k, a->type),
-                 comp_value(h->expect[i], k, a->type));
+      if (vkocc_elem_value(out, k, cd.elem) != vkocc_elem_value(h->expect[i], k, cd.elem)) {
+        snprintf(why, len, "%s[%llu] = %.17g, expected %.17g", a->name, (unsigned long long)k, vkocc_elem_value(out, k, cd.elem),
+                 vkocc_elem_value(h->expect[i], k, cd.elem));
         return false;
       }
     snprintf(why, len, "%s differs from the reference", a->name);
@@ -571,7 +605,7 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
   }
   double sum = 0;
   for (uint64_t k = 0; k < n; k++) {
-    double x = comp_value(out, k, a->type), y = comp_value(h->expect[i], k, a->type), d = fabs(x - y);
+    double x = vkocc_elem_value(out, k, cd.elem), y = vkocc_elem_value(h->expect[i], k, cd.elem), d = fabs(x - y);
     if (isnan(x) != isnan(y) || (isnan(d) && !isnan(x))) d = INFINITY;
     else if (isnan(d)) d = 0;
     if (m == T1_ABS_DIFF) { sum += d; continue; }
@@ -619,6 +653,7 @@ static vkocc_status recover(harness *h, tu_result *r, tu_invalidity inv, const c
   } else {
     /* still running: keep its objects alive, and the device too (never destroyed under running work) */
     memset(k, 0, sizeof *k);
+    gpu_check_free(h, true);
     free(h->dev), free(h->pristine), free(h->readback);
     h->dev = h->pristine = h->readback = NULL;
     h->buffers_ready = false;
@@ -807,16 +842,28 @@ static void *prebuild_thread(void *arg) {
   return NULL;
 }
 
+/* The most evaluations the budget's count and fraction allow. */
+static uint64_t eval_limit(const tu_run *run) {
+  uint64_t limit = run->space.count;
+  if (run->budget.max_evals && run->budget.max_evals < limit) limit = run->budget.max_evals;
+  if (run->budget.max_fraction > 0) {
+    uint64_t f = (uint64_t)ceil(run->budget.max_fraction * run->space.count);
+    if (f < limit) limit = f ? f : 1;
+  }
+  return limit;
+}
+
 /* Queues the configurations after c in enumeration order that are not measured yet (a sequential strategy's next
- * proposals), up to PRE_AHEAD at once; only once buffers and interface are set, so the thread touches nothing
+ * proposals, within the budget's count), up to PRE_AHEAD at once; only once buffers and interface are set, so the thread touches nothing
  * else that is shared. */
 static void prebuild_ahead(harness *h, uint32_t c) {
   prebuilder *b = &h->pb;
   if (!h->sequential || !h->buffers_ready) return;
   if (!b->started) b->started = !pthread_create(&b->thread, NULL, prebuild_thread, h);
   pthread_mutex_lock(&b->lock);
-  for (uint32_t next = c + 1; next < h->run->space.count && next <= c + PRE_AHEAD && b->n < PRE_AHEAD && b->started;
-       next++) {
+  /* brute force proposes index i as evaluation i: nothing past the budget is built for nothing */
+  uint64_t end = eval_limit(h->run);
+  for (uint32_t next = c + 1; next < end && next <= c + PRE_AHEAD && b->n < PRE_AHEAD && b->started; next++) {
     config *x = config_of(h, next);
     if (h->run->r[next].measured || x->pre) continue;
     if (!x->sized && t1_sizes(h->s, x->coord, h->global_P ? 1 : -1, x->local, x->groups)) continue;
@@ -1200,6 +1247,13 @@ int64_t tu_best(const tu_run *run) {
  * True when nothing can be validated (no Output argument). */
 static bool outputs_right(harness *h, char *why, size_t len) {
   if (!h->expect || !h->have_reference) return true;
+  for (uint32_t i = 0; h->gpu_check == 1 && i < h->s->nargs; i++) {
+    vkocc_compare_result res;
+    if (!validated(h, i)) continue;
+    vkocc_compare_read(&h->cmp[i], &res);
+    if (!res.pass) return tu_gpu_compare_why(&h->s->args[i], h->ref_of[i], &res, why, len), false;
+  }
+  if (h->gpu_check == 1) return h->run->validated_on_device = true;
   for (uint32_t i = 0; i < h->s->nargs; i++)
     if (validated(h, i) && h->readback[i].map && !compare(h, i, h->readback[i].map, why, len)) return false;
   return true;
@@ -1242,13 +1296,91 @@ static vkocc_status build_again(harness *h, uint32_t c, vkocc_kernel *k) {
  * last batch are validated again. A candidate with a wrong output becomes invalid (correctness, never chosen;
  * after a wrong first run the next by median takes its place). The best is then the lowest median of these
  * interleaved runs among the candidates whose outputs stayed right. */
+enum { FINAL_ROUNDS = 3 };
+
+/* The final round's candidates: their pipelines, their interleaved times, whether they turned out wrong. */
+typedef struct final_round {
+  uint32_t *cand, n;
+  vkocc_kernel *kern;
+  double **t;
+  uint32_t *nt;
+  bool *wrong;
+} final_round;
+
+/* The valid configurations by median, each built again and run once as in the search (poisoned outputs,
+ * restored inputs, a bounded wait, the outputs validated): the first k that are right are the candidates (a
+ * wrong one: invalid, the next by median takes its place). */
+static vkocc_status final_candidates(harness *h, const ranked *order, uint32_t norder, uint32_t k, final_round *f) {
+  double timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5;
+  vkocc_status st = VKOCC_OK;
+  for (uint32_t o = 0; o < norder && f->n < k && !st; o++) {
+    tu_result *r = &h->run->r[order[o].i];
+    vkocc_kernel *kk = &f->kern[f->n];
+    double first;
+    bool lost, timed_out;
+    char why[400];
+    if ((st = build_again(h, order[o].i, kk))) break;
+    st = run_batch(h, kk, r->groups, 1, true, true, timeout_s, &first, &lost, &timed_out);
+    bool right = !st && outputs_right(h, why, sizeof why);
+    if (!st && !right) final_wrong(r, "first run", why);
+    if (!right) {
+      vkocc_kernel_destroy(CTX(h), kk);
+      continue;
+    }
+    f->cand[f->n] = order[o].i;
+    f->t[f->n++] = vkocc_xmalloc(FINAL_ROUNDS * MAX_BATCH * sizeof **f->t);
+  }
+  return st;
+}
+
+/* Untimed warm-up rounds (one; 0.2 s at least on a cold device), then the timed rounds, the candidates in turn;
+ * the last batch of each validated again. */
+static vkocc_status final_rounds(harness *h, final_round *f, bool cold) {
+  double timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5;
+  uint32_t warmup = 1;
+  double tw = vkocc_now_ms();
+  vkocc_status st = VKOCC_OK;
+  for (uint32_t round = 0; round < warmup + FINAL_ROUNDS && !st && f->n >= 2; round++) {
+    for (uint32_t c = 0; c < f->n && !st; c++) {
+      if (f->wrong[c]) continue;
+      tu_result *r = &h->run->r[f->cand[c]];
+      uint32_t batch = batch_size(r->median_ns, 3, MAX_BATCH);
+      bool warm = round < warmup, last = round == warmup + FINAL_ROUNDS - 1, lost, timed_out;
+      double scratch[MAX_BATCH];
+      char why[400];
+      st = run_batch(h, &f->kern[c], r->groups, batch, false, last, timeout_s * batch, warm ? scratch : f->t[c] + f->nt[c],
+                     &lost, &timed_out);
+      if (!st && !warm) f->nt[c] += batch;
+      if (!st && last && !outputs_right(h, why, sizeof why)) f->wrong[c] = true, final_wrong(r, "last batch", why);
+    }
+    if (round + 1 == warmup && cold && vkocc_now_ms() - tw < 200 && warmup < 1000) warmup++;
+  }
+  return st;
+}
+
+/* The interleaved medians recorded; a failed final round, or one left with fewer than 2 right candidates, leaves
+ * the ranking by medians (of the configurations not found wrong). */
+static void final_record(harness *h, final_round *f, vkocc_status st) {
+  uint32_t confirmed = 0;
+  for (uint32_t c = 0; c < f->n; c++) {
+    tu_result *r = &h->run->r[f->cand[c]];
+    if (!st && f->nt[c] && !f->wrong[c]) {
+      vkocc_summary sum;
+      vkocc_summarize(f->t[c], f->nt[c], &sum);
+      r->confirm_ns = sum.median, r->confirm_spread = sum.median > 0 ? sum.mad / sum.median : 0, r->confirm_runs = f->nt[c];
+    }
+    confirmed += r->confirm_runs > 0;
+    vkocc_kernel_destroy(CTX(h), &f->kern[c]);
+    free(f->t[c]);
+  }
+  for (uint32_t c = 0; (st || confirmed < 2) && c < f->n; c++) h->run->r[f->cand[c]].confirm_runs = 0;
+}
+
 static vkocc_status confirm_best(harness *h, uint32_t k) {
   tu_run *run = h->run;
-  enum { ROUNDS = 3 };
   /* when this run measured no configuration (every result resumed) the device has been idle, its clocks
    * low: the untimed warm-up rounds then last 0.2 s at least, as a search would have kept it busy */
   bool cold = h->done == 0;
-  /* the valid configurations by median: the first k whose first run here is right are the candidates */
   ranked *order = vkocc_xcalloc(run->space.count + 1, sizeof *order);
   uint32_t norder = 0;
   for (uint32_t i = 0; i < run->space.count; i++) {
@@ -1258,69 +1390,15 @@ static vkocc_status confirm_best(harness *h, uint32_t k) {
   }
   qsort(order, norder, sizeof *order, by_median);
   vkocc_status st = VKOCC_OK;
-  if (norder < 2) { free(order); return VKOCC_OK; }
-  uint32_t *cand = vkocc_xcalloc(k + 1, sizeof *cand), n = 0;
-  vkocc_kernel *kern = vkocc_xcalloc(k + 1, sizeof *kern);
-  double **t = vkocc_xcalloc(k + 1, sizeof *t);
-  uint32_t *nt = vkocc_xcalloc(k + 1, sizeof *nt);
-  bool *wrong = vkocc_xcalloc(k + 1, sizeof *wrong);
-  double timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5;
-  bool lost, timed_out;
-  /* each built again and run once, as in the search: poisoned outputs, restored inputs, a bounded wait, the
-   * outputs validated (a wrong one: invalid, the next by median takes its place) */
-  for (uint32_t o = 0; o < norder && n < k && !st; o++) {
-    tu_result *r = &run->r[order[o].i];
-    if ((st = build_again(h, order[o].i, &kern[n]))) break;
-    double first;
-    char why[400];
-    st = run_batch(h, &kern[n], r->groups, 1, true, true, timeout_s, &first, &lost, &timed_out);
-    if (st) { vkocc_kernel_destroy(CTX(h), &kern[n]); break; }
-    if (!outputs_right(h, why, sizeof why)) {
-      final_wrong(r, "first run", why);
-      vkocc_kernel_destroy(CTX(h), &kern[n]);
-      continue;
-    }
-    cand[n] = order[o].i;
-    t[n] = vkocc_xmalloc(ROUNDS * MAX_BATCH * sizeof **t);
-    n++;
+  final_round f = {.cand = vkocc_xcalloc(k + 1, sizeof *f.cand), .kern = vkocc_xcalloc(k + 1, sizeof *f.kern),
+                   .t = vkocc_xcalloc(k + 1, sizeof *f.t), .nt = vkocc_xcalloc(k + 1, sizeof *f.nt),
+                   .wrong = vkocc_xcalloc(k + 1, sizeof *f.wrong)};
+  if (norder >= 2) {
+    st = final_candidates(h, order, norder, k, &f);
+    if (!st) st = final_rounds(h, &f, cold);
+    final_record(h, &f, st);
   }
-  /* untimed warm-up rounds (one; 0.2 s at least on a cold device), then the timed rounds; the last batch of
-   * each validated again */
-  uint32_t warmup = 1;
-  double tw = vkocc_now_ms();
-  for (uint32_t round = 0; round < warmup + ROUNDS && !st && n >= 2; round++) {
-    for (uint32_t c = 0; c < n && !st; c++) {
-      if (wrong[c]) continue;
-      tu_result *r = &run->r[cand[c]];
-      uint32_t batch = batch_size(r->median_ns, 3, MAX_BATCH);
-      bool warm = round < warmup, last = round == warmup + ROUNDS - 1;
-      double scratch[MAX_BATCH];
-      st = run_batch(h, &kern[c], r->groups, batch, false, last, timeout_s * batch, warm ? scratch : t[c] + nt[c], &lost,
-                     &timed_out);
-      if (st) break;
-      if (!warm) nt[c] += batch;
-      char why[400];
-      if (last && !outputs_right(h, why, sizeof why)) wrong[c] = true, final_wrong(r, "last batch", why);
-    }
-    if (round + 1 == warmup && cold && vkocc_now_ms() - tw < 200 && warmup < 1000) warmup++;
-  }
-  for (uint32_t c = 0; c < n; c++) {
-    if (!st && nt[c] && !wrong[c]) {
-      vkocc_summary sum;
-      vkocc_summarize(t[c], nt[c], &sum);
-      tu_result *r = &run->r[cand[c]];
-      r->confirm_ns = sum.median, r->confirm_spread = sum.median > 0 ? sum.mad / sum.median : 0, r->confirm_runs = nt[c];
-    }
-    vkocc_kernel_destroy(CTX(h), &kern[c]);
-    free(t[c]);
-  }
-  /* a failed final round, or one left with fewer than 2 right candidates, leaves the ranking by medians (of
-   * the configurations not found wrong) */
-  uint32_t confirmed = 0;
-  for (uint32_t c = 0; c < n; c++) confirmed += run->r[cand[c]].confirm_runs > 0;
-  if (st || confirmed < 2)
-    for (uint32_t c = 0; c < n; c++) run->r[cand[c]].confirm_runs = 0;
-  free(kern), free(t), free(nt), free(cand), free(wrong), free(order);
+  free(f.kern), free(f.t), free(f.nt), free(f.cand), free(f.wrong), free(order);
   return st;
 }
 
@@ -1390,12 +1468,7 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
   e->valid = r->inv == TU_CORRECT && r->runs > 0;
   e->time_ns = e->valid ? r->median_ns : 0;
   if (h->o->progress) {
-    uint64_t limit = run->space.count;
-    if (run->budget.max_evals && run->budget.max_evals < limit) limit = run->budget.max_evals;
-    if (run->budget.max_fraction > 0) {
-      uint64_t f = (uint64_t)ceil(run->budget.max_fraction * run->space.count);
-      if (f < limit) limit = f ? f : 1;
-    }
+    uint64_t limit = eval_limit(run);
     double el = (vkocc_now_ms() - h->t0) / 1e3;
     double eta = h->done ? el / h->done * (double)(limit > run->nevals ? limit - run->nevals : 0) : NAN;
     if (run->budget.max_seconds > 0 && eta > run->budget.max_seconds - el) eta = run->budget.max_seconds - el;

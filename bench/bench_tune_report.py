@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""The tuning-speed benchmark's report: reads what bench/bench_tune.sh left in a folder (NAME.json results
+documents, NAME.wall) and prints, per run, the cost per configuration as median with spread, per phase, the
+device busy fraction, the final round's agreement with the search's medians, and across runs named
+STEM-pN (several processes on one spec) whether their bests lie within each other's spread.
+
+    bench/bench_tune_report.py DIR [--json FILE]
+
+Phases: the harness records per configuration "timing_ms" {name: host ms}. Today's names are compile,
+pipeline, occupancy, measurement (validation, warm-up and trials together), warmup (device time of the warm-up,
+inside measurement), other, total; the harness's named phases are compile, pipeline, P, prepare, validate,
+warm, trials, other, total. Every name found is reported as it is.
+
+Device busy: where a result records "gpu_ms" (device-timestamped work of the configuration), their sum over the
+wall time; else the sum of the timed runs (times_ns), the warm-up's device time and the final round's runs
+(runs x median), which leaves out the validation runs: a lower bound of the busy time.
+"""
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    k = (len(xs) - 1) * q
+    f = math.floor(k)
+    c = min(f + 1, len(xs) - 1)
+    return xs[f] + (xs[c] - xs[f]) * (k - f)
+
+
+def summary(xs):
+    return {"median": pct(xs, 0.5), "p10": pct(xs, 0.1), "p90": pct(xs, 0.9), "n": len(xs)}
+
+
+def read_wall(path):
+    out = {}
+    try:
+        for line in open(path):
+            k, _, v = line.strip().partition(" ")
+            out[k] = v
+    except OSError:
+        pass
+    return out
+
+
+def report_one(path):
+    doc = json.load(open(path))
+    name = os.path.splitext(os.path.basename(path))[0]
+    wall = read_wall(os.path.join(os.path.dirname(path), name + ".wall"))
+    res = [r for r in doc.get("results", [])]
+    meas = doc.get("measurement", {})
+    phases = {}
+    for r in res:
+        for k, v in (r.get("timing_ms") or {}).items():
+            phases.setdefault(k, []).append(v)
+    gpu_ms = 0.0
+    have_gpu_ms = all("gpu_ms" in r for r in res) and res
+    timed_ms = warm_ms = final_ms = 0.0
+    for r in res:
+        timed_ms += sum(r.get("times_ns") or []) / 1e6
+        warm_ms += (r.get("timing_ms") or {}).get("warmup", 0.0)
+        fr = r.get("final_round")
+        if fr and fr.get("median_ns") is not None:
+            final_ms += fr["runs"] * fr["median_ns"] / 1e6
+        if have_gpu_ms:
+            gpu_ms += r["gpu_ms"]
+    if not have_gpu_ms:
+        gpu_ms = timed_ms + warm_ms + final_ms
+    wall_ms = float(wall.get("wall_ms", "nan"))
+    elapsed = meas.get("elapsed_ms", float("nan"))
+    ratios = []
+    for r in res:
+        fr = r.get("final_round")
+        if fr and r.get("median_ns") and fr.get("median_ns"):
+            ratios.append(fr["median_ns"] / r["median_ns"])
+    dev = [abs(x - 1) for x in ratios]
+    best = doc.get("best") or {}
+    best_spread = None
+    for r in res:
+        if best and r.get("config") == best.get("config"):
+            best_spread = r.get("spread")
+    valid = sum(1 for r in res if r.get("valid"))
+    out = {
+        "name": name,
+        "device": (doc.get("device") or {}).get("name"),
+        "command": wall.get("command"),
+        "rc": wall.get("rc"),
+        "configurations": len(res),
+        "valid": valid,
+        "wall_ms": wall_ms,
+        "elapsed_ms": elapsed,
+        "setup_ms": meas.get("setup_ms"),
+        "wall_per_config_ms": wall_ms / len(res) if res else None,
+        "phases_ms": {k: summary(v) for k, v in phases.items()},
+        "gpu_ms": gpu_ms,
+        "gpu_ms_source": "gpu_ms" if have_gpu_ms else "times+warmup+final (lower bound)",
+        "busy_of_wall": gpu_ms / wall_ms if wall_ms > 0 else None,
+        "busy_of_elapsed": gpu_ms / elapsed if elapsed and elapsed > 0 else None,
+        "final_round": {"n": len(ratios), "median_abs_dev": pct(dev, 0.5) if dev else None,
+                        "worst_abs_dev": max(dev) if dev else None,
+                        "median_ratio": pct(ratios, 0.5) if ratios else None},
+        "best": {"config": best.get("config"), "median_ns": best.get("median_ns"), "spread": best_spread},
+    }
+    return out
+
+
+def fmt_phase(p):
+    return "%.1f [%.1f..%.1f]" % (p["median"], p["p10"], p["p90"])
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    d = argv[1]
+    jpath = argv[argv.index("--json") + 1] if "--json" in argv else None
+    files = sorted(f for f in glob.glob(os.path.join(d, "*.json")) if os.path.exists(f[:-5] + ".wall"))
+    runs = [report_one(f) for f in files]
+    lines = []
+    for r in runs:
+        lines.append("%s (%s): %d configurations (%d valid), wall %.0f ms (%.1f ms per configuration), setup %.0f ms"
+                     % (r["name"], r["device"], r["configurations"], r["valid"], r["wall_ms"],
+                        r["wall_per_config_ms"] or float("nan"), r["setup_ms"] or float("nan")))
+        lines.append("  command: %s" % r["command"])
+        lines.append("  per configuration, ms, median [p10..p90]: " +
+                     ", ".join("%s %s" % (k, fmt_phase(v)) for k, v in r["phases_ms"].items()))
+        lines.append("  device busy: %.1f%% of wall, %.1f%% of the tuning's elapsed (%.0f ms device time: %s)"
+                     % (100 * (r["busy_of_wall"] or 0), 100 * (r["busy_of_elapsed"] or 0), r["gpu_ms"], r["gpu_ms_source"]))
+        fr = r["final_round"]
+        if fr["n"]:
+            lines.append("  final round vs the search's medians: %d configurations, median ratio %.4f, median |1-ratio| "
+                         "%.2f%%, worst %.2f%%" % (fr["n"], fr["median_ratio"], 100 * fr["median_abs_dev"],
+                                                  100 * fr["worst_abs_dev"]))
+        b = r["best"]
+        if b["median_ns"]:
+            lines.append("  best %s: %.2f us (spread %s)" % (json.dumps(b["config"]), b["median_ns"] / 1e3,
+                                                          "%.4f" % b["spread"] if b["spread"] is not None else "-"))
+    # processes of one spec: NAME-p1, NAME-p2, ...
+    groups = {}
+    for r in runs:
+        m = re.match(r"(.*)-p\d+$", r["name"])
+        if m:
+            groups.setdefault(m.group(1), []).append(r)
+    stab = {}
+    for g, rs in groups.items():
+        bests = [(r["best"]["median_ns"], r["best"]["spread"] or 0, r["best"]["config"]) for r in rs if r["best"]["median_ns"]]
+        ok = True
+        worst = 0.0
+        for i in range(len(bests)):
+            for j in range(i + 1, len(bests)):
+                mi, si, _ = bests[i]
+                mj, sj, _ = bests[j]
+                rel = abs(mi - mj) / min(mi, mj)
+                worst = max(worst, rel)
+                ok &= rel <= si + sj
+        stab[g] = {"processes": len(bests), "worst_rel_diff": worst, "within_spread": ok,
+                   "bests": [{"median_ns": m, "spread": s, "config": c} for m, s, c in bests]}
+        lines.append("%s: %d processes, bests %s; worst relative difference %.2f%%, within each other's spread: %s"
+                     % (g, len(bests), ", ".join("%.2f us" % (m / 1e3) for m, _, _ in bests), 100 * worst,
+                        "yes" if ok else "no"))
+    print("\n".join(lines))
+    if jpath:
+        with open(jpath, "w") as f:
+            json.dump({"runs": runs, "stability": stab}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
