@@ -447,9 +447,13 @@ static vkocc_status resume_group(group *g) {
   return VKOCC_OK;
 }
 
+/* a bool holding another byte is undefined behaviour once loaded: tu_result's bools checked as bytes first */
+static bool bools_ok(const unsigned char *b) {
+  return b[offsetof(tu_result, measured)] <= 1 && b[offsetof(tu_result, P_model)] <= 1;
+}
+
 bool fleet_result_from_bytes(const void *bytes, tu_result *r) {
-  /* a bool holding another byte is undefined behaviour once loaded: checked as a byte first */
-  if (((const unsigned char *)bytes)[offsetof(tu_result, measured)] > 1) return false;
+  if (!bools_ok(bytes)) return false;
   memcpy(r, bytes, sizeof *r);
   return fleet_result_sane(r);
 }
@@ -785,7 +789,7 @@ static vkocc_status send_msg(const msg *m) {
 }
 
 static msg *recv_msg(const void *buf, size_t len) {
-  if (len < sizeof(msg) || ((const unsigned char *)buf)[offsetof(msg, r) + offsetof(tu_result, measured)] > 1) return NULL;
+  if (len < sizeof(msg) || !bools_ok((const unsigned char *)buf + offsetof(msg, r))) return NULL;
   msg *m = vkocc_xmalloc(sizeof *m);
   memcpy(m, buf, sizeof *m);
   m->next = NULL, m->r.times_ns = NULL;
