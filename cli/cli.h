@@ -74,6 +74,12 @@ int cmd_plot(cli_run *run, int argc, char **argv);
 int cmd_view(cli_run *run, int argc, char **argv);
 int cmd_tune(cli_run *run, int argc, char **argv);
 int cmd_tune_spec(cli_run *run, int argc, char **argv);     /* vkocc tune SPEC.json: a user kernel from a T1 file */
+/* tune_fleet.c: --device all or a list, or under mpirun/srun: one spec on several devices and ranks */
+bool cli_tune_fleet_wanted(const char *device);
+int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *t4,
+                   const char *policy, vkocc_tune_options *o);
+/* --policy DB: the policy database of the results (and its transfer report, DB.transfer.json) */
+int cli_tune_policy(const char *db, const char *const *results, uint32_t n);
 int cmd_policy_header(cli_run *run, int argc, char **argv); /* vkocc policy header DB -o tuned.h */
 int cmd_barrier_test(cli_run *run, int argc, char **argv);
 

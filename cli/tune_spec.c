@@ -12,7 +12,7 @@ static const char *help =
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
     "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--warmup-ms MS]\n"
     "                  [--warmup-ratio R] [--sentinel N] [--fingerprint FILE [--allow-other-device]] [--json]\n"
-    "                  [--device D] [--queue Q]\n"
+    "                  [--device D|all|D1,D2,...] [--queue Q] [--policy DB]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
     "random_sample, ...) within its Budget (or --budget configurations, --fraction of the space, --time seconds).\n"
@@ -27,6 +27,10 @@ static const char *help =
     "-o -: the results document on standard output (else stdout stays quiet: the summary goes to stderr). Exit 1\n"
     "when no configuration is valid. --fingerprint FILE: the cluster ID from FILE, which must be this device's\n"
     "(deviceUUID and driver version; --allow-other-device takes another device's anyway).\n"
+    "--device all (or D1,D2,...): every device measures at once; those of one cluster ID share one search, each\n"
+    "cluster gets its own results document (RESULTS-CLUSTER.json when there are several); under mpirun or srun every\n"
+    "rank measures and rank 0 searches and writes (docs/fleet.md). --policy DB: at the end, the policy database of\n"
+    "the results (as vkocc policy build) and its transfer report beside it (DB.transfer.json).\n"
     "--resume continues RESULTS.json (same spec file and device). --name: the kernel's name in results and\n"
     "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\n"
     "--warmup-ms MS (default 500): at most this much device time of untimed dispatches of each configuration before\n"
@@ -82,12 +86,12 @@ const struct option cli_tune_spec_options[] = {
     {"warmup-ratio", required_argument, 0, 'U'}, {"sentinel", required_argument, 0, 'Y'},
     {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
     {"fingerprint", required_argument, 0, 'f'}, {"allow-other-device", no_argument, 0, 'G'},
-    {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'},
+    {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, {"policy", required_argument, 0, 'L'},
     CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
 
 int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   cli_common c = {.run = run};
-  const char *out = NULL, *t4 = NULL, *strategy = NULL, *reference = NULL, *name = NULL, *fp_path = NULL, *spec = NULL;
+  const char *policy = NULL, *out = NULL, *t4 = NULL, *strategy = NULL, *reference = NULL, *name = NULL, *fp_path = NULL, *spec = NULL;
   bool resume = false, always_P = false;
   vkocc_tune_options o = {0};
   uint32_t max_runs = 0, budget_n = 0;
@@ -169,6 +173,7 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
     case 'G': c.allow_other_device = true; break;
     case 'j': c.json = true; break;
     case 'd': c.device = optarg; break;
+    case 'L': policy = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'h': fputs(help, stdout); return 0;
     default: fputs(help, stderr); return 2;
@@ -178,6 +183,14 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   spec = argv[optind];
   if (optind + 1 < argc) return cli_error("tune", 2, "unexpected argument '%s'", argv[optind + 1]);
   if (!out) return cli_error("tune", 2, "-o FILE is required (the results document; -o -: standard output)");
+  if (cli_tune_fleet_wanted(c.device)) { /* several devices or ranks: one search per cluster (cli/tune_fleet.c) */
+    o.strategy = strategy, o.seed = seed, o.reference = reference, o.always_occupancy = always_P;
+    o.target_spread = spread, o.max_runs = max_runs, o.timeout_s = timeout_s, o.warmup_ms = warmup_ms;
+    o.warmup_ratio = warmup_ratio, o.sentinel_every = sentinel, o.only = only, o.nonly = nonly;
+    o.output = strcmp(out, "-") ? out : NULL;
+    (void)have_confirm;
+    return cli_tune_fleet(&c, spec, name, fp_path, resume, t4, policy, &o);
+  }
   if (!strcmp(out, "-")) { /* standard output, as everywhere: the document at the end, no file */
     if (resume) return cli_error("tune", 2, "--resume needs -o FILE (the document to continue)");
     out = NULL, c.json = true;
@@ -212,6 +225,7 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   o.only = only, o.nonly = nonly, o.output = out, o.t4_output = t4;
   rc = tune_spec(s, &c, resume, fp_path, &o, t4_meta);
   vkocc_tune_close(s);
+  if (!rc && policy && out) rc = cli_tune_policy(policy, (const char *const[]){out}, 1);
   return rc;
 }
 

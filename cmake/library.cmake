@@ -99,11 +99,19 @@ target_compile_definitions(vkocc_room_util PRIVATE VKOCC_VERSION="${PROJECT_VERS
 add_library(vkocc_generated OBJECT ${VKOCC_SHADER_SOURCES})
 vkocc_library_objects(vkocc_generated util)
 list(APPEND VKOCC_ROOM_OBJECTS $<TARGET_OBJECTS:vkocc_generated>)
+if(VKOCC_WITH_MPI AND MPI_C_FOUND)
+  # tune/fleet_mpi.c: ranks across machines (Open MPI, found like GLFW)
+  target_compile_definitions(vkocc_room_tune PRIVATE VKOCC_HAVE_MPI=1)
+  target_link_libraries(vkocc_room_tune PRIVATE MPI::MPI_C)
+endif()
 
 # Link-time dependencies of the library: jansson, the statically linked compiler (shaderc + glslang +
 # SPIRV-Tools, C++: a group the linker rescans), SPIRV-Cross; the Vulkan loader is opened at run time (dl).
 set(VKOCC_LINK_DEPS PkgConfig::JANSSON Threads::Threads ${CMAKE_DL_LIBS} m
   "$<LINK_GROUP:RESCAN,${VKOCC_SHADERC_GROUP}>" stdc++ m PkgConfig::SPVC) # m again: glslang needs it after
+if(VKOCC_WITH_MPI AND MPI_C_FOUND)
+  list(APPEND VKOCC_LINK_DEPS MPI::MPI_C)
+endif()
 
 set(VKOCC_PUBLIC_INCLUDE $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
                          $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

@@ -1633,6 +1633,57 @@ typedef struct vkocc_tune_replay_options {
 vkocc_status vkocc_tune_replay(const char *results, const vkocc_tune_replay_options *options, struct json_t **report,
                                uint32_t *constrained);
 
+/* ================================================================ tuning on several devices and ranks (docs/fleet.md)
+ * One T1 spec tuned on many devices at once. Members whose fingerprints share a cluster ID share one search:
+ * the strategy proposes, whichever member is free measures (each on a thread of its own with its own harness),
+ * results are told to the strategy in the order they arrive. Members of another cluster run their own search of
+ * the same spec. One results document per cluster names every device that measured in it ($.devices) and each
+ * result its device ($.results[].device, an index into $.devices); it is written every 10 s, each result is also
+ * appended to a journal beside it (OUTPUT.journal), so a run killed and continued with resume loses at most the
+ * configurations that were being measured. Under MPI (vkocc_mpi_launched) every rank measures on its members and
+ * rank 0 coordinates: it refuses ranks whose vkocc version or spec hash differ from its own (naming both) before
+ * anything is measured, searches, and writes the documents; the other ranks write nothing. */
+typedef struct vkocc_tune_fleet_member {
+  vkocc_context *ctx;        /* opened by the caller, one per member (two members may share a physical device only
+                                for tests: VKOCC_TEST_SAME_DEVICE=1); closed by the caller after the call */
+  const char *device;        /* its vkocc_context_options.device, to reopen it after a lost device */
+  const char *queue;         /* its vkocc_context_options.queue */
+  const vkocc_fingerprint *fp;              /* its fingerprint: the cluster ID (NULL: cluster "unknown") */
+  const vkocc_fingerprint_details *details; /* the fingerprint's details (may be NULL) */
+} vkocc_tune_fleet_member;
+
+typedef struct vkocc_tune_fleet_cluster {
+  char cluster_id[24];
+  char output[1100];         /* its results document */
+  uint32_t devices;          /* members of all ranks in it */
+  uint32_t measured, valid, resumed;
+  double best_ns;            /* INFINITY: no valid configuration */
+  char best_key[1024];
+  char stopped[700];         /* why its search ended before the budget ("" : it did not) */
+} vkocc_tune_fleet_cluster;
+
+typedef struct vkocc_tune_fleet_report {
+  uint32_t nclusters;
+  vkocc_tune_fleet_cluster *clusters; /* malloc'd: vkocc_tune_fleet_report_free */
+  uint32_t ranks, workers;   /* MPI ranks (1 without MPI) and members of all ranks */
+  bool coordinator;          /* false on MPI ranks other than 0: they measured and wrote nothing */
+  double wall_ms;
+} vkocc_tune_fleet_report;
+void vkocc_tune_fleet_report_free(vkocc_tune_fleet_report *r);
+
+/* Tunes spec_path (name: as vkocc_tune_open_spec) on members[0..n). o as vkocc_tune_run (output required on the
+ * coordinator; with several clusters each document is OUTPUT with "-CLUSTER" before ".json"; t4_output, confirm
+ * and progress are not used). resume: continue the documents (and journals) at those paths. Errors: USAGE for a
+ * spec that does not fit, a rank that disagrees (version, spec) or a device named twice; RUNTIME when every
+ * member failed or on options->stop (what was measured is written). */
+vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vkocc_tune_fleet_member *members, uint32_t n,
+                              bool resume, const vkocc_tune_options *o, vkocc_tune_fleet_report *out);
+/* Whether this vkocc was built with MPI. */
+bool vkocc_mpi_built(void);
+/* Whether mpirun/mpiexec or srun started this process as one of several ranks (read from the environment, before
+ * any MPI call); *rank, *local_rank (on this host) may be NULL. */
+bool vkocc_mpi_launched(int *rank, int *local_rank);
+
 /* ================================================================ tuned policies (docs/policy.md, docs/tune.md)
  * A policy database maps (kernel, device or cluster, variables such as the problem size) to tuned
  * parameters; selection takes the most specific entry that applies. */

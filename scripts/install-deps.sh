@@ -11,7 +11,8 @@ pkgs=(build-essential cmake pkg-config
       libspirv-cross-c-shared-dev                          # reflection of the user's shader (SPIRV-Cross)
       debhelper                                            # the Debian package test (test_package); lintian
                                                            # is optional: apt-get install lintian
-      python3-jsonschema)                                  # tests: T4 tuning results against their JSON schemas
+      python3-jsonschema                                   # tests: T4 tuning results against their JSON schemas
+      libopenmpi-dev openmpi-bin)                          # tuning across MPI ranks (mpirun/srun vkocc tune)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

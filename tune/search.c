@@ -1,6 +1,7 @@
-/* The search loop and the two baseline strategies (brute force, seeded random sampling). Further
- * strategies register in the table at the end. */
+/* The search (ask/tell over a strategy, the budget, the record) and the two baseline strategies (brute force,
+ * seeded random sampling). Further strategies register in the table. */
 #include "search.h"
+#include "strategy_util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +44,15 @@ static vkocc_status brute_create(const tune_space *s, uint64_t seed, const json_
   b->n = s->nconfigs, *st = b;
   return VKOCC_OK;
 }
-static int64_t brute_propose(void *st) {
+static uint32_t brute_ask(void *st, uint32_t max, uint32_t *out) {
   brute *b = st;
-  return b->next < b->n ? (int64_t)b->next++ : -1;
+  uint32_t k = 0;
+  while (k < max && b->next < b->n) out[k++] = b->next++;
+  return k;
 }
-static void brute_observe(void *st, uint32_t c, tune_eval e) { (void)st, (void)c, (void)e; }
+static void brute_tell(void *st, uint32_t c, tune_eval e) { (void)st, (void)c, (void)e; }
 static const tune_strategy_def brute_force = {"brute_force", "every configuration in enumeration order",
-                                              brute_create, brute_propose, brute_observe, free, NULL};
+                                              brute_create, brute_ask, brute_tell, free, NULL};
 
 /* --- random sampling without replacement: a seeded Fisher-Yates permutation --- */
 typedef struct rnd { uint32_t *perm, next, n; } rnd;
@@ -70,16 +73,18 @@ static vkocc_status random_create(const tune_space *s, uint64_t seed, const json
   *st = r;
   return VKOCC_OK;
 }
-static int64_t random_propose(void *st) {
+static uint32_t random_ask(void *st, uint32_t max, uint32_t *out) {
   rnd *r = st;
-  return r->next < r->n ? (int64_t)r->perm[r->next++] : -1;
+  uint32_t k = 0;
+  while (k < max && r->next < r->n) out[k++] = r->perm[r->next++];
+  return k;
 }
 static void random_destroy(void *st) {
   rnd *r = st;
   free(r->perm), free(r);
 }
 static const tune_strategy_def random_sample = {"random_sample", "configurations in a seeded random order",
-                                                random_create, random_propose, brute_observe, random_destroy, NULL};
+                                                random_create, random_ask, brute_tell, random_destroy, NULL};
 
 /* --- the table --- */
 extern const tune_strategy_def tune_strategy_annealing, tune_strategy_genetic, tune_strategy_ils, tune_strategy_forest;
@@ -107,17 +112,35 @@ const tune_strategy_def *tune_strategy_find(const char *name) {
   return NULL;
 }
 
-/* --- the loop --- */
+/* --- the search --- */
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-vkocc_status tune_search_run(const tune_space *s, const tune_strategy_def *def, uint64_t seed, const json_t *attrs,
-                             const tune_budget *budget, tune_eval_fn eval, void *user, tune_search_result *out) {
-  memset(out, 0, sizeof *out);
-  out->best = -1, out->best_ns = INFINITY;
+enum { C_NEW, C_INFLIGHT, C_KNOWN };
+struct tune_search {
+  const tune_space *s;
+  const tune_strategy_def *def;
+  void *st;
+  tune_budget budget;
+  uint64_t limit, repeats, max_repeats;
+  double t0;
+  vkocc_status rc;
+  bool over;                 /* nothing new is handed out: budget, target, a failure, stop */
+  uint8_t *state;            /* per configuration: C_NEW, C_INFLIGHT, C_KNOWN */
+  uint32_t *dups;            /* per configuration: proposals again while in flight, told when it arrives */
+  tune_eval *known;
+  uint32_t inflight;
+  uint32_t *requeue, nrequeue;
+  uint32_t *buf;             /* the strategy's batch */
+  tune_search_result r;
+};
+
+vkocc_status tune_search_open(const tune_space *s, const tune_strategy_def *def, uint64_t seed, const json_t *attrs,
+                              const tune_budget *budget, tune_search **out) {
+  *out = NULL;
   uint64_t limit = s->nconfigs;
   if (budget && budget->max_evals && budget->max_evals < limit) limit = budget->max_evals;
   if (budget && budget->max_fraction > 0) {
@@ -129,40 +152,125 @@ vkocc_status tune_search_run(const tune_space *s, const tune_strategy_def *def, 
   vkocc_status rc = def->create(s, seed, attrs, &st);
   if (rc) return rc;
   if (def->set_budget) def->set_budget(st, limit);
-  out->order = vkocc_xmalloc((size_t)(limit ? limit : 1) * sizeof *out->order);
-  out->best_after = vkocc_xmalloc((size_t)(limit ? limit : 1) * sizeof *out->best_after);
-  uint8_t *seen = vkocc_xcalloc(s->nconfigs ? s->nconfigs : 1, 1);
-  tune_eval *known = vkocc_xcalloc(s->nconfigs ? s->nconfigs : 1, sizeof *known);
-  double t0 = now_s();
+  tune_search *ts = vkocc_xcalloc(1, sizeof *ts);
+  size_t n = s->nconfigs ? s->nconfigs : 1;
+  ts->s = s, ts->def = def, ts->st = st, ts->limit = limit, ts->t0 = now_s();
+  if (budget) ts->budget = *budget;
   /* a strategy that keeps proposing what it has seen still ends: repeats are bounded */
-  uint64_t repeats = 0, max_repeats = 1000 + 10 * (uint64_t)s->nconfigs;
-  while (out->evals < limit) {
-    if (budget && budget->max_seconds > 0 && now_s() - t0 >= budget->max_seconds) break;
-    int64_t c = def->propose(st);
-    if (c < 0) break;
-    if ((uint64_t)c >= s->nconfigs) {
-      rc = vkocc_fail(VKOCC_ERROR_RUNTIME, "search strategy %s proposed configuration %lld of %u", def->name,
-                      (long long)c, s->nconfigs);
+  ts->max_repeats = 1000 + 10 * (uint64_t)s->nconfigs;
+  ts->state = vkocc_xcalloc(n, 1);
+  ts->dups = vkocc_xcalloc(n, sizeof *ts->dups);
+  ts->known = vkocc_xcalloc(n, sizeof *ts->known);
+  ts->requeue = vkocc_xmalloc(n * sizeof *ts->requeue);
+  ts->buf = vkocc_xmalloc(n * sizeof *ts->buf);
+  ts->r.best = -1, ts->r.best_ns = INFINITY;
+  ts->r.order = vkocc_xmalloc((size_t)(limit ? limit : 1) * sizeof *ts->r.order);
+  ts->r.best_after = vkocc_xmalloc((size_t)(limit ? limit : 1) * sizeof *ts->r.best_after);
+  *out = ts;
+  return VKOCC_OK;
+}
+
+uint32_t tune_search_ask(tune_search *ts, uint32_t max, uint32_t *out) {
+  uint32_t got = 0;
+  while (got < max && ts->nrequeue) {
+    uint32_t c = ts->requeue[--ts->nrequeue];
+    ts->state[c] = C_INFLIGHT, ts->inflight++, out[got++] = c;
+  }
+  while (got < max && !ts->over) {
+    if (ts->r.evals + ts->inflight >= ts->limit) {
+      if (ts->r.evals >= ts->limit) ts->over = true;
       break;
     }
-    if (seen[c]) {
-      if (++repeats > max_repeats) break;
-      def->observe(st, (uint32_t)c, known[c]);
-      continue;
+    uint64_t room = ts->limit - ts->r.evals - ts->inflight;
+    if (ts->budget.max_seconds > 0 && now_s() - ts->t0 >= ts->budget.max_seconds) { ts->over = true; break; }
+    uint32_t want = max - got < room ? max - got : (uint32_t)room;
+    uint32_t k = ts->def->ask(ts->st, want, ts->buf);
+    if (!k) {
+      if (!ts->inflight) ts->over = true; /* nothing in flight and nothing to propose: done */
+      break;
     }
-    tune_eval e = {0};
-    if ((rc = eval(user, (uint32_t)c, &e))) break;
-    if (e.valid && !(e.time_ns > 0 && isfinite(e.time_ns))) e.valid = false;
-    seen[c] = 1, known[c] = e;
-    if (e.valid && e.time_ns < out->best_ns) out->best_ns = e.time_ns, out->best = c;
-    out->order[out->evals] = (uint32_t)c;
-    out->best_after[out->evals] = out->best_ns;
-    out->evals++;
-    def->observe(st, (uint32_t)c, e);
-    if (budget && budget->target_ns > 0 && out->best_ns <= budget->target_ns) break;
+    for (uint32_t i = 0; i < k && !ts->over; i++) {
+      uint32_t c = ts->buf[i];
+      if (c >= ts->s->nconfigs) {
+        ts->rc = vkocc_fail(VKOCC_ERROR_RUNTIME, "search strategy %s proposed configuration %u of %u", ts->def->name, c,
+                            ts->s->nconfigs);
+        ts->over = true;
+      } else if (ts->state[c] == C_KNOWN) {
+        if (++ts->repeats > ts->max_repeats) ts->over = true;
+        else ts->def->tell(ts->st, c, ts->known[c]);
+      } else if (ts->state[c] == C_INFLIGHT) {
+        ts->dups[c]++;
+      } else {
+        ts->state[c] = C_INFLIGHT, ts->inflight++, out[got++] = c;
+      }
+    }
   }
-  def->destroy(st);
-  free(seen), free(known);
+  return got;
+}
+
+vkocc_status tune_search_tell(tune_search *ts, uint32_t c, tune_eval e) {
+  if (c >= ts->s->nconfigs || ts->state[c] != C_INFLIGHT)
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "search: a result for configuration %u, which is not in flight", c);
+  if (e.valid && !(e.time_ns > 0 && isfinite(e.time_ns))) e.valid = false;
+  ts->state[c] = C_KNOWN, ts->known[c] = e, ts->inflight--;
+  tune_search_result *r = &ts->r;
+  if (e.valid && e.time_ns < r->best_ns) r->best_ns = e.time_ns, r->best = c;
+  if (r->evals < ts->limit) { /* a requeued configuration measured twice is recorded once */
+    r->order[r->evals] = c;
+    r->best_after[r->evals] = r->best_ns;
+    r->evals++;
+  }
+  ts->def->tell(ts->st, c, e);
+  for (; ts->dups[c]; ts->dups[c]--) ts->def->tell(ts->st, c, e);
+  if (ts->budget.target_ns > 0 && r->best_ns <= ts->budget.target_ns) ts->over = true;
+  return VKOCC_OK;
+}
+
+void tune_search_requeue(tune_search *ts, uint32_t c) {
+  if (c >= ts->s->nconfigs || ts->state[c] != C_INFLIGHT) return;
+  ts->state[c] = C_NEW, ts->inflight--;
+  ts->requeue[ts->nrequeue++] = c;
+}
+
+void tune_search_stop(tune_search *ts) { ts->over = true, ts->nrequeue = 0; }
+uint32_t tune_search_inflight(const tune_search *ts) { return ts->inflight; }
+vkocc_status tune_search_status(const tune_search *ts) { return ts->rc; }
+
+void tune_search_result_get(const tune_search *ts, tune_search_result *out) {
+  *out = ts->r;
+  size_t n = ts->r.evals ? ts->r.evals : 1;
+  out->order = vkocc_xmalloc(n * sizeof *out->order);
+  out->best_after = vkocc_xmalloc(n * sizeof *out->best_after);
+  memcpy(out->order, ts->r.order, ts->r.evals * sizeof *out->order);
+  memcpy(out->best_after, ts->r.best_after, ts->r.evals * sizeof *out->best_after);
+}
+
+void tune_search_close(tune_search *ts) {
+  if (!ts) return;
+  ts->def->destroy(ts->st);
+  free(ts->state), free(ts->dups), free(ts->known), free(ts->requeue), free(ts->buf);
+  tune_search_result_free(&ts->r);
+  free(ts);
+}
+
+vkocc_status tune_search_run(const tune_space *s, const tune_strategy_def *def, uint64_t seed, const json_t *attrs,
+                             const tune_budget *budget, tune_eval_fn eval, void *user, tune_search_result *out) {
+  memset(out, 0, sizeof *out);
+  out->best = -1, out->best_ns = INFINITY;
+  tune_search *ts;
+  vkocc_status rc = tune_search_open(s, def, seed, attrs, budget, &ts);
+  if (rc) return rc;
+  uint32_t c;
+  while (tune_search_ask(ts, 1, &c)) {
+    tune_eval e = {0};
+    if ((rc = eval(user, c, &e))) break;
+    tune_search_tell(ts, c, e);
+  }
+  if (!rc) rc = ts->rc;
+  /* what was evaluated is kept also when the search failed */
+  *out = ts->r;
+  ts->r.order = NULL, ts->r.best_after = NULL;
+  tune_search_close(ts);
   return rc;
 }
 

@@ -6,10 +6,13 @@
  * neighbours and crossovers without knowing what the parameters mean. Optional per-configuration features
  * (e.g. occupancy from the device model, the limiting resource, P) are known before anything runs.
  *
- * The loop (tune_search_run) owns the budget: it asks the strategy for the next index, skips indices
- * already evaluated (their result is fed back again without spending budget, up to a bound on repeats),
- * evaluates through a callback and reports the time (or invalid) back. Strategies are deterministic for a
- * given seed. */
+ * Strategies are ask/tell: asked for a batch of configurations, told their results in any order, so that
+ * several workers (the GPUs of a cluster, MPI ranks) can measure at once. A strategy asked for one
+ * configuration at a time with nothing in flight proposes exactly the sequence it always did, so one worker
+ * retraces the sequential search for a seed. The search (tune_search_open .. tune_search_close) owns the
+ * budget: it hands out configurations not yet evaluated, answers a configuration proposed again from its
+ * known result without spending budget (up to a bound on repeats), and records the order results arrived
+ * in. tune_search_run is the one-worker loop over it. Strategies are deterministic for a given seed. */
 #ifndef VKOCC_TUNE_SEARCH_H
 #define VKOCC_TUNE_SEARCH_H
 #include "internal.h"
@@ -44,12 +47,15 @@ typedef struct tune_strategy_def {
   /* attrs: T1 Search.Attributes as a JSON object (may be NULL). VKOCC_ERROR_USAGE for an unknown or bad
    * attribute, naming it. */
   vkocc_status (*create)(const tune_space *s, uint64_t seed, const json_t *attrs, void **state);
-  /* The next configuration index, or -1 when the strategy has nothing more to propose. */
-  int64_t (*propose)(void *state);
-  void (*observe)(void *state, uint32_t config, tune_eval e);
+  /* Up to max (>= 1) configuration indices to evaluate next, into out; the count. 0 while results are in
+   * flight: the strategy waits for one (a walk that needs its last step's time); 0 with nothing in flight:
+   * it has nothing more to propose. */
+  uint32_t (*ask)(void *state, uint32_t max, uint32_t *out);
+  /* The result of a configuration it proposed, in any order (or proposed again once known: told at once). */
+  void (*tell)(void *state, uint32_t config, tune_eval e);
   void (*destroy)(void *state);
-  /* Optional (NULL = not used): the most evaluations the loop will allow (from the count and fraction
-   * budgets; nconfigs under a time budget alone), told once after create, before the first propose. */
+  /* Optional (NULL = not used): the most evaluations the search will allow (from the count and fraction
+   * budgets; nconfigs under a time budget alone), told once after create, before the first ask. */
   void (*set_budget)(void *state, uint64_t max_evals);
 } tune_strategy_def;
 
@@ -77,10 +83,34 @@ typedef struct tune_search_result {
   double *best_after;        /* evals entries: best time after each evaluation (INFINITY before a valid one) */
 } tune_search_result;
 
-/* Runs strategy def over s within budget. A resumed run answers eval from its recorded results, so the
- * strategy retraces the same path (determinism per seed) and the budget counts them as in the first run. */
+/* Runs strategy def over s within budget, one evaluation at a time. A resumed run answers eval from its
+ * recorded results, so the strategy retraces the same path (determinism per seed) and the budget counts them
+ * as in the first run. */
 vkocc_status tune_search_run(const tune_space *s, const tune_strategy_def *def, uint64_t seed, const json_t *attrs,
                              const tune_budget *budget, tune_eval_fn eval, void *user, tune_search_result *out);
+
+/* A search that several workers feed: ask hands out configurations, tell takes their results in any order.
+ * s must outlive it. */
+typedef struct tune_search tune_search;
+vkocc_status tune_search_open(const tune_space *s, const tune_strategy_def *def, uint64_t seed, const json_t *attrs,
+                              const tune_budget *budget, tune_search **out);
+/* Up to max configurations to measure next (none already evaluated or in flight), into out; the count. 0 while
+ * some are in flight: wait for a result and ask again; 0 with none in flight: the search is over
+ * (tune_search_status says whether it failed). Configurations put back (tune_search_requeue) come first. */
+uint32_t tune_search_ask(tune_search *ts, uint32_t max, uint32_t *out);
+/* The result of a configuration handed out by ask. VKOCC_ERROR_RUNTIME for one not in flight. */
+vkocc_status tune_search_tell(tune_search *ts, uint32_t config, tune_eval e);
+/* A configuration handed out that will not be measured where it went (a worker lost): the next ask hands it
+ * out again, before anything new. */
+void tune_search_requeue(tune_search *ts, uint32_t config);
+/* Stops handing out anything new (an interruption); results in flight are still taken. */
+void tune_search_stop(tune_search *ts);
+uint32_t tune_search_inflight(const tune_search *ts);
+/* VKOCC_OK, or the error that ended the search (a strategy that proposed outside the space). */
+vkocc_status tune_search_status(const tune_search *ts);
+/* What it evaluated so far, in the order results arrived (a copy; free with tune_search_result_free). */
+void tune_search_result_get(const tune_search *ts, tune_search_result *out);
+void tune_search_close(tune_search *ts);
 void tune_search_result_free(tune_search_result *r);
 
 /* Seeded, platform-independent random numbers for strategies (splitmix64 + xoshiro256**). */

@@ -7,6 +7,9 @@
  * T falls geometrically from T0 to T1 over the evaluation budget. An invalid configuration is never moved
  * to (its time is infinite) and never proposed again. When the walk finds no new neighbour in many steps it
  * restarts at a configuration not yet seen, which keeps the search budget-aware on small spaces.
+ * Asked for several at once (several workers), the walk proposes several new neighbours of the current
+ * configuration, each judged against the current one when its time arrives; the walk starts only once the
+ * whole design is known, as it does one at a time.
  * Attributes: T0 (default 0.5), T1 (0.005), design (initial configurations, default budget / 50 between 6 and 16, at most the budget). */
 #include "strategy_util.h"
 #include <math.h>
@@ -21,10 +24,12 @@ typedef struct sa {
   uint64_t budget;
   uint32_t *design, ndesign, next_design, design_attr;
   int64_t cur;         /* -1: none yet */
-  int64_t pending;     /* proposed as a move from cur (else a restart or design point) */
+  uint8_t *kind;       /* per configuration, how it was proposed: K_DESIGN, K_MOVE (from cur), K_RESTART */
+  bool walking;
   uint32_t *nbuf;
 } sa;
 
+enum { K_DESIGN, K_MOVE, K_RESTART };
 static const char *const known[] = {"T0", "T1", "design", NULL};
 
 static vkocc_status sa_create(const tune_space *s, uint64_t seed, const json_t *attrs, void **st) {
@@ -40,7 +45,8 @@ static vkocc_status sa_create(const tune_space *s, uint64_t seed, const json_t *
   tune_nbr_init(&a->nb, s);
   tune_track_init(&a->t, s->nconfigs);
   tune_rng_seed(&a->r, seed);
-  a->budget = s->nconfigs, a->cur = -1, a->pending = -1;
+  a->budget = s->nconfigs, a->cur = -1;
+  a->kind = vkocc_xcalloc(s->nconfigs ? s->nconfigs : 1, 1);
   a->nbuf = vkocc_xmalloc((2 * (size_t)s->nparams + 1) * sizeof *a->nbuf);
   *st = a;
   return VKOCC_OK;
@@ -64,9 +70,11 @@ static int64_t sa_propose(void *st) {
   sa *a = st;
   int64_t d = tune_design_next(a->s, &a->t, &a->r, a->budget, a->design_attr, &a->design, &a->ndesign, &a->next_design);
   if (d >= 0) {
-    a->pending = -1;
+    a->kind[d] = K_DESIGN;
     return d;
   }
+  if (!a->walking && a->t.nseen > a->t.nobs) return -1; /* the walk starts at the best of the whole design */
+  a->walking = true;
   if (a->cur < 0 && a->t.best >= 0) a->cur = a->t.best;
   /* walk: up to 8 * neighbours steps over known configurations looking for a new one */
   for (int step = 0; a->cur >= 0 && step < 64; step++) {
@@ -75,32 +83,32 @@ static int64_t sa_propose(void *st) {
     uint32_t m = a->nbuf[tune_rng_below(&a->r, k)];
     if (!a->t.seen[m]) {
       tune_track_propose(&a->t, m);
-      a->pending = m;
+      a->kind[m] = K_MOVE;
       return m;
     }
     if (!isnan(a->t.y[m]) && accept(a, a->t.y[m])) a->cur = m;
   }
   /* restart somewhere new */
   int64_t c = tune_random_unseen(&a->t, &a->r);
-  if (c >= 0) tune_track_propose(&a->t, (uint32_t)c);
-  a->pending = -2; /* a restart: becomes the current configuration when valid */
+  if (c >= 0) tune_track_propose(&a->t, (uint32_t)c), a->kind[c] = K_RESTART; /* current when valid */
   return c;
 }
+
+static uint32_t sa_ask(void *st, uint32_t max, uint32_t *out) { return tune_ask_each(st, max, out, sa_propose); }
 
 static void sa_observe(void *st, uint32_t c, tune_eval e) {
   sa *a = st;
   tune_track_observe(&a->t, c, e);
   double y = a->t.y[c];
-  if (a->pending == (int64_t)c) {
+  if (a->kind[c] == K_MOVE) {
     if (accept(a, y)) a->cur = c;
-  } else if (a->pending == -2) {
+  } else if (a->kind[c] == K_RESTART) {
     if (isfinite(y)) a->cur = c;
   } else if (a->cur < 0 && isfinite(y)) {
     a->cur = c;
   } else if (a->cur >= 0 && y < a->t.y[a->cur] && a->next_design >= a->ndesign) {
     a->cur = c;
   }
-  a->pending = -1;
   /* after the design, the walk starts at its best */
   if (a->next_design == a->ndesign && a->ndesign && a->t.best >= 0 && a->cur != a->t.best &&
       a->t.nobs == a->ndesign)
@@ -111,10 +119,10 @@ static void sa_destroy(void *st) {
   sa *a = st;
   tune_nbr_free(&a->nb);
   tune_track_free(&a->t);
-  free(a->design), free(a->nbuf), free(a);
+  free(a->design), free(a->nbuf), free(a->kind), free(a);
 }
 
 const tune_strategy_def tune_strategy_annealing = {
     "simulated_annealing",
     "a random walk over neighbouring values that accepts worse configurations less and less often",
-    sa_create, sa_propose, sa_observe, sa_destroy, sa_budget};
+    sa_create, sa_ask, sa_observe, sa_destroy, sa_budget};

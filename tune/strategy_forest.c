@@ -10,6 +10,9 @@
  * spread over the trees' predictions), a few at a time as observations grow (1 + observations / 100), and
  * now and then (5%) a random one so that a confident but wrong model cannot trap the search.
  *
+ * Asked for several at once (several workers), it hands out the queue's next candidates; the first model is
+ * fitted once the whole design is known, as one at a time.
+ *
  * Written here rather than taken from a library: GSL (the maintained C library in reach) has linear algebra
  * for a Gaussian process but no trees, and a GP on discrete, categorical, partly absent parameters with
  * invalid points needs kernel choices and hyperparameter fits that a forest does not (the comparison of
@@ -49,7 +52,7 @@ typedef struct forest {
   pair *pairs;
   uint32_t *idx, *tmp;
   double *yv;            /* observed targets (invalid replaced) */
-  bool started;
+  bool started, modeling;
 } forest;
 
 static const char *const known[] = {"trees", "design", "explore", NULL};
@@ -258,6 +261,8 @@ static int64_t forest_propose(void *st) {
     tune_track_propose(&f->t, c);
     return c;
   }
+  if (!f->modeling && f->t.nseen > f->t.nobs) return -1; /* the first model sees the whole design */
+  f->modeling = true;
   int64_t c = -1;
   if (tune_rng_uniform(&f->r) >= f->explore) {
     while (f->next_queue < f->nqueue && f->t.seen[f->queue[f->next_queue]]) f->next_queue++;
@@ -268,6 +273,8 @@ static int64_t forest_propose(void *st) {
   if (c >= 0) tune_track_propose(&f->t, (uint32_t)c);
   return c;
 }
+
+static uint32_t forest_ask(void *st, uint32_t max, uint32_t *out) { return tune_ask_each(st, max, out, forest_propose); }
 
 static void forest_observe(void *st, uint32_t c, tune_eval e) {
   forest *f = st;
@@ -288,4 +295,4 @@ static void forest_destroy(void *st) {
 const tune_strategy_def tune_strategy_forest = {
     "random_forest",
     "a surrogate of bagged regression trees over parameters and occupancy features, expected improvement",
-    forest_create, forest_propose, forest_observe, forest_destroy, forest_budget};
+    forest_create, forest_ask, forest_observe, forest_destroy, forest_budget};

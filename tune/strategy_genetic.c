@@ -8,6 +8,8 @@
  * generation the population is the best `population` of parents and children (mu + lambda); invalid
  * configurations rank last, so they leave the population at once. The population size follows the budget:
  * budget / 10 between 6 and 32 (attribute population).
+ * A generation is proposed as one batch (several workers measure it at once); the next is bred once every
+ * member's time is known.
  * Attributes: population, mutation (per-parameter probability, default 1/nparams). */
 #include "strategy_util.h"
 #include <math.h>
@@ -134,7 +136,8 @@ static int64_t ga_propose(void *st) {
       tune_track_propose(&a->t, c);
       return c;
     }
-    /* the generation is done: select, then breed the next */
+    /* the generation is handed out: once it is known, select, then breed the next */
+    if (a->t.nseen > a->t.nobs) return -1;
     select_next(a);
     a->ngen = 0, a->next = 0;
     if (!a->npop) {
@@ -159,6 +162,8 @@ static int64_t ga_propose(void *st) {
   }
 }
 
+static uint32_t ga_ask(void *st, uint32_t max, uint32_t *out) { return tune_ask_each(st, max, out, ga_propose); }
+
 static void ga_observe(void *st, uint32_t c, tune_eval e) {
   ga *a = st;
   tune_track_observe(&a->t, c, e);
@@ -174,4 +179,4 @@ static void ga_destroy(void *st) {
 const tune_strategy_def tune_strategy_genetic = {
     "genetic_algorithm",
     "tournament selection, uniform crossover and neighbour mutation over value indices (mu + lambda)",
-    ga_create, ga_propose, ga_observe, ga_destroy, ga_budget};
+    ga_create, ga_ask, ga_observe, ga_destroy, ga_budget};

@@ -6,6 +6,9 @@
  * optimum), the search hops: from the best configuration found so far it takes `kick` random neighbour
  * steps (2 to 3 by default, more after hops that found nothing better) to a configuration not yet seen and
  * descends from there. Invalid configurations are recorded as infinitely slow, so no descent moves to them.
+ * Asked for several at once (several workers), the descent proposes several unknown neighbours of the
+ * current configuration and waits when every neighbour is known or in flight; it starts only once the whole
+ * design is known, as it does one at a time.
  * Attributes: kick (default 2), design (initial configurations, default budget / 50 between 6 and 16, at most the budget). */
 #include "strategy_util.h"
 #include <math.h>
@@ -18,7 +21,9 @@ typedef struct ils {
   tune_rng r;
   uint64_t budget;
   uint32_t *design, ndesign, next_design, design_attr, kick, fails;
-  int64_t cur;
+  int64_t cur;         /* -2: a hop in flight */
+  uint8_t *hop;        /* per configuration: proposed as a hop (its landing becomes current when told) */
+  bool walking;
   uint32_t *nbuf;
 } ils;
 
@@ -37,6 +42,7 @@ static vkocc_status ils_create(const tune_space *s, uint64_t seed, const json_t 
   tune_track_init(&a->t, s->nconfigs);
   tune_rng_seed(&a->r, seed);
   a->budget = s->nconfigs, a->cur = -1;
+  a->hop = vkocc_xcalloc(s->nconfigs ? s->nconfigs : 1, 1);
   a->nbuf = vkocc_xmalloc((2 * (size_t)s->nparams + 1) * sizeof *a->nbuf);
   *st = a;
   return VKOCC_OK;
@@ -50,6 +56,8 @@ static int64_t ils_propose(void *st) {
   if (d >= 0) {
     return d;
   }
+  if (!a->walking && a->t.nseen > a->t.nobs) return -1; /* the descent starts at the best of the whole design */
+  a->walking = true;
   if (a->cur < 0) a->cur = a->t.best;
   for (int guard = 0; a->cur >= 0 && guard < 1000; guard++) {
     /* descend: a faster known neighbour is taken at once; else the first unknown one in a random order */
@@ -64,11 +72,15 @@ static int64_t ils_propose(void *st) {
       uint32_t j = tune_rng_below(&a->r, i), tmp = a->nbuf[i - 1];
       a->nbuf[i - 1] = a->nbuf[j], a->nbuf[j] = tmp;
     }
-    for (uint32_t i = 0; i < k; i++)
+    bool flying = false;
+    for (uint32_t i = 0; i < k; i++) {
       if (!a->t.seen[a->nbuf[i]]) {
         tune_track_propose(&a->t, a->nbuf[i]);
         return a->nbuf[i];
       }
+      flying |= isnan(a->t.y[a->nbuf[i]]);
+    }
+    if (flying) return -1; /* a neighbour's time is on its way: no local optimum yet */
     /* a local optimum: hop from the best found, further after hops that did not pay */
     if (a->t.best < 0) break;
     uint32_t steps = a->kick + tune_rng_below(&a->r, 2) + a->fails / 4;
@@ -80,14 +92,16 @@ static int64_t ils_propose(void *st) {
     }
     a->fails++;
     if (c < 0 || a->t.seen[c]) c = tune_random_unseen(&a->t, &a->r);
-    if (c >= 0) tune_track_propose(&a->t, (uint32_t)c);
+    if (c >= 0) tune_track_propose(&a->t, (uint32_t)c), a->hop[c] = 1;
     a->cur = -2; /* the hop's landing becomes current when observed */
     return c;
   }
   int64_t c = tune_random_unseen(&a->t, &a->r);
-  if (c >= 0) tune_track_propose(&a->t, (uint32_t)c), a->cur = -2;
+  if (c >= 0) tune_track_propose(&a->t, (uint32_t)c), a->cur = -2, a->hop[c] = 1;
   return c;
 }
+
+static uint32_t ils_ask(void *st, uint32_t max, uint32_t *out) { return tune_ask_each(st, max, out, ils_propose); }
 
 static void ils_observe(void *st, uint32_t c, tune_eval e) {
   ils *a = st;
@@ -95,7 +109,7 @@ static void ils_observe(void *st, uint32_t c, tune_eval e) {
   tune_track_observe(&a->t, c, e);
   double y = a->t.y[c];
   if (a->t.best_y < before) a->fails = 0;
-  if (a->cur == -2) a->cur = isfinite(y) ? (int64_t)c : a->t.best;
+  if (a->hop[c]) a->cur = isfinite(y) ? (int64_t)c : a->t.best;
   else if (a->cur >= 0 && y < a->t.y[a->cur] && a->next_design >= a->ndesign) a->cur = c;
 }
 
@@ -103,10 +117,10 @@ static void ils_destroy(void *st) {
   ils *a = st;
   tune_nbr_free(&a->nb);
   tune_track_free(&a->t);
-  free(a->design), free(a->nbuf), free(a);
+  free(a->design), free(a->nbuf), free(a->hop), free(a);
 }
 
 const tune_strategy_def tune_strategy_ils = {
     "iterated_local_search",
     "first-improvement descent over neighbouring values, hopping from the best found at each local optimum",
-    ils_create, ils_propose, ils_observe, ils_destroy, ils_budget};
+    ils_create, ils_ask, ils_observe, ils_destroy, ils_budget};

@@ -215,3 +215,9 @@ int64_t tune_design_next(const tune_space *s, tune_track *t, tune_rng *r, uint64
   }
   return -1;
 }
+
+uint32_t tune_ask_each(void *st, uint32_t max, uint32_t *out, int64_t (*one)(void *st)) {
+  uint32_t k = 0;
+  for (int64_t c; k < max && (c = one(st)) >= 0;) out[k++] = (uint32_t)c;
+  return k;
+}

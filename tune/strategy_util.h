@@ -51,4 +51,7 @@ uint32_t tune_design(const tune_space *s, const tune_track *t, tune_rng *r, uint
 int64_t tune_design_next(const tune_space *s, tune_track *t, tune_rng *r, uint64_t budget, uint32_t size,
                          uint32_t **design, uint32_t *ndesign, uint32_t *next);
 
+/* A batch from a one-at-a-time proposer: what one() returns, up to max, until it returns -1 (nothing now). */
+uint32_t tune_ask_each(void *st, uint32_t max, uint32_t *out, int64_t (*one)(void *st));
+
 #endif

@@ -103,6 +103,10 @@ typedef struct tu_options {
   double checkpoint_s;       /* 0 = 10 s */
   void *user;
   volatile sig_atomic_t *stop; /* set (Ctrl-C): the tuning ends after the configuration under way */
+  /* Replaces the search (NULL: the strategy within the budget): drive evaluates what it chooses through eval
+   * and returns when done. A fleet's worker measures what its coordinator hands out (tune/fleet.c). */
+  vkocc_status (*drive)(void *drive_user, const tune_space *s, tune_eval_fn eval, void *eval_user);
+  void *drive_user;
 } tu_options;
 
 /* Reads and enumerates the spec; name NULL: the file's stem. */

@@ -1,0 +1,161 @@
+/* vkocc tune SPEC.json --device all|D1,D2,... and the same under mpirun/srun: one spec tuned on several devices
+ * and ranks (vkocc_tune_fleet, docs/fleet.md). Each device is fingerprinted (the cache) for its cluster ID and
+ * opened here; the library measures on all of them and writes one results document per cluster. */
+#include "cli.h"
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig) { (void)sig; stop_flag = 1; }
+
+bool cli_tune_fleet_wanted(const char *device) {
+  if (vkocc_mpi_built() && vkocc_mpi_launched(NULL, NULL)) return true;
+  return device && (!strcmp(device, "all") || strchr(device, ','));
+}
+
+/* The devices to measure on: "all", a comma list, or under MPI without --device the one of this rank's local
+ * index (one rank per GPU of a host, e.g. srun --gpus-per-task=1 or mpirun -n GPUS). */
+static int device_list(const char *device, char ***out, uint32_t *n) {
+  *out = NULL, *n = 0;
+  vkocc_device_info *devs;
+  uint32_t nd;
+  vkocc_status st = vkocc_enumerate_devices(&devs, &nd);
+  if (st) return cli_fail("tune", st);
+  free(devs);
+  if (!nd) return cli_error("tune", 3, "no Vulkan device");
+  char buf[1024];
+  int local = 0;
+  if (!device) device = getenv("VKOCC_DEVICE");
+  if (!device && vkocc_mpi_launched(NULL, &local)) snprintf(buf, sizeof buf, "%d", local % (int)nd);
+  else snprintf(buf, sizeof buf, "%s", device ? device : "0");
+  char **list = NULL;
+  if (!strcmp(buf, "all")) {
+    list = calloc(nd, sizeof *list);
+    for (uint32_t i = 0; i < nd; i++) {
+      list[i] = malloc(16);
+      snprintf(list[i], 16, "%u", i);
+    }
+    *n = nd;
+  } else {
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      list = realloc(list, (*n + 1) * sizeof *list);
+      list[(*n)++] = strdup(tok);
+    }
+    if (!*n) return cli_error("tune", 2, "--device '%s': expected all or a comma-separated list", device);
+  }
+  *out = list;
+  return 0;
+}
+
+/* --fingerprint FILE for every device: each must be the file's device (--allow-other-device: anyway) */
+static int given_fingerprint(const cli_common *c, const char *path, vkocc_context *ctx, vkocc_fingerprint *fp,
+                             vkocc_fingerprint_details *det) {
+  vkocc_status st = vkocc_fingerprint_load(path, fp);
+  if (st) return cli_fail("tune", st);
+  vkocc_device_identity id;
+  if ((st = vkocc_document_device(path, &id))) return cli_fail("tune", st);
+  const vkocc_device_info *d = vkocc_context_device(ctx);
+  if (!c->allow_other_device && (memcmp(id.uuid, d->uuid, 16) || id.driver_version != d->driver_version))
+    return cli_error("tune", 2, "--fingerprint %s: measured on %s, not on device %s (%s): leave --fingerprint out (each device's "
+                     "is measured or taken from the cache), or pass --allow-other-device to use it anyway", path, id.name,
+                     c->device ? c->device : "0", d->name);
+  json_error_t e;
+  det->document = json_load_file(path, 0, &e); /* the device details beside the surface; the file was read above */
+  return 0;
+}
+
+int cli_tune_policy(const char *db, const char *const *results, uint32_t n) {
+  vkocc_status st = vkocc_policy_build(results, n, false, db, NULL);
+  if (st) return cli_fail("tune", st);
+  /* the transfer report beside it: what each cluster's best is worth on the others */
+  char report[1100];
+  size_t l = strlen(db);
+  if (l > 5 && !strcmp(db + l - 5, ".json")) snprintf(report, sizeof report, "%.*s.transfer.json", (int)(l - 5), db);
+  else snprintf(report, sizeof report, "%s.transfer.json", db);
+  st = vkocc_policy_transfer(results, n, false, 0, report, NULL);
+  if (st) fprintf(stderr, "vkocc tune: note: no transfer report: %s\n", vkocc_last_error());
+  fprintf(stderr, "policy:   %s%s%s\n", db, st ? "" : ", transfer report ", st ? "" : report);
+  return 0;
+}
+
+int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *t4,
+                   const char *policy, vkocc_tune_options *o) {
+  if (t4) return cli_error("tune", 2, "--t4: not with several devices or ranks (one results document per cluster)");
+  if (!o->output) return cli_error("tune", 2, "-o FILE is required with several devices or ranks (-o -: not these)");
+  int rank = 0, rc;
+  bool mpi = vkocc_mpi_built() && vkocc_mpi_launched(&rank, NULL);
+  /* only the coordinator writes, so only it checks and locks the output */
+  if (rank == 0 && ((rc = cli_check_output("tune", "-o", o->output)) || (rc = cli_lock_output("tune", o->output)))) return rc;
+  char **names;
+  uint32_t n;
+  if ((rc = device_list(c->device, &names, &n))) return rc;
+  vkocc_tune_fleet_member *m = calloc(n, sizeof *m);
+  vkocc_fingerprint *fps = calloc(n, sizeof *fps);
+  vkocc_fingerprint_details *det = calloc(n, sizeof *det);
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    cli_common one = *c;
+    one.device = names[i], one.quiet = true;
+    if (!fp_path && (rc = cli_fingerprint_measure("tune", &one, false, &fps[i], &det[i]))) break;
+    vkocc_context_options co = {.device = names[i], .queue = c->queue, .disable_shader_clock = c->no_clock};
+    vkocc_status st = vkocc_context_create(&co, &m[i].ctx);
+    if (st) rc = cli_fail("tune", st);
+    else if (fp_path) rc = given_fingerprint(c, fp_path, m[i].ctx, &fps[i], &det[i]);
+    m[i].device = names[i], m[i].queue = c->queue, m[i].fp = &fps[i], m[i].details = &det[i];
+  }
+  vkocc_tune_fleet_report rep;
+  memset(&rep, 0, sizeof rep);
+  if (!rc) {
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term); /* mpirun ends the other ranks with SIGTERM when one is lost */
+    o->stop = &stop_flag;
+    vkocc_status st = vkocc_tune_fleet(spec, name, m, n, resume, o, &rep);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (st) rc = st == VKOCC_ERROR_USAGE || st == VKOCC_ERROR_UNSUPPORTED ? cli_fail("tune", st) : cli_error("tune", 1, "%s", vkocc_last_error());
+  }
+  if (!rc && rep.coordinator) {
+    uint32_t valid = 0;
+    json_t *clusters = json_array();
+    FILE *so = stderr; /* the results went to files: stdout stays quiet unless --json */
+    fprintf(so, "fleet:    %u devices on %u rank%s, %u cluster%s, %.1f s%s\n", rep.workers, rep.ranks, rep.ranks == 1 ? "" : "s",
+            rep.nclusters, rep.nclusters == 1 ? "" : "s", rep.wall_ms / 1e3, mpi ? " (MPI)" : "");
+    for (uint32_t k = 0; k < rep.nclusters; k++) {
+      const vkocc_tune_fleet_cluster *cl = &rep.clusters[k];
+      valid += cl->valid;
+      fprintf(so, "cluster:  %s: %u devices, %u measured (%u resumed), %u valid%s%s\n", cl->cluster_id, cl->devices,
+              cl->measured, cl->resumed, cl->valid, cl->stopped[0] ? "; stopped: " : "", cl->stopped);
+      if (cl->valid) fprintf(so, "best:     %10.2f us  %s\n", cl->best_ns / 1e3, cl->best_key);
+      fprintf(so, "written:  %s\n", cl->output);
+      json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "cluster_id", cl->cluster_id, "output", cl->output, "devices",
+                            (json_int_t)cl->devices, "measured", (json_int_t)cl->measured, "resumed", (json_int_t)cl->resumed,
+                            "valid", (json_int_t)cl->valid);
+      json_object_set_new(j, "best_ns", cl->valid ? json_real(cl->best_ns) : json_null());
+      json_object_set_new(j, "stopped", cl->stopped[0] ? json_string(cl->stopped) : json_null());
+      json_array_append_new(clusters, j);
+    }
+    if (c->json)
+      cli_emit_json("tune", json_pack("{s:I, s:I, s:f, s:o}", "ranks", (json_int_t)rep.ranks, "devices", (json_int_t)rep.workers,
+                                      "wall_ms", rep.wall_ms, "clusters", clusters), NULL);
+    else json_decref(clusters);
+    if (!valid) rc = cli_error("tune", 1, "no valid configuration in any cluster");
+    if (!rc && policy) {
+      const char **files = calloc(rep.nclusters + 1, sizeof *files);
+      uint32_t nf = 0;
+      for (uint32_t k = 0; k < rep.nclusters; k++)
+        if (rep.clusters[k].valid) files[nf++] = rep.clusters[k].output;
+      rc = cli_tune_policy(policy, files, nf);
+      free(files);
+    }
+  }
+  vkocc_tune_fleet_report_free(&rep);
+  for (uint32_t i = 0; i < n; i++) {
+    if (m[i].ctx) vkocc_context_destroy(m[i].ctx);
+    if (m[i].details) vkocc_fingerprint_details_free(&det[i]);
+    free(names[i]);
+  }
+  free(names), free(m), free(fps), free(det);
+  return rc;
+}

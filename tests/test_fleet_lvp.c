@@ -1,0 +1,229 @@
+/* vkocc tune SPEC --device D1,D2 and under mpirun on lavapipe, where one device is present: it is opened twice
+ * (VKOCC_TEST_SAME_DEVICE=1, the test-only switch; without it a device named twice is refused) and, under MPI,
+ * by 3 oversubscribed ranks. Each run must measure the same configurations with the same validity as one
+ * device (a deliberately wrong specialization-constant value among them), name in its document every device
+ * that measured and each result's device; a device that fails hands its configuration to the other; when every
+ * device of the cluster failed the document says why; a process killed with SIGKILL mid-run, continued with
+ * --resume, completes the space having kept what its journal held; ranks that read different specs are refused
+ * with both hashes before anything is measured. The MPI part prints SKIP and why where this vkocc was built
+ * without MPI or mpirun is missing (scripts/install-deps.sh installs Open MPI, so CI skips nothing).
+ * argv: vkocc, the source tree. */
+#include "check.h"
+#include "run.h"
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "vkocc.h"
+
+static char dir[] = "/tmp/vkocc-fleet-XXXXXX";
+static const char *bin, *src;
+static char common[2048];
+
+static json_t *load(const char *name) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  json_error_t e;
+  json_t *d = json_load_file(p, 0, &e);
+  CHECK(d != NULL, "%s: %s", p, e.text);
+  return d;
+}
+
+/* configuration key -> invalidity of a results document */
+static json_t *validity(json_t *doc) {
+  json_t *v = json_object();
+  size_t i;
+  json_t *r;
+  json_array_foreach(json_object_get(doc, "results"), i, r) {
+    char *k = json_dumps(json_object_get(r, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+    json_object_set(v, k, json_object_get(r, "invalidity"));
+    free(k);
+  }
+  return v;
+}
+
+/* the same configurations, the same validity; every result names a device the document lists, whose counts add
+ * up to the results */
+static void same_as_one(json_t *one, const char *name, uint32_t min_devices) {
+  json_t *d = load(name);
+  if (!d) return;
+  json_t *a = validity(one), *b = validity(d);
+  CHECK(json_equal(a, b), "%s: %zu results, not the same configurations or validity as one device (%zu)", name,
+        json_object_size(b), json_object_size(a));
+  json_t *devs = json_object_get(d, "devices");
+  CHECK(json_array_size(devs) >= min_devices, "%s: %zu devices listed", name, json_array_size(devs));
+  size_t i;
+  json_t *r;
+  json_int_t sum = 0;
+  json_array_foreach(devs, i, r) sum += json_integer_value(json_object_get(r, "measured"));
+  uint32_t named = 0;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    json_t *dv = json_object_get(r, "device");
+    named += json_is_integer(dv) && json_integer_value(dv) >= 0 && (size_t)json_integer_value(dv) < json_array_size(devs);
+  }
+  CHECK_EQ_U(named, json_array_size(json_object_get(d, "results")));
+  CHECK(sum == (json_int_t)json_array_size(json_object_get(d, "results")), "%s: devices measured %lld of %zu", name,
+        (long long)sum, json_array_size(json_object_get(d, "results")));
+  json_decref(a), json_decref(b), json_decref(d);
+}
+
+static bool exists(const char *name) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  return access(p, F_OK) == 0;
+}
+
+/* a killed coordinator's lock names its pid: wait until it is gone, as a user would before --resume */
+static void wait_unlocked(const char *name) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s.lock", dir, name);
+  for (int i = 0; i < 100; i++) {
+    FILE *f = fopen(p, "r");
+    long pid = 0;
+    if (f) {
+      if (fscanf(f, "%ld", &pid) != 1) pid = 0;
+      fclose(f);
+    }
+    if (!f || pid <= 0 || kill((pid_t)pid, 0) != 0) return;
+    usleep(100000);
+  }
+}
+
+static void test_devices(json_t *one) {
+  char *out;
+  /* a device named twice is refused (two searches would time each other) */
+  int rc = run_fmt(&out, "cd %s && %s tune s.json -o twice.json %s --device 0,0 2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 2);
+  CHECK_CONTAINS(out, "named twice");
+  CHECK(!exists("twice.json"), "written after bad input");
+  free(out);
+  /* two workers, one search */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s tune s.json -o two.json %s --device 0,0 2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "2 devices, 12 measured (0 resumed), 9 valid");
+  free(out);
+  same_as_one(one, "two.json", 2);
+  json_t *t = load("two.json");
+  CHECK(json_equal(json_object_get(t, "reference"), json_object_get(one, "reference")), "the reference: %s, one device: %s",
+        json_string_value(json_object_get(t, "reference")), json_string_value(json_object_get(one, "reference")));
+  json_decref(t);
+  CHECK(!exists("two.json.journal"), "a finished run leaves its journal");
+  /* a device that fails: its configuration and the rest go to the other */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_FAIL=0:2 %s tune s.json -o fail.json %s --device 0,0 "
+               "2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "left the search");
+  free(out);
+  same_as_one(one, "fail.json", 2);
+  json_t *d = load("fail.json");
+  json_t *d0 = json_array_get(json_object_get(d, "devices"), 0);
+  CHECK_EQ_U(json_integer_value(json_object_get(d0, "measured")), 2);
+  CHECK_CONTAINS(json_string_value(json_object_get(d0, "error")), "VKOCC_TEST_FLEET_FAIL");
+  json_decref(d);
+  /* every device of the cluster fails: the search stops, the document says why, exit 1 */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_FAIL=0:1,1:0 %s tune s.json -o dead.json %s "
+               "--device 0,0 2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 1);
+  CHECK_CONTAINS(out, "every device of the cluster failed");
+  free(out);
+  d = load("dead.json");
+  CHECK_CONTAINS(json_string_value(json_object_get(json_object_get(d, "fleet"), "stopped")), "every device of the cluster failed");
+  json_decref(d);
+  /* killed with SIGKILL after 5 results: --resume keeps what the journal held and completes the space */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_KILL=0:5 %s tune s.json -o kill.json %s --device 0,0 "
+               "2>&1", dir, bin, common);
+  CHECK(rc != 0, "not killed: exit %d", rc);
+  CHECK(exists("kill.json.journal"), "no journal after the kill");
+  free(out);
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s tune s.json -o kill.json %s --device 0,0 --resume 2>&1", dir, bin,
+               common);
+  CHECK_EQ_U(rc, 0);
+  int resumed = -1;
+  const char *p = out ? strstr(out, "measured (") : NULL;
+  if (p) resumed = atoi(p + strlen("measured ("));
+  CHECK(resumed >= 5 && resumed < 12, "%d resumed after a kill that followed 5 results", resumed);
+  free(out);
+  same_as_one(one, "kill.json", 2);
+}
+
+static void test_mpi(json_t *one) {
+  char *out;
+  if (!vkocc_mpi_built()) {
+    printf("SKIP: the MPI part: this vkocc was built without MPI (libopenmpi-dev absent when it was configured)\n");
+    return;
+  }
+  if (run_fmt(&out, "command -v mpirun 2>&1") != 0) {
+    free(out);
+    printf("SKIP: the MPI part: no mpirun (openmpi-bin)\n");
+    return;
+  }
+  free(out);
+  char mpirun[256];
+  snprintf(mpirun, sizeof mpirun, "mpirun --oversubscribe%s", getuid() == 0 ? " --allow-run-as-root" : "");
+  /* 3 ranks, one search */
+  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s -n 3 %s tune s.json -o mpi.json %s 2>&1", dir, mpirun, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "3 devices on 3 ranks");
+  free(out);
+  same_as_one(one, "mpi.json", 3);
+  json_t *d = load("mpi.json");
+  json_t *dv;
+  size_t i;
+  int ranks = 0;
+  json_array_foreach(json_object_get(d, "devices"), i, dv) ranks |= 1 << json_integer_value(json_object_get(dv, "rank"));
+  CHECK_EQ_U(ranks, 7);
+  json_decref(d);
+  /* rank 1 killed with SIGKILL (mpirun ends the job), then --resume completes the space */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_KILL=1:0 %s -n 3 %s tune s.json -o mk.json %s 2>&1", dir,
+               mpirun, bin, common);
+  CHECK(rc != 0, "the job went on without rank 1: exit %d", rc);
+  free(out);
+  wait_unlocked("mk.json");
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s -n 3 %s tune s.json -o mk.json %s --resume 2>&1", dir, mpirun, bin,
+               common);
+  CHECK_EQ_U(rc, 0);
+  free(out);
+  same_as_one(one, "mk.json", 3);
+  /* ranks that read different specs: refused with both hashes, nothing measured or written */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s -n 2 sh -c 'S=s.json; [ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && "
+               "S=other.json; exec %s tune $S -o hm.json %s' 2>&1", dir, mpirun, bin, common);
+  CHECK(rc != 0, "ranks with different specs: exit %d", rc);
+  CHECK_CONTAINS(out, "read a spec of hash fnv1a64:");
+  CHECK_CONTAINS(out, "the coordinator fnv1a64:");
+  CHECK_CONTAINS(out, "nothing was measured");
+  CHECK(!exists("hm.json"), "written though refused");
+  free(out);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: test_fleet_lvp VKOCC SOURCE_DIR\n");
+    return 2;
+  }
+  bin = argv[1], src = argv[2];
+  if (!mkdtemp(dir)) return 1;
+  char *out;
+  /* the fixture whose ITEMS=8 leaves an element unwritten: 12 configurations, 3 invalid */
+  run_fmt(&out, "cp %s/tests/data/tune/scale_wrong.json %s/s.json && cp %s/tests/data/tune/scale_wrong.comp %s/ && "
+          "sed 's/\"RandomSeed\": 7/\"RandomSeed\": 8/' %s/s.json > %s/other.json 2>&1", src, dir, src, dir, dir, dir);
+  free(out);
+  /* short measurements: the test asserts which configurations and their validity, not their times */
+  snprintf(common, sizeof common, "--max-runs 5 --sentinel 0 --seed 1 --fingerprint %s/tests/data/fp-hopper-132.json "
+           "--allow-other-device", src);
+  int rc = run_fmt(&out, "cd %s && %s tune s.json -o one.json %s 2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  free(out);
+  json_t *one = load("one.json");
+  if (one) {
+    json_t *v = validity(one);
+    CHECK_EQ_U(json_object_size(v), 12);
+    json_decref(v);
+    test_devices(one);
+    test_mpi(one);
+  }
+  json_decref(one);
+  run_fmt(&out, "rm -rf %s", dir);
+  free(out);
+  return check_report();
+}

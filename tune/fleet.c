@@ -1,0 +1,1160 @@
+/* One T1 spec tuned on several devices and MPI ranks (tune/fleet.h, include/vkocc.h "tuning on several devices",
+ * docs/fleet.md).
+ *
+ * Rank 0 (the only rank without MPI) holds the coordinator: per cluster a merged record (a tu_run that no harness
+ * measures into), a search (ask/tell) and a results document. Workers are host threads, one per member, each with
+ * its own context and tu_run; tu_tune runs in each with tu_options.drive, which waits for a configuration, measures
+ * it through the harness's own evaluation and posts the result. The coordinator hands a configuration to every free
+ * worker of a cluster, takes results in any order, journals each one, and checkpoints the document every 10 s. A
+ * worker that fails gives its configuration back to the search (another worker of its cluster measures it); when
+ * none is left the cluster's search stops and the document says why.
+ *
+ * Without ReferenceArguments the reference outputs come from the first configuration that runs. All workers of a
+ * cluster must compare against the same one, so only the first worker measures until that configuration is known;
+ * the others then start with it as their reference (measuring it once themselves for its outputs).
+ *
+ * Under MPI the other ranks run the same workers behind an agent that forwards their results to rank 0 and rank
+ * 0's commands to them; MPI is called from the main thread of each rank only. */
+#include "fleet.h"
+#include "user_results.h"
+#include "io.h"
+#include "jsonio.h"
+#include <errno.h>
+#include <stddef.h>
+#include <signal.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- messages: worker -> coordinator (results, failures), coordinator -> worker (commands) */
+enum { MSG_RESULT = 1, MSG_FAILED };
+enum { TAG_HELLO = 11, TAG_WELCOME, TAG_CMD, TAG_MSG, TAG_BYE };
+enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP };
+
+typedef struct msg {
+  int32_t kind;
+  uint32_t worker, config;   /* global worker index; the configuration (the merged space's index) */
+  char reference[512];       /* RESULT: the worker's reference once known */
+  char error[700];           /* FAILED */
+  tu_result r;               /* RESULT: times_ns owned */
+  struct msg *next;
+} msg;
+
+typedef struct cmd {
+  int32_t kind;
+  uint32_t worker, config;
+  char reference[512];
+} cmd;
+
+/* ---- a worker on this rank */
+/* Configurations a worker holds at once. Brute force hands out runs of consecutive configurations, which the
+ * harness's prebuilding thread (the next ones in enumeration order) makes ahead; other strategies one at a time. */
+#define CHUNK 8
+typedef struct worker {
+  struct fleet *f;
+  uint32_t gid;              /* global index */
+  vkocc_context *ctx;
+  const char *device, *queue;
+  tu_run run;
+  pthread_t thread;
+  bool started;
+  /* inbox (f->mu) */
+  bool go, stop;
+  uint32_t todo[CHUNK], head, ntodo; /* configurations handed to it, measured in order */
+  char reference[512];
+  pthread_cond_t cond;
+  /* tests: VKOCC_TEST_FLEET_FAIL / _KILL "W:N,...": worker W fails (returns an error) / kills its process with
+   * SIGKILL once it has measured N configurations */
+  int64_t fail_after, kill_after;
+  uint32_t done;
+} worker;
+
+/* ---- every worker of every rank, as the coordinator sees it */
+typedef struct slot {
+  int rank;
+  uint32_t group;
+  tune_device_id dev;
+  char host[64];
+  uint32_t inflight[CHUNK], ninflight; /* configurations handed to it, not yet measured */
+  bool started, dead;
+  uint32_t measured;
+  char error[700];
+} slot;
+
+typedef struct group {
+  char cluster_id[24];
+  tu_run run;                /* the merged record */
+  tune_device_id dev;        /* the document's device: its first member */
+  const char *names[32];
+  uint32_t nvals[32];
+  tune_space sp;
+  tune_search *ts;
+  char output[1100], journal[1120];
+  FILE *jf;
+  int32_t *who;              /* per configuration: the slot that measured it, -1 none or resumed */
+  json_t *prev_devices;      /* a resumed document's devices, and per configuration its device there */
+  json_t *attrib;            /* resumed: configuration key -> index into prev_devices */
+  int32_t *prev_who;
+  bool ref_known, finished;
+  char reference[512];
+  char stopped[700];
+  uint32_t nslots, resumed;
+  uint32_t chunk;            /* configurations a worker holds at once (CHUNK for brute force, else 1) */
+  double last_cp;
+} group;
+
+typedef struct fleet {
+  const vkocc_tune_options *o;
+  const char *spec_path, *name;
+  bool resume;
+  int rank, nranks;
+  bool mpi;
+  /* local workers */
+  worker *w;
+  uint32_t nw;
+  pthread_mutex_t mu;
+  pthread_cond_t out_cond;
+  msg *out_head, *out_tail;
+  /* coordinator */
+  slot *slots;
+  uint32_t nslots;
+  group *g;
+  uint32_t ng;
+  uint32_t *coord;           /* MPI: the merged spaces' coordinates sent to a rank (per group) */
+} fleet;
+
+static void post(fleet *f, msg *m) {
+  pthread_mutex_lock(&f->mu);
+  m->next = NULL;
+  if (f->out_tail) f->out_tail->next = m;
+  else f->out_head = m;
+  f->out_tail = m;
+  pthread_cond_signal(&f->out_cond);
+  pthread_mutex_unlock(&f->mu);
+}
+
+/* the next message; waits up to wait_ms (0: does not wait) */
+static msg *take(fleet *f, double wait_ms) {
+  pthread_mutex_lock(&f->mu);
+  if (!f->out_head && wait_ms > 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long ns = ts.tv_nsec + (long)(wait_ms * 1e6);
+    ts.tv_sec += ns / 1000000000L, ts.tv_nsec = ns % 1000000000L;
+    pthread_cond_timedwait(&f->out_cond, &f->mu, &ts);
+  }
+  msg *m = f->out_head;
+  if (m) {
+    f->out_head = m->next;
+    if (!f->out_head) f->out_tail = NULL;
+  }
+  pthread_mutex_unlock(&f->mu);
+  return m;
+}
+
+static void msg_free(msg *m) {
+  if (m) free(m->r.times_ns), free(m);
+}
+
+/* ---- the worker thread */
+
+static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn eval, void *eval_user) {
+  worker *w = user;
+  fleet *f = w->f;
+  (void)s;
+  for (;;) {
+    pthread_mutex_lock(&f->mu);
+    while (!w->ntodo && !w->stop) pthread_cond_wait(&w->cond, &f->mu);
+    if (!w->ntodo) {
+      pthread_mutex_unlock(&f->mu);
+      return VKOCC_OK;
+    }
+    uint32_t c = w->todo[w->head];
+    w->head = (w->head + 1) % CHUNK, w->ntodo--;
+    pthread_mutex_unlock(&f->mu);
+    if (w->fail_after >= 0 && w->done == (uint64_t)w->fail_after)
+      return vkocc_fail(VKOCC_ERROR_RUNTIME, "device %s: failed as VKOCC_TEST_FLEET_FAIL asked", w->device);
+    if (w->kill_after >= 0 && w->done == (uint64_t)w->kill_after) {
+      usleep(300000); /* the results it posted reach the coordinator's journal first */
+      raise(SIGKILL);
+    }
+    tune_eval e;
+    vkocc_status st = eval(eval_user, c, &e);
+    if (st) return st;
+    msg *m = vkocc_xcalloc(1, sizeof *m);
+    m->kind = MSG_RESULT, m->worker = w->gid, m->config = c;
+    m->r = w->run.r[c];
+    m->r.times_ns = vkocc_xmalloc(((size_t)m->r.runs + 1) * sizeof *m->r.times_ns);
+    if (m->r.runs) memcpy(m->r.times_ns, w->run.r[c].times_ns, m->r.runs * sizeof *m->r.times_ns);
+    snprintf(m->reference, sizeof m->reference, "%s", w->run.reference);
+    w->done++;
+    post(f, m);
+  }
+}
+
+static vkocc_status worker_reopen(void *user, vkocc_context **ctx) {
+  worker *w = user;
+  vkocc_context_destroy(*ctx);
+  *ctx = NULL;
+  vkocc_context_options co = {.device = w->device, .queue = w->queue};
+  return vkocc_context_create(&co, ctx);
+}
+
+static void *worker_main(void *arg) {
+  worker *w = arg;
+  fleet *f = w->f;
+  const vkocc_tune_options *o = f->o;
+  pthread_mutex_lock(&f->mu);
+  while (!w->go && !w->stop) pthread_cond_wait(&w->cond, &f->mu);
+  bool go = w->go;
+  if (go) snprintf(w->run.reference, sizeof w->run.reference, "%s", w->reference);
+  pthread_mutex_unlock(&f->mu);
+  if (!go) return NULL;
+  /* budget, confirm and checkpoints belong to the coordinator; the sentinel stays per device */
+  tu_options to = {.strategy = o->strategy, .seed = o->seed, .reference = o->reference, .always_P = o->always_occupancy,
+                   .target_spread = o->target_spread, .max_runs = o->max_runs, .timeout_s = o->timeout_s,
+                   .warmup_ms = o->warmup_ms, .warmup_ratio = o->warmup_ratio, .sentinel_every = o->sentinel_every,
+                   .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w};
+  vkocc_status st = tu_tune(&w->ctx, &w->run, &to);
+  if (st) {
+    msg *m = vkocc_xcalloc(1, sizeof *m);
+    m->kind = MSG_FAILED, m->worker = w->gid;
+    snprintf(m->error, sizeof m->error, "%s", vkocc_last_error());
+    post(f, m);
+  }
+  return NULL;
+}
+
+/* commands to a worker of this rank */
+static void worker_command(fleet *f, worker *w, const cmd *c) {
+  pthread_mutex_lock(&f->mu);
+  if (c->kind == CMD_GO) w->go = true, snprintf(w->reference, sizeof w->reference, "%s", c->reference);
+  else if (c->kind == CMD_MEASURE && w->ntodo < CHUNK) w->todo[(w->head + w->ntodo++) % CHUNK] = c->config;
+  else w->stop = true;
+  pthread_cond_signal(&w->cond);
+  pthread_mutex_unlock(&f->mu);
+}
+
+/* ---- the coordinator */
+
+static vkocc_status send_cmd(fleet *f, uint32_t sl, int kind, uint32_t config, const char *reference) {
+  cmd c = {.kind = kind, .worker = sl, .config = config};
+  if (reference) snprintf(c.reference, sizeof c.reference, "%s", reference);
+  if (f->slots[sl].rank == f->rank) {
+    /* this rank's workers come first, in order */
+    worker_command(f, &f->w[sl], &c);
+    return VKOCC_OK;
+  }
+  return fleet_mpi_send(f->slots[sl].rank, TAG_CMD, &c, sizeof c);
+}
+
+static bool needs_reference_run(const tu_run *run, const vkocc_tune_options *o) {
+  if (run->spec.nrefs || (o->reference && o->reference[0])) return false;
+  for (uint32_t i = 0; i < run->spec.nargs; i++)
+    if (run->spec.args[i].output) return true;
+  return false;
+}
+
+/* a device entry of a document: the same device (key and UUID: two GPUs of one model share the key), rank and host */
+static bool same_device_entry(json_t *p, const char *key, const char *uuid, int64_t rank, const char *host) {
+  const char *pk = json_string_value(json_object_get(p, "key")), *pu = json_string_value(json_object_get(p, "uuid"));
+  const char *ph = json_string_value(json_object_get(p, "host"));
+  return pk && pu && ph && !strcmp(pk, key) && !strcmp(pu, uuid) && !strcmp(ph, host) &&
+         json_integer_value(json_object_get(p, "rank")) == rank;
+}
+
+static json_t *fleet_document(fleet *f, group *g) {
+  char when[32];
+  vkocc_utc_now(when, sizeof when);
+  json_t *doc = tu_results_json(&g->run, &g->dev, when);
+  /* every device that measured in this cluster, the resumed document's first */
+  json_t *devs = json_array();
+  size_t nprev = g->prev_devices ? json_array_size(g->prev_devices) : 0;
+  for (size_t i = 0; i < nprev; i++) json_array_append_new(devs, json_deep_copy(json_array_get(g->prev_devices, i)));
+  uint8_t *claimed = vkocc_xcalloc(nprev + 1, 1);
+  int32_t *index = vkocc_xcalloc(f->nslots + 1, sizeof *index);
+  for (uint32_t s = 0; s < f->nslots; s++) {
+    slot *sl = &f->slots[s];
+    index[s] = -1;
+    if (sl->group != (uint32_t)(g - f->g)) continue;
+    json_t *d = vkocc_device_identity_json(&sl->dev.id);
+    char uuid[37];
+    vkocc_format_uuid(sl->dev.id.uuid, uuid);
+    json_object_set_new(d, "uuid", json_string(uuid));
+    json_object_set_new(d, "rank", json_integer(sl->rank));
+    json_object_set_new(d, "host", json_string(sl->host));
+    json_object_set_new(d, "measured", json_integer(sl->measured));
+    if (sl->error[0]) json_object_set_new(d, "error", json_string(sl->error));
+    /* the same device, rank and host in the resumed document: one entry, its counts added */
+    for (size_t i = 0; i < nprev && index[s] < 0; i++) {
+      json_t *p = json_array_get(devs, i);
+      if (claimed[i] || !same_device_entry(p, sl->dev.id.key, uuid, sl->rank, sl->host)) continue;
+      claimed[i] = 1, index[s] = (int32_t)i;
+      json_object_set_new(d, "measured", json_integer(sl->measured + json_integer_value(json_object_get(p, "measured"))));
+      json_array_set_new(devs, i, d);
+    }
+    if (index[s] >= 0) continue;
+    index[s] = (int32_t)json_array_size(devs);
+    json_array_append_new(devs, d);
+  }
+  free(claimed);
+  json_object_set_new(doc, "devices", devs);
+  /* each result names its device: the results are in the record's evaluation order, then resumed ones */
+  json_t *res = json_object_get(doc, "results");
+  json_t *keys = json_object();
+  for (uint32_t c = 0; c < g->run.space.count; c++) {
+    int32_t d = g->who[c] >= 0 ? index[g->who[c]] : g->prev_who ? g->prev_who[c] : -1;
+    if (d < 0 || !g->run.r[c].measured) continue;
+    char key[1024];
+    t1_config_key(&g->run.spec, g->run.space.coord + (size_t)c * g->run.spec.nparams, key, sizeof key);
+    json_object_set_new(keys, key, json_integer(d));
+  }
+  size_t i;
+  json_t *e;
+  json_array_foreach(res, i, e) {
+    char *k = json_dumps(json_object_get(e, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+    json_t *d = k ? json_object_get(keys, k) : NULL;
+    free(k);
+    if (d) json_object_set(e, "device", d);
+  }
+  json_decref(keys);
+  free(index);
+  json_object_set_new(doc, "fleet", json_pack("{s:i, s:I, s:s?}", "ranks", f->nranks, "devices", (json_int_t)g->nslots,
+                                              "stopped", g->stopped[0] ? g->stopped : NULL));
+  return doc;
+}
+
+static void journal_restart(group *g);
+static vkocc_status checkpoint(fleet *f, group *g) {
+  bool worth = false;
+  for (uint32_t c = 0; c < g->run.space.count && !worth; c++) worth = g->run.r[c].measured && g->run.r[c].inv != TU_COMPILE;
+  g->last_cp = vkocc_now_ms();
+  if (!worth) return VKOCC_OK; /* a kernel that compiles for nothing leaves the previous file as it was */
+  json_t *doc = fleet_document(f, g);
+  vkocc_status st = vkocc_json_write(doc, g->output);
+  json_decref(doc);
+  if (!st) journal_restart(g); /* everything it held is in the document now */
+  return st;
+}
+
+/* The journal: each result as it arrives (the configuration's key, the device's key, the result's bytes and its
+ * times), so a run killed between two checkpoints loses only what was in flight. A checkpoint empties it. Its
+ * header pins the layout, the vkocc version and the spec; a journal that does not match is set aside. */
+typedef struct jhead { char magic[8]; uint32_t layout; char version[32]; char hash[40]; } jhead;
+_Static_assert(sizeof(jhead) == FLEET_JOURNAL_HEADER, "the journal's header");
+
+static void journal_header(const tu_run *run, jhead *h);
+void fleet_journal_header(const tu_run *run, void *out) { journal_header(run, out); }
+
+static void journal_header(const tu_run *run, jhead *h) {
+  memset(h, 0, sizeof *h);
+  memcpy(h->magic, "vkoccFJ1", 8);
+  h->layout = (uint32_t)sizeof(tu_result);
+  snprintf(h->version, sizeof h->version, "%s", vkocc_version());
+  snprintf(h->hash, sizeof h->hash, "%s", run->spec.hash);
+}
+
+static void journal_open(group *g) {
+  g->jf = fopen(g->journal, "wb");
+  if (!g->jf) return;
+  jhead h;
+  journal_header(&g->run, &h);
+  fwrite(&h, sizeof h, 1, g->jf);
+  fflush(g->jf);
+}
+
+void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *device_key, const char *uuid, int32_t rank,
+                          const char *host) {
+  char key[1024], h[64] = "", u[40] = "";
+  snprintf(u, sizeof u, "%s", uuid);
+  t1_config_key(&run->spec, run->space.coord + (size_t)c * run->spec.nparams, key, sizeof key);
+  snprintf(h, sizeof h, "%s", host);
+  const tu_result *r = &run->r[c];
+  uint32_t kl = (uint32_t)strlen(key), dl = (uint32_t)strlen(device_key);
+  fwrite(&kl, 4, 1, f), fwrite(key, 1, kl, f);
+  fwrite(&dl, 4, 1, f), fwrite(device_key, 1, dl, f);
+  fwrite(u, 1, sizeof u, f), fwrite(&rank, 4, 1, f), fwrite(h, 1, sizeof h, f);
+  fwrite(r, sizeof *r, 1, f);
+  if (r->runs) fwrite(r->times_ns, sizeof *r->times_ns, r->runs, f);
+  fflush(f);
+}
+
+static void journal_append(group *g, uint32_t c, const slot *sl) {
+  char uuid[37];
+  vkocc_format_uuid(sl->dev.id.uuid, uuid);
+  if (g->jf) fleet_journal_record(g->jf, &g->run, c, sl->dev.id.key, uuid, sl->rank, sl->host);
+}
+
+static void journal_restart(group *g) {
+  if (g->jf) fclose(g->jf);
+  journal_open(g);
+}
+
+static void record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r) {
+  tu_run *run = &g->run;
+  free(run->r[c].times_ns);
+  run->r[c] = *r;
+  r->times_ns = NULL;
+  run->order = vkocc_xrealloc(run->order, ((size_t)run->nevals + 1) * sizeof *run->order);
+  run->order[run->nevals++] = c;
+  g->who[c] = (int32_t)sl;
+  f->slots[sl].measured++;
+  run->measure_ms += r->measure_ms, run->pipelines_ms += r->pipeline_ms, run->compile_ms += r->compile_ms;
+  run->occupancy_ms += r->occupancy_ms;
+  journal_append(g, c, &f->slots[sl]);
+}
+
+/* ---- resume: the document, then the journal's results it does not hold yet */
+
+static json_t *key_index(const tu_run *run) {
+  json_t *index = json_object();
+  for (uint32_t c = 0; c < run->space.count; c++) {
+    char key[1024];
+    t1_config_key(&run->spec, run->space.coord + (size_t)c * run->spec.nparams, key, sizeof key);
+    json_object_set_new(index, key, json_integer(c));
+  }
+  return index;
+}
+
+static vkocc_status resume_group(group *g) {
+  vkocc_status st;
+  g->prev_devices = json_array(), g->attrib = json_object();
+  if (access(g->output, F_OK) == 0) {
+    if ((st = tu_results_resume(g->output, &g->run, g->dev.id.key))) return st;
+    json_t *doc;
+    if ((st = vkocc_doc_load(g->output, VKOCC_DOC_TUNE_RESULTS, &doc))) return st;
+    json_t *devs = json_object_get(doc, "devices");
+    if (json_is_array(devs)) json_array_extend(g->prev_devices, devs);
+    else json_array_append(g->prev_devices, json_object_get(doc, "device")); /* one device measured it all */
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(doc, "results"), i, e) {
+      char *k = json_dumps(json_object_get(e, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+      json_t *d = json_object_get(e, "device");
+      if (k) json_object_set_new(g->attrib, k, json_integer(json_is_integer(d) ? json_integer_value(d) : 0));
+      free(k);
+    }
+    json_decref(doc);
+  }
+  g->resumed = g->run.resumed;
+  uint32_t applied = 0;
+  fleet_journal_read(g->journal, &g->run, g->prev_devices, g->attrib, &applied);
+  g->resumed += applied;
+  return VKOCC_OK;
+}
+
+/* a bool holding another byte is undefined behaviour once loaded: tu_result's bools checked as bytes first */
+static bool bools_ok(const unsigned char *b) {
+  return b[offsetof(tu_result, measured)] <= 1 && b[offsetof(tu_result, P_model)] <= 1;
+}
+
+bool fleet_result_from_bytes(const void *bytes, tu_result *r) {
+  if (!bools_ok(bytes)) return false;
+  memcpy(r, bytes, sizeof *r);
+  return fleet_result_sane(r);
+}
+
+bool fleet_result_sane(tu_result *r) {
+  r->error[sizeof r->error - 1] = 0, r->when[sizeof r->when - 1] = 0;
+  r->times_ns = NULL;
+  if (!r->measured || (unsigned)r->inv > TU_CONSTRAINTS || r->runs > 1000000) return false;
+  /* a valid result is ranked by its median: it needs runs and a positive, finite one */
+  return r->inv != TU_CORRECT || (r->runs && r->median_ns > 0 && isfinite(r->median_ns));
+}
+
+void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied) {
+  *applied = 0;
+  FILE *jf = fopen(path, "rb");
+  if (!jf) return;
+  jhead h, want;
+  journal_header(run, &want);
+  if (fread(&h, sizeof h, 1, jf) != 1 || memcmp(&h, &want, sizeof h)) {
+    fclose(jf);
+    fprintf(stderr, "vkocc tune: note: %s is the journal of another spec or vkocc build; set aside\n", path);
+    return;
+  }
+  json_t *index = key_index(run);
+  for (;;) {
+    uint32_t kl, dl;
+    char key[1024], dkey[700];
+    tu_result r;
+    if (fread(&kl, 4, 1, jf) != 1 || kl >= sizeof key || fread(key, 1, kl, jf) != kl) break;
+    if (fread(&dl, 4, 1, jf) != 1 || dl >= sizeof dkey || fread(dkey, 1, dl, jf) != dl) break;
+    int32_t rank;
+    char host[64], uuid[40];
+    if (fread(uuid, 1, sizeof uuid, jf) != sizeof uuid || fread(&rank, 4, 1, jf) != 1 || fread(host, 1, sizeof host, jf) != sizeof host)
+      break;
+    key[kl] = 0, dkey[dl] = 0, host[sizeof host - 1] = 0, uuid[sizeof uuid - 1] = 0;
+    unsigned char raw[sizeof r];
+    if (fread(raw, sizeof raw, 1, jf) != 1) break;
+    bool sane = fleet_result_from_bytes(raw, &r);
+    r.times_ns = vkocc_xmalloc(((size_t)(sane ? r.runs : 0) + 1) * sizeof *r.times_ns);
+    if (!sane || (r.runs && fread(r.times_ns, sizeof *r.times_ns, r.runs, jf) != r.runs)) { free(r.times_ns); break; }
+    json_t *ci = json_object_get(index, key);
+    int64_t c = ci ? json_integer_value(ci) : -1;
+    /* the device: one the resumed document names, else a new entry (a name that is no text: the record is not) */
+    int32_t d = -1;
+    for (size_t k = 0; c >= 0 && k < json_array_size(devices) && d < 0; k++) {
+      json_t *p = json_array_get(devices, k);
+      if (same_device_entry(p, dkey, uuid, rank, host)) d = (int32_t)k;
+    }
+    json_t *entry = c >= 0 && d < 0 ? json_pack("{s:s, s:s, s:i, s:s, s:i}", "key", dkey, "uuid", uuid, "rank", rank, "host", host,
+                                                "measured", 0) : NULL;
+    if (c < 0 || run->r[c].measured || (d < 0 && !entry)) {
+      free(r.times_ns);
+      continue;
+    }
+    if (d < 0) d = (int32_t)json_array_size(devices), json_array_append_new(devices, entry);
+    free(run->r[c].times_ns);
+    run->r[c] = r;
+    json_t *p = json_array_get(devices, (size_t)d);
+    json_object_set_new(p, "measured", json_integer(json_integer_value(json_object_get(p, "measured")) + 1));
+    json_object_set_new(attrib, key, json_integer(d));
+    run->resumed++, (*applied)++;
+  }
+  json_decref(index);
+  fclose(jf);
+}
+
+/* after --only: each resumed configuration's device, by its key */
+static void attribute_resumed(group *g) {
+  for (uint32_t c = 0; c < g->run.space.count; c++) {
+    g->prev_who[c] = -1;
+    if (!g->attrib || !g->run.r[c].measured) continue;
+    char key[1024];
+    t1_config_key(&g->run.spec, g->run.space.coord + (size_t)c * g->run.spec.nparams, key, sizeof key);
+    json_t *d = json_object_get(g->attrib, key);
+    if (d) g->prev_who[c] = (int32_t)json_integer_value(d);
+  }
+}
+
+/* ---- the coordinator's loop */
+
+static void slot_failed(fleet *f, uint32_t s, const char *why) {
+  slot *sl = &f->slots[s];
+  group *g = &f->g[sl->group];
+  if (sl->dead) return;
+  sl->dead = true;
+  snprintf(sl->error, sizeof sl->error, "%s", why);
+  for (uint32_t i = 0; i < sl->ninflight; i++) tune_search_requeue(g->ts, sl->inflight[i]); /* another device measures them */
+  sl->ninflight = 0;
+  bool alive = false;
+  for (uint32_t k = 0; k < f->nslots; k++) alive |= f->slots[k].group == sl->group && !f->slots[k].dead;
+  if (!alive && !g->finished) {
+    snprintf(g->stopped, sizeof g->stopped, "every device of the cluster failed; the last: %s", why);
+    tune_search_stop(g->ts);
+  }
+  fprintf(stderr, "vkocc tune: device %s (rank %d) left the search: %s\n", sl->dev.id.name, sl->rank, why);
+}
+
+static void handle(fleet *f, msg *m) {
+  if (m->worker >= f->nslots) return;
+  slot *sl = &f->slots[m->worker];
+  group *g = &f->g[sl->group];
+  if (m->kind == MSG_FAILED) {
+    slot_failed(f, m->worker, m->error);
+    return;
+  }
+  uint32_t k = 0;
+  while (k < sl->ninflight && sl->inflight[k] != m->config) k++;
+  if (k == sl->ninflight) return; /* a late result of a worker given up on */
+  sl->inflight[k] = sl->inflight[--sl->ninflight];
+  tune_eval e = {.valid = m->r.inv == TU_CORRECT && m->r.runs > 0, .time_ns = m->r.median_ns};
+  if (tune_search_tell(g->ts, m->config, e)) return;
+  record(f, g, m->worker, m->config, &m->r);
+  /* the reference as the workers name it ("ReferenceArguments", a configuration's key) goes into the document */
+  if (!g->run.reference[0] && m->reference[0]) snprintf(g->run.reference, sizeof g->run.reference, "%s", m->reference);
+  if (!g->ref_known && m->reference[0]) {
+    g->ref_known = true;
+    snprintf(g->reference, sizeof g->reference, "%s", m->reference);
+  }
+}
+
+/* Hands work to every free worker; false when every group is finished. */
+static bool dispatch(fleet *f) {
+  bool any = false;
+  for (uint32_t gi = 0; gi < f->ng; gi++) {
+    group *g = &f->g[gi];
+    if (g->finished) continue;
+    bool handed = true;
+    for (uint32_t s = 0; s < f->nslots && handed; s++) {
+      slot *sl = &f->slots[s];
+      /* a worker gets more once it is on its last: it never waits for the coordinator */
+      if (sl->group != gi || sl->dead || sl->ninflight > 1) continue;
+      if (!sl->started) {
+        /* until the reference configuration is known, one worker measures */
+        bool other = false;
+        for (uint32_t k = 0; k < f->nslots; k++) other |= k != s && f->slots[k].group == gi && f->slots[k].started && !f->slots[k].dead;
+        if (!g->ref_known && other) continue;
+        if (send_cmd(f, s, CMD_GO, 0, g->ref_known ? g->reference : "")) { slot_failed(f, s, vkocc_last_error()); continue; }
+        sl->started = true;
+      }
+      if (g->chunk == 1 && sl->ninflight) continue;
+      uint32_t c[CHUNK], want = g->chunk - sl->ninflight, n;
+      handed = false;
+      while (want && !sl->dead && (n = tune_search_ask(g->ts, want, c))) {
+        for (uint32_t i = 0; i < n; i++) {
+          if (g->run.r[c[i]].measured) { /* resumed: its recorded result, nothing measured */
+            tu_result *r = &g->run.r[c[i]];
+            tune_search_tell(g->ts, c[i], (tune_eval){.valid = r->inv == TU_CORRECT && r->runs > 0, .time_ns = r->median_ns});
+            g->run.order = vkocc_xrealloc(g->run.order, ((size_t)g->run.nevals + 1) * sizeof *g->run.order);
+            g->run.order[g->run.nevals++] = c[i];
+            continue;
+          }
+          if (sl->dead) { tune_search_requeue(g->ts, c[i]); continue; }
+          sl->inflight[sl->ninflight++] = c[i], want--, handed = true;
+          if (send_cmd(f, s, CMD_MEASURE, c[i], NULL)) slot_failed(f, s, vkocc_last_error());
+        }
+      }
+    }
+    if (!tune_search_inflight(g->ts)) {
+      uint32_t c;
+      /* nothing in flight and nothing to hand out: the search is over */
+      if (!tune_search_ask(g->ts, 1, &c)) g->finished = true;
+      else tune_search_requeue(g->ts, c);
+    }
+    any |= !g->finished;
+  }
+  return any;
+}
+
+/* ---- set-up */
+
+typedef struct hello {
+  char version[64];
+  char hash[40];
+  uint32_t layout, n;
+  char host[64];
+} hello; /* followed by n tune_device_id */
+
+typedef struct welcome {
+  int32_t ok;
+  char error[900];
+  uint32_t base;             /* the global index of the rank's first worker */
+} welcome; /* followed, per member, by its group's configuration count and coordinates */
+
+static void host_name(char *out, size_t len) {
+  if (gethostname(out, len)) snprintf(out, len, "?");
+  out[len - 1] = 0;
+}
+
+static void output_of(const char *output, const char *cluster, uint32_t ng, char *out, size_t len) {
+  size_t l = strlen(output);
+  if (ng == 1) snprintf(out, len, "%s", output);
+  else if (l > 5 && !strcmp(output + l - 5, ".json")) snprintf(out, len, "%.*s-%s.json", (int)(l - 5), output, cluster);
+  else snprintf(out, len, "%s-%s", output, cluster);
+}
+
+static void fleet_free(fleet *f) {
+  for (uint32_t i = 0; i < f->nw; i++) tu_run_free(&f->w[i].run), pthread_cond_destroy(&f->w[i].cond);
+  free(f->w);
+  for (uint32_t i = 0; i < f->ng; i++) {
+    group *g = &f->g[i];
+    tune_search_close(g->ts);
+    tu_run_free(&g->run);
+    if (g->jf) fclose(g->jf);
+    free(g->who), free(g->prev_who);
+    json_decref(g->prev_devices), json_decref(g->attrib);
+  }
+  free(f->g), free(f->slots);
+  for (msg *m; (m = take(f, 0));) msg_free(m);
+  pthread_mutex_destroy(&f->mu), pthread_cond_destroy(&f->out_cond);
+}
+
+/* The groups of the slots (by cluster ID, in the order they first appear), their records, resumed, and searches. */
+static vkocc_status make_groups(fleet *f) {
+  const vkocc_tune_options *o = f->o;
+  f->g = vkocc_xcalloc(f->nslots, sizeof *f->g);
+  for (uint32_t s = 0; s < f->nslots; s++) {
+    uint32_t gi = 0;
+    while (gi < f->ng && strcmp(f->g[gi].cluster_id, f->slots[s].dev.cluster_id)) gi++;
+    if (gi == f->ng) {
+      snprintf(f->g[gi].cluster_id, sizeof f->g[gi].cluster_id, "%s", f->slots[s].dev.cluster_id);
+      f->g[gi].dev = f->slots[s].dev;
+      f->ng++;
+    }
+    f->slots[s].group = gi, f->g[gi].nslots++;
+  }
+  vkocc_status st;
+  for (uint32_t gi = 0; gi < f->ng; gi++) {
+    group *g = &f->g[gi];
+    output_of(o->output, g->cluster_id, f->ng, g->output, sizeof g->output);
+    snprintf(g->journal, sizeof g->journal, "%s.journal", g->output);
+    if ((st = tu_prepare(f->spec_path, f->name, &g->run))) return st;
+    if (f->resume && (st = resume_group(g))) return st;
+    if (!g->prev_devices) g->prev_devices = json_array();
+    /* --only after the resumed results, as one device does: those are kept whatever it says */
+    for (uint32_t i = 0; i < o->nonly; i++)
+      if ((st = tu_restrict(&g->run, o->only[i]))) return st;
+    g->who = vkocc_xmalloc(((size_t)g->run.space.count + 1) * sizeof *g->who);
+    g->prev_who = vkocc_xmalloc(((size_t)g->run.space.count + 1) * sizeof *g->prev_who);
+    for (uint32_t c = 0; c < g->run.space.count; c++) g->who[c] = -1;
+    attribute_resumed(g);
+    if (o->strategy) snprintf(g->run.strategy, sizeof g->run.strategy, "%s", o->strategy);
+    g->run.seed = o->seed;
+    if (o->budget_evals || o->budget_fraction > 0 || o->budget_seconds > 0)
+      g->run.budget = (tune_budget){.max_evals = o->budget_evals, .max_fraction = o->budget_fraction,
+                                    .max_seconds = o->budget_seconds};
+    const tune_strategy_def *def = tune_strategy_find(g->run.strategy);
+    if (!def) return vkocc_fail(VKOCC_ERROR_USAGE, "unknown search strategy '%s'", g->run.strategy);
+    g->chunk = !strcmp(def->name, "brute_force") ? CHUNK : 1;
+    const t1_spec *s = &g->run.spec;
+    for (uint32_t i = 0; i < s->nparams && i < 32; i++) g->names[i] = s->params[i].name, g->nvals[i] = s->params[i].nvalues;
+    g->sp = (tune_space){.nparams = s->nparams, .nconfigs = g->run.space.count, .coord = g->run.space.coord,
+                         .param_names = g->names, .nvalues = g->nvals};
+    if ((st = tune_search_open(&g->sp, def, g->run.seed, s->search_attrs, &g->run.budget, &g->ts))) {
+      if (st == VKOCC_ERROR_USAGE) {
+        char m[600];
+        snprintf(m, sizeof m, "%s", vkocc_last_error());
+        st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.Search.Attributes: %s", s->file, m);
+      }
+      return st;
+    }
+    g->ref_known = !needs_reference_run(&g->run, o) || g->run.reference[0];
+    snprintf(g->reference, sizeof g->reference, "%s", g->run.reference);
+    /* what the journal held goes into the document before a fresh journal starts */
+    if (g->resumed && (st = checkpoint(f, g))) return st;
+    if (!g->jf) journal_open(g);
+    if (!g->jf) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot write the journal: %s", g->journal, strerror(errno));
+    g->last_cp = vkocc_now_ms();
+  }
+  return VKOCC_OK;
+}
+
+/* "W:N,W:N": N for worker gid, -1 when absent */
+static int64_t test_hook(const char *var, uint32_t gid) {
+  const char *e = getenv(var);
+  for (const char *p = e; p && *p;) {
+    char *end;
+    unsigned long w = strtoul(p, &end, 10);
+    if (*end != ':') break;
+    unsigned long n = strtoul(end + 1, &end, 10);
+    if (w == gid) return (int64_t)n;
+    p = *end == ',' ? end + 1 : NULL;
+  }
+  return -1;
+}
+
+/* This rank's worker w, on the space of its group (count coordinates of nparams each). */
+static vkocc_status make_worker(fleet *f, worker *w, const vkocc_tune_fleet_member *m, uint32_t gid, uint32_t count,
+                                const uint32_t *coord) {
+  w->f = f, w->gid = gid, w->ctx = m->ctx, w->device = m->device, w->queue = m->queue;
+  pthread_cond_init(&w->cond, NULL);
+  vkocc_status st = tu_prepare(f->spec_path, f->name, &w->run);
+  if (st) return st;
+  if (count > w->run.space.count)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: the coordinator's space has %u configurations, this rank's %u", f->spec_path,
+                      count, w->run.space.count);
+  /* the coordinator's indices (after --only and a resume) are this worker's */
+  memcpy(w->run.space.coord, coord, (size_t)count * w->run.spec.nparams * sizeof *coord);
+  w->run.space.count = count;
+  w->fail_after = test_hook("VKOCC_TEST_FLEET_FAIL", gid), w->kill_after = test_hook("VKOCC_TEST_FLEET_KILL", gid);
+  return VKOCC_OK;
+}
+
+static vkocc_status start_workers(fleet *f) {
+  for (uint32_t i = 0; i < f->nw; i++) {
+    if (pthread_create(&f->w[i].thread, NULL, worker_main, &f->w[i]))
+      return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot start the thread of device %s", f->w[i].device);
+    f->w[i].started = true;
+  }
+  return VKOCC_OK;
+}
+
+static void stop_workers(fleet *f) {
+  for (uint32_t i = 0; i < f->nw; i++) worker_command(f, &f->w[i], &(cmd){.kind = CMD_STOP});
+  for (uint32_t i = 0; i < f->nw; i++)
+    if (f->w[i].started) pthread_join(f->w[i].thread, NULL), f->w[i].started = false;
+}
+
+static bool same_device_allowed(void) {
+  const char *e = getenv("VKOCC_TEST_SAME_DEVICE");
+  return e && !strcmp(e, "1");
+}
+
+/* ---- MPI: what ranks other than 0 send and receive */
+
+static vkocc_status send_msg(const msg *m) {
+  size_t nt = m->kind == MSG_RESULT ? m->r.runs : 0, len = sizeof *m + nt * sizeof(double);
+  char *buf = vkocc_xmalloc(len);
+  memcpy(buf, m, sizeof *m);
+  if (nt) memcpy(buf + sizeof *m, m->r.times_ns, nt * sizeof(double));
+  vkocc_status st = fleet_mpi_send(0, TAG_MSG, buf, len);
+  free(buf);
+  return st;
+}
+
+static msg *recv_msg(const void *buf, size_t len) {
+  if (len < sizeof(msg) || !bools_ok((const unsigned char *)buf + offsetof(msg, r))) return NULL;
+  msg *m = vkocc_xmalloc(sizeof *m);
+  memcpy(m, buf, sizeof *m);
+  m->next = NULL, m->r.times_ns = NULL;
+  m->reference[sizeof m->reference - 1] = 0, m->error[sizeof m->error - 1] = 0;
+  if (m->kind == MSG_RESULT && !fleet_result_sane(&m->r)) { free(m); return NULL; }
+  size_t nt = m->kind == MSG_RESULT ? m->r.runs : 0;
+  if (len != sizeof *m + nt * sizeof(double)) { free(m); return NULL; }
+  m->r.times_ns = vkocc_xmalloc((nt + 1) * sizeof(double));
+  if (nt) memcpy(m->r.times_ns, (const char *)buf + sizeof *m, nt * sizeof(double));
+  return m;
+}
+
+/* A rank other than 0: says who it is, waits to be admitted, then forwards. */
+static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, const tune_device_id *ids, const char *hash) {
+  size_t hl = sizeof(hello) + f->nw * sizeof(tune_device_id);
+  char *hb = vkocc_xcalloc(1, hl);
+  hello *h = (hello *)hb;
+  snprintf(h->version, sizeof h->version, "%s", vkocc_version());
+  snprintf(h->hash, sizeof h->hash, "%s", hash);
+  h->layout = (uint32_t)sizeof(tu_result), h->n = f->nw;
+  host_name(h->host, sizeof h->host);
+  memcpy(hb + sizeof(hello), ids, f->nw * sizeof *ids);
+  vkocc_status st = fleet_mpi_send(0, TAG_HELLO, hb, hl);
+  free(hb);
+  if (st) return st;
+  void *buf = NULL;
+  size_t len;
+  int from, tag;
+  while (!fleet_mpi_poll(&from, &tag, &buf, &len)) usleep(1000);
+  if (tag != TAG_WELCOME || len < sizeof(welcome)) {
+    free(buf);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "rank %d: an unexpected first message from the coordinator", f->rank);
+  }
+  welcome wc;
+  memcpy(&wc, buf, sizeof wc);
+  if (!wc.ok) {
+    free(buf);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s", wc.error);
+  }
+  const char *p = (const char *)buf + sizeof wc;
+  for (uint32_t i = 0; i < f->nw && !st; i++) {
+    uint32_t count, np;
+    memcpy(&count, p, 4), memcpy(&np, p + 4, 4), p += 8;
+    st = make_worker(f, &f->w[i], &members[i], wc.base + i, count, (const uint32_t *)p);
+    p += (size_t)count * np * sizeof(uint32_t);
+  }
+  free(buf);
+  if (!st) st = start_workers(f);
+  if (st) return st;
+  /* forward: commands to the workers, their messages to the coordinator, until it says goodbye */
+  for (bool bye = false; !bye;) {
+    bool idle = true;
+    if (f->o->stop && *f->o->stop) break; /* mpirun ends every rank when one is lost */
+    while (fleet_mpi_poll(&from, &tag, &buf, &len)) {
+      idle = false;
+      if (tag == TAG_BYE) bye = true;
+      else if (tag == TAG_CMD && len == sizeof(cmd)) {
+        cmd c;
+        memcpy(&c, buf, sizeof c);
+        if (c.worker >= wc.base && c.worker - wc.base < f->nw) worker_command(f, &f->w[c.worker - wc.base], &c);
+      }
+      free(buf);
+    }
+    for (msg *m; (m = take(f, idle ? 2 : 0));) {
+      send_msg(m);
+      msg_free(m);
+    }
+  }
+  stop_workers(f);
+  return VKOCC_OK;
+}
+
+/* Rank 0: every other rank's hello, checked against its own; the slots of all ranks. */
+static vkocc_status admit(fleet *f, const char *hash, char **hellos, size_t *lens) {
+  char refuse[800] = "";
+  int got = 0;
+  while (got < f->nranks - 1) {
+    void *buf;
+    size_t len;
+    int from, tag;
+    if (!fleet_mpi_poll(&from, &tag, &buf, &len)) { usleep(1000); continue; }
+    if (tag != TAG_HELLO || from <= 0 || from >= f->nranks || hellos[from] || len < sizeof(hello)) { free(buf); continue; }
+    hellos[from] = buf, lens[from] = len, got++;
+    hello h;
+    memcpy(&h, buf, sizeof h);
+    if (refuse[0]) continue;
+    if (strcmp(h.version, vkocc_version()) || h.layout != sizeof(tu_result))
+      snprintf(refuse, sizeof refuse, "rank %d (%s) runs vkocc %s (result layout %u bytes), the coordinator vkocc %s (%u "
+               "bytes): every rank needs the same vkocc", from, h.host, h.version, h.layout, vkocc_version(),
+               (unsigned)sizeof(tu_result));
+    else if (strcmp(h.hash, hash))
+      snprintf(refuse, sizeof refuse, "rank %d (%s) read a spec of hash %s, the coordinator %s (%s): every rank needs the "
+               "same spec file", from, h.host, h.hash, hash, f->spec_path);
+    else if (len != sizeof(hello) + h.n * sizeof(tune_device_id))
+      snprintf(refuse, sizeof refuse, "rank %d (%s): a malformed hello", from, h.host);
+  }
+  if (refuse[0]) {
+    welcome wc = {.ok = 0};
+    snprintf(wc.error, sizeof wc.error, "%s; nothing was measured", refuse);
+    for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s", wc.error);
+  }
+  return VKOCC_OK;
+}
+
+static vkocc_status welcome_ranks(fleet *f, char **hellos) {
+  uint32_t base = f->nw;
+  for (int r = 1; r < f->nranks; r++) {
+    hello h;
+    memcpy(&h, hellos[r], sizeof h);
+    size_t len = sizeof(welcome);
+    for (uint32_t i = 0; i < h.n; i++) {
+      const group *g = &f->g[f->slots[base + i].group];
+      len += 8 + (size_t)g->run.space.count * g->run.spec.nparams * sizeof(uint32_t);
+    }
+    char *buf = vkocc_xcalloc(1, len), *p = buf + sizeof(welcome);
+    welcome wc = {.ok = 1, .base = base};
+    memcpy(buf, &wc, sizeof wc);
+    for (uint32_t i = 0; i < h.n; i++) {
+      const group *g = &f->g[f->slots[base + i].group];
+      uint32_t count = g->run.space.count, np = g->run.spec.nparams;
+      memcpy(p, &count, 4), memcpy(p + 4, &np, 4), p += 8;
+      memcpy(p, g->run.space.coord, (size_t)count * np * sizeof(uint32_t)), p += (size_t)count * np * sizeof(uint32_t);
+    }
+    vkocc_status st = fleet_mpi_send(r, TAG_WELCOME, buf, len);
+    free(buf);
+    if (st) return st;
+    base += h.n;
+  }
+  return VKOCC_OK;
+}
+
+/* ---- the run */
+
+static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
+  out->nclusters = f->ng;
+  out->clusters = vkocc_xcalloc(f->ng + 1, sizeof *out->clusters);
+  for (uint32_t gi = 0; gi < f->ng; gi++) {
+    group *g = &f->g[gi];
+    vkocc_tune_fleet_cluster *c = &out->clusters[gi];
+    snprintf(c->cluster_id, sizeof c->cluster_id, "%s", g->cluster_id);
+    snprintf(c->output, sizeof c->output, "%s", g->output);
+    snprintf(c->stopped, sizeof c->stopped, "%s", g->stopped);
+    c->devices = g->nslots, c->resumed = g->resumed, c->best_ns = INFINITY;
+    for (uint32_t i = 0; i < g->run.space.count; i++)
+      if (g->run.r[i].measured) c->measured++, c->valid += g->run.r[i].inv == TU_CORRECT;
+    int64_t b = tu_best(&g->run);
+    if (b >= 0) {
+      c->best_ns = tu_rank_ns(&g->run.r[b]);
+      t1_config_key(&g->run.spec, g->run.space.coord + (size_t)b * g->run.spec.nparams, c->best_key, sizeof c->best_key);
+    }
+  }
+}
+
+static vkocc_status coordinate(fleet *f) {
+  const vkocc_tune_options *o = f->o;
+  double t0 = vkocc_now_ms();
+  bool stopped = false;
+  double stop_ms = 0;
+  while (dispatch(f)) {
+    /* interrupted: what is in flight may still come, but not from a rank that was ended with this one */
+    if (stopped && vkocc_now_ms() - stop_ms > 3000) break;
+    if (o->stop && *o->stop && !stopped) {
+      stopped = true, stop_ms = vkocc_now_ms();
+      for (uint32_t gi = 0; gi < f->ng; gi++) {
+        tune_search_stop(f->g[gi].ts);
+        if (!f->g[gi].stopped[0]) snprintf(f->g[gi].stopped, sizeof f->g[gi].stopped, "interrupted");
+      }
+    }
+    bool got = false;
+    void *buf;
+    size_t len;
+    int from, tag;
+    while (f->mpi && fleet_mpi_poll(&from, &tag, &buf, &len)) {
+      msg *m = tag == TAG_MSG ? recv_msg(buf, len) : NULL;
+      free(buf);
+      if (m) handle(f, m), msg_free(m), got = true;
+    }
+    for (msg *m; (m = take(f, got ? 0 : f->mpi ? 2 : 50));) handle(f, m), msg_free(m), got = true;
+    for (uint32_t gi = 0; gi < f->ng; gi++)
+      if (vkocc_now_ms() - f->g[gi].last_cp > 10e3) checkpoint(f, &f->g[gi]);
+  }
+  for (uint32_t gi = 0; gi < f->ng; gi++) f->g[gi].run.elapsed_ms += vkocc_now_ms() - t0;
+  return stopped ? vkocc_fail(VKOCC_ERROR_RUNTIME, "interrupted") : VKOCC_OK;
+}
+
+static vkocc_status finish(fleet *f, vkocc_status st) {
+  char msgbuf[1024];
+  snprintf(msgbuf, sizeof msgbuf, "%s", st ? vkocc_last_error() : "");
+  vkocc_status out = st;
+  bool all_failed = f->ng > 0;
+  for (uint32_t gi = 0; gi < f->ng; gi++) {
+    group *g = &f->g[gi];
+    all_failed &= g->stopped[0] && strcmp(g->stopped, "interrupted");
+    /* a kernel that compiles for no configuration is bad input: nothing written */
+    uint32_t measured = 0, compile = 0;
+    const char *first = NULL;
+    for (uint32_t i = 0; i < g->run.space.count; i++)
+      if (g->run.r[i].measured) {
+        measured++;
+        if (g->run.r[i].inv == TU_COMPILE) { compile++; if (!first) first = g->run.r[i].error; }
+      }
+    if (!out && measured && compile == measured) {
+      out = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s compiles for none of the %u configurations "
+                       "tried; the first: %.400s", g->run.spec.file, g->run.spec.kernel_file, measured, first);
+      snprintf(msgbuf, sizeof msgbuf, "%s", vkocc_last_error());
+    }
+    if (out == VKOCC_ERROR_USAGE) continue;
+    vkocc_status w = checkpoint(f, g);
+    if (!w && g->jf) fclose(g->jf), g->jf = NULL, remove(g->journal);
+    if (w && !out) out = w, snprintf(msgbuf, sizeof msgbuf, "%s", vkocc_last_error());
+  }
+  if (!out && all_failed) {
+    out = VKOCC_ERROR_RUNTIME;
+    snprintf(msgbuf, sizeof msgbuf, "%s", f->g[0].stopped);
+  }
+  return out ? vkocc_fail(out, "%s", msgbuf) : VKOCC_OK;
+}
+
+vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vkocc_tune_fleet_member *members, uint32_t n,
+                              bool resume, const vkocc_tune_options *o, vkocc_tune_fleet_report *out) {
+  vkocc_clear_error();
+  static const vkocc_tune_options none = {0};
+  if (!o) o = &none;
+  if (out) memset(out, 0, sizeof *out);
+  if (!spec_path || !members || !n) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_fleet: no spec or no device");
+  double t0 = vkocc_now_ms();
+  fleet F = {.o = o, .spec_path = spec_path, .name = name, .resume = resume, .nranks = 1};
+  fleet *f = &F;
+  pthread_mutex_init(&f->mu, NULL), pthread_cond_init(&f->out_cond, NULL);
+  vkocc_status st = VKOCC_OK;
+  bool mpi_inited = false;
+  if (fleet_mpi_built() && vkocc_mpi_launched(NULL, NULL)) {
+    if ((st = fleet_mpi_init(&f->rank, &f->nranks))) return st;
+    f->mpi = f->nranks > 1, mpi_inited = true;
+  }
+  /* who this rank's members are; a device named twice would time two searches against each other */
+  tune_device_id *ids = vkocc_xcalloc(n, sizeof *ids);
+  for (uint32_t i = 0; i < n && !st; i++) {
+    json_t *det = members[i].details ? vkocc_fingerprint_details_json(members[i].details) : NULL;
+    tune_device_id_fill(&ids[i], vkocc_context_device(members[i].ctx), det, members[i].fp);
+    if (!members[i].fp) snprintf(ids[i].cluster_id, sizeof ids[i].cluster_id, "unknown");
+    for (uint32_t k = 0; k < i && !st; k++)
+      if (!memcmp(ids[k].id.uuid, ids[i].id.uuid, 16) && !strcmp(ids[k].id.key, ids[i].id.key) && !same_device_allowed())
+        st = vkocc_fail(VKOCC_ERROR_USAGE, "--device: %s is named twice (two searches would time each other)",
+                        ids[i].id.name);
+  }
+  tu_run probe;
+  if (!st && !(st = tu_prepare(spec_path, name, &probe))) {
+    char hash[40];
+    snprintf(hash, sizeof hash, "%s", probe.spec.hash);
+    tu_run_free(&probe);
+    if (!o->output && f->rank == 0) st = vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_fleet: options->output is required");
+    f->nw = n;
+    f->w = vkocc_xcalloc(n, sizeof *f->w);
+    if (!st && f->rank != 0) {
+      st = agent(f, members, ids, hash);
+    } else if (!st) {
+      char **hellos = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *hellos);
+      size_t *lens = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *lens);
+      if (f->mpi) st = admit(f, hash, hellos, lens);
+      if (!st) {
+        /* the slots: this rank's members, then every other rank's in rank order */
+        f->nslots = n;
+        for (int r = 1; r < f->nranks; r++) f->nslots += ((hello *)hellos[r])->n;
+        f->slots = vkocc_xcalloc(f->nslots, sizeof *f->slots);
+        uint32_t s = 0;
+        for (uint32_t i = 0; i < n; i++, s++) {
+          f->slots[s].rank = 0, f->slots[s].dev = ids[i];
+          host_name(f->slots[s].host, sizeof f->slots[s].host);
+        }
+        for (int r = 1; r < f->nranks; r++) {
+          hello *h = (hello *)hellos[r];
+          for (uint32_t i = 0; i < h->n; i++, s++) {
+            f->slots[s].rank = r;
+            memcpy(&f->slots[s].dev, hellos[r] + sizeof(hello) + i * sizeof(tune_device_id), sizeof(tune_device_id));
+            snprintf(f->slots[s].host, sizeof f->slots[s].host, "%s", h->host);
+          }
+        }
+        /* two ranks on one GPU would time each other: refused, naming both */
+        for (uint32_t a = 0; a < f->nslots && !st; a++)
+          for (uint32_t b = 0; b < a && !st; b++)
+            if (f->slots[a].rank != f->slots[b].rank && !memcmp(f->slots[a].dev.id.uuid, f->slots[b].dev.id.uuid, 16) &&
+                !strcmp(f->slots[a].dev.id.key, f->slots[b].dev.id.key) &&
+                !strcmp(f->slots[a].host, f->slots[b].host) && !same_device_allowed())
+              st = vkocc_fail(VKOCC_ERROR_USAGE, "ranks %d and %d both measure on %s of %s (two searches would time each "
+                              "other): one rank per GPU, or --device per rank", f->slots[b].rank, f->slots[a].rank,
+                              f->slots[a].dev.id.name, f->slots[a].host);
+        if (!st) st = make_groups(f);
+        if (st && f->mpi) { /* the others wait to be admitted: tell them why not */
+          welcome wc = {.ok = 0};
+          snprintf(wc.error, sizeof wc.error, "the coordinator stopped before measuring: %s", vkocc_last_error());
+          for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc);
+        }
+        if (!st && f->mpi) st = welcome_ranks(f, hellos);
+        for (uint32_t i = 0; i < n && !st; i++) {
+          const group *g = &f->g[f->slots[i].group];
+          st = make_worker(f, &f->w[i], &members[i], i, g->run.space.count, g->run.space.coord);
+        }
+        if (!st) st = start_workers(f);
+        if (!st) st = coordinate(f);
+        else if (f->ng) stop_workers(f);
+        stop_workers(f);
+        for (int r = 1; f->mpi && r < f->nranks; r++) fleet_mpi_send(r, TAG_BYE, "", 0);
+        if (f->ng && st != VKOCC_ERROR_USAGE) st = finish(f, st);
+        if (out) {
+          report_of(f, out);
+          out->coordinator = true;
+        }
+      }
+      for (int r = 0; r <= f->nranks; r++) free(hellos[r]);
+      free(hellos), free(lens);
+    }
+  }
+  if (out) out->ranks = (uint32_t)f->nranks, out->workers = f->nslots ? f->nslots : n, out->wall_ms = vkocc_now_ms() - t0;
+  char keep[1024];
+  snprintf(keep, sizeof keep, "%s", vkocc_last_error());
+  stop_workers(f);
+  fleet_free(f);
+  free(ids);
+  if (mpi_inited) fleet_mpi_finalize();
+  return st ? vkocc_fail(st, "%s", keep) : VKOCC_OK;
+}
+
+void vkocc_tune_fleet_report_free(vkocc_tune_fleet_report *r) {
+  if (!r) return;
+  free(r->clusters);
+  memset(r, 0, sizeof *r);
+}
+
+bool vkocc_mpi_built(void) { return fleet_mpi_built(); }
+
+bool vkocc_mpi_launched(int *rank, int *local_rank) {
+  /* Open MPI's mpirun, MPICH/Hydra (PMI), Slurm's srun (PMIx or PMI2) */
+  static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS", NULL};
+  static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL};
+  static const char *const locals[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", NULL};
+  long size = 0;
+  for (const char *const *e = sizes; *e && size <= 0; e++)
+    if (getenv(*e)) size = strtol(getenv(*e), NULL, 10);
+  /* srun without an MPI step still sets SLURM_NTASKS: it counts only with a rank variable beside it */
+  long r = -1, l = -1;
+  for (const char *const *e = ranks; *e && r < 0; e++)
+    if (getenv(*e)) r = strtol(getenv(*e), NULL, 10);
+  for (const char *const *e = locals; *e && l < 0; e++)
+    if (getenv(*e)) l = strtol(getenv(*e), NULL, 10);
+  if (rank) *rank = r > 0 ? (int)r : 0;
+  if (local_rank) *local_rank = l > 0 ? (int)l : 0;
+  return size > 1 && r >= 0;
+}
+
+#ifndef VKOCC_HAVE_MPI
+bool fleet_mpi_built(void) { return false; }
+vkocc_status fleet_mpi_init(int *rank, int *size) {
+  *rank = 0, *size = 1;
+  return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "this vkocc was built without MPI (libopenmpi-dev when it was configured)");
+}
+void fleet_mpi_finalize(void) {}
+void fleet_mpi_abort(int code) { exit(code); }
+vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len) {
+  (void)to, (void)tag, (void)buf, (void)len;
+  return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "this vkocc was built without MPI");
+}
+bool fleet_mpi_poll(int *from, int *tag, void **buf, size_t *len) {
+  (void)from, (void)tag, (void)buf, (void)len;
+  return false;
+}
+#endif

@@ -1,0 +1,44 @@
+/* Internal to libvkocc: tuning one T1 spec on several devices and MPI ranks at once (tune/fleet.c,
+ * docs/fleet.md).
+ *
+ * Devices whose fingerprints share a cluster ID share one search (tune/search.h, ask/tell): a coordinator asks
+ * the strategy for a configuration whenever a device of the cluster is free and tells it the result when it
+ * arrives, in whatever order. Each device is a worker: a host thread with its own context and its own harness
+ * (tu_tune with tu_options.drive), which measures the configurations it is handed, so the seam to the
+ * measurement is "measure configuration c on worker w -> tu_result". With MPI every rank's workers report to
+ * rank 0, which alone searches, writes the documents and checkpoints. */
+#ifndef VKOCC_TUNE_FLEET_H
+#define VKOCC_TUNE_FLEET_H
+#include "user.h"
+#include <stddef.h>
+#include <stdio.h>
+
+/* The journal beside a results document (OUTPUT.journal): each result appended as it arrives. Applies the
+ * results of the journal at path to run (those not measured there yet; counted in run->resumed and *applied),
+ * each one's device to devices (a JSON array of {key, uuid, rank, host, measured}: found there or appended) and attrib
+ * (configuration key -> index in devices). A journal of another spec or vkocc build is set aside (a note on
+ * stderr); one cut short or damaged is read up to its first record that does not make sense. */
+void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied);
+/* Its parts as the coordinator writes them: the header (FLEET_JOURNAL_HEADER bytes: the layout of a result, the
+ * vkocc version, the spec's hash) and one record (run->r[c] with the device that measured it). */
+#define FLEET_JOURNAL_HEADER 84
+void fleet_journal_header(const tu_run *run, void *out);
+void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *device_key, const char *uuid, int32_t rank,
+                          const char *host);
+/* A result that came as bytes (the journal, another rank): strings terminated, its pointer cleared; false when
+ * it cannot be one (not measured, an unknown invalidity, a valid one without runs or a positive median). */
+bool fleet_result_sane(tu_result *r);
+/* The same from sizeof(tu_result) bytes, checked before they are loaded as one. */
+bool fleet_result_from_bytes(const void *bytes, tu_result *r);
+
+/* The MPI transport (tune/fleet_mpi.c when vkocc is built with MPI; otherwise every call fails or is false). */
+bool fleet_mpi_built(void);
+/* MPI_Init_thread (funneled) and the communicator's rank and size. */
+vkocc_status fleet_mpi_init(int *rank, int *size);
+void fleet_mpi_finalize(void);
+/* Ends every rank (a coordinator that cannot go on). */
+void fleet_mpi_abort(int code);
+vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len);
+/* A message waiting from any rank: true with *buf (malloc'd, *len bytes), *from and *tag; false when none. */
+bool fleet_mpi_poll(int *from, int *tag, void **buf, size_t *len);
+#endif
