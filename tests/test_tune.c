@@ -6,6 +6,7 @@
 #include "synth.h"
 #include "../policy/tunedb.h"
 #include "jsonio.h"
+#include "../tune/user.h"
 #include <stdlib.h>
 
 static char dir[] = "/tmp/vkocc-tune-XXXXXX";
@@ -43,8 +44,43 @@ static void expect_bad_results(const char *name, const char *text, const char *k
   CHECK_CONTAINS(vkocc_last_error(), name);
 }
 
+/* P from the device model (tu_P_model) on an H100-like model: 132 SMs, 32 workgroup slots, 64 subgroups of 32,
+ * 228 KiB of shared memory, 64 Ki registers in 4 partitions allocated 256 per subgroup; exact only where every
+ * limit that binds was seen binding. */
+static void test_P_model(void) {
+  vkocc_derived d = {.sm_count = 132, .wg_per_sm = 32, .subgroups_per_sm = 64, .subgroups_per_sm_max = 64,
+                     .subgroup_size = 32, .threads_per_sm = 2048, .shared_per_sm = 233472,
+                     .shared_per_sm_max = 233472, .shared_bound_seen = true};
+  vkocc_register_model m = {.known = true, .subgroup_size = 32, .regs_per_sm = 65536, .regs_per_sm_max = 65536,
+                            .alloc_unit = 256, .alloc_unit_per_invocation = 8, .partitions = 4, .bound_seen = true};
+  uint32_t P = 0;
+  /* 256 invocations, 32 registers: 8 subgroups of 1024 registers; 64 subgroups per SM fit, 8 workgroups */
+  CHECK(tu_P_model(&d, &m, 256, 0, 32, &P), "subgroups and registers bind, both pinned");
+  CHECK_EQ_U(P, 8 * 132);
+  /* 128 invocations, 128 registers: 4096 per subgroup, 4 per partition, 16 per SM: 4 workgroups */
+  CHECK(tu_P_model(&d, &m, 128, 0, 128, &P), "registers bind, pinned");
+  CHECK_EQ_U(P, 4 * 132);
+  /* 64 KiB of shared memory: 3 workgroups per SM */
+  CHECK(tu_P_model(&d, &m, 128, 65536, 32, &P), "shared memory binds, seen binding");
+  CHECK_EQ_U(P, 3 * 132);
+  P = 7;
+  m.bound_seen = false; /* the register file only a lower bound: where registers bind, P must be measured */
+  CHECK(!tu_P_model(&d, &m, 128, 0, 128, &P), "registers bind but were never seen binding");
+  CHECK(tu_P_model(&d, &m, 128, 65536, 32, &P), "a lower bound that does not bind is safe");
+  CHECK_EQ_U(P, 3 * 132);
+  d.shared_bound_seen = false;
+  CHECK(!tu_P_model(&d, &m, 128, 65536, 32, &P), "shared memory binds but was never seen binding");
+  m.bound_seen = true, d.shared_bound_seen = true;
+  CHECK(!tu_P_model(&d, &m, 256, 0, 0, &P), "no register statistic: measured");
+  d.sm_count_ambiguous = true;
+  CHECK(!tu_P_model(&d, &m, 256, 0, 32, &P), "an ambiguous SM count: measured");
+  d.sm_count_ambiguous = false, m.known = false;
+  CHECK(!tu_P_model(&d, &m, 256, 0, 32, &P), "no register model: measured");
+}
+
 int main(void) {
   if (!mkdtemp(dir)) return 2;
+  test_P_model();
   /* kernels: references and validations catch a wrong answer */
   uint32_t in[1000], ref[256], got[256];
   vkocc_kernel_histogram.input(in, 1000, false, 1);

@@ -9,10 +9,13 @@
 #include "user.h"
 #include "compile.h"
 #include "exec.h"
+#include "../probes/written_internal.h" /* the statistics' kinds, for P from the model */
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <spirv.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,9 @@
 #define MAX_BATCH 16
 #define POISON 0xffffffffu /* -1 for integers, NaN for floats: a value no correct output keeps everywhere */
 #define POISON2 0x5a5a5a5au /* the reference's second run: an element that keeps both poisons was never written */
+
+static const char *const phase_names[] = {"prepare", "validate", "warm", "trials", "summary"};
+const char *tu_phase_name(tu_phase p) { return phase_names[p]; }
 
 static const char *const inv_names[] = {"correct", "compile", "runtime", "timeout", "correctness", "constraints"};
 const char *tu_invalidity_name(tu_invalidity v) { return inv_names[v]; }
@@ -79,7 +85,6 @@ static void spv_walk(const uint32_t *w, size_t words, spv_consts *out) {
 /* ------------------------------------------------------------------ modules (one per define set) */
 
 typedef struct module {
-  char *key;                 /* the defines, joined */
   uint32_t *spv;
   size_t words;
   char error[560];
@@ -89,13 +94,32 @@ typedef struct module {
   bool checked;              /* interface checked against the arguments */
 } module;
 
+typedef struct config config;
+
+/* The prebuilding thread (prebuild_ahead): a queue of configurations whose module and pipeline it makes while
+ * the device measures another. */
+#define PRE_AHEAD 2
+typedef struct prebuilder {
+  pthread_t thread;
+  bool started, quit, busy;
+  pthread_mutex_t lock;      /* the queue, busy, each config's prebuilt state */
+  pthread_cond_t wake, done;
+  pthread_mutex_t modules;   /* the module table (get_module) */
+  config *queue[PRE_AHEAD];
+  uint32_t head, n;
+} prebuilder;
+
 typedef struct harness {
   vkocc_context **ctxp;
   tu_run *run;
   const tu_options *o;
   t1_spec *s;
-  module *mods;
+  module **mods;
   uint32_t nmods, capmods;
+  json_t *mod_index;         /* a define set's key -> its index in mods */
+  config **cfg;              /* per configuration of the space: materialized on its first evaluation (config_of) */
+  prebuilder pb;
+  bool sequential;           /* the strategy proposes in enumeration order (brute force): the next are known */
   char *source;              /* the kernel's text (source kernels) for the define and constant checks */
   /* device resources */
   vkocc_buffer *dev, *pristine, *readback; /* per argument */
@@ -114,6 +138,10 @@ typedef struct harness {
   double t0;
   int64_t *P_cache_key;      /* not used as a map: P per (module, spec values) is cached by the library */
   int64_t last_P;
+  bool global_P;             /* a global size names P: a configuration's workgroup count is known once P is */
+  bool model_read, have_derived, have_registers; /* the device's model (model_known) */
+  vkocc_derived derived;
+  vkocc_register_model registers;
   uint32_t lose_at, batches; /* VKOCC_TEST_DEVICE_LOSS */
   int32_t spec_id[32];       /* per parameter: its SpecId (param_spec), from the source or the module's names */
   double gpu_end_ms;         /* when the last batch of dispatches ended (0: none yet: the GPU is cold) */
@@ -176,59 +204,93 @@ static int32_t declared_spec(const char *text, const char *name) {
   return -1;
 }
 
-static void defines_of(harness *h, const uint32_t *coord, const uint32_t local[3], char ***defs, uint32_t *n) {
+/* A configuration materialized once, on its first evaluation: its values, its key, its workgroup size and the
+ * -D defines that name its module; the sentinel and the final round measure or build it again from here. */
+struct config {
+  const uint32_t *coord;     /* nparams value indices */
+  char *key;                 /* t1_config_key: its identity in documents */
+  bool sized;                /* local (and groups unless they name P) known */
+  uint32_t local[3], groups[3];
+  char **defs;               /* NULL until first compiled */
+  uint32_t ndefs;
+  char *defs_key;            /* the defines joined: the key of its module */
+  int32_t module;            /* index into the harness's modules, -1 before its module is found */
+  struct prebuilt *pre;      /* its module and pipeline made ahead (prebuild_ahead), until measure_config takes them */
+};
+
+static config *config_of(harness *h, uint32_t c) {
+  if (!h->cfg) h->cfg = vkocc_xcalloc(h->run->space.count + 1, sizeof *h->cfg);
+  if (h->cfg[c]) return h->cfg[c];
+  config *x = h->cfg[c] = vkocc_xcalloc(1, sizeof *x);
+  x->coord = h->run->space.coord + (size_t)c * h->s->nparams;
+  x->module = -1;
+  char key[1024];
+  t1_config_key(h->s, x->coord, key, sizeof key);
+  x->key = vkocc_xstrdup(key);
+  return x;
+}
+
+static void config_free(config *x) {
+  if (!x) return;
+  for (uint32_t i = 0; i < x->ndefs; i++) free(x->defs[i]);
+  free(x->defs), free(x->defs_key), free(x->key), free(x);
+}
+
+static char *define_text(const char *name, const char *value) {
+  size_t len = strlen(name) + strlen(value) + 2;
+  char *b = vkocc_xmalloc(len);
+  snprintf(b, len, "%s=%s", name, value);
+  return b;
+}
+
+/* the spec's -D defines, then LOCAL_SIZE_* and the parameters that are neither constants nor launch sizes */
+static void defines_of(harness *h, config *x) {
   t1_spec *s = h->s;
-  *defs = vkocc_xcalloc(s->ndefines + s->nparams + 3, sizeof **defs);
-  *n = 0;
-  for (uint32_t i = 0; i < s->ndefines; i++) (*defs)[(*n)++] = vkocc_xstrdup(s->defines[i]);
-  if (s->lang != VKOCC_SHADER_SPIRV) {
-    /* KTT's convention, only where the source uses them, so a kernel sized by local_size_*_id keeps one compile */
-    static const char *const ln[] = {"LOCAL_SIZE_X", "LOCAL_SIZE_Y", "LOCAL_SIZE_Z"};
-    for (int d = 0; d < 3; d++)
-      if (h->source && word_in(h->source, ln[d])) {
-        char b[64];
-        snprintf(b, sizeof b, "%s=%u", ln[d], local[d]);
-        (*defs)[(*n)++] = vkocc_xstrdup(b);
-      }
-    for (uint32_t i = 0; i < s->nparams; i++) {
-      if (h->run->param_spec[i] || h->run->param_launch[i]) continue;
-      char v[64];
-      texpr_value pv = s->params[i].values[coord[i]];
-      if (s->params[i].type == T1_BOOL) snprintf(v, sizeof v, "%d", (int)pv.i);
-      else if (pv.kind != TEXPR_STR) texpr_format(&pv, v, sizeof v);
-      const char *text = pv.kind == TEXPR_STR && s->params[i].type != T1_BOOL ? (pv.s ? pv.s : "") : v;
-      size_t len = strlen(s->params[i].name) + strlen(text) + 2;
-      char *b = vkocc_xmalloc(len);
-      snprintf(b, len, "%s=%s", s->params[i].name, text);
-      (*defs)[(*n)++] = b;
+  char **defs = x->defs = vkocc_xcalloc(s->ndefines + s->nparams + 3, sizeof *x->defs);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < s->ndefines; i++) defs[n++] = vkocc_xstrdup(s->defines[i]);
+  /* KTT's convention, only where the source uses them, so a kernel sized by local_size_*_id keeps one compile */
+  static const char *const ln[] = {"LOCAL_SIZE_X", "LOCAL_SIZE_Y", "LOCAL_SIZE_Z"};
+  for (int d = 0; d < 3 && s->lang != VKOCC_SHADER_SPIRV; d++)
+    if (h->source && word_in(h->source, ln[d])) {
+      char v[16];
+      snprintf(v, sizeof v, "%u", x->local[d]);
+      defs[n++] = define_text(ln[d], v);
     }
+  for (uint32_t i = 0; i < s->nparams && s->lang != VKOCC_SHADER_SPIRV; i++) {
+    if (h->run->param_spec[i] || h->run->param_launch[i]) continue;
+    char v[64];
+    texpr_value pv = s->params[i].values[x->coord[i]];
+    if (s->params[i].type == T1_BOOL) snprintf(v, sizeof v, "%d", (int)pv.i);
+    else if (pv.kind != TEXPR_STR) texpr_format(&pv, v, sizeof v);
+    defs[n++] = define_text(s->params[i].name, pv.kind == TEXPR_STR && s->params[i].type != T1_BOOL ? (pv.s ? pv.s : "") : v);
   }
-}
-
-static void free_defs(char **d, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) free(d[i]);
-  free(d);
-}
-
-/* the module of a define set: compiled on first use; *compile_ms the time when compiled now */
-static module *get_module(harness *h, char **defs, uint32_t nd, double *compile_ms) {
   size_t kl = 1;
-  for (uint32_t i = 0; i < nd; i++) kl += strlen(defs[i]) + 1;
-  char *key = vkocc_xmalloc(kl);
-  key[0] = 0;
-  for (uint32_t i = 0; i < nd; i++) strcat(strcat(key, defs[i]), ";");
-  for (uint32_t i = 0; i < h->nmods; i++)
-    if (!strcmp(h->mods[i].key, key)) { free(key); *compile_ms = 0; return &h->mods[i]; }
+  for (uint32_t i = 0; i < n; i++) kl += strlen(defs[i]) + 1;
+  x->defs_key = vkocc_xmalloc(kl);
+  x->defs_key[0] = 0;
+  for (uint32_t i = 0; i < n; i++) strcat(strcat(x->defs_key, defs[i]), ";");
+  x->ndefs = n;
+}
+
+/* the module of x's define set, found by its key, compiled on first use; *compile_ms the time when compiled now */
+static module *find_module(harness *h, config *x, double *compile_ms) {
+  *compile_ms = 0;
+  if (!x->defs_key) defines_of(h, x);
+  if (!h->mod_index) h->mod_index = json_object();
+  json_t *known = json_object_get(h->mod_index, x->defs_key);
+  if (known) x->module = (int32_t)json_integer_value(known);
+  if (x->module >= 0) return h->mods[x->module];
   if (h->nmods == h->capmods) {
     h->capmods = h->capmods ? 2 * h->capmods : 8;
-    h->mods = vkocc_xrealloc(h->mods, h->capmods * sizeof *h->mods);
+    h->mods = vkocc_xrealloc(h->mods, h->capmods * sizeof *h->mods); /* pointers: a module never moves */
   }
-  module *m = &h->mods[h->nmods++];
-  memset(m, 0, sizeof *m);
-  m->key = key;
+  x->module = (int32_t)h->nmods;
+  json_object_set_new(h->mod_index, x->defs_key, json_integer(h->nmods));
+  module *m = h->mods[h->nmods++] = vkocc_xcalloc(1, sizeof *m);
   double t0 = vkocc_now_ms();
-  vkocc_status st = vkocc_shader_load_file(h->s->kernel_file, h->s->lang, h->s->kernel_name, (const char *const *)defs,
-                                           nd, &m->spv, &m->words);
+  vkocc_status st = vkocc_shader_load_file(h->s->kernel_file, h->s->lang, h->s->kernel_name,
+                                           (const char *const *)x->defs, x->ndefs, &m->spv, &m->words);
   if (!st) st = vkocc_reflect(m->spv, m->words, h->s->kernel_name, &m->refl);
   if (st) {
     m->failed = true;
@@ -239,6 +301,14 @@ static module *get_module(harness *h, char **defs, uint32_t nd, double *compile_
   *compile_ms = vkocc_now_ms() - t0;
   h->run->compiles++;
   h->run->compile_ms += *compile_ms;
+  return m;
+}
+
+/* find_module under the lock of the module table: the prebuilding thread compiles too */
+static module *get_module(harness *h, config *x, double *compile_ms) {
+  pthread_mutex_lock(&h->pb.modules);
+  module *m = find_module(h, x, compile_ms);
+  pthread_mutex_unlock(&h->pb.modules);
   return m;
 }
 
@@ -290,13 +360,6 @@ static vkocc_status check_interface(harness *h, module *m) {
   if (off > sizeof h->push)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.Arguments: more than %zu bytes of Scalars", s->file, sizeof h->push);
   h->push_bytes = rf->push_bytes;
-  return VKOCC_OK;
-}
-
-/* A parameter declared as a specialization constant must be one in the compiled module (unless the compiler
- * removed it as unused, which only a variant can do: then it has no effect there and is not set). */
-static vkocc_status map_params(harness *h, module *m) {
-  (void)h, (void)m;
   return VKOCC_OK;
 }
 
@@ -527,7 +590,12 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
   return true;
 }
 
-/* ------------------------------------------------------------------ one configuration */
+/* ------------------------------------------------------------------ one configuration: a recipe of phases */
+
+static void prebuild_drain(harness *h);
+static void prebuild_drop(harness *h, config *x);
+
+static bool outputs_right(harness *h, char *why, size_t len);
 
 /* After a dispatch that timed out or lost the device. A timed-out dispatch that ends within the context's
  * limit leaves the device usable: nothing is reopened. Otherwise the context is reopened; what was made on
@@ -542,6 +610,7 @@ static vkocc_status recover(harness *h, tu_result *r, tu_invalidity inv, const c
     return VKOCC_OK; /* it finished late: recorded as timeout, the device goes on */
   }
   if (!h->o->reopen) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s (no way to reopen the device)", why);
+  prebuild_drain(h); /* nothing made on this device survives it */
   lost = vkocc_context_lost(ctx);
   if (lost) {
     /* a lost device runs nothing more: its objects can be destroyed */
@@ -561,334 +630,555 @@ static vkocc_status recover(harness *h, tu_result *r, tu_invalidity inv, const c
   return st;
 }
 
-static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
+/* What a phase says: go on to the next phase; the configuration is invalid (r->inv and r->error say why; the
+ * tuning goes on unless t->st says it cannot, after a device that did not come back); or the tuning stops with
+ * nothing recorded (t->st: a spec that does not fit the kernel, or a failure no configuration survives). */
+typedef enum { TU_GO, TU_INVALID, TU_STOP } tu_outcome;
+
+/* One configuration under measurement: what its phases hand on to each other. */
+typedef struct trial {
+  config *x;
+  const uint32_t *coord;     /* x's */
+  tu_result *r;
+  module *m;
+  specs sp;
+  vkocc_spirv_info info;
+  vkocc_kernel k;
+  double first_ns;           /* the validated run: it sizes the batches */
+  double timeout_s;          /* the bound on one dispatch */
+  double setup_ms;           /* buffers made during this configuration: the run's cost, not its own */
+  bool ahead;                /* prepared on the prebuilding thread: nothing shared is touched but the modules */
+  vkocc_status st;
+} trial;
+
+static tu_outcome invalid(trial *t, tu_invalidity inv, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static tu_outcome invalid(trial *t, tu_invalidity inv, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(t->r->error, sizeof t->r->error, fmt, ap);
+  va_end(ap);
+  t->r->inv = inv;
+  return TU_INVALID;
+}
+
+static tu_outcome stop(trial *t, vkocc_status st) {
+  t->st = st;
+  return TU_STOP;
+}
+
+/* A pipeline, P or dispatch that failed: a lost device or a dispatch past its bound is recovered from (the
+ * configuration is recorded; the run goes on when the device does); any other failure is the configuration's. */
+static tu_outcome failed(harness *h, trial *t, tu_invalidity inv, bool lost, bool timed_out, const char *why) {
+  if (!lost && !timed_out) return invalid(t, inv, "%s", why);
+  t->st = recover(h, t->r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &t->k);
+  return TU_INVALID;
+}
+
+/* count dispatches of the trial's pipeline (run_batch), each bounded by timeout_s */
+static tu_outcome dispatch(harness *h, trial *t, uint32_t count, bool poison, bool readback, double *ns) {
+  bool lost, timed_out;
+  if (!run_batch(h, &t->k, t->r->groups, count, poison, readback, t->timeout_s * count, ns, &lost, &timed_out)) {
+    for (uint32_t i = 0; i < count; i++) t->r->gpu_ms += ns[i] * 1e-6;
+    return TU_GO;
+  }
+  char why[600];
+  if (timed_out) snprintf(why, sizeof why, "%u dispatches did not end within the bound of %.3g s each (--timeout)", count,
+                          t->timeout_s);
+  else snprintf(why, sizeof why, "%s", vkocc_last_error());
+  return failed(h, t, TU_RUNTIME, lost, timed_out, why);
+}
+
+/* ---- prepare: everything before the configuration's first dispatch */
+
+static tu_outcome prepare_sizes(harness *h, trial *t) {
   t1_spec *s = h->s;
-  const tu_options *o = h->o;
-  const uint32_t *coord = h->run->space.coord + (size_t)c * s->nparams;
-  double t_start = vkocc_now_ms();
-  memset(r, 0, sizeof *r);
-  r->P = -1, r->measured = true;
-  vkocc_utc_now(r->when, sizeof r->when);
-  vkocc_context *ctx = CTX(h);
-  vkocc_kernel k = {0};
-  double setup = 0;
-  char **defs = NULL;
-  uint32_t nd = 0;
-  vkocc_status st = VKOCC_OK;
-  /* sizes (P-dependent global sizes after P) */
-  bool global_P = false;
-  for (int d = 0; d < 3; d++) global_P |= (texpr_uses(s->global[d], NULL) & TEXPR_USES_P) != 0;
-  uint32_t groups[3];
-  if ((st = t1_sizes(s, coord, global_P ? 1 : -1, r->local, groups))) goto usage;
-  if (!global_P) memcpy(r->groups, groups, sizeof groups);
+  tu_result *r = t->r;
+  config *x = t->x;
+  if (!x->sized && (t->st = t1_sizes(s, x->coord, h->global_P ? 1 : -1, x->local, x->groups))) return TU_STOP;
+  x->sized = true;
+  memcpy(r->local, x->local, sizeof r->local);
+  if (!h->global_P) memcpy(r->groups, x->groups, sizeof r->groups);
   uint64_t inv = (uint64_t)r->local[0] * r->local[1] * r->local[2];
   vkocc_exec_limits lim;
-  vkocc_exec_limits_get(ctx, &lim);
+  vkocc_exec_limits_get(CTX(h), &lim);
   if (inv > lim.max_invocations || r->local[0] > lim.max_wg_size[0] || r->local[1] > lim.max_wg_size[1] ||
-      r->local[2] > lim.max_wg_size[2]) {
-    r->inv = TU_CONSTRAINTS;
-    snprintf(r->error, sizeof r->error, "workgroup %ux%ux%u exceeds the device's limits (%u invocations, %ux%ux%u)", r->local[0],
-             r->local[1], r->local[2], lim.max_invocations, lim.max_wg_size[0], lim.max_wg_size[1], lim.max_wg_size[2]);
-    goto done;
-  }
-  /* compile */
-  defines_of(h, coord, r->local, &defs, &nd);
-  module *m = get_module(h, defs, nd, &r->compile_ms);
-  if (m->failed) {
-    if (strstr(m->error, "entry point")) { /* every configuration would fail alike: the spec names no entry */
-      st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelName: '%.200s': %s", s->file, s->kernel_name,
-                      m->error);
-      goto usage;
-    }
-    r->inv = TU_COMPILE;
-    snprintf(r->error, sizeof r->error, "compile: %s", m->error);
-    goto done;
-  }
-  if (!m->checked) {
-    if ((st = check_interface(h, m)) || (st = map_params(h, m))) goto usage;
-    m->checked = true;
-  }
-  if (!h->buffers_ready) {
-    double tb0 = vkocc_now_ms();
-    st = make_buffers(h);
-    setup = vkocc_now_ms() - tb0;
-    h->run->setup_ms += setup;
-    if (st) goto usage_or_fail;
-  }
-  specs sp;
+      r->local[2] > lim.max_wg_size[2])
+    return invalid(t, TU_CONSTRAINTS, "workgroup %ux%ux%u exceeds the device's limits (%u invocations, %ux%ux%u)",
+                   r->local[0], r->local[1], r->local[2], lim.max_invocations, lim.max_wg_size[0], lim.max_wg_size[1],
+                   lim.max_wg_size[2]);
+  return TU_GO;
+}
+
+/* the module (compiled on the first use of its define set), the buffers on the first module that fits, the
+ * specialization constants, and the workgroup size and shared memory of the specialized module */
+static tu_outcome prepare_module(harness *h, trial *t) {
+  t1_spec *s = h->s;
   char err[512];
-  if (!specs_of(h, m, coord, r->local, &sp, err, sizeof err)) { r->inv = TU_COMPILE; snprintf(r->error, sizeof r->error, "%s", err); goto done; }
-  /* the workgroup size of the module as specialized must be LocalSize (a literal that disagrees is bad input) */
-  vkocc_spirv_info info;
-  if ((st = vkocc_spirv_inspect(m->spv, m->words, s->kernel_file, s->kernel_name, sp.v, sp.n, &info))) {
-    r->inv = TU_COMPILE;
-    snprintf(r->error, sizeof r->error, "%s", vkocc_last_error());
-    st = VKOCC_OK;
-    goto done;
+  module *m = t->m = get_module(h, t->x, &t->r->compile_ms);
+  if (m->failed && strstr(m->error, "entry point")) /* every configuration would fail alike: the spec names no entry */
+    return stop(t, vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelName: '%.200s': %s", s->file,
+                              s->kernel_name, m->error));
+  if (m->failed) return invalid(t, TU_COMPILE, "compile: %s", m->error);
+  if (t->ahead && (!m->checked || !h->buffers_ready)) return TU_STOP; /* the interface and buffers: the main thread's */
+  if (!m->checked && (t->st = check_interface(h, m))) return TU_STOP;
+  m->checked = true;
+  if (!h->buffers_ready) {
+    double t0 = vkocc_now_ms();
+    t->st = make_buffers(h);
+    t->setup_ms = vkocc_now_ms() - t0;
+    h->run->setup_ms += t->setup_ms;
+    if (t->st) return TU_STOP;
   }
-  if (info.wg[0] != r->local[0] || info.wg[1] != r->local[1] || info.wg[2] != r->local[2]) {
-    st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.LocalSize: %ux%ux%u, but %s's workgroup size is %ux%ux%u "
-                    "(a literal local_size; use local_size_x_id or LOCAL_SIZE_X)", s->file, r->local[0], r->local[1],
-                    r->local[2], s->kernel_file, info.wg[0], info.wg[1], info.wg[2]);
-    goto usage;
-  }
-  if (info.shared_bytes > lim.max_shared_bytes) {
-    r->inv = TU_COMPILE;
-    snprintf(r->error, sizeof r->error, "%u bytes of shared memory exceed the device's %u", info.shared_bytes,
-             lim.max_shared_bytes);
-    goto done;
-  }
-  /* pipeline: the caller's buffers at their set 0 bindings, the constants in their declared types */
-  double t0 = vkocc_now_ms();
+  if (!specs_of(h, m, t->coord, t->r->local, &t->sp, err, sizeof err)) return invalid(t, TU_COMPILE, "%s", err);
+  const uint32_t *l = t->r->local, *wg = t->info.wg;
+  if (vkocc_spirv_inspect(m->spv, m->words, s->kernel_file, s->kernel_name, t->sp.v, t->sp.n, &t->info))
+    return invalid(t, TU_COMPILE, "%s", vkocc_last_error());
+  if (wg[0] != l[0] || wg[1] != l[1] || wg[2] != l[2]) /* a literal size that disagrees with LocalSize: bad input */
+    return stop(t, vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.LocalSize: %ux%ux%u, but %s's workgroup size "
+                              "is %ux%ux%u (a literal local_size; use local_size_x_id or LOCAL_SIZE_X)", s->file, l[0],
+                              l[1], l[2], s->kernel_file, wg[0], wg[1], wg[2]));
+  vkocc_exec_limits lim;
+  vkocc_exec_limits_get(CTX(h), &lim);
+  if (t->info.shared_bytes > lim.max_shared_bytes)
+    return invalid(t, TU_COMPILE, "%u bytes of shared memory exceed the device's %u", t->info.shared_bytes,
+                   lim.max_shared_bytes);
+  return TU_GO;
+}
+
+/* the pipeline: the caller's buffers at their set 0 bindings, the constants in their declared types */
+static tu_outcome prepare_pipeline(harness *h, trial *t) {
+  t1_spec *s = h->s;
   vkocc_kernel_resource res[64];
   uint32_t nres = 0;
   for (uint32_t i = 0; i < s->nargs && nres < 64; i++)
-    if (s->args[i].vector) res[nres++] = (vkocc_kernel_resource){.set = 0, .binding = (uint32_t)s->args[i].binding, .buffer = &h->dev[i]};
-  vkocc_kernel_desc kd = {.spv = m->spv, .words = m->words, .name = s->kernel_file, .role = "user's", .entry = s->kernel_name,
-                          .info = &info, .refl = &m->refl, .spec = sp.v, .nspec = sp.n, .res = res, .nres = nres};
-  st = vkocc_kernel_build(ctx, &kd, &k);
-  r->pipeline_ms = vkocc_now_ms() - t0;
-  h->run->pipelines++, h->run->pipelines_ms += r->pipeline_ms;
+    if (s->args[i].vector)
+      res[nres++] = (vkocc_kernel_resource){.set = 0, .binding = (uint32_t)s->args[i].binding, .buffer = &h->dev[i]};
+  vkocc_kernel_desc kd = {.spv = t->m->spv, .words = t->m->words, .name = s->kernel_file, .role = "user's",
+                          .entry = s->kernel_name, .info = &t->info, .refl = &t->m->refl, .spec = t->sp.v,
+                          .nspec = t->sp.n, .res = res, .nres = nres, .statistics = h->s->uses_P || h->o->always_P};
+  if (!vkocc_kernel_build(CTX(h), &kd, &t->k)) return TU_GO;
+  if (t->ahead) return TU_STOP; /* the main thread builds it again, and recovers from what failed */
+  char why[600];
+  snprintf(why, sizeof why, "pipeline creation: %s", vkocc_last_error());
+  return failed(h, t, TU_COMPILE, vkocc_context_lost(CTX(h)), false, why);
+}
+
+/* ---- prebuilding: the next configurations' modules and pipelines made on a host thread while the device
+ * measures the current one, so the device does not wait for the compiler and the driver */
+
+typedef struct prebuilt {
+  bool ready;                /* made (or given up): measure_config may take it */
+  tu_outcome out;            /* TU_GO: module and pipeline below; else the main thread prepares it itself */
+  module *m;
+  specs sp;
+  vkocc_spirv_info info;
+  vkocc_kernel k;
+  double compile_ms, pipeline_ms;
+} prebuilt;
+
+static void prebuild(harness *h, config *x) {
+  prebuilt *p = x->pre;
+  tu_result scratch = {.P = -1};
+  trial t = {.x = x, .coord = x->coord, .r = &scratch, .ahead = true};
+  memcpy(scratch.local, x->local, sizeof scratch.local);
+  p->out = prepare_module(h, &t);
+  double t0 = vkocc_now_ms();
+  if (p->out == TU_GO) p->out = prepare_pipeline(h, &t);
+  p->pipeline_ms = vkocc_now_ms() - t0;
+  p->m = t.m, p->sp = t.sp, p->info = t.info, p->k = t.k, p->compile_ms = scratch.compile_ms;
+}
+
+static void *prebuild_thread(void *arg) {
+  harness *h = arg;
+  prebuilder *b = &h->pb;
+  pthread_mutex_lock(&b->lock);
+  for (;;) {
+    while (!b->n && !b->quit) pthread_cond_wait(&b->wake, &b->lock);
+    if (b->quit) break;
+    config *x = b->queue[b->head];
+    b->head = (b->head + 1) % PRE_AHEAD, b->n--, b->busy = true;
+    pthread_mutex_unlock(&b->lock);
+    prebuild(h, x);
+    pthread_mutex_lock(&b->lock);
+    x->pre->ready = true, b->busy = false;
+    pthread_cond_broadcast(&b->done);
+  }
+  pthread_mutex_unlock(&b->lock);
+  return NULL;
+}
+
+/* Queues the configurations after c in enumeration order that are not measured yet (a sequential strategy's next
+ * proposals), up to PRE_AHEAD at once; only once buffers and interface are set, so the thread touches nothing
+ * else that is shared. */
+static void prebuild_ahead(harness *h, uint32_t c) {
+  prebuilder *b = &h->pb;
+  if (!h->sequential || !h->buffers_ready) return;
+  if (!b->started) b->started = !pthread_create(&b->thread, NULL, prebuild_thread, h);
+  pthread_mutex_lock(&b->lock);
+  for (uint32_t next = c + 1; next < h->run->space.count && next <= c + PRE_AHEAD && b->n < PRE_AHEAD && b->started;
+       next++) {
+    config *x = config_of(h, next);
+    if (h->run->r[next].measured || x->pre) continue;
+    if (!x->sized && t1_sizes(h->s, x->coord, h->global_P ? 1 : -1, x->local, x->groups)) continue;
+    x->sized = true;
+    x->pre = vkocc_xcalloc(1, sizeof *x->pre);
+    b->queue[(b->head + b->n++) % PRE_AHEAD] = x;
+  }
+  pthread_cond_signal(&b->wake);
+  pthread_mutex_unlock(&b->lock);
+}
+
+static prebuilt *prebuilt_wait(harness *h, config *x) {
+  prebuilder *b = &h->pb;
+  pthread_mutex_lock(&b->lock);
+  prebuilt *p = x->pre;
+  while (p && !p->ready) pthread_cond_wait(&b->done, &b->lock);
+  x->pre = NULL;
+  pthread_mutex_unlock(&b->lock);
+  return p;
+}
+
+/* The prebuilt module and pipeline of t's configuration, when there are (waiting for the thread to finish them). */
+static bool prebuilt_take(harness *h, trial *t) {
+  prebuilt *p = prebuilt_wait(h, t->x);
+  bool ok = p && p->out == TU_GO;
+  if (ok) {
+    t->m = p->m, t->sp = p->sp, t->info = p->info, t->k = p->k;
+    t->r->compile_ms = p->compile_ms, t->r->pipeline_ms = p->pipeline_ms;
+  }
+  free(p);
+  return ok;
+}
+
+/* x's prebuilt pipeline, if any, destroyed */
+static void prebuild_drop(harness *h, config *x) {
+  prebuilt *p = prebuilt_wait(h, x);
+  if (p && p->out == TU_GO) vkocc_kernel_destroy(CTX(h), &p->k);
+  free(p);
+}
+
+/* Every prebuilt pipeline destroyed, the queue emptied (before the device is reopened, and at the end). */
+static void prebuild_drain(harness *h) {
+  prebuilder *b = &h->pb;
+  pthread_mutex_lock(&b->lock);
+  while (b->n) { /* not started: given up */
+    b->queue[b->head]->pre->ready = true, b->queue[b->head]->pre->out = TU_STOP;
+    b->head = (b->head + 1) % PRE_AHEAD, b->n--;
+  }
+  while (b->busy) pthread_cond_wait(&b->done, &b->lock);
+  pthread_mutex_unlock(&b->lock);
+  for (uint32_t c = 0; h->cfg && c < h->run->space.count; c++)
+    if (h->cfg[c] && h->cfg[c]->pre) prebuild_drop(h, h->cfg[c]);
+}
+
+static void prebuild_stop(harness *h) {
+  prebuilder *b = &h->pb;
+  prebuild_drain(h);
+  if (b->started) {
+    pthread_mutex_lock(&b->lock);
+    b->quit = true;
+    pthread_cond_signal(&b->wake);
+    pthread_mutex_unlock(&b->lock);
+    pthread_join(b->thread, NULL);
+  }
+}
+
+/* The device's model, read once from the cache (its fingerprint's per-SM limits, its register model): what
+ * P_of_model needs. */
+static bool model_known(harness *h) {
+  if (!h->model_read) {
+    vkocc_fingerprint fp;
+    vkocc_fingerprint_details det;
+    h->model_read = true;
+    if (vkocc_fingerprint_from_cache(&CTX(h)->info, 0, &fp, &det)) {
+      h->derived = det.derived, h->have_derived = true;
+      vkocc_fingerprint_details_free(&det);
+    }
+    h->have_registers = vkocc_register_model_from_cache(&CTX(h)->info, &h->registers);
+  }
+  return h->have_derived && h->have_registers;
+}
+
+/* P from the model where it is exact (tu_P_model) under the pipeline's own statistics: a register count, the
+ * shared memory, and no other statistic that could bound occupancy (an unknown one: measured). */
+static bool P_of_model(harness *h, trial *t, uint32_t *P) {
+  char names[24][64];
+  double v[24];
+  uint32_t n = model_known(h) ? vkocc_kernel_statistics(CTX(h), &t->k, names, v, 24) : 0;
+  uint32_t regs = 0, shared = t->info.shared_bytes;
+  for (uint32_t i = 0; i < n; i++) {
+    int kind = vkocc_stat_kind(names[i]);
+    if (kind == VKOCC_STAT_REGISTERS) regs = v[i] > 0 ? (uint32_t)v[i] : 0;
+    else if (kind == VKOCC_STAT_SHARED) shared = v[i] > 0 ? (uint32_t)v[i] : 0;
+    else if (kind != VKOCC_STAT_NEUTRAL) return false;
+  }
+  return n && tu_P_model(&h->derived, &h->registers, t->info.wg[0] * t->info.wg[1] * t->info.wg[2], shared, regs, P);
+}
+
+/* P measured (the pipeline augmented, the comb alone, one dispatch per estimate, its first sized by the last P
+ * measured; cached by the library on disk) */
+static tu_outcome P_measured(harness *h, trial *t) {
+  t1_spec *s = h->s;
+  const tu_options *o = h->o;
+  vkocc_context *ctx = CTX(h);
+  if (!h->have_cal && !o->cal) {
+    vkocc_calibrate_options co;
+    vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
+    if ((t->st = vkocc_calibrate(ctx, &co, &h->cal))) return TU_STOP;
+    h->have_cal = true;
+  }
+  vkocc_shader_desc sd = {.spirv = t->m->spv, .spirv_words = t->m->words, .name = s->kernel_file,
+                          .lang = VKOCC_SHADER_SPIRV, .entry = s->kernel_name, .spec = t->sp.v, .nspec = t->sp.n};
+  vkocc_pipeline_result pr;
+  vkocc_probe_options po = {.method = vkocc_context_has_device_clock(ctx) ? VKOCC_METHOD_COMB : 0,
+                            .hint = h->last_P > 0 ? (uint32_t)h->last_P : 0};
+  vkocc_status st = vkocc_pipeline_occupancy(ctx, o->cal ? o->cal : &h->cal, &sd, &po, true, &pr);
+  if (st == VKOCC_ERROR_UNSUPPORTED && s->uses_P) return stop(t, st); /* no shader clock: P cannot be had */
   if (st) {
     char why[600];
-    snprintf(why, sizeof why, "pipeline creation: %s", vkocc_last_error());
-    if (vkocc_context_lost(ctx)) st = recover(h, r, TU_RUNTIME, why, &k);
-    else { r->inv = TU_COMPILE, st = VKOCC_OK; snprintf(r->error, sizeof r->error, "%s", why); }
-    goto done;
+    snprintf(why, sizeof why, "occupancy: %s", vkocc_last_error());
+    return failed(h, t, TU_RUNTIME, vkocc_context_lost(ctx), false, why);
   }
-  /* P of this pipeline (augmented, measured by the comb; cached by the library on disk) */
-  if (s->uses_P || o->always_P) {
-    t0 = vkocc_now_ms();
-    if (!h->have_cal && !o->cal) {
-      vkocc_calibrate_options co;
-      vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
-      if ((st = vkocc_calibrate(ctx, &co, &h->cal))) goto usage_or_fail;
-      h->have_cal = true;
-    }
-    vkocc_shader_desc sd = {.spirv = m->spv, .spirv_words = m->words, .name = s->kernel_file, .lang = VKOCC_SHADER_SPIRV,
-                            .entry = s->kernel_name, .spec = sp.v, .nspec = sp.n};
-    vkocc_pipeline_result pr;
-    /* the comb alone (one dispatch per estimate), its first dispatch sized by the last P measured */
-    vkocc_probe_options po = {.method = vkocc_context_has_device_clock(ctx) ? VKOCC_METHOD_COMB : 0,
-                              .hint = h->last_P > 0 ? (uint32_t)h->last_P : 0};
-    st = vkocc_pipeline_occupancy(ctx, o->cal ? o->cal : &h->cal, &sd, &po, true, &pr);
-    if (!st) h->last_P = pr.P;
+  h->last_P = t->r->P = pr.P;
+  vkocc_pipeline_result_free(&pr);
+  return TU_GO;
+}
+
+/* P of the pipeline, when a condition or size names it or --occupancy asks: from the model where it is exact,
+ * else measured; then the conditions that name P, and the workgroup count where it names P */
+static tu_outcome prepare_P(harness *h, trial *t) {
+  t1_spec *s = h->s;
+  if (!s->uses_P && !h->o->always_P) return TU_GO;
+  uint32_t P;
+  tu_outcome out = TU_GO;
+  if (P_of_model(h, t, &P)) t->r->P = P, t->r->P_model = true;
+  else out = P_measured(h, t);
+  if (out != TU_GO) return out;
+  bool ok;
+  char why[400];
+  if ((t->st = t1_check_P(s, t->coord, t->r->P, &ok, why, sizeof why))) return TU_STOP;
+  if (!ok) return invalid(t, TU_CONSTRAINTS, "%s", why);
+  if (h->global_P && (t->st = t1_sizes(s, t->coord, t->r->P, t->r->local, t->r->groups))) return TU_STOP;
+  return TU_GO;
+}
+
+static tu_outcome prepare_groups(harness *h, trial *t) {
+  const uint32_t *g = t->r->groups;
+  vkocc_exec_limits lim;
+  vkocc_exec_limits_get(CTX(h), &lim);
+  if (g[0] > lim.max_wg_count[0] || g[1] > lim.max_wg_count[1] || g[2] > lim.max_wg_count[2])
+    return invalid(t, TU_CONSTRAINTS, "%ux%ux%u workgroups exceed maxComputeWorkGroupCount", g[0], g[1], g[2]);
+  return TU_GO;
+}
+
+static tu_outcome phase_prepare(harness *h, trial *t) {
+  tu_result *r = t->r;
+  tu_run *run = h->run;
+  tu_outcome out = prepare_sizes(h, t);
+  bool made = out == TU_GO && prebuilt_take(h, t);
+  if (out == TU_GO && !made) out = prepare_module(h, t);
+  if (out == TU_GO && !made) {
+    double t0 = vkocc_now_ms();
+    out = prepare_pipeline(h, t);
+    r->pipeline_ms = vkocc_now_ms() - t0;
+  }
+  if (r->pipeline_ms > 0) run->pipelines++, run->pipelines_ms += r->pipeline_ms;
+  if (out == TU_GO) {
+    double t0 = vkocc_now_ms();
+    out = prepare_P(h, t);
     r->occupancy_ms = vkocc_now_ms() - t0;
-    h->run->occupancy_ms += r->occupancy_ms;
-    if (st) {
-      if (st == VKOCC_ERROR_UNSUPPORTED && s->uses_P) goto usage_or_fail; /* no shader clock: P cannot be had */
-      char why[600];
-      snprintf(why, sizeof why, "occupancy: %s", vkocc_last_error());
-      if (vkocc_context_lost(ctx)) { st = recover(h, r, TU_RUNTIME, why, &k); goto done; }
-      r->inv = TU_RUNTIME;
-      snprintf(r->error, sizeof r->error, "%s", why);
-      st = VKOCC_OK;
-      goto done;
+    run->occupancy_ms += r->occupancy_ms;
+  }
+  return out == TU_GO ? prepare_groups(h, t) : out;
+}
+
+/* ---- validate: the first run, on poisoned outputs and restored inputs, within the bound */
+
+/* The reference must write every element of its outputs: it runs again under another poison, and an element
+ * that kept both poisons was never written (with no reference, a kernel that wrote nothing was judged right
+ * against its own poisoned output). Then its outputs are the reference. */
+static tu_outcome validate_as_reference(harness *h, trial *t) {
+  t1_spec *s = h->s;
+  uint8_t **keep = vkocc_xcalloc(s->nargs + 1, sizeof *keep);
+  for (uint32_t i = 0; i < s->nargs; i++)
+    if (s->args[i].output && h->readback[i].map) {
+      keep[i] = vkocc_xmalloc(s->args[i].bytes + 1);
+      memcpy(keep[i], h->readback[i].map, s->args[i].bytes);
     }
-    r->P = pr.P;
-    vkocc_pipeline_result_free(&pr);
-    bool ok;
-    char why[400];
-    if ((st = t1_check_P(s, coord, r->P, &ok, why, sizeof why))) goto usage;
-    if (!ok) { r->inv = TU_CONSTRAINTS; snprintf(r->error, sizeof r->error, "%s", why); goto done; }
-    if (global_P && (st = t1_sizes(s, coord, r->P, r->local, r->groups))) goto usage;
-  }
-  if (r->groups[0] > lim.max_wg_count[0] || r->groups[1] > lim.max_wg_count[1] || r->groups[2] > lim.max_wg_count[2]) {
-    r->inv = TU_CONSTRAINTS;
-    snprintf(r->error, sizeof r->error, "%ux%ux%u workgroups exceed maxComputeWorkGroupCount", r->groups[0], r->groups[1], r->groups[2]);
-    goto done;
-  }
-  /* the first run: poisoned outputs, restored inputs, a bounded wait, validated */
-  double timeout_s = o->timeout_s > 0 ? o->timeout_s : 5;
-  double first;
-  t0 = vkocc_now_ms();
-  bool need_ref = !h->have_reference && h->expect, lost, timed_out;
-  st = run_batch(h, &k, r->groups, 1, true, true, timeout_s, &first, &lost, &timed_out);
-  if (st) {
-    char why[600];
-    if (timed_out) snprintf(why, sizeof why, "the first run did not end within the bound of %.3g s (--timeout)", timeout_s);
-    else snprintf(why, sizeof why, "%s", vkocc_last_error());
-    r->measure_ms = vkocc_now_ms() - t0;
-    if (lost || timed_out) st = recover(h, r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &k);
-    else { r->inv = TU_RUNTIME, st = VKOCC_OK; snprintf(r->error, sizeof r->error, "%s", why); }
-    goto done;
-  }
-  if (first > timeout_s * 1e9) {
-    r->inv = TU_TIMEOUT;
-    snprintf(r->error, sizeof r->error, "one dispatch took %.3f s, more than the bound of %.1f s", first / 1e9, timeout_s);
-    r->measure_ms = vkocc_now_ms() - t0;
-    goto done;
-  }
-  if (h->expect) {
-    if (need_ref) {
-      /* the reference must write every element of its outputs: run again under another poison, an element that
-       * kept both poisons was never written (with no reference, a kernel that wrote nothing was judged right
-       * against its own poisoned output) */
-      uint8_t **keep = vkocc_xcalloc(s->nargs + 1, sizeof *keep);
-      for (uint32_t i = 0; i < s->nargs; i++)
-        if (s->args[i].output && h->readback[i].map) {
-          keep[i] = vkocc_xmalloc(s->args[i].bytes + 1);
-          memcpy(keep[i], h->readback[i].map, s->args[i].bytes);
-        }
-      double again;
-      h->poison = POISON2;
-      st = run_batch(h, &k, r->groups, 1, true, true, timeout_s, &again, &lost, &timed_out);
-      h->poison = 0;
-      char unwritten[300] = "";
-      for (uint32_t i = 0; i < s->nargs && !st && !unwritten[0]; i++) {
-        if (!keep[i] || s->args[i].data.fill != T1_FILL_NONE) continue;
-        for (uint64_t w = 0; w < s->args[i].bytes / 4 && !unwritten[0]; w++) {
-          uint32_t a, b;
-          memcpy(&a, keep[i] + 4 * w, 4), memcpy(&b, (uint8_t *)h->readback[i].map + 4 * w, 4);
-          if (a == POISON && b == POISON2)
-            snprintf(unwritten, sizeof unwritten, "leaves %s unwritten from byte %llu (it kept the poison of two runs), so "
-                     "its output cannot be the reference", s->args[i].name, (unsigned long long)(4 * w));
-        }
-      }
-      for (uint32_t i = 0; i < s->nargs; i++) free(keep[i]);
-      free(keep);
-      if (st) {
-        char why[600];
-        snprintf(why, sizeof why, "%s", vkocc_last_error());
-        r->measure_ms = vkocc_now_ms() - t0;
-        if (lost || timed_out) st = recover(h, r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &k);
-        else { r->inv = TU_RUNTIME, st = VKOCC_OK; snprintf(r->error, sizeof r->error, "%s", why); }
-        goto done;
-      }
-      if (unwritten[0]) {
-        r->inv = TU_CORRECTNESS;
-        snprintf(r->error, sizeof r->error, "%s", unwritten);
-        r->measure_ms = vkocc_now_ms() - t0;
-        goto done;
-      }
-      /* the first configuration that runs (or --reference) gives the reference outputs */
-      for (uint32_t i = 0; i < s->nargs; i++)
-        if (h->expect[i] == (void *)1) h->expect[i] = NULL;
-      for (uint32_t i = 0; i < s->nargs; i++)
-        if (s->args[i].output) {
-          h->expect[i] = vkocc_xmalloc(s->args[i].bytes);
-          memcpy(h->expect[i], h->readback[i].map, s->args[i].bytes);
-        }
-      h->have_reference = true;
-      t1_config_key(s, coord, h->run->reference, sizeof h->run->reference);
-    } else {
-      for (uint32_t i = 0; i < s->nargs; i++) {
-        char why[400];
-        if (validated(h, i) && !compare(h, i, h->readback[i].map, why, sizeof why)) {
-          r->inv = TU_CORRECTNESS;
-          snprintf(r->error, sizeof r->error, "wrong output: %s", why);
-          r->measure_ms = vkocc_now_ms() - t0;
-          goto done;
-        }
-      }
+  double again;
+  h->poison = POISON2;
+  tu_outcome out = dispatch(h, t, 1, true, true, &again);
+  h->poison = 0;
+  for (uint32_t i = 0; i < s->nargs && out == TU_GO; i++) {
+    if (!keep[i] || s->args[i].data.fill != T1_FILL_NONE) continue;
+    for (uint64_t w = 0; w < s->args[i].bytes / 4 && out == TU_GO; w++) {
+      uint32_t a, b;
+      memcpy(&a, keep[i] + 4 * w, 4), memcpy(&b, (uint8_t *)h->readback[i].map + 4 * w, 4);
+      if (a == POISON && b == POISON2)
+        out = invalid(t, TU_CORRECTNESS, "leaves %s unwritten from byte %llu (it kept the poison of two runs), so its "
+                      "output cannot be the reference", s->args[i].name, (unsigned long long)(4 * w));
     }
   }
-  /* warm-up: untimed dispatches before anything is timed, so that clocks that dropped while the host worked come
-   * back up. A GPU's clock governor follows its recent utilization: the GPU is kept busy for warmup_ratio times
-   * the host time it was idle since the last batch (its duty cycle stays >= ratio / (1 + ratio)), at least 20 ms
-   * and at most warmup_ms; a cold GPU (nothing run yet) gets warmup_ms. The sentinel (tu_tune) checks the result.
-   * A CPU device gets the cold warm-up too (on lavapipe the configurations timed in the first second of a process
-   * took up to 1.6x as long as the same ones re-timed at its end, docs/tune.md), then the least: the host's work
-   * between configurations runs on the same CPU, which it leaves busy, not idle. */
+  for (uint32_t i = 0; i < s->nargs; i++) free(keep[i]);
+  free(keep);
+  if (out != TU_GO) return out;
+  for (uint32_t i = 0; i < s->nargs; i++) {
+    if (h->expect[i] == (void *)1) h->expect[i] = NULL;
+    if (s->args[i].output) h->expect[i] = memcpy(vkocc_xmalloc(s->args[i].bytes), h->readback[i].map, s->args[i].bytes);
+  }
+  h->have_reference = true;
+  snprintf(h->run->reference, sizeof h->run->reference, "%s", t->x->key);
+  return TU_GO;
+}
+
+static tu_outcome phase_validate(harness *h, trial *t) {
+  tu_outcome out = dispatch(h, t, 1, true, true, &t->first_ns);
+  if (out != TU_GO) return out;
+  if (t->first_ns > t->timeout_s * 1e9)
+    return invalid(t, TU_TIMEOUT, "one dispatch took %.3f s, more than the bound of %.1f s", t->first_ns / 1e9,
+                   t->timeout_s);
+  if (h->expect && !h->have_reference) return validate_as_reference(h, t);
+  char why[400];
+  return outputs_right(h, why, sizeof why) ? TU_GO : invalid(t, TU_CORRECTNESS, "wrong output: %s", why);
+}
+
+/* ---- warm: untimed dispatches before anything is timed */
+
+/* How long to warm, in device time, so that clocks that dropped while the host worked come back up. A GPU's
+ * clock governor follows its recent utilization: the GPU is kept busy for warmup_ratio times the host time it
+ * was idle since the last batch (its duty cycle stays >= ratio / (1 + ratio)), at least 20 ms and at most
+ * warmup_ms; a cold GPU (nothing run yet) gets warmup_ms. The sentinel (tu_tune) checks the result. A CPU device
+ * gets the cold warm-up too (on lavapipe the configurations timed in the first second of a process took up to
+ * 1.6x as long as the same ones re-timed at its end, docs/tune.md), then the least: the host's work between
+ * configurations runs on the same CPU, which it leaves busy, not idle. */
+static double warm_wanted_ms(const harness *h) {
+  const tu_options *o = h->o;
   double cap_ms = o->warmup_ms < 0 ? 0 : o->warmup_ms > 0 ? o->warmup_ms : 500;
   double ratio = o->warmup_ratio < 0 ? 0 : o->warmup_ratio > 0 ? o->warmup_ratio : 2;
-  double warm_ms = cap_ms;
-  bool cpu = vkocc_context_device(ctx)->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  if (ratio > 0 && h->idle_ms >= 0) {
-    warm_ms = cpu ? 0 : ratio * h->idle_ms;
-    if (warm_ms < 20) warm_ms = 20;
-    if (warm_ms > cap_ms) warm_ms = cap_ms;
-  }
-  r->warmup_ms = warm_ms;
+  if (ratio <= 0 || h->idle_ms < 0) return cap_ms;
+  bool cpu = vkocc_context_device(*h->ctxp)->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  double ms = cpu ? 0 : ratio * h->idle_ms;
+  return ms < 20 ? (cap_ms < 20 ? cap_ms : 20) : ms > cap_ms ? cap_ms : ms;
+}
+
+/* dispatches in a batch of about 20 ms of device time at per_ns each, at least lo, at most MAX_BATCH and left */
+static uint32_t batch_size(double per_ns, uint32_t lo, uint32_t left) {
+  double n = 20e6 / (per_ns > 1 ? per_ns : 1);
+  uint32_t b = n > MAX_BATCH ? MAX_BATCH : n < lo ? lo : (uint32_t)n;
+  return b > left ? left : b;
+}
+
+static tu_outcome phase_warm(harness *h, trial *t) {
+  double warm_ms = t->r->warmup_ms = warm_wanted_ms(h);
   h->idle_ms = 0;
   for (double busy = 0; busy < warm_ms * 1e6;) {
     double wt[MAX_BATCH];
-    uint32_t batch = (uint32_t)((warm_ms * 1e6 - busy) / (first > 1 ? first : 1)) + 1;
-    if (batch > MAX_BATCH) batch = MAX_BATCH;
-    st = run_batch(h, &k, r->groups, batch, false, false, timeout_s * batch, wt, &lost, &timed_out);
-    if (st) {
-      char why[600];
-      snprintf(why, sizeof why, "%s", vkocc_last_error());
-      if (lost || timed_out) st = recover(h, r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &k);
-      else { r->inv = TU_RUNTIME, st = VKOCC_OK; snprintf(r->error, sizeof r->error, "%s", why); }
-      r->measure_ms = vkocc_now_ms() - t0;
-      goto done;
-    }
+    double per = t->first_ns > 1 ? t->first_ns : 1;
+    uint32_t batch = (uint32_t)fmin((warm_ms * 1e6 - busy) / per + 1, MAX_BATCH);
+    tu_outcome out = dispatch(h, t, batch, false, false, wt);
+    if (out != TU_GO) return out;
     for (uint32_t i = 0; i < batch; i++) busy += wt[i] > 0 ? wt[i] : 1;
   }
-  /* timed batches: about 20 ms of GPU time per submission, until the spread is small or a cap */
+  return TU_GO;
+}
+
+/* ---- trials: timed batches until the stopping rule holds, then the last outputs validated again */
+
+/* The stopping rule: enough runs whose spread (MAD / median) is small, or at least 3 runs and the time spent. */
+static bool enough_runs(const tu_options *o, const double *ns, uint32_t runs, double since_ms) {
   double target = o->target_spread > 0 ? o->target_spread : 0.02;
-  uint32_t min_runs = o->min_runs ? o->min_runs : 5, max_runs = o->max_runs ? o->max_runs : 50;
+  uint32_t min_runs = o->min_runs ? o->min_runs : 5;
   double max_s = o->max_config_s > 0 ? o->max_config_s : 2.0;
+  vkocc_summary sum;
+  vkocc_summarize(ns, runs, &sum);
+  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;
+  return runs >= 3 && vkocc_now_ms() - since_ms > max_s * 1e3;
+}
+
+static tu_outcome phase_trials(harness *h, trial *t) {
+  tu_result *r = t->r;
+  uint32_t max_runs = h->o->max_runs ? h->o->max_runs : 50;
   r->times_ns = vkocc_xmalloc(max_runs * sizeof *r->times_ns);
-  double tb = vkocc_now_ms();
+  double since = vkocc_now_ms();
   while (r->runs < max_runs) {
-    double per = first > 1 ? first : 1;
-    uint32_t batch = (uint32_t)(20e6 / per);
-    if (batch < 1) batch = 1;
-    if (batch > MAX_BATCH) batch = MAX_BATCH;
-    if (batch > max_runs - r->runs) batch = max_runs - r->runs;
-    bool last_check = false;
-    st = run_batch(h, &k, r->groups, batch, false, true, timeout_s * batch, r->times_ns + r->runs, &lost, &timed_out);
-    if (st) {
-      char why[600];
-      snprintf(why, sizeof why, "%s", vkocc_last_error());
-      if (lost || timed_out) st = recover(h, r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &k);
-      else { r->inv = TU_RUNTIME, st = VKOCC_OK; snprintf(r->error, sizeof r->error, "%s", why); }
-      r->measure_ms = vkocc_now_ms() - t0;
-      goto done;
-    }
+    uint32_t batch = batch_size(t->first_ns, 1, max_runs - r->runs);
+    tu_outcome out = dispatch(h, t, batch, false, true, r->times_ns + r->runs);
+    if (out != TU_GO) return out;
     r->runs += batch;
-    vkocc_summary sum;
-    vkocc_summarize(r->times_ns, r->runs, &sum);
-    if (r->runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) last_check = true;
-    if (r->runs >= 3 && vkocc_now_ms() - tb > max_s * 1e3) last_check = true;
-    if (last_check || r->runs >= max_runs) {
-      /* the outputs of the last run must still be right (a race shows here) */
-      for (uint32_t i = 0; i < s->nargs && h->have_reference; i++) {
-        char why[400];
-        if (validated(h, i) && !compare(h, i, h->readback[i].map, why, sizeof why)) {
-          r->inv = TU_CORRECTNESS;
-          snprintf(r->error, sizeof r->error, "wrong output after %u runs: %s", r->runs, why);
-        }
-      }
-      break;
-    }
+    if (enough_runs(h->o, r->times_ns, r->runs, since)) break;
   }
-  r->measure_ms = vkocc_now_ms() - t0;
+  char why[400]; /* the outputs of the last run must still be right (a race shows here) */
+  if (!outputs_right(h, why, sizeof why)) return invalid(t, TU_CORRECTNESS, "wrong output after %u runs: %s", r->runs, why);
+  return TU_GO;
+}
+
+/* ---- summary: the runs' statistics and the configuration's costs */
+
+static void phase_summary(harness *h, trial *t, double t_start) {
+  tu_result *r = t->r;
   if (r->runs) {
     vkocc_summary sum;
     vkocc_summarize(r->times_ns, r->runs, &sum);
     r->median_ns = sum.median, r->min_ns = sum.min, r->max_ns = sum.max;
     r->spread = sum.median > 0 ? sum.mad / sum.median : 0;
   }
-  h->run->measure_ms += r->measure_ms;
-  goto done;
-usage_or_fail:
-usage:
-  vkocc_kernel_destroy(CTX(h), &k);
-  free_defs(defs, nd);
-  r->measured = false;
-  return st;
-done:
-  vkocc_kernel_destroy(CTX(h), &k);
-  free_defs(defs, nd);
-  r->total_ms = vkocc_now_ms() - t_start - setup; /* the buffers are the run's, not this configuration's */
-  r->other_ms = r->total_ms - r->compile_ms - r->pipeline_ms - r->occupancy_ms - r->measure_ms;
-  if (r->other_ms < 0) r->other_ms = 0;
   if (r->inv != TU_CORRECT) r->median_ns = NAN;
-  return st;
+  r->phase_ms[TU_PHASE_PREPARE] -= t->setup_ms;
+  r->measure_ms = r->phase_ms[TU_PHASE_VALIDATE] + r->phase_ms[TU_PHASE_WARM] + r->phase_ms[TU_PHASE_TRIALS];
+  h->run->measure_ms += r->measure_ms;
+  r->total_ms = vkocc_now_ms() - t_start - t->setup_ms; /* the buffers are the run's, not this configuration's */
+  r->other_ms = fmax(0, r->total_ms - r->compile_ms - r->pipeline_ms - r->occupancy_ms - r->measure_ms);
+}
+
+/* The measurement of one configuration: its phases in turn, each timed, until one does not say go on. */
+static const struct phase {
+  tu_phase id;
+  tu_outcome (*run)(harness *h, trial *t);
+} recipe[] = {{TU_PHASE_PREPARE, phase_prepare}, {TU_PHASE_VALIDATE, phase_validate}, {TU_PHASE_WARM, phase_warm},
+              {TU_PHASE_TRIALS, phase_trials}};
+
+static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
+  double t_start = vkocc_now_ms();
+  memset(r, 0, sizeof *r);
+  r->P = -1, r->measured = true;
+  vkocc_utc_now(r->when, sizeof r->when);
+  config *x = config_of(h, c);
+  trial t = {.x = x, .coord = x->coord, .r = r, .timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5};
+  tu_outcome out = TU_GO;
+  for (size_t i = 0; i < sizeof recipe / sizeof recipe[0] && out == TU_GO; i++) {
+    double t0 = vkocc_now_ms();
+    out = recipe[i].run(h, &t);
+    r->phase_ms[recipe[i].id] = vkocc_now_ms() - t0;
+  }
+  vkocc_kernel_destroy(CTX(h), &t.k);
+  if (out == TU_STOP) {
+    r->measured = false;
+    return t.st;
+  }
+  double t0 = vkocc_now_ms();
+  phase_summary(h, &t, t_start);
+  r->phase_ms[TU_PHASE_SUMMARY] = vkocc_now_ms() - t0;
+  return t.st;
 }
 
 /* ------------------------------------------------------------------ the search */
 
-int64_t tu_find(const tu_run *run, const char *key) {
-  char k[1024];
-  for (uint32_t i = 0; i < run->space.count; i++) {
-    t1_config_key(&run->spec, run->space.coord + (size_t)i * run->spec.nparams, k, sizeof k);
-    if (!strcmp(k, key)) return i;
+/* the space's configurations by key, built on the first lookup (a lookup was a scan of the space, each
+ * configuration's key written again) and dropped when the space changes (tu_restrict) */
+json_t *tu_key_index(tu_run *run) {
+  if (run->by_key) return run->by_key;
+  run->by_key = json_object();
+  for (uint32_t c = 0; c < run->space.count; c++) {
+    char key[1024];
+    t1_config_key(&run->spec, run->space.coord + (size_t)c * run->spec.nparams, key, sizeof key);
+    json_object_set_new(run->by_key, key, json_integer(c));
   }
-  return -1;
+  return run->by_key;
+}
+
+int64_t tu_find(tu_run *run, const char *key) {
+  json_t *c = json_object_get(tu_key_index(run), key);
+  return c ? json_integer_value(c) : -1;
 }
 
 /* The search's median ranks; a final round (--confirm) validates the best again and reports its re-timing
@@ -929,35 +1219,20 @@ static int by_median(const void *x, const void *y) {
   return a->ns < b->ns ? -1 : a->ns > b->ns ? 1 : (a->i > b->i) - (a->i < b->i);
 }
 
-/* The pipeline of configuration c, as measure_config builds it (its module, interface, buffers, constants). */
+/* The pipeline of configuration c, as measure_config's prepare phase builds it. */
 static vkocc_status build_again(harness *h, uint32_t c, vkocc_kernel *k) {
-  t1_spec *s = h->s;
-  tu_result *r = &h->run->r[c];
-  const uint32_t *coord = h->run->space.coord + (size_t)c * s->nparams;
-  char **defs, err[512];
-  uint32_t nd;
-  double cms;
-  vkocc_status st;
-  defines_of(h, coord, r->local, &defs, &nd);
-  module *m = get_module(h, defs, nd, &cms);
-  free_defs(defs, nd);
-  if (!m->failed && !m->checked) { /* every result was resumed: nothing was built in this run yet */
-    if ((st = check_interface(h, m)) || (st = map_params(h, m))) return st;
-    m->checked = true;
-  }
-  if (!m->failed && !h->buffers_ready && (st = make_buffers(h))) return st;
-  specs sp;
-  vkocc_spirv_info info;
-  if (m->failed || !specs_of(h, m, coord, r->local, &sp, err, sizeof err) ||
-      vkocc_spirv_inspect(m->spv, m->words, s->kernel_file, s->kernel_name, sp.v, sp.n, &info))
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "the final round: configuration %u no longer builds", c);
-  vkocc_kernel_resource res[64];
-  uint32_t nres = 0;
-  for (uint32_t i = 0; i < s->nargs && nres < 64; i++)
-    if (s->args[i].vector) res[nres++] = (vkocc_kernel_resource){.set = 0, .binding = (uint32_t)s->args[i].binding, .buffer = &h->dev[i]};
-  vkocc_kernel_desc kd = {.spv = m->spv, .words = m->words, .name = s->kernel_file, .role = "user's", .entry = s->kernel_name,
-                          .info = &info, .refl = &m->refl, .spec = sp.v, .nspec = sp.n, .res = res, .nres = nres};
-  return vkocc_kernel_build(CTX(h), &kd, k);
+  tu_result scratch = h->run->r[c];
+  config *x = config_of(h, c);
+  trial t = {.x = x, .coord = x->coord, .r = &scratch};
+  prebuild_drop(h, x);
+  if (!x->sized) memcpy(x->local, scratch.local, sizeof x->local); /* resumed: sized by its record */
+  tu_outcome out = prepare_module(h, &t);
+  if (out == TU_GO) out = prepare_pipeline(h, &t);
+  if (out == TU_STOP || t.st) return t.st;
+  if (out != TU_GO) return vkocc_fail(VKOCC_ERROR_RUNTIME, "the final round: configuration %u no longer builds: %s", c,
+                                      scratch.error);
+  *k = t.k;
+  return VKOCC_OK;
 }
 
 /* The final round: the k best configurations by median, their pipelines rebuilt, each run once first as in
@@ -1017,9 +1292,7 @@ static vkocc_status confirm_best(harness *h, uint32_t k) {
     for (uint32_t c = 0; c < n && !st; c++) {
       if (wrong[c]) continue;
       tu_result *r = &run->r[cand[c]];
-      uint32_t batch = (uint32_t)(20e6 / (r->median_ns > 1 ? r->median_ns : 1));
-      if (batch < 3) batch = 3;
-      if (batch > MAX_BATCH) batch = MAX_BATCH;
+      uint32_t batch = batch_size(r->median_ns, 3, MAX_BATCH);
       bool warm = round < warmup, last = round == warmup + ROUNDS - 1;
       double scratch[MAX_BATCH];
       st = run_batch(h, &kern[c], r->groups, batch, false, last, timeout_s * batch, warm ? scratch : t[c] + nt[c], &lost,
@@ -1101,6 +1374,7 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
   tu_result *r = &run->r[c];
   if (!r->measured) {
     if (h->o->stop && *h->o->stop) return vkocc_fail(VKOCC_ERROR_RUNTIME, "interrupted");
+    prebuild_ahead(h, c);
     vkocc_status st = measure_config(h, c, r);
     if (st) return st;
     h->done++;
@@ -1201,6 +1475,7 @@ vkocc_status tu_restrict(tu_run *run, const char *only) {
     n++;
   }
   if (!n) return vkocc_fail(VKOCC_ERROR_USAGE, "--only %s: no allowed configuration is left", only);
+  json_decref(run->by_key), run->by_key = NULL;
   run->filtered += run->space.count - n;
   run->space.count = n;
   return VKOCC_OK;
@@ -1268,159 +1543,190 @@ static vkocc_status check_sizes(harness *h) {
   return VKOCC_OK;
 }
 
-vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
-  static const tu_options none = {0};
-  if (!o) o = &none;
-  harness h = {.ctxp = ctx, .run = run, .o = o, .s = &run->spec, .reference_config = -1, .idle_ms = -1, .sentinel = -1};
-  t1_spec *s = &run->spec;
-  vkocc_status st = VKOCC_OK;
-  h.t0 = h.last_cp = vkocc_now_ms();
-  const char *lose = getenv("VKOCC_TEST_DEVICE_LOSS");
-  if (lose) h.lose_at = (uint32_t)strtoul(lose, NULL, 10);
-  if (o->strategy) snprintf(run->strategy, sizeof run->strategy, "%s", o->strategy);
-  const tune_strategy_def *def = tune_strategy_find(run->strategy);
-  if (!def) return vkocc_fail(VKOCC_ERROR_USAGE, "unknown search strategy '%s'", run->strategy);
-  run->seed = o->seed;
-  /* a budget given here replaces the spec's Budget as a whole (--fraction 1 under a spec's ConfigurationCount 1
-   * measured one configuration) */
-  if (o->budget.max_evals || o->budget.max_fraction > 0 || o->budget.max_seconds > 0) run->budget = o->budget;
-  if (o->reference && s->nrefs)
-    return vkocc_fail(VKOCC_ERROR_USAGE, "--reference %s: %s has ReferenceArguments, which are the reference; leave out "
-                      "one of the two", o->reference, s->file);
-  /* every buffer against the device's limits and the host's memory before anything is allocated or filled (a
-   * 64 GiB reference was allocated, an 8 GiB generator run element by element, before any check) */
-  if ((st = check_sizes(&h))) return st;
-  /* which parameters are specialization constants: declared as such (source), or named so (SPIR-V) */
+/* How each parameter reaches the kernel: a specialization constant declared as such (source) or named so
+ * (SPIR-V), a -D define (named in the source), or only the launch sizes (LocalSize, GlobalSize). USAGE for a
+ * parameter that reaches it no way. */
+static vkocc_status classify_params(harness *h) {
+  t1_spec *s = h->s;
+  tu_run *run = h->run;
   bool launch[32] = {0};
   for (int d = 0; d < 3; d++) texpr_uses(s->local[d], launch), texpr_uses(s->global[d], launch);
-  if (s->lang != VKOCC_SHADER_SPIRV) {
-    void *text;
-    size_t len;
-    if ((st = vkocc_read_file(s->kernel_file, &text, &len)))
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s", s->file, vkocc_last_error());
-    h.source = text;
-    strip_comments(h.source);
-    for (uint32_t i = 0; i < s->nparams; i++) {
-      h.spec_id[i] = declared_spec(h.source, s->params[i].name);
-      run->param_spec[i] = h.spec_id[i] >= 0;
-      if (!run->param_spec[i] && !word_in(h.source, s->params[i].name)) {
-        /* not in the source: it may still shape the launch (LocalSize, GlobalSize), then it is no define */
-        if (launch[i]) { run->param_launch[i] = true; continue; }
-        st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.ConfigurationSpace.TuningParameters[%u]: '%s' reaches the kernel neither as "
-                        "a specialization constant nor as a -D define (%s never names it) nor through LocalSize or "
-                        "GlobalSize", s->file, i, s->params[i].name, s->kernel_file);
-        goto out;
-      }
-    }
-  } else {
+  spv_consts sc = {0};
+  if (s->lang == VKOCC_SHADER_SPIRV) {
     uint32_t *spv;
     size_t words;
-    if ((st = vkocc_shader_load_file(s->kernel_file, VKOCC_SHADER_SPIRV, s->kernel_name, NULL, 0, &spv, &words)))
+    if (vkocc_shader_load_file(s->kernel_file, VKOCC_SHADER_SPIRV, s->kernel_name, NULL, 0, &spv, &words))
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s", s->file, vkocc_last_error());
-    spv_consts sc;
     spv_walk(spv, words, &sc);
     free(spv);
-    for (uint32_t i = 0; i < s->nparams; i++) {
-      bool found = false;
-      for (uint32_t k = 0; k < sc.n; k++)
-        if (!strcmp(sc.c[k].name, s->params[i].name)) found = true, h.spec_id[i] = (int32_t)sc.c[k].spec_id;
-      if (!found && launch[i]) { run->param_launch[i] = true; continue; }
-      if (!found) {
-        st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.ConfigurationSpace.TuningParameters[%u]: '%s' is no specialization constant "
-                        "of the SPIR-V kernel %s (a SPIR-V kernel takes no -D defines)", s->file, i, s->params[i].name,
-                        s->kernel_file);
-        goto out;
-      }
-      run->param_spec[i] = true;
-    }
+  } else {
+    void *text;
+    size_t len;
+    if (vkocc_read_file(s->kernel_file, &text, &len))
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s", s->file, vkocc_last_error());
+    strip_comments(h->source = text);
   }
-  /* the reference: ReferenceArguments, or the first configuration that runs (--reference: that one first) */
-  h.expect = vkocc_xcalloc(s->nargs + 1, sizeof *h.expect);
-  h.ref_of = vkocc_xcalloc(s->nargs + 1, sizeof *h.ref_of);
+  for (uint32_t i = 0; i < s->nparams; i++) {
+    const char *name = s->params[i].name;
+    h->spec_id[i] = h->source ? declared_spec(h->source, name) : -1;
+    for (uint32_t k = 0; k < sc.n; k++)
+      if (!strcmp(sc.c[k].name, name)) h->spec_id[i] = (int32_t)sc.c[k].spec_id;
+    run->param_spec[i] = h->spec_id[i] >= 0;
+    bool define = h->source && word_in(h->source, name);
+    /* not in the source: it may still shape the launch, then it is no define */
+    run->param_launch[i] = !run->param_spec[i] && !define && launch[i];
+    if (run->param_spec[i] || define || launch[i]) continue;
+    if (!h->source)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.ConfigurationSpace.TuningParameters[%u]: '%s' is no specialization constant "
+                        "of the SPIR-V kernel %s (a SPIR-V kernel takes no -D defines)", s->file, i, name, s->kernel_file);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.ConfigurationSpace.TuningParameters[%u]: '%s' reaches the kernel neither as "
+                      "a specialization constant nor as a -D define (%s never names it) nor through LocalSize or "
+                      "GlobalSize", s->file, i, name, s->kernel_file);
+  }
+  return VKOCC_OK;
+}
+
+/* The reference: ReferenceArguments, or the first configuration that runs (--reference: that one first), or
+ * none without an Output argument. */
+static vkocc_status setup_reference(harness *h) {
+  t1_spec *s = h->s;
+  tu_run *run = h->run;
+  h->expect = vkocc_xcalloc(s->nargs + 1, sizeof *h->expect);
+  h->ref_of = vkocc_xcalloc(s->nargs + 1, sizeof *h->ref_of);
   bool any_output = false;
   for (uint32_t i = 0; i < s->nargs; i++) any_output |= s->args[i].output;
   if (s->nrefs) {
     for (uint32_t k = 0; k < s->nrefs; k++) {
       const t1_ref *ref = &s->refs[k];
       const t1_arg *a = &s->args[ref->target];
-      free(h.expect[ref->target]);
-      h.expect[ref->target] = vkocc_xmalloc(a->bytes);
-      h.ref_of[ref->target] = ref;
-      if ((st = t1_fill_data(s, &ref->data, ref->path, a, h.expect[ref->target]))) goto out;
+      free(h->expect[ref->target]);
+      h->expect[ref->target] = vkocc_xmalloc(a->bytes);
+      h->ref_of[ref->target] = ref;
+      vkocc_status st = t1_fill_data(s, &ref->data, ref->path, a, h->expect[ref->target]);
+      if (st) return st;
     }
-    h.have_reference = true;
+    h->have_reference = true;
     snprintf(run->reference, sizeof run->reference, "ReferenceArguments");
-  } else if (any_output) {
+    return VKOCC_OK;
+  }
+  if (any_output) {
     for (uint32_t i = 0; i < s->nargs; i++)
-      if (s->args[i].output) h.expect[i] = (void *)1; /* placeholder until the reference run */
-    if (o->reference && (st = parse_reference(&h, o->reference, &h.reference_config))) goto out;
-  } else {
-    free(h.expect), h.expect = NULL;
-    snprintf(run->reference, sizeof run->reference, "none (no Output argument)");
+      if (s->args[i].output) h->expect[i] = (void *)1; /* placeholder until the reference run */
+    return h->o->reference ? parse_reference(h, h->o->reference, &h->reference_config) : VKOCC_OK;
   }
-  /* a resumed run answers from its records; the reference outputs of a resumed run without
-   * ReferenceArguments come from running the reference configuration again */
-  if (h.expect && !h.have_reference) {
-    int64_t rc = h.reference_config;
-    if (rc < 0 && run->reference[0]) rc = tu_find(run, run->reference);
-    if (rc >= 0) {
-      tu_result tmp;
-      bool was = run->r[rc].measured;
-      tu_result keep = run->r[rc];
-      if ((st = measure_config(&h, (uint32_t)rc, &tmp))) goto out;
-      if (was) { free(tmp.times_ns); run->r[rc] = keep; }
-      else { run->r[rc] = tmp; h.done++; }
-      if (!h.have_reference) {
-        st = vkocc_fail(VKOCC_ERROR_USAGE, "--reference: configuration %s does not run: %s", run->reference[0] ? run->reference : o->reference,
-                        tmp.error);
-        goto out;
-      }
-    }
-  }
+  free(h->expect), h->expect = NULL;
+  snprintf(run->reference, sizeof run->reference, "none (no Output argument)");
+  return VKOCC_OK;
+}
+
+/* A resumed run answers from its records; the reference outputs of a resumed run without ReferenceArguments
+ * come from running the reference configuration again (--reference: it runs first). */
+static vkocc_status reference_first(harness *h) {
+  tu_run *run = h->run;
+  if (!h->expect || h->have_reference) return VKOCC_OK;
+  int64_t rc = h->reference_config;
+  if (rc < 0 && run->reference[0]) rc = tu_find(run, run->reference);
+  if (rc < 0) return VKOCC_OK;
+  tu_result tmp, keep = run->r[rc];
+  vkocc_status st = measure_config(h, (uint32_t)rc, &tmp);
+  if (st) return st;
+  if (keep.measured) free(tmp.times_ns), run->r[rc] = keep;
+  else run->r[rc] = tmp, h->done++;
+  if (h->have_reference) return VKOCC_OK;
+  return vkocc_fail(VKOCC_ERROR_USAGE, "--reference: configuration %s does not run: %s",
+                    run->reference[0] ? run->reference : h->o->reference, tmp.error);
+}
+
+static vkocc_status search(harness *h, const tune_strategy_def *def) {
+  t1_spec *s = h->s;
+  tu_run *run = h->run;
   tune_space sp = {.nparams = s->nparams, .nconfigs = run->space.count, .coord = run->space.coord};
   const char *names[32];
   uint32_t nvals[32];
   for (uint32_t i = 0; i < s->nparams; i++) names[i] = s->params[i].name, nvals[i] = s->params[i].nvalues;
   sp.param_names = names, sp.nvalues = nvals;
   tune_search_result sr;
-  st = tune_search_run(&sp, def, run->seed, s->search_attrs, &run->budget, eval_cb, &h, &sr);
+  vkocc_status st = tune_search_run(&sp, def, run->seed, s->search_attrs, &run->budget, eval_cb, h, &sr);
   tune_search_result_free(&sr);
-  if (!st && h.sentinel >= 0 && sentinel_every(o) > 0) st = sentinel_again(&h);
-  if (!st && o->confirm >= 0) {
-    vkocc_status cs = confirm_best(&h, o->confirm ? (uint32_t)o->confirm : 5);
-    if (cs) fprintf(stderr, "vkocc tune: note: %s; the best is ranked by the search's medians\n", vkocc_last_error());
-  }
   if (st == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), "attribute")) {
     char m[600];
     snprintf(m, sizeof m, "%s", vkocc_last_error());
     st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.Search.Attributes: %s", s->file, m);
   }
-  /* a kernel that compiles for no configuration is bad input */
-  if (!st) {
-    uint32_t measured = 0, compile = 0;
-    const char *first = NULL;
-    for (uint32_t i = 0; i < run->space.count; i++)
-      if (run->r[i].measured) {
-        measured++;
-        if (run->r[i].inv == TU_COMPILE) { compile++; if (!first) first = run->r[i].error; }
-      }
-    if (measured && compile == measured)
-      st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s compiles for none of the %u configurations "
-                      "tried; the first: %.400s", s->file, s->kernel_file, measured, first);
+  return st;
+}
+
+/* a kernel that compiles for no configuration is bad input */
+static vkocc_status compiles_somewhere(const harness *h) {
+  const tu_run *run = h->run;
+  uint32_t measured = 0, compile = 0;
+  const char *first = NULL;
+  for (uint32_t i = 0; i < run->space.count; i++) {
+    if (!run->r[i].measured) continue;
+    measured++;
+    if (run->r[i].inv == TU_COMPILE && !compile++) first = run->r[i].error;
   }
-out:
+  if (!measured || compile < measured) return VKOCC_OK;
+  return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s compiles for none of the %u configurations "
+                    "tried; the first: %.400s", h->s->file, h->s->kernel_file, measured, first);
+}
+
+static void harness_free(harness *h) {
+  for (uint32_t i = 0; i < h->nmods; i++) free(h->mods[i]->spv), vkocc_reflection_free(&h->mods[i]->refl), free(h->mods[i]);
+  free(h->mods);
+  json_decref(h->mod_index);
+  for (uint32_t i = 0; h->cfg && i < h->run->space.count; i++) config_free(h->cfg[i]);
+  free(h->cfg);
+  free_buffers(h);
+  for (uint32_t i = 0; h->expect && i < h->s->nargs; i++)
+    if (h->expect[i] != (void *)1) free(h->expect[i]);
+  free(h->expect);
+  free(h->ref_of);
+  free(h->source);
+}
+
+/* The options that replace the spec's (strategy, budget), checked before anything is allocated. */
+static vkocc_status take_options(tu_run *run, const tu_options *o, const tune_strategy_def **def) {
+  if (o->strategy) snprintf(run->strategy, sizeof run->strategy, "%s", o->strategy);
+  if (!(*def = tune_strategy_find(run->strategy)))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "unknown search strategy '%s'", run->strategy);
+  run->seed = o->seed;
+  /* a budget given here replaces the spec's Budget as a whole (--fraction 1 under a spec's ConfigurationCount 1
+   * measured one configuration) */
+  if (o->budget.max_evals || o->budget.max_fraction > 0 || o->budget.max_seconds > 0) run->budget = o->budget;
+  if (o->reference && run->spec.nrefs)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "--reference %s: %s has ReferenceArguments, which are the reference; leave out "
+                      "one of the two", o->reference, run->spec.file);
+  return VKOCC_OK;
+}
+
+vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
+  static const tu_options none = {0};
+  if (!o) o = &none;
+  harness h = {.ctxp = ctx, .run = run, .o = o, .s = &run->spec, .reference_config = -1, .idle_ms = -1, .sentinel = -1};
+  h.pb = (prebuilder){.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+                      .done = PTHREAD_COND_INITIALIZER, .modules = PTHREAD_MUTEX_INITIALIZER};
+  h.t0 = h.last_cp = vkocc_now_ms();
+  for (int d = 0; d < 3; d++) h.global_P |= (texpr_uses(run->spec.global[d], NULL) & TEXPR_USES_P) != 0;
+  const char *lose = getenv("VKOCC_TEST_DEVICE_LOSS");
+  if (lose) h.lose_at = (uint32_t)strtoul(lose, NULL, 10);
+  const tune_strategy_def *def;
+  /* every buffer against the device's limits and the host's memory before anything is allocated or filled (a
+   * 64 GiB reference was allocated, an 8 GiB generator run element by element, before any check) */
+  vkocc_status st = take_options(run, o, &def);
+  h.sequential = !st && !strcmp(def->name, "brute_force");
+  if (!st) st = check_sizes(&h);
+  if (!st) st = classify_params(&h);
+  if (!st) st = setup_reference(&h);
+  if (!st) st = reference_first(&h);
+  if (!st) st = search(&h, def);
+  if (!st && h.sentinel >= 0 && sentinel_every(o) > 0) st = sentinel_again(&h);
+  if (!st && o->confirm >= 0 && confirm_best(&h, o->confirm ? (uint32_t)o->confirm : 5))
+    fprintf(stderr, "vkocc tune: note: %s; the best is ranked by the search's medians\n", vkocc_last_error());
+  if (!st) st = compiles_somewhere(&h);
   run->elapsed_ms += vkocc_now_ms() - h.t0;
-  for (uint32_t i = 0; i < h.nmods; i++) {
-    free(h.mods[i].key), free(h.mods[i].spv), vkocc_reflection_free(&h.mods[i].refl);
-  }
-  free(h.mods);
-  free_buffers(&h);
-  if (h.expect)
-    for (uint32_t i = 0; i < s->nargs; i++)
-      if (h.expect[i] != (void *)1) free(h.expect[i]);
-  free(h.expect);
-  free(h.ref_of);
-  free(h.source);
+  prebuild_stop(&h);
+  harness_free(&h);
   return st;
 }
 
@@ -1430,6 +1736,7 @@ void tu_run_free(tu_run *run) {
   free(run->r);
   free(run->order);
   free(run->sentinel);
+  json_decref(run->by_key);
   t1_space_free(&run->space);
   t1_free(&run->spec);
   memset(run, 0, sizeof *run);

@@ -17,11 +17,18 @@ typedef enum { TU_CORRECT, TU_COMPILE, TU_RUNTIME, TU_TIMEOUT, TU_CORRECTNESS, T
 const char *tu_invalidity_name(tu_invalidity v);
 bool tu_invalidity_parse(const char *name, tu_invalidity *out);
 
+/* The phases of one configuration's measurement (tune/user.c measure_config), each timed: prepare (compile,
+ * pipeline, P), validate (the first run, checked), warm (untimed runs), trials (the timed runs), summary. */
+typedef enum { TU_PHASE_PREPARE, TU_PHASE_VALIDATE, TU_PHASE_WARM, TU_PHASE_TRIALS, TU_PHASE_SUMMARY, TU_NPHASES } tu_phase;
+/* "prepare", "validate", "warm", "trials", "summary": the members of a result's "cost" object */
+const char *tu_phase_name(tu_phase p);
+
 typedef struct tu_result {
   bool measured;
   tu_invalidity inv;
   char error[600];
   int64_t P;                 /* occupancy of the configuration's pipeline, -1 when not measured */
+  bool P_model;              /* P is the device model's (tu_P_model), not a measurement */
   uint32_t local[3], groups[3];
   double median_ns, spread, min_ns, max_ns;
   uint32_t runs;
@@ -33,6 +40,8 @@ typedef struct tu_result {
   double warmup_ms;          /* GPU time of untimed dispatches before the timed ones */
   double compile_ms;         /* the compile this configuration needed (0 when its module was compiled before) */
   double pipeline_ms, occupancy_ms, measure_ms, other_ms, total_ms;
+  double phase_ms[TU_NPHASES]; /* host time of each phase (prepare holds compile, pipeline and P) */
+  double gpu_ms;             /* device time of its dispatches (validation, warm-up, timed runs) */
   char when[24];             /* UTC, ISO 8601 */
 } tu_result;
 
@@ -60,6 +69,7 @@ typedef struct tu_run {
   struct tu_sentinel { uint32_t after; double median_ns, spread; } *sentinel;
   uint32_t nsentinel;
   double sentinel_ms;        /* host time spent on it (not in the per-configuration costs) */
+  json_t *by_key;            /* tu_key_index: key -> configuration index (NULL until first needed) */
 } tu_run;
 
 typedef struct tu_options {
@@ -111,6 +121,14 @@ void tu_run_free(tu_run *run);
 /* The sentinel's medians: lowest, highest and the largest spread of its runs; false without 2 points. Drift of
  * the device (not noise) when the range (hi - lo) / lo is above 5% and above 4 times that spread. */
 bool tu_sentinel_summary(const tu_run *run, double *lo, double *hi, double *max_spread, bool *drifted);
-/* Index of the configuration whose key is key, -1 none. */
-int64_t tu_find(const tu_run *run, const char *key);
+/* P of a pipeline of wg_size invocations with these statistics (shared bytes, registers per invocation) under
+ * the device's per-SM limits d and register model m, where they determine it: the SM count certain, the register
+ * file known, and every limit that binds pinned by the measured points (not a lower bound alone). False: P must
+ * be measured. Pure. */
+bool tu_P_model(const vkocc_derived *d, const vkocc_register_model *m, uint32_t wg_size, uint32_t shared_bytes,
+                uint32_t registers, uint32_t *P);
+/* Index of the configuration whose key is key, -1 none; through tu_key_index, the map of keys (t1_config_key) to
+ * indices, built once. */
+int64_t tu_find(tu_run *run, const char *key);
+json_t *tu_key_index(tu_run *run);
 #endif

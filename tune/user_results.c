@@ -13,6 +13,37 @@ static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); 
 
 static json_t *u3(const uint32_t v[3]) { return json_pack("[I, I, I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]); }
 
+/* timing_ms: the host time of each part of the configuration's measurement in ms (compile, pipeline and
+ * occupancy are parts of prepare; measurement = validate + warm + trials), the device time of its dispatches
+ * (gpu) and of its warm-up alone (warmup). */
+static json_t *timing_json(const tu_result *r) {
+  json_t *c = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "compile", r->compile_ms, "pipeline", r->pipeline_ms,
+                        "occupancy", r->occupancy_ms, "measurement", r->measure_ms, "warmup", r->warmup_ms, "other",
+                        r->other_ms, "total", r->total_ms, "gpu", r->gpu_ms);
+  for (int p = 0; p < TU_NPHASES; p++) json_object_set_new(c, tu_phase_name((tu_phase)p), json_real(r->phase_ms[p]));
+  return c;
+}
+
+/* The measured configurations as documents list them: in evaluation order, then those a resumed document held
+ * that this search did not reach. */
+static uint32_t *report_order(const tu_run *run, uint32_t *n) {
+  uint8_t *done = vkocc_xcalloc(run->space.count + 1, 1);
+  uint32_t *out = vkocc_xcalloc(run->space.count + 1, sizeof *out);
+  *n = 0;
+  for (uint32_t k = 0; k < run->nevals + run->space.count; k++) {
+    uint32_t i = k < run->nevals ? run->order[k] : k - run->nevals;
+    if (run->r[i].measured && !done[i]) done[i] = 1, out[(*n)++] = i;
+  }
+  free(done);
+  return out;
+}
+
+static json_t *times_json(const tu_result *r, double scale) {
+  json_t *a = json_array();
+  for (uint32_t t = 0; t < r->runs; t++) json_array_append_new(a, json_real(r->times_ns[t] * scale));
+  return a;
+}
+
 static uint64_t problem_product(const t1_spec *s) {
   uint64_t p = 1;
   for (uint32_t i = 0; i < s->nproblem; i++) p *= (uint64_t)s->problem[i];
@@ -88,34 +119,27 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
                                                "median_ns", tu_rank_ns(&run->r[b]), "P", (json_int_t)run->r[b].P, "ranked_by",
                                                "search"));
   json_t *res = json_array();
-  /* evaluation order first, then what a resumed document held that this search did not reach */
-  uint8_t *done = vkocc_xcalloc(run->space.count + 1, 1);
-  for (uint32_t pass = 0; pass < 2; pass++)
-    for (uint32_t k = 0; k < (pass ? run->space.count : run->nevals); k++) {
-      uint32_t i = pass ? k : run->order[k];
-      const tu_result *r = &run->r[i];
-      if (!r->measured || done[i]) continue;
-      done[i] = 1;
-      json_t *times = json_array();
-      for (uint32_t t = 0; t < r->runs; t++) json_array_append_new(times, json_real(r->times_ns[t]));
-      json_t *o = json_pack("{s:o, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}", "config",
-                            t1_config_json(s, coord + (size_t)i * s->nparams), "valid", r->inv == TU_CORRECT, "invalidity",
-                            tu_invalidity_name(r->inv), "P", (json_int_t)r->P, "local_size", u3(r->local), "groups",
-                            u3(r->groups), "median_ns", num(r->runs ? r->median_ns : NAN), "spread",
-                            num(r->runs ? r->spread : NAN), "min_ns", num(r->runs ? r->min_ns : NAN), "max_ns",
-                            num(r->runs ? r->max_ns : NAN), "runs", (json_int_t)r->runs, "times_ns", times);
-      if (r->confirm_runs)
-        json_object_set_new(o, "final_round", json_pack("{s:f, s:f, s:I}", "median_ns", r->confirm_ns, "spread",
-                                                        r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
-      json_object_set_new(o, "timing_ms", json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "compile", r->compile_ms, "pipeline",
-                                                    r->pipeline_ms, "occupancy", r->occupancy_ms, "measurement",
-                                                    r->measure_ms, "warmup", r->warmup_ms, "other", r->other_ms, "total",
-                                                    r->total_ms));
-      json_object_set_new(o, "timestamp", json_string(r->when));
-      if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
-      json_array_append_new(res, o);
-    }
-  free(done);
+  uint32_t n, *shown = report_order(run, &n);
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t i = shown[k];
+    const tu_result *r = &run->r[i];
+    json_t *times = times_json(r, 1);
+    json_t *o = json_pack("{s:o, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}", "config",
+                          t1_config_json(s, coord + (size_t)i * s->nparams), "valid", r->inv == TU_CORRECT, "invalidity",
+                          tu_invalidity_name(r->inv), "P", (json_int_t)r->P, "local_size", u3(r->local), "groups",
+                          u3(r->groups), "median_ns", num(r->runs ? r->median_ns : NAN), "spread",
+                          num(r->runs ? r->spread : NAN), "min_ns", num(r->runs ? r->min_ns : NAN), "max_ns",
+                          num(r->runs ? r->max_ns : NAN), "runs", (json_int_t)r->runs, "times_ns", times);
+    if (r->confirm_runs)
+      json_object_set_new(o, "final_round", json_pack("{s:f, s:f, s:I}", "median_ns", r->confirm_ns, "spread",
+                                                      r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
+    json_object_set_new(o, "timing_ms", timing_json(r));
+    if (r->P >= 0) json_object_set_new(o, "P_source", json_string(r->P_model ? "model" : "measured"));
+    json_object_set_new(o, "timestamp", json_string(r->when));
+    if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
+    json_array_append_new(res, o);
+  }
+  free(shown);
   json_object_set_new(doc, "results", res);
   return doc;
 }
@@ -128,6 +152,20 @@ static double f64(json_t *o, const char *k) {
   json_t *v = json_object_get(o, k);
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
+
+/* a member of timing_ms; 0 where a document written before it lacks it (it is written again) */
+static double ms(json_t *tm, const char *k) {
+  double v = f64(tm, k);
+  return isfinite(v) ? v : 0;
+}
+
+static void timing_read(json_t *tm, tu_result *r) {
+  r->compile_ms = ms(tm, "compile"), r->pipeline_ms = ms(tm, "pipeline"), r->occupancy_ms = ms(tm, "occupancy");
+  r->measure_ms = ms(tm, "measurement"), r->other_ms = ms(tm, "other"), r->total_ms = ms(tm, "total");
+  r->warmup_ms = ms(tm, "warmup"), r->gpu_ms = ms(tm, "gpu");
+  for (int p = 0; p < TU_NPHASES; p++) r->phase_ms[p] = ms(tm, tu_phase_name((tu_phase)p));
+}
+
 
 /* A recorded result's numbers: times positive and finite, its median theirs, sizes in range. */
 static vkocc_status check_result(json_t *e, const char *path, const char *p, tu_invalidity inv) {
@@ -197,13 +235,7 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
   if (ref) snprintf(run->reference, sizeof run->reference, "%s", ref);
   json_t *res = json_object_get(doc, "results");
   if (!json_is_array(res)) { s = bad(path, "$.results", "expected an array"); goto out; }
-  /* the space's configurations by key (a lookup per result was a scan of the space: quadratic) */
-  index = json_object();
-  for (uint32_t c = 0; c < run->space.count; c++) {
-    char key[1024];
-    t1_config_key(&run->spec, run->space.coord + (size_t)c * run->spec.nparams, key, sizeof key);
-    json_object_set_new(index, key, json_integer(c));
-  }
+  index = json_incref(tu_key_index(run)); /* a lookup per result was a scan of the space: quadratic */
   taken = vkocc_xcalloc(run->space.count + 1, sizeof *taken);
   size_t i;
   json_t *e;
@@ -228,6 +260,8 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
     r->measured = true, r->inv = inv;
     json_t *P = json_object_get(e, "P");
     r->P = json_is_integer(P) ? json_integer_value(P) : -1;
+    const char *P_source = json_string_value(json_object_get(e, "P_source"));
+    r->P_model = P_source && !strcmp(P_source, "model");
     r->median_ns = f64(e, "median_ns"), r->spread = f64(e, "spread"), r->min_ns = f64(e, "min_ns"), r->max_ns = f64(e, "max_ns");
     json_t *times = json_object_get(e, "times_ns");
     r->runs = (uint32_t)json_array_size(times);
@@ -238,9 +272,7 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
       r->local[d] = (uint32_t)json_integer_value(json_array_get(json_object_get(e, "local_size"), d));
       r->groups[d] = (uint32_t)json_integer_value(json_array_get(json_object_get(e, "groups"), d));
     }
-    json_t *tm = json_object_get(e, "timing_ms");
-    r->compile_ms = f64(tm, "compile"), r->pipeline_ms = f64(tm, "pipeline"), r->occupancy_ms = f64(tm, "occupancy");
-    r->measure_ms = f64(tm, "measurement"), r->other_ms = f64(tm, "other"), r->total_ms = f64(tm, "total");
+    timing_read(json_object_get(e, "timing_ms"), r);
     snprintf(r->when, sizeof r->when, "%s", json_string_value(json_object_get(e, "timestamp")) ? json_string_value(json_object_get(e, "timestamp")) : "");
     snprintf(r->error, sizeof r->error, "%s", json_string_value(json_object_get(e, "error")) ? json_string_value(json_object_get(e, "error")) : "");
     run->resumed++;
@@ -255,30 +287,26 @@ out:
 json_t *tu_t4_results(const tu_run *run) {
   const t1_spec *s = &run->spec;
   json_t *res = json_array();
-  uint8_t *done = vkocc_xcalloc(run->space.count + 1, 1);
-  for (uint32_t pass = 0; pass < 2; pass++)
-    for (uint32_t k = 0; k < (pass ? run->space.count : run->nevals); k++) {
-      uint32_t i = pass ? k : run->order[k];
-      const tu_result *r = &run->r[i];
-      if (!r->measured || done[i]) continue;
-      done[i] = 1;
-      /* T4 times in seconds (Kernel Tuner's convention for compilation and framework time); runtimes too */
-      json_t *rt = json_array();
-      for (uint32_t t = 0; t < r->runs; t++) json_array_append_new(rt, json_real(r->times_ns[t] * 1e-9));
-      json_t *times = json_pack("{s:f, s:o, s:f, s:f, s:f}", "compilation_time", (r->compile_ms + r->pipeline_ms) * 1e-3,
-                                "runtimes", rt, "framework", (r->occupancy_ms + r->other_ms) * 1e-3, "search_algorithm", 0.0,
-                                "validation", 0.0);
-      json_t *meas = json_array();
-      if (r->inv == TU_CORRECT && r->runs)
-        json_array_append_new(meas, json_pack("{s:s, s:f, s:s}", "name", "time", "value", tu_rank_ns(r) * 1e-9, "unit", "s"));
-      if (r->P >= 0) json_array_append_new(meas, json_pack("{s:s, s:I, s:s}", "name", "P", "value", (json_int_t)r->P, "unit", "workgroups"));
-      json_t *o = json_pack("{s:s, s:o, s:[s], s:o, s:s, s:f, s:o}", "timestamp", r->when, "configuration",
-                            t1_config_json(s, run->space.coord + (size_t)i * s->nparams), "objectives", "time", "times", times,
-                            "invalidity", tu_invalidity_name(r->inv), "correctness", r->inv == TU_CORRECTNESS ? 0.0 : 1.0,
-                            "measurements", meas);
-      json_array_append_new(res, o);
-    }
-  free(done);
+  uint32_t n, *shown = report_order(run, &n);
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t i = shown[k];
+    const tu_result *r = &run->r[i];
+    /* T4 times in seconds (Kernel Tuner's convention for compilation and framework time); runtimes too */
+    json_t *rt = times_json(r, 1e-9);
+    json_t *times = json_pack("{s:f, s:o, s:f, s:f, s:f}", "compilation_time", (r->compile_ms + r->pipeline_ms) * 1e-3,
+                              "runtimes", rt, "framework", (r->occupancy_ms + r->other_ms) * 1e-3, "search_algorithm", 0.0,
+                              "validation", 0.0);
+    json_t *meas = json_array();
+    if (r->inv == TU_CORRECT && r->runs)
+      json_array_append_new(meas, json_pack("{s:s, s:f, s:s}", "name", "time", "value", tu_rank_ns(r) * 1e-9, "unit", "s"));
+    if (r->P >= 0) json_array_append_new(meas, json_pack("{s:s, s:I, s:s}", "name", "P", "value", (json_int_t)r->P, "unit", "workgroups"));
+    json_t *o = json_pack("{s:s, s:o, s:[s], s:o, s:s, s:f, s:o}", "timestamp", r->when, "configuration",
+                          t1_config_json(s, run->space.coord + (size_t)i * s->nparams), "objectives", "time", "times", times,
+                          "invalidity", tu_invalidity_name(r->inv), "correctness", r->inv == TU_CORRECTNESS ? 0.0 : 1.0,
+                          "measurements", meas);
+    json_array_append_new(res, o);
+  }
+  free(shown);
   return json_pack("{s:s, s:o}", "schema_version", "1.0.0", "results", res);
 }
 
