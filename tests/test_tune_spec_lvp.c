@@ -228,12 +228,18 @@ static void test_wrong(void) {
   json_t *d = load(p);
   if (!d) return;
   CHECK(json_integer_value(json_object_get(json_object_get(json_object_get(d, "best"), "config"), "ITEMS")) != 8, "ITEMS 8 chosen");
+  /* the outputs were compared on the device: only the compare's verdict came back, with the same message */
+  const char *where = json_string_value(json_object_get(json_object_get(d, "measurement"), "validation"));
+  CHECK(where && !strcmp(where, "device"), "validation: %s", where ? where : "(none)");
   size_t i;
   json_t *r;
   json_array_foreach(json_object_get(d, "results"), i, r) {
     bool eight = json_integer_value(json_object_get(json_object_get(r, "config"), "ITEMS")) == 8;
     const char *inv = json_string_value(json_object_get(r, "invalidity"));
     CHECK(!strcmp(inv, eight ? "correctness" : "correct"), "ITEMS %s: %s", eight ? "8" : "!8", inv);
+    const char *e = json_string_value(json_object_get(r, "error"));
+    if (eight) CHECK(e && strstr(e, "wrong output: ") && strstr(e, "] = ") && strstr(e, ", expected "),
+                     "ITEMS 8: %s", e ? e : "(no error)");
   }
   json_decref(d);
 }

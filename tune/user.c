@@ -9,6 +9,7 @@
 #include "user.h"
 #include "compile.h"
 #include "exec.h"
+#include "gpu_validate.h"
 #include "../probes/written_internal.h" /* the statistics' kinds, for P from the model */
 #include <ctype.h>
 #include <limits.h>
@@ -130,6 +131,13 @@ typedef struct harness {
   void **expect;             /* per argument: the reference output (NULL: not validated) */
   const t1_ref **ref_of;     /* per argument: the reference entry giving the method (NULL: exact / default) */
   bool have_reference;
+  /* validation on the device (tune/gpu_validate.h): per validated output its expected values on the device and
+   * a compare dispatch after the last run of a batch; only the compare's answer comes back. gpu_check 0: not set
+   * up yet, 1: on, -1: off (the device lacks what a compare needs, or VKOCC_TEST_CPU_COMPARE=1): the outputs are
+   * then read back and compared on the host */
+  vkocc_buffer *want;
+  vkocc_compare *cmp;
+  int gpu_check;
   int64_t reference_config;  /* forced by --reference: evaluated first */
   vkocc_calibration cal;
   bool have_cal;
@@ -410,8 +418,47 @@ static bool specs_of(harness *h, module *m, const uint32_t *coord, const uint32_
 static bool validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }
 static bool restored(const t1_arg *a) { return a->vector && a->data.fill != T1_FILL_NONE && (a->access != T1_RO || a->output); }
 
+/* the device compares freed, or abandoned with the buffers of a device whose work may still run */
+static void gpu_check_free(harness *h, bool abandon) {
+  for (uint32_t i = 0; h->cmp && !abandon && i < h->s->nargs; i++) {
+    vkocc_compare_destroy(CTX(h), &h->cmp[i]);
+    vkocc_buffer_destroy(CTX(h), &h->want[i]);
+  }
+  free(h->cmp), free(h->want);
+  h->cmp = NULL, h->want = NULL, h->gpu_check = 0;
+}
+
+static vkocc_status gpu_check_add(harness *h, uint32_t i) {
+  const t1_arg *a = &h->s->args[i];
+  vkocc_status st = vkocc_buffer_create(CTX(h), h->dev[i].size, false, &h->want[i]);
+  uint8_t *data = vkocc_xcalloc(1, h->dev[i].size);
+  memcpy(data, h->expect[i], a->bytes);
+  if (!st) st = vkocc_buffer_upload(CTX(h), &h->want[i], data, h->dev[i].size);
+  free(data);
+  vkocc_compare_desc d;
+  tu_gpu_compare_desc(a, h->ref_of[i], &h->dev[i], &h->want[i], &d);
+  return st ? st : vkocc_compare_create(CTX(h), &d, &h->cmp[i]);
+}
+
+/* Once the reference is known: the expected outputs uploaded, a compare per validated output; where any cannot
+ * be had, every output is compared on the host as before. */
+static void gpu_check_setup(harness *h) {
+  if (h->gpu_check || !h->expect || !h->have_reference) return;
+  const char *cpu = getenv("VKOCC_TEST_CPU_COMPARE");
+  h->gpu_check = -1;
+  if (cpu && !strcmp(cpu, "1")) return;
+  h->want = vkocc_xcalloc(h->s->nargs + 1, sizeof *h->want);
+  h->cmp = vkocc_xcalloc(h->s->nargs + 1, sizeof *h->cmp);
+  vkocc_status st = VKOCC_OK;
+  for (uint32_t i = 0; i < h->s->nargs && !st; i++)
+    if (validated(h, i)) st = gpu_check_add(h, i);
+  if (st) gpu_check_free(h, false), vkocc_clear_error();
+  h->gpu_check = st ? -1 : 1;
+}
+
 static void free_buffers(harness *h) {
   vkocc_context *ctx = CTX(h);
+  gpu_check_free(h, false);
   if (!h->dev) return;
   for (uint32_t i = 0; i < h->s->nargs; i++) {
     vkocc_buffer_destroy(ctx, &h->dev[i]);
@@ -486,6 +533,7 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
   vkocc_context *ctx = CTX(h);
   vkocc_batch *b = vkocc_context_batch(ctx);
   *lost = *timed_out = false;
+  if (readback) gpu_check_setup(h); /* uploads: before the batch is begun */
   vkocc_status st = vkocc_batch_begin(b);
   if (st) { *lost = vkocc_context_lost(ctx); return st; }
   uint32_t first = 0;
@@ -499,7 +547,10 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
     vkocc_batch_timer_stop(b, t);
     vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
   }
-  if (readback) {
+  if (readback && h->gpu_check == 1) {
+    for (uint32_t i = 0; i < h->s->nargs; i++)
+      if (validated(h, i)) vkocc_compare_record(b, &h->cmp[i]);
+  } else if (readback) {
     for (uint32_t i = 0; i < h->s->nargs; i++)
       if (h->readback[i].buffer) vkocc_batch_copy(b, &h->dev[i], &h->readback[i], 0, 0, h->dev[i].size);
     vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
@@ -619,6 +670,7 @@ static vkocc_status recover(harness *h, tu_result *r, tu_invalidity inv, const c
   } else {
     /* still running: keep its objects alive, and the device too (never destroyed under running work) */
     memset(k, 0, sizeof *k);
+    gpu_check_free(h, true);
     free(h->dev), free(h->pristine), free(h->readback);
     h->dev = h->pristine = h->readback = NULL;
     h->buffers_ready = false;
@@ -807,16 +859,28 @@ static void *prebuild_thread(void *arg) {
   return NULL;
 }
 
+/* The most evaluations the budget's count and fraction allow. */
+static uint64_t eval_limit(const tu_run *run) {
+  uint64_t limit = run->space.count;
+  if (run->budget.max_evals && run->budget.max_evals < limit) limit = run->budget.max_evals;
+  if (run->budget.max_fraction > 0) {
+    uint64_t f = (uint64_t)ceil(run->budget.max_fraction * run->space.count);
+    if (f < limit) limit = f ? f : 1;
+  }
+  return limit;
+}
+
 /* Queues the configurations after c in enumeration order that are not measured yet (a sequential strategy's next
- * proposals), up to PRE_AHEAD at once; only once buffers and interface are set, so the thread touches nothing
+ * proposals, within the budget's count), up to PRE_AHEAD at once; only once buffers and interface are set, so the thread touches nothing
  * else that is shared. */
 static void prebuild_ahead(harness *h, uint32_t c) {
   prebuilder *b = &h->pb;
   if (!h->sequential || !h->buffers_ready) return;
   if (!b->started) b->started = !pthread_create(&b->thread, NULL, prebuild_thread, h);
   pthread_mutex_lock(&b->lock);
-  for (uint32_t next = c + 1; next < h->run->space.count && next <= c + PRE_AHEAD && b->n < PRE_AHEAD && b->started;
-       next++) {
+  /* brute force proposes index i as evaluation i: nothing past the budget is built for nothing */
+  uint64_t end = eval_limit(h->run);
+  for (uint32_t next = c + 1; next < end && next <= c + PRE_AHEAD && b->n < PRE_AHEAD && b->started; next++) {
     config *x = config_of(h, next);
     if (h->run->r[next].measured || x->pre) continue;
     if (!x->sized && t1_sizes(h->s, x->coord, h->global_P ? 1 : -1, x->local, x->groups)) continue;
@@ -1200,6 +1264,13 @@ int64_t tu_best(const tu_run *run) {
  * True when nothing can be validated (no Output argument). */
 static bool outputs_right(harness *h, char *why, size_t len) {
   if (!h->expect || !h->have_reference) return true;
+  for (uint32_t i = 0; h->gpu_check == 1 && i < h->s->nargs; i++) {
+    vkocc_compare_result res;
+    if (!validated(h, i)) continue;
+    vkocc_compare_read(&h->cmp[i], &res);
+    if (!res.pass) return tu_gpu_compare_why(&h->s->args[i], h->ref_of[i], &res, why, len), false;
+  }
+  if (h->gpu_check == 1) return h->run->validated_on_device = true;
   for (uint32_t i = 0; i < h->s->nargs; i++)
     if (validated(h, i) && h->readback[i].map && !compare(h, i, h->readback[i].map, why, len)) return false;
   return true;
@@ -1390,12 +1461,7 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
   e->valid = r->inv == TU_CORRECT && r->runs > 0;
   e->time_ns = e->valid ? r->median_ns : 0;
   if (h->o->progress) {
-    uint64_t limit = run->space.count;
-    if (run->budget.max_evals && run->budget.max_evals < limit) limit = run->budget.max_evals;
-    if (run->budget.max_fraction > 0) {
-      uint64_t f = (uint64_t)ceil(run->budget.max_fraction * run->space.count);
-      if (f < limit) limit = f ? f : 1;
-    }
+    uint64_t limit = eval_limit(run);
     double el = (vkocc_now_ms() - h->t0) / 1e3;
     double eta = h->done ? el / h->done * (double)(limit > run->nevals ? limit - run->nevals : 0) : NAN;
     if (run->budget.max_seconds > 0 && eta > run->budget.max_seconds - el) eta = run->budget.max_seconds - el;

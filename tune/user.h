@@ -70,6 +70,7 @@ typedef struct tu_run {
   uint32_t nsentinel;
   double sentinel_ms;        /* host time spent on it (not in the per-configuration costs) */
   json_t *by_key;            /* tu_key_index: key -> configuration index (NULL until first needed) */
+  bool validated_on_device;  /* some outputs were compared with the reference by a compare dispatch */
 } tu_run;
 
 typedef struct tu_options {

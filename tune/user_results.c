@@ -96,6 +96,8 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
                         run->pipelines_ms, "occupancy_ms", run->occupancy_ms, "measure_ms", run->measure_ms, "elapsed_ms",
                         run->elapsed_ms, "device_losses", (json_int_t)run->device_losses);
   json_object_set_new(m, "setup_ms", json_real(run->setup_ms));
+  /* where the outputs were compared with the reference: on the device (only the verdict came back), or here */
+  json_object_set_new(m, "validation", json_string(run->validated_on_device ? "device" : "host"));
   if (run->nsentinel) {
     json_t *pts = json_array();
     for (uint32_t i = 0; i < run->nsentinel; i++) {
