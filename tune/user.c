@@ -618,24 +618,6 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
 
 /* ------------------------------------------------------------------ validation */
 
-static double comp_value(const void *p, uint64_t i, t1_etype t) {
-  const uint8_t *b = p;
-  switch (t) {
-  case T1E_BOOL: { uint32_t x; memcpy(&x, b + 4 * i, 4); return x != 0; }
-  case T1E_I8: return (int8_t)b[i];
-  case T1E_U8: return b[i];
-  case T1E_I16: { int16_t x; memcpy(&x, b + 2 * i, 2); return x; }
-  case T1E_U16: { uint16_t x; memcpy(&x, b + 2 * i, 2); return x; }
-  case T1E_I32: { int32_t x; memcpy(&x, b + 4 * i, 4); return x; }
-  case T1E_U32: { uint32_t x; memcpy(&x, b + 4 * i, 4); return x; }
-  case T1E_I64: { int64_t x; memcpy(&x, b + 8 * i, 8); return (double)x; }
-  case T1E_U64: { uint64_t x; memcpy(&x, b + 8 * i, 8); return (double)x; }
-  case T1E_F32: { float x; memcpy(&x, b + 4 * i, 4); return x; }
-  case T1E_F64: { double x; memcpy(&x, b + 8 * i, 8); return x; }
-  default: return b[i];
-  }
-}
-
 /* true when out matches the reference of argument i; why names the first difference */
 static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t len) {
   const t1_arg *a = &h->s->args[i];
@@ -643,13 +625,14 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
   t1_validation m = ref ? ref->method : T1_SIDE_BY_SIDE;
   double th = ref ? ref->threshold : 0;
   uint64_t n = a->count * a->comps;
-  if (a->type == T1E_CUSTOM || (a->type != T1E_F32 && a->type != T1E_F64 && th == 0 && m != T1_ABS_DIFF)) {
-    /* exact: compare the bytes, report the first element that differs */
+  vkocc_compare_desc cd; /* the element type and the kind of compare as the device compare takes them */
+  tu_gpu_compare_desc(a, ref, NULL, NULL, &cd);
+  if (cd.mode == VKOCC_CMP_EXACT) { /* compare the bytes, report the first element that differs */
     if (!memcmp(out, h->expect[i], a->bytes)) return true;
     for (uint64_t k = 0; k < n; k++)
-      if (comp_value(out, k, a->type) != comp_value(h->expect[i], k, a->type)) {
-        snprintf(why, len, "%s[%llu] = %.17g, expected %.17g", a->name, (unsigned long long)k, comp_value(out, k, a->type),
-                 comp_value(h->expect[i], k, a->type));
+      if (vkocc_elem_value(out, k, cd.elem) != vkocc_elem_value(h->expect[i], k, cd.elem)) {
+        snprintf(why, len, "%s[%llu] = %.17g, expected %.17g", a->name, (unsigned long long)k, vkocc_elem_value(out, k, cd.elem),
+                 vkocc_elem_value(h->expect[i], k, cd.elem));
         return false;
       }
     snprintf(why, len, "%s differs from the reference", a->name);
@@ -657,7 +640,7 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
   }
   double sum = 0;
   for (uint64_t k = 0; k < n; k++) {
-    double x = comp_value(out, k, a->type), y = comp_value(h->expect[i], k, a->type), d = fabs(x - y);
+    double x = vkocc_elem_value(out, k, cd.elem), y = vkocc_elem_value(h->expect[i], k, cd.elem), d = fabs(x - y);
     if (isnan(x) != isnan(y) || (isnan(d) && !isnan(x))) d = INFINITY;
     else if (isnan(d)) d = 0;
     if (m == T1_ABS_DIFF) { sum += d; continue; }
@@ -1392,13 +1375,91 @@ static vkocc_status build_again(harness *h, uint32_t c, vkocc_kernel *k) {
  * last batch are validated again. A candidate with a wrong output becomes invalid (correctness, never chosen;
  * after a wrong first run the next by median takes its place). The best is then the lowest median of these
  * interleaved runs among the candidates whose outputs stayed right. */
+enum { FINAL_ROUNDS = 3 };
+
+/* The final round's candidates: their pipelines, their interleaved times, whether they turned out wrong. */
+typedef struct final_round {
+  uint32_t *cand, n;
+  vkocc_kernel *kern;
+  double **t;
+  uint32_t *nt;
+  bool *wrong;
+} final_round;
+
+/* The valid configurations by median, each built again and run once as in the search (poisoned outputs,
+ * restored inputs, a bounded wait, the outputs validated): the first k that are right are the candidates (a
+ * wrong one: invalid, the next by median takes its place). */
+static vkocc_status final_candidates(harness *h, const ranked *order, uint32_t norder, uint32_t k, final_round *f) {
+  double timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5;
+  vkocc_status st = VKOCC_OK;
+  for (uint32_t o = 0; o < norder && f->n < k && !st; o++) {
+    tu_result *r = &h->run->r[order[o].i];
+    vkocc_kernel *kk = &f->kern[f->n];
+    double first;
+    bool lost, timed_out;
+    char why[400];
+    if ((st = build_again(h, order[o].i, kk))) break;
+    st = run_batch(h, kk, r->groups, 1, true, true, timeout_s, &first, &lost, &timed_out);
+    bool right = !st && outputs_right(h, why, sizeof why);
+    if (!st && !right) final_wrong(r, "first run", why);
+    if (!right) {
+      vkocc_kernel_destroy(CTX(h), kk);
+      continue;
+    }
+    f->cand[f->n] = order[o].i;
+    f->t[f->n++] = vkocc_xmalloc(FINAL_ROUNDS * MAX_BATCH * sizeof **f->t);
+  }
+  return st;
+}
+
+/* Untimed warm-up rounds (one; 0.2 s at least on a cold device), then the timed rounds, the candidates in turn;
+ * the last batch of each validated again. */
+static vkocc_status final_rounds(harness *h, final_round *f, bool cold) {
+  double timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5;
+  uint32_t warmup = 1;
+  double tw = vkocc_now_ms();
+  vkocc_status st = VKOCC_OK;
+  for (uint32_t round = 0; round < warmup + FINAL_ROUNDS && !st && f->n >= 2; round++) {
+    for (uint32_t c = 0; c < f->n && !st; c++) {
+      if (f->wrong[c]) continue;
+      tu_result *r = &h->run->r[f->cand[c]];
+      uint32_t batch = batch_size(r->median_ns, 3, MAX_BATCH);
+      bool warm = round < warmup, last = round == warmup + FINAL_ROUNDS - 1, lost, timed_out;
+      double scratch[MAX_BATCH];
+      char why[400];
+      st = run_batch(h, &f->kern[c], r->groups, batch, false, last, timeout_s * batch, warm ? scratch : f->t[c] + f->nt[c],
+                     &lost, &timed_out);
+      if (!st && !warm) f->nt[c] += batch;
+      if (!st && last && !outputs_right(h, why, sizeof why)) f->wrong[c] = true, final_wrong(r, "last batch", why);
+    }
+    if (round + 1 == warmup && cold && vkocc_now_ms() - tw < 200 && warmup < 1000) warmup++;
+  }
+  return st;
+}
+
+/* The interleaved medians recorded; a failed final round, or one left with fewer than 2 right candidates, leaves
+ * the ranking by medians (of the configurations not found wrong). */
+static void final_record(harness *h, final_round *f, vkocc_status st) {
+  uint32_t confirmed = 0;
+  for (uint32_t c = 0; c < f->n; c++) {
+    tu_result *r = &h->run->r[f->cand[c]];
+    if (!st && f->nt[c] && !f->wrong[c]) {
+      vkocc_summary sum;
+      vkocc_summarize(f->t[c], f->nt[c], &sum);
+      r->confirm_ns = sum.median, r->confirm_spread = sum.median > 0 ? sum.mad / sum.median : 0, r->confirm_runs = f->nt[c];
+    }
+    confirmed += r->confirm_runs > 0;
+    vkocc_kernel_destroy(CTX(h), &f->kern[c]);
+    free(f->t[c]);
+  }
+  for (uint32_t c = 0; (st || confirmed < 2) && c < f->n; c++) h->run->r[f->cand[c]].confirm_runs = 0;
+}
+
 static vkocc_status confirm_best(harness *h, uint32_t k) {
   tu_run *run = h->run;
-  enum { ROUNDS = 3 };
   /* when this run measured no configuration (every result resumed) the device has been idle, its clocks
    * low: the untimed warm-up rounds then last 0.2 s at least, as a search would have kept it busy */
   bool cold = h->done == 0;
-  /* the valid configurations by median: the first k whose first run here is right are the candidates */
   ranked *order = vkocc_xcalloc(run->space.count + 1, sizeof *order);
   uint32_t norder = 0;
   for (uint32_t i = 0; i < run->space.count; i++) {
@@ -1408,69 +1469,15 @@ static vkocc_status confirm_best(harness *h, uint32_t k) {
   }
   qsort(order, norder, sizeof *order, by_median);
   vkocc_status st = VKOCC_OK;
-  if (norder < 2) { free(order); return VKOCC_OK; }
-  uint32_t *cand = vkocc_xcalloc(k + 1, sizeof *cand), n = 0;
-  vkocc_kernel *kern = vkocc_xcalloc(k + 1, sizeof *kern);
-  double **t = vkocc_xcalloc(k + 1, sizeof *t);
-  uint32_t *nt = vkocc_xcalloc(k + 1, sizeof *nt);
-  bool *wrong = vkocc_xcalloc(k + 1, sizeof *wrong);
-  double timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5;
-  bool lost, timed_out;
-  /* each built again and run once, as in the search: poisoned outputs, restored inputs, a bounded wait, the
-   * outputs validated (a wrong one: invalid, the next by median takes its place) */
-  for (uint32_t o = 0; o < norder && n < k && !st; o++) {
-    tu_result *r = &run->r[order[o].i];
-    if ((st = build_again(h, order[o].i, &kern[n]))) break;
-    double first;
-    char why[400];
-    st = run_batch(h, &kern[n], r->groups, 1, true, true, timeout_s, &first, &lost, &timed_out);
-    if (st) { vkocc_kernel_destroy(CTX(h), &kern[n]); break; }
-    if (!outputs_right(h, why, sizeof why)) {
-      final_wrong(r, "first run", why);
-      vkocc_kernel_destroy(CTX(h), &kern[n]);
-      continue;
-    }
-    cand[n] = order[o].i;
-    t[n] = vkocc_xmalloc(ROUNDS * MAX_BATCH * sizeof **t);
-    n++;
+  final_round f = {.cand = vkocc_xcalloc(k + 1, sizeof *f.cand), .kern = vkocc_xcalloc(k + 1, sizeof *f.kern),
+                   .t = vkocc_xcalloc(k + 1, sizeof *f.t), .nt = vkocc_xcalloc(k + 1, sizeof *f.nt),
+                   .wrong = vkocc_xcalloc(k + 1, sizeof *f.wrong)};
+  if (norder >= 2) {
+    st = final_candidates(h, order, norder, k, &f);
+    if (!st) st = final_rounds(h, &f, cold);
+    final_record(h, &f, st);
   }
-  /* untimed warm-up rounds (one; 0.2 s at least on a cold device), then the timed rounds; the last batch of
-   * each validated again */
-  uint32_t warmup = 1;
-  double tw = vkocc_now_ms();
-  for (uint32_t round = 0; round < warmup + ROUNDS && !st && n >= 2; round++) {
-    for (uint32_t c = 0; c < n && !st; c++) {
-      if (wrong[c]) continue;
-      tu_result *r = &run->r[cand[c]];
-      uint32_t batch = batch_size(r->median_ns, 3, MAX_BATCH);
-      bool warm = round < warmup, last = round == warmup + ROUNDS - 1;
-      double scratch[MAX_BATCH];
-      st = run_batch(h, &kern[c], r->groups, batch, false, last, timeout_s * batch, warm ? scratch : t[c] + nt[c], &lost,
-                     &timed_out);
-      if (st) break;
-      if (!warm) nt[c] += batch;
-      char why[400];
-      if (last && !outputs_right(h, why, sizeof why)) wrong[c] = true, final_wrong(r, "last batch", why);
-    }
-    if (round + 1 == warmup && cold && vkocc_now_ms() - tw < 200 && warmup < 1000) warmup++;
-  }
-  for (uint32_t c = 0; c < n; c++) {
-    if (!st && nt[c] && !wrong[c]) {
-      vkocc_summary sum;
-      vkocc_summarize(t[c], nt[c], &sum);
-      tu_result *r = &run->r[cand[c]];
-      r->confirm_ns = sum.median, r->confirm_spread = sum.median > 0 ? sum.mad / sum.median : 0, r->confirm_runs = nt[c];
-    }
-    vkocc_kernel_destroy(CTX(h), &kern[c]);
-    free(t[c]);
-  }
-  /* a failed final round, or one left with fewer than 2 right candidates, leaves the ranking by medians (of
-   * the configurations not found wrong) */
-  uint32_t confirmed = 0;
-  for (uint32_t c = 0; c < n; c++) confirmed += run->r[cand[c]].confirm_runs > 0;
-  if (st || confirmed < 2)
-    for (uint32_t c = 0; c < n; c++) run->r[cand[c]].confirm_runs = 0;
-  free(kern), free(t), free(nt), free(cand), free(wrong), free(order);
+  free(f.kern), free(f.t), free(f.nt), free(f.cand), free(f.wrong), free(order);
   return st;
 }
 

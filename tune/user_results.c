@@ -50,22 +50,8 @@ static uint64_t problem_product(const t1_spec *s) {
   return s->nproblem ? p : 0;
 }
 
-json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char *date) {
+static json_t *params_json(const tu_run *run) {
   const t1_spec *s = &run->spec;
-  json_t *doc = vkocc_doc_new(VKOCC_DOC_TUNE_RESULTS);
-  json_object_set_new(doc, "kind", json_string("user"));
-  json_object_set_new(doc, "kernel", json_string(run->name));
-  json_object_set_new(doc, "spec", json_pack("{s:s, s:s, s:s, s:s}", "file", s->file, "hash", s->hash, "kernel_file",
-                                             s->kernel_file, "entry", s->kernel_name));
-  json_t *ps = json_array();
-  for (uint32_t i = 0; i < s->nproblem; i++) json_array_append_new(ps, json_integer(s->problem[i]));
-  json_object_set_new(doc, "problem_sizes", ps);
-  json_object_set_new(doc, "problem_size", json_integer((json_int_t)problem_product(s)));
-  json_t *dj = vkocc_device_identity_json(&dev->id);
-  json_object_set_new(dj, "queue_family", tune_device_queue_json(dev)); /* the kind of family tuned on */
-  json_object_set_new(doc, "device", dj);
-  json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
-  if (dev->has_fp) json_object_set_new(doc, "fingerprint", vkocc_fingerprint_json(&dev->fp));
   json_t *params = json_array();
   for (uint32_t i = 0; i < s->nparams; i++) {
     json_t *vals = json_array();
@@ -79,18 +65,11 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
                                             "values", vals, "reaches",
                                             run->param_spec[i] ? "specialization constant" : run->param_launch[i] ? "launch" : "define"));
   }
-  json_object_set_new(doc, "parameters", params);
-  uint32_t measured = 0, valid = 0;
-  for (uint32_t i = 0; i < run->space.count; i++) measured += run->r[i].measured, valid += run->r[i].measured && run->r[i].inv == TU_CORRECT;
-  json_object_set_new(doc, "space", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)run->space.total, "constrained",
-                                              (json_int_t)run->space.constrained, "filtered_out", (json_int_t)run->filtered,
-                                              "allowed", (json_int_t)run->space.count,
-                                              "measured", (json_int_t)measured, "valid", (json_int_t)valid));
-  json_object_set_new(doc, "search", json_pack("{s:s, s:I, s:{s:I, s:f, s:f}}", "strategy", run->strategy, "seed",
-                                               (json_int_t)run->seed, "budget", "configurations",
-                                               (json_int_t)run->budget.max_evals, "fraction", run->budget.max_fraction,
-                                               "seconds", run->budget.max_seconds));
-  json_object_set_new(doc, "reference", json_string(run->reference));
+  return params;
+}
+
+static json_t *measurement_json(const tu_run *run, const char *date) {
+  const t1_spec *s = &run->spec;
   json_t *m = json_pack("{s:s, s:I, s:f, s:I, s:f, s:f, s:f, s:f, s:I}", "date", date, "compiles", (json_int_t)run->compiles,
                         "compile_ms", run->compile_ms, "pipelines_created", (json_int_t)run->pipelines, "pipelines_ms",
                         run->pipelines_ms, "occupancy_ms", run->occupancy_ms, "measure_ms", run->measure_ms, "elapsed_ms",
@@ -113,38 +92,73 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
   }
   const char *lp = getenv("LP_NUM_THREADS");
   if (lp) json_object_set_new(m, "LP_NUM_THREADS", json_string(lp));
-  json_object_set_new(doc, "measurement", m);
+  return m;
+}
+
+static json_t *result_json(const tu_run *run, uint32_t i) {
+  const t1_spec *s = &run->spec;
+  const tu_result *r = &run->r[i];
+  json_t *times = times_json(r, 1);
+  json_t *o = json_pack("{s:o, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}", "config",
+                        t1_config_json(s, run->space.coord + (size_t)i * s->nparams), "valid", r->inv == TU_CORRECT, "invalidity",
+                        tu_invalidity_name(r->inv), "P", (json_int_t)r->P, "local_size", u3(r->local), "groups",
+                        u3(r->groups), "median_ns", num(r->runs ? r->median_ns : NAN), "spread",
+                        num(r->runs ? r->spread : NAN), "min_ns", num(r->runs ? r->min_ns : NAN), "max_ns",
+                        num(r->runs ? r->max_ns : NAN), "runs", (json_int_t)r->runs, "times_ns", times);
+  if (r->confirm_runs)
+    json_object_set_new(o, "final_round", json_pack("{s:f, s:f, s:I}", "median_ns", r->confirm_ns, "spread",
+                                                    r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
+  json_object_set_new(o, "timing_ms", timing_json(r));
+  if (r->P >= 0) json_object_set_new(o, "P_source", json_string(r->P_model ? "model" : "measured"));
+  /* the SM clock read beside its timed batches (ticks per realtime tick), where the device has the clocks */
+  if (r->clock_max > 0)
+    json_object_set_new(o, "clock", json_pack("{s:f, s:f, s:f, s:I, s:I}", "min", r->clock_min, "max", r->clock_max,
+                                              "steady", r->clock_steady, "again", (json_int_t)r->clock_again, "kept",
+                                              (json_int_t)r->clock_kept));
+  json_object_set_new(o, "timestamp", json_string(r->when));
+  if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
+  return o;
+}
+
+json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char *date) {
+  const t1_spec *s = &run->spec;
+  json_t *doc = vkocc_doc_new(VKOCC_DOC_TUNE_RESULTS);
+  json_object_set_new(doc, "kind", json_string("user"));
+  json_object_set_new(doc, "kernel", json_string(run->name));
+  json_object_set_new(doc, "spec", json_pack("{s:s, s:s, s:s, s:s}", "file", s->file, "hash", s->hash, "kernel_file",
+                                             s->kernel_file, "entry", s->kernel_name));
+  json_t *ps = json_array();
+  for (uint32_t i = 0; i < s->nproblem; i++) json_array_append_new(ps, json_integer(s->problem[i]));
+  json_object_set_new(doc, "problem_sizes", ps);
+  json_object_set_new(doc, "problem_size", json_integer((json_int_t)problem_product(s)));
+  json_t *dj = vkocc_device_identity_json(&dev->id);
+  json_object_set_new(dj, "queue_family", tune_device_queue_json(dev)); /* the kind of family tuned on */
+  json_object_set_new(doc, "device", dj);
+  json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
+  if (dev->has_fp) json_object_set_new(doc, "fingerprint", vkocc_fingerprint_json(&dev->fp));
+  json_object_set_new(doc, "parameters", params_json(run));
+  uint32_t measured = 0, valid = 0;
+  for (uint32_t i = 0; i < run->space.count; i++) measured += run->r[i].measured, valid += run->r[i].measured && run->r[i].inv == TU_CORRECT;
+  json_object_set_new(doc, "space", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)run->space.total, "constrained",
+                                              (json_int_t)run->space.constrained, "filtered_out", (json_int_t)run->filtered,
+                                              "allowed", (json_int_t)run->space.count,
+                                              "measured", (json_int_t)measured, "valid", (json_int_t)valid));
+  json_object_set_new(doc, "search", json_pack("{s:s, s:I, s:{s:I, s:f, s:f}}", "strategy", run->strategy, "seed",
+                                               (json_int_t)run->seed, "budget", "configurations",
+                                               (json_int_t)run->budget.max_evals, "fraction", run->budget.max_fraction,
+                                               "seconds", run->budget.max_seconds));
+  json_object_set_new(doc, "reference", json_string(run->reference));
+  json_object_set_new(doc, "measurement", measurement_json(run, date));
   int64_t b = tu_best(run);
-  const uint32_t *coord = run->space.coord;
   if (b >= 0)
-    json_object_set_new(doc, "best", json_pack("{s:o, s:f, s:I, s:s}", "config", t1_config_json(s, coord + (size_t)b * s->nparams),
+    json_object_set_new(doc, "best", json_pack("{s:o, s:f, s:I, s:s}", "config",
+                                               t1_config_json(s, run->space.coord + (size_t)b * s->nparams),
                                                "median_ns", tu_rank_ns(&run->r[b]), "P", (json_int_t)run->r[b].P, "ranked_by",
                                                "search"));
   json_t *res = json_array();
   uint32_t n, *shown = report_order(run, &n);
   for (uint32_t k = 0; k < n; k++) {
-    uint32_t i = shown[k];
-    const tu_result *r = &run->r[i];
-    json_t *times = times_json(r, 1);
-    json_t *o = json_pack("{s:o, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}", "config",
-                          t1_config_json(s, coord + (size_t)i * s->nparams), "valid", r->inv == TU_CORRECT, "invalidity",
-                          tu_invalidity_name(r->inv), "P", (json_int_t)r->P, "local_size", u3(r->local), "groups",
-                          u3(r->groups), "median_ns", num(r->runs ? r->median_ns : NAN), "spread",
-                          num(r->runs ? r->spread : NAN), "min_ns", num(r->runs ? r->min_ns : NAN), "max_ns",
-                          num(r->runs ? r->max_ns : NAN), "runs", (json_int_t)r->runs, "times_ns", times);
-    if (r->confirm_runs)
-      json_object_set_new(o, "final_round", json_pack("{s:f, s:f, s:I}", "median_ns", r->confirm_ns, "spread",
-                                                      r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
-    json_object_set_new(o, "timing_ms", timing_json(r));
-    if (r->P >= 0) json_object_set_new(o, "P_source", json_string(r->P_model ? "model" : "measured"));
-    /* the SM clock read beside its timed batches (ticks per realtime tick), where the device has the clocks */
-    if (r->clock_max > 0)
-      json_object_set_new(o, "clock", json_pack("{s:f, s:f, s:f, s:I, s:I}", "min", r->clock_min, "max", r->clock_max,
-                                                "steady", r->clock_steady, "again", (json_int_t)r->clock_again, "kept",
-                                                (json_int_t)r->clock_kept));
-    json_object_set_new(o, "timestamp", json_string(r->when));
-    if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
-    json_array_append_new(res, o);
+    json_array_append_new(res, result_json(run, shown[k]));
   }
   free(shown);
   json_object_set_new(doc, "results", res);
