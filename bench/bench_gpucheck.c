@@ -1,6 +1,6 @@
 /* The tuning harness's device side on a real device (core/gpucheck.h): what validation, restore and the clock
  * evidence cost, and what the clock does after the host lets the device idle. Not a test: it reports.
- *   build/bench/bench_gpucheck [--device D] [--mi N]     (N Mi floats, default 64)
+ *   build/bench/bench_gpucheck [--device D] [--mi N] [--mode M]   (N Mi floats, default 64; M vkocc_cmp_mode, 1 abs)
  * Prints, per line, NAME value unit:
  *   compare on the device (device ns of the compare and fetch dispatches; host ms of the whole submission),
  *   the CPU path it replaces (copy to a host-visible buffer + an element loop in double),
@@ -39,10 +39,13 @@ static void sleep_ms(double ms) {
 int main(int argc, char **argv) {
   const char *device = NULL;
   uint64_t mi = 64;
+  int mode = VKOCC_CMP_ABS;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--device")) device = argv[i + 1];
     else if (!strcmp(argv[i], "--mi")) mi = strtoull(argv[i + 1], NULL, 10);
+    else if (!strcmp(argv[i], "--mode")) mode = atoi(argv[i + 1]);
   }
+  setvbuf(stdout, NULL, _IOLBF, 0);
   vkocc_context_options o = {.device = device};
   vkocc_context *ctx;
   TRY(vkocc_context_create(&o, &ctx));
@@ -63,7 +66,7 @@ int main(int argc, char **argv) {
 
   /* compare on the device */
   vkocc_compare cmp;
-  vkocc_compare_desc d = {.actual = &act, .expected = &exp, .count = n, .elem = VKOCC_ELEM_F32, .mode = VKOCC_CMP_ABS};
+  vkocc_compare_desc d = {.actual = &act, .expected = &exp, .count = n, .elem = VKOCC_ELEM_F32, .mode = (vkocc_cmp_mode)mode};
   TRY(vkocc_compare_create(ctx, &d, &cmp));
   enum { REP = 9 };
   double dev_ns[REP], host_ms[REP];
@@ -79,7 +82,8 @@ int main(int argc, char **argv) {
     host_ms[r] = vkocc_now_ms() - t0;
     dev_ns[r] = vkocc_batch_record_of(&b, t)->ns;
   }
-  printf("compare_device_ns %.0f ns (median of %d, %llu floats)\n", median(dev_ns, REP), REP, (unsigned long long)n);
+  double cmp_ns = median(dev_ns, REP);
+  printf("compare_device_ns %.0f ns (median of %d, %llu floats)\n", cmp_ns, REP, (unsigned long long)n);
   printf("compare_device_submission_ms %.3f ms\n", median(host_ms, REP));
   printf("compare_result pass %d mismatches %llu first %llu got %.9g want %.9g\n", res.pass,
          (unsigned long long)res.mismatches, (unsigned long long)res.first, res.got, res.want);
@@ -150,7 +154,10 @@ int main(int argc, char **argv) {
       uint32_t slot = 0;
       uint32_t t = vkocc_batch_timer_start(&b);
       vkocc_clock_probe_record(&b, &p, slot++);
-      for (int k = 0; k < 64; k++) {
+      /* about 20 ms of compares (8 to 64) */
+      int busy = cmp_ns > 0 ? (int)(20e6 / cmp_ns) : 64;
+      busy = busy < 8 ? 8 : busy > 64 ? 64 : busy;
+      for (int k = 0; k < busy; k++) {
         vkocc_compare_record(&b, &cmp);
         if (k % 8 == 7) vkocc_clock_probe_record(&b, &p, slot++);
       }

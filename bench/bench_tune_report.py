@@ -11,8 +11,8 @@ pipeline, occupancy, measurement (validation, warm-up and trials together), warm
 inside measurement), other, total; the harness's named phases are compile, pipeline, P, prepare, validate,
 warm, trials, other, total. Every name found is reported as it is.
 
-Device busy: where a result records "gpu_ms" (device-timestamped work of the configuration), their sum over the
-wall time; else the sum of the timed runs (times_ns), the warm-up's device time and the final round's runs
+Device busy: where a result records its device time ("gpu_ms", or "gpu" in "timing_ms": the timestamped work of
+the configuration's validation, warm-up and timed runs), their sum over the wall time; else the sum of the timed runs (times_ns), the warm-up's device time and the final round's runs
 (runs x median), which leaves out the validation runs: a lower bound of the busy time.
 """
 import glob
@@ -59,7 +59,9 @@ def report_one(path):
         for k, v in (r.get("timing_ms") or {}).items():
             phases.setdefault(k, []).append(v)
     gpu_ms = 0.0
-    have_gpu_ms = all("gpu_ms" in r for r in res) and res
+    def gpu_of(r):
+        return r["gpu_ms"] if "gpu_ms" in r else (r.get("timing_ms") or {}).get("gpu")
+    have_gpu_ms = bool(res) and all(gpu_of(r) is not None for r in res)
     timed_ms = warm_ms = final_ms = 0.0
     for r in res:
         timed_ms += sum(r.get("times_ns") or []) / 1e6
@@ -68,7 +70,7 @@ def report_one(path):
         if fr and fr.get("median_ns") is not None:
             final_ms += fr["runs"] * fr["median_ns"] / 1e6
         if have_gpu_ms:
-            gpu_ms += r["gpu_ms"]
+            gpu_ms += gpu_of(r)
     if not have_gpu_ms:
         gpu_ms = timed_ms + warm_ms + final_ms
     wall_ms = float(wall.get("wall_ms", "nan"))
@@ -85,6 +87,12 @@ def report_one(path):
         if best and r.get("config") == best.get("config"):
             best_spread = r.get("spread")
     valid = sum(1 for r in res if r.get("valid"))
+    clocks = [r["clock"] for r in res if r.get("clock")]
+    clock = None
+    if clocks:
+        clock = {"configurations": len(clocks), "min": min(c["min"] for c in clocks), "max": max(c["max"] for c in clocks),
+                 "steady_last": clocks[-1]["steady"], "again": sum(c["again"] for c in clocks),
+                 "kept": sum(c["kept"] for c in clocks)}
     out = {
         "name": name,
         "device": (doc.get("device") or {}).get("name"),
@@ -98,13 +106,14 @@ def report_one(path):
         "wall_per_config_ms": wall_ms / len(res) if res else None,
         "phases_ms": {k: summary(v) for k, v in phases.items()},
         "gpu_ms": gpu_ms,
-        "gpu_ms_source": "gpu_ms" if have_gpu_ms else "times+warmup+final (lower bound)",
+        "gpu_ms_source": "timing_ms.gpu" if have_gpu_ms else "times+warmup+final (lower bound)",
         "busy_of_wall": gpu_ms / wall_ms if wall_ms > 0 else None,
         "busy_of_elapsed": gpu_ms / elapsed if elapsed and elapsed > 0 else None,
         "final_round": {"n": len(ratios), "median_abs_dev": pct(dev, 0.5) if dev else None,
                         "worst_abs_dev": max(dev) if dev else None,
                         "median_ratio": pct(ratios, 0.5) if ratios else None},
         "best": {"config": best.get("config"), "median_ns": best.get("median_ns"), "spread": best_spread},
+        "clock": clock,
     }
     return out
 
@@ -136,6 +145,11 @@ def main(argv):
             lines.append("  final round vs the search's medians: %d configurations, median ratio %.4f, median |1-ratio| "
                          "%.2f%%, worst %.2f%%" % (fr["n"], fr["median_ratio"], 100 * fr["median_abs_dev"],
                                                   100 * fr["worst_abs_dev"]))
+        c = r["clock"]
+        if c:
+            lines.append("  clock (SM ticks per realtime tick beside each timed batch): %.4f..%.4f, steady %.4f; batches "
+                         "measured again for a low clock %d, kept low %d" % (c["min"], c["max"], c["steady_last"], c["again"],
+                                                                              c["kept"]))
         b = r["best"]
         if b["median_ns"]:
             lines.append("  best %s: %.2f us (spread %s)" % (json.dumps(b["config"]), b["median_ns"] / 1e3,

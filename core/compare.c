@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const uint32_t vkocc_spv_compare_exact[], vkocc_spv_compare_f64[];
-extern const size_t vkocc_spv_compare_exact_size, vkocc_spv_compare_f64_size;
+extern const uint32_t vkocc_spv_compare_exact[], vkocc_spv_compare_f64[], vkocc_spv_compare_sum[];
+extern const size_t vkocc_spv_compare_exact_size, vkocc_spv_compare_f64_size, vkocc_spv_compare_sum_size;
 
 enum { WG = 256, MAX_GROUPS = 1024, HEADER_WORDS = 16, PUSH_BYTES = 28 };
 
@@ -69,9 +69,11 @@ vkocc_status vkocc_compare_create(vkocc_context *ctx, const vkocc_compare_desc *
   c->d = *d;
   uint64_t groups = (d->count + WG - 1) / WG;
   c->groups = groups > MAX_GROUPS ? MAX_GROUPS : (uint32_t)groups;
-  vkocc_status s = vkocc_kernel_create(ctx, exact ? vkocc_spv_compare_exact : vkocc_spv_compare_f64,
-                                       exact ? vkocc_spv_compare_exact_size : vkocc_spv_compare_f64_size, 3, PUSH_BYTES,
-                                       NULL, 0, &c->k);
+  /* three modules: the summed one's barriers would slow the others (lavapipe runs barriers as coroutines) */
+  const uint32_t *spv = exact ? vkocc_spv_compare_exact : d->mode == VKOCC_CMP_SUM ? vkocc_spv_compare_sum : vkocc_spv_compare_f64;
+  size_t spv_bytes = exact ? vkocc_spv_compare_exact_size
+                     : d->mode == VKOCC_CMP_SUM ? vkocc_spv_compare_sum_size : vkocc_spv_compare_f64_size;
+  vkocc_status s = vkocc_kernel_create(ctx, spv, spv_bytes, 3, PUSH_BYTES, NULL, 0, &c->k);
   if (!s) s = vkocc_buffer_create(ctx, 4 * (HEADER_WORDS + 2 * MAX_GROUPS), false, &c->result);
   if (!s) s = vkocc_buffer_create(ctx, 4 * HEADER_WORDS, true, &c->host);
   if (s) {

@@ -474,15 +474,22 @@ static void test_warmup_sentinel(void) {
     CHECK(json_number_value(json_object_get(q, "median_ns")) > 0, "sentinel median");
   }
   CHECK(json_object_get(sen, "config") && json_number_value(json_object_get(sen, "range")) >= 0, "sentinel config and range");
+  /* lavapipe has both clocks: a warm-up runs only on the probe's evidence (tune/clock_rule.h). The cold first
+   * configuration warms (no steady clock known yet), within the 30 ms cap and one batch of about 10 ms; most of
+   * the others need none (a reading disturbed by the load here may ask for some, never past the cap) */
   size_t i;
   json_t *r;
+  uint32_t cold = 0;
   json_array_foreach(json_object_get(d, "results"), i, r) {
     double w = json_number_value(json_object_get(json_object_get(r, "timing_ms"), "warmup"));
-    if (i == 0) CHECK(w == 30, "the cold first configuration warms up for the whole 30 ms, got %g", w);
-    else CHECK(w >= 20 && w <= 30, "configuration %zu: warm-up %g ms outside [20, 30]", i, w);
+    CHECK(json_number_value(json_object_get(json_object_get(r, "clock"), "max")) > 0, "configuration %zu: clock readings", i);
+    if (i == 0) CHECK(w > 0 && w <= 40, "the cold first configuration warms up (0, 40] ms, got %g", w);
+    else CHECK(w >= 0 && w <= 40, "configuration %zu: warm-up %g ms outside [0, 40]", i, w);
+    cold += i > 0 && w == 0;
   }
+  CHECK(2 * cold >= json_array_size(json_object_get(d, "results")) - 1, "%u of the later configurations needed no warm-up", cold);
   json_decref(d);
-  /* --sentinel 0: none; the default warm-up (a CPU device too): the cold first configuration 500 ms, then 20-500 */
+  /* --sentinel 0: none; the default cap of the warm-up (500 ms) */
   rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/ws0.json --budget 2 --seed 3 --sentinel 0 --fingerprint %s --allow-other-device 2>&1", bin,
                dir, dir, fp);
   CHECK(rc == 0 && !strstr(out, "clocks:"), "--sentinel 0: exit %d: %s", rc, out);
@@ -492,8 +499,9 @@ static void test_warmup_sentinel(void) {
     CHECK(!json_object_get(json_object_get(d, "measurement"), "sentinel"), "--sentinel 0 records none");
     json_array_foreach(json_object_get(d, "results"), i, r) {
       double w = json_number_value(json_object_get(json_object_get(r, "timing_ms"), "warmup"));
-      if (i == 0) CHECK(w == 500, "the cold first configuration warms up for the default 500 ms, got %g", w);
-      else CHECK(w >= 20 && w <= 500, "configuration %zu: warm-up %g ms outside [20, 500]", i, w);
+      if (i == 0) CHECK(w > 0 && w <= 510, "the cold first configuration warms up until the clock is steady (at most the "
+                        "default 500 ms), got %g", w);
+      else CHECK(w >= 0 && w <= 510, "configuration %zu: warm-up %g ms outside [0, 510]", i, w);
     }
     json_decref(d);
   }

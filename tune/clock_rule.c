@@ -3,13 +3,17 @@
 #include <math.h>
 #include <string.h>
 
-static double low_fraction(const tu_clock_rule *r) { return r && r->low_fraction > 0 ? r->low_fraction : 0.9; }
+static double low_fraction(const tu_clock_rule *r) { return r && r->low_fraction > 0 ? r->low_fraction : 0.85; }
 static uint32_t max_retries(const tu_clock_rule *r) { return r && r->max_retries ? r->max_retries : 3; }
 
 static double median3(double a, double b, double c) {
   if (a > b) { double t = a; a = b; b = t; }
   if (b > c) b = c;
   return a > b ? a : b;
+}
+
+void tu_clock_seed(tu_clock_state *s, double steady) {
+  if (steady > 0 && isfinite(steady) && steady > s->steady) s->steady = steady;
 }
 
 void tu_clock_observe(tu_clock_state *s, double x) {

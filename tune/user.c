@@ -10,6 +10,7 @@
 #include "compile.h"
 #include "exec.h"
 #include "gpu_validate.h"
+#include "clock_rule.h"
 #include "written_internal.h" /* the statistics' kinds, for P from the model */
 #include <ctype.h>
 #include <limits.h>
@@ -158,6 +159,13 @@ typedef struct harness {
   uint32_t since_sentinel;
   bool in_sentinel;
   uint32_t poison;           /* the poison of the next run's outputs (0: POISON) */
+  /* inputs restored only where a module may write them; the SM clock read beside every batch (core/gpucheck.h) */
+  uint64_t written;          /* set 0 bindings some module checked so far may write (bit b: binding b) */
+  uint32_t nchecked;         /* modules whose interface was checked */
+  vkocc_clock_probe probe;   /* 2 slots: before the batch's first dispatch, after its last */
+  bool probe_on, probe_tried;
+  tu_clock_state clk;
+  double clock_before, clock_after; /* the last batch's readings (0: none) */
 } harness;
 
 static vkocc_context *CTX(harness *h) { return *h->ctxp; }
@@ -330,6 +338,8 @@ static bool module_has_spec(const module *m, uint32_t id) {
  * Scalars = the push-constant block, packed with natural alignment. USAGE naming the spec's path. */
 static vkocc_status check_interface(harness *h, module *m) {
   t1_spec *s = h->s;
+  uint64_t w = vkocc_spirv_written_bindings(m->spv, m->words, 0);
+  h->written = h->nchecked++ ? h->written | w : w;
   const vkocc_reflection *rf = &m->refl;
   uint32_t nvec = 0, nb = 0;
   uint32_t binds[64];
@@ -456,9 +466,28 @@ static void gpu_check_setup(harness *h) {
   h->gpu_check = st ? -1 : 1;
 }
 
+/* The probe, and the steady clock the device's cached fingerprint measured under load (its calibration: SM cycles
+ * per realtime tick) as the rule's start: without it, a run that never left an intermediate clock state (an H100
+ * at 0.64 GHz of 1.98) took that state for steady. */
+static void clock_setup(harness *h) {
+  if (h->probe_tried) return;
+  h->probe_tried = true;
+  if (!(h->probe_on = !vkocc_clock_probe_create(CTX(h), 2, &h->probe))) return;
+  vkocc_fingerprint fp;
+  vkocc_fingerprint_details det;
+  if (!vkocc_fingerprint_from_cache(&CTX(h)->info, 0, &fp, &det)) return;
+  json_t *cal = json_object_get((json_t *)det.document, "calibration");
+  double mhz = json_number_value(json_object_get(cal, "shader_clock_mhz"));
+  double tick = json_number_value(json_object_get(cal, "ns_per_realtime_tick"));
+  if (mhz > 0 && tick > 0) tu_clock_seed(&h->clk, mhz / 1e3 * tick);
+  vkocc_fingerprint_details_free(&det);
+}
+
 static void free_buffers(harness *h) {
   vkocc_context *ctx = CTX(h);
   gpu_check_free(h, false);
+  vkocc_clock_probe_destroy(ctx, &h->probe);
+  h->probe_on = h->probe_tried = false;
   if (!h->dev) return;
   for (uint32_t i = 0; i < h->s->nargs; i++) {
     vkocc_buffer_destroy(ctx, &h->dev[i]);
@@ -519,7 +548,9 @@ static void record_reset(harness *h, vkocc_batch *b, bool poison) {
   for (uint32_t i = 0; i < s->nargs; i++) {
     t1_arg *a = &s->args[i];
     if (!a->vector) continue;
-    if (restored(a)) vkocc_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
+    /* a buffer no module writes (NonWritable, whatever its T1 access says) keeps its data: no copy */
+    bool may_write = a->binding < 0 || a->binding >= 64 || (h->written >> a->binding & 1);
+    if (restored(a) && may_write) vkocc_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
     else if (poison && a->data.fill == T1_FILL_NONE)
       vkocc_batch_fill(b, &h->dev[i], 0, h->dev[i].size, h->poison ? h->poison : POISON);
   }
@@ -534,9 +565,11 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
   vkocc_batch *b = vkocc_context_batch(ctx);
   *lost = *timed_out = false;
   if (readback) gpu_check_setup(h); /* uploads: before the batch is begun */
+  clock_setup(h);
   vkocc_status st = vkocc_batch_begin(b);
   if (st) { *lost = vkocc_context_lost(ctx); return st; }
   uint32_t first = 0;
+  if (h->probe_on) vkocc_clock_probe_record(b, &h->probe, 0);
   for (uint32_t i = 0; i < count; i++) {
     record_reset(h, b, poison && i == 0);
     vkocc_batch_bind(b, k);
@@ -547,6 +580,7 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
     vkocc_batch_timer_stop(b, t);
     vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
   }
+  if (h->probe_on) vkocc_clock_probe_record(b, &h->probe, 1);
   if (readback && h->gpu_check == 1) {
     for (uint32_t i = 0; i < h->s->nargs; i++)
       if (validated(h, i)) vkocc_compare_record(b, &h->cmp[i]);
@@ -572,6 +606,7 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
                              "(simulated: VKOCC_TEST_DEVICE_LOSS)");
   }
   h->gpu_end_ms = vkocc_now_ms();
+  if (h->probe_on) h->clock_before = vkocc_clock_probe_read(&h->probe, 0), h->clock_after = vkocc_clock_probe_read(&h->probe, 1);
   for (uint32_t i = 0; i < count; i++) {
     const vkocc_batch_record *r = vkocc_batch_record_of(b, first + i);
     if (r->tick == VKOCC_TICKS_BACKWARDS)
@@ -654,6 +689,7 @@ static vkocc_status recover(harness *h, tu_result *r, tu_invalidity inv, const c
     /* still running: keep its objects alive, and the device too (never destroyed under running work) */
     memset(k, 0, sizeof *k);
     gpu_check_free(h, true);
+    memset(&h->probe, 0, sizeof h->probe), h->probe_on = h->probe_tried = false; /* abandoned with the device */
     free(h->dev), free(h->pristine), free(h->readback);
     h->dev = h->pristine = h->readback = NULL;
     h->buffers_ready = false;
@@ -1120,17 +1156,28 @@ static uint32_t batch_size(double per_ns, uint32_t lo, uint32_t left) {
   return b > left ? left : b;
 }
 
+/* With the clock probe a warm-up runs only while the evidence asks for it (tune/clock_rule.h): the clock read
+ * after the last batch is below the steady clock, or no steady clock is known yet; in batches of about 10 ms, up
+ * to warmup_ms (default 500). Without the probe (a device without both clocks), warm_wanted_ms's blind rule. */
 static tu_outcome phase_warm(harness *h, trial *t) {
-  double warm_ms = t->r->warmup_ms = warm_wanted_ms(h);
+  bool evidence = h->probe_on && h->o->warmup_ms >= 0;
+  double warm_ms = warm_wanted_ms(h);
+  if (evidence) warm_ms = tu_clock_needs_warmup(&h->clk, NULL, h->clock_after) ? (h->o->warmup_ms > 0 ? h->o->warmup_ms : 500) : 0;
   h->idle_ms = 0;
-  for (double busy = 0; busy < warm_ms * 1e6;) {
+  double busy = 0;
+  while (busy < warm_ms * 1e6) {
     double wt[MAX_BATCH];
-    double per = t->first_ns > 1 ? t->first_ns : 1;
-    uint32_t batch = (uint32_t)fmin((warm_ms * 1e6 - busy) / per + 1, MAX_BATCH);
+    double per = t->first_ns > 1 ? t->first_ns : 1, left = warm_ms * 1e6 - busy;
+    uint32_t batch = (uint32_t)fmin((evidence ? fmin(10e6, left) : left) / per + 1, MAX_BATCH);
     tu_outcome out = dispatch(h, t, batch, false, false, wt);
     if (out != TU_GO) return out;
     for (uint32_t i = 0; i < batch; i++) busy += wt[i] > 0 ? wt[i] : 1;
+    if (evidence) {
+      tu_clock_observe(&h->clk, h->clock_before), tu_clock_observe(&h->clk, h->clock_after);
+      if (!tu_clock_needs_warmup(&h->clk, NULL, h->clock_after)) break;
+    }
   }
+  t->r->warmup_ms = evidence ? busy / 1e6 : warm_ms;
   return TU_GO;
 }
 
@@ -1152,13 +1199,45 @@ static tu_outcome phase_trials(harness *h, trial *t) {
   uint32_t max_runs = h->o->max_runs ? h->o->max_runs : 50;
   r->times_ns = vkocc_xmalloc(max_runs * sizeof *r->times_ns);
   double since = vkocc_now_ms();
+  uint32_t retry = 0;
   while (r->runs < max_runs) {
     uint32_t batch = batch_size(t->first_ns, 1, max_runs - r->runs);
-    tu_outcome out = dispatch(h, t, batch, false, true, r->times_ns + r->runs);
+    /* the outputs are checked once, after the last batch */
+    tu_outcome out = dispatch(h, t, batch, false, false, r->times_ns + r->runs);
     if (out != TU_GO) return out;
+    if (h->probe_on) {
+      /* clock-verified: a batch bracketed by a reading below the steady clock is measured again (bounded) */
+      tu_clock_verdict v = tu_clock_judge(&h->clk, NULL, h->clock_before, h->clock_after, retry);
+      tu_clock_observe(&h->clk, h->clock_before), tu_clock_observe(&h->clk, h->clock_after);
+      double lo = fmin(h->clock_before, h->clock_after), hi = fmax(h->clock_before, h->clock_after);
+      if (lo > 0 && (!(r->clock_min > 0) || lo < r->clock_min)) r->clock_min = lo;
+      if (hi > r->clock_max) r->clock_max = hi;
+      r->clock_steady = h->clk.steady;
+      if (v == TU_CLOCK_AGAIN) {
+        retry++, r->clock_again++;
+        continue;
+      }
+      if (v == TU_CLOCK_KEPT) r->clock_kept++;
+      retry = 0;
+    }
     r->runs += batch;
     if (enough_runs(h->o, r->times_ns, r->runs, since)) break;
   }
+  /* the outputs of the last run, as it left them: the compares (or the readback) in a batch of their own */
+  vkocc_batch *b = vkocc_context_batch(CTX(h));
+  vkocc_status st = vkocc_batch_begin(b);
+  if (!st) {
+    if (h->gpu_check == 1) {
+      for (uint32_t i = 0; i < h->s->nargs; i++)
+        if (validated(h, i)) vkocc_compare_record(b, &h->cmp[i]);
+    } else {
+      for (uint32_t i = 0; i < h->s->nargs; i++)
+        if (h->readback[i].buffer) vkocc_batch_copy(b, &h->dev[i], &h->readback[i], 0, 0, h->dev[i].size);
+      vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
+    }
+    st = vkocc_batch_run(b, (uint64_t)(t->timeout_s * 1e9), "checking a tuning dispatch's outputs");
+  }
+  if (st) return failed(h, t, TU_RUNTIME, vkocc_context_lost(CTX(h)), false, vkocc_last_error());
   char why[400]; /* the outputs of the last run must still be right (a race shows here) */
   if (!outputs_right(h, why, sizeof why)) return invalid(t, TU_CORRECTNESS, "wrong output after %u runs: %s", r->runs, why);
   return TU_GO;

@@ -42,6 +42,10 @@ typedef struct tu_result {
   double pipeline_ms, occupancy_ms, measure_ms, other_ms, total_ms;
   double phase_ms[TU_NPHASES]; /* host time of each phase (prepare holds compile, pipeline and P) */
   double gpu_ms;             /* device time of its dispatches (validation, warm-up, timed runs) */
+  /* clock evidence (a probe beside each batch; 0 without one): the lowest and highest readings of its timed
+   * batches, the steady estimate then, batches measured again for a low clock, and kept low (retries spent) */
+  double clock_min, clock_max, clock_steady;
+  uint32_t clock_again, clock_kept;
   char when[24];             /* UTC, ISO 8601 */
 } tu_result;
 

@@ -110,6 +110,11 @@ static json_t *result_json(const tu_run *run, uint32_t i) {
                                                     r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
   json_object_set_new(o, "timing_ms", timing_json(r));
   if (r->P >= 0) json_object_set_new(o, "P_source", json_string(r->P_model ? "model" : "measured"));
+  /* the SM clock read beside its timed batches (ticks per realtime tick), where the device has the clocks */
+  if (r->clock_max > 0)
+    json_object_set_new(o, "clock", json_pack("{s:f, s:f, s:f, s:I, s:I}", "min", r->clock_min, "max", r->clock_max,
+                                              "steady", r->clock_steady, "again", (json_int_t)r->clock_again, "kept",
+                                              (json_int_t)r->clock_kept));
   json_object_set_new(o, "timestamp", json_string(r->when));
   if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
   return o;

@@ -10,7 +10,8 @@ V=$1; BD=$2; TAR=$3; L=$4; STEPS=${5:-saxpy matmul stability vadd}
 R=/tmp/tune-speed-$L; rm -rf "$R"; mkdir -p "$R"
 export XDG_CACHE_HOME=$R/cache
 T0=$(date +%s)
-el() { echo "$(( $(date +%s) - T0 )) s: $*" | tee -a "$R/run.log"; }
+# each step ends with the tar brought up to date: a call cut off at its limit still returns what ran
+el() { echo "$(( $(date +%s) - T0 )) s: $*" | tee -a "$R/run.log"; tar czf "$TAR" -C "$R" --exclude cache . 2>/dev/null; }
 nvidia-smi > "$R/nvidia-smi.txt" 2>&1
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,pstate,power.draw,utilization.gpu --format=csv -lms 100 > "$R/clocks.csv" 2>&1 &
 NS=$!
@@ -21,6 +22,12 @@ for s in $STEPS; do
   case $s in
   saxpy) # SAXPY-P over 64 Mi floats: 16 random configurations, all re-timed at the end (the accuracy check)
     BENCH_TIMEOUT=180 $B "$V" "$R" saxpy "$BD/tune/saxpy/saxpy.json" 16 1 --confirm 16 "${F[@]}"; el saxpy ;;
+  saxpy30) # the accuracy check: 32 random configurations, 30 of them re-timed at the end, interleaved
+    BENCH_TIMEOUT=180 $B "$V" "$R" saxpy30 "$BD/tune/saxpy/saxpy.json" 32 1 --confirm 30 "${F[@]}"; el saxpy30 ;;
+  matmul30)
+    BENCH_TIMEOUT=120 $B "$V" "$R" matmul30 "$BD/tune/matmul/matmul.json" 32 1 --confirm 30 "${F[@]}"; el matmul30 ;;
+  gpucheck) # the device side's own costs and the clock after idle gaps (bench/bench_gpucheck.c)
+    timeout 120 "$(dirname "$V")/bench_gpucheck" > "$R/gpucheck.txt" 2>&1; el "gpucheck rc=$?" ;;
   matmul) # the 2048 x 2048 matmul: 16 random configurations, all re-timed
     BENCH_TIMEOUT=90 $B "$V" "$R" matmul "$BD/tune/matmul/matmul.json" 16 1 --confirm 16 "${F[@]}"; el matmul ;;
   stability) # 3 processes on one subspace of each
