@@ -461,6 +461,9 @@ bool fleet_result_from_bytes(const void *bytes, tu_result *r) {
 bool fleet_result_sane(tu_result *r) {
   r->error[sizeof r->error - 1] = 0, r->when[sizeof r->when - 1] = 0;
   r->times_ns = NULL;
+  /* the clock evidence goes into the document as numbers: nothing a corrupt journal makes non-finite */
+  if (!isfinite(r->clock_min) || !isfinite(r->clock_max) || !isfinite(r->clock_steady))
+    r->clock_min = r->clock_max = r->clock_steady = 0;
   if (!r->measured || (unsigned)r->inv > TU_CONSTRAINTS || r->runs > 1000000) return false;
   /* a valid result is ranked by its median: it needs runs and a positive, finite one */
   return r->inv != TU_CORRECT || (r->runs && r->median_ns > 0 && isfinite(r->median_ns));
