@@ -1802,19 +1802,23 @@ static vkocc_status search(harness *h, const tune_strategy_def *def) {
   uint32_t nvals[32];
   for (uint32_t i = 0; i < s->nparams; i++) names[i] = s->params[i].name, nvals[i] = s->params[i].nvalues;
   sp.param_names = names, sp.nvalues = nvals;
+  /* the strategy's attributes first, so that a bad one is named in the spec (the strategy says which) */
+  void *probe;
+  vkocc_status st = def->create(&sp, run->seed, s->search_attrs, &probe);
+  if (st == VKOCC_ERROR_USAGE) {
+    char m[600];
+    snprintf(m, sizeof m, "%s", vkocc_last_error());
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.Search.Attributes: %s", s->file, m);
+  }
+  if (st) return st;
+  def->destroy(probe);
   /* a fleet's worker measures what its coordinator hands out (tu_options.drive) instead of searching */
-  vkocc_status st;
   if (h->o->drive) {
     st = h->o->drive(h->o->drive_user, &sp, eval_cb, h);
   } else {
     tune_search_result sr;
     st = tune_search_run(&sp, def, run->seed, s->search_attrs, &run->budget, eval_cb, h, &sr);
     tune_search_result_free(&sr);
-  }
-  if (st == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), "attribute")) {
-    char m[600];
-    snprintf(m, sizeof m, "%s", vkocc_last_error());
-    st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.Search.Attributes: %s", s->file, m);
   }
   return st;
 }
