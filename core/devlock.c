@@ -24,12 +24,6 @@
 
 static pthread_mutex_t lock_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static int open_lock(const char *dir, const char *uuid, const char *kind) {
   char path[1200];
   if (snprintf(path, sizeof path, "%s/device-%s.%s", dir, uuid, kind) >= (int)sizeof path) return -1;
@@ -55,11 +49,11 @@ static bool lock_files(vkocc_context *ctx) {
 
 /* flock(fd, op | LOCK_NB) until it holds or `limit_s` passes; sleeps 1 ms between tries */
 static bool take(int fd, int op, double limit_s) {
-  double end = now_s() + limit_s;
+  double end = vkocc_now_ns() + limit_s * 1e9;
   for (;;) {
     if (!flock(fd, op | LOCK_NB)) return true;
     if (errno != EWOULDBLOCK && errno != EINTR) return false;
-    if (now_s() > end) return false;
+    if (vkocc_now_ns() > end) return false;
     nanosleep(&(struct timespec){0, 1000000}, NULL);
   }
 }

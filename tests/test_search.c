@@ -6,6 +6,7 @@
  * CLI's --list-strategies and --replay (argv[2]: the vkocc executable). */
 #include "check.h"
 #include "run.h"
+#include "space_synth.h"
 #include "../tune/replay.h"
 #include "../tune/strategy_util.h"
 #include <stdlib.h>
@@ -25,18 +26,8 @@ typedef struct synth {
 
 static void synth_make(synth *y, uint32_t np, uint32_t nv, bool (*drop)(const uint32_t *), double (*time_of)(const uint32_t *)) {
   memset(y, 0, sizeof *y);
-  uint64_t total = 1;
-  for (uint32_t p = 0; p < np; p++) total *= nv, y->nvalues[p] = nv, y->names[p] = "p";
-  y->coord = malloc(total * np * sizeof *y->coord);
-  y->t = malloc(total * sizeof *y->t);
-  uint32_t n = 0, c[8];
-  for (uint64_t i = 0; i < total; i++) {
-    uint64_t r = i;
-    for (uint32_t p = 0; p < np; p++) c[p] = (uint32_t)(r % nv), r /= nv;
-    if (drop && drop(c)) continue;
-    memcpy(y->coord + (size_t)n * np, c, np * sizeof *c);
-    y->t[n++] = time_of(c);
-  }
+  for (uint32_t p = 0; p < np; p++) y->nvalues[p] = nv, y->names[p] = "p";
+  uint32_t n = synth_space_fill(np, nv, drop, time_of, &y->coord, &y->t);
   y->s = (tune_space){.nparams = np, .nconfigs = n, .param_names = y->names, .nvalues = y->nvalues, .coord = y->coord};
 }
 static void synth_free(synth *y) { free(y->coord), free(y->t), free(y->feat), free(y->cls); }

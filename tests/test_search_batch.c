@@ -4,6 +4,7 @@
  * the optimum of a smooth space, and keep the workers busy; a configuration put back after a lost worker is
  * handed out again. */
 #include "check.h"
+#include "space_synth.h"
 #include "../tune/search.h"
 #include <stdlib.h>
 
@@ -28,18 +29,8 @@ static double g_rugged(const uint32_t *c) {
 typedef struct sy { tune_space s; uint32_t *coord, nv[8]; const char *names[8]; double *t, *w; } sy;
 static void mk(sy *y, uint32_t np, uint32_t nv, bool (*drop)(const uint32_t *), double (*f)(const uint32_t *)) {
   memset(y, 0, sizeof *y);
-  uint64_t total = 1;
-  for (uint32_t p = 0; p < np; p++) total *= nv, y->nv[p] = nv, y->names[p] = "p";
-  y->coord = malloc(total * np * sizeof *y->coord);
-  y->t = malloc(total * sizeof *y->t);
-  uint32_t n = 0, c[8];
-  for (uint64_t i = 0; i < total; i++) {
-    uint64_t r = i;
-    for (uint32_t p = 0; p < np; p++) c[p] = (uint32_t)(r % nv), r /= nv;
-    if (drop && drop(c)) continue;
-    memcpy(y->coord + (size_t)n * np, c, np * sizeof *c);
-    y->t[n++] = f(c);
-  }
+  for (uint32_t p = 0; p < np; p++) y->nv[p] = nv, y->names[p] = "p";
+  uint32_t n = synth_space_fill(np, nv, drop, f, &y->coord, &y->t);
   y->s = (tune_space){.nparams = np, .nconfigs = n, .param_names = y->names, .nvalues = y->nv, .coord = y->coord};
 }
 static void sy_free(sy *y) { free(y->coord), free(y->t), free(y->w); }
