@@ -166,6 +166,7 @@ typedef struct harness {
   bool probe_on, probe_tried;
   tu_clock_state clk;
   double clock_before, clock_after; /* the last batch's readings (0: none) */
+  double last_span_ms;       /* the device's whole span of the last batch run_batch waited for (vkocc_batch.span_ns) */
 } harness;
 
 static vkocc_context *CTX(harness *h) { return *h->ctxp; }
@@ -606,6 +607,9 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
                              "(simulated: VKOCC_TEST_DEVICE_LOSS)");
   }
   h->gpu_end_ms = vkocc_now_ms();
+  /* the device busy with this batch, restores, compares and probes included: the tuning's device time */
+  h->last_span_ms = b->span_ns * 1e-6;
+  h->run->device_ms += h->last_span_ms;
   if (h->probe_on) h->clock_before = vkocc_clock_probe_read(&h->probe, 0), h->clock_after = vkocc_clock_probe_read(&h->probe, 1);
   for (uint32_t i = 0; i < count; i++) {
     const vkocc_batch_record *r = vkocc_batch_record_of(b, first + i);
@@ -751,6 +755,7 @@ static tu_outcome dispatch(harness *h, trial *t, uint32_t count, bool poison, bo
   bool lost, timed_out;
   if (!run_batch(h, &t->k, t->r->groups, count, poison, readback, t->timeout_s * count, ns, &lost, &timed_out)) {
     for (uint32_t i = 0; i < count; i++) t->r->gpu_ms += ns[i] * 1e-6;
+    t->r->device_ms += h->last_span_ms;
     return TU_GO;
   }
   char why[600];
@@ -1156,6 +1161,16 @@ static uint32_t batch_size(double per_ns, uint32_t lo, uint32_t left) {
   return b > left ? left : b;
 }
 
+/* The first timed batch: the fewest runs the stopping rule can stop at (min_runs), more where they are cheap
+ * (about 2 ms of device time at per_ns each, at most MAX_BATCH), at most left. A batch of 20 ms (batch_size) ran
+ * 16 SAXPY runs of 0.28 ms, each after a 0.64 ms restore, where the rule held after 5 (spread 0.05%). */
+static uint32_t first_batch_size(double per_ns, uint32_t min_runs, uint32_t left) {
+  double n = 2e6 / (per_ns > 1 ? per_ns : 1);
+  uint32_t lo = min_runs > MAX_BATCH ? MAX_BATCH : min_runs;
+  uint32_t b = n > MAX_BATCH ? MAX_BATCH : n < lo ? lo : (uint32_t)n;
+  return b > left ? left : b;
+}
+
 /* With the clock probe a warm-up runs only while the evidence asks for it (tune/clock_rule.h): the clock read
  * after the last batch is below the steady clock, or no steady clock is known yet; in batches of about 10 ms, up
  * to warmup_ms (default 500). Without the probe (a device without both clocks), warm_wanted_ms's blind rule. */
@@ -1200,10 +1215,15 @@ static tu_outcome phase_trials(harness *h, trial *t) {
   r->times_ns = vkocc_xmalloc(max_runs * sizeof *r->times_ns);
   double since = vkocc_now_ms();
   uint32_t retry = 0;
+  /* with compares on the device, each batch ends with them (a 64 Mi-float compare: 0.22 ms on an H100), so the
+   * last batch's answer is there without a submission of its own; else the outputs are read back once, after
+   * the last batch */
+  bool check_in_batch = h->gpu_check == 1;
   while (r->runs < max_runs) {
-    uint32_t batch = batch_size(t->first_ns, 1, max_runs - r->runs);
-    /* the outputs are checked once, after the last batch */
-    tu_outcome out = dispatch(h, t, batch, false, false, r->times_ns + r->runs);
+    uint32_t left = max_runs - r->runs;
+    uint32_t batch = r->runs ? batch_size(t->first_ns, 1, left)
+                             : first_batch_size(t->first_ns, h->o->min_runs ? h->o->min_runs : 5, left);
+    tu_outcome out = dispatch(h, t, batch, false, check_in_batch, r->times_ns + r->runs);
     if (out != TU_GO) return out;
     if (h->probe_on) {
       /* clock-verified: a batch bracketed by a reading below the steady clock is measured again (bounded) */
@@ -1223,21 +1243,20 @@ static tu_outcome phase_trials(harness *h, trial *t) {
     r->runs += batch;
     if (enough_runs(h->o, r->times_ns, r->runs, since)) break;
   }
-  /* the outputs of the last run, as it left them: the compares (or the readback) in a batch of their own */
-  vkocc_batch *b = vkocc_context_batch(CTX(h));
-  vkocc_status st = vkocc_batch_begin(b);
-  if (!st) {
-    if (h->gpu_check == 1) {
-      for (uint32_t i = 0; i < h->s->nargs; i++)
-        if (validated(h, i)) vkocc_compare_record(b, &h->cmp[i]);
-    } else {
+  /* the outputs of the last run, as it left them: without compares in the batches, read back in a batch of
+   * their own */
+  if (!check_in_batch) {
+    vkocc_batch *b = vkocc_context_batch(CTX(h));
+    vkocc_status st = vkocc_batch_begin(b);
+    if (!st) {
       for (uint32_t i = 0; i < h->s->nargs; i++)
         if (h->readback[i].buffer) vkocc_batch_copy(b, &h->dev[i], &h->readback[i], 0, 0, h->dev[i].size);
       vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
+      st = vkocc_batch_run(b, (uint64_t)(t->timeout_s * 1e9), "checking a tuning dispatch's outputs");
     }
-    st = vkocc_batch_run(b, (uint64_t)(t->timeout_s * 1e9), "checking a tuning dispatch's outputs");
+    if (st) return failed(h, t, TU_RUNTIME, vkocc_context_lost(CTX(h)), false, vkocc_last_error());
+    r->device_ms += b->span_ns * 1e-6, h->run->device_ms += b->span_ns * 1e-6;
   }
-  if (st) return failed(h, t, TU_RUNTIME, vkocc_context_lost(CTX(h)), false, vkocc_last_error());
   char why[400]; /* the outputs of the last run must still be right (a race shows here) */
   if (!outputs_right(h, why, sizeof why)) return invalid(t, TU_CORRECTNESS, "wrong output after %u runs: %s", r->runs, why);
   return TU_GO;

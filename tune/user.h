@@ -42,6 +42,8 @@ typedef struct tu_result {
   double pipeline_ms, occupancy_ms, measure_ms, other_ms, total_ms;
   double phase_ms[TU_NPHASES]; /* host time of each phase (prepare holds compile, pipeline and P) */
   double gpu_ms;             /* device time of its dispatches (validation, warm-up, timed runs) */
+  double device_ms;          /* device time of its batches as a whole: the dispatches and the restores, compares
+                              * and clock probes around them (the time the device was busy with it) */
   /* clock evidence (a probe beside each batch; 0 without one): the lowest and highest readings of its timed
    * batches, the steady estimate then, batches measured again for a low clock, and kept low (retries spent) */
   double clock_min, clock_max, clock_steady;
@@ -63,6 +65,7 @@ typedef struct tu_run {
   bool param_launch[32];     /* ... or only through LocalSize / GlobalSize (the source never names it) */
   uint32_t compiles, pipelines;
   double compile_ms, pipelines_ms, occupancy_ms, measure_ms, elapsed_ms;
+  double device_ms;          /* the device busy with the tuning's batches (configurations, sentinel, final round) */
   char reference[512];       /* "ReferenceArguments", or the key of the configuration used as reference */
   uint32_t resumed;
   uint32_t filtered;         /* allowed configurations left out by --only */
