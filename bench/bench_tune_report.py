@@ -11,7 +11,11 @@ pipeline, occupancy, measurement (validation, warm-up and trials together), warm
 inside measurement), other, total; the harness's named phases are compile, pipeline, P, prepare, validate,
 warm, trials, other, total. Every name found is reported as it is.
 
-Device busy: where a result records its device time ("gpu_ms", or "gpu" in "timing_ms": the timestamped work of
+Device busy, where the document records it (measurement.device_ms: every batch of the tuning from its first command
+to its last, restores, compares and clock probes included; measurement.tuning_ms: the wall of the reference, search,
+sentinel and final round, less the arguments' data): device_ms over the process's wall ("of wall", process start,
+the arguments' data and exit included) and over tuning_ms ("of the tuning"); and the timed runs' share alone
+(timing_ms.gpu summed, over tuning_ms). Before that, where a result records its device time ("gpu_ms", or "gpu" in "timing_ms": the timestamped work of
 the configuration's validation, warm-up and timed runs), their sum over the wall time; else the sum of the timed runs (times_ns), the warm-up's device time and the final round's runs
 (runs x median), which leaves out the validation runs: a lower bound of the busy time.
 """
@@ -75,6 +79,9 @@ def report_one(path):
         gpu_ms = timed_ms + warm_ms + final_ms
     wall_ms = float(wall.get("wall_ms", "nan"))
     elapsed = meas.get("elapsed_ms", float("nan"))
+    timed_gpu_ms = gpu_ms
+    device_ms = meas.get("device_ms")
+    tuning_ms = meas.get("tuning_ms")
     ratios = []
     for r in res:
         fr = r.get("final_round")
@@ -109,6 +116,11 @@ def report_one(path):
         "gpu_ms_source": "timing_ms.gpu" if have_gpu_ms else "times+warmup+final (lower bound)",
         "busy_of_wall": gpu_ms / wall_ms if wall_ms > 0 else None,
         "busy_of_elapsed": gpu_ms / elapsed if elapsed and elapsed > 0 else None,
+        "device_ms": device_ms,
+        "tuning_ms": tuning_ms,
+        "device_busy_of_wall": device_ms / wall_ms if device_ms is not None and wall_ms > 0 else None,
+        "device_busy_of_tuning": device_ms / tuning_ms if device_ms is not None and tuning_ms else None,
+        "timed_of_tuning": timed_gpu_ms / tuning_ms if tuning_ms else None,
         "final_round": {"n": len(ratios), "median_abs_dev": pct(dev, 0.5) if dev else None,
                         "worst_abs_dev": max(dev) if dev else None,
                         "median_ratio": pct(ratios, 0.5) if ratios else None},
@@ -138,8 +150,14 @@ def main(argv):
         lines.append("  command: %s" % r["command"])
         lines.append("  per configuration, ms, median [p10..p90]: " +
                      ", ".join("%s %s" % (k, fmt_phase(v)) for k, v in r["phases_ms"].items()))
-        lines.append("  device busy: %.1f%% of wall, %.1f%% of the tuning's elapsed (%.0f ms device time: %s)"
-                     % (100 * (r["busy_of_wall"] or 0), 100 * (r["busy_of_elapsed"] or 0), r["gpu_ms"], r["gpu_ms_source"]))
+        if r["device_ms"] is not None and r["tuning_ms"]:
+            lines.append("  device busy (measurement.device_ms %.0f ms, every batch whole): %.1f%% of the process wall, %.1f%% "
+                         "of the tuning's wall (tuning_ms %.0f ms); timed runs alone (%.0f ms) %.1f%% of the tuning's wall"
+                         % (r["device_ms"], 100 * r["device_busy_of_wall"], 100 * r["device_busy_of_tuning"], r["tuning_ms"],
+                            r["gpu_ms"], 100 * r["timed_of_tuning"]))
+        else:
+            lines.append("  device busy: %.1f%% of wall, %.1f%% of the tuning's elapsed (%.0f ms device time: %s)"
+                         % (100 * (r["busy_of_wall"] or 0), 100 * (r["busy_of_elapsed"] or 0), r["gpu_ms"], r["gpu_ms_source"]))
         fr = r["final_round"]
         if fr["n"]:
             lines.append("  final round vs the search's medians: %d configurations, median ratio %.4f, median |1-ratio| "

@@ -301,6 +301,41 @@ static void test_probe(void) {
   vkocc_clock_probe_destroy(ctx, &p);
 }
 
+/* A compute copy (vkocc_copy): every word of the range, a tail under 16 bytes included, and nothing after it;
+ * sizes it refuses. */
+static void test_copy(void) {
+  enum { N = (1 << 18) + 3 }; /* words: 16-byte steps and a 12-byte tail */
+  uint32_t *data = malloc(4 * (N + 1)), *got = NULL;
+  for (uint32_t i = 0; i < N + 1; i++) data[i] = i * 2654435761u;
+  vkocc_buffer src, dst, back;
+  CHECK(vkocc_buffer_create(ctx, 4 * (N + 1), false, &src) == VKOCC_OK, "src");
+  CHECK(vkocc_buffer_create(ctx, 4 * (N + 1), false, &dst) == VKOCC_OK, "dst");
+  CHECK(vkocc_buffer_create(ctx, 4 * (N + 1), true, &back) == VKOCC_OK, "back");
+  CHECK(vkocc_buffer_upload(ctx, &src, data, 4 * (N + 1)) == VKOCC_OK, "upload");
+  vkocc_copy c;
+  CHECK(vkocc_copy_create(ctx, &src, &dst, 4 * N, &c) == VKOCC_OK, "create: %s", vkocc_last_error());
+  CHECK_EQ_U(c.words, N / 4);
+  vkocc_batch *b = vkocc_context_batch(ctx);
+  CHECK(vkocc_batch_begin(b) == VKOCC_OK, "begin");
+  vkocc_batch_fill(b, &dst, 0, 4 * (N + 1), 0xdeadbeefu);
+  vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
+  vkocc_copy_record(b, &c);
+  vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
+  vkocc_batch_copy(b, &dst, &back, 0, 0, 4 * (N + 1));
+  vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
+  CHECK(vkocc_batch_run(b, 0, "copy") == VKOCC_OK, "run: %s", vkocc_last_error());
+  got = back.map;
+  CHECK(!memcmp(got, data, 4 * N), "every copied word");
+  CHECK(got[N] == 0xdeadbeefu, "the word after the range is untouched: %08x", got[N]);
+  vkocc_copy_destroy(ctx, &c);
+  CHECK(vkocc_copy_create(ctx, &src, &dst, 6, &c) == VKOCC_ERROR_USAGE, "6 bytes");
+  CHECK(vkocc_copy_create(ctx, &src, &dst, 8 * N, &c) == VKOCC_ERROR_USAGE, "beyond the buffers");
+  CHECK(vkocc_copy_create(ctx, &src, &dst, 12, &c) == VKOCC_OK && c.words == 0, "12 bytes: the tail alone");
+  vkocc_copy_destroy(ctx, &c);
+  vkocc_buffer_destroy(ctx, &src), vkocc_buffer_destroy(ctx, &dst), vkocc_buffer_destroy(ctx, &back);
+  free(data);
+}
+
 /* A batch's whole span on the device (vkocc_batch.span_ns): from its first command to its last, untimed work
  * included; every batch has one, a batch with no timed span too; a batch begun and not run reads 0. */
 static void test_span(void) {
@@ -347,6 +382,7 @@ int main(void) {
   test_written();
   test_probe();
   test_span();
+  test_copy();
   vkocc_context_destroy(ctx);
   return check_report();
 }

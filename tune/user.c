@@ -125,6 +125,7 @@ typedef struct harness {
   char *source;              /* the kernel's text (source kernels) for the define and constant checks */
   /* device resources */
   vkocc_buffer *dev, *pristine, *readback; /* per argument */
+  vkocc_copy *restore;       /* per restored argument: pristine -> dev by a compute copy (NULL: vkCmdCopyBuffer) */
   uint8_t push[256];
   uint32_t push_bytes;
   bool buffers_ready;
@@ -491,12 +492,13 @@ static void free_buffers(harness *h) {
   h->probe_on = h->probe_tried = false;
   if (!h->dev) return;
   for (uint32_t i = 0; i < h->s->nargs; i++) {
+    if (h->restore) vkocc_copy_destroy(ctx, &h->restore[i]);
     vkocc_buffer_destroy(ctx, &h->dev[i]);
     vkocc_buffer_destroy(ctx, &h->pristine[i]);
     vkocc_buffer_destroy(ctx, &h->readback[i]);
   }
-  free(h->dev), free(h->pristine), free(h->readback);
-  h->dev = h->pristine = h->readback = NULL;
+  free(h->dev), free(h->pristine), free(h->readback), free(h->restore);
+  h->dev = h->pristine = h->readback = NULL, h->restore = NULL;
   h->buffers_ready = false;
 }
 
@@ -510,6 +512,11 @@ static vkocc_status make_buffers(harness *h) {
   h->dev = vkocc_xcalloc(s->nargs + 1, sizeof *h->dev);
   h->pristine = vkocc_xcalloc(s->nargs + 1, sizeof *h->pristine);
   h->readback = vkocc_xcalloc(s->nargs + 1, sizeof *h->readback);
+  /* inputs restored by a compute copy on a GPU (vkCmdCopyBuffer streamed a third as fast on an H100); a CPU device
+   * copies with memcpy either way (VKOCC_TEST_COMPUTE_RESTORE=1 takes the compute copy there too, for tests) */
+  const char *cr = getenv("VKOCC_TEST_COMPUTE_RESTORE");
+  if (vkocc_context_device(ctx)->device_type != VK_PHYSICAL_DEVICE_TYPE_CPU || (cr && !strcmp(cr, "1")))
+    h->restore = vkocc_xcalloc(s->nargs + 1, sizeof *h->restore);
   memset(h->push, 0, sizeof h->push);
   vkocc_status st = VKOCC_OK;
   for (uint32_t i = 0; i < s->nargs && !st; i++) {
@@ -533,6 +540,7 @@ static vkocc_status make_buffers(harness *h) {
       if (!st) st = vkocc_buffer_upload(ctx, &h->dev[i], host, bytes);
       if (!st && restored(a)) {
         if (!(st = vkocc_buffer_create(ctx, bytes, false, &h->pristine[i]))) st = vkocc_buffer_upload(ctx, &h->pristine[i], host, bytes);
+        if (!st && h->restore) st = vkocc_copy_create(ctx, &h->pristine[i], &h->dev[i], bytes, &h->restore[i]);
       }
       free(host);
     }
@@ -551,7 +559,10 @@ static void record_reset(harness *h, vkocc_batch *b, bool poison) {
     if (!a->vector) continue;
     /* a buffer no module writes (NonWritable, whatever its T1 access says) keeps its data: no copy */
     bool may_write = a->binding < 0 || a->binding >= 64 || (h->written >> a->binding & 1);
-    if (restored(a) && may_write) vkocc_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
+    if (restored(a) && may_write) {
+      if (h->restore) vkocc_copy_record(b, &h->restore[i]);
+      else vkocc_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
+    }
     else if (poison && a->data.fill == T1_FILL_NONE)
       vkocc_batch_fill(b, &h->dev[i], 0, h->dev[i].size, h->poison ? h->poison : POISON);
   }
@@ -694,8 +705,8 @@ static vkocc_status recover(harness *h, tu_result *r, tu_invalidity inv, const c
     memset(k, 0, sizeof *k);
     gpu_check_free(h, true);
     memset(&h->probe, 0, sizeof h->probe), h->probe_on = h->probe_tried = false; /* abandoned with the device */
-    free(h->dev), free(h->pristine), free(h->readback);
-    h->dev = h->pristine = h->readback = NULL;
+    free(h->dev), free(h->pristine), free(h->readback), free(h->restore);
+    h->dev = h->pristine = h->readback = NULL, h->restore = NULL;
     h->buffers_ready = false;
     *h->ctxp = NULL;
   }
@@ -756,6 +767,7 @@ static tu_outcome dispatch(harness *h, trial *t, uint32_t count, bool poison, bo
   if (!run_batch(h, &t->k, t->r->groups, count, poison, readback, t->timeout_s * count, ns, &lost, &timed_out)) {
     for (uint32_t i = 0; i < count; i++) t->r->gpu_ms += ns[i] * 1e-6;
     t->r->device_ms += h->last_span_ms;
+    t->r->submissions++;
     return TU_GO;
   }
   char why[600];
@@ -1255,7 +1267,7 @@ static tu_outcome phase_trials(harness *h, trial *t) {
       st = vkocc_batch_run(b, (uint64_t)(t->timeout_s * 1e9), "checking a tuning dispatch's outputs");
     }
     if (st) return failed(h, t, TU_RUNTIME, vkocc_context_lost(CTX(h)), false, vkocc_last_error());
-    r->device_ms += b->span_ns * 1e-6, h->run->device_ms += b->span_ns * 1e-6;
+    r->device_ms += b->span_ns * 1e-6, h->run->device_ms += b->span_ns * 1e-6, r->submissions++;
   }
   char why[400]; /* the outputs of the last run must still be right (a race shows here) */
   if (!outputs_right(h, why, sizeof why)) return invalid(t, TU_CORRECTNESS, "wrong output after %u runs: %s", r->runs, why);
@@ -1904,11 +1916,14 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   if (!st) st = check_sizes(&h);
   if (!st) st = classify_params(&h);
   if (!st) st = setup_reference(&h);
+  /* the tuning's own wall: the reference, the search, the sentinel and the final round, less the arguments' data */
+  double t_tune = vkocc_now_ms(), setup0 = run->setup_ms;
   if (!st) st = reference_first(&h);
   if (!st) st = search(&h, def);
   if (!st && h.sentinel >= 0 && sentinel_every(o) > 0) st = sentinel_again(&h);
   if (!st && o->confirm >= 0 && confirm_best(&h, o->confirm ? (uint32_t)o->confirm : 5))
     fprintf(stderr, "vkocc tune: note: %s; the best is ranked by the search's medians\n", vkocc_last_error());
+  run->tuning_ms += vkocc_now_ms() - t_tune - (run->setup_ms - setup0);
   if (!st) st = compiles_somewhere(&h);
   run->elapsed_ms += vkocc_now_ms() - h.t0;
   prebuild_stop(&h);

@@ -23,6 +23,7 @@ static json_t *timing_json(const tu_result *r) {
                         r->other_ms, "total", r->total_ms, "gpu", r->gpu_ms);
   for (int p = 0; p < TU_NPHASES; p++) json_object_set_new(c, tu_phase_name((tu_phase)p), json_real(r->phase_ms[p]));
   json_object_set_new(c, "device", json_real(r->device_ms));
+  json_object_set_new(c, "submissions", json_integer(r->submissions));
   return c;
 }
 
@@ -77,8 +78,9 @@ static json_t *measurement_json(const tu_run *run, const char *date) {
                         run->pipelines_ms, "occupancy_ms", run->occupancy_ms, "measure_ms", run->measure_ms, "elapsed_ms",
                         run->elapsed_ms, "device_losses", (json_int_t)run->device_losses);
   json_object_set_new(m, "setup_ms", json_real(run->setup_ms));
-  /* the device busy with the tuning's batches: over elapsed_ms less setup_ms, the tuning's busy fraction */
+  /* the device busy with the tuning's batches; over tuning_ms, the tuning's busy fraction */
   json_object_set_new(m, "device_ms", json_real(run->device_ms));
+  json_object_set_new(m, "tuning_ms", json_real(run->tuning_ms));
   /* where the outputs were compared with the reference: on the device (only the verdict came back), or here */
   json_object_set_new(m, "validation", json_string(run->validated_on_device ? "device" : "host"));
   if (run->nsentinel) {
@@ -188,6 +190,7 @@ static void timing_read(json_t *tm, tu_result *r) {
   r->compile_ms = ms(tm, "compile"), r->pipeline_ms = ms(tm, "pipeline"), r->occupancy_ms = ms(tm, "occupancy");
   r->measure_ms = ms(tm, "measurement"), r->other_ms = ms(tm, "other"), r->total_ms = ms(tm, "total");
   r->warmup_ms = ms(tm, "warmup"), r->gpu_ms = ms(tm, "gpu"), r->device_ms = ms(tm, "device");
+  r->submissions = (uint32_t)ms(tm, "submissions");
   for (int p = 0; p < TU_NPHASES; p++) r->phase_ms[p] = ms(tm, tu_phase_name((tu_phase)p));
 }
 
