@@ -19,7 +19,9 @@ the arguments' data and exit included) and over tuning_ms ("of the tuning"); and
 the configuration's validation, warm-up and timed runs), their sum over the wall time; else the sum of the timed runs (times_ns), the warm-up's device time and the final round's runs
 (runs x median), which leaves out the validation runs: a lower bound of the busy time.
 """
+import datetime
 import glob
+import gzip
 import json
 import math
 import os
@@ -52,7 +54,35 @@ def read_wall(path):
     return out
 
 
-def report_one(path):
+def read_util(d):
+    """nvidia-smi's log beside the runs (clocks.csv[.gz], gpu-run.sh): [(epoch ms, utilization.gpu %)]"""
+    for name, op in (("clocks.csv", open), ("clocks.csv.gz", gzip.open)):
+        p = os.path.join(d, name)
+        if not os.path.exists(p):
+            continue
+        out = []
+        with op(p, "rt") as f:
+            head = f.readline().split(", ")
+            col = next((i for i, h in enumerate(head) if h.startswith("utilization.gpu")), None)
+            if col is None:
+                return []
+            for line in f:
+                parts = line.strip().split(", ")
+                try:
+                    t = datetime.datetime.strptime(parts[0], "%Y/%m/%d %H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc)
+                    out.append((t.timestamp() * 1e3, float(parts[col].split()[0])))
+                except (ValueError, IndexError):
+                    pass
+        return out
+    return []
+
+
+def util_between(util, t0, t1):
+    xs = [u for t, u in util if t0 <= t <= t1]
+    return (sum(xs) / len(xs), len(xs)) if xs else (None, 0)
+
+
+def report_one(path, util=()):
     doc = json.load(open(path))
     name = os.path.splitext(os.path.basename(path))[0]
     wall = read_wall(os.path.join(os.path.dirname(path), name + ".wall"))
@@ -127,6 +157,13 @@ def report_one(path):
         "best": {"config": best.get("config"), "median_ns": best.get("median_ns"), "spread": best_spread},
         "clock": clock,
     }
+    # nvidia-smi's utilization.gpu (the share of each 100 ms sample with a kernel running) over the process, and over
+    # its last tuning_ms (the tuning's wall ends as the process does, less writing the documents)
+    if util and "start_epoch_ms" in wall and "end_epoch_ms" in wall:
+        t0, t1 = float(wall["start_epoch_ms"]), float(wall["end_epoch_ms"])
+        out["smi_util_process"] = util_between(util, t0, t1)
+        if tuning_ms:
+            out["smi_util_tuning"] = util_between(util, t1 - tuning_ms, t1)
     return out
 
 
@@ -141,7 +178,8 @@ def main(argv):
     d = argv[1]
     jpath = argv[argv.index("--json") + 1] if "--json" in argv else None
     files = sorted(f for f in glob.glob(os.path.join(d, "*.json")) if os.path.exists(f[:-5] + ".wall"))
-    runs = [report_one(f) for f in files]
+    util = read_util(d)
+    runs = [report_one(f, util) for f in files]
     lines = []
     for r in runs:
         lines.append("%s (%s): %d configurations (%d valid), wall %.0f ms (%.1f ms per configuration), setup %.0f ms"
@@ -158,6 +196,11 @@ def main(argv):
         else:
             lines.append("  device busy: %.1f%% of wall, %.1f%% of the tuning's elapsed (%.0f ms device time: %s)"
                          % (100 * (r["busy_of_wall"] or 0), 100 * (r["busy_of_elapsed"] or 0), r["gpu_ms"], r["gpu_ms_source"]))
+        if r.get("smi_util_process") and r["smi_util_process"][0] is not None:
+            u, n = r["smi_util_process"]
+            ut, nt = r.get("smi_util_tuning") or (None, 0)
+            lines.append("  nvidia-smi utilization.gpu (100 ms samples): mean %.1f%% over the process (%d samples)%s"
+                         % (u, n, ", %.1f%% over its last tuning_ms (%d samples)" % (ut, nt) if ut is not None else ""))
         fr = r["final_round"]
         if fr["n"]:
             lines.append("  final round vs the search's medians: %d configurations, median ratio %.4f, median |1-ratio| "
