@@ -151,6 +151,12 @@ def report_one(path, util=()):
         "device_busy_of_wall": device_ms / wall_ms if device_ms is not None and wall_ms > 0 else None,
         "device_busy_of_tuning": device_ms / tuning_ms if device_ms is not None and tuning_ms else None,
         "timed_of_tuning": timed_gpu_ms / tuning_ms if tuning_ms else None,
+        # the search alone (no final round, sentinel or reference's setup): each configuration's device time over its
+        # host total, summed
+        "search_device_ms": sum((r.get("timing_ms") or {}).get("device", 0.0) for r in res),
+        "search_total_ms": sum((r.get("timing_ms") or {}).get("total", 0.0) for r in res),
+        "config_busy_median": pct([(r.get("timing_ms") or {}).get("device", 0.0) / r["timing_ms"]["total"] for r in res
+                                   if (r.get("timing_ms") or {}).get("total", 0) > 0 and "device" in r["timing_ms"]], 0.5),
         "final_round": {"n": len(ratios), "median_abs_dev": pct(dev, 0.5) if dev else None,
                         "worst_abs_dev": max(dev) if dev else None,
                         "median_ratio": pct(ratios, 0.5) if ratios else None},
@@ -193,6 +199,11 @@ def main(argv):
                          "of the tuning's wall (tuning_ms %.0f ms); timed runs alone (%.0f ms) %.1f%% of the tuning's wall"
                          % (r["device_ms"], 100 * r["device_busy_of_wall"], 100 * r["device_busy_of_tuning"], r["tuning_ms"],
                             r["gpu_ms"], 100 * r["timed_of_tuning"]))
+            if r["search_total_ms"] > 0:
+                lines.append("  the search alone (configurations' timing_ms.device over their timing_ms.total, summed): %.0f of "
+                             "%.0f ms, %.1f%% busy; the median configuration's device / total %.1f%%"
+                             % (r["search_device_ms"], r["search_total_ms"], 100 * r["search_device_ms"] / r["search_total_ms"],
+                                100 * r["config_busy_median"]))
         else:
             lines.append("  device busy: %.1f%% of wall, %.1f%% of the tuning's elapsed (%.0f ms device time: %s)"
                          % (100 * (r["busy_of_wall"] or 0), 100 * (r["busy_of_elapsed"] or 0), r["gpu_ms"], r["gpu_ms_source"]))

@@ -513,10 +513,12 @@ static vkocc_status make_buffers(harness *h) {
   h->pristine = vkocc_xcalloc(s->nargs + 1, sizeof *h->pristine);
   h->readback = vkocc_xcalloc(s->nargs + 1, sizeof *h->readback);
   /* inputs restored by a compute copy on a GPU (vkCmdCopyBuffer streamed a third as fast on an H100); a CPU device
-   * copies with memcpy either way (VKOCC_TEST_COMPUTE_RESTORE=1 takes the compute copy there too, for tests) */
+   * copies with memcpy either way. VKOCC_TEST_COMPUTE_RESTORE=1 takes the compute copy on any device (tests on
+   * lavapipe), =0 vkCmdCopyBuffer (the benchmark's comparison on a GPU). */
   const char *cr = getenv("VKOCC_TEST_COMPUTE_RESTORE");
-  if (vkocc_context_device(ctx)->device_type != VK_PHYSICAL_DEVICE_TYPE_CPU || (cr && !strcmp(cr, "1")))
-    h->restore = vkocc_xcalloc(s->nargs + 1, sizeof *h->restore);
+  bool compute = cr && (!strcmp(cr, "1") || !strcmp(cr, "0")) ? !strcmp(cr, "1")
+                                                               : vkocc_context_device(ctx)->device_type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+  if (compute) h->restore = vkocc_xcalloc(s->nargs + 1, sizeof *h->restore);
   memset(h->push, 0, sizeof h->push);
   vkocc_status st = VKOCC_OK;
   for (uint32_t i = 0; i < s->nargs && !st; i++) {
