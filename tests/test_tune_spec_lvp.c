@@ -518,9 +518,10 @@ static void test_warmup_sentinel(void) {
 /* The device's side of a configuration (bench/tune/saxpy's small spec: y = a x + y restored before every run):
  * restored by a compute copy (VKOCC_TEST_COMPUTE_RESTORE=1; a GPU's default), every configuration right after
  * its last batch; under a rule that holds at once (--spread 1) the first timed batch is the fewest runs the rule
- * stops at (5, more where they take under 2 ms) and the compares ride in it: 2 submissions (validation, trials)
- * where no warm-up or clock retry ran; the device's whole time is recorded beside the timed runs'. */
-static void test_device_side(void) {
+ * stops at (5, more where they take under 2 ms) and the outputs' check rides in it, a compare dispatch or a copy
+ * back to the host alike: 2 submissions (validation, trials) where no warm-up or clock retry ran; the device's
+ * whole time is recorded beside the timed runs'. */
+static void check_device_side(const char *env, const char *validation) {
   char *out, from[1100], to[1100];
   static const char *const files[] = {"saxpy_small.json", "saxpy.comp"};
   for (int f = 0; f < 2; f++) {
@@ -528,17 +529,17 @@ static void test_device_side(void) {
     snprintf(to, sizeof to, "%s/%s", dir, files[f]);
     copy(from, to);
   }
-  int rc = run_fmt(&out, "VKOCC_TEST_COMPUTE_RESTORE=1 %s tune %s/saxpy_small.json -o %s/ds.json --budget 4 --seed 1 "
-                   "--spread 1 --fingerprint %s --allow-other-device 2>&1", bin, dir, dir, fp);
-  CHECK(rc == 0, "device side: exit %d: %s", rc, out);
+  int rc = run_fmt(&out, "VKOCC_TEST_COMPUTE_RESTORE=1 %s %s tune %s/saxpy_small.json -o %s/ds.json --budget 4 --seed 1 "
+                   "--spread 1 --fingerprint %s --allow-other-device 2>&1", env, bin, dir, dir, fp);
+  CHECK(rc == 0, "device side (%s): exit %d: %s", env, rc, out);
   CHECK_CONTAINS(out, "4 correct");
   free(out);
   char p[1024];
   snprintf(p, sizeof p, "%s/ds.json", dir);
   json_t *d = load(p);
   if (!d) return;
-  CHECK(!strcmp(json_string_value(json_object_get(json_object_get(d, "measurement"), "validation")), "device"),
-        "compared on the device");
+  const char *v = json_string_value(json_object_get(json_object_get(d, "measurement"), "validation"));
+  CHECK(v && !strcmp(v, validation), "%s: compared on the %s, expected %s", env, v ? v : "(none)", validation);
   size_t i;
   json_t *r;
   double device_sum = 0;
@@ -565,6 +566,11 @@ static void test_device_side(void) {
   double run_dev = json_number_value(json_object_get(json_object_get(d, "measurement"), "device_ms"));
   CHECK(run_dev >= device_sum && device_sum > 0, "the run's device time %g ms holds its configurations' %g", run_dev, device_sum);
   json_decref(d);
+}
+
+static void test_device_side(void) {
+  check_device_side("VKOCC_TEST_CPU_COMPARE=0", "device");
+  check_device_side("VKOCC_TEST_CPU_COMPARE=1", "host");
 }
 
 int main(int argc, char **argv) {

@@ -1229,15 +1229,13 @@ static tu_outcome phase_trials(harness *h, trial *t) {
   r->times_ns = vkocc_xmalloc(max_runs * sizeof *r->times_ns);
   double since = vkocc_now_ms();
   uint32_t retry = 0;
-  /* with compares on the device, each batch ends with them (a 64 Mi-float compare: 0.22 ms on an H100), so the
-   * last batch's answer is there without a submission of its own; else the outputs are read back once, after
-   * the last batch */
-  bool check_in_batch = h->gpu_check == 1;
+  /* each batch ends with the outputs' check (a compare dispatch, 64 Mi floats in 0.22 ms on an H100; or their copy
+   * back to the host), so the last batch's outputs are there without a submission of their own */
   while (r->runs < max_runs) {
     uint32_t left = max_runs - r->runs;
     uint32_t batch = r->runs ? batch_size(t->first_ns, 1, left)
                              : first_batch_size(t->first_ns, h->o->min_runs ? h->o->min_runs : 5, left);
-    tu_outcome out = dispatch(h, t, batch, false, check_in_batch, r->times_ns + r->runs);
+    tu_outcome out = dispatch(h, t, batch, false, true, r->times_ns + r->runs);
     if (out != TU_GO) return out;
     if (h->probe_on) {
       /* clock-verified: a batch bracketed by a reading below the steady clock is measured again (bounded) */
@@ -1256,20 +1254,6 @@ static tu_outcome phase_trials(harness *h, trial *t) {
     }
     r->runs += batch;
     if (enough_runs(h->o, r->times_ns, r->runs, since)) break;
-  }
-  /* the outputs of the last run, as it left them: without compares in the batches, read back in a batch of
-   * their own */
-  if (!check_in_batch) {
-    vkocc_batch *b = vkocc_context_batch(CTX(h));
-    vkocc_status st = vkocc_batch_begin(b);
-    if (!st) {
-      for (uint32_t i = 0; i < h->s->nargs; i++)
-        if (h->readback[i].buffer) vkocc_batch_copy(b, &h->dev[i], &h->readback[i], 0, 0, h->dev[i].size);
-      vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
-      st = vkocc_batch_run(b, (uint64_t)(t->timeout_s * 1e9), "checking a tuning dispatch's outputs");
-    }
-    if (st) return failed(h, t, TU_RUNTIME, vkocc_context_lost(CTX(h)), false, vkocc_last_error());
-    r->device_ms += b->span_ns * 1e-6, h->run->device_ms += b->span_ns * 1e-6, r->submissions++;
   }
   char why[400]; /* the outputs of the last run must still be right (a race shows here) */
   if (!outputs_right(h, why, sizeof why)) return invalid(t, TU_CORRECTNESS, "wrong output after %u runs: %s", r->runs, why);
