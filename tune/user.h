@@ -49,6 +49,9 @@ typedef struct tu_result {
   double phase_ms[TU_NPHASES]; /* host time of each phase (prepare holds compile, pipeline and P) */
   double wait_ms;            /* of compile + pipeline, what the measuring thread waited for (0: built ahead in time) */
   double gpu_ms;             /* device time of its dispatches (validation, warm-up, timed runs) */
+  double device_ms;          /* device time of its batches as a whole: the dispatches and the restores, compares
+                              * and clock probes around them (the time the device was busy with it) */
+  uint32_t submissions;      /* batches submitted and waited for (validation, warm-up, trials, a readback) */
   /* clock evidence (a probe beside each batch; 0 without one): the lowest and highest readings of its timed
    * batches, the steady estimate then, batches measured again for a low clock, and kept low (retries spent) */
   double clock_min, clock_max, clock_steady;
@@ -70,6 +73,8 @@ typedef struct tu_run {
   bool param_launch[32];     /* ... or only through LocalSize / GlobalSize (the source never names it) */
   uint32_t compiles, pipelines;
   double compile_ms, pipelines_ms, occupancy_ms, measure_ms, elapsed_ms;
+  double device_ms;          /* the device busy with the tuning's batches (configurations, sentinel, final round) */
+  double tuning_ms;          /* host wall of the reference, search, sentinel and final round, less setup_ms */
   char reference[512];       /* "ReferenceArguments", or the key of the configuration used as reference */
   uint32_t resumed;
   uint32_t filtered;         /* allowed configurations left out by --only */

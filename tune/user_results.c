@@ -15,13 +15,16 @@ static json_t *u3(const uint32_t v[3]) { return json_pack("[I, I, I]", (json_int
 
 /* timing_ms: the host time of each part of the configuration's measurement in ms (compile, pipeline and
  * occupancy are parts of prepare; measurement = validate + warm + trials), the device time of its dispatches
- * (gpu) and of its warm-up alone (warmup). */
+ * (gpu), of its batches as a whole with the restores, compares and probes around them (device) and of its warm-up
+ * alone (warmup). */
 static json_t *timing_json(const tu_result *r) {
   json_t *c = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "compile", r->compile_ms, "pipeline", r->pipeline_ms,
                         "occupancy", r->occupancy_ms, "measurement", r->measure_ms, "warmup", r->warmup_ms, "other",
                         r->other_ms, "total", r->total_ms, "gpu", r->gpu_ms);
   for (int p = 0; p < TU_NPHASES; p++) json_object_set_new(c, tu_phase_name((tu_phase)p), json_real(r->phase_ms[p]));
   json_object_set_new(c, "wait", json_real(r->wait_ms));
+  json_object_set_new(c, "device", json_real(r->device_ms));
+  json_object_set_new(c, "submissions", json_integer(r->submissions));
   return c;
 }
 
@@ -76,6 +79,9 @@ static json_t *measurement_json(const tu_run *run, const char *date) {
                         run->pipelines_ms, "occupancy_ms", run->occupancy_ms, "measure_ms", run->measure_ms, "elapsed_ms",
                         run->elapsed_ms, "device_losses", (json_int_t)run->device_losses);
   json_object_set_new(m, "setup_ms", json_real(run->setup_ms));
+  /* the device busy with the tuning's batches; over tuning_ms, the tuning's busy fraction */
+  json_object_set_new(m, "device_ms", json_real(run->device_ms));
+  json_object_set_new(m, "tuning_ms", json_real(run->tuning_ms));
   /* where the outputs were compared with the reference: on the device (only the verdict came back), or here */
   json_object_set_new(m, "validation", json_string(run->validated_on_device ? "device" : "host"));
   if (run->nsentinel) {
@@ -190,7 +196,8 @@ static double ms(json_t *tm, const char *k) {
 static void timing_read(json_t *tm, tu_result *r) {
   r->compile_ms = ms(tm, "compile"), r->pipeline_ms = ms(tm, "pipeline"), r->occupancy_ms = ms(tm, "occupancy");
   r->measure_ms = ms(tm, "measurement"), r->other_ms = ms(tm, "other"), r->total_ms = ms(tm, "total");
-  r->warmup_ms = ms(tm, "warmup"), r->gpu_ms = ms(tm, "gpu"), r->wait_ms = ms(tm, "wait");
+  r->warmup_ms = ms(tm, "warmup"), r->gpu_ms = ms(tm, "gpu"), r->device_ms = ms(tm, "device");
+  r->submissions = (uint32_t)ms(tm, "submissions"), r->wait_ms = ms(tm, "wait");
   for (int p = 0; p < TU_NPHASES; p++) r->phase_ms[p] = ms(tm, tu_phase_name((tu_phase)p));
 }
 
