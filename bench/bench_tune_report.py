@@ -153,6 +153,8 @@ def report_one(path, util=()):
         "timed_of_tuning": timed_gpu_ms / tuning_ms if tuning_ms else None,
         # the search alone (no final round, sentinel or reference's setup): each configuration's device time over its
         # host total, summed
+        "search_wall_ms": meas.get("search_ms"),
+        "search_wall_device_ms": meas.get("search_device_ms"),
         "search_device_ms": sum((r.get("timing_ms") or {}).get("device", 0.0) for r in res),
         "search_total_ms": sum((r.get("timing_ms") or {}).get("total", 0.0) for r in res),
         "config_busy_median": pct([(r.get("timing_ms") or {}).get("device", 0.0) / r["timing_ms"]["total"] for r in res
@@ -199,6 +201,10 @@ def main(argv):
                          "of the tuning's wall (tuning_ms %.0f ms); timed runs alone (%.0f ms) %.1f%% of the tuning's wall"
                          % (r["device_ms"], 100 * r["device_busy_of_wall"], 100 * r["device_busy_of_tuning"], r["tuning_ms"],
                             r["gpu_ms"], 100 * r["timed_of_tuning"]))
+            if r.get("search_wall_ms"):
+                lines.append("  the search's wall (measurement.search_ms %.0f ms: the reference and the search, no sentinel or "
+                             "final round): device %.0f ms, %.1f%% busy" % (r["search_wall_ms"], r["search_wall_device_ms"],
+                                                                        100 * r["search_wall_device_ms"] / r["search_wall_ms"]))
             if r["search_total_ms"] > 0:
                 lines.append("  the search alone (configurations' timing_ms.device over their timing_ms.total, summed): %.0f of "
                              "%.0f ms, %.1f%% busy; the median configuration's device / total %.1f%%"

@@ -566,6 +566,14 @@ static void check_device_side(const char *env, const char *validation) {
   CHECK(two >= 1, "some configuration ran without a warm-up or retry");
   double run_dev = json_number_value(json_object_get(json_object_get(d, "measurement"), "device_ms"));
   CHECK(run_dev >= device_sum && device_sum > 0, "the run's device time %g ms holds its configurations' %g", run_dev, device_sum);
+  json_t *m = json_object_get(d, "measurement");
+  double tuning = json_number_value(json_object_get(m, "tuning_ms")), search = json_number_value(json_object_get(m, "search_ms"));
+  double search_dev = json_number_value(json_object_get(m, "search_device_ms"));
+  /* the search holds every configuration's device time and lies within the tuning (its final round on top) */
+  CHECK(search_dev >= device_sum - 1e-6 && search_dev <= run_dev + 1e-6, "search's device %g ms: configurations' %g, run's %g",
+        search_dev, device_sum, run_dev);
+  CHECK(search >= search_dev && search <= tuning && tuning <= json_number_value(json_object_get(m, "elapsed_ms")),
+        "search %g ms within the tuning's %g", search, tuning);
   json_decref(d);
 }
 

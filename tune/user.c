@@ -1999,9 +1999,11 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   if (!st) st = classify_params(&h);
   if (!st) st = setup_reference(&h);
   /* the tuning's own wall: the reference, the search, the sentinel and the final round, less the arguments' data */
-  double t_tune = vkocc_now_ms(), setup0 = run->setup_ms;
+  double t_tune = vkocc_now_ms(), setup0 = run->setup_ms, device0 = run->device_ms;
   if (!st) st = reference_first(&h);
   if (!st) st = search(&h, def);
+  /* the search's alone (the configurations, the waits between them), the device's part of it */
+  run->search_ms += vkocc_now_ms() - t_tune - (run->setup_ms - setup0), run->search_device_ms += run->device_ms - device0;
   if (!st && h.sentinel >= 0 && sentinel_every(o) > 0) st = sentinel_again(&h);
   if (!st && o->confirm >= 0 && confirm_best(&h, o->confirm ? (uint32_t)o->confirm : 5))
     fprintf(stderr, "vkocc tune: note: %s; the best is ranked by the search's medians\n", vkocc_last_error());

@@ -75,6 +75,8 @@ typedef struct tu_run {
   double compile_ms, pipelines_ms, occupancy_ms, measure_ms, elapsed_ms;
   double device_ms;          /* the device busy with the tuning's batches (configurations, sentinel, final round) */
   double tuning_ms;          /* host wall of the reference, search, sentinel and final round, less setup_ms */
+  double search_ms, search_device_ms; /* of it the reference and the search (no sentinel, no final round): the wall
+                                       * less setup_ms, and the device busy in it */
   char reference[512];       /* "ReferenceArguments", or the key of the configuration used as reference */
   uint32_t resumed;
   uint32_t filtered;         /* allowed configurations left out by --only */

@@ -82,6 +82,8 @@ static json_t *measurement_json(const tu_run *run, const char *date) {
   /* the device busy with the tuning's batches; over tuning_ms, the tuning's busy fraction */
   json_object_set_new(m, "device_ms", json_real(run->device_ms));
   json_object_set_new(m, "tuning_ms", json_real(run->tuning_ms));
+  json_object_set_new(m, "search_ms", json_real(run->search_ms));
+  json_object_set_new(m, "search_device_ms", json_real(run->search_device_ms));
   /* where the outputs were compared with the reference: on the device (only the verdict came back), or here */
   json_object_set_new(m, "validation", json_string(run->validated_on_device ? "device" : "host"));
   if (run->nsentinel) {
