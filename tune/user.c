@@ -562,7 +562,9 @@ static vkocc_status make_buffers(harness *h) {
     if (!st && (a->output || validated(h, i))) st = vkocc_buffer_create(ctx, bytes, true, &h->readback[i]);
   }
   if (st) free_buffers(h);
-  else h->buffers_ready = true;
+  pthread_mutex_lock(&h->pb.modules); /* the pool reads it there (prepare_module) */
+  h->buffers_ready = !st;
+  pthread_mutex_unlock(&h->pb.modules);
   return st;
 }
 
@@ -833,8 +835,11 @@ static tu_outcome prepare_module(harness *h, trial *t) {
     return stop(t, vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelName: '%.200s': %s", s->file,
                               s->kernel_name, m->error));
   if (m->failed) return invalid(t, TU_COMPILE, "compile: %s", m->error);
-  if (t->ahead && !h->buffers_ready) return TU_STOP; /* the buffers are the main thread's */
   pthread_mutex_lock(&h->pb.modules); /* a module's interface is checked once, by whichever thread needs it first */
+  if (t->ahead && !h->buffers_ready) { /* the buffers are the main thread's: ahead of them, the compile alone */
+    pthread_mutex_unlock(&h->pb.modules);
+    return TU_STOP;
+  }
   if (!m->checked && !(t->st = check_interface(h, m))) m->checked = true;
   pthread_mutex_unlock(&h->pb.modules);
   if (t->st) return TU_STOP;
@@ -934,11 +939,11 @@ static uint32_t prebuild_threads(const tu_options *o) {
 static uint32_t prebuild_window(const harness *h) { return 2 * h->pb.nthreads + 1; }
 
 /* Queues the configurations the strategy will propose next (next, n of them: tune_search_peek) that are neither
- * measured, built nor queued, for the pool; only once buffers and interface are set, so the threads touch nothing
- * else that is shared. Starts the pool on first use. */
+ * measured, built nor queued, for the pool; before the buffers are made (the first configuration, the arguments'
+ * data) the pool compiles their modules alone, after it builds their pipelines too. Starts the pool on first use. */
 static void prebuild_queue(harness *h, const uint32_t *next, uint32_t n) {
   prebuilder *b = &h->pb;
-  if (!n || !h->buffers_ready) return;
+  if (!n) return;
   if (!b->thread) {
     b->cap = prebuild_window(h);
     b->queue = vkocc_xcalloc(b->cap, sizeof *b->queue);
