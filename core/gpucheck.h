@@ -109,7 +109,9 @@ uint64_t vkocc_spirv_written_bindings(const uint32_t *spv, size_t words, uint32_
 
 /* A copy of a buffer's first bytes into another's by a compute dispatch (shaders/copy.comp, 16 bytes per invocation
  * and step; a tail under 16 bytes by vkCmdCopyBuffer): on an H100 vkCmdCopyBuffer moved 256 MiB in 0.64 ms, about a
- * third of what a shader streams. The buffers are the caller's and must outlive it. */
+ * third of what a shader streams. Not the tuning harness's restore by default: a SAXPY timed after it ran 0.5%
+ * slower than after vkCmdCopyBuffer (docs/results/h100/tune-speed/after3). The buffers are the caller's and must
+ * outlive it. */
 typedef struct vkocc_copy {
   vkocc_kernel k;
   const vkocc_buffer *src, *dst;

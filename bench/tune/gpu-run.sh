@@ -24,9 +24,12 @@ for s in $STEPS; do
     BENCH_TIMEOUT=180 $B "$V" "$R" saxpy "$BD/tune/saxpy/saxpy.json" 16 1 --confirm 16 "${F[@]}"; el saxpy ;;
   saxpy30) # the accuracy check: 32 random configurations, 30 of them re-timed at the end, interleaved
     BENCH_TIMEOUT=180 $B "$V" "$R" saxpy30 "$BD/tune/saxpy/saxpy.json" 32 1 --confirm 30 "${F[@]}"; el saxpy30 ;;
-  saxpy30-transfer) # the same with the inputs restored by vkCmdCopyBuffer instead of a compute copy
+  saxpy30-transfer) # the same with the inputs restored by vkCmdCopyBuffer (the default since after3)
     VKOCC_TEST_COMPUTE_RESTORE=0 BENCH_TIMEOUT=180 $B "$V" "$R" saxpy30-transfer "$BD/tune/saxpy/saxpy.json" 32 1 --confirm 30 "${F[@]}"
     el saxpy30-transfer ;;
+  saxpy30-compute) # ... and by a compute copy (vkocc_copy)
+    VKOCC_TEST_COMPUTE_RESTORE=1 BENCH_TIMEOUT=180 $B "$V" "$R" saxpy30-compute "$BD/tune/saxpy/saxpy.json" 32 1 --confirm 30 "${F[@]}"
+    el saxpy30-compute ;;
   baseline-saxpy30) # the same with another binary (BASELINE), on the same board in the same call
     BENCH_TIMEOUT=180 $B "$BASELINE" "$R" baseline-saxpy30 "$BD/tune/saxpy/saxpy.json" 32 1 --confirm 30 "${F[@]}"
     el baseline-saxpy30 ;;
