@@ -46,6 +46,11 @@ for s in $STEPS; do
     for p in 1 2 3; do
       BENCH_TIMEOUT=45 $B "$V" "$R" matmul-p$p "$BD/tune/matmul/matmul.json" 8 7 --only block_size_x=32 "${F[@]}"; el matmul-p$p
     done ;;
+  baseline-stability) # the matmul's 3 processes with BASELINE
+    for p in 1 2 3; do
+      BENCH_TIMEOUT=45 $B "$BASELINE" "$R" baseline-matmul-p$p "$BD/tune/matmul/matmul.json" 8 7 --only block_size_x=32 "${F[@]}"
+      el baseline-matmul-p$p
+    done ;;
   saxpy-stability)
     for p in 1 2 3; do
       BENCH_TIMEOUT=60 $B "$V" "$R" saxpy-p$p "$BD/tune/saxpy/saxpy.json" 8 7 --only WG=256,512 --only EPT=1,2 "${F[@]}"; el saxpy-p$p
