@@ -753,6 +753,118 @@ bool texpr_eval(const texpr *e, const texpr_env *env, texpr_value *out, char *er
   return eval_node(&ev, e->root, out);
 }
 
+/* ------------------------------------------------------------------ a range of the first variable at once */
+
+/* One node's values over the range: integers or floats, as texpr_eval's kinds would be (they follow from the
+ * node types alone in the subset range_node takes). */
+typedef struct column { bool is_int; int64_t *i; double *f; } column;
+
+static void column_free(column *c) { free(c->i), free(c->f), c->i = NULL, c->f = NULL; }
+static double column_f(const column *c, uint32_t k) { return c->is_int ? (double)c->i[k] : c->f[k]; }
+
+/* Each value as binary() computes it, the same C expressions; false where binary() would fail (the caller then
+ * evaluates element by element and names the failure) or for an operator outside the subset. */
+static bool range_binary(int op, const column *a, const column *b, uint32_t n, column *out) {
+  bool ints = a->is_int && b->is_int;
+  if (op >= B_BITAND && !ints) return false;
+  if (op == B_POW || op == B_SHL || op == B_SHR) return false;
+  out->is_int = ints && op != B_DIV;
+  if (out->is_int) out->i = vkocc_xmalloc((size_t)n * sizeof *out->i);
+  else out->f = vkocc_xmalloc((size_t)n * sizeof *out->f);
+  for (uint32_t k = 0; k < n; k++) {
+    if (out->is_int) {
+      int64_t x = a->i[k], y = b->i[k], r;
+      switch (op) {
+      case B_ADD: if (__builtin_add_overflow(x, y, &r)) return false; break;
+      case B_SUB: if (__builtin_sub_overflow(x, y, &r)) return false; break;
+      case B_MUL: if (__builtin_mul_overflow(x, y, &r)) return false; break;
+      case B_BITAND: r = x & y; break;
+      case B_BITOR: r = x | y; break;
+      case B_BITXOR: r = x ^ y; break;
+      default: { /* B_FDIV, B_MOD: Python floors */
+        if (y == 0 || (x == INT64_MIN && y == -1)) return false;
+        int64_t q = x / y, m = x % y;
+        if (m != 0 && ((m < 0) != (y < 0))) q -= 1, m += y;
+        r = op == B_FDIV ? q : m;
+      }
+      }
+      out->i[k] = r;
+      continue;
+    }
+    double x = column_f(a, k), y = column_f(b, k), r;
+    switch (op) {
+    case B_ADD: r = x + y; break;
+    case B_SUB: r = x - y; break;
+    case B_MUL: r = x * y; break;
+    case B_DIV: if (y == 0) return false; r = x / y; break;
+    default: { /* B_FDIV, B_MOD */
+      if (y == 0) return false;
+      double q = floor(x / y);
+      r = op == B_FDIV ? q : x - q * y;
+    }
+    }
+    if (!isfinite(r)) return false;
+    out->f[k] = r;
+  }
+  return true;
+}
+
+/* The values of node idx with the first variable = lo + k, k < n: numbers, arithmetic and ProblemSize[constant];
+ * false for anything else or a value texpr_eval would refuse. */
+static bool range_node(const texpr *e, const texpr_env *env, int32_t idx, int64_t lo, uint32_t n, column *c) {
+  const node *nd = &e->n[idx];
+  memset(c, 0, sizeof *c);
+  column a, b;
+  switch (nd->t) {
+  case N_INT: case N_FLOAT: case N_VAR: case N_PSIZE: {
+    int64_t iv = nd->i;
+    if (nd->t == N_VAR && nd->var != 0) return false;
+    if (nd->t == N_PSIZE) {
+      const node *ix = &e->n[nd->a];
+      if (ix->t != N_INT || !env || ix->i < 0 || (uint64_t)ix->i >= env->nproblem) return false;
+      iv = env->problem_size[ix->i];
+    }
+    c->is_int = nd->t != N_FLOAT;
+    if (c->is_int) c->i = vkocc_xmalloc((size_t)n * sizeof *c->i);
+    else c->f = vkocc_xmalloc((size_t)n * sizeof *c->f);
+    for (uint32_t k = 0; k < n; k++) {
+      if (nd->t == N_VAR) c->i[k] = lo + (int64_t)k;
+      else if (c->is_int) c->i[k] = iv;
+      else c->f[k] = nd->f;
+    }
+    return true;
+  }
+  case N_POS:
+    return range_node(e, env, nd->a, lo, n, c);
+  case N_NEG:
+    if (!range_node(e, env, nd->a, lo, n, c)) return false;
+    for (uint32_t k = 0; k < n; k++) {
+      if (c->is_int && c->i[k] == INT64_MIN) return column_free(c), false;
+      if (c->is_int) c->i[k] = -c->i[k];
+      else c->f[k] = -c->f[k];
+    }
+    return true;
+  case N_BIN: {
+    if (!range_node(e, env, nd->a, lo, n, &a)) return false;
+    if (!range_node(e, env, nd->b, lo, n, &b)) return column_free(&a), false;
+    bool ok = range_binary(nd->op, &a, &b, n, c);
+    column_free(&a), column_free(&b);
+    if (!ok) column_free(c);
+    return ok;
+  }
+  default:
+    return false;
+  }
+}
+
+bool texpr_eval_range(const texpr *e, const texpr_env *env, int64_t lo, uint32_t n, double *out) {
+  column c;
+  if (!n || !range_node(e, env, e->root, lo, n, &c)) return false;
+  for (uint32_t k = 0; k < n; k++) out[k] = column_f(&c, k);
+  column_free(&c);
+  return true;
+}
+
 bool texpr_eval_int(const texpr *e, const texpr_env *env, int64_t *out, char *err, size_t errlen) {
   texpr_value v;
   if (!texpr_eval(e, env, &v, err, errlen)) return false;

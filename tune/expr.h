@@ -59,6 +59,10 @@ unsigned texpr_uses(const texpr *e, bool *uses_var);
 bool texpr_eval(const texpr *e, const texpr_env *env, texpr_value *out, char *err, size_t errlen);
 /* Evaluates e to an integer (a float with an integral value is accepted); false naming the problem. */
 bool texpr_eval_int(const texpr *e, const texpr_env *env, int64_t *out, char *err, size_t errlen);
+/* e for its first variable = lo, lo + 1, ... lo + n - 1 at once (a Generator's i), each value as texpr_eval gives
+ * it (an integer as a double) into out: true where e is arithmetic on numbers, that variable and ProblemSize[N]
+ * and no value fails; false otherwise (then evaluate element by element: that names a failure). */
+bool texpr_eval_range(const texpr *e, const texpr_env *env, int64_t lo, uint32_t n, double *out);
 bool texpr_truthy(const texpr_value *v);
 
 /* A T1 Values string: a list literal "[1, 2, 'a']" or a comprehension "[EXPR for x in range(a[, b[, c]])]"

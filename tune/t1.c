@@ -982,7 +982,17 @@ static void gen_chunk(void *user, uint32_t chunk) {
   if (after_failure) return;
   texpr_value slot;
   texpr_env env = {.vars = &slot, .problem_size = g->s->problem, .nproblem = g->s->nproblem};
-  for (uint64_t i = lo; i < hi; i++) {
+  /* blocks of indices at once where the expression allows (texpr_eval_range: the same values); element by element
+   * where it does not, or a value fails there (which this loop then names) */
+  enum { BLOCK = 1024 };
+  double vals[BLOCK];
+  uint64_t i = lo;
+  for (; i < hi; i += BLOCK) {
+    uint32_t m = hi - i < BLOCK ? (uint32_t)(hi - i) : BLOCK;
+    if (!texpr_eval_range(g->d->gen, &env, (int64_t)i, m, vals)) break;
+    for (uint32_t k = 0; k < m; k++) put(g->dst, i + k, g->t, vals[k]);
+  }
+  for (; i < hi; i++) {
     slot = (texpr_value){.kind = TEXPR_INT, .i = (int64_t)i};
     texpr_value v;
     char err[512];
