@@ -305,8 +305,11 @@ static module *find_module(harness *h, config *x, double *compile_ms) {
   json_object_set_new(h->mod_index, x->defs_key, json_integer(h->nmods));
   module *m = h->mods[h->nmods++] = vkocc_xcalloc(1, sizeof *m);
   double t0 = vkocc_now_ms();
-  vkocc_status st = vkocc_shader_load_file(h->s->kernel_file, h->s->lang, h->s->kernel_name,
-                                           (const char *const *)x->defs, x->ndefs, &m->spv, &m->words);
+  const char *text = h->s->kernel_text; /* a built-in spec's source is in the library */
+  vkocc_status st = text ? vkocc_shader_compile(text, strlen(text), h->s->kernel_file, h->s->lang, h->s->kernel_name,
+                                                (const char *const *)x->defs, x->ndefs, &m->spv, &m->words)
+                         : vkocc_shader_load_file(h->s->kernel_file, h->s->lang, h->s->kernel_name,
+                                                  (const char *const *)x->defs, x->ndefs, &m->spv, &m->words);
   if (!st) st = vkocc_reflect(m->spv, m->words, h->s->kernel_name, &m->refl);
   if (st) {
     m->failed = true;
@@ -1567,14 +1570,21 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
   return VKOCC_OK;
 }
 
-vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run) {
-  memset(run, 0, sizeof *run);
-  vkocc_status st = t1_load(spec_path, &run->spec);
-  if (st) return st;
-  if ((st = t1_enumerate(&run->spec, &run->space))) { t1_free(&run->spec); return st; }
+vkocc_status tu_begin(tu_run *run) {
+  vkocc_status st = t1_enumerate(&run->spec, &run->space);
+  if (st) { t1_free(&run->spec); return st; }
   run->r = vkocc_xcalloc(run->space.count, sizeof *run->r);
   run->sentinel_config = -1;
   for (uint32_t i = 0; i < run->space.count; i++) run->r[i].P = -1;
+  snprintf(run->strategy, sizeof run->strategy, "%s", run->spec.search);
+  run->budget = run->spec.budget;
+  return VKOCC_OK;
+}
+
+vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run) {
+  memset(run, 0, sizeof *run);
+  vkocc_status st = t1_load(spec_path, &run->spec);
+  if (st || (st = tu_begin(run))) return st;
   if (name && (!name[0] || strlen(name) >= sizeof run->name)) {
     tu_run_free(run);
     return vkocc_fail(VKOCC_ERROR_USAGE, "--name: %zu characters; expected 1 to %zu (a longer name was cut, and two "
@@ -1592,8 +1602,6 @@ vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run) {
     }
     snprintf(run->name, sizeof run->name, "%.*s", (int)len, stem);
   }
-  snprintf(run->strategy, sizeof run->strategy, "%s", run->spec.search);
-  run->budget = run->spec.budget;
   return VKOCC_OK;
 }
 
@@ -1621,17 +1629,26 @@ vkocc_status tu_restrict(tu_run *run, const char *only) {
     }
     if (!found) return vkocc_fail(VKOCC_ERROR_USAGE, "--only: %s=%s is not one of its values", s->params[p].name, tok);
   }
+  bool *keep = vkocc_xcalloc(run->space.count + 1, sizeof *keep);
+  for (uint32_t c = 0; c < run->space.count; c++) keep[c] = keep_value[run->space.coord[(size_t)c * s->nparams + p]];
+  vkocc_status st = tu_keep(run, keep);
+  free(keep);
+  return st ? vkocc_fail(st, "--only %s: no allowed configuration is left", only) : VKOCC_OK;
+}
+
+vkocc_status tu_keep(tu_run *run, const bool *keep) {
+  t1_spec *s = &run->spec;
   uint32_t n = 0;
   for (uint32_t c = 0; c < run->space.count; c++) {
     const uint32_t *coord = run->space.coord + (size_t)c * s->nparams;
-    if (!keep_value[coord[p]] && !run->r[c].measured) continue; /* a resumed result is kept, whatever --only says */
+    if (!keep[c] && !run->r[c].measured) continue; /* a resumed result is kept, whatever --only says */
     if (n != c) {
       memmove(run->space.coord + (size_t)n * s->nparams, coord, s->nparams * sizeof *coord);
       run->r[n] = run->r[c];
     }
     n++;
   }
-  if (!n) return vkocc_fail(VKOCC_ERROR_USAGE, "--only %s: no allowed configuration is left", only);
+  if (!n) return VKOCC_ERROR_USAGE;
   json_decref(run->by_key), run->by_key = NULL;
   run->filtered += run->space.count - n;
   run->space.count = n;
@@ -1719,7 +1736,8 @@ static vkocc_status classify_params(harness *h) {
   } else {
     void *text;
     size_t len;
-    if (vkocc_read_file(s->kernel_file, &text, &len))
+    if (s->kernel_text) text = vkocc_xstrdup(s->kernel_text);
+    else if (vkocc_read_file(s->kernel_file, &text, &len))
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s", s->file, vkocc_last_error());
     strip_comments(h->source = text);
   }
