@@ -196,8 +196,10 @@ vkocc_status vkocc_tune_prepare(vkocc_tune_session *s, vkocc_context *ctx, const
   if (s->spent) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_prepare: it failed before; close the session, open another");
   tune_device_id_fill(&s->dev, vkocc_context_device(ctx), s->fp_doc, s->have_fp ? &s->fp : NULL);
   const vkocc_tune_options *o = options;
-  vkocc_status st = s->k ? prepare_kernel(s, ctx)
-                    : s->resume_path[0] ? tu_results_resume(s->resume_path, &s->urun, s->dev.id.key) : VKOCC_OK;
+  int64_t limits[TEXPR_NDEVICE];
+  tu_device_limits(ctx, limits);
+  vkocc_status st = s->k ? prepare_kernel(s, ctx) : tu_bind_device(&s->urun, limits);
+  if (!st && !s->k && s->resume_path[0]) st = tu_results_resume(s->resume_path, &s->urun, s->dev.id.key);
   for (uint32_t i = 0; !st && o && i < o->nonly; i++)
     st = s->k ? tu_builtin_restrict(&s->b, &s->urun, o->only[i]) : tu_restrict(&s->urun, o->only[i]);
   s->resumed = s->urun.resumed;

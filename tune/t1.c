@@ -457,6 +457,7 @@ static vkocc_status read_sizes(rd *r, json_t *ks, const char *key, texpr **e, ch
     texpr_scope sc = scope_of(r->s, true);
     if ((s = parse_expr(r, p, t, &sc, &e[d]))) return s;
     if (texpr_uses(e[d], NULL) & TEXPR_USES_P) r->s->uses_P = true;
+    if (texpr_uses(e[d], NULL) & TEXPR_USES_DEVICE) r->s->uses_device = true;
   }
   return VKOCC_OK;
 }
@@ -619,6 +620,7 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
     C->text = vkocc_xstrdup(ex);
     C->uses_P = texpr_uses(C->e, NULL) & TEXPR_USES_P;
     C->uses_device = texpr_uses(C->e, NULL) & TEXPR_USES_DEVICE;
+    S->uses_device |= C->uses_device;
     S->uses_P |= C->uses_P;
     S->nconds++;
   }
@@ -861,7 +863,7 @@ vkocc_status t1_enumerate(const t1_spec *s, t1_space *out) {
     t1_env(s, coord, slots, -1, &env);
     bool keep = true;
     for (uint32_t c = 0; c < s->nconds && keep; c++) {
-      if (s->conds[c].uses_P) continue;
+      if (s->conds[c].uses_P || (s->conds[c].uses_device && !s->has_device)) continue;
       texpr_value v;
       char err[512];
       if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) {
@@ -875,7 +877,9 @@ vkocc_status t1_enumerate(const t1_spec *s, t1_space *out) {
     if (keep) {
       /* the sizes of every kept configuration must evaluate (P-dependent ones are checked once P is known) */
       bool sizes_P = false;
-      for (int d = 0; d < 3; d++) sizes_P |= (texpr_uses(s->global[d], NULL) & TEXPR_USES_P) != 0;
+      for (int d = 0; d < 3; d++)
+        sizes_P |= (texpr_uses(s->global[d], NULL) & TEXPR_USES_P) ||
+                   (!s->has_device && (texpr_uses(s->global[d], NULL) | texpr_uses(s->local[d], NULL)) & TEXPR_USES_DEVICE);
       uint32_t l[3], g[3];
       vkocc_status st = sizes_P ? VKOCC_OK : t1_sizes(s, coord, -1, l, g);
       if (st) { t1_space_free(out); return st; }

@@ -101,6 +101,8 @@ typedef struct t1_spec {
   char search[64];
   json_t *search_attrs;      /* Search.Attributes as an object {Name: Value} (NULL none) */
   bool uses_P;               /* some condition or size names P */
+  bool uses_device;          /* some condition or size names a device limit: t1_enumerate leaves those conditions
+                                out until has_device (tu_bind_device) */
 } t1_spec;
 
 vkocc_status t1_load(const char *path, t1_spec *out);

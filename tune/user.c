@@ -1570,12 +1570,34 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
   return VKOCC_OK;
 }
 
-vkocc_status tu_begin(tu_run *run) {
+/* the space of run->spec and its results, none measured */
+static vkocc_status space_of(tu_run *run) {
   vkocc_status st = t1_enumerate(&run->spec, &run->space);
-  if (st) { t1_free(&run->spec); return st; }
-  run->r = vkocc_xcalloc(run->space.count, sizeof *run->r);
+  if (st) return st;
+  run->r = vkocc_xcalloc(run->space.count + 1, sizeof *run->r);
   run->sentinel_config = -1;
   for (uint32_t i = 0; i < run->space.count; i++) run->r[i].P = -1;
+  return VKOCC_OK;
+}
+
+vkocc_status tu_bind_device(tu_run *run, const int64_t device[TEXPR_NDEVICE]) {
+  t1_spec *s = &run->spec;
+  bool again = s->uses_device && !s->has_device;
+  memcpy(s->device, device, sizeof s->device);
+  s->has_device = true;
+  if (!again) return VKOCC_OK;
+  /* the conditions naming the device's limits were left out: the space again, before anything is taken into it */
+  for (uint32_t i = 0; i < run->space.count; i++)
+    if (run->r[i].measured) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: the device is given after results", s->file);
+  free(run->r), run->r = NULL;
+  json_decref(run->by_key), run->by_key = NULL;
+  t1_space_free(&run->space);
+  return space_of(run);
+}
+
+vkocc_status tu_begin(tu_run *run) {
+  vkocc_status st = space_of(run);
+  if (st) { t1_free(&run->spec); return st; }
   snprintf(run->strategy, sizeof run->strategy, "%s", run->spec.search);
   run->budget = run->spec.budget;
   return VKOCC_OK;
@@ -1896,6 +1918,9 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   const char *lose = getenv("VKOCC_TEST_DEVICE_LOSS");
   if (lose) h.lose_at = (uint32_t)strtoul(lose, NULL, 10);
   const tune_strategy_def *def;
+  if (run->spec.uses_device && !run->spec.has_device) /* a caller that did not tu_bind_device: never left out silently */
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: its conditions name the device's limits, which this way of tuning does "
+                      "not give them (tune it on one device)", run->spec.file);
   /* every buffer against the device's limits and the host's memory before anything is allocated or filled (a
    * 64 GiB reference was allocated, an 8 GiB generator run element by element, before any check) */
   vkocc_status st = take_options(run, o, &def);

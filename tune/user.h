@@ -118,6 +118,10 @@ vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run);
 /* The space of run->spec (read, its device and hooks set) enumerated, its results allocated; the spec is freed on
  * error. tu_prepare = t1_load + tu_begin + the name. */
 vkocc_status tu_begin(tu_run *run);
+/* The device's limits (texpr_device_names' order) for the spec's expressions; a spec whose conditions name them is
+ * enumerated again with them (before resume and --only: USAGE once results are in). tu_tune refuses a spec naming
+ * them without. */
+vkocc_status tu_bind_device(tu_run *run, const int64_t device[TEXPR_NDEVICE]);
 /* --only PARAM=V1,V2: keeps the configurations whose PARAM is one of the values (before tu_tune). */
 vkocc_status tu_restrict(tu_run *run, const char *only);
 /* Keeps configuration c where keep[c] or it was measured (resumed); VKOCC_ERROR_USAGE, without a message, when
