@@ -281,9 +281,15 @@ static vkocc_status run_checkpoint(void *user, const tu_run *run) {
   return worth_writing(run) ? checkpoint_doc(user) : VKOCC_OK;
 }
 
+static void key_of(const vkocc_tune_session *s, uint32_t i, char *out, size_t len);
+
 static void run_progress(void *user, uint32_t done, uint32_t total, double best_ns, double eta_s) {
   vkocc_tune_session *s = user;
-  vkocc_tune_progress p = {.phase = "tune", .done = done, .total = total, .best_ns = best_ns, .eta_s = eta_s};
+  char key[512];
+  int64_t b = tu_best(&s->urun);
+  if (b >= 0) key_of(s, (uint32_t)b, key, sizeof key);
+  vkocc_tune_progress p = {.phase = "tune", .done = done, .total = total, .best_ns = best_ns, .eta_s = eta_s,
+                           .best_key = b >= 0 ? key : NULL};
   s->opt->progress(s->opt->user, &p);
 }
 
@@ -373,6 +379,16 @@ static bool ranked(const vkocc_tune_session *s, uint32_t i) {
 
 static double rank_ns(const vkocc_tune_session *s, uint32_t i) { return tu_rank_ns(&s->urun.r[i]); }
 
+/* configuration i's key: a shipped kernel's as its results document gives it, else the T1 one */
+static void key_of(const vkocc_tune_session *s, uint32_t i, char *out, size_t len) {
+  const tu_run *run = &s->urun;
+  if (s->k) {
+    tune_result d;
+    tu_builtin_result(&s->b, run, i, &d);
+    snprintf(out, len, "%s", d.key);
+  } else t1_config_key(&run->spec, run->space.coord + (size_t)i * run->spec.nparams, out, len);
+}
+
 vkocc_status vkocc_tune_result_get(const vkocc_tune_session *s, uint32_t i, vkocc_tune_result *out) {
   vkocc_clear_error();
   if (!s || !out || i >= count_of(s))
@@ -382,11 +398,7 @@ vkocc_status vkocc_tune_result_get(const vkocc_tune_session *s, uint32_t i, vkoc
   out->rank_ns = rank_ns(s, i);
   const tu_run *run = &s->urun;
   const tu_result *r = &run->r[i];
-  if (s->k) { /* the key its results document gives it */
-    tune_result d;
-    tu_builtin_result(&s->b, run, i, &d);
-    snprintf(out->key, sizeof out->key, "%s", d.key);
-  } else t1_config_key(&run->spec, run->space.coord + (size_t)i * run->spec.nparams, out->key, sizeof out->key);
+  key_of(s, i, out->key, sizeof out->key);
   out->measured = r->measured, out->validity = (vkocc_tune_validity)r->inv, out->error = r->error;
   out->median_ns = r->median_ns, out->spread = r->spread, out->min_ns = r->min_ns, out->max_ns = r->max_ns;
   out->runs = r->runs, out->final_ns = r->confirm_ns, out->final_runs = r->confirm_runs, out->P = r->P;
