@@ -1,7 +1,8 @@
 /* The T1 expression evaluator and reader (no device): Python's semantics for the subset, errors with
- * columns and JSON paths, the space enumeration with conditions, P conditions left for later. */
+ * columns and JSON paths, the space enumeration with conditions, P conditions left for later, the device's limits
+ * as names (left out until the device is given). */
 #include "check.h"
-#include "../tune/t1.h"
+#include "../tune/user.h"
 #include <stdlib.h>
 
 static texpr_var vars[3];
@@ -381,8 +382,44 @@ static void test_generator_threads(void) {
   t1_free(&s);
 }
 
+/* MaxComputeWorkGroupInvocations and friends: names of expressions, evaluated once the device is known */
+static void test_device_limits(void) {
+  texpr_scope none = {0}, dev = {.allow_device = true};
+  texpr *e;
+  char err[256] = "";
+  CHECK(!texpr_parse("MaxComputeSharedMemorySize // 2", &none, &e, err, sizeof err), "a device limit outside its scope");
+  CHECK(texpr_parse("MaxComputeSharedMemorySize // 2 + SubgroupArithmetic", &dev, &e, err, sizeof err), "parse: %s", err);
+  CHECK(texpr_uses(e, NULL) & TEXPR_USES_DEVICE, "uses the device");
+  const int64_t limits[TEXPR_NDEVICE] = {128, 1024, 49152, 65535, 1};
+  texpr_env env = {.device = limits}, nodev = {0};
+  texpr_value v;
+  CHECK(texpr_eval(e, &env, &v, err, sizeof err) && v.i == 24577, "value %lld: %s", (long long)v.i, err);
+  CHECK(!texpr_eval(e, &nodev, &v, err, sizeof err) && strstr(err, "not known here"), "without a device: %s", err);
+  texpr_free(e);
+  /* a spec whose first condition is the device's: left out without the device, applied with it */
+  char *text = strdup(spec_text), *at = strstr(text, "TX * TY <= 128");
+  const char *limit = "TX*TY<=MaxComputeWorkGroupInvocations";
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - text), text, limit, at + strlen("TX * TY <= 128"));
+  free(text);
+  tu_run run = {0};
+  CHECK(t1_parse(buf, strlen(buf), "spec.json", ".", false, &run.spec) == VKOCC_OK, "parse: %s", vkocc_last_error());
+  CHECK(run.spec.uses_device && run.spec.conds[0].uses_device && !run.spec.conds[1].uses_device, "device use");
+  CHECK(tu_begin(&run) == VKOCC_OK, "begin: %s", vkocc_last_error());
+  CHECK_EQ_U(run.space.count, 32);
+  CHECK(tu_bind_device(&run, limits) == VKOCC_OK, "bind: %s", vkocc_last_error());
+  CHECK_EQ_U(run.space.count, 26); /* TX * TY <= 128, as with the number written */
+  CHECK(run.space.by_cond[0] == 6 && run.space.by_cond[1] == 0, "counted by condition");
+  run.r[0].measured = true;
+  CHECK(tu_bind_device(&run, limits) == VKOCC_OK, "the same device again: nothing to redo");
+  run.spec.has_device = false;
+  CHECK(tu_bind_device(&run, limits) == VKOCC_ERROR_USAGE, "a device given after results");
+  tu_run_free(&run);
+}
+
 int main(void) {
   test_expr();
+  test_device_limits();
   test_reader();
   test_eval_range();
   test_generator_threads();

@@ -19,7 +19,7 @@
 #include <string.h>
 
 typedef enum {
-  N_INT, N_FLOAT, N_STR, N_VAR, N_P, N_PSIZE, N_NEG, N_POS, N_NOT, N_AND, N_OR, N_BIN, N_CMP, N_MIN, N_MAX,
+  N_INT, N_FLOAT, N_STR, N_VAR, N_P, N_PSIZE, N_DEVICE, N_NEG, N_POS, N_NOT, N_AND, N_OR, N_BIN, N_CMP, N_MIN, N_MAX,
   N_VARMIN, N_VARMAX, N_INVERT, N_IF
 } ntype;
 
@@ -33,13 +33,17 @@ typedef struct node {
   int64_t i;
   double f;
   char *s;
-  uint32_t var;        /* N_VAR, N_VARMIN, N_VARMAX */
+  uint32_t var;        /* N_VAR, N_VARMIN, N_VARMAX; N_DEVICE: index into texpr_device_names */
   int32_t a, b;        /* children (node indices), -1 none; N_IF: a if c else b */
   int32_t c;
   int32_t *args;       /* N_MIN/N_MAX: nargs children */
   uint32_t nargs;
   uint32_t depth;
 } node;
+
+const char *const texpr_device_names[TEXPR_NDEVICE] = {"MaxComputeWorkGroupInvocations", "MaxComputeWorkGroupSizeX",
+                                                      "MaxComputeSharedMemorySize", "MaxComputeWorkGroupCountX",
+                                                      "SubgroupArithmetic"};
 
 struct texpr {
   node *n;
@@ -290,6 +294,14 @@ static int32_t parse_atom(parser *ps) {
     ps->e->uses |= TEXPR_USES_P;
     return add_node(ps, N_P, start, -1, -1);
   }
+  for (uint32_t d = 0; d < TEXPR_NDEVICE && ps->sc->allow_device; d++)
+    if (len == strlen(texpr_device_names[d]) && !strncmp(start, texpr_device_names[d], len)) {
+      ps->p = q;
+      ps->e->uses |= TEXPR_USES_DEVICE;
+      int32_t n = add_node(ps, N_DEVICE, start, -1, -1);
+      if (n >= 0) ps->e->n[n].var = d;
+      return n;
+    }
   if (IS("ProblemSize")) {
     if (!ps->sc->allow_problem_size) { perr(ps, start, "ProblemSize is not available here"); return -1; }
     ps->p = q;
@@ -679,6 +691,10 @@ static bool eval_node(evaluator *ev, int32_t idx, texpr_value *out) {
   case N_P:
     if (!ev->env || !ev->env->has_P) return eerr(ev, n, "P is not known yet (it is measured on the configuration's pipeline)");
     out->kind = TEXPR_INT, out->i = ev->env->P;
+    return true;
+  case N_DEVICE:
+    if (!ev->env || !ev->env->device) return eerr(ev, n, "%s is not known here (no device yet)", texpr_device_names[n->var]);
+    out->kind = TEXPR_INT, out->i = ev->env->device[n->var];
     return true;
   case N_PSIZE: {
     if (!eval_node(ev, n->a, &a)) return false;
