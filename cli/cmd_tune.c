@@ -1,5 +1,6 @@
 /* vkocc tune KERNEL --size N -o FILE: a tuning session (vkocc_tune_open_kernel) over one of the shipped
- * kernels (kernels/), written as a vkocc.tune-results/1 document that --resume continues (docs/tune.md). */
+ * kernels (kernels/, measured through its built-in T1 spec), written as a vkocc.tune-results/1 document that
+ * --resume continues (docs/tune.md). */
 #include "cli.h"
 #include <getopt.h>
 #include <stdlib.h>
@@ -9,10 +10,10 @@ static const char *help =
     "usage: vkocc tune histogram|reduce --size N (-o FILE | --json) [--type u32|f32] [--resume] [--only PARAM=V1,V2]...\n"
     "                  [--fingerprint FILE] [--spread S] [--max-runs N] [--threads N] [--json] [--device D] [--queue Q]\n"
     "Benchmarks every configuration of a shipped kernel (histogram: 256-bin histogram of u32; reduce: sum of u32\n"
-    "or f32) on N elements: the cartesian product of its parameters less what the device's limits rule out,\n"
-    "pipelines created in parallel through the pipeline cache, warm-up dispatches discarded, queue timestamps\n"
-    "around each dispatch, repeated until the runs' spread (MAD / median) is below S (default 0.02) or a cap,\n"
-    "every configuration's answer checked against a CPU reference (a wrong one is reported, never chosen).\n"
+    "or f32) on N elements through its built-in T1 spec, by the harness of `vkocc tune SPEC.json`: its space less\n"
+    "what the device's limits rule out, each configuration's answer checked against a CPU reference (a wrong one\n"
+    "is reported, never chosen), then queue timestamps around each dispatch, repeated until the runs' spread\n"
+    "(MAD / median) is below S (default 0.02) or a cap. --threads is accepted and not used.\n"
     "Writes every result with the device's fingerprint summary (cluster ID from the cached fingerprint, measured\n"
     "when there is none, or from --fingerprint FILE) to FILE (schema vkocc.tune-results/1), atomically, also\n"
     "every 10 s while measuring (-o -: standard output; with -o FILE the summary goes to stderr). Exit 1 when\n"

@@ -1433,7 +1433,8 @@ void vkocc_barrier_test_result_free(vkocc_barrier_test_result *r);
 
 /* ================================================================ tuning (docs/tune.md)
  * A tuning session measures every configuration a search proposes of one kernel: a shipped one (histogram,
- * reduce at n elements, each answer checked against a CPU reference) or the user's own from a T1 spec (Kernel
+ * reduce at n elements, through its built-in T1 spec, each answer checked against a CPU reference; its results
+ * are the vkocc.tune-results/1 document policies read) or the user's own from a T1 spec (Kernel
  * Tuner / KTT's format: parameters as specialization constants or -D defines, outputs validated on poisoned
  * buffers, T4 results). The order of the calls: open, optionally fingerprint and resume, then prepare on a
  * context (options.only restricts the space), run, and read the results or write their documents; close. The documents are
@@ -1484,7 +1485,7 @@ uint32_t vkocc_tune_resumed(const vkocc_tune_session *s);
 
 /* How a run searches and measures; zero fields take the defaults. */
 typedef struct vkocc_tune_progress {
-  const char *phase;         /* shipped kernels: "pipelines", "configurations"; T1 sessions: "tune" */
+  const char *phase;         /* "tune" */
   uint32_t done, total;
   double best_ns;            /* the best valid configuration so far (INFINITY: none yet) */
   const char *best_key;      /* its key (NULL: not known to this phase) */
@@ -1496,29 +1497,31 @@ typedef struct vkocc_tune_options {
   uint32_t nonly;
   const char *output;        /* the results document, written atomically every 10 s, when the run fails (what was
                                 measured, for vkocc_tune_resume) and at the end; NULL: none */
-  const char *t4_output;     /* T1 sessions: the T4 results, and their metadata at vkocc_tune_t4_metadata_path */
-  const char *strategy;      /* T1: the search strategy (vkocc_tune_strategy; NULL: the spec's Search.Name) */
-  uint64_t seed;             /* T1: the strategy's seed */
-  uint64_t budget_evals;     /* T1: at most this many configurations (0: the spec's Budget) */
-  double budget_fraction;    /* T1: at most this fraction of the space (0: the spec's) */
-  double budget_seconds;     /* T1: at most this long (0: the spec's) */
-  const char *reference;     /* T1: "NAME=VALUE,...": the configuration whose output is the reference */
-  bool always_occupancy;     /* T1: P of every configuration's pipeline, not only where an expression names it */
+  /* Every session, a shipped kernel's too (it runs through its built-in T1 spec): */
+  const char *t4_output;     /* the T4 results, and their metadata at vkocc_tune_t4_metadata_path */
+  const char *strategy;      /* the search strategy (vkocc_tune_strategy; NULL: the spec's Search.Name) */
+  uint64_t seed;             /* the strategy's seed */
+  uint64_t budget_evals;     /* at most this many configurations (0: the spec's Budget) */
+  double budget_fraction;    /* at most this fraction of the space (0: the spec's) */
+  double budget_seconds;     /* at most this long (0: the spec's) */
+  const char *reference;     /* T1: "NAME=VALUE,...": the configuration whose output is the reference (a shipped
+                                kernel's is its CPU reference) */
+  bool always_occupancy;     /* P of every configuration's pipeline, not only where an expression names it */
   double target_spread;      /* stop repeating when the runs' MAD / median is below (0: 0.02) */
   uint32_t max_runs;         /* at most this many timed runs per configuration (0: 50) */
-  uint32_t threads;          /* pipeline-creation threads (shipped kernels: 0 = up to 8; T1: host threads that build the
-                                next configurations ahead, 0 = one per core less one, at most 8) */
-  double timeout_s;          /* T1: bound on one dispatch (0: 5 s) */
-  double warmup_ms;          /* T1: at most this much device time of untimed dispatches before each configuration
+  uint32_t threads;          /* host threads that compile and create the next configurations' pipelines while the
+                                device measures (strategies that say what comes next); 0 = one per core less one, at most 8 */
+  double timeout_s;          /* bound on one dispatch (0: 5 s) */
+  double warmup_ms;          /* at most this much device time of untimed dispatches before each configuration
                                 is timed (0: 500 ms; < 0: none) */
-  double warmup_ratio;       /* T1: the warm-up lasts this many times the GPU's idle time (0: 2; < 0: warmup_ms) */
-  int32_t sentinel_every;    /* T1: every N configurations one is timed again (0: 64; < 0: never) */
-  int32_t confirm;           /* T1: how many of the best are re-timed in 3 interleaved rounds at the end (0: none) */
+  double warmup_ratio;       /* the warm-up lasts this many times the GPU's idle time (0: 2; < 0: warmup_ms) */
+  int32_t sentinel_every;    /* every N configurations one is timed again (0: 64; < 0: never) */
+  int32_t confirm;           /* how many of the best are re-timed in 3 interleaved rounds at the end (0: none) */
   void (*progress)(void *user, const vkocc_tune_progress *p);
-  /* T1: reopens the context after a lost device or a timed-out dispatch (NULL: the run stops there) */
+  /* reopens the context after a lost device or a timed-out dispatch (NULL: the run stops there) */
   vkocc_status (*reopen)(void *user, vkocc_context **ctx);
   void *user;
-  volatile sig_atomic_t *stop; /* T1: set (e.g. by SIGINT): the run ends after the configuration under way */
+  volatile sig_atomic_t *stop; /* set (e.g. by SIGINT): the run ends after the configuration under way */
 } vkocc_tune_options;
 
 /* The space on ctx's device: the device's identity, the resumed results (a file of another device:
@@ -1598,10 +1601,9 @@ bool vkocc_tune_sentinel_get(const vkocc_tune_session *s, vkocc_tune_sentinel *o
 
 /* The results document (vkocc.tune-results/1; after a finished run: the one written at its end). */
 vkocc_status vkocc_tune_results_document(vkocc_tune_session *s, struct json_t **doc);
-/* T1: the T4 results ({"schema_version": "1.0.0", "results": [...]}) and their metadata document.
- * VKOCC_ERROR_USAGE for a shipped kernel's session. */
+/* The T4 results ({"schema_version": "1.0.0", "results": [...]}) and their metadata document. */
 vkocc_status vkocc_tune_t4_documents(const vkocc_tune_session *s, struct json_t **results, struct json_t **metadata);
-/* Writes the results document to output and, with t4 (T1), the T4 results to t4 and their metadata at
+/* Writes the results document to output and, with t4, the T4 results to t4 and their metadata at
  * vkocc_tune_t4_metadata_path(t4), each atomically. */
 vkocc_status vkocc_tune_write(vkocc_tune_session *s, const char *output, const char *t4);
 /* Where the T4 metadata goes beside t4: "RESULTS.metadata.json" for "RESULTS.json", else t4 + ".metadata.json". */

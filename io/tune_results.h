@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 
-/* What a tuning run measured (filled by tune/tune.c, written and read here). */
+/* What a tuning run of a shipped kernel measured (filled from the one harness by tune/builtin.c, written and read here). */
 typedef struct tune_result {
   tune_config cfg;
   char key[256];             /* the configuration as compact JSON with sorted keys: its identity */

@@ -14,43 +14,36 @@ typedef struct tune_config {
   uint32_t mask; /* bit i: parameter i applies */
 } tune_config;
 
-/* What the constraints need of the device. */
-typedef struct tune_device {
-  uint32_t max_invocations, max_wg_size_x, max_shared_bytes, max_wg_count_x;
-  bool subgroup_arithmetic; /* compute stage has VK_SUBGROUP_FEATURE_ARITHMETIC_BIT */
-} tune_device;
-
 typedef struct tune_param_def {
   const char *name;
   const char *const *names; /* enumerated values by name (NULL: an integer) */
   uint32_t nnames;
 } tune_param_def;
 
-/* Loops in one invocation stay below this (lavapipe ends any loop silently at 65535 iterations in total). */
-#define TUNE_MAX_LOOP 60000u
-
+/* A shipped kernel: its built-in T1 spec (tune/builtin.c measures it through the one harness, tune/user.c), its
+ * CPU reference, and the parameters as its results documents name them (vkocc.tune-results/1). */
 typedef struct tune_kernel_def {
   const char *name, *what;
   const char *glsl;               /* the embedded GLSL text */
+  /* The embedded T1 spec (kernels/<name>/<name>.t1.json), a template: tune/builtin.c sets ProblemSize, the Scalar
+   * "n", the Type "T" of arguments (uint32 or float) and, for f32, -DTYPE_F32. Arguments and references whose
+   * DataSource is "cpu:input" / "cpu:reference" are filled by input / reference below. */
+  const char *t1;
+  /* Per condition of t1: why it rules a configuration out (a device limit, a loop bound), stated in the results
+   * document; NULL: the condition only shapes the space (the parameters a variant takes) */
+  const char *const *reasons;
+  uint32_t nreasons;
   bool has_f32;                   /* element types: u32 always, f32 when true */
-  uint32_t nparams;
+  uint32_t nparams;               /* the parameters, in the order of t1's TuningParameters */
   tune_param_def params[TUNE_MAX_PARAMS];
-  /* The cartesian product of the parameters (before constraints); out NULL counts. */
+  /* The configurations as results documents hold them, each with the parameters its variant takes (before the
+   * device's constraints); out NULL counts. The same set as t1's space less its shaping conditions. */
   uint32_t (*space)(tune_config *out);
-  /* NULL when c can run on d at n elements, else why not (a static string). */
-  const char *(*check)(const tune_config *c, const tune_device *d, uint64_t n);
-  /* #defines of c's shader variant (at most 4), specialization constants (ids 0.., at most 4). */
-  uint32_t (*defines)(const tune_config *c, bool f32, const char **defs);
-  uint32_t (*spec)(const tune_config *c, uint32_t spec[4]);
-  uint32_t (*groups)(const tune_config *c, uint64_t n);
-  uint64_t (*output_bytes)(const tune_config *c, uint64_t n);
   /* The input (deterministic from seed) and the CPU reference of the answer (answer_words words). */
   void (*input)(uint32_t *data, uint64_t n, bool f32, uint64_t seed);
   void (*reference)(const uint32_t *in, uint64_t n, bool f32, uint32_t *ref);
-  uint32_t answer_offset_words, answer_words;
-  /* Whether the answer read back is right; why says what differs. */
-  bool (*validate)(const uint32_t *got, const uint32_t *ref, bool f32, uint64_t n, char *why, size_t len);
-  const char *tolerance; /* stated in the results document */
+  uint32_t answer_words;
+  const char *tolerance;          /* stated in the results document */
 } tune_kernel_def;
 
 extern const tune_kernel_def vkocc_kernel_histogram, vkocc_kernel_reduce;

@@ -1,7 +1,8 @@
 /* The T1 expression evaluator and reader (no device): Python's semantics for the subset, errors with
- * columns and JSON paths, the space enumeration with conditions, P conditions left for later. */
+ * columns and JSON paths, the space enumeration with conditions, P conditions left for later, the device's limits
+ * as names (left out until the device is given). */
 #include "check.h"
-#include "../tune/t1.h"
+#include "../tune/user.h"
 #include <stdlib.h>
 
 static texpr_var vars[3];
@@ -303,6 +304,50 @@ static void generator_spec(const char *source, const char *type, long n, t1_spec
   CHECK(st == VKOCC_OK, "generator spec: %s", vkocc_last_error());
 }
 
+/* texpr_eval_range against texpr_eval element by element: the same value for every index (bit for bit), true for
+ * arithmetic on i, numbers and ProblemSize[N]; false where a value fails or for what it does not take. */
+static void range_same(const char *text, int64_t lo, uint32_t n, bool want_ok) {
+  static const texpr_var iv[1] = {{.name = "i"}};
+  texpr_scope sc = {.vars = iv, .nvars = 1, .allow_problem_size = true};
+  texpr *e;
+  char err[256];
+  int64_t ps[2] = {1000, 64};
+  CHECK(texpr_parse(text, &sc, &e, err, sizeof err), "%s: %s", text, err);
+  texpr_value slot;
+  texpr_env env = {.vars = &slot, .problem_size = ps, .nproblem = 2};
+  double *got = calloc(n, sizeof *got);
+  bool ok = texpr_eval_range(e, &env, lo, n, got);
+  CHECK(ok == want_ok, "%s from %lld: range %s", text, (long long)lo, ok ? "took it" : "refused");
+  uint32_t differ = 0;
+  for (uint32_t k = 0; ok && k < n; k++) {
+    slot = (texpr_value){.kind = TEXPR_INT, .i = lo + k};
+    texpr_value v;
+    bool one = texpr_eval(e, &env, &v, err, sizeof err);
+    double x = v.kind == TEXPR_INT ? (double)v.i : v.f;
+    differ += !one || memcmp(&x, &got[k], sizeof x) != 0;
+  }
+  CHECK(differ == 0, "%s from %lld: %u of %u values differ from texpr_eval", text, (long long)lo, differ, n);
+  free(got);
+  texpr_free(e);
+}
+
+static void test_eval_range(void) {
+  range_same("i", -3000, 5000, true);
+  range_same("(i % 1024) * 0.25", -3000, 5000, true);
+  range_same("(i % 1024) * 0.5 + i % 7", 0, 4096, true);
+  range_same("(i - 500) // 7 + (i - 500) % -7 - -i", -3000, 5000, true);
+  range_same("(i * 0.37 - 11) // 0.9 + (i * 0.37 - 11) % 0.9", -3000, 5000, true);
+  range_same("i / 3 + +i * 2654435761 % 4294967296", 0, 5000, true);
+  range_same("(i & 255) ^ (i | 3) + ProblemSize[1] * i - ProblemSize[0]", -100, 5000, true);
+  range_same("1.5e300 * 1e10 + i", 0, 10, false);            /* not finite */
+  range_same("1 // (i - 7)", 0, 100, false);                 /* division by zero at i = 7 */
+  range_same("i * 4611686018427387904", 0, 10, false);      /* integer overflow */
+  range_same("i ** 2", 0, 10, false);                        /* outside the subset */
+  range_same("i if i < 5 else 2 * i", 0, 10, false);
+  range_same("i < 5", 0, 10, false);
+  range_same("ProblemSize[2] + i", 0, 10, false);            /* no such dimension: the element path says so */
+}
+
 static void test_generator_threads(void) {
   const long n = (1 << 20) + 7; /* 5 chunks, the last partial */
   t1_spec s;
@@ -323,6 +368,11 @@ static void test_generator_threads(void) {
   t1_free(&s);
   /* i = 700001 and every later one fail: the message names the first, whichever thread met a later one first */
   generator_spec("1 // (700001 - i) if i <= 700001 else 1 // (i - i)", "uint32", n, &s);
+  vkocc_status st0 = t1_fill_data(&s, &s.args[0].data, s.args[0].path, &s.args[0], u);
+  CHECK(st0 == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), "(at i = 700001)"), "element by element: %s", vkocc_last_error());
+  t1_free(&s);
+  /* the same inside the subset a block takes at once: the failing block is evaluated element by element */
+  generator_spec("1 // (700001 - i)", "uint32", n, &s);
   vkocc_status st = t1_fill_data(&s, &s.args[0].data, s.args[0].path, &s.args[0], u);
   const char *msg = vkocc_last_error();
   CHECK(st == VKOCC_ERROR_USAGE, "a failing generator: %d", st);
@@ -332,9 +382,46 @@ static void test_generator_threads(void) {
   t1_free(&s);
 }
 
+/* MaxComputeWorkGroupInvocations and friends: names of expressions, evaluated once the device is known */
+static void test_device_limits(void) {
+  texpr_scope none = {0}, dev = {.allow_device = true};
+  texpr *e;
+  char err[256] = "";
+  CHECK(!texpr_parse("MaxComputeSharedMemorySize // 2", &none, &e, err, sizeof err), "a device limit outside its scope");
+  CHECK(texpr_parse("MaxComputeSharedMemorySize // 2 + SubgroupArithmetic", &dev, &e, err, sizeof err), "parse: %s", err);
+  CHECK(texpr_uses(e, NULL) & TEXPR_USES_DEVICE, "uses the device");
+  const int64_t limits[TEXPR_NDEVICE] = {128, 1024, 49152, 65535, 1};
+  texpr_env env = {.device = limits}, nodev = {0};
+  texpr_value v;
+  CHECK(texpr_eval(e, &env, &v, err, sizeof err) && v.i == 24577, "value %lld: %s", (long long)v.i, err);
+  CHECK(!texpr_eval(e, &nodev, &v, err, sizeof err) && strstr(err, "not known here"), "without a device: %s", err);
+  texpr_free(e);
+  /* a spec whose first condition is the device's: left out without the device, applied with it */
+  char *text = strdup(spec_text), *at = strstr(text, "TX * TY <= 128");
+  const char *limit = "TX*TY<=MaxComputeWorkGroupInvocations";
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - text), text, limit, at + strlen("TX * TY <= 128"));
+  free(text);
+  tu_run run = {0};
+  CHECK(t1_parse(buf, strlen(buf), "spec.json", ".", false, &run.spec) == VKOCC_OK, "parse: %s", vkocc_last_error());
+  CHECK(run.spec.uses_device && run.spec.conds[0].uses_device && !run.spec.conds[1].uses_device, "device use");
+  CHECK(tu_begin(&run) == VKOCC_OK, "begin: %s", vkocc_last_error());
+  CHECK_EQ_U(run.space.count, 32);
+  CHECK(tu_bind_device(&run, limits) == VKOCC_OK, "bind: %s", vkocc_last_error());
+  CHECK_EQ_U(run.space.count, 26); /* TX * TY <= 128, as with the number written */
+  CHECK(run.space.by_cond[0] == 6 && run.space.by_cond[1] == 0, "counted by condition");
+  run.r[0].measured = true;
+  CHECK(tu_bind_device(&run, limits) == VKOCC_OK, "the same device again: nothing to redo");
+  run.spec.has_device = false;
+  CHECK(tu_bind_device(&run, limits) == VKOCC_ERROR_USAGE, "a device given after results");
+  tu_run_free(&run);
+}
+
 int main(void) {
   test_expr();
+  test_device_limits();
   test_reader();
+  test_eval_range();
   test_generator_threads();
   test_bad();
   return check_report();

@@ -1,12 +1,12 @@
 /* Tuned policies without a device: the results document round trip and its bad inputs, the
- * kernels' CPU references and validations, policy build (device, cluster, default entries), selection by
+ * kernels' CPU references, their built-in T1 specs (space, the device's constraints, the data hooks), policy build (device, cluster, default entries), selection by
  * device key / cluster / nearest / default with typed parameters, and the transfer report's efficiencies
  * and portability metric, all on synthetic results whose answers are worked out by hand below. */
 #include "check.h"
 #include "synth.h"
 #include "../policy/tunedb.h"
 #include "jsonio.h"
-#include "../tune/user.h"
+#include "../tune/builtin.h"
 #include <stdlib.h>
 
 static char dir[] = "/tmp/vkocc-tune-XXXXXX";
@@ -91,42 +91,102 @@ static void test_P_model(void) {
   CHECK(!tu_P_model(&d, &m, 256, 0, 32, &P), "no register model: measured");
 }
 
+/* Every configuration of k's space once in its built-in spec on a device that rules nothing out */
+static void expect_same_space(const tune_kernel_def *k) {
+  const int64_t big[TEXPR_NDEVICE] = {1024, 1024, 49152, 65535, 1};
+  tu_builtin b;
+  tu_run run;
+  CHECK(tu_builtin_prepare(&b, k, 1 << 20, false, big, "big", &run) == VKOCC_OK, "%s: %s", k->name, vkocc_last_error());
+  uint32_t n = k->space(NULL);
+  CHECK_EQ_U(run.space.count, n);
+  CHECK_EQ_U(b.space_total, n);
+  CHECK_EQ_U(b.pruned, 0);
+  tune_config *all = calloc(n, sizeof *all);
+  k->space(all);
+  bool *seen = calloc(n, 1);
+  for (uint32_t c = 0; c < run.space.count; c++) {
+    tune_result r;
+    tu_builtin_result(&b, &run, c, &r);
+    uint32_t j = 0;
+    while (j < n && (all[j].mask != r.cfg.mask || memcmp(all[j].v, r.cfg.v, sizeof r.cfg.v))) j++;
+    CHECK(j < n && !seen[j], "%s: configuration %s is in the kernel's space once", k->name, r.key);
+    if (j < n) seen[j] = true;
+  }
+  free(all), free(seen);
+  tu_run_free(&run);
+}
+
+/* The shipped kernels as built-in T1 specs: the same space as their documents, the device's limits as conditions
+ * (counted by reason), the input and the reference from the kernel's C code, f32's tolerance */
+static void test_builtin_specs(void) {
+  expect_same_space(&vkocc_kernel_histogram);
+  expect_same_space(&vkocc_kernel_reduce);
+  /* a device without subgroup arithmetic, 256 invocations at most, 4 KiB of shared memory */
+  const int64_t small[TEXPR_NDEVICE] = {256, 256, 4096, 65535, 0};
+  tu_builtin b;
+  tu_run run;
+  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, small, "small", &run) == VKOCC_OK, "%s",
+        vkocc_last_error());
+  CHECK_EQ_U(run.space.count, 56); /* shared_tree at wg 32..256 */
+  CHECK_EQ_U(b.pruned, 112);
+  CHECK(!strcmp(b.prune_note, "56: workgroup size above the device limit; 56: no subgroup arithmetic in compute shaders"),
+        "note: %s", b.prune_note);
+  /* the reference hook computes what the kernel's C reference does on the kernel's input */
+  const t1_spec *s = &run.spec;
+  CHECK(s->nrefs == 1 && s->refs[0].data.fill == T1_FILL_HOOK && s->args[0].data.fill == T1_FILL_HOOK, "hooks");
+  uint32_t *data = calloc(1 << 20, 4), want, got = 0;
+  vkocc_kernel_reduce.input(data, 1 << 20, false, 0x766b6f6363ull);
+  vkocc_kernel_reduce.reference(data, 1 << 20, false, &want);
+  CHECK(t1_fill_data(s, &s->refs[0].data, s->refs[0].path, &s->args[s->refs[0].target], &got) == VKOCC_OK, "reference");
+  CHECK_EQ_U(got, want);
+  uint32_t *hooked = calloc(1 << 20, 4);
+  CHECK(t1_fill_data(s, &s->args[0].data, s->args[0].path, &s->args[0], hooked) == VKOCC_OK, "input");
+  CHECK(!memcmp(hooked, data, 4u << 20), "the input hook gives the kernel's input");
+  free(data), free(hooked);
+  tu_run_free(&run);
+  /* histogram: 8 copies of 1 KiB bins do not fit 4 KiB; the workgroup count limit at 2^24 elements */
+  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_histogram, 1 << 24, false, small, "small", &run) == VKOCC_OK, "%s",
+        vkocc_last_error());
+  CHECK(strstr(b.prune_note, "shared bins above maxComputeSharedMemorySize") &&
+        strstr(b.prune_note, "workgroup count above maxComputeWorkGroupCount[0]"), "note: %s", b.prune_note);
+  for (uint32_t c = 0; c < run.space.count; c++) {
+    tune_result r;
+    tu_builtin_result(&b, &run, c, &r);
+    CHECK(r.cfg.v[1] <= 256 && (r.cfg.v[0] == 0 || r.cfg.v[3] <= 4), "%s runs on the small device", r.key);
+  }
+  tu_run_free(&run);
+  /* f32: the float sum checked relative to 1e-3, the kernel built with TYPE_F32 */
+  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 5003, true, small, "small", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  s = &run.spec;
+  CHECK(s->refs[0].method == T1_SIDE_BY_SIDE_REL && s->refs[0].threshold == 1e-3, "f32 tolerance");
+  CHECK(s->args[s->refs[0].target].type == T1E_F32, "the sum is a float");
+  CHECK(s->ndefines == 1 && !strcmp(s->defines[0], "TYPE_F32"), "TYPE_F32");
+  tu_run_free(&run);
+  /* the workgroup counts a replay's features use, from the spec's GlobalSize */
+  tune_config pers = {{2, 64, 1, 1, 128}, 0x1f}, gmem = {{0, 64, 4}, 0x7}, none = {{1, 64, 3, 1}, 0xf};
+  uint32_t g[3];
+  tu_builtin_groups(&vkocc_kernel_histogram, false, 40000, (tune_config[]){pers, gmem, none}, 3, g);
+  CHECK(g[0] == 128 && g[1] == 157 && g[2] == 0, "groups %u %u %u", g[0], g[1], g[2]);
+}
+
 int main(void) {
   if (!mkdtemp(dir)) return 2;
   test_P_model();
-  /* kernels: references and validations catch a wrong answer */
-  uint32_t in[1000], ref[256], got[256];
+  /* kernels: the CPU references */
+  uint32_t in[1000], ref[256];
   vkocc_kernel_histogram.input(in, 1000, false, 1);
   vkocc_kernel_histogram.reference(in, 1000, false, ref);
   uint32_t total = 0;
   for (int b = 0; b < 256; b++) total += ref[b];
   CHECK_EQ_U(total, 1000);
-  memcpy(got, ref, sizeof got);
-  char why[200] = "";
-  CHECK(vkocc_kernel_histogram.validate(got, ref, false, 1000, why, sizeof why), "same bins must validate");
-  got[17]++;
-  CHECK(!vkocc_kernel_histogram.validate(got, ref, false, 1000, why, sizeof why), "one bin off must fail");
-  CHECK(strstr(why, "bin 17") != NULL, "why: %s", why);
   vkocc_kernel_reduce.input(in, 1000, true, 1);
   vkocc_kernel_reduce.reference(in, 1000, true, ref);
-  float sum, off;
+  float sum;
   memcpy(&sum, ref, 4);
   CHECK(sum > 400 && sum < 600, "f32 sum of 1000 values in [0,1): %g", sum);
-  off = sum * (1 + 5e-4f);
-  memcpy(got, &off, 4);
-  CHECK(vkocc_kernel_reduce.validate(got, ref, true, 1000, why, sizeof why), "5e-4 relative is within the tolerance");
-  off = sum * (1 + 2e-3f);
-  memcpy(got, &off, 4);
-  CHECK(!vkocc_kernel_reduce.validate(got, ref, true, 1000, why, sizeof why), "2e-3 relative is outside");
   CHECK_EQ_U(vkocc_kernel_histogram.space(NULL), 270);
   CHECK_EQ_U(vkocc_kernel_reduce.space(NULL), 168);
-  /* a device without subgroup arithmetic and with 16 KiB of shared memory prunes */
-  tune_device small = {.max_invocations = 256, .max_wg_size_x = 256, .max_shared_bytes = 4096, .max_wg_count_x = 65535};
-  CHECK(vkocc_kernel_reduce.check(&CFG[1], &small, 1 << 20) != NULL, "subgroup variant without subgroup arithmetic");
-  CHECK(vkocc_kernel_reduce.check(&CFG[0], &small, 1 << 20) == NULL, "tree 256 fits");
-  tune_config sh8 = {{1, 64, 1, 8}, 0xf};
-  CHECK(vkocc_kernel_histogram.check(&sh8, &small, 1 << 20) != NULL, "8 copies of 1 KiB bins above 4 KiB");
-
+  test_builtin_specs();
   /* three devices: H1, H2 one cluster (Hopper, 132 and 114 SMs), AMP another; D invalid on H1 */
   vkocc_fingerprint h132, h114, amp, rdna;
   synth_fingerprint(&SYNTH_HOPPER, 132, 0, &h132);

@@ -1,7 +1,8 @@
 /* The public tuning API alone (vkocc.h and jansson, nothing internal): a small T1 spec from
  * examples/tune/transpose restricted to 4 configurations, tuned on lavapipe by brute force; the results, the
  * ranking, the documents written and returned, T4, a resumed session that measures nothing again, errors, the
- * strategies, and a replay over a committed results document. argv[1]: the source tree. */
+ * strategies, and a replay over a committed results document; a condition naming a device limit; a shipped
+ * kernel's session (its built-in spec through the same harness: T4 too). argv[1]: the source tree. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,65 @@ static void test_session(vkocc_context **ctx, const char *spec, const char *fp) 
   vkocc_tune_close(s);
 }
 
+/* The spec with its first condition's bound the device's limit (lavapipe: 1024 invocations, as written) */
+static void test_device_condition(vkocc_context **ctx, const char *spec) {
+  char path[1100];
+  snprintf(path, sizeof path, "%s/transpose-limits.json", dir);
+  json_t *d = json_load_file(spec, 0, NULL);
+  json_t *c = json_array_get(json_object_get(json_object_get(d, "ConfigurationSpace"), "Conditions"), 0);
+  const char *e = json_string_value(json_object_get(c, "Expression"));
+  CHECK(e && !strcmp(e, "32 <= TILE_X * TILE_Y <= 1024"), "the first condition: %s", e ? e : "none");
+  json_object_set_new(c, "Expression", json_string("32 <= TILE_X * TILE_Y <= MaxComputeWorkGroupInvocations"));
+  json_dump_file(d, path, JSON_INDENT(1));
+  json_decref(d);
+  vkocc_tune_options o = {.only = only, .nonly = 5, .budget_evals = 1, .max_runs = 3, .warmup_ms = -1};
+  vkocc_tune_summary sum;
+  vkocc_tune_session *s = NULL;
+  CHECK(vkocc_tune_open_spec(spec, NULL, &s) == VKOCC_OK && vkocc_tune_prepare(s, *ctx, &o) == VKOCC_OK, "the spec");
+  vkocc_tune_summarize(s, &sum);
+  uint64_t written = sum.ruled_out; /* with the number written */
+  vkocc_tune_close(s);
+  s = NULL;
+  CHECK(vkocc_tune_open_spec(path, NULL, &s) == VKOCC_OK, "open %s", path);
+  if (!s) return;
+  vkocc_tune_summarize(s, &sum);
+  CHECK(sum.ruled_out < written, "no device yet: its condition left out (%llu ruled out)", (unsigned long long)sum.ruled_out);
+  CHECK(vkocc_tune_prepare(s, *ctx, &o) == VKOCC_OK, "prepare");
+  vkocc_tune_summarize(s, &sum);
+  CHECK(sum.count == 4 && sum.ruled_out == written, "the device's condition applied: %u left, %llu ruled out", sum.count,
+        (unsigned long long)sum.ruled_out);
+  CHECK(vkocc_tune_run(s, ctx, &o) == VKOCC_OK, "run");
+  vkocc_tune_close(s);
+}
+
+/* reduce at 5003 elements, wg 32, one element per thread: both variants, both access patterns */
+static void test_kernel_session(vkocc_context **ctx) {
+  char out[1100], t4[1100];
+  snprintf(out, sizeof out, "%s/reduce.json", dir);
+  snprintf(t4, sizeof t4, "%s/reduce-t4.json", dir);
+  vkocc_tune_session *s = NULL;
+  CHECK(vkocc_tune_open_kernel("reduce", "u32", 5003, &s) == VKOCC_OK, "open reduce");
+  if (!s) return;
+  const char *konly[] = {"wg_size=32", "elements_per_thread=1"};
+  vkocc_tune_options o = {.only = konly, .nonly = 2, .max_runs = 3, .output = out, .t4_output = t4, .warmup_ms = -1};
+  CHECK(vkocc_tune_prepare(s, *ctx, &o) == VKOCC_OK, "prepare reduce");
+  CHECK(vkocc_tune_run(s, ctx, &o) == VKOCC_OK, "run reduce");
+  vkocc_tune_summary sum;
+  vkocc_tune_summarize(s, &sum);
+  CHECK(!sum.spec && !strcmp(sum.kernel, "reduce") && sum.space_total == 168 && sum.count == 4 && sum.valid == 4,
+        "reduce: %s, %llu, %u, %u valid", sum.kernel, (unsigned long long)sum.space_total, sum.count, sum.valid);
+  vkocc_tune_result r;
+  CHECK(vkocc_tune_result_get(s, 0, &r) == VKOCC_OK && strstr(r.key, "\"variant\"") && !strstr(r.key, "\"n\""),
+        "the document's key: %s", r.key);
+  json_t *doc = json_load_file(out, 0, NULL), *t = json_load_file(t4, 0, NULL);
+  CHECK(doc && !json_object_get(doc, "kind") && !strcmp(json_string_value(json_object_get(doc, "kernel")), "reduce"),
+        "a shipped kernel's results document");
+  CHECK(json_array_size(json_object_get(doc, "results")) == 4, "4 results");
+  CHECK(t && json_array_size(json_object_get(t, "results")) == 4, "T4 results of a shipped kernel");
+  json_decref(doc), json_decref(t);
+  vkocc_tune_close(s);
+}
+
 static void test_no_device(void) {
   vkocc_tune_session *s = NULL;
   CHECK(vkocc_tune_open_kernel("nope", NULL, 1024, &s) == VKOCC_ERROR_USAGE && !s, "unknown kernel");
@@ -245,6 +305,8 @@ int main(int argc, char **argv) {
     failures++;
   } else {
     test_session(&ctx, spec, fp);
+    test_device_condition(&ctx, spec);
+    test_kernel_session(&ctx);
     vkocc_context_destroy(ctx);
   }
   char cmd[1200];

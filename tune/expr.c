@@ -19,7 +19,7 @@
 #include <string.h>
 
 typedef enum {
-  N_INT, N_FLOAT, N_STR, N_VAR, N_P, N_PSIZE, N_NEG, N_POS, N_NOT, N_AND, N_OR, N_BIN, N_CMP, N_MIN, N_MAX,
+  N_INT, N_FLOAT, N_STR, N_VAR, N_P, N_PSIZE, N_DEVICE, N_NEG, N_POS, N_NOT, N_AND, N_OR, N_BIN, N_CMP, N_MIN, N_MAX,
   N_VARMIN, N_VARMAX, N_INVERT, N_IF
 } ntype;
 
@@ -33,13 +33,17 @@ typedef struct node {
   int64_t i;
   double f;
   char *s;
-  uint32_t var;        /* N_VAR, N_VARMIN, N_VARMAX */
+  uint32_t var;        /* N_VAR, N_VARMIN, N_VARMAX; N_DEVICE: index into texpr_device_names */
   int32_t a, b;        /* children (node indices), -1 none; N_IF: a if c else b */
   int32_t c;
   int32_t *args;       /* N_MIN/N_MAX: nargs children */
   uint32_t nargs;
   uint32_t depth;
 } node;
+
+const char *const texpr_device_names[TEXPR_NDEVICE] = {"MaxComputeWorkGroupInvocations", "MaxComputeWorkGroupSizeX",
+                                                      "MaxComputeSharedMemorySize", "MaxComputeWorkGroupCountX",
+                                                      "SubgroupArithmetic"};
 
 struct texpr {
   node *n;
@@ -290,6 +294,14 @@ static int32_t parse_atom(parser *ps) {
     ps->e->uses |= TEXPR_USES_P;
     return add_node(ps, N_P, start, -1, -1);
   }
+  for (uint32_t d = 0; d < TEXPR_NDEVICE && ps->sc->allow_device; d++)
+    if (len == strlen(texpr_device_names[d]) && !strncmp(start, texpr_device_names[d], len)) {
+      ps->p = q;
+      ps->e->uses |= TEXPR_USES_DEVICE;
+      int32_t n = add_node(ps, N_DEVICE, start, -1, -1);
+      if (n >= 0) ps->e->n[n].var = d;
+      return n;
+    }
   if (IS("ProblemSize")) {
     if (!ps->sc->allow_problem_size) { perr(ps, start, "ProblemSize is not available here"); return -1; }
     ps->p = q;
@@ -680,6 +692,10 @@ static bool eval_node(evaluator *ev, int32_t idx, texpr_value *out) {
     if (!ev->env || !ev->env->has_P) return eerr(ev, n, "P is not known yet (it is measured on the configuration's pipeline)");
     out->kind = TEXPR_INT, out->i = ev->env->P;
     return true;
+  case N_DEVICE:
+    if (!ev->env || !ev->env->device) return eerr(ev, n, "%s is not known here (no device yet)", texpr_device_names[n->var]);
+    out->kind = TEXPR_INT, out->i = ev->env->device[n->var];
+    return true;
   case N_PSIZE: {
     if (!eval_node(ev, n->a, &a)) return false;
     if (a.kind != TEXPR_INT) return eerr(ev, n, "ProblemSize[...] needs an integer index");
@@ -751,6 +767,118 @@ static bool eval_node(evaluator *ev, int32_t idx, texpr_value *out) {
 bool texpr_eval(const texpr *e, const texpr_env *env, texpr_value *out, char *err, size_t errlen) {
   evaluator ev = {.e = e, .env = env, .err = err, .errlen = errlen};
   return eval_node(&ev, e->root, out);
+}
+
+/* ------------------------------------------------------------------ a range of the first variable at once */
+
+/* One node's values over the range: integers or floats, as texpr_eval's kinds would be (they follow from the
+ * node types alone in the subset range_node takes). */
+typedef struct column { bool is_int; int64_t *i; double *f; } column;
+
+static void column_free(column *c) { free(c->i), free(c->f), c->i = NULL, c->f = NULL; }
+static double column_f(const column *c, uint32_t k) { return c->is_int ? (double)c->i[k] : c->f[k]; }
+
+/* Each value as binary() computes it, the same C expressions; false where binary() would fail (the caller then
+ * evaluates element by element and names the failure) or for an operator outside the subset. */
+static bool range_binary(int op, const column *a, const column *b, uint32_t n, column *out) {
+  bool ints = a->is_int && b->is_int;
+  if (op >= B_BITAND && !ints) return false;
+  if (op == B_POW || op == B_SHL || op == B_SHR) return false;
+  out->is_int = ints && op != B_DIV;
+  if (out->is_int) out->i = vkocc_xmalloc((size_t)n * sizeof *out->i);
+  else out->f = vkocc_xmalloc((size_t)n * sizeof *out->f);
+  for (uint32_t k = 0; k < n; k++) {
+    if (out->is_int) {
+      int64_t x = a->i[k], y = b->i[k], r;
+      switch (op) {
+      case B_ADD: if (__builtin_add_overflow(x, y, &r)) return false; break;
+      case B_SUB: if (__builtin_sub_overflow(x, y, &r)) return false; break;
+      case B_MUL: if (__builtin_mul_overflow(x, y, &r)) return false; break;
+      case B_BITAND: r = x & y; break;
+      case B_BITOR: r = x | y; break;
+      case B_BITXOR: r = x ^ y; break;
+      default: { /* B_FDIV, B_MOD: Python floors */
+        if (y == 0 || (x == INT64_MIN && y == -1)) return false;
+        int64_t q = x / y, m = x % y;
+        if (m != 0 && ((m < 0) != (y < 0))) q -= 1, m += y;
+        r = op == B_FDIV ? q : m;
+      }
+      }
+      out->i[k] = r;
+      continue;
+    }
+    double x = column_f(a, k), y = column_f(b, k), r;
+    switch (op) {
+    case B_ADD: r = x + y; break;
+    case B_SUB: r = x - y; break;
+    case B_MUL: r = x * y; break;
+    case B_DIV: if (y == 0) return false; r = x / y; break;
+    default: { /* B_FDIV, B_MOD */
+      if (y == 0) return false;
+      double q = floor(x / y);
+      r = op == B_FDIV ? q : x - q * y;
+    }
+    }
+    if (!isfinite(r)) return false;
+    out->f[k] = r;
+  }
+  return true;
+}
+
+/* The values of node idx with the first variable = lo + k, k < n: numbers, arithmetic and ProblemSize[constant];
+ * false for anything else or a value texpr_eval would refuse. */
+static bool range_node(const texpr *e, const texpr_env *env, int32_t idx, int64_t lo, uint32_t n, column *c) {
+  const node *nd = &e->n[idx];
+  memset(c, 0, sizeof *c);
+  column a, b;
+  switch (nd->t) {
+  case N_INT: case N_FLOAT: case N_VAR: case N_PSIZE: {
+    int64_t iv = nd->i;
+    if (nd->t == N_VAR && nd->var != 0) return false;
+    if (nd->t == N_PSIZE) {
+      const node *ix = &e->n[nd->a];
+      if (ix->t != N_INT || !env || ix->i < 0 || (uint64_t)ix->i >= env->nproblem) return false;
+      iv = env->problem_size[ix->i];
+    }
+    c->is_int = nd->t != N_FLOAT;
+    if (c->is_int) c->i = vkocc_xmalloc((size_t)n * sizeof *c->i);
+    else c->f = vkocc_xmalloc((size_t)n * sizeof *c->f);
+    for (uint32_t k = 0; k < n; k++) {
+      if (nd->t == N_VAR) c->i[k] = lo + (int64_t)k;
+      else if (c->is_int) c->i[k] = iv;
+      else c->f[k] = nd->f;
+    }
+    return true;
+  }
+  case N_POS:
+    return range_node(e, env, nd->a, lo, n, c);
+  case N_NEG:
+    if (!range_node(e, env, nd->a, lo, n, c)) return false;
+    for (uint32_t k = 0; k < n; k++) {
+      if (c->is_int && c->i[k] == INT64_MIN) return column_free(c), false;
+      if (c->is_int) c->i[k] = -c->i[k];
+      else c->f[k] = -c->f[k];
+    }
+    return true;
+  case N_BIN: {
+    if (!range_node(e, env, nd->a, lo, n, &a)) return false;
+    if (!range_node(e, env, nd->b, lo, n, &b)) return column_free(&a), false;
+    bool ok = range_binary(nd->op, &a, &b, n, c);
+    column_free(&a), column_free(&b);
+    if (!ok) column_free(c);
+    return ok;
+  }
+  default:
+    return false;
+  }
+}
+
+bool texpr_eval_range(const texpr *e, const texpr_env *env, int64_t lo, uint32_t n, double *out) {
+  column c;
+  if (!n || !range_node(e, env, e->root, lo, n, &c)) return false;
+  for (uint32_t k = 0; k < n; k++) out[k] = column_f(&c, k);
+  column_free(&c);
+  return true;
 }
 
 bool texpr_eval_int(const texpr *e, const texpr_env *env, int64_t *out, char *err, size_t errlen) {

@@ -33,7 +33,15 @@ typedef struct texpr_scope {
   uint32_t nvars;
   bool allow_P;               /* P: the occupancy of the configuration's pipeline */
   bool allow_problem_size;    /* ProblemSize[i] */
+  bool allow_device;          /* the device's limits by their Vulkan names (texpr_device_names) */
 } texpr_scope;
+
+/* The device's limits an expression may name (a condition of a space that depends on the device), in this order:
+ * MaxComputeWorkGroupInvocations, MaxComputeWorkGroupSizeX, MaxComputeSharedMemorySize,
+ * MaxComputeWorkGroupCountX (VkPhysicalDeviceLimits), SubgroupArithmetic (1 when compute shaders have subgroup
+ * arithmetic, else 0). */
+#define TEXPR_NDEVICE 5
+extern const char *const texpr_device_names[TEXPR_NDEVICE];
 
 typedef struct texpr_env {
   const texpr_value *vars;    /* nvars of the scope it was parsed in */
@@ -41,11 +49,12 @@ typedef struct texpr_env {
   uint32_t nproblem;
   bool has_P;
   int64_t P;
+  const int64_t *device;      /* TEXPR_NDEVICE values in texpr_device_names' order; NULL: not known here */
 } texpr_env;
 
 typedef struct texpr texpr;
 
-enum { TEXPR_USES_P = 1, TEXPR_USES_PROBLEM_SIZE = 2 };
+enum { TEXPR_USES_P = 1, TEXPR_USES_PROBLEM_SIZE = 2, TEXPR_USES_DEVICE = 4 };
 #define TEXPR_MAX_DEPTH 64      /* nesting of the tree (a chain a+b+c counts one per operator) */
 #define TEXPR_MAX_NODES 4096
 #define TEXPR_MAX_LIST (1u << 20) /* elements of a list literal or comprehension */
@@ -59,6 +68,10 @@ unsigned texpr_uses(const texpr *e, bool *uses_var);
 bool texpr_eval(const texpr *e, const texpr_env *env, texpr_value *out, char *err, size_t errlen);
 /* Evaluates e to an integer (a float with an integral value is accepted); false naming the problem. */
 bool texpr_eval_int(const texpr *e, const texpr_env *env, int64_t *out, char *err, size_t errlen);
+/* e for its first variable = lo, lo + 1, ... lo + n - 1 at once (a Generator's i), each value as texpr_eval gives
+ * it (an integer as a double) into out: true where e is arithmetic on numbers, that variable and ProblemSize[N]
+ * and no value fails; false otherwise (then evaluate element by element: that names a failure). */
+bool texpr_eval_range(const texpr *e, const texpr_env *env, int64_t lo, uint32_t n, double *out);
 bool texpr_truthy(const texpr_value *v);
 
 /* A T1 Values string: a list literal "[1, 2, 'a']" or a comprehension "[EXPR for x in range(a[, b[, c]])]"

@@ -1,6 +1,7 @@
 /* Replaying search strategies over recorded spaces (replay.h): the loaders (vkocc tune-results, T4), the
  * occupancy features from a fingerprint's device model, and the statistics over seeds. */
 #include "replay.h"
+#include "builtin.h"
 #include "features.h"
 #include "io.h"
 /* kernels.h's input generator tune_rng() and search.h's generator type tune_rng share a name: renamed here
@@ -309,10 +310,13 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
     int wgp = -1;
     for (uint32_t p = 0; p < np; p++)
       if (!strcmp(k->params[p].name, "wg_size")) wgp = (int)p;
+    tune_config *cfg = vkocc_xcalloc(n ? n : 1, sizeof *cfg);
+    for (uint32_t c = 0; c < n; c++) cfg[c] = doc.r[c].cfg;
+    tu_builtin_groups(k, doc.f32, doc.n, cfg, n, gr);
+    free(cfg);
     for (uint32_t c = 0; c < n && wgp >= 0; c++) {
       wg[c] = doc.r[c].cfg.v[wgp];
       sh[c] = shipped_shared_bytes(k, &doc.r[c].cfg);
-      gr[c] = k->groups(&doc.r[c].cfg, doc.n);
     }
     if (wgp >= 0) {
       occupancy_features(sp, &d, wg, sh, gr);

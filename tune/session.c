@@ -1,8 +1,9 @@
-/* The public tuning session (include/vkocc.h, "tuning"): one handle over the harness of the shipped kernels
- * (tune/tune.c) and the user's kernels from a T1 spec (tune/user.c), with what `vkocc tune` did around them:
- * --resume, --only, who measured, checkpoints, the results documents written whole, and the queries the text
- * summary reads. The harnesses are wrapped, never changed. */
-#include "tune.h"
+/* The public tuning session (include/vkocc.h, "tuning"): one handle over the one harness (tune/user.c), for a
+ * user's kernel from a T1 spec and for a shipped kernel through its built-in spec (tune/builtin.c), with what
+ * `vkocc tune` does around it: --resume, --only, who measured, checkpoints, the results documents written whole,
+ * and the queries the text summary reads. A shipped kernel's results are the vkocc.tune-results/1 document
+ * policies read; that and --only's reading are all that differ. */
+#include "builtin.h"
 #include "user_results.h"
 #include "search.h"
 #include "io.h"
@@ -16,21 +17,18 @@
 #include <unistd.h>
 
 struct vkocc_tune_session {
-  bool spec;                 /* a T1 session (urun), else a shipped kernel (krun) */
+  tu_run urun;               /* the spec (a T1 file's, or a shipped kernel's built-in one from prepare on) */
   double t0;                 /* when it opened: the shipped kernels' documents record the time since */
-  /* shipped kernels */
+  /* a shipped kernel (k set): its built-in spec, and the document --resume continues */
   const tune_kernel_def *k;
   bool f32;
   uint64_t n;
-  tune_run krun;
+  tu_builtin b;
   bool have_prev;
   tune_doc prev;             /* the resumed document, read by vkocc_tune_resume, merged by prepare */
   char prev_path[1024];
   double prev_pipelines_ms, prev_measure_ms;
-  /* T1 */
-  tu_run urun;
-  char resume_path[1024];    /* read by prepare, once the device is known */
-  /* both */
+  char resume_path[1024];    /* a T1 session's, read by prepare once the device is known */
   bool prepared;
   bool spent;                /* a prepare that failed or a run tried: the state is partial, nothing runs again */
   uint32_t resumed;
@@ -44,9 +42,8 @@ struct vkocc_tune_session {
 };
 
 
-static vkocc_tune_session *session_new(bool spec) {
+static vkocc_tune_session *session_new(void) {
   vkocc_tune_session *s = vkocc_xcalloc(1, sizeof *s);
-  s->spec = spec;
   s->t0 = vkocc_now_ms();
   return s;
 }
@@ -54,7 +51,7 @@ static vkocc_tune_session *session_new(bool spec) {
 vkocc_status vkocc_tune_open_spec(const char *spec_path, const char *name, vkocc_tune_session **out) {
   vkocc_clear_error();
   if (!spec_path || !out) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_open_spec: no spec file");
-  vkocc_tune_session *s = session_new(true);
+  vkocc_tune_session *s = session_new();
   vkocc_status st = tu_prepare(spec_path, name, &s->urun);
   if (st) {
     free(s);
@@ -71,7 +68,7 @@ vkocc_status vkocc_tune_open_kernel(const char *kernel, const char *type, uint64
   bool f32;
   vkocc_status st = tune_parse_type(k, type, &f32);
   if (st) return st;
-  vkocc_tune_session *s = session_new(false);
+  vkocc_tune_session *s = session_new();
   s->k = k, s->f32 = f32, s->n = n;
   *out = s;
   return VKOCC_OK;
@@ -79,8 +76,7 @@ vkocc_status vkocc_tune_open_kernel(const char *kernel, const char *type, uint64
 
 void vkocc_tune_close(vkocc_tune_session *s) {
   if (!s) return;
-  if (s->spec) tu_run_free(&s->urun);
-  else tune_run_free(&s->krun);
+  tu_run_free(&s->urun);
   if (s->have_prev) tune_doc_free(&s->prev);
   json_decref(s->fp_doc);
   json_decref(s->final);
@@ -156,7 +152,7 @@ vkocc_status vkocc_tune_resume(vkocc_tune_session *s, const char *path) {
   if (!s || !path) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_resume: no session or file");
   if (s->prepared) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_resume: after vkocc_tune_prepare");
   if (access(path, F_OK) != 0) return VKOCC_OK; /* nothing to resume yet */
-  if (s->spec) {
+  if (!s->k) {
     snprintf(s->resume_path, sizeof s->resume_path, "%s", path);
     return VKOCC_OK;
   }
@@ -177,40 +173,19 @@ vkocc_status vkocc_tune_resume(vkocc_tune_session *s, const char *path) {
 
 uint32_t vkocc_tune_resumed(const vkocc_tune_session *s) { return s ? s->resumed : 0; }
 
-static vkocc_status prepare_kernel(vkocc_tune_session *s, vkocc_context *ctx, const vkocc_tune_options *o) {
+/* a shipped kernel: its built-in spec for this device, the resumed document's results taken */
+static vkocc_status prepare_kernel(vkocc_tune_session *s, vkocc_context *ctx) {
   if (s->have_prev && strcmp(s->prev.dev.id.key, s->dev.id.key))
     return vkocc_fail(VKOCC_ERROR_USAGE, "--resume: %s was measured on '%s', not on this device ('%s')", s->prev_path,
                       s->prev.dev.id.key, s->dev.id.key);
-  tune_options to = {.only = o ? o->only : NULL, .nonly = o ? o->nonly : 0};
-  vkocc_status st = tune_prepare(ctx, s->k, s->n, s->f32, &to, &s->krun);
-  if (st) return st;
-  tune_run *run = &s->krun;
-  for (uint32_t i = 0; s->have_prev && i < s->prev.count; i++) {
-    uint32_t j = 0;
-    while (j < run->count && strcmp(run->r[j].key, s->prev.r[i].key)) j++;
-    if (j == run->count) {
-      if (run->count == run->space_total) continue;
-      run->count++; /* measured before under other --only filters: kept, nothing lost */
-    }
-    run->r[j] = s->prev.r[i];
-    s->resumed++;
-  }
-  if (s->have_prev) {
-    run->pipelines_ms = s->prev.pipelines_ms > 0 ? s->prev.pipelines_ms : 0;
-    run->measure_ms = s->prev.measure_ms > 0 ? s->prev.measure_ms : 0;
-    tune_doc_free(&s->prev);
-    s->have_prev = false;
-  }
-  s->prev_pipelines_ms = run->pipelines_ms, s->prev_measure_ms = run->measure_ms; /* from the resumed runs */
-  return VKOCC_OK;
-}
-
-static vkocc_status prepare_spec(vkocc_tune_session *s, const vkocc_tune_options *o) {
-  vkocc_status st;
-  if (s->resume_path[0] && (st = tu_results_resume(s->resume_path, &s->urun, s->dev.id.key))) return st;
-  for (uint32_t i = 0; o && i < o->nonly; i++)
-    if ((st = tu_restrict(&s->urun, o->only[i]))) return st;
-  s->resumed = s->urun.resumed;
+  vkocc_status st = tu_builtin_open(&s->b, ctx, s->k, s->n, s->f32, &s->urun);
+  if (st || !s->have_prev) return st;
+  tu_builtin_resume(&s->b, &s->urun, &s->prev);
+  /* the resumed runs' times, said apart in the summary */
+  s->urun.pipelines_ms = s->prev_pipelines_ms = s->prev.pipelines_ms > 0 ? s->prev.pipelines_ms : 0;
+  s->urun.measure_ms = s->prev_measure_ms = s->prev.measure_ms > 0 ? s->prev.measure_ms : 0;
+  tune_doc_free(&s->prev);
+  s->have_prev = false;
   return VKOCC_OK;
 }
 
@@ -220,7 +195,14 @@ vkocc_status vkocc_tune_prepare(vkocc_tune_session *s, vkocc_context *ctx, const
   if (s->prepared) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_prepare: the session is prepared already");
   if (s->spent) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_prepare: it failed before; close the session, open another");
   tune_device_id_fill(&s->dev, vkocc_context_device(ctx), s->fp_doc, s->have_fp ? &s->fp : NULL);
-  vkocc_status st = s->spec ? prepare_spec(s, options) : prepare_kernel(s, ctx, options);
+  const vkocc_tune_options *o = options;
+  int64_t limits[TEXPR_NDEVICE];
+  tu_device_limits(ctx, limits);
+  vkocc_status st = s->k ? prepare_kernel(s, ctx) : tu_bind_device(&s->urun, limits);
+  if (!st && !s->k && s->resume_path[0]) st = tu_results_resume(s->resume_path, &s->urun, s->dev.id.key);
+  for (uint32_t i = 0; !st && o && i < o->nonly; i++)
+    st = s->k ? tu_builtin_restrict(&s->b, &s->urun, o->only[i]) : tu_restrict(&s->urun, o->only[i]);
+  s->resumed = s->urun.resumed;
   if (!st) s->prepared = true;
   else s->spent = true;
   return st;
@@ -231,8 +213,8 @@ vkocc_status vkocc_tune_prepare(vkocc_tune_session *s, vkocc_context *ctx, const
 static json_t *results_json(const vkocc_tune_session *s) {
   char when[32];
   vkocc_utc_now(when, sizeof when);
-  return s->spec ? tu_results_json(&s->urun, &s->dev, when)
-                 : tune_results_json(&s->krun, &s->dev, when, vkocc_now_ms() - s->t0);
+  return s->k ? tu_builtin_results_json(&s->b, &s->urun, &s->dev, when, vkocc_now_ms() - s->t0)
+              : tu_results_json(&s->urun, &s->dev, when);
 }
 
 void vkocc_tune_t4_metadata_path(const char *t4, char *out, size_t len) {
@@ -243,7 +225,7 @@ void vkocc_tune_t4_metadata_path(const char *t4, char *out, size_t len) {
 
 static vkocc_status write_docs(vkocc_tune_session *s, json_t *doc, const char *output, const char *t4) {
   vkocc_status st = output ? vkocc_json_write(doc, output) : VKOCC_OK;
-  if (!st && t4 && s->spec) {
+  if (!st && t4) {
     char meta[1100];
     vkocc_tune_t4_metadata_path(t4, meta, sizeof meta);
     json_t *t = tu_t4_results(&s->urun), *m = tu_t4_metadata(&s->urun, &s->dev);
@@ -257,7 +239,6 @@ static vkocc_status write_docs(vkocc_tune_session *s, json_t *doc, const char *o
 vkocc_status vkocc_tune_write(vkocc_tune_session *s, const char *output, const char *t4) {
   vkocc_clear_error();
   if (!s) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_write: no session");
-  if (t4 && !s->spec) return vkocc_fail(VKOCC_ERROR_USAGE, "T4 results: for a T1 spec's session only");
   json_t *doc = s->final ? json_incref(s->final) : results_json(s);
   vkocc_status st = write_docs(s, doc, output, t4);
   json_decref(doc);
@@ -274,7 +255,6 @@ vkocc_status vkocc_tune_results_document(vkocc_tune_session *s, struct json_t **
 vkocc_status vkocc_tune_t4_documents(const vkocc_tune_session *s, struct json_t **results, struct json_t **metadata) {
   vkocc_clear_error();
   if (!s || !results || !metadata) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_t4_documents: no session");
-  if (!s->spec) return vkocc_fail(VKOCC_ERROR_USAGE, "T4 results: for a T1 spec's session only");
   *results = tu_t4_results(&s->urun);
   *metadata = tu_t4_metadata(&s->urun, &s->dev);
   return VKOCC_OK;
@@ -297,60 +277,36 @@ static vkocc_status checkpoint_doc(vkocc_tune_session *s) {
   return st;
 }
 
-static vkocc_status kernel_checkpoint(void *user, const tune_run *run) {
-  (void)run;
-  return checkpoint_doc(user);
-}
-
-static vkocc_status spec_checkpoint(void *user, const tu_run *run) {
+static vkocc_status run_checkpoint(void *user, const tu_run *run) {
   return worth_writing(run) ? checkpoint_doc(user) : VKOCC_OK;
 }
 
-static void kernel_progress(void *user, const char *phase, uint32_t done, uint32_t total) {
+static void key_of(const vkocc_tune_session *s, uint32_t i, char *out, size_t len);
+
+static void run_progress(void *user, uint32_t done, uint32_t total, double best_ns, double eta_s) {
   vkocc_tune_session *s = user;
-  const tune_run *run = &s->krun;
-  int b = -1;
-  for (uint32_t i = 0; i < run->count; i++)
-    if (run->r[i].measured && run->r[i].valid && (b < 0 || run->r[i].median_ns < run->r[b].median_ns)) b = (int)i;
-  vkocc_tune_progress p = {.phase = phase, .done = done, .total = total, .best_ns = b >= 0 ? run->r[b].median_ns : INFINITY,
-                           .best_key = b >= 0 ? run->r[b].key : NULL, .eta_s = NAN};
+  char key[512];
+  int64_t b = tu_best(&s->urun);
+  if (b >= 0) key_of(s, (uint32_t)b, key, sizeof key);
+  vkocc_tune_progress p = {.phase = "tune", .done = done, .total = total, .best_ns = best_ns, .eta_s = eta_s,
+                           .best_key = b >= 0 ? key : NULL};
   s->opt->progress(s->opt->user, &p);
 }
 
-static void spec_progress(void *user, uint32_t done, uint32_t total, double best_ns, double eta_s) {
-  vkocc_tune_session *s = user;
-  vkocc_tune_progress p = {.phase = "tune", .done = done, .total = total, .best_ns = best_ns, .eta_s = eta_s};
-  s->opt->progress(s->opt->user, &p);
-}
-
-static vkocc_status spec_reopen(void *user, vkocc_context **ctx) {
+static vkocc_status run_reopen(void *user, vkocc_context **ctx) {
   vkocc_tune_session *s = user;
   return s->opt->reopen(s->opt->user, ctx);
 }
 
-static vkocc_status run_kernel(vkocc_tune_session *s, vkocc_context *ctx, const vkocc_tune_options *o) {
-  tune_options to = {.threads = o->threads, .target_spread = o->target_spread, .max_runs = o->max_runs,
-                     .only = o->only, .nonly = o->nonly, .checkpoint = o->output ? kernel_checkpoint : NULL, .user = s,
-                     .progress = o->progress ? kernel_progress : NULL};
-  vkocc_status st = tune_measure(ctx, &s->krun, &to);
-  if (st && o->output) { /* what was measured is kept for --resume */
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", vkocc_last_error());
-    checkpoint_doc(s);
-    vkocc_fail(st, "%s", msg);
-  }
-  return st;
-}
-
-static vkocc_status run_spec(vkocc_tune_session *s, vkocc_context **ctx, const vkocc_tune_options *o) {
+static vkocc_status run_search(vkocc_tune_session *s, vkocc_context **ctx, const vkocc_tune_options *o) {
   tu_options to = {.strategy = o->strategy, .seed = o->seed,
                    .budget = {.max_evals = o->budget_evals, .max_fraction = o->budget_fraction,
                               .max_seconds = o->budget_seconds},
                    .reference = o->reference, .always_P = o->always_occupancy, .target_spread = o->target_spread,
                    .max_runs = o->max_runs, .timeout_s = o->timeout_s, .warmup_ms = o->warmup_ms,
                    .warmup_ratio = o->warmup_ratio, .sentinel_every = o->sentinel_every, .confirm = o->confirm > 0 ? o->confirm : -1,
-                   .reopen = o->reopen ? spec_reopen : NULL, .progress = o->progress ? spec_progress : NULL,
-                   .checkpoint = o->output ? spec_checkpoint : NULL, .user = s, .stop = o->stop, .threads = o->threads};
+                   .reopen = o->reopen ? run_reopen : NULL, .progress = o->progress ? run_progress : NULL,
+                   .checkpoint = o->output ? run_checkpoint : NULL, .user = s, .stop = o->stop, .threads = o->threads};
   vkocc_status st = tu_tune(ctx, &s->urun, &to);
   if (!st || st == VKOCC_ERROR_USAGE || st == VKOCC_ERROR_UNSUPPORTED || !o->output)
     return st; /* usage, unsupported: nothing written, the spec does not fit */
@@ -368,14 +324,13 @@ vkocc_status vkocc_tune_run(vkocc_tune_session *s, vkocc_context **ctx, const vk
   if (!s || !ctx || !*ctx) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: no session or context");
   if (!s->prepared) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: call vkocc_tune_prepare first");
   if (s->spent) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_run: the session has run already");
-  if (options && options->t4_output && !s->spec) return vkocc_fail(VKOCC_ERROR_USAGE, "T4 results: for a T1 spec's session only");
   if (options && options->t4_output && !options->output)
     return vkocc_fail(VKOCC_ERROR_USAGE, "T4 results: they go with the results document (options->output)");
   s->spent = true;
   vkocc_tune_options none = {0};
   const vkocc_tune_options *o = options ? options : &none;
   s->opt = o;
-  vkocc_status st = s->spec ? run_spec(s, ctx, o) : run_kernel(s, *ctx, o);
+  vkocc_status st = run_search(s, ctx, o);
   if (!st) {
     s->final = results_json(s); /* what vkocc_tune_results_document returns from now on */
     if (o->output) st = write_docs(s, s->final, o->output, o->t4_output);
@@ -390,26 +345,19 @@ const char *vkocc_tune_validity_name(vkocc_tune_validity v) { return tu_invalidi
 
 void vkocc_tune_summarize(const vkocc_tune_session *s, vkocc_tune_summary *out) {
   memset(out, 0, sizeof *out);
-  out->spec = s->spec;
+  const tu_run *r = &s->urun;
+  out->spec = !s->k;
   out->device_key = s->dev.id.key, out->cluster_id = s->dev.cluster_id;
   out->resumed = s->resumed;
   out->kernel_file = out->entry = out->element_type = out->ruled_out_note = out->strategy = out->reference = "";
-  if (!s->spec) {
-    const tune_run *r = &s->krun;
-    out->kernel = s->k->name, out->element_type = s->f32 ? "f32" : "u32", out->problem_size = s->n;
-    out->space_total = r->space_total, out->ruled_out = r->pruned, out->ruled_out_note = r->prune_note;
-    out->filtered = r->filtered, out->count = r->count, out->measured = r->count;
-    for (uint32_t i = 0; i < r->count; i++) r->r[i].valid ? out->valid++ : out->invalid++;
-    out->validity[VKOCC_TUNE_CORRECT] = out->valid, out->validity[VKOCC_TUNE_CORRECTNESS] = out->invalid;
-    out->pipelines_ms = r->pipelines_ms, out->measure_ms = r->measure_ms;
-    out->resumed_pipelines_ms = s->prev_pipelines_ms, out->resumed_measure_ms = s->prev_measure_ms;
-    out->pipelines = r->pipelines;
-    return;
-  }
-  const tu_run *r = &s->urun;
   out->kernel = r->name, out->kernel_file = r->spec.kernel_file, out->entry = r->spec.kernel_name;
   out->space_total = r->space.total, out->ruled_out = r->space.constrained, out->filtered = r->filtered;
   out->count = r->space.count, out->strategy = r->strategy, out->reference = r->reference;
+  if (s->k) { /* as its results document counts: the kernel's space, what the device's limits rule out */
+    out->kernel = s->k->name, out->element_type = s->f32 ? "f32" : "u32", out->problem_size = s->n;
+    out->space_total = s->b.space_total, out->ruled_out = s->b.pruned, out->ruled_out_note = s->b.prune_note;
+    out->resumed_pipelines_ms = s->prev_pipelines_ms, out->resumed_measure_ms = s->prev_measure_ms;
+  }
   for (uint32_t i = 0; i < r->space.count; i++) {
     const tu_result *x = &r->r[i];
     if (!x->measured) continue;
@@ -422,16 +370,23 @@ void vkocc_tune_summarize(const vkocc_tune_session *s, vkocc_tune_summary *out) 
   out->compiles = r->compiles, out->pipelines = r->pipelines, out->setup_ms = r->setup_ms;
 }
 
-static uint32_t count_of(const vkocc_tune_session *s) { return s->spec ? s->urun.space.count : s->krun.count; }
+static uint32_t count_of(const vkocc_tune_session *s) { return s->urun.space.count; }
 
 static bool ranked(const vkocc_tune_session *s, uint32_t i) {
-  if (!s->spec) return s->krun.r[i].measured && s->krun.r[i].valid;
   const tu_result *r = &s->urun.r[i];
   return r->measured && r->inv == TU_CORRECT && r->runs;
 }
 
-static double rank_ns(const vkocc_tune_session *s, uint32_t i) {
-  return s->spec ? tu_rank_ns(&s->urun.r[i]) : s->krun.r[i].median_ns;
+static double rank_ns(const vkocc_tune_session *s, uint32_t i) { return tu_rank_ns(&s->urun.r[i]); }
+
+/* configuration i's key: a shipped kernel's as its results document gives it, else the T1 one */
+static void key_of(const vkocc_tune_session *s, uint32_t i, char *out, size_t len) {
+  const tu_run *run = &s->urun;
+  if (s->k) {
+    tune_result d;
+    tu_builtin_result(&s->b, run, i, &d);
+    snprintf(out, len, "%s", d.key);
+  } else t1_config_key(&run->spec, run->space.coord + (size_t)i * run->spec.nparams, out, len);
 }
 
 vkocc_status vkocc_tune_result_get(const vkocc_tune_session *s, uint32_t i, vkocc_tune_result *out) {
@@ -441,17 +396,9 @@ vkocc_status vkocc_tune_result_get(const vkocc_tune_session *s, uint32_t i, vkoc
   memset(out, 0, sizeof *out);
   out->ranked = ranked(s, i);
   out->rank_ns = rank_ns(s, i);
-  if (!s->spec) {
-    const tune_result *r = &s->krun.r[i];
-    snprintf(out->key, sizeof out->key, "%s", r->key);
-    out->measured = r->measured, out->validity = r->valid ? VKOCC_TUNE_CORRECT : VKOCC_TUNE_CORRECTNESS;
-    out->error = r->error, out->median_ns = r->median_ns, out->spread = r->spread, out->min_ns = r->min_ns;
-    out->max_ns = r->max_ns, out->runs = r->runs, out->P = -1;
-    return VKOCC_OK;
-  }
   const tu_run *run = &s->urun;
   const tu_result *r = &run->r[i];
-  t1_config_key(&run->spec, run->space.coord + (size_t)i * run->spec.nparams, out->key, sizeof out->key);
+  key_of(s, i, out->key, sizeof out->key);
   out->measured = r->measured, out->validity = (vkocc_tune_validity)r->inv, out->error = r->error;
   out->median_ns = r->median_ns, out->spread = r->spread, out->min_ns = r->min_ns, out->max_ns = r->max_ns;
   out->runs = r->runs, out->final_ns = r->confirm_ns, out->final_runs = r->confirm_runs, out->P = r->P;
@@ -480,7 +427,7 @@ int64_t vkocc_tune_best(const vkocc_tune_session *s) {
 
 bool vkocc_tune_sentinel_get(const vkocc_tune_session *s, vkocc_tune_sentinel *out) {
   memset(out, 0, sizeof *out);
-  if (!s || !s->spec) return false;
+  if (!s) return false;
   const tu_run *run = &s->urun;
   if (!tu_sentinel_summary(run, &out->lo_ns, &out->hi_ns, &out->max_spread, &out->drifted)) return false;
   t1_config_key(&run->spec, run->space.coord + (size_t)run->sentinel_config * run->spec.nparams, out->key, sizeof out->key);

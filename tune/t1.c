@@ -99,7 +99,7 @@ static vkocc_status get_enum(rd *r, json_t *o, const char *key, const char *path
 }
 
 static texpr_scope scope_of(const t1_spec *s, bool P) {
-  return (texpr_scope){.vars = s->vars, .nvars = s->nparams, .allow_P = P, .allow_problem_size = true};
+  return (texpr_scope){.vars = s->vars, .nvars = s->nparams, .allow_P = P, .allow_problem_size = true, .allow_device = true};
 }
 
 static vkocc_status parse_expr(rd *r, const char *path, const char *text, const texpr_scope *sc, texpr **out) {
@@ -458,6 +458,7 @@ static vkocc_status read_sizes(rd *r, json_t *ks, const char *key, texpr **e, ch
     texpr_scope sc = scope_of(r->s, true);
     if ((s = parse_expr(r, p, t, &sc, &e[d]))) return s;
     if (texpr_uses(e[d], NULL) & TEXPR_USES_P) r->s->uses_P = true;
+    if (texpr_uses(e[d], NULL) & TEXPR_USES_DEVICE) r->s->uses_device = true;
   }
   return VKOCC_OK;
 }
@@ -619,6 +620,8 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
     if ((s = parse_expr(r, C->path, ex, &sc, &C->e))) return s;
     C->text = vkocc_xstrdup(ex);
     C->uses_P = texpr_uses(C->e, NULL) & TEXPR_USES_P;
+    C->uses_device = texpr_uses(C->e, NULL) & TEXPR_USES_DEVICE;
+    S->uses_device |= C->uses_device;
     S->uses_P |= C->uses_P;
     S->nconds++;
   }
@@ -769,7 +772,8 @@ void t1_free(t1_spec *s) {
 
 void t1_env(const t1_spec *s, const uint32_t *coord, texpr_value *slots, int64_t P, texpr_env *env) {
   for (uint32_t i = 0; i < s->nparams; i++) slots[i] = s->params[i].values[coord[i]];
-  *env = (texpr_env){.vars = slots, .problem_size = s->problem, .nproblem = s->nproblem, .has_P = P >= 0, .P = P};
+  *env = (texpr_env){.vars = slots, .problem_size = s->problem, .nproblem = s->nproblem, .has_P = P >= 0, .P = P,
+                     .device = s->has_device ? s->device : NULL};
 }
 
 void t1_config_key(const t1_spec *s, const uint32_t *coord, char *out, size_t len) {
@@ -851,6 +855,7 @@ vkocc_status t1_enumerate(const t1_spec *s, t1_space *out) {
                         "configurations", s->file, (unsigned long long)T1_MAX_SPACE);
   }
   out->total = total;
+  out->by_cond = vkocc_xcalloc(s->nconds + 1, sizeof *out->by_cond);
   uint32_t cap = 0;
   uint32_t coord[32] = {0};
   texpr_value slots[32];
@@ -859,7 +864,7 @@ vkocc_status t1_enumerate(const t1_spec *s, t1_space *out) {
     t1_env(s, coord, slots, -1, &env);
     bool keep = true;
     for (uint32_t c = 0; c < s->nconds && keep; c++) {
-      if (s->conds[c].uses_P) continue;
+      if (s->conds[c].uses_P || (s->conds[c].uses_device && !s->has_device)) continue;
       texpr_value v;
       char err[512];
       if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) {
@@ -868,11 +873,14 @@ vkocc_status t1_enumerate(const t1_spec *s, t1_space *out) {
         return st;
       }
       keep = texpr_truthy(&v);
+      if (!keep) out->by_cond[c]++;
     }
     if (keep) {
       /* the sizes of every kept configuration must evaluate (P-dependent ones are checked once P is known) */
       bool sizes_P = false;
-      for (int d = 0; d < 3; d++) sizes_P |= (texpr_uses(s->global[d], NULL) & TEXPR_USES_P) != 0;
+      for (int d = 0; d < 3; d++)
+        sizes_P |= (texpr_uses(s->global[d], NULL) & TEXPR_USES_P) ||
+                   (!s->has_device && (texpr_uses(s->global[d], NULL) | texpr_uses(s->local[d], NULL)) & TEXPR_USES_DEVICE);
       uint32_t l[3], g[3];
       vkocc_status st = sizes_P ? VKOCC_OK : t1_sizes(s, coord, -1, l, g);
       if (st) { t1_space_free(out); return st; }
@@ -903,6 +911,7 @@ vkocc_status t1_enumerate(const t1_spec *s, t1_space *out) {
 
 void t1_space_free(t1_space *sp) {
   free(sp->coord);
+  free(sp->by_cond);
   memset(sp, 0, sizeof *sp);
 }
 
@@ -982,7 +991,17 @@ static void gen_chunk(void *user, uint32_t chunk) {
   if (after_failure) return;
   texpr_value slot;
   texpr_env env = {.vars = &slot, .problem_size = g->s->problem, .nproblem = g->s->nproblem};
-  for (uint64_t i = lo; i < hi; i++) {
+  /* blocks of indices at once where the expression allows (texpr_eval_range: the same values); element by element
+   * where it does not, or a value fails there (which this loop then names) */
+  enum { BLOCK = 1024 };
+  double vals[BLOCK];
+  uint64_t i = lo;
+  for (; i < hi; i += BLOCK) {
+    uint32_t m = hi - i < BLOCK ? (uint32_t)(hi - i) : BLOCK;
+    if (!texpr_eval_range(g->d->gen, &env, (int64_t)i, m, vals)) break;
+    for (uint32_t k = 0; k < m; k++) put(g->dst, i + k, g->t, vals[k]);
+  }
+  for (; i < hi; i++) {
     slot = (texpr_value){.kind = TEXPR_INT, .i = (int64_t)i};
     texpr_value v;
     char err[512];
@@ -1000,6 +1019,7 @@ vkocc_status t1_fill_data(const t1_spec *s, const t1_data *d, const char *path, 
   uint64_t comps = shape->count * shape->comps;
   switch (d->fill) {
   case T1_FILL_NONE: memset(dst, 0, shape->bytes); return VKOCC_OK;
+  case T1_FILL_HOOK: return d->hook(s, shape, dst, d->hook_user);
   case T1_FILL_CONSTANT:
     for (uint64_t i = 0; i < comps; i++) put(dst, i, shape->type, d->value);
     return VKOCC_OK;

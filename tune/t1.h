@@ -21,10 +21,14 @@ typedef struct t1_cond {
   char *text;
   texpr *e;
   bool uses_P;               /* evaluated once P of the configuration's pipeline is measured */
+  bool uses_device;          /* names a device limit (texpr_device_names): needs t1_spec.has_device */
   char path[96];
 } t1_cond;
 
-typedef enum { T1_FILL_NONE, T1_FILL_CONSTANT, T1_FILL_RANDOM, T1_FILL_BINARY, T1_FILL_GENERATOR } t1_fill;
+/* T1_FILL_HOOK: no FillType of a file; a built-in spec's data computed by a C function (tune/builtin.c) */
+typedef enum { T1_FILL_NONE, T1_FILL_CONSTANT, T1_FILL_RANDOM, T1_FILL_BINARY, T1_FILL_GENERATOR, T1_FILL_HOOK } t1_fill;
+struct t1_spec;
+struct t1_arg;
 typedef enum { T1_RO, T1_WO, T1_RW } t1_access;
 typedef enum { T1_ABS_DIFF, T1_SIDE_BY_SIDE, T1_SIDE_BY_SIDE_REL } t1_validation;
 
@@ -38,6 +42,9 @@ typedef struct t1_data {     /* how an argument or a reference is filled */
   uint64_t seed;             /* Random */
   char *source;              /* BinaryRaw: resolved path; Generator: the expression text */
   texpr *gen;                /* Generator: an expression of the element index i */
+  /* Hook: fills dst (shape->bytes) for spec s; USAGE or RUNTIME naming what failed */
+  vkocc_status (*hook)(const struct t1_spec *s, const struct t1_arg *shape, void *dst, const void *user);
+  const void *hook_user;
 } t1_data;
 
 typedef struct t1_arg {
@@ -74,6 +81,9 @@ typedef struct t1_spec {
   t1_cond *conds;
   uint32_t nconds;
   char kernel_file[1024];    /* resolved */
+  const char *kernel_text;   /* a built-in spec's kernel source in memory (kernel_file then only names it) */
+  bool has_device;           /* device: the limits its expressions may name (texpr_device_names), once known */
+  int64_t device[TEXPR_NDEVICE];
   char kernel_name[128];
   vkocc_shader_lang lang;
   char **defines;            /* from CompilerOptions "-DNAME=VALUE" */
@@ -91,6 +101,8 @@ typedef struct t1_spec {
   char search[64];
   json_t *search_attrs;      /* Search.Attributes as an object {Name: Value} (NULL none) */
   bool uses_P;               /* some condition or size names P */
+  bool uses_device;          /* some condition or size names a device limit: t1_enumerate leaves those conditions
+                                out until has_device (tu_bind_device) */
 } t1_spec;
 
 vkocc_status t1_load(const char *path, t1_spec *out);
@@ -108,6 +120,7 @@ typedef struct t1_space {
   uint32_t count;            /* configurations kept by the conditions that do not name P */
   uint32_t *coord;           /* count * nparams */
   uint64_t constrained;      /* left out by those conditions */
+  uint64_t *by_cond;         /* per condition: the configurations it was the first to leave out */
 } t1_space;
 #define T1_MAX_SPACE (1ull << 26)
 #define T1_MAX_KEPT (1u << 22)

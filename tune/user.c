@@ -321,8 +321,11 @@ static module *get_module(harness *h, config *x, double *compile_ms) {
   module *m = h->mods[h->nmods++] = vkocc_xcalloc(1, sizeof *m);
   pthread_mutex_unlock(&b->modules);
   double t0 = vkocc_now_ms();
-  vkocc_status st = vkocc_shader_load_file(h->s->kernel_file, h->s->lang, h->s->kernel_name,
-                                           (const char *const *)x->defs, x->ndefs, &m->spv, &m->words);
+  const char *text = h->s->kernel_text; /* a built-in spec's source is in the library */
+  vkocc_status st = text ? vkocc_shader_compile(text, strlen(text), h->s->kernel_file, h->s->lang, h->s->kernel_name,
+                                                (const char *const *)x->defs, x->ndefs, &m->spv, &m->words)
+                         : vkocc_shader_load_file(h->s->kernel_file, h->s->lang, h->s->kernel_name,
+                                                  (const char *const *)x->defs, x->ndefs, &m->spv, &m->words);
   if (!st) st = vkocc_reflect(m->spv, m->words, h->s->kernel_name, &m->refl);
   if (st) {
     m->failed = true;
@@ -1664,14 +1667,43 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
   return VKOCC_OK;
 }
 
+/* the space of run->spec and its results, none measured */
+static vkocc_status space_of(tu_run *run) {
+  vkocc_status st = t1_enumerate(&run->spec, &run->space);
+  if (st) return st;
+  run->r = vkocc_xcalloc(run->space.count + 1, sizeof *run->r);
+  run->sentinel_config = -1;
+  for (uint32_t i = 0; i < run->space.count; i++) run->r[i].P = -1;
+  return VKOCC_OK;
+}
+
+vkocc_status tu_bind_device(tu_run *run, const int64_t device[TEXPR_NDEVICE]) {
+  t1_spec *s = &run->spec;
+  bool again = s->uses_device && !s->has_device;
+  memcpy(s->device, device, sizeof s->device);
+  s->has_device = true;
+  if (!again) return VKOCC_OK;
+  /* the conditions naming the device's limits were left out: the space again, before anything is taken into it */
+  for (uint32_t i = 0; i < run->space.count; i++)
+    if (run->r[i].measured) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: the device is given after results", s->file);
+  free(run->r), run->r = NULL;
+  json_decref(run->by_key), run->by_key = NULL;
+  t1_space_free(&run->space);
+  return space_of(run);
+}
+
+vkocc_status tu_begin(tu_run *run) {
+  vkocc_status st = space_of(run);
+  if (st) { t1_free(&run->spec); return st; }
+  snprintf(run->strategy, sizeof run->strategy, "%s", run->spec.search);
+  run->budget = run->spec.budget;
+  return VKOCC_OK;
+}
+
 vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run) {
   memset(run, 0, sizeof *run);
   vkocc_status st = t1_load(spec_path, &run->spec);
-  if (st) return st;
-  if ((st = t1_enumerate(&run->spec, &run->space))) { t1_free(&run->spec); return st; }
-  run->r = vkocc_xcalloc(run->space.count, sizeof *run->r);
-  run->sentinel_config = -1;
-  for (uint32_t i = 0; i < run->space.count; i++) run->r[i].P = -1;
+  if (st || (st = tu_begin(run))) return st;
   if (name && (!name[0] || strlen(name) >= sizeof run->name)) {
     tu_run_free(run);
     return vkocc_fail(VKOCC_ERROR_USAGE, "--name: %zu characters; expected 1 to %zu (a longer name was cut, and two "
@@ -1689,8 +1721,6 @@ vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run) {
     }
     snprintf(run->name, sizeof run->name, "%.*s", (int)len, stem);
   }
-  snprintf(run->strategy, sizeof run->strategy, "%s", run->spec.search);
-  run->budget = run->spec.budget;
   return VKOCC_OK;
 }
 
@@ -1718,17 +1748,26 @@ vkocc_status tu_restrict(tu_run *run, const char *only) {
     }
     if (!found) return vkocc_fail(VKOCC_ERROR_USAGE, "--only: %s=%s is not one of its values", s->params[p].name, tok);
   }
+  bool *keep = vkocc_xcalloc(run->space.count + 1, sizeof *keep);
+  for (uint32_t c = 0; c < run->space.count; c++) keep[c] = keep_value[run->space.coord[(size_t)c * s->nparams + p]];
+  vkocc_status st = tu_keep(run, keep);
+  free(keep);
+  return st ? vkocc_fail(st, "--only %s: no allowed configuration is left", only) : VKOCC_OK;
+}
+
+vkocc_status tu_keep(tu_run *run, const bool *keep) {
+  t1_spec *s = &run->spec;
   uint32_t n = 0;
   for (uint32_t c = 0; c < run->space.count; c++) {
     const uint32_t *coord = run->space.coord + (size_t)c * s->nparams;
-    if (!keep_value[coord[p]] && !run->r[c].measured) continue; /* a resumed result is kept, whatever --only says */
+    if (!keep[c] && !run->r[c].measured) continue; /* a resumed result is kept, whatever --only says */
     if (n != c) {
       memmove(run->space.coord + (size_t)n * s->nparams, coord, s->nparams * sizeof *coord);
       run->r[n] = run->r[c];
     }
     n++;
   }
-  if (!n) return vkocc_fail(VKOCC_ERROR_USAGE, "--only %s: no allowed configuration is left", only);
+  if (!n) return VKOCC_ERROR_USAGE;
   json_decref(run->by_key), run->by_key = NULL;
   run->filtered += run->space.count - n;
   run->space.count = n;
@@ -1816,7 +1855,8 @@ static vkocc_status classify_params(harness *h) {
   } else {
     void *text;
     size_t len;
-    if (vkocc_read_file(s->kernel_file, &text, &len))
+    if (s->kernel_text) text = vkocc_xstrdup(s->kernel_text);
+    else if (vkocc_read_file(s->kernel_file, &text, &len))
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s", s->file, vkocc_last_error());
     strip_comments(h->source = text);
   }
@@ -1997,6 +2037,9 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   const char *lose = getenv("VKOCC_TEST_DEVICE_LOSS");
   if (lose) h.lose_at = (uint32_t)strtoul(lose, NULL, 10);
   const tune_strategy_def *def;
+  if (run->spec.uses_device && !run->spec.has_device) /* a caller that did not tu_bind_device: never left out silently */
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: its conditions name the device's limits, which this way of tuning does "
+                      "not give them (tune it on one device)", run->spec.file);
   /* every buffer against the device's limits and the host's memory before anything is allocated or filled (a
    * 64 GiB reference was allocated, an 8 GiB generator run element by element, before any check) */
   vkocc_status st = take_options(run, o, &def);

@@ -132,8 +132,18 @@ typedef struct tu_options {
 
 /* Reads and enumerates the spec; name NULL: the file's stem. */
 vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run);
+/* The space of run->spec (read, its device and hooks set) enumerated, its results allocated; the spec is freed on
+ * error. tu_prepare = t1_load + tu_begin + the name. */
+vkocc_status tu_begin(tu_run *run);
+/* The device's limits (texpr_device_names' order) for the spec's expressions; a spec whose conditions name them is
+ * enumerated again with them (before resume and --only: USAGE once results are in). tu_tune refuses a spec naming
+ * them without. */
+vkocc_status tu_bind_device(tu_run *run, const int64_t device[TEXPR_NDEVICE]);
 /* --only PARAM=V1,V2: keeps the configurations whose PARAM is one of the values (before tu_tune). */
 vkocc_status tu_restrict(tu_run *run, const char *only);
+/* Keeps configuration c where keep[c] or it was measured (resumed); VKOCC_ERROR_USAGE, without a message, when
+ * none is left (the run is then unchanged). */
+vkocc_status tu_keep(tu_run *run, const bool *keep);
 /* Runs the search. *ctx may be replaced (device loss). VKOCC_ERROR_USAGE (exit 2) for a spec that does not
  * fit the kernel (arguments vs bindings, a parameter that reaches neither a constant nor a define, a
  * literal workgroup size that disagrees with LocalSize, no configuration compiles); stop: VKOCC_ERROR_RUNTIME

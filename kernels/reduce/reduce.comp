@@ -1,16 +1,28 @@
 #version 450
 // reduce: the sum of n u32 (exact, modulo 2^32) or f32 values (TYPE_F32) in one dispatch.
-// Each workgroup sums its wg * EPT elements (STRIDED: element i of an invocation at i * wg + lid, so a
-// workgroup's loads are consecutive; else CONTIGUOUS: EPT consecutive elements per invocation), reduces
-// them in shared memory (VARIANT_TREE) or with subgroupAdd (VARIANT_SUBGROUP), and writes a partial;
-// the last workgroup to finish (an atomic ticket) sums the partials into result.
-// Specialization constants: 0 workgroup size (a power of two), 1 EPT. Self-contained (no #include).
+// Each workgroup sums its wg * elements_per_thread elements (access strided: element i of an invocation at
+// i * wg + lid, so a workgroup's loads are consecutive; contiguous: elements_per_thread consecutive elements per
+// invocation), reduces them in shared memory (variant shared_tree) or with subgroupAdd (variant subgroup), and
+// writes a partial; the last workgroup to finish (an atomic ticket) sums the partials into result.
+// -Dvariant=NAME and -Daccess=NAME are tuning parameters (the built-in spec reduce.t1.json); specialization
+// constants: 0 workgroup size (a power of two), 1 elements_per_thread. Bindings: 0 the input, 1 the sum, 2 the
+// ticket and partials (zero before each run). Self-contained (no #include).
+#define shared_tree 0
+#define subgroup 1
+#define strided 0
+#define contiguous 1
+#if defined(variant) && variant == subgroup
+#define VARIANT_SUBGROUP
+#endif
+#if defined(access) && access == contiguous
+#define CONTIGUOUS
+#endif
 #ifdef VARIANT_SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint EPT = 1;
+layout(constant_id = 1) const uint elements_per_thread = 1;
 #ifdef TYPE_F32
 #define T float
 #define ZERO 0.0
@@ -19,7 +31,8 @@ layout(constant_id = 1) const uint EPT = 1;
 #define ZERO 0u
 #endif
 layout(std430, binding = 0) readonly buffer Input { T data[]; } inp;
-layout(std430, binding = 1) coherent buffer Output { uint ticket; T result; T partials[]; } res;
+layout(std430, binding = 1) writeonly buffer Sum { T result; } sum_out;
+layout(std430, binding = 2) coherent buffer Scratch { uint ticket; T partials[]; } res;
 layout(push_constant) uniform Push { uint n; } pc;
 shared T red[gl_WorkGroupSize.x];
 shared bool is_last;
@@ -53,11 +66,11 @@ T workgroup_sum(T v) {
 
 void main() {
   uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-  uint base = gl_WorkGroupID.x * wg * EPT;
+  uint base = gl_WorkGroupID.x * wg * elements_per_thread;
   T acc = ZERO;
-  for (uint i = 0u; i < EPT; i++) {
+  for (uint i = 0u; i < elements_per_thread; i++) {
 #ifdef CONTIGUOUS
-    uint idx = base + lid * EPT + i;
+    uint idx = base + lid * elements_per_thread + i;
 #else
     uint idx = base + i * wg + lid;
 #endif
@@ -75,5 +88,5 @@ void main() {
   T a = ZERO;
   for (uint i = lid; i < gl_NumWorkGroups.x; i += wg) a += res.partials[i];
   T sum = workgroup_sum(a);
-  if (lid == 0u) res.result = sum;
+  if (lid == 0u) sum_out.result = sum;
 }
