@@ -11,6 +11,7 @@
 #include "check.h"
 #include "run.h"
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -147,6 +148,89 @@ static void test_devices(json_t *one) {
   same_as_one(one, "kill.json", 2);
 }
 
+/* the configuration of a results document's best, and of the lowest raw median with the device that measured it */
+static char *best_key(json_t *d) {
+  return json_dumps(json_object_get(json_object_get(d, "best"), "config"), JSON_COMPACT | JSON_SORT_KEYS);
+}
+static char *raw_best_key(json_t *d, json_int_t *device) {
+  json_t *r, *best = NULL;
+  size_t i;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    if (strcmp(json_string_value(json_object_get(r, "invalidity")), "correct")) continue;
+    if (!best || json_number_value(json_object_get(r, "median_ns")) < json_number_value(json_object_get(best, "median_ns"))) best = r;
+  }
+  *device = best ? json_integer_value(json_object_get(best, "device")) : -1;
+  return best ? json_dumps(json_object_get(best, "config"), JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+}
+
+/* Two boards of different speed in one search. Device 1's times are halved (VKOCC_TEST_FLEET_SLOW=1:50) and every
+ * valid time is a known one, 100 us x (1 + 5% x |c - 5|) (VKOCC_TEST_FLEET_SYNTH=5), so the true best is
+ * configuration 5 (WG 64, ITEMS 2), which device 0 measures (it alone measures the first chunk of 8, until the
+ * reference outputs are known; device 1 then takes 8..11). By raw medians a configuration of device 1 wins; by
+ * times normalized to the common reference (device 1's factor 0.5) configuration 5 does, and the final round on
+ * device 0 confirms it with raw times. Then real lavapipe times with device 1 three times slower: its factor is
+ * measured near 3. */
+static void test_normalized(void) {
+  char *out;
+  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:50 VKOCC_TEST_FLEET_SYNTH=5 %s tune s.json "
+                   "-o norm.json %s --device 0,0 2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "factors:  worker 0 x1.0000");
+  CHECK_CONTAINS(out, "worker 1 x0.5000");
+  CHECK_CONTAINS(out, "kept the normalized ranking's first");
+  free(out);
+  json_t *d = load("norm.json");
+  if (!d) return;
+  char *best = best_key(d);
+  json_int_t dev = -1;
+  char *raw = raw_best_key(d, &dev);
+  CHECK(best && !strcmp(best, "{\"ITEMS\":2,\"WG\":64}"), "the best: %s, expected {\"ITEMS\":2,\"WG\":64}", best);
+  CHECK(raw && strcmp(raw, best ? best : "") && dev == 1, "the raw ranking's first: %s on device %lld, expected another device "
+        "1 measured", raw, (long long)dev);
+  free(best), free(raw);
+  CHECK(json_number_value(json_object_get(json_object_get(d, "best"), "median_ns")) > 99e3 &&
+        json_number_value(json_object_get(json_object_get(d, "best"), "median_ns")) < 101e3, "the best's time %.1f ns is not "
+        "device 0's raw 100000 ns", json_number_value(json_object_get(json_object_get(d, "best"), "median_ns")));
+  json_t *n = json_object_get(json_object_get(d, "fleet"), "normalization");
+  json_t *d1 = json_array_get(json_object_get(n, "devices"), 1);
+  CHECK(fabs(json_number_value(json_object_get(d1, "factor")) - 0.5) < 1e-3, "device 1's factor %.4f, expected 0.5",
+        json_number_value(json_object_get(d1, "factor")));
+  CHECK(json_array_size(json_object_get(d1, "points")) >= 2, "device 1: %zu reference points (start and end at least)",
+        json_array_size(json_object_get(d1, "points")));
+  CHECK_EQ_U(json_integer_value(json_object_get(json_object_get(n, "final_round"), "device")), 0);
+  json_t *cands = json_object_get(json_object_get(n, "final_round"), "candidates");
+  CHECK_EQ_U(json_array_size(cands), 5);
+  /* each candidate timed on both devices; device 1's at half the time */
+  json_t *c0 = json_array_get(cands, 0), *t = json_object_get(c0, "final_round");
+  CHECK_EQ_U(json_array_size(t), 2);
+  double t0 = json_number_value(json_object_get(json_array_get(t, 0), "median_ns"));
+  double t1 = json_number_value(json_object_get(json_array_get(t, 1), "median_ns"));
+  CHECK(t0 > 0 && fabs(t1 / t0 - 0.5) < 1e-3, "the final round of the first candidate: %.1f and %.1f ns", t0, t1);
+  /* each result's normalized time: device 1's twice its raw median */
+  json_t *r;
+  size_t i;
+  uint32_t checked = 0;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    if (strcmp(json_string_value(json_object_get(r, "invalidity")), "correct")) continue;
+    double m = json_number_value(json_object_get(r, "median_ns")), nv = json_number_value(json_object_get(r, "normalized_ns"));
+    double want = json_integer_value(json_object_get(r, "device")) == 1 ? 2 * m : m;
+    checked += fabs(nv - want) < 1e-6 * want;
+  }
+  CHECK_EQ_U(checked, 9);
+  json_decref(d);
+  /* real times, device 1 three times slower */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:300 %s tune s.json -o slow.json %s --device 0,0 "
+               "2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  free(out);
+  d = load("slow.json");
+  if (!d) return;
+  n = json_object_get(json_object_get(d, "fleet"), "normalization");
+  double f1 = json_number_value(json_object_get(json_array_get(json_object_get(n, "devices"), 1), "factor"));
+  CHECK(f1 > 2 && f1 < 4.5, "device 1's factor %.3f on lavapipe, three times slower", f1);
+  json_decref(d);
+}
+
 static void test_mpi(json_t *one) {
   char *out;
   if (!vkocc_mpi_built()) {
@@ -220,6 +304,7 @@ int main(int argc, char **argv) {
     CHECK_EQ_U(json_object_size(v), 12);
     json_decref(v);
     test_devices(one);
+    test_normalized();
     test_mpi(one);
   }
   json_decref(one);

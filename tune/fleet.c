@@ -33,10 +33,13 @@
 /* ---- messages: worker -> coordinator (results, failures), coordinator -> worker (commands) */
 enum { MSG_RESULT = 1, MSG_FAILED };
 enum { TAG_HELLO = 11, TAG_WELCOME, TAG_CMD, TAG_MSG, TAG_BYE };
-enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP };
+enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP, CMD_AGAIN };
+/* why a configuration is measured: for the search, or again on a device that may have measured it before: the
+ * cluster's common reference (each device's speed against the others') or the final round (the best re-timed) */
+enum { FOR_SEARCH = 0, FOR_REFERENCE, FOR_FINAL };
 
 typedef struct msg {
-  int32_t kind;
+  int32_t kind, purpose;
   uint32_t worker, config;   /* global worker index; the configuration (the merged space's index) */
   char reference[512];       /* RESULT: the worker's reference once known */
   char error[700];           /* FAILED */
@@ -45,7 +48,7 @@ typedef struct msg {
 } msg;
 
 typedef struct cmd {
-  int32_t kind;
+  int32_t kind, purpose;
   uint32_t worker, config;
   char reference[512];
 } cmd;
@@ -54,6 +57,8 @@ typedef struct cmd {
 /* Configurations a worker holds at once. Brute force hands out runs of consecutive configurations, which the
  * harness's prebuilding thread (the next ones in enumeration order) makes ahead; other strategies one at a time. */
 #define CHUNK 8
+/* measurements again (the reference, the final round's rounds) a worker holds at once; they go first */
+#define AGAIN_MAX 128
 typedef struct worker {
   struct fleet *f;
   uint32_t gid;              /* global index */
@@ -65,15 +70,26 @@ typedef struct worker {
   /* inbox (f->mu) */
   bool go, stop;
   uint32_t todo[CHUNK], head, ntodo; /* configurations handed to it, measured in order */
+  uint32_t again[AGAIN_MAX], again_head, nagain;
+  int32_t again_for[AGAIN_MAX];
   char reference[512];
   pthread_cond_t cond;
   /* tests: VKOCC_TEST_FLEET_FAIL / _KILL "W:N,...": worker W fails (returns an error) / kills its process with
    * SIGKILL once it has measured N configurations */
   int64_t fail_after, kill_after;
   uint32_t done;
+  /* tests: VKOCC_TEST_FLEET_SLOW "W:PERCENT": worker W's times scaled (a board of another speed);
+   * VKOCC_TEST_FLEET_SYNTH=C: every valid time replaced by a known one, 100 us x (1 + 5% x |c - C|) (the best: C) */
+  double scale;
+  int64_t synth;
 } worker;
 
 /* ---- every worker of every rank, as the coordinator sees it */
+/* candidates of a shared search's final round, and its rounds (interleaved: c1..ck, c1..ck, ...) */
+#define FINAL_MAX 8
+#define FINAL_ROUNDS 3
+enum { PH_SEARCH, PH_LAST_REF, PH_FINAL, PH_DONE };
+
 typedef struct slot {
   int rank;
   uint32_t group;
@@ -83,6 +99,13 @@ typedef struct slot {
   bool started, dead;
   uint32_t measured;
   char error[700];
+  /* a shared search: measurements again in flight, configurations since its last reference point, the common
+   * reference's points, and per final-round candidate its times on this device */
+  uint32_t again_inflight, since_ref;
+  fleet_point *pts;
+  uint32_t npts;
+  double *fin[FINAL_MAX];
+  uint32_t nfin[FINAL_MAX];
 } slot;
 
 typedef struct group {
@@ -105,6 +128,17 @@ typedef struct group {
   uint32_t nslots, resumed;
   uint32_t chunk;            /* configurations a worker holds at once (CHUNK for brute force, else 1) */
   double last_cp;
+  /* Boards of one model differ by a fraction of a percent (two H100s: 0.6%), more than a median's spread: a search
+   * shared by several devices ranks by times normalized to a common reference configuration, which each device
+   * measures at its start, every `every` of its configurations and at its end (fleet_reference_of). The best few
+   * are then timed again on every device in interleaved rounds; the answer is the raw time of one device. */
+  bool norm;
+  int64_t norm_ref;          /* the reference configuration: the first valid result (-1: none yet) */
+  uint32_t every;            /* 0: at the start and the end only */
+  int phase;                 /* PH_* */
+  uint32_t cand[FINAL_MAX], ncand;
+  int32_t final_slot;        /* the device whose final round is the answer (-1: none) */
+  char note[700];
 } group;
 
 typedef struct fleet {
@@ -162,19 +196,52 @@ static void msg_free(msg *m) {
 
 /* ---- the worker thread */
 
+/* the test hooks' times (worker.scale, worker.synth) in place of the measured ones */
+static void test_times(const worker *w, uint32_t c, tu_result *r) {
+  if (r->inv != TU_CORRECT || !r->runs || (w->scale == 1 && w->synth < 0)) return;
+  double base = w->synth >= 0 ? 1e5 * (1 + 0.05 * fabs((double)c - (double)w->synth)) : 0;
+  for (uint32_t i = 0; i < r->runs; i++)
+    r->times_ns[i] = w->scale * (w->synth >= 0 ? base * (1 + 0.001 * (double)((int)(i % 5) - 2)) : r->times_ns[i]);
+  r->median_ns = w->scale * (w->synth >= 0 ? base : r->median_ns);
+  r->min_ns = w->scale * (w->synth >= 0 ? base * 0.998 : r->min_ns);
+  r->max_ns = w->scale * (w->synth >= 0 ? base * 1.002 : r->max_ns);
+  if (w->synth >= 0) r->spread = r->runs > 2 ? 0.001 : 0;
+}
+
+/* Configuration c measured afresh, whatever this worker measured before; its own record stays as it was. */
+static vkocc_status measure_again(worker *w, uint32_t c, tune_eval_fn eval, void *eval_user, tu_result *out) {
+  tu_result keep = w->run.r[c];
+  uint32_t nevals = w->run.nevals;
+  memset(&w->run.r[c], 0, sizeof keep);
+  w->run.r[c].P = -1;
+  tune_eval e;
+  vkocc_status st = eval(eval_user, c, &e);
+  *out = w->run.r[c];
+  w->run.r[c] = keep, w->run.nevals = nevals;
+  if (st) free(out->times_ns), out->times_ns = NULL;
+  return st;
+}
+
 static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn eval, void *eval_user) {
   worker *w = user;
   fleet *f = w->f;
   (void)s;
   for (;;) {
     pthread_mutex_lock(&f->mu);
-    while (!w->ntodo && !w->stop) pthread_cond_wait(&w->cond, &f->mu);
-    if (!w->ntodo) {
+    while (!w->ntodo && !w->nagain && !w->stop) pthread_cond_wait(&w->cond, &f->mu);
+    if (!w->ntodo && !w->nagain) {
       pthread_mutex_unlock(&f->mu);
       return VKOCC_OK;
     }
-    uint32_t c = w->todo[w->head];
-    w->head = (w->head + 1) % CHUNK, w->ntodo--;
+    uint32_t c;
+    int32_t purpose = FOR_SEARCH;
+    if (w->nagain) {
+      c = w->again[w->again_head], purpose = w->again_for[w->again_head];
+      w->again_head = (w->again_head + 1) % AGAIN_MAX, w->nagain--;
+    } else {
+      c = w->todo[w->head];
+      w->head = (w->head + 1) % CHUNK, w->ntodo--;
+    }
     pthread_mutex_unlock(&f->mu);
     if (w->fail_after >= 0 && w->done == (uint64_t)w->fail_after)
       return vkocc_fail(VKOCC_ERROR_RUNTIME, "device %s: failed as VKOCC_TEST_FLEET_FAIL asked", w->device);
@@ -182,16 +249,28 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
       usleep(300000); /* the results it posted reach the coordinator's journal first */
       raise(SIGKILL);
     }
-    tune_eval e;
-    vkocc_status st = eval(eval_user, c, &e);
-    if (st) return st;
     msg *m = vkocc_xcalloc(1, sizeof *m);
-    m->kind = MSG_RESULT, m->worker = w->gid, m->config = c;
-    m->r = w->run.r[c];
-    m->r.times_ns = vkocc_xmalloc(((size_t)m->r.runs + 1) * sizeof *m->r.times_ns);
-    if (m->r.runs) memcpy(m->r.times_ns, w->run.r[c].times_ns, m->r.runs * sizeof *m->r.times_ns);
+    m->kind = MSG_RESULT, m->purpose = purpose, m->worker = w->gid, m->config = c;
+    vkocc_status st;
+    if (purpose != FOR_SEARCH) {
+      st = measure_again(w, c, eval, eval_user, &m->r);
+    } else {
+      tune_eval e;
+      st = eval(eval_user, c, &e);
+      m->r = w->run.r[c];
+      m->r.times_ns = NULL;
+      if (!st) {
+        m->r.times_ns = vkocc_xmalloc(((size_t)m->r.runs + 1) * sizeof *m->r.times_ns);
+        if (m->r.runs) memcpy(m->r.times_ns, w->run.r[c].times_ns, m->r.runs * sizeof *m->r.times_ns);
+      }
+    }
+    if (st) {
+      msg_free(m);
+      return st;
+    }
+    test_times(w, c, &m->r);
     snprintf(m->reference, sizeof m->reference, "%s", w->run.reference);
-    w->done++;
+    if (purpose == FOR_SEARCH) w->done++;
     post(f, m);
   }
 }
@@ -234,7 +313,10 @@ static void worker_command(fleet *f, worker *w, const cmd *c) {
   pthread_mutex_lock(&f->mu);
   if (c->kind == CMD_GO) w->go = true, snprintf(w->reference, sizeof w->reference, "%s", c->reference);
   else if (c->kind == CMD_MEASURE && w->ntodo < CHUNK) w->todo[(w->head + w->ntodo++) % CHUNK] = c->config;
-  else w->stop = true;
+  else if (c->kind == CMD_AGAIN && w->nagain < AGAIN_MAX) {
+    uint32_t at = (w->again_head + w->nagain++) % AGAIN_MAX;
+    w->again[at] = c->config, w->again_for[at] = c->purpose;
+  } else if (c->kind != CMD_AGAIN) w->stop = true; /* (more again than AGAIN_MAX: the coordinator never sends) */
   pthread_cond_signal(&w->cond);
   pthread_mutex_unlock(&f->mu);
 }
@@ -267,6 +349,9 @@ static bool same_device_entry(json_t *p, const char *key, const char *uuid, int6
          json_integer_value(json_object_get(p, "rank")) == rank;
 }
 
+static json_t *norm_json(const fleet *f, uint32_t gi, const int32_t *index);
+static int64_t fleet_best(const fleet *f, uint32_t gi, double *ns, int32_t *slot);
+static double result_norm_ns(const fleet *f, uint32_t gi, uint32_t c);
 static json_t *fleet_document(fleet *f, group *g) {
   char when[32];
   vkocc_utc_now(when, sizeof when);
@@ -305,26 +390,48 @@ static json_t *fleet_document(fleet *f, group *g) {
   json_object_set_new(doc, "devices", devs);
   /* each result names its device: the results are in the record's evaluation order, then resumed ones */
   json_t *res = json_object_get(doc, "results");
-  json_t *keys = json_object();
+  json_t *keys = json_object(), *norms = json_object();
   for (uint32_t c = 0; c < g->run.space.count; c++) {
     int32_t d = g->who[c] >= 0 ? index[g->who[c]] : g->prev_who ? g->prev_who[c] : -1;
     if (d < 0 || !g->run.r[c].measured) continue;
     char key[1024];
     t1_config_key(&g->run.spec, g->run.space.coord + (size_t)c * g->run.spec.nparams, key, sizeof key);
     json_object_set_new(keys, key, json_integer(d));
+    if (g->norm) json_object_set_new(norms, key, json_real(result_norm_ns(f, (uint32_t)(g - f->g), c)));
   }
   size_t i;
   json_t *e;
   json_array_foreach(res, i, e) {
     char *k = json_dumps(json_object_get(e, "config"), JSON_COMPACT | JSON_SORT_KEYS);
     json_t *d = k ? json_object_get(keys, k) : NULL;
-    free(k);
     if (d) json_object_set(e, "device", d);
+    /* the time the search ranked it by: its median in the base device's speed */
+    json_t *nv = k ? json_object_get(norms, k) : NULL;
+    if (nv) json_object_set(e, "normalized_ns", nv);
+    free(k);
   }
-  json_decref(keys);
+  json_decref(keys), json_decref(norms);
+  json_t *fl = json_pack("{s:i, s:I, s:s?}", "ranks", f->nranks, "devices", (json_int_t)g->nslots, "stopped",
+                         g->stopped[0] ? g->stopped : NULL);
+  if (g->norm) {
+    uint32_t gi = (uint32_t)(g - f->g);
+    json_object_set_new(fl, "normalization", norm_json(f, gi, index));
+    /* the best: a raw time one device measured (the final round's, else the normalized best's own median) */
+    double ns;
+    int32_t who;
+    int64_t b = fleet_best(f, gi, &ns, &who);
+    if (b >= 0) {
+      const t1_spec *sp = &g->run.spec;
+      json_t *best = json_pack("{s:o, s:f, s:I, s:s}", "config", t1_config_json(sp, g->run.space.coord + (size_t)b * sp->nparams),
+                               "median_ns", ns, "P", (json_int_t)g->run.r[b].P, "ranked_by",
+                               g->final_slot >= 0 && g->run.r[b].confirm_runs ? "final_round" : "normalized");
+      json_object_set_new(best, "normalized_ns", json_real(result_norm_ns(f, gi, (uint32_t)b)));
+      json_object_set_new(best, "device", who >= 0 && index[who] >= 0 ? json_integer(index[who]) : json_null());
+      json_object_set_new(doc, "best", best);
+    }
+  }
   free(index);
-  json_object_set_new(doc, "fleet", json_pack("{s:i, s:I, s:s?}", "ranks", f->nranks, "devices", (json_int_t)g->nslots,
-                                              "stopped", g->stopped[0] ? g->stopped : NULL));
+  json_object_set_new(doc, "fleet", fl);
   return doc;
 }
 
@@ -544,7 +651,7 @@ static void slot_failed(fleet *f, uint32_t s, const char *why) {
   sl->dead = true;
   snprintf(sl->error, sizeof sl->error, "%s", why);
   for (uint32_t i = 0; i < sl->ninflight; i++) tune_search_requeue(g->ts, sl->inflight[i]); /* another device measures them */
-  sl->ninflight = 0;
+  sl->ninflight = 0, sl->again_inflight = 0;
   bool alive = false;
   for (uint32_t k = 0; k < f->nslots; k++) alive |= f->slots[k].group == sl->group && !f->slots[k].dead;
   if (!alive && !g->finished) {
@@ -552,6 +659,286 @@ static void slot_failed(fleet *f, uint32_t s, const char *why) {
     tune_search_stop(g->ts);
   }
   fprintf(stderr, "vkocc tune: device %s (rank %d) left the search: %s\n", sl->dev.id.name, sl->rank, why);
+}
+
+/* ---- a shared search: times normalized to a common reference, the final round */
+
+bool fleet_reference_of(const fleet_point *p, uint32_t n, double *ref_ns, double *spread) {
+  *ref_ns = 0, *spread = 0;
+  if (!n) return false;
+  double *v = vkocc_xmalloc(n * sizeof *v), *d = vkocc_xmalloc(n * sizeof *d);
+  for (uint32_t i = 0; i < n; i++) v[i] = p[i].median_ns, d[i] = p[i].spread;
+  double ref = vkocc_median(v, n), sp = vkocc_median(d, n) / sqrt((double)n);
+  if (n >= 2 && ref > 0) {
+    for (uint32_t i = 0; i < n; i++) v[i] = fabs(p[i].median_ns - ref);
+    double mad = vkocc_median(v, n) / ref;
+    if (mad > sp) sp = mad;
+  }
+  free(v), free(d);
+  if (!(ref > 0) || !isfinite(ref) || !isfinite(sp)) return false;
+  *ref_ns = ref, *spread = sp;
+  return true;
+}
+
+/* the device whose speed normalized times are in: the group's first with a reference point (-1: none yet) */
+static int32_t base_slot(const fleet *f, uint32_t gi) {
+  for (uint32_t s = 0; s < f->nslots; s++)
+    if (f->slots[s].group == gi && f->slots[s].npts) return (int32_t)s;
+  return -1;
+}
+
+static bool slot_reference(const fleet *f, uint32_t s, double *ref_ns, double *spread) {
+  return fleet_reference_of(f->slots[s].pts, f->slots[s].npts, ref_ns, spread);
+}
+
+/* a time device s measured, in the base device's speed (raw until both have a reference point) */
+static double norm_ns(const fleet *f, uint32_t gi, uint32_t s, double raw) {
+  int32_t b = f->g[gi].norm ? base_slot(f, gi) : -1;
+  double rb, rs, u;
+  if (b < 0 || (uint32_t)b == s || !slot_reference(f, (uint32_t)b, &rb, &u) || !slot_reference(f, s, &rs, &u)) return raw;
+  return raw * rb / rs;
+}
+
+static double result_norm_ns(const fleet *f, uint32_t gi, uint32_t c) {
+  const group *g = &f->g[gi];
+  double raw = g->run.r[c].median_ns;
+  return g->who[c] >= 0 ? norm_ns(f, gi, (uint32_t)g->who[c], raw) : raw;
+}
+
+static bool result_valid(const tu_result *r) { return r->measured && r->inv == TU_CORRECT && r->runs > 0 && r->median_ns > 0; }
+
+/* configuration c measured again on device s (its reference, or the final round); it goes first on the worker */
+static void ask_again(fleet *f, uint32_t s, uint32_t c, int32_t purpose) {
+  slot *sl = &f->slots[s];
+  if (sl->dead || !sl->started) return;
+  cmd x = {.kind = CMD_AGAIN, .purpose = purpose, .worker = s, .config = c};
+  vkocc_status st = VKOCC_OK;
+  if (sl->rank == f->rank) worker_command(f, &f->w[s], &x);
+  else st = fleet_mpi_send(sl->rank, TAG_CMD, &x, sizeof x);
+  if (st) {
+    slot_failed(f, s, vkocc_last_error());
+    return;
+  }
+  sl->again_inflight++;
+  if (purpose == FOR_REFERENCE) sl->since_ref = 0;
+}
+
+static void again_result(fleet *f, uint32_t s, const msg *m) {
+  slot *sl = &f->slots[s];
+  group *g = &f->g[sl->group];
+  if (sl->again_inflight) sl->again_inflight--;
+  if (sl->dead || !result_valid(&m->r)) return;
+  if (m->purpose == FOR_REFERENCE && (int64_t)m->config == g->norm_ref) {
+    sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
+    sl->pts[sl->npts++] = (fleet_point){.after = sl->measured, .median_ns = m->r.median_ns, .spread = m->r.spread};
+    return;
+  }
+  for (uint32_t k = 0; m->purpose == FOR_FINAL && k < g->ncand; k++) {
+    if (g->cand[k] != m->config) continue;
+    sl->fin[k] = vkocc_xrealloc(sl->fin[k], (sl->nfin[k] + m->r.runs) * sizeof *sl->fin[k]);
+    memcpy(sl->fin[k] + sl->nfin[k], m->r.times_ns, m->r.runs * sizeof *m->r.times_ns);
+    sl->nfin[k] += m->r.runs;
+  }
+}
+
+/* after a result for the search: the reference once known is measured on every device, then every `every` */
+static void reference_due(fleet *f, uint32_t s, const msg *m) {
+  slot *sl = &f->slots[s];
+  group *g = &f->g[sl->group];
+  if (!g->norm) return;
+  sl->since_ref++;
+  if (g->norm_ref < 0 && result_valid(&m->r)) {
+    g->norm_ref = m->config;
+    for (uint32_t k = 0; k < f->nslots; k++)
+      if (f->slots[k].group == sl->group) ask_again(f, k, m->config, FOR_REFERENCE);
+  } else if (g->norm_ref >= 0 && g->every && sl->since_ref >= g->every) {
+    ask_again(f, s, (uint32_t)g->norm_ref, FOR_REFERENCE);
+  }
+}
+
+/* The final round's candidates: the best by normalized time. Says so when the factors' uncertainty exceeds the
+ * difference between the best and a candidate another device measured. */
+static void pick_candidates(fleet *f, uint32_t gi) {
+  group *g = &f->g[gi];
+  uint32_t want = f->o->confirm > 0 ? (uint32_t)f->o->confirm : 5;
+  if (want > FINAL_MAX) want = FINAL_MAX;
+  g->ncand = 0;
+  while (g->ncand < want) {
+    int64_t best = -1;
+    double bt = INFINITY;
+    for (uint32_t c = 0; c < g->run.space.count; c++) {
+      bool taken = false;
+      for (uint32_t k = 0; k < g->ncand && !taken; k++) taken = g->cand[k] == c;
+      if (taken || !result_valid(&g->run.r[c])) continue;
+      double t = result_norm_ns(f, gi, c);
+      if (t < bt) bt = t, best = c;
+    }
+    if (best < 0) break;
+    g->cand[g->ncand++] = (uint32_t)best;
+  }
+  if (g->ncand < 2 || g->who[g->cand[0]] < 0) return;
+  double rb, ub, rk, uk, t0 = result_norm_ns(f, gi, g->cand[0]), dmin = INFINITY, umax = 0;
+  uint32_t sb = (uint32_t)g->who[g->cand[0]], close = 0;
+  if (!slot_reference(f, sb, &rb, &ub)) return;
+  for (uint32_t k = 1; k < g->ncand; k++) {
+    int32_t sk = g->who[g->cand[k]];
+    if (sk < 0 || (uint32_t)sk == sb || !slot_reference(f, (uint32_t)sk, &rk, &uk)) continue;
+    double d = result_norm_ns(f, gi, g->cand[k]) / t0 - 1, u = sqrt(ub * ub + uk * uk);
+    if (d < u) close++, dmin = fmin(dmin, d), umax = fmax(umax, u);
+  }
+  if (close)
+    snprintf(g->note, sizeof g->note, "the normalization's uncertainty (up to %.2f%%) exceeds the difference between the best "
+             "by normalized time and %u candidate%s another device measured (from %.2f%%): the final round decides", 100 * umax,
+             close, close == 1 ? "" : "s", 100 * dmin);
+  else
+    snprintf(g->note, sizeof g->note, "the best by normalized time leads the candidates other devices measured by more than "
+             "the normalization's uncertainty");
+}
+
+/* The final round's answer: the raw times of one device (the base device when it timed them all), as the
+ * record's final round, so that tu_best ranks by them. */
+static void final_record(fleet *f, uint32_t gi) {
+  group *g = &f->g[gi];
+  int32_t pick = -1;
+  uint32_t most = 0, b = (uint32_t)base_slot(f, gi);
+  for (uint32_t s = 0; s < f->nslots; s++) {
+    const slot *sl = &f->slots[s];
+    if (sl->group != gi || sl->dead) continue;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < g->ncand; k++) n += sl->nfin[k] > 0;
+    if (n > most || (n == most && n && s == b)) most = n, pick = (int32_t)s;
+  }
+  g->final_slot = pick;
+  if (pick < 0) return;
+  slot *sl = &f->slots[pick];
+  for (uint32_t k = 0; k < g->ncand; k++) {
+    tu_result *r = &g->run.r[g->cand[k]];
+    uint32_t n = sl->nfin[k];
+    if (!n) continue;
+    double *v = vkocc_xmalloc(n * sizeof *v);
+    memcpy(v, sl->fin[k], n * sizeof *v);
+    double med = vkocc_median(v, n);
+    for (uint32_t i = 0; i < n; i++) v[i] = fabs(sl->fin[k][i] - med);
+    r->confirm_ns = med, r->confirm_spread = med > 0 ? vkocc_median(v, n) / med : 0, r->confirm_runs = n;
+    free(v);
+  }
+}
+
+/* The cluster's best: in a shared search the final round's lowest raw time on its device, else (interrupted, no
+ * final round) the lowest normalized time, given as its raw median; -1 none. *ns: that raw time, *slot: whose. */
+static int64_t fleet_best(const fleet *f, uint32_t gi, double *ns, int32_t *slot) {
+  const group *g = &f->g[gi];
+  int64_t b = -1;
+  *ns = INFINITY, *slot = -1;
+  if (!g->norm) {
+    b = tu_best(&g->run);
+    if (b >= 0) *ns = tu_rank_ns(&g->run.r[b]), *slot = g->who[b];
+    return b;
+  }
+  for (uint32_t k = 0; g->final_slot >= 0 && k < g->ncand; k++) {
+    const tu_result *r = &g->run.r[g->cand[k]];
+    if (r->confirm_runs && r->confirm_ns < *ns) *ns = r->confirm_ns, b = g->cand[k];
+  }
+  if (b >= 0) {
+    *slot = g->final_slot;
+    return b;
+  }
+  double bt = INFINITY;
+  for (uint32_t c = 0; c < g->run.space.count; c++) {
+    if (!result_valid(&g->run.r[c])) continue;
+    double t = result_norm_ns(f, gi, c);
+    if (t < bt) bt = t, b = c;
+  }
+  if (b >= 0) *ns = g->run.r[b].median_ns, *slot = g->who[b];
+  return b;
+}
+
+/* $.fleet.normalization: the reference, each device's points and factor, the final round's candidates on each */
+static json_t *norm_json(const fleet *f, uint32_t gi, const int32_t *index) {
+  const group *g = &f->g[gi];
+  const t1_spec *sp = &g->run.spec;
+  int32_t b = base_slot(f, gi);
+  double rb = 0, ub = 0;
+  if (b >= 0) slot_reference(f, (uint32_t)b, &rb, &ub);
+  json_t *n = json_object(), *devs = json_array(), *cands = json_array();
+  json_object_set_new(n, "reference", g->norm_ref >= 0 ? t1_config_json(sp, g->run.space.coord + (size_t)g->norm_ref * sp->nparams)
+                                                         : json_null());
+  json_object_set_new(n, "every", json_integer(g->every));
+  json_object_set_new(n, "base_device", b >= 0 && index[b] >= 0 ? json_integer(index[b]) : json_null());
+  for (uint32_t s = 0; s < f->nslots; s++) {
+    const slot *sl = &f->slots[s];
+    if (sl->group != gi || index[s] < 0) continue;
+    json_t *d = json_pack("{s:i}", "device", index[s]), *pts = json_array();
+    double lo = INFINITY, hi = 0, r, u;
+    for (uint32_t i = 0; i < sl->npts; i++) {
+      json_array_append_new(pts, json_pack("{s:i, s:f, s:f}", "after", (int)sl->pts[i].after, "median_ns", sl->pts[i].median_ns,
+                                           "spread", sl->pts[i].spread));
+      lo = fmin(lo, sl->pts[i].median_ns), hi = fmax(hi, sl->pts[i].median_ns);
+    }
+    json_object_set_new(d, "points", pts);
+    if (rb > 0 && slot_reference(f, s, &r, &u)) {
+      json_object_set_new(d, "reference_ns", json_real(r));
+      json_object_set_new(d, "spread", json_real(u));
+      json_object_set_new(d, "range", json_real((hi - lo) / lo));
+      json_object_set_new(d, "factor", json_real(r / rb));
+      json_object_set_new(d, "factor_spread", json_real((int32_t)s == b ? 0 : sqrt(u * u + ub * ub)));
+    }
+    json_array_append_new(devs, d);
+  }
+  json_object_set_new(n, "devices", devs);
+  for (uint32_t k = 0; k < g->ncand; k++) {
+    uint32_t c = g->cand[k];
+    const tu_result *r = &g->run.r[c];
+    json_t *e = json_pack("{s:o, s:f, s:f}", "config", t1_config_json(sp, g->run.space.coord + (size_t)c * sp->nparams),
+                          "median_ns", r->median_ns, "normalized_ns", result_norm_ns(f, gi, c));
+    json_object_set_new(e, "device", g->who[c] >= 0 && index[g->who[c]] >= 0 ? json_integer(index[g->who[c]]) : json_null());
+    json_t *times = json_array();
+    for (uint32_t s = 0; s < f->nslots; s++) {
+      const slot *sl = &f->slots[s];
+      if (sl->group != gi || index[s] < 0 || !sl->nfin[k]) continue;
+      double *v = vkocc_xmalloc(sl->nfin[k] * sizeof *v);
+      memcpy(v, sl->fin[k], sl->nfin[k] * sizeof *v);
+      double med = vkocc_median(v, sl->nfin[k]);
+      for (uint32_t i = 0; i < sl->nfin[k]; i++) v[i] = fabs(sl->fin[k][i] - med);
+      json_array_append_new(times, json_pack("{s:i, s:f, s:f, s:i}", "device", index[s], "median_ns", med, "spread",
+                                             med > 0 ? vkocc_median(v, sl->nfin[k]) / med : 0.0, "runs", (int)sl->nfin[k]));
+      free(v);
+    }
+    json_object_set_new(e, "final_round", times);
+    json_array_append_new(cands, e);
+  }
+  json_object_set_new(n, "final_round", json_pack("{s:o, s:i, s:o}", "device",
+                                                  g->final_slot >= 0 && index[g->final_slot] >= 0 ? json_integer(index[g->final_slot])
+                                                                                                   : json_null(),
+                                                  "rounds", FINAL_ROUNDS, "candidates", cands));
+  json_object_set_new(n, "note", g->note[0] ? json_string(g->note) : json_null());
+  return n;
+}
+
+/* The search handed out everything: last reference points, then the final round on every device; true when the
+ * cluster is done. */
+static bool after_search(fleet *f, uint32_t gi) {
+  group *g = &f->g[gi];
+  if (!g->norm || g->phase == PH_DONE || (f->o->stop && *f->o->stop) || g->stopped[0]) return true;
+  for (uint32_t s = 0; s < f->nslots; s++)
+    if (f->slots[s].group == gi && !f->slots[s].dead && f->slots[s].again_inflight) return false;
+  if (g->phase == PH_SEARCH) {
+    g->phase = PH_LAST_REF;
+    for (uint32_t s = 0; s < f->nslots && g->norm_ref >= 0; s++)
+      if (f->slots[s].group == gi) ask_again(f, s, (uint32_t)g->norm_ref, FOR_REFERENCE);
+    return false;
+  }
+  if (g->phase == PH_LAST_REF) {
+    g->phase = PH_FINAL;
+    pick_candidates(f, gi);
+    for (uint32_t s = 0; s < f->nslots; s++)
+      for (uint32_t round = 0; f->slots[s].group == gi && round < FINAL_ROUNDS; round++)
+        for (uint32_t k = 0; k < g->ncand; k++) ask_again(f, s, g->cand[k], FOR_FINAL);
+    return false;
+  }
+  final_record(f, gi);
+  g->phase = PH_DONE;
+  return true;
 }
 
 static void handle(fleet *f, msg *m) {
@@ -562,12 +949,18 @@ static void handle(fleet *f, msg *m) {
     slot_failed(f, m->worker, m->error);
     return;
   }
+  if (m->purpose != FOR_SEARCH) {
+    again_result(f, m->worker, m);
+    return;
+  }
   uint32_t k = 0;
   while (k < sl->ninflight && sl->inflight[k] != m->config) k++;
   if (k == sl->ninflight) return; /* a late result of a worker given up on */
   sl->inflight[k] = sl->inflight[--sl->ninflight];
   tune_eval e = {.valid = m->r.inv == TU_CORRECT && m->r.runs > 0, .time_ns = m->r.median_ns};
+  if (e.valid) e.time_ns = norm_ns(f, sl->group, m->worker, m->r.median_ns);
   if (tune_search_tell(g->ts, m->config, e)) return;
+  reference_due(f, m->worker, m);
   record(f, g, m->worker, m->config, &m->r);
   /* the reference as the workers name it ("ReferenceArguments", a configuration's key) goes into the document */
   if (!g->run.reference[0] && m->reference[0]) snprintf(g->run.reference, sizeof g->run.reference, "%s", m->reference);
@@ -595,6 +988,7 @@ static bool dispatch(fleet *f) {
         if (!g->ref_known && other) continue;
         if (send_cmd(f, s, CMD_GO, 0, g->ref_known ? g->reference : "")) { slot_failed(f, s, vkocc_last_error()); continue; }
         sl->started = true;
+        if (g->norm_ref >= 0) ask_again(f, s, (uint32_t)g->norm_ref, FOR_REFERENCE);
       }
       if (g->chunk == 1 && sl->ninflight) continue;
       uint32_t c[CHUNK], want = g->chunk - sl->ninflight, n;
@@ -617,7 +1011,7 @@ static bool dispatch(fleet *f) {
     if (!tune_search_inflight(g->ts)) {
       uint32_t c;
       /* nothing in flight and nothing to hand out: the search is over */
-      if (!tune_search_ask(g->ts, 1, &c)) g->finished = true;
+      if (!tune_search_ask(g->ts, 1, &c)) g->finished = after_search(f, gi);
       else tune_search_requeue(g->ts, c);
     }
     any |= !g->finished;
@@ -662,6 +1056,10 @@ static void fleet_free(fleet *f) {
     if (g->jf) fclose(g->jf);
     free(g->who), free(g->prev_who);
     json_decref(g->prev_devices), json_decref(g->attrib);
+  }
+  for (uint32_t s = 0; s < f->nslots; s++) {
+    free(f->slots[s].pts);
+    for (uint32_t k = 0; k < FINAL_MAX; k++) free(f->slots[s].fin[k]);
   }
   free(f->g), free(f->slots);
   for (msg *m; (m = take(f, 0));) msg_free(m);
@@ -717,6 +1115,8 @@ static vkocc_status make_groups(fleet *f) {
       }
       return st;
     }
+    g->norm = g->nslots >= 2, g->norm_ref = -1, g->phase = PH_SEARCH, g->final_slot = -1;
+    g->every = o->sentinel_every > 0 ? (uint32_t)o->sentinel_every : o->sentinel_every < 0 ? 0 : 16;
     g->ref_known = !needs_reference_run(&g->run, o) || g->run.reference[0];
     snprintf(g->reference, sizeof g->reference, "%s", g->run.reference);
     /* what the journal held goes into the document before a fresh journal starts */
@@ -756,6 +1156,10 @@ static vkocc_status make_worker(fleet *f, worker *w, const vkocc_tune_fleet_memb
   memcpy(w->run.space.coord, coord, (size_t)count * w->run.spec.nparams * sizeof *coord);
   w->run.space.count = count;
   w->fail_after = test_hook("VKOCC_TEST_FLEET_FAIL", gid), w->kill_after = test_hook("VKOCC_TEST_FLEET_KILL", gid);
+  int64_t pct = test_hook("VKOCC_TEST_FLEET_SLOW", gid);
+  w->scale = pct > 0 ? (double)pct / 100 : 1;
+  const char *synth = getenv("VKOCC_TEST_FLEET_SYNTH");
+  w->synth = synth && *synth ? strtol(synth, NULL, 10) : -1;
   return VKOCC_OK;
 }
 
@@ -927,6 +1331,35 @@ static vkocc_status welcome_ranks(fleet *f, char **hellos) {
 
 /* ---- the run */
 
+/* the summary's line: each device's factor, and what the final round said */
+static void normalization_line(const fleet *f, uint32_t gi, char *out, size_t len) {
+  const group *g = &f->g[gi];
+  int32_t b = base_slot(f, gi);
+  double rb, ub, r, u;
+  size_t at = 0;
+  out[0] = 0;
+  if (b < 0 || !slot_reference(f, (uint32_t)b, &rb, &ub)) {
+    snprintf(out, len, "no reference measured on any device: times are raw");
+    return;
+  }
+  uint32_t i = 0;
+  for (uint32_t s = 0; s < f->nslots && at < len; s++) {
+    if (f->slots[s].group != gi) continue;
+    if (!slot_reference(f, s, &r, &u)) at += (size_t)snprintf(out + at, len - at, "%sworker %u: no reference", i ? "; " : "", s);
+    else at += (size_t)snprintf(out + at, len - at, "%sworker %u x%.4f (+-%.2f%%, %u points)", i ? "; " : "", s, r / rb,
+                                100 * ((int32_t)s == b ? ub : sqrt(u * u + ub * ub)), f->slots[s].npts);
+    i++;
+  }
+  if (at < len && g->note[0]) at += (size_t)snprintf(out + at, len - at, "; %s", g->note);
+  if (at < len && g->final_slot >= 0) {
+    double ns;
+    int32_t who;
+    bool kept = g->ncand && fleet_best(f, gi, &ns, &who) == (int64_t)g->cand[0];
+    snprintf(out + at, len - at, "; the final round on %s %s the normalized ranking's first", f->slots[g->final_slot].dev.id.name,
+             kept ? "kept" : "overturned");
+  }
+}
+
 static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
   out->nclusters = f->ng;
   out->clusters = vkocc_xcalloc(f->ng + 1, sizeof *out->clusters);
@@ -939,9 +1372,10 @@ static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
     c->devices = g->nslots, c->resumed = g->resumed, c->best_ns = INFINITY;
     for (uint32_t i = 0; i < g->run.space.count; i++)
       if (g->run.r[i].measured) c->measured++, c->valid += g->run.r[i].inv == TU_CORRECT;
-    int64_t b = tu_best(&g->run);
+    if (g->norm) normalization_line(f, gi, c->normalization, sizeof c->normalization);
+    int32_t who;
+    int64_t b = fleet_best(f, gi, &c->best_ns, &who);
     if (b >= 0) {
-      c->best_ns = tu_rank_ns(&g->run.r[b]);
       t1_config_key(&g->run.spec, g->run.space.coord + (size_t)b * g->run.spec.nparams, c->best_key, sizeof c->best_key);
     }
   }

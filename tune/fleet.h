@@ -31,6 +31,14 @@ bool fleet_result_sane(tu_result *r);
 /* The same from sizeof(tu_result) bytes, checked before they are loaded as one. */
 bool fleet_result_from_bytes(const void *bytes, tu_result *r);
 
+/* A shared search's common reference configuration as one device measured it, after `after` of its
+ * configurations. */
+typedef struct fleet_point { uint32_t after; double median_ns, spread; } fleet_point;
+/* The device's reference time from its points: the median of their medians; *spread (relative): the larger of the
+ * medians' MAD over that and the points' median spread over sqrt(n) (one point: its own spread, so that two equal
+ * points do not claim an exact factor). False without a point. Pure. */
+bool fleet_reference_of(const fleet_point *p, uint32_t n, double *ref_ns, double *spread);
+
 /* The MPI transport (tune/fleet_mpi.c when vkocc is built with MPI; otherwise every call fails or is false). */
 bool fleet_mpi_built(void);
 /* MPI_Init_thread (funneled) and the communicator's rank and size. */
