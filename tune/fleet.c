@@ -86,8 +86,8 @@ typedef struct worker {
 
 /* ---- every worker of every rank, as the coordinator sees it */
 /* candidates of a shared search's final round, and its rounds (interleaved: c1..ck, c1..ck, ...) */
-#define FINAL_MAX 8
-#define FINAL_ROUNDS 3
+#define FINAL_MAX 4
+#define FINAL_ROUNDS 2
 enum { PH_SEARCH, PH_LAST_REF, PH_FINAL, PH_DONE };
 
 typedef struct slot {
@@ -756,43 +756,55 @@ static void reference_due(fleet *f, uint32_t s, const msg *m) {
   }
 }
 
-/* The final round's candidates: the best by normalized time. Says so when the factors' uncertainty exceeds the
- * difference between the best and a candidate another device measured. */
+/* The final round's candidates. The best by normalized time, and each configuration another device measured whose
+ * normalized time lies within the normalization's uncertainty of it (the two devices' reference spreads
+ * combined): only there can the factors' error change the ranking, so only then is there a final round (no
+ * candidate beside the best: its own raw median is the answer). With options->confirm K: the K best, always. The
+ * note says which. */
 static void pick_candidates(fleet *f, uint32_t gi) {
   group *g = &f->g[gi];
-  uint32_t want = f->o->confirm > 0 ? (uint32_t)f->o->confirm : 5;
+  uint32_t want = f->o->confirm > 0 ? (uint32_t)f->o->confirm : FINAL_MAX;
   if (want > FINAL_MAX) want = FINAL_MAX;
   g->ncand = 0;
+  int64_t first = -1;
+  double t0 = INFINITY, ub = 0, rb, uk, rk, dmin = INFINITY, umax = 0;
+  for (uint32_t c = 0; c < g->run.space.count; c++) {
+    double t = result_valid(&g->run.r[c]) ? result_norm_ns(f, gi, c) : INFINITY;
+    if (t < t0) t0 = t, first = c;
+  }
+  if (first < 0) return;
+  g->cand[g->ncand++] = (uint32_t)first;
+  int32_t sb = g->who[first];
+  bool known = sb >= 0 && slot_reference(f, (uint32_t)sb, &rb, &ub);
+  uint32_t close = 0;
   while (g->ncand < want) {
-    int64_t best = -1;
-    double bt = INFINITY;
+    int64_t next = -1;
+    double bt = INFINITY, bu = 0;
     for (uint32_t c = 0; c < g->run.space.count; c++) {
       bool taken = false;
       for (uint32_t k = 0; k < g->ncand && !taken; k++) taken = g->cand[k] == c;
       if (taken || !result_valid(&g->run.r[c])) continue;
-      double t = result_norm_ns(f, gi, c);
-      if (t < bt) bt = t, best = c;
+      double t = result_norm_ns(f, gi, c), u = 0;
+      int32_t sk = g->who[c];
+      if (f->o->confirm <= 0) { /* only where the factors could be what ranks it below the best */
+        if (!known || sk < 0 || sk == sb || !slot_reference(f, (uint32_t)sk, &rk, &uk)) continue;
+        u = sqrt(ub * ub + uk * uk);
+        if (t / t0 - 1 >= u) continue;
+      }
+      if (t < bt) bt = t, next = c, bu = u;
     }
-    if (best < 0) break;
-    g->cand[g->ncand++] = (uint32_t)best;
-  }
-  if (g->ncand < 2 || g->who[g->cand[0]] < 0) return;
-  double rb, ub, rk, uk, t0 = result_norm_ns(f, gi, g->cand[0]), dmin = INFINITY, umax = 0;
-  uint32_t sb = (uint32_t)g->who[g->cand[0]], close = 0;
-  if (!slot_reference(f, sb, &rb, &ub)) return;
-  for (uint32_t k = 1; k < g->ncand; k++) {
-    int32_t sk = g->who[g->cand[k]];
-    if (sk < 0 || (uint32_t)sk == sb || !slot_reference(f, (uint32_t)sk, &rk, &uk)) continue;
-    double d = result_norm_ns(f, gi, g->cand[k]) / t0 - 1, u = sqrt(ub * ub + uk * uk);
-    if (d < u) close++, dmin = fmin(dmin, d), umax = fmax(umax, u);
+    if (next < 0) break;
+    g->cand[g->ncand++] = (uint32_t)next;
+    if (f->o->confirm <= 0) close++, dmin = fmin(dmin, bt / t0 - 1), umax = fmax(umax, bu);
   }
   if (close)
     snprintf(g->note, sizeof g->note, "the normalization's uncertainty (up to %.2f%%) exceeds the difference between the best "
-             "by normalized time and %u candidate%s another device measured (from %.2f%%): the final round decides", 100 * umax,
+             "by normalized time and %u configuration%s another device measured (from %.2f%%): a final round decides", 100 * umax,
              close, close == 1 ? "" : "s", 100 * dmin);
-  else
-    snprintf(g->note, sizeof g->note, "the best by normalized time leads the candidates other devices measured by more than "
-             "the normalization's uncertainty");
+  else if (f->o->confirm <= 0)
+    snprintf(g->note, sizeof g->note, "the best by normalized time leads what other devices measured by more than the "
+             "normalization's uncertainty: no final round");
+  if (g->ncand < 2) g->ncand = 0; /* nothing to decide: the best's own raw median */
 }
 
 /* The final round's answer: the raw times of one device (the base device when it timed them all), as the
@@ -1116,7 +1128,7 @@ static vkocc_status make_groups(fleet *f) {
       return st;
     }
     g->norm = g->nslots >= 2, g->norm_ref = -1, g->phase = PH_SEARCH, g->final_slot = -1;
-    g->every = o->sentinel_every > 0 ? (uint32_t)o->sentinel_every : o->sentinel_every < 0 ? 0 : 16;
+    g->every = o->sentinel_every > 0 ? (uint32_t)o->sentinel_every : o->sentinel_every < 0 ? 0 : 32;
     g->ref_known = !needs_reference_run(&g->run, o) || g->run.reference[0];
     snprintf(g->reference, sizeof g->reference, "%s", g->run.reference);
     /* what the journal held goes into the document before a fresh journal starts */
