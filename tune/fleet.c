@@ -87,6 +87,8 @@ typedef struct worker {
 /* ---- every worker of every rank, as the coordinator sees it */
 /* candidates of a shared search's final round, and its rounds (interleaved: c1..ck, c1..ck, ...) */
 #define FINAL_MAX 4
+/* reference configurations of a shared search */
+#define NREF 4
 #define FINAL_ROUNDS 2
 enum { PH_SEARCH, PH_LAST_REF, PH_FINAL, PH_DONE };
 
@@ -101,7 +103,7 @@ typedef struct slot {
   char error[700];
   /* a shared search: measurements again in flight, configurations since its last reference point, the common
    * reference's points, and per final-round candidate its times on this device */
-  uint32_t again_inflight, since_ref;
+  uint32_t again_inflight, since_ref, ref_turn;
   fleet_point *pts;
   uint32_t npts;
   double *fin[FINAL_MAX];
@@ -133,7 +135,8 @@ typedef struct group {
    * measures at its start, every `every` of its configurations and at its end (fleet_reference_of). The best few
    * are then timed again on every device in interleaved rounds; the answer is the raw time of one device. */
   bool norm;
-  int64_t norm_ref;          /* the reference configuration: the first valid result (-1: none yet) */
+  uint32_t refs[NREF], nrefs; /* the reference configurations (reference_due) */
+  uint32_t valid_seen;       /* valid results so far */
   uint32_t every;            /* 0: at the start and the end only */
   int phase;                 /* PH_* */
   uint32_t cand[FINAL_MAX], ncand;
@@ -661,7 +664,7 @@ static void slot_failed(fleet *f, uint32_t s, const char *why) {
   fprintf(stderr, "vkocc tune: device %s (rank %d) left the search: %s\n", sl->dev.id.name, sl->rank, why);
 }
 
-/* ---- a shared search: times normalized to a common reference, the final round */
+/* ---- a shared search: times normalized to common references, the final round */
 
 bool fleet_reference_of(const fleet_point *p, uint32_t n, double *ref_ns, double *spread) {
   *ref_ns = 0, *spread = 0;
@@ -680,6 +683,22 @@ bool fleet_reference_of(const fleet_point *p, uint32_t n, double *ref_ns, double
   return true;
 }
 
+bool fleet_factor_of(const double *ratio, const double *noise, uint32_t n, double *factor, double *spread) {
+  *factor = 0, *spread = 0;
+  if (!n) return false;
+  double *v = vkocc_xmalloc(n * sizeof *v);
+  memcpy(v, ratio, n * sizeof *v);
+  double fa = vkocc_median(v, n);
+  for (uint32_t i = 0; i < n; i++) v[i] = fabs(ratio[i] - fa);
+  double mad = n >= 2 && fa > 0 ? vkocc_median(v, n) / fa : 0;
+  memcpy(v, noise, n * sizeof *v);
+  double nz = vkocc_median(v, n);
+  free(v);
+  if (!(fa > 0) || !isfinite(fa) || !isfinite(mad) || !isfinite(nz)) return false;
+  *factor = fa, *spread = mad > nz ? mad : nz;
+  return true;
+}
+
 /* the device whose speed normalized times are in: the group's first with a reference point (-1: none yet) */
 static int32_t base_slot(const fleet *f, uint32_t gi) {
   for (uint32_t s = 0; s < f->nslots; s++)
@@ -687,16 +706,47 @@ static int32_t base_slot(const fleet *f, uint32_t gi) {
   return -1;
 }
 
-static bool slot_reference(const fleet *f, uint32_t s, double *ref_ns, double *spread) {
-  return fleet_reference_of(f->slots[s].pts, f->slots[s].npts, ref_ns, spread);
+/* device s's time of reference j: its points of j (fleet_reference_of) */
+static bool ref_time(const fleet *f, uint32_t s, uint32_t j, double *t, double *u) {
+  const slot *sl = &f->slots[s];
+  fleet_point *p = vkocc_xmalloc((sl->npts + 1) * sizeof *p);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < sl->npts; i++)
+    if (sl->pts[i].ref == j) p[n++] = sl->pts[i];
+  bool ok = fleet_reference_of(p, n, t, u);
+  free(p);
+  return ok;
 }
 
-/* a time device s measured, in the base device's speed (raw until both have a reference point) */
+/* Device s's factor against the base device (1 for the base itself, spread 0) from the references both measured:
+ * fleet_factor_of over their ratios. *nratios: how many. False without a common reference. */
+static bool slot_factor(const fleet *f, uint32_t gi, uint32_t s, double *factor, double *spread, uint32_t *nratios) {
+  const group *g = &f->g[gi];
+  int32_t b = g->norm ? base_slot(f, gi) : -1;
+  double ratio[NREF], noise[NREF], ts, us, tb, ub;
+  uint32_t n = 0;
+  for (uint32_t j = 0; b >= 0 && j < g->nrefs; j++)
+    if (ref_time(f, s, j, &ts, &us) && ref_time(f, (uint32_t)b, j, &tb, &ub)) {
+      ratio[n] = ts / tb, noise[n] = (uint32_t)b == s ? 0 : sqrt(us * us + ub * ub);
+      n++;
+    }
+  if (nratios) *nratios = n;
+  if (b >= 0 && (uint32_t)b == s && n) return *factor = 1, *spread = 0, true;
+  return fleet_factor_of(ratio, noise, n, factor, spread);
+}
+
+/* how far the factors of devices a and c may put one configuration's normalized time (INFINITY: unknown) */
+static double pair_spread(const fleet *f, uint32_t gi, uint32_t a, uint32_t c) {
+  double fa, ua, fc, uc;
+  if (a == c) return 0;
+  if (!slot_factor(f, gi, a, &fa, &ua, NULL) || !slot_factor(f, gi, c, &fc, &uc, NULL)) return INFINITY;
+  return sqrt(ua * ua + uc * uc);
+}
+
+/* a time device s measured, in the base device's speed (raw until both measured a reference) */
 static double norm_ns(const fleet *f, uint32_t gi, uint32_t s, double raw) {
-  int32_t b = f->g[gi].norm ? base_slot(f, gi) : -1;
-  double rb, rs, u;
-  if (b < 0 || (uint32_t)b == s || !slot_reference(f, (uint32_t)b, &rb, &u) || !slot_reference(f, s, &rs, &u)) return raw;
-  return raw * rb / rs;
+  double fa, u;
+  return slot_factor(f, gi, s, &fa, &u, NULL) ? raw / fa : raw;
 }
 
 static double result_norm_ns(const fleet *f, uint32_t gi, uint32_t c) {
@@ -707,7 +757,7 @@ static double result_norm_ns(const fleet *f, uint32_t gi, uint32_t c) {
 
 static bool result_valid(const tu_result *r) { return r->measured && r->inv == TU_CORRECT && r->runs > 0 && r->median_ns > 0; }
 
-/* configuration c measured again on device s (its reference, or the final round); it goes first on the worker */
+/* configuration c measured again on device s (a reference, or the final round); it goes first on the worker */
 static void ask_again(fleet *f, uint32_t s, uint32_t c, int32_t purpose) {
   slot *sl = &f->slots[s];
   if (sl->dead || !sl->started) return;
@@ -723,14 +773,21 @@ static void ask_again(fleet *f, uint32_t s, uint32_t c, int32_t purpose) {
   if (purpose == FOR_REFERENCE) sl->since_ref = 0;
 }
 
+/* every reference known so far, on device s (its start, the end) */
+static void ask_references(fleet *f, uint32_t s) {
+  const group *g = &f->g[f->slots[s].group];
+  for (uint32_t j = 0; j < g->nrefs; j++) ask_again(f, s, g->refs[j], FOR_REFERENCE);
+}
+
 static void again_result(fleet *f, uint32_t s, const msg *m) {
   slot *sl = &f->slots[s];
   group *g = &f->g[sl->group];
   if (sl->again_inflight) sl->again_inflight--;
   if (sl->dead || !result_valid(&m->r)) return;
-  if (m->purpose == FOR_REFERENCE && (int64_t)m->config == g->norm_ref) {
+  for (uint32_t j = 0; m->purpose == FOR_REFERENCE && j < g->nrefs; j++) {
+    if (g->refs[j] != m->config) continue;
     sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
-    sl->pts[sl->npts++] = (fleet_point){.after = sl->measured, .median_ns = m->r.median_ns, .spread = m->r.spread};
+    sl->pts[sl->npts++] = (fleet_point){.ref = j, .after = sl->measured, .median_ns = m->r.median_ns, .spread = m->r.spread};
     return;
   }
   for (uint32_t k = 0; m->purpose == FOR_FINAL && k < g->ncand; k++) {
@@ -741,19 +798,25 @@ static void again_result(fleet *f, uint32_t s, const msg *m) {
   }
 }
 
-/* after a result for the search: the reference once known is measured on every device, then every `every` */
+/* After a result for the search. The references: the first valid result, then one after every count / (2 NREF)
+ * valid results (configurations of different kinds, so that their ratios show how much the boards' difference
+ * depends on the configuration), each measured on every device once known. Then one of them, in turn, every
+ * `every` configurations of a device, so that a drift shows. */
 static void reference_due(fleet *f, uint32_t s, const msg *m) {
   slot *sl = &f->slots[s];
   group *g = &f->g[sl->group];
   if (!g->norm) return;
   sl->since_ref++;
-  if (g->norm_ref < 0 && result_valid(&m->r)) {
-    g->norm_ref = m->config;
-    for (uint32_t k = 0; k < f->nslots; k++)
-      if (f->slots[k].group == sl->group) ask_again(f, k, m->config, FOR_REFERENCE);
-  } else if (g->norm_ref >= 0 && g->every && sl->since_ref >= g->every) {
-    ask_again(f, s, (uint32_t)g->norm_ref, FOR_REFERENCE);
+  if (result_valid(&m->r)) {
+    uint32_t gap = g->run.space.count / (2 * NREF);
+    if (g->nrefs < NREF && (!g->nrefs || g->valid_seen >= g->nrefs * (gap ? gap : 1))) {
+      g->refs[g->nrefs++] = m->config;
+      for (uint32_t k = 0; k < f->nslots; k++)
+        if (f->slots[k].group == sl->group) ask_again(f, k, m->config, FOR_REFERENCE);
+    }
+    g->valid_seen++;
   }
+  if (g->nrefs && g->every && sl->since_ref >= g->every) ask_again(f, s, g->refs[sl->ref_turn++ % g->nrefs], FOR_REFERENCE);
 }
 
 /* The final round's candidates. The best by normalized time, and each configuration another device measured whose
@@ -767,7 +830,7 @@ static void pick_candidates(fleet *f, uint32_t gi) {
   if (want > FINAL_MAX) want = FINAL_MAX;
   g->ncand = 0;
   int64_t first = -1;
-  double t0 = INFINITY, ub = 0, rb, uk, rk, dmin = INFINITY, umax = 0;
+  double t0 = INFINITY, dmin = INFINITY, umax = 0;
   for (uint32_t c = 0; c < g->run.space.count; c++) {
     double t = result_valid(&g->run.r[c]) ? result_norm_ns(f, gi, c) : INFINITY;
     if (t < t0) t0 = t, first = c;
@@ -775,7 +838,6 @@ static void pick_candidates(fleet *f, uint32_t gi) {
   if (first < 0) return;
   g->cand[g->ncand++] = (uint32_t)first;
   int32_t sb = g->who[first];
-  bool known = sb >= 0 && slot_reference(f, (uint32_t)sb, &rb, &ub);
   uint32_t close = 0;
   while (g->ncand < want) {
     int64_t next = -1;
@@ -787,9 +849,9 @@ static void pick_candidates(fleet *f, uint32_t gi) {
       double t = result_norm_ns(f, gi, c), u = 0;
       int32_t sk = g->who[c];
       if (f->o->confirm <= 0) { /* only where the factors could be what ranks it below the best */
-        if (!known || sk < 0 || sk == sb || !slot_reference(f, (uint32_t)sk, &rk, &uk)) continue;
-        u = sqrt(ub * ub + uk * uk);
-        if (t / t0 - 1 >= u) continue;
+        if (sb < 0 || sk < 0 || sk == sb) continue;
+        u = pair_spread(f, gi, (uint32_t)sb, (uint32_t)sk);
+        if (t / t0 - 1 >= u) continue; /* (an unknown factor: INFINITY, a candidate) */
       }
       if (t < bt) bt = t, next = c, bu = u;
     }
@@ -797,7 +859,10 @@ static void pick_candidates(fleet *f, uint32_t gi) {
     g->cand[g->ncand++] = (uint32_t)next;
     if (f->o->confirm <= 0) close++, dmin = fmin(dmin, bt / t0 - 1), umax = fmax(umax, bu);
   }
-  if (close)
+  if (close && isinf(umax))
+    snprintf(g->note, sizeof g->note, "a device measured no reference: %u configuration%s it measured within %.2f%% of the best "
+             "by normalized time go to a final round", close, close == 1 ? "" : "s", 100 * dmin);
+  else if (close)
     snprintf(g->note, sizeof g->note, "the normalization's uncertainty (up to %.2f%%) exceeds the difference between the best "
              "by normalized time and %u configuration%s another device measured (from %.2f%%): a final round decides", 100 * umax,
              close, close == 1 ? "" : "s", 100 * dmin);
@@ -865,36 +930,37 @@ static int64_t fleet_best(const fleet *f, uint32_t gi, double *ns, int32_t *slot
   return b;
 }
 
-/* $.fleet.normalization: the reference, each device's points and factor, the final round's candidates on each */
+/* $.fleet.normalization: the references, each device's points and factor, the final round's candidates on each */
 static json_t *norm_json(const fleet *f, uint32_t gi, const int32_t *index) {
   const group *g = &f->g[gi];
   const t1_spec *sp = &g->run.spec;
   int32_t b = base_slot(f, gi);
-  double rb = 0, ub = 0;
-  if (b >= 0) slot_reference(f, (uint32_t)b, &rb, &ub);
-  json_t *n = json_object(), *devs = json_array(), *cands = json_array();
-  json_object_set_new(n, "reference", g->norm_ref >= 0 ? t1_config_json(sp, g->run.space.coord + (size_t)g->norm_ref * sp->nparams)
-                                                         : json_null());
+  json_t *n = json_object(), *devs = json_array(), *cands = json_array(), *refs = json_array();
+  for (uint32_t j = 0; j < g->nrefs; j++) json_array_append_new(refs, t1_config_json(sp, g->run.space.coord + (size_t)g->refs[j] * sp->nparams));
+  json_object_set_new(n, "references", refs);
   json_object_set_new(n, "every", json_integer(g->every));
   json_object_set_new(n, "base_device", b >= 0 && index[b] >= 0 ? json_integer(index[b]) : json_null());
   for (uint32_t s = 0; s < f->nslots; s++) {
     const slot *sl = &f->slots[s];
     if (sl->group != gi || index[s] < 0) continue;
-    json_t *d = json_pack("{s:i}", "device", index[s]), *pts = json_array();
-    double lo = INFINITY, hi = 0, r, u;
-    for (uint32_t i = 0; i < sl->npts; i++) {
-      json_array_append_new(pts, json_pack("{s:i, s:f, s:f}", "after", (int)sl->pts[i].after, "median_ns", sl->pts[i].median_ns,
-                                           "spread", sl->pts[i].spread));
-      lo = fmin(lo, sl->pts[i].median_ns), hi = fmax(hi, sl->pts[i].median_ns);
-    }
+    json_t *d = json_pack("{s:i}", "device", index[s]), *pts = json_array(), *times = json_array(), *ratios = json_array();
+    for (uint32_t i = 0; i < sl->npts; i++)
+      json_array_append_new(pts, json_pack("{s:i, s:i, s:f, s:f}", "reference", (int)sl->pts[i].ref, "after", (int)sl->pts[i].after,
+                                           "median_ns", sl->pts[i].median_ns, "spread", sl->pts[i].spread));
     json_object_set_new(d, "points", pts);
-    if (rb > 0 && slot_reference(f, s, &r, &u)) {
-      json_object_set_new(d, "reference_ns", json_real(r));
-      json_object_set_new(d, "spread", json_real(u));
-      json_object_set_new(d, "range", json_real((hi - lo) / lo));
-      json_object_set_new(d, "factor", json_real(r / rb));
-      json_object_set_new(d, "factor_spread", json_real((int32_t)s == b ? 0 : sqrt(u * u + ub * ub)));
+    for (uint32_t j = 0; j < g->nrefs; j++) {
+      double t, u, tb, ub;
+      bool mine = ref_time(f, s, j, &t, &u), base = b >= 0 && ref_time(f, (uint32_t)b, j, &tb, &ub);
+      json_array_append_new(times, mine ? json_real(t) : json_null());
+      json_array_append_new(ratios, mine && base ? json_real(t / tb) : json_null());
     }
+    json_object_set_new(d, "reference_ns", times);
+    json_object_set_new(d, "ratios", ratios);
+    double fa, u;
+    uint32_t nr;
+    bool ok = slot_factor(f, gi, s, &fa, &u, &nr);
+    json_object_set_new(d, "factor", ok ? json_real(fa) : json_null());
+    json_object_set_new(d, "factor_spread", ok ? json_real(u) : json_null());
     json_array_append_new(devs, d);
   }
   json_object_set_new(n, "devices", devs);
@@ -936,8 +1002,8 @@ static bool after_search(fleet *f, uint32_t gi) {
     if (f->slots[s].group == gi && !f->slots[s].dead && f->slots[s].again_inflight) return false;
   if (g->phase == PH_SEARCH) {
     g->phase = PH_LAST_REF;
-    for (uint32_t s = 0; s < f->nslots && g->norm_ref >= 0; s++)
-      if (f->slots[s].group == gi) ask_again(f, s, (uint32_t)g->norm_ref, FOR_REFERENCE);
+    for (uint32_t s = 0; s < f->nslots; s++)
+      if (f->slots[s].group == gi) ask_references(f, s);
     return false;
   }
   if (g->phase == PH_LAST_REF) {
@@ -1000,7 +1066,7 @@ static bool dispatch(fleet *f) {
         if (!g->ref_known && other) continue;
         if (send_cmd(f, s, CMD_GO, 0, g->ref_known ? g->reference : "")) { slot_failed(f, s, vkocc_last_error()); continue; }
         sl->started = true;
-        if (g->norm_ref >= 0) ask_again(f, s, (uint32_t)g->norm_ref, FOR_REFERENCE);
+        ask_references(f, s);
       }
       if (g->chunk == 1 && sl->ninflight) continue;
       uint32_t c[CHUNK], want = g->chunk - sl->ninflight, n;
@@ -1127,8 +1193,8 @@ static vkocc_status make_groups(fleet *f) {
       }
       return st;
     }
-    g->norm = g->nslots >= 2, g->norm_ref = -1, g->phase = PH_SEARCH, g->final_slot = -1;
-    g->every = o->sentinel_every > 0 ? (uint32_t)o->sentinel_every : o->sentinel_every < 0 ? 0 : 32;
+    g->norm = g->nslots >= 2, g->phase = PH_SEARCH, g->final_slot = -1;
+    g->every = o->sentinel_every > 0 ? (uint32_t)o->sentinel_every : o->sentinel_every < 0 ? 0 : 64;
     g->ref_known = !needs_reference_run(&g->run, o) || g->run.reference[0];
     snprintf(g->reference, sizeof g->reference, "%s", g->run.reference);
     /* what the journal held goes into the document before a fresh journal starts */
@@ -1346,23 +1412,29 @@ static vkocc_status welcome_ranks(fleet *f, char **hellos) {
 /* the summary's line: each device's factor, and what the final round said */
 static void normalization_line(const fleet *f, uint32_t gi, char *out, size_t len) {
   const group *g = &f->g[gi];
-  int32_t b = base_slot(f, gi);
-  double rb, ub, r, u;
   size_t at = 0;
   out[0] = 0;
-  if (b < 0 || !slot_reference(f, (uint32_t)b, &rb, &ub)) {
+  if (base_slot(f, gi) < 0) {
     snprintf(out, len, "no reference measured on any device: times are raw");
     return;
   }
   uint32_t i = 0;
   for (uint32_t s = 0; s < f->nslots && at < len; s++) {
     if (f->slots[s].group != gi) continue;
-    if (!slot_reference(f, s, &r, &u)) at += (size_t)snprintf(out + at, len - at, "%sworker %u: no reference", i ? "; " : "", s);
-    else at += (size_t)snprintf(out + at, len - at, "%sworker %u x%.4f (+-%.2f%%, %u points)", i ? "; " : "", s, r / rb,
-                                100 * ((int32_t)s == b ? ub : sqrt(u * u + ub * ub)), f->slots[s].npts);
+    double fa, u;
+    uint32_t nr;
+    if (!slot_factor(f, gi, s, &fa, &u, &nr)) at += (size_t)snprintf(out + at, len - at, "%sworker %u: no reference", i ? "; " : "", s);
+    else at += (size_t)snprintf(out + at, len - at, "%sworker %u x%.4f (+-%.2f%%, %u reference%s, %u points)", i ? "; " : "", s, fa,
+                                100 * u, nr, nr == 1 ? "" : "s", f->slots[s].npts);
     i++;
   }
   if (at < len && g->note[0]) at += (size_t)snprintf(out + at, len - at, "; %s", g->note);
+  double bns;
+  int32_t bwho;
+  int64_t best = fleet_best(f, gi, &bns, &bwho);
+  if (at < len && best >= 0 && bwho >= 0 && g->final_slot < 0)
+    at += (size_t)snprintf(out + at, len - at, "; the best's time is worker %d's raw median (normalized: %.2f us)", bwho,
+                           result_norm_ns(f, gi, (uint32_t)best) / 1e3);
   if (at < len && g->final_slot >= 0) {
     double ns;
     int32_t who;

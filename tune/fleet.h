@@ -31,13 +31,17 @@ bool fleet_result_sane(tu_result *r);
 /* The same from sizeof(tu_result) bytes, checked before they are loaded as one. */
 bool fleet_result_from_bytes(const void *bytes, tu_result *r);
 
-/* A shared search's common reference configuration as one device measured it, after `after` of its
- * configurations. */
-typedef struct fleet_point { uint32_t after; double median_ns, spread; } fleet_point;
-/* The device's reference time from its points: the median of their medians; *spread (relative): the larger of the
- * medians' MAD over that and the points' median spread over sqrt(n) (one point: its own spread, so that two equal
- * points do not claim an exact factor). False without a point. Pure. */
+/* A shared search's reference configuration `ref` as one device measured it, after `after` of its configurations. */
+typedef struct fleet_point { uint32_t ref, after; double median_ns, spread; } fleet_point;
+/* A device's time of one reference from its points: the median of their medians; *spread (relative): the larger of
+ * the medians' MAD over that and the points' median spread over sqrt(n) (one point: its own spread, so that two
+ * equal points do not claim an exact time). False without a point. Pure. */
 bool fleet_reference_of(const fleet_point *p, uint32_t n, double *ref_ns, double *spread);
+/* A device's factor against another from n references both measured (ratio[i]: its time over the other's; noise[i]:
+ * that ratio's measurement spread): the median ratio; *spread: how far one configuration's ratio may stray from it,
+ * the larger of the ratios' MAD over the factor (the boards' difference depends on the configuration) and their
+ * median noise. False without a ratio. Pure. */
+bool fleet_factor_of(const double *ratio, const double *noise, uint32_t n, double *factor, double *spread);
 
 /* The MPI transport (tune/fleet_mpi.c when vkocc is built with MPI; otherwise every call fails or is false). */
 bool fleet_mpi_built(void);
