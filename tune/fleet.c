@@ -85,11 +85,12 @@ typedef struct worker {
 } worker;
 
 /* ---- every worker of every rank, as the coordinator sees it */
-/* candidates of a shared search's final round, and its rounds (interleaved: c1..ck, c1..ck, ...) */
+/* candidates of a shared search's final round, and its rounds (interleaved: c1..ck, c1..ck, ...): each a full
+ * measurement of each candidate on each device */
 #define FINAL_MAX 4
 /* reference configurations of a shared search */
 #define NREF 4
-#define FINAL_ROUNDS 2
+#define FINAL_ROUNDS 1
 enum { PH_SEARCH, PH_LAST_REF, PH_FINAL, PH_DONE };
 
 typedef struct slot {
@@ -130,10 +131,11 @@ typedef struct group {
   uint32_t nslots, resumed;
   uint32_t chunk;            /* configurations a worker holds at once (CHUNK for brute force, else 1) */
   double last_cp;
-  /* Boards of one model differ by a fraction of a percent (two H100s: 0.6%), more than a median's spread: a search
-   * shared by several devices ranks by times normalized to a common reference configuration, which each device
-   * measures at its start, every `every` of its configurations and at its end (fleet_reference_of). The best few
-   * are then timed again on every device in interleaved rounds; the answer is the raw time of one device. */
+  /* Boards of one model differ, and by how much depends on the configuration (two H100s: 0.6% at the median; two
+   * H200s: -2.5% to +5%), more than a median's spread: a search shared by several devices ranks by times
+   * normalized to reference configurations that every device measures (reference_due, slot_factor). Where the
+   * factors' spread could change the ranking, the candidates are timed again on every device (the final round) and
+   * the answer is one device's raw time. */
   bool norm;
   uint32_t refs[NREF], nrefs; /* the reference configurations (reference_due) */
   uint32_t valid_seen;       /* valid results so far */
@@ -800,8 +802,8 @@ static void again_result(fleet *f, uint32_t s, const msg *m) {
 
 /* After a result for the search. The references: the first valid result, then one after every count / (2 NREF)
  * valid results (configurations of different kinds, so that their ratios show how much the boards' difference
- * depends on the configuration), each measured on every device once known. Then one of them, in turn, every
- * `every` configurations of a device, so that a drift shows. */
+ * depends on the configuration), each measured on every other device once known. Then one of them, in turn,
+ * every `every` configurations of a device and at its end, so that a drift shows. */
 static void reference_due(fleet *f, uint32_t s, const msg *m) {
   slot *sl = &f->slots[s];
   group *g = &f->g[sl->group];
@@ -810,9 +812,13 @@ static void reference_due(fleet *f, uint32_t s, const msg *m) {
   if (result_valid(&m->r)) {
     uint32_t gap = g->run.space.count / (2 * NREF);
     if (g->nrefs < NREF && (!g->nrefs || g->valid_seen >= g->nrefs * (gap ? gap : 1))) {
+      /* the result itself is the first point of the device that measured it */
+      sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
+      sl->pts[sl->npts++] = (fleet_point){.ref = g->nrefs, .after = sl->measured, .median_ns = m->r.median_ns,
+                                          .spread = m->r.spread};
       g->refs[g->nrefs++] = m->config;
       for (uint32_t k = 0; k < f->nslots; k++)
-        if (f->slots[k].group == sl->group) ask_again(f, k, m->config, FOR_REFERENCE);
+        if (k != s && f->slots[k].group == sl->group) ask_again(f, k, m->config, FOR_REFERENCE);
     }
     g->valid_seen++;
   }
@@ -1002,8 +1008,8 @@ static bool after_search(fleet *f, uint32_t gi) {
     if (f->slots[s].group == gi && !f->slots[s].dead && f->slots[s].again_inflight) return false;
   if (g->phase == PH_SEARCH) {
     g->phase = PH_LAST_REF;
-    for (uint32_t s = 0; s < f->nslots; s++)
-      if (f->slots[s].group == gi) ask_references(f, s);
+    for (uint32_t s = 0; s < f->nslots && g->nrefs; s++)
+      if (f->slots[s].group == gi) ask_again(f, s, g->refs[f->slots[s].ref_turn++ % g->nrefs], FOR_REFERENCE);
     return false;
   }
   if (g->phase == PH_LAST_REF) {
