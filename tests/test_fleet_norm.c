@@ -46,5 +46,11 @@ int main(void) {
   CHECK_NEAR(fa, 0.5, 1e-12);
   CHECK_NEAR(u, 0.002, 1e-12);
   CHECK(!fleet_factor_of(r3, n3, 0, &fa, &u), "no ratio");
+  /* applied only beyond its spread: the H200s' 1.0079 +- 1.03% is not, a board at half the time is */
+  CHECK(!fleet_factor_applies(true, 1.0079, 0.0103), "1.0079 +- 1.03%% applied");
+  CHECK(!fleet_factor_applies(true, 0.9991, 0.0072), "0.9991 +- 0.72%% applied");
+  CHECK(fleet_factor_applies(true, 0.5, 0.002), "0.5 +- 0.2%% not applied");
+  CHECK(fleet_factor_applies(true, 1.03, 0.01), "1.03 +- 1%% not applied");
+  CHECK(!fleet_factor_applies(false, 0.5, 0), "an unknown factor applied");
   return check_report();
 }

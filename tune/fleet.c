@@ -745,10 +745,22 @@ static double pair_spread(const fleet *f, uint32_t gi, uint32_t a, uint32_t c) {
   return sqrt(ua * ua + uc * uc);
 }
 
-/* a time device s measured, in the base device's speed (raw until both measured a reference) */
+/* Whether device s's factor is applied: only where the boards' offset exceeds the factor's spread. Within it, the
+ * references' own configuration-dependence decides the factor more than the boards do, and dividing by it adds
+ * noise: on two H200s (docs/results/h100x2/fleet, run 5) a factor of 1.0079 +- 1.03% from 4 references put 61 of
+ * 117 configurations within their spreads of the other board, raw times 75, the best constant possible 73. */
+static bool factor_applies(const fleet *f, uint32_t gi, uint32_t s, double *factor) {
+  double u;
+  bool known = slot_factor(f, gi, s, factor, &u, NULL);
+  return fleet_factor_applies(known, *factor, u);
+}
+
+bool fleet_factor_applies(bool known, double factor, double spread) { return known && fabs(factor - 1) > spread; }
+
+/* a time device s measured, in the base device's speed (raw where its factor does not apply) */
 static double norm_ns(const fleet *f, uint32_t gi, uint32_t s, double raw) {
-  double fa, u;
-  return slot_factor(f, gi, s, &fa, &u, NULL) ? raw / fa : raw;
+  double fa;
+  return factor_applies(f, gi, s, &fa) ? raw / fa : raw;
 }
 
 static double result_norm_ns(const fleet *f, uint32_t gi, uint32_t c) {
@@ -967,6 +979,7 @@ static json_t *norm_json(const fleet *f, uint32_t gi, const int32_t *index) {
     bool ok = slot_factor(f, gi, s, &fa, &u, &nr);
     json_object_set_new(d, "factor", ok ? json_real(fa) : json_null());
     json_object_set_new(d, "factor_spread", ok ? json_real(u) : json_null());
+    json_object_set_new(d, "applied", json_boolean(fleet_factor_applies(ok, fa, u)));
     json_array_append_new(devs, d);
   }
   json_object_set_new(n, "devices", devs);
@@ -1430,8 +1443,9 @@ static void normalization_line(const fleet *f, uint32_t gi, char *out, size_t le
     double fa, u;
     uint32_t nr;
     if (!slot_factor(f, gi, s, &fa, &u, &nr)) at += (size_t)snprintf(out + at, len - at, "%sworker %u: no reference", i ? "; " : "", s);
-    else at += (size_t)snprintf(out + at, len - at, "%sworker %u x%.4f (+-%.2f%%, %u reference%s, %u points)", i ? "; " : "", s, fa,
-                                100 * u, nr, nr == 1 ? "" : "s", f->slots[s].npts);
+    else at += (size_t)snprintf(out + at, len - at, "%sworker %u x%.4f (+-%.2f%%, %u reference%s, %u points%s)", i ? "; " : "", s,
+                                fa, 100 * u, nr, nr == 1 ? "" : "s", f->slots[s].npts,
+                                (int32_t)s == base_slot(f, gi) || fleet_factor_applies(true, fa, u) ? "" : ", within its spread of 1: not applied");
     i++;
   }
   if (at < len && g->note[0]) at += (size_t)snprintf(out + at, len - at, "; %s", g->note);

@@ -42,6 +42,9 @@ bool fleet_reference_of(const fleet_point *p, uint32_t n, double *ref_ns, double
  * the larger of the ratios' MAD over the factor (the boards' difference depends on the configuration) and their
  * median noise. False without a ratio. Pure. */
 bool fleet_factor_of(const double *ratio, const double *noise, uint32_t n, double *factor, double *spread);
+/* Whether a known factor is applied: only where it differs from 1 by more than its spread (within it, dividing by
+ * it adds the references' configuration-dependence as noise). Pure. */
+bool fleet_factor_applies(bool known, double factor, double spread);
 
 /* The MPI transport (tune/fleet_mpi.c when vkocc is built with MPI; otherwise every call fails or is false). */
 bool fleet_mpi_built(void);
