@@ -168,8 +168,8 @@ static char *raw_best_key(json_t *d, json_int_t *device) {
  * configuration 5 (WG 64, ITEMS 2), which device 0 measures (it alone measures the first chunk of 8, until the
  * reference outputs are known; device 1 then takes 8..11). By raw medians a configuration of device 1 wins; by
  * times normalized to the common reference (device 1's factor 0.5) configuration 5 does, and the final round on
- * device 0 confirms it with raw times. Then real lavapipe times with device 1 three times slower: its factor is
- * measured near 3. */
+ * device 0 confirms it with raw times. Then real lavapipe times with device 1 ten times slower: its factor is
+ * measured near 10. */
 static void test_normalized(void) {
   char *out;
   int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:50 VKOCC_TEST_FLEET_SYNTH=5 %s tune s.json "
@@ -211,8 +211,8 @@ static void test_normalized(void) {
   }
   CHECK_EQ_U(checked, 9);
   json_decref(d);
-  /* real times, device 1 three times slower */
-  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:300 %s tune s.json -o slow.json %s --device 0,0 "
+  /* real times, device 1 ten times slower */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:1000 %s tune s.json -o slow.json %s --device 0,0 "
                "2>&1", dir, bin, common);
   CHECK_EQ_U(rc, 0);
   free(out);
@@ -220,7 +220,8 @@ static void test_normalized(void) {
   if (!d) return;
   n = json_object_get(json_object_get(d, "fleet"), "normalization");
   double f1 = json_number_value(json_object_get(json_array_get(json_object_get(n, "devices"), 1), "factor"));
-  CHECK(f1 > 2 && f1 < 4.5, "device 1's factor %.3f on lavapipe, three times slower", f1);
+  /* (lavapipe beside other work: a configuration's time varies by up to 2x between runs) */
+  CHECK(f1 > 3 && f1 < 30, "device 1's factor %.3f on lavapipe, ten times slower", f1);
   /* the answer is a raw time one device measured: the final round's on its device, else the result's own */
   json_t *bestj = json_object_get(d, "best");
   char *bk = best_key(d);
@@ -284,6 +285,38 @@ static void test_mpi(json_t *one) {
   CHECK_EQ_U(rc, 0);
   free(out);
   same_as_one(one, "mk.json", 3);
+  /* the same kill under mpirun's recovery mode: the job goes on, the coordinator gives rank 1 up after 3 s of silence
+   * and hands what it held to the others, and the space is complete in one run */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_KILL=1:2 VKOCC_FLEET_SILENT_S=3 %s --enable-recovery "
+               "--mca orte_abort_on_non_zero_status 0 -n 3 %s tune s.json -o live.json %s 2>&1", dir, mpirun, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "left the search: rank 1");
+  free(out);
+  same_as_one(one, "live.json", 3);
+  d = load("live.json");
+  json_t *d1 = NULL;
+  json_array_foreach(json_object_get(d, "devices"), i, dv)
+    if (json_integer_value(json_object_get(dv, "rank")) == 1) d1 = dv;
+  CHECK(d1 && json_integer_value(json_object_get(d1, "measured")) == 2, "rank 1 measured %lld before it was lost",
+        d1 ? (long long)json_integer_value(json_object_get(d1, "measured")) : -1LL);
+  const char *err = d1 ? json_string_value(json_object_get(d1, "error")) : NULL;
+  CHECK_CONTAINS(err ? err : "", "silent for");
+  CHECK(!exists("live.json.journal"), "the run ended normally: no journal");
+  json_decref(d);
+  /* the coordinator killed in recovery mode: the other ranks stop once it takes nothing or is silent, and --resume
+   * completes the space */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_KILL=0:3 VKOCC_FLEET_SILENT_S=3 %s --enable-recovery "
+               "--mca orte_abort_on_non_zero_status 0 -n 3 %s tune s.json -o orphan.json %s 2>&1", dir, mpirun, bin, common);
+  /* (mpirun's exit status in recovery mode is 0 whatever the ranks did) */
+  CHECK_CONTAINS(out, "the coordinator (rank 0)");
+  CHECK(exists("orphan.json.journal"), "no journal after the coordinator was killed");
+  free(out);
+  wait_unlocked("orphan.json");
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s -n 3 %s tune s.json -o orphan.json %s --resume 2>&1", dir, mpirun, bin,
+               common);
+  CHECK_EQ_U(rc, 0);
+  free(out);
+  same_as_one(one, "orphan.json", 3);
   /* ranks that read different specs: refused with both hashes, nothing measured or written */
   rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s -n 2 sh -c 'S=s.json; [ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && "
                "S=other.json; exec %s tune $S -o hm.json %s' 2>&1", dir, mpirun, bin, common);

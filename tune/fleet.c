@@ -32,7 +32,12 @@
 
 /* ---- messages: worker -> coordinator (results, failures), coordinator -> worker (commands) */
 enum { MSG_RESULT = 1, MSG_FAILED };
-enum { TAG_HELLO = 11, TAG_WELCOME, TAG_CMD, TAG_MSG, TAG_BYE };
+enum { TAG_HELLO = 11, TAG_WELCOME, TAG_CMD, TAG_MSG, TAG_BYE, TAG_BEAT };
+/* Under MPI each side says it is alive every second (TAG_BEAT, beside its other messages). A rank silent for
+ * longer than VKOCC_FLEET_SILENT_S seconds (default 30) is lost: the coordinator hands its configurations in
+ * flight to the others; a rank whose coordinator is silent stops. Open MPI ends the whole job when a rank dies
+ * unless mpirun runs with --enable-recovery --mca orte_abort_on_non_zero_status 0 (docs/fleet.md). */
+#define BEAT_MS 1000.0
 enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP, CMD_AGAIN };
 /* why a configuration is measured: for the search, or again on a device that may have measured it before: the
  * cluster's common reference (each device's speed against the others') or the final round (the best re-timed) */
@@ -164,6 +169,9 @@ typedef struct fleet {
   group *g;
   uint32_t ng;
   uint32_t *coord;           /* MPI: the merged spaces' coordinates sent to a rank (per group) */
+  double *heard;             /* MPI, coordinator: when each rank was last heard from (ms) */
+  bool *lost;                /* ... and whether it is given up */
+  double silent_ms, last_beat;
 } fleet;
 
 static void post(fleet *f, msg *m) {
@@ -336,7 +344,7 @@ static vkocc_status send_cmd(fleet *f, uint32_t sl, int kind, uint32_t config, c
     worker_command(f, &f->w[sl], &c);
     return VKOCC_OK;
   }
-  return fleet_mpi_send(f->slots[sl].rank, TAG_CMD, &c, sizeof c);
+  return fleet_mpi_send(f->slots[sl].rank, TAG_CMD, &c, sizeof c, f->silent_ms);
 }
 
 static bool needs_reference_run(const tu_run *run, const vkocc_tune_options *o) {
@@ -778,7 +786,7 @@ static void ask_again(fleet *f, uint32_t s, uint32_t c, int32_t purpose) {
   cmd x = {.kind = CMD_AGAIN, .purpose = purpose, .worker = s, .config = c};
   vkocc_status st = VKOCC_OK;
   if (sl->rank == f->rank) worker_command(f, &f->w[s], &x);
-  else st = fleet_mpi_send(sl->rank, TAG_CMD, &x, sizeof x);
+  else st = fleet_mpi_send(sl->rank, TAG_CMD, &x, sizeof x, f->silent_ms);
   if (st) {
     slot_failed(f, s, vkocc_last_error());
     return;
@@ -1158,7 +1166,7 @@ static void fleet_free(fleet *f) {
     free(f->slots[s].pts);
     for (uint32_t k = 0; k < FINAL_MAX; k++) free(f->slots[s].fin[k]);
   }
-  free(f->g), free(f->slots);
+  free(f->g), free(f->slots), free(f->heard), free(f->lost);
   for (msg *m; (m = take(f, 0));) msg_free(m);
   pthread_mutex_destroy(&f->mu), pthread_cond_destroy(&f->out_cond);
 }
@@ -1282,12 +1290,12 @@ static bool same_device_allowed(void) {
 
 /* ---- MPI: what ranks other than 0 send and receive */
 
-static vkocc_status send_msg(const msg *m) {
+static vkocc_status send_msg(fleet *f, const msg *m) {
   size_t nt = m->kind == MSG_RESULT ? m->r.runs : 0, len = sizeof *m + nt * sizeof(double);
   char *buf = vkocc_xmalloc(len);
   memcpy(buf, m, sizeof *m);
   if (nt) memcpy(buf + sizeof *m, m->r.times_ns, nt * sizeof(double));
-  vkocc_status st = fleet_mpi_send(0, TAG_MSG, buf, len);
+  vkocc_status st = fleet_mpi_send(0, TAG_MSG, buf, len, f->silent_ms);
   free(buf);
   return st;
 }
@@ -1316,13 +1324,16 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
   h->layout = (uint32_t)sizeof(tu_result), h->n = f->nw;
   host_name(h->host, sizeof h->host);
   memcpy(hb + sizeof(hello), ids, f->nw * sizeof *ids);
-  vkocc_status st = fleet_mpi_send(0, TAG_HELLO, hb, hl);
+  vkocc_status st = fleet_mpi_send(0, TAG_HELLO, hb, hl, f->silent_ms);
   free(hb);
   if (st) return st;
   void *buf = NULL;
   size_t len;
   int from, tag;
-  while (!fleet_mpi_poll(&from, &tag, &buf, &len)) usleep(1000);
+  for (double t0 = vkocc_now_ms(); !fleet_mpi_poll(&from, &tag, &buf, &len); usleep(1000))
+    if (vkocc_now_ms() - t0 > f->silent_ms)
+      return vkocc_fail(VKOCC_ERROR_RUNTIME, "rank %d: no word from the coordinator (rank 0) for %.0f s", f->rank,
+                        f->silent_ms / 1e3);
   if (tag != TAG_WELCOME || len < sizeof(welcome)) {
     free(buf);
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "rank %d: an unexpected first message from the coordinator", f->rank);
@@ -1344,11 +1355,23 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
   if (!st) st = start_workers(f);
   if (st) return st;
   /* forward: commands to the workers, their messages to the coordinator, until it says goodbye */
+  double heard = vkocc_now_ms(), beat = 0;
   for (bool bye = false; !bye;) {
     bool idle = true;
     if (f->o->stop && *f->o->stop) break; /* mpirun ends every rank when one is lost */
+    double now = vkocc_now_ms();
+    if (now - heard > f->silent_ms) {
+      st = vkocc_fail(VKOCC_ERROR_RUNTIME, "rank %d: the coordinator (rank 0) silent for %.0f s: stopped (the coordinator's "
+                      "journal holds what was measured: --resume continues)", f->rank, (now - heard) / 1e3);
+      break;
+    }
+    if (now - beat > BEAT_MS) {
+      beat = now;
+      if (fleet_mpi_send(0, TAG_BEAT, "", 0, f->silent_ms)) heard = -INFINITY; /* MPI says rank 0 is gone */
+    }
     while (fleet_mpi_poll(&from, &tag, &buf, &len)) {
       idle = false;
+      if (from == 0) heard = vkocc_now_ms();
       if (tag == TAG_BYE) bye = true;
       else if (tag == TAG_CMD && len == sizeof(cmd)) {
         cmd c;
@@ -1358,12 +1381,15 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
       free(buf);
     }
     for (msg *m; (m = take(f, idle ? 2 : 0));) {
-      send_msg(m);
+      vkocc_status sst = st ? VKOCC_OK : send_msg(f, m);
+      if (sst) st = vkocc_fail(VKOCC_ERROR_RUNTIME, "rank %d: the coordinator (rank 0) is gone (%s): stopped (its journal holds "
+                               "what was measured: --resume continues)", f->rank, vkocc_last_error());
       msg_free(m);
     }
+    if (st) break;
   }
   stop_workers(f);
-  return VKOCC_OK;
+  return st;
 }
 
 /* Rank 0: every other rank's hello, checked against its own; the slots of all ranks. */
@@ -1393,7 +1419,7 @@ static vkocc_status admit(fleet *f, const char *hash, char **hellos, size_t *len
   if (refuse[0]) {
     welcome wc = {.ok = 0};
     snprintf(wc.error, sizeof wc.error, "%s; nothing was measured", refuse);
-    for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc);
+    for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc, f->silent_ms);
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s", wc.error);
   }
   return VKOCC_OK;
@@ -1418,7 +1444,7 @@ static vkocc_status welcome_ranks(fleet *f, char **hellos) {
       memcpy(p, &count, 4), memcpy(p + 4, &np, 4), p += 8;
       memcpy(p, g->run.space.coord, (size_t)count * np * sizeof(uint32_t)), p += (size_t)count * np * sizeof(uint32_t);
     }
-    vkocc_status st = fleet_mpi_send(r, TAG_WELCOME, buf, len);
+    vkocc_status st = fleet_mpi_send(r, TAG_WELCOME, buf, len, f->silent_ms);
     free(buf);
     if (st) return st;
     base += h.n;
@@ -1485,11 +1511,34 @@ static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
   }
 }
 
+/* The coordinator's heartbeat to every rank, and ranks silent for too long given up: their devices leave the
+ * search, their configurations in flight go back to it */
+static void watch_ranks(fleet *f) {
+  double now = vkocc_now_ms();
+  if (now - f->last_beat < BEAT_MS) return;
+  f->last_beat = now;
+  for (int r = 1; r < f->nranks; r++) {
+    if (f->lost[r]) continue;
+    bool silent = now - f->heard[r] > f->silent_ms;
+    if (!silent && !fleet_mpi_send(r, TAG_BEAT, "", 0, f->silent_ms)) continue;
+    f->lost[r] = true;
+    char why[300];
+    const char *host = "?";
+    for (uint32_t s = 0; s < f->nslots; s++)
+      if (f->slots[s].rank == r) host = f->slots[s].host;
+    if (silent) snprintf(why, sizeof why, "rank %d (%s) silent for %.0f s: lost", r, host, (now - f->heard[r]) / 1e3);
+    else snprintf(why, sizeof why, "rank %d (%s) lost: %.200s", r, host, vkocc_last_error());
+    for (uint32_t s = 0; s < f->nslots; s++)
+      if (f->slots[s].rank == r) slot_failed(f, s, why);
+  }
+}
+
 static vkocc_status coordinate(fleet *f) {
   const vkocc_tune_options *o = f->o;
   double t0 = vkocc_now_ms();
   bool stopped = false;
   double stop_ms = 0;
+  for (int r = 0; f->mpi && r < f->nranks; r++) f->heard[r] = t0;
   while (dispatch(f)) {
     /* interrupted: what is in flight may still come, but not from a rank that was ended with this one */
     if (stopped && vkocc_now_ms() - stop_ms > 3000) break;
@@ -1505,10 +1554,12 @@ static vkocc_status coordinate(fleet *f) {
     size_t len;
     int from, tag;
     while (f->mpi && fleet_mpi_poll(&from, &tag, &buf, &len)) {
-      msg *m = tag == TAG_MSG ? recv_msg(buf, len) : NULL;
+      if (from > 0 && from < f->nranks) f->heard[from] = vkocc_now_ms();
+      msg *m = tag == TAG_MSG && from > 0 && from < f->nranks && !f->lost[from] ? recv_msg(buf, len) : NULL;
       free(buf);
       if (m) handle(f, m), msg_free(m), got = true;
     }
+    if (f->mpi) watch_ranks(f);
     for (msg *m; (m = take(f, got ? 0 : f->mpi ? 2 : 50));) handle(f, m), msg_free(m), got = true;
     for (uint32_t gi = 0; gi < f->ng; gi++)
       if (vkocc_now_ms() - f->g[gi].last_cp > 10e3) checkpoint(f, &f->g[gi]);
@@ -1560,12 +1611,16 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   double t0 = vkocc_now_ms();
   fleet F = {.o = o, .spec_path = spec_path, .name = name, .resume = resume, .nranks = 1};
   fleet *f = &F;
+  const char *silent = getenv("VKOCC_FLEET_SILENT_S");
+  f->silent_ms = 1e3 * (silent && strtod(silent, NULL) > 0 ? strtod(silent, NULL) : 30);
   pthread_mutex_init(&f->mu, NULL), pthread_cond_init(&f->out_cond, NULL);
   vkocc_status st = VKOCC_OK;
   bool mpi_inited = false;
   if (fleet_mpi_built() && vkocc_mpi_launched(NULL, NULL)) {
     if ((st = fleet_mpi_init(&f->rank, &f->nranks))) return st;
     f->mpi = f->nranks > 1, mpi_inited = true;
+    f->heard = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *f->heard);
+    f->lost = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *f->lost);
   }
   /* who this rank's members are; a device named twice would time two searches against each other */
   tune_device_id *ids = vkocc_xcalloc(n, sizeof *ids);
@@ -1623,7 +1678,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         if (st && f->mpi) { /* the others wait to be admitted: tell them why not */
           welcome wc = {.ok = 0};
           snprintf(wc.error, sizeof wc.error, "the coordinator stopped before measuring: %s", vkocc_last_error());
-          for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc);
+          for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc, f->silent_ms);
         }
         if (!st && f->mpi) st = welcome_ranks(f, hellos);
         for (uint32_t i = 0; i < n && !st; i++) {
@@ -1634,7 +1689,8 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         if (!st) st = coordinate(f);
         else if (f->ng) stop_workers(f);
         stop_workers(f);
-        for (int r = 1; f->mpi && r < f->nranks; r++) fleet_mpi_send(r, TAG_BYE, "", 0);
+        for (int r = 1; f->mpi && r < f->nranks; r++)
+          if (!f->lost || !f->lost[r]) fleet_mpi_send(r, TAG_BYE, "", 0, f->silent_ms);
         if (f->ng && st != VKOCC_ERROR_USAGE) st = finish(f, st);
         if (out) {
           report_of(f, out);
@@ -1690,8 +1746,8 @@ vkocc_status fleet_mpi_init(int *rank, int *size) {
 }
 void fleet_mpi_finalize(void) {}
 void fleet_mpi_abort(int code) { exit(code); }
-vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len) {
-  (void)to, (void)tag, (void)buf, (void)len;
+vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len, double limit_ms) {
+  (void)to, (void)tag, (void)buf, (void)len, (void)limit_ms;
   return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "this vkocc was built without MPI");
 }
 bool fleet_mpi_poll(int *from, int *tag, void **buf, size_t *len) {

@@ -53,7 +53,8 @@ vkocc_status fleet_mpi_init(int *rank, int *size);
 void fleet_mpi_finalize(void);
 /* Ends every rank (a coordinator that cannot go on). */
 void fleet_mpi_abort(int code);
-vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len);
+/* Sends, waiting at most limit_ms for the message to leave (a rank that died takes nothing). */
+vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len, double limit_ms);
 /* A message waiting from any rank: true with *buf (malloc'd, *len bytes), *from and *tag; false when none. */
 bool fleet_mpi_poll(int *from, int *tag, void **buf, size_t *len);
 #endif
