@@ -1506,7 +1506,8 @@ typedef struct vkocc_tune_options {
   bool always_occupancy;     /* T1: P of every configuration's pipeline, not only where an expression names it */
   double target_spread;      /* stop repeating when the runs' MAD / median is below (0: 0.02) */
   uint32_t max_runs;         /* at most this many timed runs per configuration (0: 50) */
-  uint32_t threads;          /* shipped kernels: pipeline-creation threads (0: up to 8) */
+  uint32_t threads;          /* pipeline-creation threads (shipped kernels: 0 = up to 8; T1: host threads that build the
+                                next configurations ahead, 0 = one per core less one, at most 8) */
   double timeout_s;          /* T1: bound on one dispatch (0: 5 s) */
   double warmup_ms;          /* T1: at most this much device time of untimed dispatches before each configuration
                                 is timed (0: 500 ms; < 0: none) */
