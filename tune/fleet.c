@@ -584,6 +584,10 @@ bool fleet_result_sane(tu_result *r) {
   /* the clock evidence goes into the document as numbers: nothing a corrupt journal makes non-finite */
   if (!isfinite(r->clock_min) || !isfinite(r->clock_max) || !isfinite(r->clock_steady))
     r->clock_min = r->clock_max = r->clock_steady = 0;
+  if (!isfinite(r->device_ms) || !isfinite(r->wait_ms)) r->device_ms = r->wait_ms = 0;
+  /* P from another configuration: a known kind, and an index the reader bounds (or none) */
+  if (r->P_memo > TU_P_SAME_RESOURCES) r->P_memo = TU_P_OWN;
+  if (r->P_from < -1) r->P_from = -1;
   if (!r->measured || (unsigned)r->inv > TU_CONSTRAINTS || r->runs > 1000000) return false;
   /* a valid result is ranked by its median: it needs runs and a positive, finite one */
   return r->inv != TU_CORRECT || (r->runs && r->median_ns > 0 && isfinite(r->median_ns));
@@ -633,6 +637,7 @@ void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *
     }
     if (d < 0) d = (int32_t)json_array_size(devices), json_array_append_new(devices, entry);
     free(run->r[c].times_ns);
+    r.P_from = -1; /* an index into the space of the run that wrote it (another --only, another order) */
     run->r[c] = r;
     json_t *p = json_array_get(devices, (size_t)d);
     json_object_set_new(p, "measured", json_integer(json_integer_value(json_object_get(p, "measured")) + 1));
