@@ -13,8 +13,14 @@
  * cluster must compare against the same one, so only the first worker measures until that configuration is known;
  * the others then start with it as their reference (measuring it once themselves for its outputs).
  *
+ * Several devices in a cluster: boards of one model differ, per configuration (docs/fleet.md, "Boards that
+ * differ"). Each device measures reference configurations again (worker.again: before its next configuration);
+ * the search ranks by times divided by each device's factor where that factor lies outside its spread, and where
+ * the factors could decide the ranking the candidates are measured again on every device (the final round).
+ *
  * Under MPI the other ranks run the same workers behind an agent that forwards their results to rank 0 and rank
- * 0's commands to them; MPI is called from the main thread of each rank only. */
+ * 0's commands to them; MPI is called from the main thread of each rank only. Both sides send a heartbeat; a rank
+ * silent too long is given up (its configurations go to the others), and an agent whose coordinator is gone stops. */
 #include "fleet.h"
 #include "user_results.h"
 #include "io.h"
