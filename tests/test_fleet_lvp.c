@@ -5,7 +5,10 @@
  * that measured and each result's device; a device that fails hands its configuration to the other; when every
  * device of the cluster failed the document says why; a process killed with SIGKILL mid-run, continued with
  * --resume, completes the space having kept what its journal held; ranks that read different specs are refused
- * with both hashes before anything is measured. The MPI part prints SKIP and why where this vkocc was built
+ * with both hashes before anything is measured. Boards of different speed (test_normalized): the search ranks by
+ * normalized times and answers with one device's raw time. Under mpirun's recovery mode a killed rank is given up
+ * after a silence and the others complete the space in the same run; a killed coordinator stops the others and
+ * --resume completes it. The MPI part prints SKIP and why where this vkocc was built
  * without MPI or mpirun is missing (scripts/install-deps.sh installs Open MPI, so CI skips nothing).
  * argv: vkocc, the source tree. */
 #include "check.h"
