@@ -1663,6 +1663,9 @@ typedef struct vkocc_tune_fleet_cluster {
   double best_ns;            /* INFINITY: no valid configuration */
   char best_key[1024];
   char stopped[700];         /* why its search ended before the budget ("" : it did not) */
+  /* a search shared by several devices: each device's factor against the first (the common reference's time
+   * on it over the first's) with its spread, and what the final round decided ("" : one device) */
+  char normalization[1200];
 } vkocc_tune_fleet_cluster;
 
 typedef struct vkocc_tune_fleet_report {
