@@ -163,6 +163,7 @@ typedef struct fleet {
   bool resume;
   int rank, nranks;
   bool mpi;
+  bool peer_lost;            /* a rank died or was given up: MPI_Finalize would wait for it for good */
   /* local workers */
   worker *w;
   uint32_t nw;
@@ -1383,7 +1384,7 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
     while (fleet_mpi_poll(&from, &tag, &buf, &len)) {
       idle = false;
       if (from == 0) heard = vkocc_now_ms();
-      if (tag == TAG_BYE) bye = true;
+      if (tag == TAG_BYE) bye = true, f->peer_lost |= len > 0 && ((const char *)buf)[0] == 1;
       else if (tag == TAG_CMD && len == sizeof(cmd)) {
         cmd c;
         memcpy(&c, buf, sizeof c);
@@ -1399,6 +1400,7 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
     }
     if (st) break;
   }
+  if (st) f->peer_lost = true;
   stop_workers(f);
   return st;
 }
@@ -1532,7 +1534,7 @@ static void watch_ranks(fleet *f) {
     if (f->lost[r]) continue;
     bool silent = now - f->heard[r] > f->silent_ms;
     if (!silent && !fleet_mpi_send(r, TAG_BEAT, "", 0, f->silent_ms)) continue;
-    f->lost[r] = true;
+    f->lost[r] = f->peer_lost = true;
     char why[300];
     const char *host = "?";
     for (uint32_t s = 0; s < f->nslots; s++)
@@ -1700,8 +1702,10 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         if (!st) st = coordinate(f);
         else if (f->ng) stop_workers(f);
         stop_workers(f);
+        /* the goodbye says whether a rank was lost, so no rank waits for it in MPI_Finalize */
+        const char lost = f->peer_lost ? 1 : 0;
         for (int r = 1; f->mpi && r < f->nranks; r++)
-          if (!f->lost || !f->lost[r]) fleet_mpi_send(r, TAG_BYE, "", 0, f->silent_ms);
+          if (!f->lost || !f->lost[r]) fleet_mpi_send(r, TAG_BYE, &lost, 1, f->silent_ms);
         if (f->ng && st != VKOCC_ERROR_USAGE) st = finish(f, st);
         if (out) {
           report_of(f, out);
@@ -1716,9 +1720,11 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   char keep[1024];
   snprintf(keep, sizeof keep, "%s", vkocc_last_error());
   stop_workers(f);
+  bool lost = f->peer_lost;
+  double silent_ms = f->silent_ms;
   fleet_free(f);
   free(ids);
-  if (mpi_inited) fleet_mpi_finalize();
+  if (mpi_inited) fleet_mpi_finalize(lost, silent_ms, st ? 1 : 0);
   return st ? vkocc_fail(st, "%s", keep) : VKOCC_OK;
 }
 
@@ -1755,7 +1761,7 @@ vkocc_status fleet_mpi_init(int *rank, int *size) {
   *rank = 0, *size = 1;
   return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "this vkocc was built without MPI (libopenmpi-dev when it was configured)");
 }
-void fleet_mpi_finalize(void) {}
+void fleet_mpi_finalize(bool lost, double limit_ms, int code) { (void)lost, (void)limit_ms, (void)code; }
 void fleet_mpi_abort(int code) { exit(code); }
 vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len, double limit_ms) {
   (void)to, (void)tag, (void)buf, (void)len, (void)limit_ms;

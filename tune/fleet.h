@@ -50,7 +50,8 @@ bool fleet_factor_applies(bool known, double factor, double spread);
 bool fleet_mpi_built(void);
 /* MPI_Init_thread (funneled) and the communicator's rank and size. */
 vkocc_status fleet_mpi_init(int *rank, int *size);
-void fleet_mpi_finalize(void);
+/* MPI_Finalize, left out when a rank was lost and bounded by limit_ms otherwise (then _exit(code)) */
+void fleet_mpi_finalize(bool lost, double limit_ms, int code);
 /* Ends every rank (a coordinator that cannot go on). */
 void fleet_mpi_abort(int code);
 /* Sends, waiting at most limit_ms for the message to leave (a rank that died takes nothing). */

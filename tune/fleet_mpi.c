@@ -2,6 +2,10 @@
  * (MPI_THREAD_FUNNELED); messages are byte buffers, received whatever their size (probe, then receive). */
 #include "fleet.h"
 #include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,10 +24,40 @@ vkocc_status fleet_mpi_init(int *rank, int *size) {
   return VKOCC_OK;
 }
 
-void fleet_mpi_finalize(void) {
+static struct {
+  atomic_bool done;
+  double limit_ms;
+  int code;
+} finalizing;
+
+static void *finalize_watch(void *arg) {
+  (void)arg;
+  double end = vkocc_now_ms() + finalizing.limit_ms;
+  while (!atomic_load(&finalizing.done) && vkocc_now_ms() < end) {
+    struct timespec ts = {0, 50000000};
+    nanosleep(&ts, NULL);
+  }
+  if (atomic_load(&finalizing.done)) return NULL;
+  /* everything is written by now; what is left is the runtime's goodbye to a rank that will not answer */
+  fprintf(stderr, "vkocc: MPI_Finalize did not return in %.0f s (a rank is gone?): leaving without it\n",
+          finalizing.limit_ms / 1e3);
+  fflush(NULL);
+  _exit(finalizing.code);
+}
+
+/* Open MPI 4.1's MPI_Finalize is a fence with every rank, a lost one included: in mpirun's recovery mode it waits
+ * for good. So it is left out once a rank is known lost, and bounded otherwise. */
+void fleet_mpi_finalize(bool lost, double limit_ms, int code) {
   int fin = 0;
   MPI_Finalized(&fin);
-  if (!fin) MPI_Finalize();
+  if (fin || lost) return;
+  finalizing.limit_ms = limit_ms > 10000 ? limit_ms : 10000, finalizing.code = code;
+  atomic_store(&finalizing.done, false);
+  pthread_t t;
+  bool watched = !pthread_create(&t, NULL, finalize_watch, NULL);
+  MPI_Finalize();
+  atomic_store(&finalizing.done, true);
+  if (watched) pthread_join(t, NULL);
 }
 
 void fleet_mpi_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
