@@ -185,47 +185,60 @@ static vkocc_status opt_f64(json_t *o, const char *key, const char *file, const 
   return vkocc_json_f64(o, key, file, path, true, out);
 }
 
+/* A document of a shipped kernel's run: the results document every T1 spec writes ("kind": "user") with its
+ * element type, its configurations as the kernel takes them (only the parameters of their variant). */
+bool tune_results_shipped(json_t *doc) {
+  const char *kind = json_string_value(json_object_get(doc, "kind"));
+  const char *kname = json_string_value(json_object_get(doc, "kernel"));
+  return kind && !strcmp(kind, "user") && json_object_get(doc, "element_type") && kname && vkocc_kernel_find(kname);
+}
+
+/* The kernel, element type and size of a shipped kernel's document: the same members in the results document and
+ * in an older document of vkocc.tune-results/1 without a kind (written before the shipped kernels were T1 specs). */
+static vkocc_status shipped_header(json_t *doc, const char *path, const char *kernel, tune_doc *out) {
+  char kname[64], type[8];
+  double n = 0;
+  vkocc_status s;
+  if ((s = vkocc_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
+      (s = vkocc_json_str(doc, "element_type", path, "$", true, type, sizeof type)) ||
+      (s = vkocc_json_f64(doc, "problem_size", path, "$", true, &n)))
+    return s;
+  if (!(out->k = vkocc_kernel_find(kname)))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: unknown kernel '%s' (histogram, reduce)", path, kname);
+  if (kernel && strcmp(kernel, kname))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: results of kernel '%s', not '%s'", path, kname, kernel);
+  if ((s = tune_parse_type(out->k, type, &out->f32))) return vkocc_fail(s, "%s: $.element_type: %s", path, vkocc_last_error());
+  if (!(n >= 1 && n <= 0x7fffffff && n == floor(n)))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.problem_size: expected 1 to 2^31-1 elements", path);
+  out->n = (uint64_t)n;
+  return VKOCC_OK;
+}
+
 vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *out) {
   memset(out, 0, sizeof *out);
   snprintf(out->file, sizeof out->file, "%s", path);
   json_t *doc;
   vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
   if (s) return s;
-  char kname[64], type[8];
-  double n = 0;
-  /* results of a user kernel tuned from a T1 spec (io/tune_user_io.c): kernel, size and results there */
+  /* results of a user kernel tuned from a T1 spec (io/tune_user_io.c): kernel, size and results there; a
+   * shipped kernel's in the same document, read by its kernel's parameters; no kind: an older shipped kernel's */
   const char *kind = json_string_value(json_object_get(doc, "kind"));
   bool user = kind && !strcmp(kind, "user");
-  if (json_object_get(doc, "kind") && !user) {
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kind: expected \"user\" (or no kind: a shipped kernel)", path);
+  out->imported = !json_object_get(doc, "kind");
+  if (!user && !out->imported) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kind: expected \"user\" (or no kind: a shipped kernel's older document)", path);
     goto done;
   }
-  if (user) {
+  if (user && !tune_results_shipped(doc)) {
     if ((s = tune_results_load_user(doc, path, out))) goto done;
     if (kernel && strcmp(kernel, out->k->name)) {
       s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: results of kernel '%s', not '%s'", path, out->k->name, kernel);
       goto done;
     }
-  } else if ((s = vkocc_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
-      (s = vkocc_json_str(doc, "element_type", path, "$", true, type, sizeof type)) ||
-      (s = vkocc_json_f64(doc, "problem_size", path, "$", true, &n)))
-    goto done;
-  if (user) goto device;
-  if (!(out->k = vkocc_kernel_find(kname))) {
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: unknown kernel '%s' (histogram, reduce)", path, kname);
-    goto done;
+  } else {
+    user = false;
+    if ((s = shipped_header(doc, path, kernel, out))) goto done;
   }
-  if (kernel && strcmp(kernel, kname)) {
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: results of kernel '%s', not '%s'", path, kname, kernel);
-    goto done;
-  }
-  if ((s = tune_parse_type(out->k, type, &out->f32))) { s = vkocc_fail(s, "%s: $.element_type: %s", path, vkocc_last_error()); goto done; }
-  if (!(n >= 1 && n <= 0x7fffffff && n == floor(n))) {
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.problem_size: expected 1 to 2^31-1 elements", path);
-    goto done;
-  }
-  out->n = (uint64_t)n;
-device:;
   tune_device_id *id = &out->dev;
   bool has_device = false;
   if ((s = vkocc_doc_device(doc, path, &id->id, &has_device))) goto done;

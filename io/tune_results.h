@@ -1,5 +1,7 @@
-/* Internal to libvkocc: the tuning-results document (schema vkocc.tune-results/1, docs/tune.md), written
- * by `vkocc tune` and read back by its --resume and by `vkocc policy build/transfer`. */
+/* Internal to libvkocc: the one reader of tuning results (schema vkocc.tune-results/1, docs/tune.md) for
+ * `vkocc tune --resume`, --replay and `vkocc policy build/transfer`: the results document every run writes
+ * ("kind": "user"; a shipped kernel's adds its element type and names only the parameters of each variant),
+ * and, imported into the same tune_doc, the older documents of the shipped kernels (no kind). */
 #ifndef VKOCC_TUNE_RESULTS_H
 #define VKOCC_TUNE_RESULTS_H
 #include "kernels.h"
@@ -71,9 +73,13 @@ typedef struct tune_doc {
   tune_result *r;            /* measured configurations, in file order */
   uint32_t count;
   double pipelines_ms, measure_ms;
+  bool imported;             /* an older document of a shipped kernel (no kind): no times, no spec to resume by */
 } tune_doc;
 
+/* The older document of a shipped kernel (no kind): tests make such documents, nothing else writes them. */
 json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const char *date, double elapsed_ms);
+/* Whether doc is a shipped kernel's results document ("kind": "user" with element_type, a kernel of kernels/). */
+bool tune_results_shipped(json_t *doc);
 /* Reads and checks a whole document; VKOCC_ERROR_USAGE naming the file and JSON path. kernel, when not
  * NULL, must match (a file of another kernel is refused). */
 vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *out);

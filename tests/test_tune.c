@@ -32,6 +32,46 @@ static void make_doc(tune_doc *d, const char *name, const char *key, const vkocc
   }
 }
 
+/* An older document (path: reduce u32 at 2^20, no kind) imported, resumed into the built-in spec, written as the
+ * results document every run writes, and read back by the one reader: the same keys, medians and validity, and
+ * a second --resume takes the written document whole. */
+static void test_import(const char *path, const tune_doc *want) {
+  tune_doc old, back;
+  CHECK(tune_results_load(path, "reduce", &old) == VKOCC_OK && old.imported, "the older document is imported");
+  const int64_t any[TEXPR_NDEVICE] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, 1};
+  tu_builtin b;
+  tu_run run;
+  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK_EQ_U(tu_builtin_resume(&b, &run, &old), want->count);
+  json_t *j = tu_builtin_results_json(&b, &run, &old.dev, "2026-01-01T00:00:00Z");
+  CHECK(j && tune_results_shipped(j), "a shipped kernel's results document");
+  CHECK(!strcmp(json_string_value(json_object_get(j, "kind")), "user") &&
+        !strcmp(json_string_value(json_object_get(j, "element_type")), "u32"), "kind user, element type u32");
+  char out[700];
+  snprintf(out, sizeof out, "%s/amp-new.json", dir);
+  CHECK(vkocc_json_write(j, out) == VKOCC_OK, "write the results document");
+  json_decref(j);
+  CHECK(tune_results_load(out, "reduce", &back) == VKOCC_OK && !back.imported, "read back: %s", vkocc_last_error());
+  CHECK(back.count == want->count && back.k == want->k && back.n == want->n && !back.f32 &&
+        !strcmp(back.dev.id.key, want->dev.id.key) && !strcmp(back.dev.cluster_id, want->dev.cluster_id), "the same run");
+  for (uint32_t i = 0; i < want->count; i++) {
+    CHECK(tdb_time(&back, want->r[i].key) == tdb_time(want, want->r[i].key), "%s: %g, want %g", want->r[i].key,
+          tdb_time(&back, want->r[i].key), tdb_time(want, want->r[i].key));
+  }
+  tune_doc_free(&back);
+  tune_doc_free(&old);
+  tu_run_free(&run);
+  /* --resume from the written document: every record back, its median and count of runs */
+  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(tu_builtin_resume_file(&b, &run, out, want->dev.id.key) == VKOCC_OK, "resume: %s", vkocc_last_error());
+  CHECK_EQ_U(run.resumed, want->count);
+  uint32_t ranked = 0;
+  for (uint32_t c = 0; c < run.space.count; c++) ranked += run.r[c].measured && run.r[c].runs == 5 && run.r[c].median_ns > 0;
+  CHECK_EQ_U(ranked, want->count);
+  CHECK(tu_builtin_resume_file(&b, &run, out, "another") == VKOCC_ERROR_USAGE, "another device's results");
+  tu_run_free(&run);
+}
+
 static double eff(json_t *target, const char *rule) {
   json_t *a = json_object_get(json_object_get(target, "rules"), rule);
   return json_is_object(a) ? json_number_value(json_object_get(a, "efficiency")) : -1;
@@ -207,6 +247,7 @@ int main(void) {
   CHECK(back.count == 4 && back.r[3].median_ns == 90 && !strcmp(back.r[3].key, D) && !strcmp(back.dev.cluster_id, amp.cluster_id) &&
             back.dev.has_fp, "round trip: %u results", back.count);
   tune_doc_free(&back);
+  test_import(path, &docs[2]);
   CHECK(tune_results_load(path, "histogram", &back) == VKOCC_ERROR_USAGE, "another kernel's results");
   CHECK_CONTAINS(vkocc_last_error(), "not 'histogram'");
   /* bad documents */

@@ -282,8 +282,8 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
   tune_doc doc;
   vkocc_status s = tune_results_load(path, NULL, &doc);
   if (s) return s;
-  const char *kind = json_string_value(json_object_get(raw, "kind"));
-  if (kind && !strcmp(kind, "user")) {
+  /* a user kernel's results; a shipped kernel's (either form) are read by its kernel's parameters */
+  if (!doc.imported && !tune_results_shipped(raw)) {
     s = load_user_results(path, raw, fingerprint, &doc, sp);
     tune_doc_free(&doc);
     return s;
@@ -299,7 +299,8 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
   for (uint32_t c = 0; c < n; c++)
     sp->truth[c] = (tune_eval){doc.r[c].measured && doc.r[c].valid && doc.r[c].median_ns > 0, doc.r[c].median_ns};
   json_t *space = json_object_get(raw, "space");
-  json_int_t runnable = json_integer_value(json_object_get(space, "runnable"));
+  json_t *ran = json_object_get(space, doc.imported ? "runnable" : "allowed");
+  json_int_t runnable = json_integer_value(ran);
   snprintf(sp->what, sizeof sp->what, "%s %s at %llu on %s%s", k->name, doc.f32 ? "f32" : "u32",
            (unsigned long long)doc.n, doc.dev.id.name, runnable > (json_int_t)n ? " (partial: not every runnable configuration measured)" : "");
   /* features: the workgroup size is the wg_size parameter; shared memory and groups from the kernel */
