@@ -214,6 +214,12 @@ int main(void) {
   CHECK_EQ_U(vkocc_kernel_histogram.space(NULL), 270);
   CHECK_EQ_U(vkocc_kernel_reduce.space(NULL), 168);
   test_builtin_specs();
+  /* the shared memory each kernel's GLSL declares: histogram's bins per copy (none with global atomics), reduce's
+   * one word per invocation and a flag */
+  CHECK_EQ_U(vkocc_kernel_histogram.shared_bytes(&(tune_config){{0, 256, 4, 0, 0}, 0x7}), 0);
+  CHECK_EQ_U(vkocc_kernel_histogram.shared_bytes(&(tune_config){{1, 256, 4, 4, 0}, 0xf}), 4096);
+  CHECK_EQ_U(vkocc_kernel_histogram.shared_bytes(&(tune_config){{2, 64, 1, 8, 512}, 0x1f}), 8192);
+  CHECK_EQ_U(vkocc_kernel_reduce.shared_bytes(&CFG[0]), 1028);
   /* three devices: H1, H2 one cluster (Hopper, 132 and 114 SMs), AMP another; D invalid on H1 */
   vkocc_fingerprint h132, h114, amp, rdna;
   synth_fingerprint(&SYNTH_HOPPER, 132, 0, &h132);
