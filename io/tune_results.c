@@ -1,4 +1,5 @@
-/* The tuning-results document: writer and strict reader (docs/tune.md). */
+/* The one reader of tuning results (docs/tune.md): the results document, an older document of a shipped kernel
+ * imported into the same tune_doc; a user kernel's records are checked by io/tune_user_io.c. */
 #include "tune_results.h"
 #include "tune_user_io.h"
 #include "jsonio.h"
@@ -61,22 +62,6 @@ vkocc_status tune_parse_type(const tune_kernel_def *k, const char *type, bool *f
                     k->has_f32 ? "u32 or f32" : "u32 only");
 }
 
-void tune_run_free(tune_run *run) {
-  free(run->r);
-  run->r = NULL;
-  run->count = 0;
-}
-
-int tune_best(const tune_run *run) {
-  int best = -1;
-  for (uint32_t i = 0; i < run->count; i++) {
-    const tune_result *r = &run->r[i];
-    if (r->measured && r->valid && (best < 0 || r->median_ns < run->r[best].median_ns)) best = (int)i;
-  }
-  return best;
-}
-
-
 void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t *fp_doc, const vkocc_fingerprint *fp) {
   memset(id, 0, sizeof *id);
   vkocc_device_identity_of(d, vkocc_fingerprint_doc_sm_count(fp_doc), &id->id);
@@ -98,52 +83,6 @@ void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t 
 json_t *tune_device_queue_json(const tune_device_id *id) {
   return json_pack("{s:s, s:o}", "kind", id->queue_kind[0] ? id->queue_kind : "unknown", "shared_bytes_per_sm",
                    id->shared_per_sm ? json_integer(id->shared_per_sm) : json_null());
-}
-
-static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
-json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const char *date, double elapsed_ms) {
-  json_t *doc = vkocc_doc_new(VKOCC_DOC_TUNE_RESULTS);
-  json_object_set_new(doc, "kernel", json_string(run->k->name));
-  json_object_set_new(doc, "element_type", json_string(run->f32 ? "f32" : "u32"));
-  json_object_set_new(doc, "problem_size", json_integer((json_int_t)run->n));
-  json_object_set_new(doc, "tolerance", json_string(run->k->tolerance));
-  json_t *d = vkocc_device_identity_json(&dev->id);
-  json_object_set_new(d, "queue_family", tune_device_queue_json(dev));
-  json_object_set_new(doc, "device", d);
-  json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
-  if (dev->has_fp) {
-    json_t *fp = vkocc_fingerprint_json(&dev->fp);
-    json_object_set_new(doc, "fingerprint", fp);
-  }
-  uint32_t measured = 0, valid = 0;
-  for (uint32_t i = 0; i < run->count; i++) measured += run->r[i].measured, valid += run->r[i].measured && run->r[i].valid;
-  json_object_set_new(doc, "space", json_pack("{s:I, s:I, s:I, s:s, s:I, s:I, s:I}", "total", (json_int_t)run->space_total,
-                                              "filtered_out", (json_int_t)run->filtered, "pruned", (json_int_t)run->pruned,
-                                              "pruned_by", run->prune_note, "runnable", (json_int_t)run->count,
-                                              "measured", (json_int_t)measured, "valid", (json_int_t)valid));
-  const char *lp = getenv("LP_NUM_THREADS");
-  json_t *m = json_pack("{s:s, s:I, s:f, s:f, s:f}", "date", date, "pipelines_created", (json_int_t)run->pipelines,
-                        "pipelines_ms", run->pipelines_ms, "measure_ms", run->measure_ms, "elapsed_ms", elapsed_ms);
-  if (lp) json_object_set_new(m, "LP_NUM_THREADS", json_string(lp));
-  json_object_set_new(doc, "measurement", m);
-  int best = tune_best(run);
-  if (best >= 0)
-    json_object_set_new(doc, "best", json_pack("{s:o, s:f}", "config", tune_config_json(run->k, &run->r[best].cfg),
-                                               "median_ns", run->r[best].median_ns));
-  json_t *res = json_array();
-  for (uint32_t i = 0; i < run->count; i++) {
-    const tune_result *r = &run->r[i];
-    if (!r->measured) continue;
-    json_t *o = json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:I}", "config", tune_config_json(run->k, &r->cfg), "valid",
-                          r->valid, "median_ns", num(r->runs ? r->median_ns : NAN), "spread",
-                          num(r->runs ? r->spread : NAN), "min_ns", num(r->runs ? r->min_ns : NAN), "max_ns",
-                          num(r->runs ? r->max_ns : NAN), "runs", (json_int_t)r->runs);
-    if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
-    json_array_append_new(res, o);
-  }
-  json_object_set_new(doc, "results", res);
-  return doc;
 }
 
 /* The parameters of a configuration in range: those its variant takes, no others (as the kernel's space

@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 
-/* What a tuning run of a shipped kernel measured (filled from the one harness by tune/builtin.c, written and read here). */
+/* A measured configuration as the reader gives it (policies, replay, an older document's --resume). */
 typedef struct tune_result {
   tune_config cfg;
   char key[256];             /* the configuration as compact JSON with sorted keys: its identity */
@@ -19,24 +19,6 @@ typedef struct tune_result {
   uint32_t runs;
   char error[600];           /* why it is invalid (wrong answer, pipeline failed) */
 } tune_result;
-
-typedef struct tune_run {
-  const tune_kernel_def *k;
-  bool f32;
-  uint64_t n;
-  tune_result *r;            /* the configurations that can run on the device (after --only) */
-  uint32_t count;
-  uint32_t space_total;      /* the cartesian product */
-  uint32_t filtered;         /* left out by --only */
-  uint32_t pruned;           /* left out by the device's constraints */
-  char prune_note[512];      /* how many per reason */
-  double pipelines_ms, measure_ms;
-  uint32_t pipelines;
-} tune_run;
-
-void tune_run_free(tune_run *run);
-/* Index of the best valid configuration (lowest median), -1 when none. */
-int tune_best(const tune_run *run);
 
 /* JSON of a configuration (names for enumerated values, absent parameters left out) and back. */
 json_t *tune_config_json(const tune_kernel_def *k, const tune_config *c);
@@ -76,8 +58,6 @@ typedef struct tune_doc {
   bool imported;             /* an older document of a shipped kernel (no kind): no times, no spec to resume by */
 } tune_doc;
 
-/* The older document of a shipped kernel (no kind): tests make such documents, nothing else writes them. */
-json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const char *date, double elapsed_ms);
 /* Whether doc is a shipped kernel's results document ("kind": "user" with element_type, a kernel of kernels/). */
 bool tune_results_shipped(json_t *doc);
 /* Reads and checks a whole document; VKOCC_ERROR_USAGE naming the file and JSON path. kernel, when not
