@@ -71,6 +71,15 @@ static void test_import(const char *path, const tune_doc *want) {
   CHECK_EQ_U(ranked, want->count);
   CHECK(tu_builtin_resume_file(&b, &run, out, "another") == VKOCC_ERROR_USAGE, "another device's results");
   tu_run_free(&run);
+  /* only a shipped kernel's records may lack their times (imported medians): any other's must give them */
+  json_t *w = json_load_file(out, 0, NULL);
+  json_object_del(w, "element_type");
+  CHECK(vkocc_json_write(w, out) == VKOCC_OK, "rewrite");
+  json_decref(w);
+  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(tu_builtin_resume_file(&b, &run, out, want->dev.id.key) == VKOCC_ERROR_USAGE, "records without times refused");
+  CHECK_CONTAINS(vkocc_last_error(), "needs runs");
+  tu_run_free(&run);
 }
 
 static double eff(json_t *target, const char *rule) {

@@ -307,8 +307,9 @@ json_t *tu_builtin_results_json(const tu_builtin *b, const tu_run *run, const tu
   json_object_set_new(sp, "kernel_total", json_integer((json_int_t)b->space_total));
   json_object_set_new(sp, "pruned", json_integer((json_int_t)b->pruned));
   json_object_set_new(sp, "pruned_by", json_string(b->prune_note));
-  json_t *best = json_object_get(doc, "best");
+  json_t *best = json_object_get(doc, "best"), *sentinel = json_object_get(json_object_get(doc, "measurement"), "sentinel");
   if (best) json_object_set_new(best, "config", kernel_form(b, json_object_get(best, "config")));
+  if (sentinel) json_object_set_new(sentinel, "config", kernel_form(b, json_object_get(sentinel, "config")));
   size_t i;
   json_t *e;
   json_array_foreach(json_object_get(doc, "results"), i, e) json_object_set_new(e, "config", kernel_form(b, json_object_get(e, "config")));

@@ -240,7 +240,7 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
 
 vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, const char *device_key) {
   json_t *index = NULL;
-  bool *taken = NULL;
+  bool *taken = NULL, shipped = tune_results_shipped(doc);
   vkocc_status s = VKOCC_OK;
   const char *kind = json_string_value(json_object_get(doc, "kind"));
   const char *hash = json_string_value(json_object_get(json_object_get(doc, "spec"), "hash"));
@@ -295,8 +295,8 @@ vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, c
     r->runs = (uint32_t)json_array_size(times);
     r->times_ns = r->runs ? vkocc_xcalloc(r->runs + 1, sizeof *r->times_ns) : NULL;
     for (uint32_t t = 0; t < r->runs; t++) r->times_ns[t] = json_number_value(json_array_get(times, t));
-    /* a result resumed from an older document kept its median and count of runs, not its times */
-    if (!r->runs && json_is_integer(runs) && json_integer_value(runs) > 0 && json_integer_value(runs) <= 100000)
+    /* a shipped kernel's result resumed from an older document kept its median and count of runs, not its times */
+    if (!r->runs && shipped && json_is_integer(runs) && json_integer_value(runs) > 0 && json_integer_value(runs) <= 100000)
       r->runs = (uint32_t)json_integer_value(runs);
     if (inv == TU_CORRECT && !(r->median_ns > 0 && r->runs)) { s = bad(path, p, "a valid result needs runs and a positive median_ns"); goto out; }
     for (int d = 0; d < 3; d++) {
