@@ -126,6 +126,32 @@ int main(int argc, char **argv) {
     rest_ns[r] = vkocc_batch_record_of(&b, t)->ns;
   }
   printf("restore_device_ns %.0f ns (one %llu-byte buffer)\n", median(rest_ns, REP), (unsigned long long)bytes);
+  /* the same restore by a compute copy (vkocc_copy), with the barriers the harness puts around it */
+  vkocc_copy cc;
+  TRY(vkocc_copy_create(ctx, &rs.pairs[0].pristine, &act, bytes, &cc));
+  for (int r = 0; r < REP; r++) {
+    TRY(vkocc_batch_begin(&b));
+    uint32_t t = vkocc_batch_timer_start(&b);
+    vkocc_batch_barrier(&b, VKOCC_SYNC_ALL);
+    vkocc_copy_record(&b, &cc);
+    vkocc_batch_barrier(&b, VKOCC_SYNC_ALL);
+    vkocc_batch_timer_stop(&b, t);
+    TRY(vkocc_batch_run(&b, 0, "compute restore"));
+    rest_ns[r] = vkocc_batch_record_of(&b, t)->ns;
+  }
+  printf("restore_compute_ns %.0f ns (the same buffer by a compute copy, %u workgroups)\n", median(rest_ns, REP), cc.groups);
+  vkocc_copy_destroy(ctx, &cc);
+  /* a whole submission's cost seen from the host and on the device: an empty batch, and one timed compare */
+  double sub_ms[REP], span_ns[REP];
+  for (int r = 0; r < REP; r++) {
+    double t0 = vkocc_now_ms();
+    TRY(vkocc_batch_begin(&b));
+    vkocc_batch_barrier(&b, VKOCC_SYNC_ALL);
+    TRY(vkocc_batch_run(&b, 0, "empty"));
+    sub_ms[r] = vkocc_now_ms() - t0;
+    span_ns[r] = b.span_ns;
+  }
+  printf("empty_submission_ms %.3f ms host, span %.0f ns device\n", median(sub_ms, REP), median(span_ns, REP));
   double up0 = vkocc_now_ms();
   TRY(vkocc_buffer_upload(ctx, &act, host, bytes));
   printf("host_upload_ms %.3f ms (the same bytes from the host, through staging)\n", vkocc_now_ms() - up0);

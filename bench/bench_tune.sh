@@ -2,7 +2,7 @@
 # The tuning-speed benchmark's runner: tunes one T1 spec with vkocc and keeps what bench_tune_report.py reads.
 #   bench/bench_tune.sh VKOCC OUT_DIR NAME SPEC COUNT SEED [more vkocc tune options...]
 # writes OUT_DIR/NAME.json (the results document), NAME.log (vkocc's stderr and stdout) and NAME.wall (the
-# process's wall time in ms, process start included, and the exact command). Needs bash and date only, so it
+# process's wall time in ms, process start included, its start and end in ms since the epoch, and the exact command). Needs bash and date only, so it
 # runs as it is on the GPU machine.
 set -u
 if [ $# -lt 6 ]; then
@@ -18,6 +18,8 @@ rc=$?
 t1=$(date +%s%N)
 {
   echo "wall_ms $(( (t1 - t0) / 1000000 ))"
+  echo "start_epoch_ms $(( t0 / 1000000 ))"
+  echo "end_epoch_ms $(( t1 / 1000000 ))"
   echo "rc $rc"
   echo "command ${cmd[*]}"
 } > "$O/$N.wall"

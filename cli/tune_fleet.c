@@ -127,6 +127,7 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
       valid += cl->valid;
       fprintf(so, "cluster:  %s: %u devices, %u measured (%u resumed), %u valid%s%s\n", cl->cluster_id, cl->devices,
               cl->measured, cl->resumed, cl->valid, cl->stopped[0] ? "; stopped: " : "", cl->stopped);
+      if (cl->normalization[0]) fprintf(so, "factors:  %s\n", cl->normalization);
       if (cl->valid) fprintf(so, "best:     %10.2f us  %s\n", cl->best_ns / 1e3, cl->best_key);
       fprintf(so, "written:  %s\n", cl->output);
       json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "cluster_id", cl->cluster_id, "output", cl->output, "devices",
@@ -134,6 +135,7 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
                             "valid", (json_int_t)cl->valid);
       json_object_set_new(j, "best_ns", cl->valid ? json_real(cl->best_ns) : json_null());
       json_object_set_new(j, "stopped", cl->stopped[0] ? json_string(cl->stopped) : json_null());
+      json_object_set_new(j, "normalization", cl->normalization[0] ? json_string(cl->normalization) : json_null());
       json_array_append_new(clusters, j);
     }
     if (c->json)

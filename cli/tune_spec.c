@@ -12,7 +12,7 @@ static const char *help =
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
     "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--warmup-ms MS]\n"
     "                  [--warmup-ratio R] [--sentinel N] [--fingerprint FILE [--allow-other-device]] [--json]\n"
-    "                  [--device D|all|D1,D2,...] [--queue Q] [--policy DB]\n"
+    "                  [--device D|all|D1,D2,...] [--queue Q] [--policy DB] [--threads N]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
     "random_sample, ...) within its Budget (or --budget configurations, --fraction of the space, --time seconds).\n"
@@ -40,7 +40,10 @@ static const char *help =
     "correct one is timed again; its medians (\"clocks:\" line, $.measurement.sentinel) show whether the clocks drifted.\n"
     "--confirm K (default 0: none): at the end the K best by median are validated and timed again in 3 interleaved\n"
     "rounds, reported beside their medians. The search's medians rank: on an H100 a final round after a sweep of\n"
-    "hundreds of configurations re-timed the best at 1.9-3.4x their medians: the GPU's clocks (docs/tune.md).\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
+    "hundreds of configurations re-timed the best at 1.9-3.4x their medians: the GPU's clocks (docs/tune.md).\n"
+    "--threads N (1 to 64; default one per core less one, at most 8): host threads that compile and create the\n"
+    "pipelines of the configurations the strategy proposes next (brute_force, random_sample) while the device\n"
+    "measures.\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
 
 static volatile sig_atomic_t stop_flag;
 static void on_sigint(int sig) { (void)sig; stop_flag = 1; }
@@ -87,7 +90,7 @@ const struct option cli_tune_spec_options[] = {
     {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
     {"fingerprint", required_argument, 0, 'f'}, {"allow-other-device", no_argument, 0, 'G'},
     {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, {"policy", required_argument, 0, 'L'},
-    CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
+    {"threads", required_argument, 0, 'H'}, CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
 
 int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   cli_common c = {.run = run};
@@ -139,6 +142,10 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
     case 'P': always_P = true; break;
     case 's':
       if (!cli_parse_double(optarg, 1e-6, 1, &spread)) return cli_error("tune", 2, "--spread '%s': expected a number in (0, 1]", optarg);
+      break;
+    case 'H':
+      if (!cli_parse_u32(optarg, false, &o.threads) || o.threads < 1 || o.threads > 64)
+        return cli_error("tune", 2, "--threads '%s': expected 1 to 64", optarg);
       break;
     case 'm':
       if (!cli_parse_u32(optarg, false, &max_runs) || max_runs < 3 || max_runs > 1000)

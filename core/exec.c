@@ -20,6 +20,9 @@ static void unlock(vkocc_batch *b) {
   b->shared_lock = false;
 }
 
+/* the first of the two queries after the timed spans' that bracket the whole batch (vkocc_batch.span_ns) */
+static uint32_t span_query(uint32_t max_timed) { return 2 * (max_timed ? max_timed : 1); }
+
 vkocc_status vkocc_batch_create(vkocc_context *ctx, uint32_t max_timed, vkocc_batch *b) {
   memset(b, 0, sizeof *b);
   b->ctx = ctx;
@@ -30,7 +33,7 @@ vkocc_status vkocc_batch_create(vkocc_context *ctx, uint32_t max_timed, vkocc_ba
                                      .commandBufferCount = 1};
   VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkQueryPoolCreateInfo qpci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2 * (max_timed ? max_timed : 1)};
+                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = span_query(max_timed) + 2};
   VkResult r;
   if ((r = vkocc_fn.vkAllocateCommandBuffers(ctx->device, &cai, &b->cmd))) {
     b->cmd = VK_NULL_HANDLE;
@@ -82,6 +85,7 @@ vkocc_status vkocc_batch_begin(vkocc_batch *b) {
                              "(VK_ERROR_DEVICE_LOST): nothing more is submitted to it");
   if (b->in_flight) return vkocc_fail(VKOCC_ERROR_RUNTIME, "a batch was begun while its last submission was in flight");
   b->nrec = 0;
+  b->span_ns = 0;
   b->error = VKOCC_OK;
   b->error_msg[0] = 0;
   b->bound = NULL;
@@ -92,7 +96,9 @@ vkocc_status vkocc_batch_begin(vkocc_batch *b) {
   if (r) return vkocc_vk_fail(r, "vkResetCommandBuffer");
   if ((r = vkocc_fn.vkBeginCommandBuffer(b->cmd, &bi))) return vkocc_vk_fail(r, "vkBeginCommandBuffer");
   b->recording = true;
-  vkocc_fn.vkCmdResetQueryPool(b->cmd, b->queries, 0, 2 * (b->max_timed ? b->max_timed : 1));
+  uint32_t sq = span_query(b->max_timed);
+  vkocc_fn.vkCmdResetQueryPool(b->cmd, b->queries, 0, sq + 2);
+  vkocc_fn.vkCmdWriteTimestamp(b->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, b->queries, sq);
   return VKOCC_OK;
 }
 
@@ -230,6 +236,7 @@ vkocc_status vkocc_batch_submit(vkocc_batch *b, const char *what) {
   b->what = what;
   if (!b->recording) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: submitted without vkocc_batch_begin", what);
   b->recording = false;
+  vkocc_fn.vkCmdWriteTimestamp(b->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->queries, span_query(b->max_timed) + 1);
   VkResult r = vkocc_fn.vkEndCommandBuffer(b->cmd);
   if (b->error) return vkocc_fail(b->error, "%s", b->error_msg);
   if (r) return vkocc_vk_fail(r, "vkEndCommandBuffer");
@@ -256,6 +263,12 @@ vkocc_status vkocc_batch_wait(vkocc_batch *b, uint64_t timeout_ns) {
   if (r) return vk_fail(b, r, what);
   b->in_flight = false;
   if ((r = vkocc_fn.vkResetFences(ctx->device, 1, &b->fence))) return vk_fail(b, r, "vkResetFences");
+  uint64_t span[2], d;
+  r = vkocc_fn.vkGetQueryPoolResults(ctx->device, b->queries, span_query(b->max_timed), 2, sizeof span, span, sizeof *span,
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r) return vk_fail(b, r, "vkGetQueryPoolResults");
+  b->span_ns = vkocc_tick_delta(span[0], span[1], ctx->info.timestamp_valid_bits, &d) == VKOCC_TICKS_BACKWARDS
+                   ? 0 : (double)d * ctx->info.timestamp_period;
   if (!b->nrec) return VKOCC_OK;
   uint64_t *ts = vkocc_xmalloc(2 * b->nrec * sizeof *ts);
   r = vkocc_fn.vkGetQueryPoolResults(ctx->device, b->queries, 0, 2 * b->nrec, 2 * b->nrec * sizeof *ts, ts,

@@ -210,6 +210,10 @@ typedef struct vkocc_batch {
   char error_msg[256];
   const vkocc_kernel *bound;
   uint32_t open_timer;             /* the span started and not yet stopped, UINT32_MAX: none */
+  /* the device time of the last submission waited for, from its first command to its last (two timestamps of
+   * their own around everything recorded: the time the device was busy with it, timed or not); 0 when the ticks
+   * read backwards */
+  double span_ns;
 } vkocc_batch;
 
 /* The device between vkocc processes (core/devlock.c). A measurement that needs the device to itself
@@ -273,7 +277,7 @@ vkocc_status vkocc_batch_submit(vkocc_batch *b, const char *what);
 vkocc_status vkocc_batch_wait(vkocc_batch *b, uint64_t timeout_ns);
 /* vkocc_batch_submit, then vkocc_batch_wait. */
 vkocc_status vkocc_batch_run(vkocc_batch *b, uint64_t timeout_ns, const char *what);
-/* Record i (< b->nrec) of the last batch waited for. */
+/* Record i (< b->nrec) of the last batch waited for. Its whole span on the device: b->span_ns. */
 const vkocc_batch_record *vkocc_batch_record_of(const vkocc_batch *b, uint32_t i);
 
 /* One timed dispatch of k with push constants on the context's batch (the calibration and probe kernels):

@@ -39,6 +39,43 @@ void vkocc_batch_restore(vkocc_batch *b, const vkocc_restore *r) {
   vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_COMPUTE);
 }
 
+extern const uint32_t vkocc_spv_copy[];
+extern const size_t vkocc_spv_copy_size;
+
+vkocc_status vkocc_copy_create(vkocc_context *ctx, const vkocc_buffer *src, const vkocc_buffer *dst, VkDeviceSize bytes,
+                               vkocc_copy *c) {
+  memset(c, 0, sizeof *c);
+  if (!src || !dst || bytes == 0 || bytes % 4 || bytes > src->size || bytes > dst->size || bytes >= (1ull << 36))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "compute copy: %llu bytes between buffers of %llu and %llu; expected a multiple of 4 "
+                      "within both, under 2^36", (unsigned long long)bytes, (unsigned long long)(src ? src->size : 0),
+                      (unsigned long long)(dst ? dst->size : 0));
+  c->src = src, c->dst = dst, c->bytes = bytes;
+  c->words = (uint32_t)(bytes / 16);
+  uint64_t g = ((uint64_t)c->words + 255) / 256;
+  c->groups = g > 8192 ? 8192 : (uint32_t)g; /* a few waves on any GPU; the grid-stride loop does the rest */
+  if (!c->words) return VKOCC_OK;          /* under 16 bytes: the tail alone */
+  vkocc_status s = vkocc_kernel_create(ctx, vkocc_spv_copy, vkocc_spv_copy_size, 2, 4, NULL, 0, &c->k);
+  if (s) return s;
+  vkocc_kernel_bind_range(ctx, &c->k, 0, 0, src, 0, (VkDeviceSize)c->words * 16);
+  vkocc_kernel_bind_range(ctx, &c->k, 0, 1, dst, 0, (VkDeviceSize)c->words * 16);
+  return VKOCC_OK;
+}
+
+void vkocc_copy_record(vkocc_batch *b, const vkocc_copy *c) {
+  if (c->words) {
+    vkocc_batch_bind(b, &c->k);
+    vkocc_batch_push(b, &c->k, &c->words, 4);
+    vkocc_batch_dispatch(b, c->groups);
+  }
+  VkDeviceSize done = (VkDeviceSize)c->words * 16;
+  if (done < c->bytes) vkocc_batch_copy(b, c->src, c->dst, done, done, c->bytes - done);
+}
+
+void vkocc_copy_destroy(vkocc_context *ctx, vkocc_copy *c) {
+  vkocc_kernel_destroy(ctx, &c->k);
+  memset(c, 0, sizeof *c);
+}
+
 void vkocc_restore_free(vkocc_context *ctx, vkocc_restore *r) {
   for (uint32_t i = 0; i < r->n; i++) vkocc_buffer_destroy(ctx, &r->pairs[i].pristine);
   free(r->pairs);

@@ -1509,7 +1509,8 @@ typedef struct vkocc_tune_options {
   bool always_occupancy;     /* P of every configuration's pipeline, not only where an expression names it */
   double target_spread;      /* stop repeating when the runs' MAD / median is below (0: 0.02) */
   uint32_t max_runs;         /* at most this many timed runs per configuration (0: 50) */
-  uint32_t threads;          /* not used: the harness builds the next pipelines beside the measurement itself */
+  uint32_t threads;          /* host threads that build the next configurations ahead (0: one per core less one, at
+                                 most 8) */
   double timeout_s;          /* bound on one dispatch (0: 5 s) */
   double warmup_ms;          /* at most this much device time of untimed dispatches before each configuration
                                 is timed (0: 500 ms; < 0: none) */
@@ -1662,6 +1663,9 @@ typedef struct vkocc_tune_fleet_cluster {
   double best_ns;            /* INFINITY: no valid configuration */
   char best_key[1024];
   char stopped[700];         /* why its search ended before the budget ("" : it did not) */
+  /* a search shared by several devices: each device's factor against the first (the common reference's time
+   * on it over the first's) with its spread, and what the final round decided ("" : one device) */
+  char normalization[1200];
 } vkocc_tune_fleet_cluster;
 
 typedef struct vkocc_tune_fleet_report {

@@ -5,12 +5,16 @@
  * that measured and each result's device; a device that fails hands its configuration to the other; when every
  * device of the cluster failed the document says why; a process killed with SIGKILL mid-run, continued with
  * --resume, completes the space having kept what its journal held; ranks that read different specs are refused
- * with both hashes before anything is measured. The MPI part prints SKIP and why where this vkocc was built
+ * with both hashes before anything is measured. Boards of different speed (test_normalized): the search ranks by
+ * normalized times and answers with one device's raw time. Under mpirun's recovery mode a killed rank is given up
+ * after a silence and the others complete the space in the same run; a killed coordinator stops the others and
+ * --resume completes it. The MPI part prints SKIP and why where this vkocc was built
  * without MPI or mpirun is missing (scripts/install-deps.sh installs Open MPI, so CI skips nothing).
  * argv: vkocc, the source tree. */
 #include "check.h"
 #include "run.h"
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -147,6 +151,105 @@ static void test_devices(json_t *one) {
   same_as_one(one, "kill.json", 2);
 }
 
+/* the configuration of a results document's best, and of the lowest raw median with the device that measured it */
+static char *best_key(json_t *d) {
+  return json_dumps(json_object_get(json_object_get(d, "best"), "config"), JSON_COMPACT | JSON_SORT_KEYS);
+}
+static char *raw_best_key(json_t *d, json_int_t *device) {
+  json_t *r, *best = NULL;
+  size_t i;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    if (strcmp(json_string_value(json_object_get(r, "invalidity")), "correct")) continue;
+    if (!best || json_number_value(json_object_get(r, "median_ns")) < json_number_value(json_object_get(best, "median_ns"))) best = r;
+  }
+  *device = best ? json_integer_value(json_object_get(best, "device")) : -1;
+  return best ? json_dumps(json_object_get(best, "config"), JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+}
+
+/* Two boards of different speed in one search. Device 1's times are halved (VKOCC_TEST_FLEET_SLOW=1:50) and every
+ * valid time is a known one, 100 us x (1 + 5% x |c - 5|) (VKOCC_TEST_FLEET_SYNTH=5), so the true best is
+ * configuration 5 (WG 64, ITEMS 2), which device 0 measures (it alone measures the first chunk of 8, until the
+ * reference outputs are known; device 1 then takes 8..11). By raw medians a configuration of device 1 wins; by
+ * times normalized to the common reference (device 1's factor 0.5) configuration 5 does, and the final round on
+ * device 0 confirms it with raw times. Then real lavapipe times with device 1 ten times slower: its factor is
+ * measured near 10. */
+static void test_normalized(void) {
+  char *out;
+  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:50 VKOCC_TEST_FLEET_SYNTH=5 %s tune s.json "
+                   "-o norm.json %s --device 0,0 2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "factors:  worker 0 x1.0000");
+  CHECK_CONTAINS(out, "worker 1 x0.5000");
+  CHECK_CONTAINS(out, "no final round");
+  free(out);
+  json_t *d = load("norm.json");
+  if (!d) return;
+  char *best = best_key(d);
+  json_int_t dev = -1;
+  char *raw = raw_best_key(d, &dev);
+  CHECK(best && !strcmp(best, "{\"ITEMS\":2,\"WG\":64}"), "the best: %s, expected {\"ITEMS\":2,\"WG\":64}", best);
+  CHECK(raw && strcmp(raw, best ? best : "") && dev == 1, "the raw ranking's first: %s on device %lld, expected another device "
+        "1 measured", raw, (long long)dev);
+  free(best), free(raw);
+  CHECK(json_number_value(json_object_get(json_object_get(d, "best"), "median_ns")) > 99e3 &&
+        json_number_value(json_object_get(json_object_get(d, "best"), "median_ns")) < 101e3, "the best's time %.1f ns is not "
+        "device 0's raw 100000 ns", json_number_value(json_object_get(json_object_get(d, "best"), "median_ns")));
+  json_t *n = json_object_get(json_object_get(d, "fleet"), "normalization");
+  json_t *d1 = json_array_get(json_object_get(n, "devices"), 1);
+  CHECK(fabs(json_number_value(json_object_get(d1, "factor")) - 0.5) < 1e-3, "device 1's factor %.4f, expected 0.5",
+        json_number_value(json_object_get(d1, "factor")));
+  CHECK(json_array_size(json_object_get(d1, "points")) >= 2, "device 1: %zu reference points (start and end at least)",
+        json_array_size(json_object_get(d1, "points")));
+  CHECK(json_is_null(json_object_get(json_object_get(n, "final_round"), "device")), "a final round where the best leads by 5%%");
+  CHECK_EQ_U(json_integer_value(json_object_get(json_object_get(d, "best"), "device")), 0);
+  /* each result's normalized time: device 1's twice its raw median */
+  json_t *r;
+  size_t i;
+  uint32_t checked = 0;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    if (strcmp(json_string_value(json_object_get(r, "invalidity")), "correct")) continue;
+    double m = json_number_value(json_object_get(r, "median_ns")), nv = json_number_value(json_object_get(r, "normalized_ns"));
+    double want = json_integer_value(json_object_get(r, "device")) == 1 ? 2 * m : m;
+    checked += fabs(nv - want) < 1e-6 * want;
+  }
+  CHECK_EQ_U(checked, 9);
+  json_decref(d);
+  /* real times, device 1 ten times slower */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:1000 %s tune s.json -o slow.json %s --device 0,0 "
+               "2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  free(out);
+  d = load("slow.json");
+  if (!d) return;
+  n = json_object_get(json_object_get(d, "fleet"), "normalization");
+  double f1 = json_number_value(json_object_get(json_array_get(json_object_get(n, "devices"), 1), "factor"));
+  /* (lavapipe beside other work: a configuration's time varies by up to 2x between runs) */
+  CHECK(f1 > 3 && f1 < 30, "device 1's factor %.3f on lavapipe, ten times slower", f1);
+  /* the answer is a raw time one device measured: the final round's on its device, else the result's own */
+  json_t *bestj = json_object_get(d, "best");
+  char *bk = best_key(d);
+  double want = -1;
+  json_t *cand;
+  json_array_foreach(json_object_get(json_object_get(n, "final_round"), "candidates"), i, cand) {
+    char *k = json_dumps(json_object_get(cand, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+    json_t *t1;
+    size_t j;
+    json_array_foreach(json_object_get(cand, "final_round"), j, t1)
+      if (k && bk && !strcmp(k, bk) && json_equal(json_object_get(t1, "device"), json_object_get(bestj, "device")))
+        want = json_number_value(json_object_get(t1, "median_ns"));
+    free(k);
+  }
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    char *k = json_dumps(json_object_get(r, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+    if (want < 0 && k && bk && !strcmp(k, bk)) want = json_number_value(json_object_get(r, "median_ns"));
+    free(k);
+  }
+  CHECK(want > 0 && json_number_value(json_object_get(bestj, "median_ns")) == want, "the best's time %.1f ns is no raw time of "
+        "its device (%.1f)", json_number_value(json_object_get(bestj, "median_ns")), want);
+  free(bk);
+  json_decref(d);
+}
+
 static void test_mpi(json_t *one) {
   char *out;
   if (!vkocc_mpi_built()) {
@@ -185,6 +288,38 @@ static void test_mpi(json_t *one) {
   CHECK_EQ_U(rc, 0);
   free(out);
   same_as_one(one, "mk.json", 3);
+  /* the same kill under mpirun's recovery mode: the job goes on, the coordinator gives rank 1 up after 3 s of silence
+   * and hands what it held to the others, and the space is complete in one run */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_KILL=1:2 VKOCC_FLEET_SILENT_S=3 %s --enable-recovery "
+               "--mca orte_abort_on_non_zero_status 0 -n 3 %s tune s.json -o live.json %s 2>&1", dir, mpirun, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "left the search: rank 1");
+  free(out);
+  same_as_one(one, "live.json", 3);
+  d = load("live.json");
+  json_t *d1 = NULL;
+  json_array_foreach(json_object_get(d, "devices"), i, dv)
+    if (json_integer_value(json_object_get(dv, "rank")) == 1) d1 = dv;
+  CHECK(d1 && json_integer_value(json_object_get(d1, "measured")) == 2, "rank 1 measured %lld before it was lost",
+        d1 ? (long long)json_integer_value(json_object_get(d1, "measured")) : -1LL);
+  const char *err = d1 ? json_string_value(json_object_get(d1, "error")) : NULL;
+  CHECK_CONTAINS(err ? err : "", "silent for");
+  CHECK(!exists("live.json.journal"), "the run ended normally: no journal");
+  json_decref(d);
+  /* the coordinator killed in recovery mode: the other ranks stop once it takes nothing or is silent, and --resume
+   * completes the space */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_KILL=0:3 VKOCC_FLEET_SILENT_S=3 %s --enable-recovery "
+               "--mca orte_abort_on_non_zero_status 0 -n 3 %s tune s.json -o orphan.json %s 2>&1", dir, mpirun, bin, common);
+  /* (mpirun's exit status in recovery mode is 0 whatever the ranks did) */
+  CHECK_CONTAINS(out, "the coordinator (rank 0)");
+  CHECK(exists("orphan.json.journal"), "no journal after the coordinator was killed");
+  free(out);
+  wait_unlocked("orphan.json");
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s -n 3 %s tune s.json -o orphan.json %s --resume 2>&1", dir, mpirun, bin,
+               common);
+  CHECK_EQ_U(rc, 0);
+  free(out);
+  same_as_one(one, "orphan.json", 3);
   /* ranks that read different specs: refused with both hashes, nothing measured or written */
   rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s -n 2 sh -c 'S=s.json; [ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && "
                "S=other.json; exec %s tune $S -o hm.json %s' 2>&1", dir, mpirun, bin, common);
@@ -220,6 +355,7 @@ int main(int argc, char **argv) {
     CHECK_EQ_U(json_object_size(v), 12);
     json_decref(v);
     test_devices(one);
+    test_normalized();
     test_mpi(one);
   }
   json_decref(one);

@@ -1,7 +1,8 @@
 /* The executor's device-side services for the tuning harness, on lavapipe (core/gpucheck.h): the compare
  * dispatch against the CPU harness's rule (a copy of its loop is the oracle here) for every element type,
  * planted mismatches at the first, middle and last index, NaN, infinities, denormals, tolerance edges, counts
- * beyond 2^24; restore by device copies; the written bindings of a module; the clock probe beside a batch. */
+ * beyond 2^24; restore by device copies; the written bindings of a module; the clock probe beside a batch; a
+ * batch's whole span on the device. */
 #include "check.h"
 #include "gpucheck.h"
 #include "vkocc.h"
@@ -300,6 +301,73 @@ static void test_probe(void) {
   vkocc_clock_probe_destroy(ctx, &p);
 }
 
+/* A compute copy (vkocc_copy): every word of the range, a tail under 16 bytes included, and nothing after it;
+ * sizes it refuses. */
+static void test_copy(void) {
+  enum { N = (1 << 18) + 3 }; /* words: 16-byte steps and a 12-byte tail */
+  uint32_t *data = malloc(4 * (N + 1)), *got = NULL;
+  for (uint32_t i = 0; i < N + 1; i++) data[i] = i * 2654435761u;
+  vkocc_buffer src, dst, back;
+  CHECK(vkocc_buffer_create(ctx, 4 * (N + 1), false, &src) == VKOCC_OK, "src");
+  CHECK(vkocc_buffer_create(ctx, 4 * (N + 1), false, &dst) == VKOCC_OK, "dst");
+  CHECK(vkocc_buffer_create(ctx, 4 * (N + 1), true, &back) == VKOCC_OK, "back");
+  CHECK(vkocc_buffer_upload(ctx, &src, data, 4 * (N + 1)) == VKOCC_OK, "upload");
+  vkocc_copy c;
+  CHECK(vkocc_copy_create(ctx, &src, &dst, 4 * N, &c) == VKOCC_OK, "create: %s", vkocc_last_error());
+  CHECK_EQ_U(c.words, N / 4);
+  vkocc_batch *b = vkocc_context_batch(ctx);
+  CHECK(vkocc_batch_begin(b) == VKOCC_OK, "begin");
+  vkocc_batch_fill(b, &dst, 0, 4 * (N + 1), 0xdeadbeefu);
+  vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
+  vkocc_copy_record(b, &c);
+  vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
+  vkocc_batch_copy(b, &dst, &back, 0, 0, 4 * (N + 1));
+  vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
+  CHECK(vkocc_batch_run(b, 0, "copy") == VKOCC_OK, "run: %s", vkocc_last_error());
+  got = back.map;
+  CHECK(!memcmp(got, data, 4 * N), "every copied word");
+  CHECK(got[N] == 0xdeadbeefu, "the word after the range is untouched: %08x", got[N]);
+  vkocc_copy_destroy(ctx, &c);
+  CHECK(vkocc_copy_create(ctx, &src, &dst, 6, &c) == VKOCC_ERROR_USAGE, "6 bytes");
+  CHECK(vkocc_copy_create(ctx, &src, &dst, 8 * N, &c) == VKOCC_ERROR_USAGE, "beyond the buffers");
+  CHECK(vkocc_copy_create(ctx, &src, &dst, 12, &c) == VKOCC_OK && c.words == 0, "12 bytes: the tail alone");
+  vkocc_copy_destroy(ctx, &c);
+  vkocc_buffer_destroy(ctx, &src), vkocc_buffer_destroy(ctx, &dst), vkocc_buffer_destroy(ctx, &back);
+  free(data);
+}
+
+/* A batch's whole span on the device (vkocc_batch.span_ns): from its first command to its last, untimed work
+ * included; every batch has one, a batch with no timed span too; a batch begun and not run reads 0. */
+static void test_span(void) {
+  const VkDeviceSize bytes = 16u << 20;
+  vkocc_buffer a, c;
+  CHECK(vkocc_buffer_create(ctx, bytes, false, &a) == VKOCC_OK, "a: %s", vkocc_last_error());
+  CHECK(vkocc_buffer_create(ctx, bytes, false, &c) == VKOCC_OK, "c: %s", vkocc_last_error());
+  vkocc_batch *b = vkocc_context_batch(ctx);
+  for (int round = 0; round < 2; round++) {
+    CHECK(vkocc_batch_begin(b) == VKOCC_OK, "begin");
+    for (int k = 0; k < 3; k++) { /* untimed: three copies like the timed one */
+      vkocc_batch_copy(b, &a, &c, 0, 0, bytes);
+      vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
+    }
+    uint32_t t = vkocc_batch_timer_start_after(b);
+    vkocc_batch_copy(b, &c, &a, 0, 0, bytes);
+    vkocc_batch_timer_stop(b, t);
+    CHECK(vkocc_batch_run(b, 0, "span") == VKOCC_OK, "run: %s", vkocc_last_error());
+    double one = vkocc_batch_record_of(b, t)->ns;
+    printf("span: %.3f ms for 4 copies of %llu MiB, the timed one %.3f ms\n", b->span_ns / 1e6,
+           (unsigned long long)(bytes >> 20), one / 1e6);
+    CHECK(one > 0 && b->span_ns > 1.5 * one, "round %d: span %.0f ns, timed copy %.0f ns: the span holds the untimed copies",
+          round, b->span_ns, one);
+  }
+  CHECK(vkocc_batch_begin(b) == VKOCC_OK, "begin");
+  CHECK(b->span_ns == 0, "begun: no span yet (%g)", b->span_ns);
+  vkocc_batch_copy(b, &a, &c, 0, 0, bytes);
+  CHECK(vkocc_batch_run(b, 0, "span") == VKOCC_OK, "run: %s", vkocc_last_error());
+  CHECK(b->nrec == 0 && b->span_ns > 0, "no timed span: the batch's span %.0f ns", b->span_ns);
+  vkocc_buffer_destroy(ctx, &a), vkocc_buffer_destroy(ctx, &c);
+}
+
 int main(void) {
   vkocc_context_options o = {.device = "llvmpipe"};
   if (vkocc_context_create(&o, &ctx)) {
@@ -313,6 +381,8 @@ int main(void) {
   test_restore();
   test_written();
   test_probe();
+  test_span();
+  test_copy();
   vkocc_context_destroy(ctx);
   return check_report();
 }

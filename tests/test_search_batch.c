@@ -302,10 +302,50 @@ static void test_workers(sy sp[7]) {
   tune_search_close(ts);
 }
 
+/* Peek: a non-adaptive strategy says at every step exactly what its next asks hand out (the harness builds their
+ * pipelines ahead on that word), within the budget's count; peeking changes nothing the search does (the
+ * sequence is the same as without); an adaptive one says nothing. */
+static void test_peek(sy sp[7]) {
+  uint32_t ns;
+  const tune_strategy_def *const *all = tune_strategies(&ns);
+  for (uint32_t k = 0; k < 2; k++) { /* brute force, random sampling */
+    CHECK(all[k]->peek != NULL, "%s can say what comes next", all[k]->name);
+    for (uint32_t W = 1; W <= 9; W += 4) {
+      tune_budget b = {.max_evals = 37};
+      tune_search *ts;
+      CHECK(!tune_search_open(&sp[1].s, all[k], 7, NULL, &b, &ts), "open");
+      static uint32_t said[40][16], nsaid[40];
+      uint32_t seq[40], n = 0, c, wrong_count = 0, mismatched = 0;
+      while (n < 40 && tune_search_ask(ts, 1, &c)) {
+        seq[n++] = c;
+        nsaid[n] = tune_search_peek(ts, W, said[n]); /* after n handed out: the next ones */
+        if (nsaid[n] != (37 - n < W ? 37 - n : W)) wrong_count++;
+        tune_eval e = {0};
+        ev(&sp[1], c, &e);
+        tune_search_tell(ts, c, e);
+      }
+      tune_search_close(ts);
+      CHECK_EQ_U(n, 37);
+      for (uint32_t j = 1; j <= n; j++)
+        for (uint32_t i = 0; i < nsaid[j]; i++)
+          if (j + i >= n || said[j][i] != seq[j + i]) mismatched++;
+      CHECK(wrong_count == 0, "%s, window %u: %u peeks not min(window, budget left) long", all[k]->name, W, wrong_count);
+      CHECK(mismatched == 0, "%s, window %u: %u peeked configurations not asked next", all[k]->name, W, mismatched);
+      /* the same sequence as a search that never peeked */
+      tune_search_result r;
+      CHECK(!tune_search_run(&sp[1].s, all[k], 7, NULL, &b, ev, &sp[1], &r), "run");
+      CHECK(r.evals == n && !memcmp(r.order, seq, n * sizeof *seq), "%s: peeking changed the sequence", all[k]->name);
+      tune_search_result_free(&r);
+    }
+  }
+  for (uint32_t k = 2; k < ns; k++) CHECK(all[k]->peek == NULL, "%s adapts: no peek", all[k]->name);
+}
+
 int main(void) {
   sy sp[7];
   spaces(sp);
   test_one_worker_retraces(sp);
+  test_peek(sp);
   test_workers(sp);
   for (int i = 0; i < 7; i++) sy_free(&sp[i]);
   return check_report();

@@ -322,10 +322,57 @@ static void test_device_limits(void) {
   tu_run_free(&run);
 }
 
+/* A Generator filled in chunks on several threads: every element the expression of its index as one thread
+ * wrote it (float, int and bool arguments; a partial last chunk), and a failure names the lowest index that fails
+ * (not the first a thread met). */
+static void generator_spec(const char *source, const char *type, long n, t1_spec *s) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"WG\", \"Type\": \"int\", \"Values\": \"[64]\"}]},"
+           " \"KernelSpecification\": {\"Language\": \"Vulkan\", \"KernelName\": \"main\", \"KernelFile\": \"k.comp\","
+           "  \"ProblemSize\": [%ld], \"LocalSize\": {\"X\": \"WG\"}, \"GlobalSize\": {\"X\": \"ProblemSize[0]\"},"
+           "  \"GlobalSizeType\": \"OpenCL\","
+           "  \"Arguments\": [{\"Name\": \"in\", \"Type\": \"%s\", \"MemoryType\": \"Vector\", \"Size\": \"ProblemSize[0]\","
+           "                   \"FillType\": \"Generator\", \"DataSource\": \"%s\", \"AccessType\": \"ReadOnly\"}]}}",
+           n, type, source);
+  vkocc_status st = t1_parse(text, strlen(text), "spec.json", ".", false, s);
+  CHECK(st == VKOCC_OK, "generator spec: %s", vkocc_last_error());
+}
+
+static void test_generator_threads(void) {
+  const long n = (1 << 20) + 7; /* 5 chunks, the last partial */
+  t1_spec s;
+  generator_spec("(i % 1024) * 0.25 + i // 3", "float", n, &s);
+  float *f = malloc((size_t)n * sizeof *f);
+  CHECK(t1_fill_data(&s, &s.args[0].data, s.args[0].path, &s.args[0], f) == VKOCC_OK, "fill: %s", vkocc_last_error());
+  long wrong = 0;
+  for (long i = 0; i < n; i++) wrong += f[i] != (float)((double)(i % 1024) * 0.25 + (double)(i / 3));
+  CHECK(wrong == 0, "%ld of %ld float elements differ from the expression", wrong, n);
+  free(f);
+  t1_free(&s);
+  generator_spec("i * 2654435761 % 4294967296", "uint32", n, &s);
+  uint32_t *u = malloc((size_t)n * sizeof *u);
+  CHECK(t1_fill_data(&s, &s.args[0].data, s.args[0].path, &s.args[0], u) == VKOCC_OK, "fill: %s", vkocc_last_error());
+  wrong = 0;
+  for (long i = 0; i < n; i++) wrong += u[i] != (uint32_t)((uint64_t)i * 2654435761u % 4294967296u);
+  CHECK(wrong == 0, "%ld of %ld uint32 elements differ from the expression", wrong, n);
+  t1_free(&s);
+  /* i = 700001 and every later one fail: the message names the first, whichever thread met a later one first */
+  generator_spec("1 // (700001 - i) if i <= 700001 else 1 // (i - i)", "uint32", n, &s);
+  vkocc_status st = t1_fill_data(&s, &s.args[0].data, s.args[0].path, &s.args[0], u);
+  const char *msg = vkocc_last_error();
+  CHECK(st == VKOCC_ERROR_USAGE, "a failing generator: %d", st);
+  CHECK_CONTAINS(msg, "(at i = 700001)");
+  CHECK_CONTAINS(msg, "division by zero");
+  free(u);
+  t1_free(&s);
+}
+
 int main(void) {
   test_expr();
   test_device_limits();
   test_reader();
+  test_generator_threads();
   test_bad();
   return check_report();
 }

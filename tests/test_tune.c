@@ -124,7 +124,20 @@ static void test_P_model(void) {
   CHECK(!tu_P_model(&d, &m, 256, 0, 0, &P), "no register statistic: measured");
   d.sm_count_ambiguous = true;
   CHECK(!tu_P_model(&d, &m, 256, 0, 32, &P), "an ambiguous SM count: measured");
-  d.sm_count_ambiguous = false, m.known = false;
+  d.sm_count_ambiguous = false;
+  /* an ambiguous register file (H100: units of 4 and 8 per invocation explain the same points): P from the model
+   * where registers do not bind under the kept (coarser) fit, measured where they bind or tie */
+  m.ambiguous = true;
+  P = 7;
+  CHECK(tu_P_model(&d, &m, 256, 0, 16, &P), "ambiguous registers that do not bind: subgroups bind");
+  CHECK_EQ_U(P, 8 * 132);
+  CHECK(tu_P_model(&d, &m, 1024, 0, 16, &P), "ambiguous registers that do not bind at 1024 invocations");
+  CHECK_EQ_U(P, 2 * 132);
+  CHECK(!tu_P_model(&d, &m, 256, 0, 32, &P), "ambiguous registers that tie with the subgroups: measured");
+  CHECK(!tu_P_model(&d, &m, 128, 0, 128, &P), "ambiguous registers that bind: measured");
+  CHECK(tu_P_model(&d, &m, 128, 65536, 32, &P), "ambiguous registers, shared memory binds");
+  CHECK_EQ_U(P, 3 * 132);
+  m.ambiguous = false, m.known = false;
   CHECK(!tu_P_model(&d, &m, 256, 0, 32, &P), "no register model: measured");
 }
 

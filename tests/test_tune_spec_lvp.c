@@ -217,7 +217,8 @@ static void test_wrong(void) {
   snprintf(to, sizeof to, "%s/scale_wrong.json", dir);
   copy(from, to);
   char *out;
-  int rc = run_fmt(&out, "%s tune %s/scale_wrong.json -o %s/w.json --reference WG=64,ITEMS=1 --fingerprint %s --allow-other-device 2>&1", bin, dir,
+  /* the device's compare kept on this CPU device (which compares on the host by default) */
+  int rc = run_fmt(&out, "VKOCC_TEST_CPU_COMPARE=0 %s tune %s/scale_wrong.json -o %s/w.json --reference WG=64,ITEMS=1 --fingerprint %s --allow-other-device 2>&1", bin, dir,
                    dir, fp);
   CHECK(rc == 0, "wrong: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "9 correct");
@@ -515,12 +516,79 @@ static void test_warmup_sentinel(void) {
   }
 }
 
+/* The device's side of a configuration (bench/tune/saxpy's small spec: y = a x + y restored before every run):
+ * restored by a compute copy (VKOCC_TEST_COMPUTE_RESTORE=1; a GPU's default), every configuration right after
+ * its last batch; under a rule that holds at once (--spread 1) the first timed batch is the fewest runs the rule
+ * stops at (5, more where they take under 2 ms) and the outputs' check rides in it, a compare dispatch or a copy
+ * back to the host alike: 2 submissions (validation, trials) where no warm-up or clock retry ran; the device's
+ * whole time is recorded beside the timed runs'. */
+static void check_device_side(const char *env, const char *validation) {
+  char *out, from[1100], to[1100];
+  static const char *const files[] = {"saxpy_small.json", "saxpy.comp"};
+  for (int f = 0; f < 2; f++) {
+    snprintf(from, sizeof from, "%s/bench/tune/saxpy/%s", src, files[f]);
+    snprintf(to, sizeof to, "%s/%s", dir, files[f]);
+    copy(from, to);
+  }
+  int rc = run_fmt(&out, "VKOCC_TEST_COMPUTE_RESTORE=1 %s %s tune %s/saxpy_small.json -o %s/ds.json --budget 4 --seed 1 "
+                   "--spread 1 --fingerprint %s --allow-other-device 2>&1", env, bin, dir, dir, fp);
+  CHECK(rc == 0, "device side (%s): exit %d: %s", env, rc, out);
+  CHECK_CONTAINS(out, "4 correct");
+  free(out);
+  char p[1024];
+  snprintf(p, sizeof p, "%s/ds.json", dir);
+  json_t *d = load(p);
+  if (!d) return;
+  const char *v = json_string_value(json_object_get(json_object_get(d, "measurement"), "validation"));
+  CHECK(v && !strcmp(v, validation), "%s: compared on the %s, expected %s", env, v ? v : "(none)", validation);
+  size_t i;
+  json_t *r;
+  double device_sum = 0;
+  uint32_t two = 0;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    json_t *tm = json_object_get(r, "timing_ms");
+    double gpu = json_number_value(json_object_get(tm, "gpu")), dev = json_number_value(json_object_get(tm, "device"));
+    double min_ns = json_number_value(json_object_get(r, "min_ns")), w = json_number_value(json_object_get(tm, "warmup"));
+    json_int_t runs = json_integer_value(json_object_get(r, "runs")), sub = json_integer_value(json_object_get(tm, "submissions"));
+    json_int_t again = json_integer_value(json_object_get(json_object_get(r, "clock"), "again"));
+    CHECK(gpu > 0 && dev >= gpu, "configuration %zu: device %g ms, its timed dispatches %g ms", i, dev, gpu);
+    device_sum += dev;
+    /* the first batch ran 2 ms / the first run's time, at least 5; the first run is no faster than the fastest */
+    long long most = min_ns > 0 ? (long long)(2e6 / min_ns) + 1 : 16;
+    most = most < 5 ? 5 : most > 16 ? 16 : most;
+    CHECK(runs >= 5 && runs <= most, "configuration %zu: %lld runs, expected 5..%lld (fastest %.0f ns)", i, (long long)runs,
+          most, min_ns);
+    if (w == 0 && again == 0) {
+      CHECK(sub == 2, "configuration %zu: %lld submissions, expected 2 (validation, trials with the compares)", i, (long long)sub);
+      two++;
+    } else CHECK(sub > 2, "configuration %zu: %lld submissions with a warm-up or a retry", i, (long long)sub);
+  }
+  CHECK(two >= 1, "some configuration ran without a warm-up or retry");
+  double run_dev = json_number_value(json_object_get(json_object_get(d, "measurement"), "device_ms"));
+  CHECK(run_dev >= device_sum && device_sum > 0, "the run's device time %g ms holds its configurations' %g", run_dev, device_sum);
+  json_t *m = json_object_get(d, "measurement");
+  double tuning = json_number_value(json_object_get(m, "tuning_ms")), search = json_number_value(json_object_get(m, "search_ms"));
+  double search_dev = json_number_value(json_object_get(m, "search_device_ms"));
+  /* the search holds every configuration's device time and lies within the tuning (its final round on top) */
+  CHECK(search_dev >= device_sum - 1e-6 && search_dev <= run_dev + 1e-6, "search's device %g ms: configurations' %g, run's %g",
+        search_dev, device_sum, run_dev);
+  CHECK(search >= search_dev && search <= tuning && tuning <= json_number_value(json_object_get(m, "elapsed_ms")),
+        "search %g ms within the tuning's %g", search, tuning);
+  json_decref(d);
+}
+
+static void test_device_side(void) {
+  check_device_side("VKOCC_TEST_CPU_COMPARE=0", "device");
+  check_device_side("VKOCC_TEST_CPU_COMPARE=1", "host");
+}
+
 int main(int argc, char **argv) {
   if (argc < 5 || !mkdtemp(dir)) { fprintf(stderr, "usage: test_tune_spec_lvp VKOCC SOURCE_DIR SCHEMA_DIR GLSLC\n"); return 2; }
   bin = argv[1], src = argv[2], schemas = argv[3];
   static char fpb[1024];
   snprintf(fpb, sizeof fpb, "%s/tests/data/fp-hopper-132.json", src);
   fp = fpb;
+  test_device_side();
   test_transpose();
   test_warmup_sentinel();
   test_persistent();

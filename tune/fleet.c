@@ -13,8 +13,14 @@
  * cluster must compare against the same one, so only the first worker measures until that configuration is known;
  * the others then start with it as their reference (measuring it once themselves for its outputs).
  *
+ * Several devices in a cluster: boards of one model differ, per configuration (docs/fleet.md, "Boards that
+ * differ"). Each device measures reference configurations again (worker.again: before its next configuration);
+ * the search ranks by times divided by each device's factor where that factor lies outside its spread, and where
+ * the factors could decide the ranking the candidates are measured again on every device (the final round).
+ *
  * Under MPI the other ranks run the same workers behind an agent that forwards their results to rank 0 and rank
- * 0's commands to them; MPI is called from the main thread of each rank only. */
+ * 0's commands to them; MPI is called from the main thread of each rank only. Both sides send a heartbeat; a rank
+ * silent too long is given up (its configurations go to the others), and an agent whose coordinator is gone stops. */
 #include "fleet.h"
 #include "user_results.h"
 #include "io.h"
@@ -32,11 +38,19 @@
 
 /* ---- messages: worker -> coordinator (results, failures), coordinator -> worker (commands) */
 enum { MSG_RESULT = 1, MSG_FAILED };
-enum { TAG_HELLO = 11, TAG_WELCOME, TAG_CMD, TAG_MSG, TAG_BYE };
-enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP };
+enum { TAG_HELLO = 11, TAG_WELCOME, TAG_CMD, TAG_MSG, TAG_BYE, TAG_BEAT };
+/* Under MPI each side says it is alive every second (TAG_BEAT, beside its other messages). A rank silent for
+ * longer than VKOCC_FLEET_SILENT_S seconds (default 30) is lost: the coordinator hands its configurations in
+ * flight to the others; a rank whose coordinator is silent stops. Open MPI ends the whole job when a rank dies
+ * unless mpirun runs with --enable-recovery --mca orte_abort_on_non_zero_status 0 (docs/fleet.md). */
+#define BEAT_MS 1000.0
+enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP, CMD_AGAIN };
+/* why a configuration is measured: for the search, or again on a device that may have measured it before: the
+ * cluster's common reference (each device's speed against the others') or the final round (the best re-timed) */
+enum { FOR_SEARCH = 0, FOR_REFERENCE, FOR_FINAL };
 
 typedef struct msg {
-  int32_t kind;
+  int32_t kind, purpose;
   uint32_t worker, config;   /* global worker index; the configuration (the merged space's index) */
   char reference[512];       /* RESULT: the worker's reference once known */
   char error[700];           /* FAILED */
@@ -45,7 +59,7 @@ typedef struct msg {
 } msg;
 
 typedef struct cmd {
-  int32_t kind;
+  int32_t kind, purpose;
   uint32_t worker, config;
   char reference[512];
 } cmd;
@@ -54,6 +68,8 @@ typedef struct cmd {
 /* Configurations a worker holds at once. Brute force hands out runs of consecutive configurations, which the
  * harness's prebuilding thread (the next ones in enumeration order) makes ahead; other strategies one at a time. */
 #define CHUNK 8
+/* measurements again (the reference, the final round's rounds) a worker holds at once; they go first */
+#define AGAIN_MAX 128
 typedef struct worker {
   struct fleet *f;
   uint32_t gid;              /* global index */
@@ -65,15 +81,29 @@ typedef struct worker {
   /* inbox (f->mu) */
   bool go, stop;
   uint32_t todo[CHUNK], head, ntodo; /* configurations handed to it, measured in order */
+  uint32_t again[AGAIN_MAX], again_head, nagain;
+  int32_t again_for[AGAIN_MAX];
   char reference[512];
   pthread_cond_t cond;
   /* tests: VKOCC_TEST_FLEET_FAIL / _KILL "W:N,...": worker W fails (returns an error) / kills its process with
    * SIGKILL once it has measured N configurations */
   int64_t fail_after, kill_after;
   uint32_t done;
+  /* tests: VKOCC_TEST_FLEET_SLOW "W:PERCENT": worker W's times scaled (a board of another speed);
+   * VKOCC_TEST_FLEET_SYNTH=C: every valid time replaced by a known one, 100 us x (1 + 5% x |c - C|) (the best: C) */
+  double scale;
+  int64_t synth;
 } worker;
 
 /* ---- every worker of every rank, as the coordinator sees it */
+/* candidates of a shared search's final round, and its rounds (interleaved: c1..ck, c1..ck, ...): each a full
+ * measurement of each candidate on each device */
+#define FINAL_MAX 4
+/* reference configurations of a shared search */
+#define NREF 4
+#define FINAL_ROUNDS 1
+enum { PH_SEARCH, PH_LAST_REF, PH_FINAL, PH_DONE };
+
 typedef struct slot {
   int rank;
   uint32_t group;
@@ -83,6 +113,13 @@ typedef struct slot {
   bool started, dead;
   uint32_t measured;
   char error[700];
+  /* a shared search: measurements again in flight, configurations since its last reference point, the common
+   * reference's points, and per final-round candidate its times on this device */
+  uint32_t again_inflight, since_ref, ref_turn;
+  fleet_point *pts;
+  uint32_t npts;
+  double *fin[FINAL_MAX];
+  uint32_t nfin[FINAL_MAX];
 } slot;
 
 typedef struct group {
@@ -105,6 +142,19 @@ typedef struct group {
   uint32_t nslots, resumed;
   uint32_t chunk;            /* configurations a worker holds at once (CHUNK for brute force, else 1) */
   double last_cp;
+  /* Boards of one model differ, and by how much depends on the configuration (two H100s: 0.6% at the median; two
+   * H200s: -2.5% to +5%), more than a median's spread: a search shared by several devices ranks by times
+   * normalized to reference configurations that every device measures (reference_due, slot_factor). Where the
+   * factors' spread could change the ranking, the candidates are timed again on every device (the final round) and
+   * the answer is one device's raw time. */
+  bool norm;
+  uint32_t refs[NREF], nrefs; /* the reference configurations (reference_due) */
+  uint32_t valid_seen;       /* valid results so far */
+  uint32_t every;            /* 0: at the start and the end only */
+  int phase;                 /* PH_* */
+  uint32_t cand[FINAL_MAX], ncand;
+  int32_t final_slot;        /* the device whose final round is the answer (-1: none) */
+  char note[700];
 } group;
 
 typedef struct fleet {
@@ -125,6 +175,9 @@ typedef struct fleet {
   group *g;
   uint32_t ng;
   uint32_t *coord;           /* MPI: the merged spaces' coordinates sent to a rank (per group) */
+  double *heard;             /* MPI, coordinator: when each rank was last heard from (ms) */
+  bool *lost;                /* ... and whether it is given up */
+  double silent_ms, last_beat;
 } fleet;
 
 static void post(fleet *f, msg *m) {
@@ -162,19 +215,52 @@ static void msg_free(msg *m) {
 
 /* ---- the worker thread */
 
+/* the test hooks' times (worker.scale, worker.synth) in place of the measured ones */
+static void test_times(const worker *w, uint32_t c, tu_result *r) {
+  if (r->inv != TU_CORRECT || !r->runs || (w->scale == 1 && w->synth < 0)) return;
+  double base = w->synth >= 0 ? 1e5 * (1 + 0.05 * fabs((double)c - (double)w->synth)) : 0;
+  for (uint32_t i = 0; i < r->runs; i++)
+    r->times_ns[i] = w->scale * (w->synth >= 0 ? base * (1 + 0.001 * (double)((int)(i % 5) - 2)) : r->times_ns[i]);
+  r->median_ns = w->scale * (w->synth >= 0 ? base : r->median_ns);
+  r->min_ns = w->scale * (w->synth >= 0 ? base * 0.998 : r->min_ns);
+  r->max_ns = w->scale * (w->synth >= 0 ? base * 1.002 : r->max_ns);
+  if (w->synth >= 0) r->spread = r->runs > 2 ? 0.001 : 0;
+}
+
+/* Configuration c measured afresh, whatever this worker measured before; its own record stays as it was. */
+static vkocc_status measure_again(worker *w, uint32_t c, tune_eval_fn eval, void *eval_user, tu_result *out) {
+  tu_result keep = w->run.r[c];
+  uint32_t nevals = w->run.nevals;
+  memset(&w->run.r[c], 0, sizeof keep);
+  w->run.r[c].P = -1;
+  tune_eval e;
+  vkocc_status st = eval(eval_user, c, &e);
+  *out = w->run.r[c];
+  w->run.r[c] = keep, w->run.nevals = nevals;
+  if (st) free(out->times_ns), out->times_ns = NULL;
+  return st;
+}
+
 static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn eval, void *eval_user) {
   worker *w = user;
   fleet *f = w->f;
   (void)s;
   for (;;) {
     pthread_mutex_lock(&f->mu);
-    while (!w->ntodo && !w->stop) pthread_cond_wait(&w->cond, &f->mu);
-    if (!w->ntodo) {
+    while (!w->ntodo && !w->nagain && !w->stop) pthread_cond_wait(&w->cond, &f->mu);
+    if (!w->ntodo && !w->nagain) {
       pthread_mutex_unlock(&f->mu);
       return VKOCC_OK;
     }
-    uint32_t c = w->todo[w->head];
-    w->head = (w->head + 1) % CHUNK, w->ntodo--;
+    uint32_t c;
+    int32_t purpose = FOR_SEARCH;
+    if (w->nagain) {
+      c = w->again[w->again_head], purpose = w->again_for[w->again_head];
+      w->again_head = (w->again_head + 1) % AGAIN_MAX, w->nagain--;
+    } else {
+      c = w->todo[w->head];
+      w->head = (w->head + 1) % CHUNK, w->ntodo--;
+    }
     pthread_mutex_unlock(&f->mu);
     if (w->fail_after >= 0 && w->done == (uint64_t)w->fail_after)
       return vkocc_fail(VKOCC_ERROR_RUNTIME, "device %s: failed as VKOCC_TEST_FLEET_FAIL asked", w->device);
@@ -182,16 +268,28 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
       usleep(300000); /* the results it posted reach the coordinator's journal first */
       raise(SIGKILL);
     }
-    tune_eval e;
-    vkocc_status st = eval(eval_user, c, &e);
-    if (st) return st;
     msg *m = vkocc_xcalloc(1, sizeof *m);
-    m->kind = MSG_RESULT, m->worker = w->gid, m->config = c;
-    m->r = w->run.r[c];
-    m->r.times_ns = vkocc_xmalloc(((size_t)m->r.runs + 1) * sizeof *m->r.times_ns);
-    if (m->r.runs) memcpy(m->r.times_ns, w->run.r[c].times_ns, m->r.runs * sizeof *m->r.times_ns);
+    m->kind = MSG_RESULT, m->purpose = purpose, m->worker = w->gid, m->config = c;
+    vkocc_status st;
+    if (purpose != FOR_SEARCH) {
+      st = measure_again(w, c, eval, eval_user, &m->r);
+    } else {
+      tune_eval e;
+      st = eval(eval_user, c, &e);
+      m->r = w->run.r[c];
+      m->r.times_ns = NULL;
+      if (!st) {
+        m->r.times_ns = vkocc_xmalloc(((size_t)m->r.runs + 1) * sizeof *m->r.times_ns);
+        if (m->r.runs) memcpy(m->r.times_ns, w->run.r[c].times_ns, m->r.runs * sizeof *m->r.times_ns);
+      }
+    }
+    if (st) {
+      msg_free(m);
+      return st;
+    }
+    test_times(w, c, &m->r);
     snprintf(m->reference, sizeof m->reference, "%s", w->run.reference);
-    w->done++;
+    if (purpose == FOR_SEARCH) w->done++;
     post(f, m);
   }
 }
@@ -234,7 +332,10 @@ static void worker_command(fleet *f, worker *w, const cmd *c) {
   pthread_mutex_lock(&f->mu);
   if (c->kind == CMD_GO) w->go = true, snprintf(w->reference, sizeof w->reference, "%s", c->reference);
   else if (c->kind == CMD_MEASURE && w->ntodo < CHUNK) w->todo[(w->head + w->ntodo++) % CHUNK] = c->config;
-  else w->stop = true;
+  else if (c->kind == CMD_AGAIN && w->nagain < AGAIN_MAX) {
+    uint32_t at = (w->again_head + w->nagain++) % AGAIN_MAX;
+    w->again[at] = c->config, w->again_for[at] = c->purpose;
+  } else if (c->kind != CMD_AGAIN) w->stop = true; /* (more again than AGAIN_MAX: the coordinator never sends) */
   pthread_cond_signal(&w->cond);
   pthread_mutex_unlock(&f->mu);
 }
@@ -249,7 +350,7 @@ static vkocc_status send_cmd(fleet *f, uint32_t sl, int kind, uint32_t config, c
     worker_command(f, &f->w[sl], &c);
     return VKOCC_OK;
   }
-  return fleet_mpi_send(f->slots[sl].rank, TAG_CMD, &c, sizeof c);
+  return fleet_mpi_send(f->slots[sl].rank, TAG_CMD, &c, sizeof c, f->silent_ms);
 }
 
 static bool needs_reference_run(const tu_run *run, const vkocc_tune_options *o) {
@@ -267,6 +368,9 @@ static bool same_device_entry(json_t *p, const char *key, const char *uuid, int6
          json_integer_value(json_object_get(p, "rank")) == rank;
 }
 
+static json_t *norm_json(const fleet *f, uint32_t gi, const int32_t *index);
+static int64_t fleet_best(const fleet *f, uint32_t gi, double *ns, int32_t *slot);
+static double result_norm_ns(const fleet *f, uint32_t gi, uint32_t c);
 static json_t *fleet_document(fleet *f, group *g) {
   char when[32];
   vkocc_utc_now(when, sizeof when);
@@ -305,26 +409,48 @@ static json_t *fleet_document(fleet *f, group *g) {
   json_object_set_new(doc, "devices", devs);
   /* each result names its device: the results are in the record's evaluation order, then resumed ones */
   json_t *res = json_object_get(doc, "results");
-  json_t *keys = json_object();
+  json_t *keys = json_object(), *norms = json_object();
   for (uint32_t c = 0; c < g->run.space.count; c++) {
     int32_t d = g->who[c] >= 0 ? index[g->who[c]] : g->prev_who ? g->prev_who[c] : -1;
     if (d < 0 || !g->run.r[c].measured) continue;
     char key[1024];
     t1_config_key(&g->run.spec, g->run.space.coord + (size_t)c * g->run.spec.nparams, key, sizeof key);
     json_object_set_new(keys, key, json_integer(d));
+    if (g->norm) json_object_set_new(norms, key, json_real(result_norm_ns(f, (uint32_t)(g - f->g), c)));
   }
   size_t i;
   json_t *e;
   json_array_foreach(res, i, e) {
     char *k = json_dumps(json_object_get(e, "config"), JSON_COMPACT | JSON_SORT_KEYS);
     json_t *d = k ? json_object_get(keys, k) : NULL;
-    free(k);
     if (d) json_object_set(e, "device", d);
+    /* the time the search ranked it by: its median in the base device's speed */
+    json_t *nv = k ? json_object_get(norms, k) : NULL;
+    if (nv) json_object_set(e, "normalized_ns", nv);
+    free(k);
   }
-  json_decref(keys);
+  json_decref(keys), json_decref(norms);
+  json_t *fl = json_pack("{s:i, s:I, s:s?}", "ranks", f->nranks, "devices", (json_int_t)g->nslots, "stopped",
+                         g->stopped[0] ? g->stopped : NULL);
+  if (g->norm) {
+    uint32_t gi = (uint32_t)(g - f->g);
+    json_object_set_new(fl, "normalization", norm_json(f, gi, index));
+    /* the best: a raw time one device measured (the final round's, else the normalized best's own median) */
+    double ns;
+    int32_t who;
+    int64_t b = fleet_best(f, gi, &ns, &who);
+    if (b >= 0) {
+      const t1_spec *sp = &g->run.spec;
+      json_t *best = json_pack("{s:o, s:f, s:I, s:s}", "config", t1_config_json(sp, g->run.space.coord + (size_t)b * sp->nparams),
+                               "median_ns", ns, "P", (json_int_t)g->run.r[b].P, "ranked_by",
+                               g->final_slot >= 0 && g->run.r[b].confirm_runs ? "final_round" : "normalized");
+      json_object_set_new(best, "normalized_ns", json_real(result_norm_ns(f, gi, (uint32_t)b)));
+      json_object_set_new(best, "device", who >= 0 && index[who] >= 0 ? json_integer(index[who]) : json_null());
+      json_object_set_new(doc, "best", best);
+    }
+  }
   free(index);
-  json_object_set_new(doc, "fleet", json_pack("{s:i, s:I, s:s?}", "ranks", f->nranks, "devices", (json_int_t)g->nslots,
-                                              "stopped", g->stopped[0] ? g->stopped : NULL));
+  json_object_set_new(doc, "fleet", fl);
   return doc;
 }
 
@@ -464,6 +590,10 @@ bool fleet_result_sane(tu_result *r) {
   /* the clock evidence goes into the document as numbers: nothing a corrupt journal makes non-finite */
   if (!isfinite(r->clock_min) || !isfinite(r->clock_max) || !isfinite(r->clock_steady))
     r->clock_min = r->clock_max = r->clock_steady = 0;
+  if (!isfinite(r->device_ms) || !isfinite(r->wait_ms)) r->device_ms = r->wait_ms = 0;
+  /* P from another configuration: a known kind, and an index the reader bounds (or none) */
+  if (r->P_memo > TU_P_SAME_RESOURCES) r->P_memo = TU_P_OWN;
+  if (r->P_from < -1) r->P_from = -1;
   if (!r->measured || (unsigned)r->inv > TU_CONSTRAINTS || r->runs > 1000000) return false;
   /* a valid result is ranked by its median: it needs runs and a positive, finite one */
   return r->inv != TU_CORRECT || (r->runs && r->median_ns > 0 && isfinite(r->median_ns));
@@ -513,6 +643,7 @@ void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *
     }
     if (d < 0) d = (int32_t)json_array_size(devices), json_array_append_new(devices, entry);
     free(run->r[c].times_ns);
+    r.P_from = -1; /* an index into the space of the run that wrote it (another --only, another order) */
     run->r[c] = r;
     json_t *p = json_array_get(devices, (size_t)d);
     json_object_set_new(p, "measured", json_integer(json_integer_value(json_object_get(p, "measured")) + 1));
@@ -544,7 +675,7 @@ static void slot_failed(fleet *f, uint32_t s, const char *why) {
   sl->dead = true;
   snprintf(sl->error, sizeof sl->error, "%s", why);
   for (uint32_t i = 0; i < sl->ninflight; i++) tune_search_requeue(g->ts, sl->inflight[i]); /* another device measures them */
-  sl->ninflight = 0;
+  sl->ninflight = 0, sl->again_inflight = 0;
   bool alive = false;
   for (uint32_t k = 0; k < f->nslots; k++) alive |= f->slots[k].group == sl->group && !f->slots[k].dead;
   if (!alive && !g->finished) {
@@ -552,6 +683,378 @@ static void slot_failed(fleet *f, uint32_t s, const char *why) {
     tune_search_stop(g->ts);
   }
   fprintf(stderr, "vkocc tune: device %s (rank %d) left the search: %s\n", sl->dev.id.name, sl->rank, why);
+}
+
+/* ---- a shared search: times normalized to common references, the final round */
+
+bool fleet_reference_of(const fleet_point *p, uint32_t n, double *ref_ns, double *spread) {
+  *ref_ns = 0, *spread = 0;
+  if (!n) return false;
+  double *v = vkocc_xmalloc(n * sizeof *v), *d = vkocc_xmalloc(n * sizeof *d);
+  for (uint32_t i = 0; i < n; i++) v[i] = p[i].median_ns, d[i] = p[i].spread;
+  double ref = vkocc_median(v, n), sp = vkocc_median(d, n) / sqrt((double)n);
+  if (n >= 2 && ref > 0) {
+    for (uint32_t i = 0; i < n; i++) v[i] = fabs(p[i].median_ns - ref);
+    double mad = vkocc_median(v, n) / ref;
+    if (mad > sp) sp = mad;
+  }
+  free(v), free(d);
+  if (!(ref > 0) || !isfinite(ref) || !isfinite(sp)) return false;
+  *ref_ns = ref, *spread = sp;
+  return true;
+}
+
+bool fleet_factor_of(const double *ratio, const double *noise, uint32_t n, double *factor, double *spread) {
+  *factor = 0, *spread = 0;
+  if (!n) return false;
+  double *v = vkocc_xmalloc(n * sizeof *v);
+  memcpy(v, ratio, n * sizeof *v);
+  double fa = vkocc_median(v, n);
+  for (uint32_t i = 0; i < n; i++) v[i] = fabs(ratio[i] - fa);
+  double mad = n >= 2 && fa > 0 ? vkocc_median(v, n) / fa : 0;
+  memcpy(v, noise, n * sizeof *v);
+  double nz = vkocc_median(v, n);
+  free(v);
+  if (!(fa > 0) || !isfinite(fa) || !isfinite(mad) || !isfinite(nz)) return false;
+  *factor = fa, *spread = mad > nz ? mad : nz;
+  return true;
+}
+
+/* the device whose speed normalized times are in: the group's first with a reference point (-1: none yet) */
+static int32_t base_slot(const fleet *f, uint32_t gi) {
+  for (uint32_t s = 0; s < f->nslots; s++)
+    if (f->slots[s].group == gi && f->slots[s].npts) return (int32_t)s;
+  return -1;
+}
+
+/* device s's time of reference j: its points of j (fleet_reference_of) */
+static bool ref_time(const fleet *f, uint32_t s, uint32_t j, double *t, double *u) {
+  const slot *sl = &f->slots[s];
+  fleet_point *p = vkocc_xmalloc((sl->npts + 1) * sizeof *p);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < sl->npts; i++)
+    if (sl->pts[i].ref == j) p[n++] = sl->pts[i];
+  bool ok = fleet_reference_of(p, n, t, u);
+  free(p);
+  return ok;
+}
+
+/* Device s's factor against the base device (1 for the base itself, spread 0) from the references both measured:
+ * fleet_factor_of over their ratios. *nratios: how many. False without a common reference. */
+static bool slot_factor(const fleet *f, uint32_t gi, uint32_t s, double *factor, double *spread, uint32_t *nratios) {
+  const group *g = &f->g[gi];
+  int32_t b = g->norm ? base_slot(f, gi) : -1;
+  double ratio[NREF], noise[NREF], ts, us, tb, ub;
+  uint32_t n = 0;
+  for (uint32_t j = 0; b >= 0 && j < g->nrefs; j++)
+    if (ref_time(f, s, j, &ts, &us) && ref_time(f, (uint32_t)b, j, &tb, &ub)) {
+      ratio[n] = ts / tb, noise[n] = (uint32_t)b == s ? 0 : sqrt(us * us + ub * ub);
+      n++;
+    }
+  if (nratios) *nratios = n;
+  if (b >= 0 && (uint32_t)b == s && n) return *factor = 1, *spread = 0, true;
+  return fleet_factor_of(ratio, noise, n, factor, spread);
+}
+
+/* how far the factors of devices a and c may put one configuration's normalized time (INFINITY: unknown) */
+static double pair_spread(const fleet *f, uint32_t gi, uint32_t a, uint32_t c) {
+  double fa, ua, fc, uc;
+  if (a == c) return 0;
+  if (!slot_factor(f, gi, a, &fa, &ua, NULL) || !slot_factor(f, gi, c, &fc, &uc, NULL)) return INFINITY;
+  return sqrt(ua * ua + uc * uc);
+}
+
+/* Whether device s's factor is applied: only where the boards' offset exceeds the factor's spread. Within it, the
+ * references' own configuration-dependence decides the factor more than the boards do, and dividing by it adds
+ * noise: on two H200s (docs/results/h100x2/fleet, run 5) a factor of 1.0079 +- 1.03% from 4 references put 61 of
+ * 117 configurations within their spreads of the other board, raw times 75, the best constant possible 73. */
+static bool factor_applies(const fleet *f, uint32_t gi, uint32_t s, double *factor) {
+  double u;
+  bool known = slot_factor(f, gi, s, factor, &u, NULL);
+  return fleet_factor_applies(known, *factor, u);
+}
+
+bool fleet_factor_applies(bool known, double factor, double spread) { return known && fabs(factor - 1) > spread; }
+
+/* a time device s measured, in the base device's speed (raw where its factor does not apply) */
+static double norm_ns(const fleet *f, uint32_t gi, uint32_t s, double raw) {
+  double fa;
+  return factor_applies(f, gi, s, &fa) ? raw / fa : raw;
+}
+
+static double result_norm_ns(const fleet *f, uint32_t gi, uint32_t c) {
+  const group *g = &f->g[gi];
+  double raw = g->run.r[c].median_ns;
+  return g->who[c] >= 0 ? norm_ns(f, gi, (uint32_t)g->who[c], raw) : raw;
+}
+
+static bool result_valid(const tu_result *r) { return r->measured && r->inv == TU_CORRECT && r->runs > 0 && r->median_ns > 0; }
+
+/* configuration c measured again on device s (a reference, or the final round); it goes first on the worker */
+static void ask_again(fleet *f, uint32_t s, uint32_t c, int32_t purpose) {
+  slot *sl = &f->slots[s];
+  if (sl->dead || !sl->started) return;
+  cmd x = {.kind = CMD_AGAIN, .purpose = purpose, .worker = s, .config = c};
+  vkocc_status st = VKOCC_OK;
+  if (sl->rank == f->rank) worker_command(f, &f->w[s], &x);
+  else st = fleet_mpi_send(sl->rank, TAG_CMD, &x, sizeof x, f->silent_ms);
+  if (st) {
+    slot_failed(f, s, vkocc_last_error());
+    return;
+  }
+  sl->again_inflight++;
+  if (purpose == FOR_REFERENCE) sl->since_ref = 0;
+}
+
+/* every reference known so far, on device s (its start, the end) */
+static void ask_references(fleet *f, uint32_t s) {
+  const group *g = &f->g[f->slots[s].group];
+  for (uint32_t j = 0; j < g->nrefs; j++) ask_again(f, s, g->refs[j], FOR_REFERENCE);
+}
+
+static void again_result(fleet *f, uint32_t s, const msg *m) {
+  slot *sl = &f->slots[s];
+  group *g = &f->g[sl->group];
+  if (sl->again_inflight) sl->again_inflight--;
+  if (sl->dead || !result_valid(&m->r)) return;
+  for (uint32_t j = 0; m->purpose == FOR_REFERENCE && j < g->nrefs; j++) {
+    if (g->refs[j] != m->config) continue;
+    sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
+    sl->pts[sl->npts++] = (fleet_point){.ref = j, .after = sl->measured, .median_ns = m->r.median_ns, .spread = m->r.spread};
+    return;
+  }
+  for (uint32_t k = 0; m->purpose == FOR_FINAL && k < g->ncand; k++) {
+    if (g->cand[k] != m->config) continue;
+    sl->fin[k] = vkocc_xrealloc(sl->fin[k], (sl->nfin[k] + m->r.runs) * sizeof *sl->fin[k]);
+    memcpy(sl->fin[k] + sl->nfin[k], m->r.times_ns, m->r.runs * sizeof *m->r.times_ns);
+    sl->nfin[k] += m->r.runs;
+  }
+}
+
+/* After a result for the search. The references: the first valid result, then one after every count / (2 NREF)
+ * valid results (configurations of different kinds, so that their ratios show how much the boards' difference
+ * depends on the configuration), each measured on every other device once known. Then one of them, in turn,
+ * every `every` configurations of a device and at its end, so that a drift shows. */
+static void reference_due(fleet *f, uint32_t s, const msg *m) {
+  slot *sl = &f->slots[s];
+  group *g = &f->g[sl->group];
+  if (!g->norm) return;
+  sl->since_ref++;
+  if (result_valid(&m->r)) {
+    uint32_t gap = g->run.space.count / (2 * NREF);
+    if (g->nrefs < NREF && (!g->nrefs || g->valid_seen >= g->nrefs * (gap ? gap : 1))) {
+      /* the result itself is the first point of the device that measured it */
+      sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
+      sl->pts[sl->npts++] = (fleet_point){.ref = g->nrefs, .after = sl->measured, .median_ns = m->r.median_ns,
+                                          .spread = m->r.spread};
+      g->refs[g->nrefs++] = m->config;
+      for (uint32_t k = 0; k < f->nslots; k++)
+        if (k != s && f->slots[k].group == sl->group) ask_again(f, k, m->config, FOR_REFERENCE);
+    }
+    g->valid_seen++;
+  }
+  if (g->nrefs && g->every && sl->since_ref >= g->every) ask_again(f, s, g->refs[sl->ref_turn++ % g->nrefs], FOR_REFERENCE);
+}
+
+/* The final round's candidates. The best by normalized time, and each configuration another device measured whose
+ * normalized time lies within the normalization's uncertainty of it (the two devices' reference spreads
+ * combined): only there can the factors' error change the ranking, so only then is there a final round (no
+ * candidate beside the best: its own raw median is the answer). With options->confirm K: the K best, always. The
+ * note says which. */
+static void pick_candidates(fleet *f, uint32_t gi) {
+  group *g = &f->g[gi];
+  uint32_t want = f->o->confirm > 0 ? (uint32_t)f->o->confirm : FINAL_MAX;
+  if (want > FINAL_MAX) want = FINAL_MAX;
+  g->ncand = 0;
+  int64_t first = -1;
+  double t0 = INFINITY, dmin = INFINITY, umax = 0;
+  for (uint32_t c = 0; c < g->run.space.count; c++) {
+    double t = result_valid(&g->run.r[c]) ? result_norm_ns(f, gi, c) : INFINITY;
+    if (t < t0) t0 = t, first = c;
+  }
+  if (first < 0) return;
+  g->cand[g->ncand++] = (uint32_t)first;
+  int32_t sb = g->who[first];
+  uint32_t close = 0;
+  while (g->ncand < want) {
+    int64_t next = -1;
+    double bt = INFINITY, bu = 0;
+    for (uint32_t c = 0; c < g->run.space.count; c++) {
+      bool taken = false;
+      for (uint32_t k = 0; k < g->ncand && !taken; k++) taken = g->cand[k] == c;
+      if (taken || !result_valid(&g->run.r[c])) continue;
+      double t = result_norm_ns(f, gi, c), u = 0;
+      int32_t sk = g->who[c];
+      if (f->o->confirm <= 0) { /* only where the factors could be what ranks it below the best */
+        if (sb < 0 || sk < 0 || sk == sb) continue;
+        u = pair_spread(f, gi, (uint32_t)sb, (uint32_t)sk);
+        if (t / t0 - 1 >= u) continue; /* (an unknown factor: INFINITY, a candidate) */
+      }
+      if (t < bt) bt = t, next = c, bu = u;
+    }
+    if (next < 0) break;
+    g->cand[g->ncand++] = (uint32_t)next;
+    if (f->o->confirm <= 0) close++, dmin = fmin(dmin, bt / t0 - 1), umax = fmax(umax, bu);
+  }
+  if (close && isinf(umax))
+    snprintf(g->note, sizeof g->note, "a device measured no reference: %u configuration%s it measured within %.2f%% of the best "
+             "by normalized time go to a final round", close, close == 1 ? "" : "s", 100 * dmin);
+  else if (close)
+    snprintf(g->note, sizeof g->note, "the normalization's uncertainty (up to %.2f%%) exceeds the difference between the best "
+             "by normalized time and %u configuration%s another device measured (from %.2f%%): a final round decides", 100 * umax,
+             close, close == 1 ? "" : "s", 100 * dmin);
+  else if (f->o->confirm <= 0)
+    snprintf(g->note, sizeof g->note, "the best by normalized time leads what other devices measured by more than the "
+             "normalization's uncertainty: no final round");
+  if (g->ncand < 2) g->ncand = 0; /* nothing to decide: the best's own raw median */
+}
+
+/* The final round's answer: the raw times of one device (the base device when it timed them all), as the
+ * record's final round, so that tu_best ranks by them. */
+static void final_record(fleet *f, uint32_t gi) {
+  group *g = &f->g[gi];
+  int32_t pick = -1;
+  uint32_t most = 0, b = (uint32_t)base_slot(f, gi);
+  for (uint32_t s = 0; s < f->nslots; s++) {
+    const slot *sl = &f->slots[s];
+    if (sl->group != gi || sl->dead) continue;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < g->ncand; k++) n += sl->nfin[k] > 0;
+    if (n > most || (n == most && n && s == b)) most = n, pick = (int32_t)s;
+  }
+  g->final_slot = pick;
+  if (pick < 0) return;
+  slot *sl = &f->slots[pick];
+  for (uint32_t k = 0; k < g->ncand; k++) {
+    tu_result *r = &g->run.r[g->cand[k]];
+    uint32_t n = sl->nfin[k];
+    if (!n) continue;
+    double *v = vkocc_xmalloc(n * sizeof *v);
+    memcpy(v, sl->fin[k], n * sizeof *v);
+    double med = vkocc_median(v, n);
+    for (uint32_t i = 0; i < n; i++) v[i] = fabs(sl->fin[k][i] - med);
+    r->confirm_ns = med, r->confirm_spread = med > 0 ? vkocc_median(v, n) / med : 0, r->confirm_runs = n;
+    free(v);
+  }
+}
+
+/* The cluster's best: in a shared search the final round's lowest raw time on its device, else (interrupted, no
+ * final round) the lowest normalized time, given as its raw median; -1 none. *ns: that raw time, *slot: whose. */
+static int64_t fleet_best(const fleet *f, uint32_t gi, double *ns, int32_t *slot) {
+  const group *g = &f->g[gi];
+  int64_t b = -1;
+  *ns = INFINITY, *slot = -1;
+  if (!g->norm) {
+    b = tu_best(&g->run);
+    if (b >= 0) *ns = tu_rank_ns(&g->run.r[b]), *slot = g->who[b];
+    return b;
+  }
+  for (uint32_t k = 0; g->final_slot >= 0 && k < g->ncand; k++) {
+    const tu_result *r = &g->run.r[g->cand[k]];
+    if (r->confirm_runs && r->confirm_ns < *ns) *ns = r->confirm_ns, b = g->cand[k];
+  }
+  if (b >= 0) {
+    *slot = g->final_slot;
+    return b;
+  }
+  double bt = INFINITY;
+  for (uint32_t c = 0; c < g->run.space.count; c++) {
+    if (!result_valid(&g->run.r[c])) continue;
+    double t = result_norm_ns(f, gi, c);
+    if (t < bt) bt = t, b = c;
+  }
+  if (b >= 0) *ns = g->run.r[b].median_ns, *slot = g->who[b];
+  return b;
+}
+
+/* $.fleet.normalization: the references, each device's points and factor, the final round's candidates on each */
+static json_t *norm_json(const fleet *f, uint32_t gi, const int32_t *index) {
+  const group *g = &f->g[gi];
+  const t1_spec *sp = &g->run.spec;
+  int32_t b = base_slot(f, gi);
+  json_t *n = json_object(), *devs = json_array(), *cands = json_array(), *refs = json_array();
+  for (uint32_t j = 0; j < g->nrefs; j++) json_array_append_new(refs, t1_config_json(sp, g->run.space.coord + (size_t)g->refs[j] * sp->nparams));
+  json_object_set_new(n, "references", refs);
+  json_object_set_new(n, "every", json_integer(g->every));
+  json_object_set_new(n, "base_device", b >= 0 && index[b] >= 0 ? json_integer(index[b]) : json_null());
+  for (uint32_t s = 0; s < f->nslots; s++) {
+    const slot *sl = &f->slots[s];
+    if (sl->group != gi || index[s] < 0) continue;
+    json_t *d = json_pack("{s:i}", "device", index[s]), *pts = json_array(), *times = json_array(), *ratios = json_array();
+    for (uint32_t i = 0; i < sl->npts; i++)
+      json_array_append_new(pts, json_pack("{s:i, s:i, s:f, s:f}", "reference", (int)sl->pts[i].ref, "after", (int)sl->pts[i].after,
+                                           "median_ns", sl->pts[i].median_ns, "spread", sl->pts[i].spread));
+    json_object_set_new(d, "points", pts);
+    for (uint32_t j = 0; j < g->nrefs; j++) {
+      double t, u, tb, ub;
+      bool mine = ref_time(f, s, j, &t, &u), base = b >= 0 && ref_time(f, (uint32_t)b, j, &tb, &ub);
+      json_array_append_new(times, mine ? json_real(t) : json_null());
+      json_array_append_new(ratios, mine && base ? json_real(t / tb) : json_null());
+    }
+    json_object_set_new(d, "reference_ns", times);
+    json_object_set_new(d, "ratios", ratios);
+    double fa, u;
+    uint32_t nr;
+    bool ok = slot_factor(f, gi, s, &fa, &u, &nr);
+    json_object_set_new(d, "factor", ok ? json_real(fa) : json_null());
+    json_object_set_new(d, "factor_spread", ok ? json_real(u) : json_null());
+    json_object_set_new(d, "applied", json_boolean(fleet_factor_applies(ok, fa, u)));
+    json_array_append_new(devs, d);
+  }
+  json_object_set_new(n, "devices", devs);
+  for (uint32_t k = 0; k < g->ncand; k++) {
+    uint32_t c = g->cand[k];
+    const tu_result *r = &g->run.r[c];
+    json_t *e = json_pack("{s:o, s:f, s:f}", "config", t1_config_json(sp, g->run.space.coord + (size_t)c * sp->nparams),
+                          "median_ns", r->median_ns, "normalized_ns", result_norm_ns(f, gi, c));
+    json_object_set_new(e, "device", g->who[c] >= 0 && index[g->who[c]] >= 0 ? json_integer(index[g->who[c]]) : json_null());
+    json_t *times = json_array();
+    for (uint32_t s = 0; s < f->nslots; s++) {
+      const slot *sl = &f->slots[s];
+      if (sl->group != gi || index[s] < 0 || !sl->nfin[k]) continue;
+      double *v = vkocc_xmalloc(sl->nfin[k] * sizeof *v);
+      memcpy(v, sl->fin[k], sl->nfin[k] * sizeof *v);
+      double med = vkocc_median(v, sl->nfin[k]);
+      for (uint32_t i = 0; i < sl->nfin[k]; i++) v[i] = fabs(sl->fin[k][i] - med);
+      json_array_append_new(times, json_pack("{s:i, s:f, s:f, s:i}", "device", index[s], "median_ns", med, "spread",
+                                             med > 0 ? vkocc_median(v, sl->nfin[k]) / med : 0.0, "runs", (int)sl->nfin[k]));
+      free(v);
+    }
+    json_object_set_new(e, "final_round", times);
+    json_array_append_new(cands, e);
+  }
+  json_object_set_new(n, "final_round", json_pack("{s:o, s:i, s:o}", "device",
+                                                  g->final_slot >= 0 && index[g->final_slot] >= 0 ? json_integer(index[g->final_slot])
+                                                                                                   : json_null(),
+                                                  "rounds", FINAL_ROUNDS, "candidates", cands));
+  json_object_set_new(n, "note", g->note[0] ? json_string(g->note) : json_null());
+  return n;
+}
+
+/* The search handed out everything: last reference points, then the final round on every device; true when the
+ * cluster is done. */
+static bool after_search(fleet *f, uint32_t gi) {
+  group *g = &f->g[gi];
+  if (!g->norm || g->phase == PH_DONE || (f->o->stop && *f->o->stop) || g->stopped[0]) return true;
+  for (uint32_t s = 0; s < f->nslots; s++)
+    if (f->slots[s].group == gi && !f->slots[s].dead && f->slots[s].again_inflight) return false;
+  if (g->phase == PH_SEARCH) {
+    g->phase = PH_LAST_REF;
+    for (uint32_t s = 0; s < f->nslots && g->nrefs; s++)
+      if (f->slots[s].group == gi) ask_again(f, s, g->refs[f->slots[s].ref_turn++ % g->nrefs], FOR_REFERENCE);
+    return false;
+  }
+  if (g->phase == PH_LAST_REF) {
+    g->phase = PH_FINAL;
+    pick_candidates(f, gi);
+    for (uint32_t s = 0; s < f->nslots; s++)
+      for (uint32_t round = 0; f->slots[s].group == gi && round < FINAL_ROUNDS; round++)
+        for (uint32_t k = 0; k < g->ncand; k++) ask_again(f, s, g->cand[k], FOR_FINAL);
+    return false;
+  }
+  final_record(f, gi);
+  g->phase = PH_DONE;
+  return true;
 }
 
 static void handle(fleet *f, msg *m) {
@@ -562,12 +1065,18 @@ static void handle(fleet *f, msg *m) {
     slot_failed(f, m->worker, m->error);
     return;
   }
+  if (m->purpose != FOR_SEARCH) {
+    again_result(f, m->worker, m);
+    return;
+  }
   uint32_t k = 0;
   while (k < sl->ninflight && sl->inflight[k] != m->config) k++;
   if (k == sl->ninflight) return; /* a late result of a worker given up on */
   sl->inflight[k] = sl->inflight[--sl->ninflight];
   tune_eval e = {.valid = m->r.inv == TU_CORRECT && m->r.runs > 0, .time_ns = m->r.median_ns};
+  if (e.valid) e.time_ns = norm_ns(f, sl->group, m->worker, m->r.median_ns);
   if (tune_search_tell(g->ts, m->config, e)) return;
+  reference_due(f, m->worker, m);
   record(f, g, m->worker, m->config, &m->r);
   /* the reference as the workers name it ("ReferenceArguments", a configuration's key) goes into the document */
   if (!g->run.reference[0] && m->reference[0]) snprintf(g->run.reference, sizeof g->run.reference, "%s", m->reference);
@@ -595,6 +1104,7 @@ static bool dispatch(fleet *f) {
         if (!g->ref_known && other) continue;
         if (send_cmd(f, s, CMD_GO, 0, g->ref_known ? g->reference : "")) { slot_failed(f, s, vkocc_last_error()); continue; }
         sl->started = true;
+        ask_references(f, s);
       }
       if (g->chunk == 1 && sl->ninflight) continue;
       uint32_t c[CHUNK], want = g->chunk - sl->ninflight, n;
@@ -617,7 +1127,7 @@ static bool dispatch(fleet *f) {
     if (!tune_search_inflight(g->ts)) {
       uint32_t c;
       /* nothing in flight and nothing to hand out: the search is over */
-      if (!tune_search_ask(g->ts, 1, &c)) g->finished = true;
+      if (!tune_search_ask(g->ts, 1, &c)) g->finished = after_search(f, gi);
       else tune_search_requeue(g->ts, c);
     }
     any |= !g->finished;
@@ -663,7 +1173,11 @@ static void fleet_free(fleet *f) {
     free(g->who), free(g->prev_who);
     json_decref(g->prev_devices), json_decref(g->attrib);
   }
-  free(f->g), free(f->slots);
+  for (uint32_t s = 0; s < f->nslots; s++) {
+    free(f->slots[s].pts);
+    for (uint32_t k = 0; k < FINAL_MAX; k++) free(f->slots[s].fin[k]);
+  }
+  free(f->g), free(f->slots), free(f->heard), free(f->lost);
   for (msg *m; (m = take(f, 0));) msg_free(m);
   pthread_mutex_destroy(&f->mu), pthread_cond_destroy(&f->out_cond);
 }
@@ -717,6 +1231,8 @@ static vkocc_status make_groups(fleet *f) {
       }
       return st;
     }
+    g->norm = g->nslots >= 2, g->phase = PH_SEARCH, g->final_slot = -1;
+    g->every = o->sentinel_every > 0 ? (uint32_t)o->sentinel_every : o->sentinel_every < 0 ? 0 : 64;
     g->ref_known = !needs_reference_run(&g->run, o) || g->run.reference[0];
     snprintf(g->reference, sizeof g->reference, "%s", g->run.reference);
     /* what the journal held goes into the document before a fresh journal starts */
@@ -756,6 +1272,10 @@ static vkocc_status make_worker(fleet *f, worker *w, const vkocc_tune_fleet_memb
   memcpy(w->run.space.coord, coord, (size_t)count * w->run.spec.nparams * sizeof *coord);
   w->run.space.count = count;
   w->fail_after = test_hook("VKOCC_TEST_FLEET_FAIL", gid), w->kill_after = test_hook("VKOCC_TEST_FLEET_KILL", gid);
+  int64_t pct = test_hook("VKOCC_TEST_FLEET_SLOW", gid);
+  w->scale = pct > 0 ? (double)pct / 100 : 1;
+  const char *synth = getenv("VKOCC_TEST_FLEET_SYNTH");
+  w->synth = synth && *synth ? strtol(synth, NULL, 10) : -1;
   return VKOCC_OK;
 }
 
@@ -781,12 +1301,12 @@ static bool same_device_allowed(void) {
 
 /* ---- MPI: what ranks other than 0 send and receive */
 
-static vkocc_status send_msg(const msg *m) {
+static vkocc_status send_msg(fleet *f, const msg *m) {
   size_t nt = m->kind == MSG_RESULT ? m->r.runs : 0, len = sizeof *m + nt * sizeof(double);
   char *buf = vkocc_xmalloc(len);
   memcpy(buf, m, sizeof *m);
   if (nt) memcpy(buf + sizeof *m, m->r.times_ns, nt * sizeof(double));
-  vkocc_status st = fleet_mpi_send(0, TAG_MSG, buf, len);
+  vkocc_status st = fleet_mpi_send(0, TAG_MSG, buf, len, f->silent_ms);
   free(buf);
   return st;
 }
@@ -815,13 +1335,16 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
   h->layout = (uint32_t)sizeof(tu_result), h->n = f->nw;
   host_name(h->host, sizeof h->host);
   memcpy(hb + sizeof(hello), ids, f->nw * sizeof *ids);
-  vkocc_status st = fleet_mpi_send(0, TAG_HELLO, hb, hl);
+  vkocc_status st = fleet_mpi_send(0, TAG_HELLO, hb, hl, f->silent_ms);
   free(hb);
   if (st) return st;
   void *buf = NULL;
   size_t len;
   int from, tag;
-  while (!fleet_mpi_poll(&from, &tag, &buf, &len)) usleep(1000);
+  for (double t0 = vkocc_now_ms(); !fleet_mpi_poll(&from, &tag, &buf, &len); usleep(1000))
+    if (vkocc_now_ms() - t0 > f->silent_ms)
+      return vkocc_fail(VKOCC_ERROR_RUNTIME, "rank %d: no word from the coordinator (rank 0) for %.0f s", f->rank,
+                        f->silent_ms / 1e3);
   if (tag != TAG_WELCOME || len < sizeof(welcome)) {
     free(buf);
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "rank %d: an unexpected first message from the coordinator", f->rank);
@@ -843,11 +1366,23 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
   if (!st) st = start_workers(f);
   if (st) return st;
   /* forward: commands to the workers, their messages to the coordinator, until it says goodbye */
+  double heard = vkocc_now_ms(), beat = 0;
   for (bool bye = false; !bye;) {
     bool idle = true;
     if (f->o->stop && *f->o->stop) break; /* mpirun ends every rank when one is lost */
+    double now = vkocc_now_ms();
+    if (now - heard > f->silent_ms) {
+      st = vkocc_fail(VKOCC_ERROR_RUNTIME, "rank %d: the coordinator (rank 0) silent for %.0f s: stopped (the coordinator's "
+                      "journal holds what was measured: --resume continues)", f->rank, (now - heard) / 1e3);
+      break;
+    }
+    if (now - beat > BEAT_MS) {
+      beat = now;
+      if (fleet_mpi_send(0, TAG_BEAT, "", 0, f->silent_ms)) heard = -INFINITY; /* MPI says rank 0 is gone */
+    }
     while (fleet_mpi_poll(&from, &tag, &buf, &len)) {
       idle = false;
+      if (from == 0) heard = vkocc_now_ms();
       if (tag == TAG_BYE) bye = true;
       else if (tag == TAG_CMD && len == sizeof(cmd)) {
         cmd c;
@@ -857,12 +1392,15 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
       free(buf);
     }
     for (msg *m; (m = take(f, idle ? 2 : 0));) {
-      send_msg(m);
+      vkocc_status sst = st ? VKOCC_OK : send_msg(f, m);
+      if (sst) st = vkocc_fail(VKOCC_ERROR_RUNTIME, "rank %d: the coordinator (rank 0) is gone (%s): stopped (its journal holds "
+                               "what was measured: --resume continues)", f->rank, vkocc_last_error());
       msg_free(m);
     }
+    if (st) break;
   }
   stop_workers(f);
-  return VKOCC_OK;
+  return st;
 }
 
 /* Rank 0: every other rank's hello, checked against its own; the slots of all ranks. */
@@ -892,7 +1430,7 @@ static vkocc_status admit(fleet *f, const char *hash, char **hellos, size_t *len
   if (refuse[0]) {
     welcome wc = {.ok = 0};
     snprintf(wc.error, sizeof wc.error, "%s; nothing was measured", refuse);
-    for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc);
+    for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc, f->silent_ms);
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s", wc.error);
   }
   return VKOCC_OK;
@@ -917,7 +1455,7 @@ static vkocc_status welcome_ranks(fleet *f, char **hellos) {
       memcpy(p, &count, 4), memcpy(p + 4, &np, 4), p += 8;
       memcpy(p, g->run.space.coord, (size_t)count * np * sizeof(uint32_t)), p += (size_t)count * np * sizeof(uint32_t);
     }
-    vkocc_status st = fleet_mpi_send(r, TAG_WELCOME, buf, len);
+    vkocc_status st = fleet_mpi_send(r, TAG_WELCOME, buf, len, f->silent_ms);
     free(buf);
     if (st) return st;
     base += h.n;
@@ -926,6 +1464,42 @@ static vkocc_status welcome_ranks(fleet *f, char **hellos) {
 }
 
 /* ---- the run */
+
+/* the summary's line: each device's factor, and what the final round said */
+static void normalization_line(const fleet *f, uint32_t gi, char *out, size_t len) {
+  const group *g = &f->g[gi];
+  size_t at = 0;
+  out[0] = 0;
+  if (base_slot(f, gi) < 0) {
+    snprintf(out, len, "no reference measured on any device: times are raw");
+    return;
+  }
+  uint32_t i = 0;
+  for (uint32_t s = 0; s < f->nslots && at < len; s++) {
+    if (f->slots[s].group != gi) continue;
+    double fa, u;
+    uint32_t nr;
+    if (!slot_factor(f, gi, s, &fa, &u, &nr)) at += (size_t)snprintf(out + at, len - at, "%sworker %u: no reference", i ? "; " : "", s);
+    else at += (size_t)snprintf(out + at, len - at, "%sworker %u x%.4f (+-%.2f%%, %u reference%s, %u points%s)", i ? "; " : "", s,
+                                fa, 100 * u, nr, nr == 1 ? "" : "s", f->slots[s].npts,
+                                (int32_t)s == base_slot(f, gi) || fleet_factor_applies(true, fa, u) ? "" : ", within its spread of 1: not applied");
+    i++;
+  }
+  if (at < len && g->note[0]) at += (size_t)snprintf(out + at, len - at, "; %s", g->note);
+  double bns;
+  int32_t bwho;
+  int64_t best = fleet_best(f, gi, &bns, &bwho);
+  if (at < len && best >= 0 && bwho >= 0 && g->final_slot < 0)
+    at += (size_t)snprintf(out + at, len - at, "; the best's time is worker %d's raw median (normalized: %.2f us)", bwho,
+                           result_norm_ns(f, gi, (uint32_t)best) / 1e3);
+  if (at < len && g->final_slot >= 0) {
+    double ns;
+    int32_t who;
+    bool kept = g->ncand && fleet_best(f, gi, &ns, &who) == (int64_t)g->cand[0];
+    snprintf(out + at, len - at, "; the final round on %s %s the normalized ranking's first", f->slots[g->final_slot].dev.id.name,
+             kept ? "kept" : "overturned");
+  }
+}
 
 static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
   out->nclusters = f->ng;
@@ -939,11 +1513,34 @@ static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
     c->devices = g->nslots, c->resumed = g->resumed, c->best_ns = INFINITY;
     for (uint32_t i = 0; i < g->run.space.count; i++)
       if (g->run.r[i].measured) c->measured++, c->valid += g->run.r[i].inv == TU_CORRECT;
-    int64_t b = tu_best(&g->run);
+    if (g->norm) normalization_line(f, gi, c->normalization, sizeof c->normalization);
+    int32_t who;
+    int64_t b = fleet_best(f, gi, &c->best_ns, &who);
     if (b >= 0) {
-      c->best_ns = tu_rank_ns(&g->run.r[b]);
       t1_config_key(&g->run.spec, g->run.space.coord + (size_t)b * g->run.spec.nparams, c->best_key, sizeof c->best_key);
     }
+  }
+}
+
+/* The coordinator's heartbeat to every rank, and ranks silent for too long given up: their devices leave the
+ * search, their configurations in flight go back to it */
+static void watch_ranks(fleet *f) {
+  double now = vkocc_now_ms();
+  if (now - f->last_beat < BEAT_MS) return;
+  f->last_beat = now;
+  for (int r = 1; r < f->nranks; r++) {
+    if (f->lost[r]) continue;
+    bool silent = now - f->heard[r] > f->silent_ms;
+    if (!silent && !fleet_mpi_send(r, TAG_BEAT, "", 0, f->silent_ms)) continue;
+    f->lost[r] = true;
+    char why[300];
+    const char *host = "?";
+    for (uint32_t s = 0; s < f->nslots; s++)
+      if (f->slots[s].rank == r) host = f->slots[s].host;
+    if (silent) snprintf(why, sizeof why, "rank %d (%s) silent for %.0f s: lost", r, host, (now - f->heard[r]) / 1e3);
+    else snprintf(why, sizeof why, "rank %d (%s) lost: %.200s", r, host, vkocc_last_error());
+    for (uint32_t s = 0; s < f->nslots; s++)
+      if (f->slots[s].rank == r) slot_failed(f, s, why);
   }
 }
 
@@ -952,6 +1549,7 @@ static vkocc_status coordinate(fleet *f) {
   double t0 = vkocc_now_ms();
   bool stopped = false;
   double stop_ms = 0;
+  for (int r = 0; f->mpi && r < f->nranks; r++) f->heard[r] = t0;
   while (dispatch(f)) {
     /* interrupted: what is in flight may still come, but not from a rank that was ended with this one */
     if (stopped && vkocc_now_ms() - stop_ms > 3000) break;
@@ -967,10 +1565,12 @@ static vkocc_status coordinate(fleet *f) {
     size_t len;
     int from, tag;
     while (f->mpi && fleet_mpi_poll(&from, &tag, &buf, &len)) {
-      msg *m = tag == TAG_MSG ? recv_msg(buf, len) : NULL;
+      if (from > 0 && from < f->nranks) f->heard[from] = vkocc_now_ms();
+      msg *m = tag == TAG_MSG && from > 0 && from < f->nranks && !f->lost[from] ? recv_msg(buf, len) : NULL;
       free(buf);
       if (m) handle(f, m), msg_free(m), got = true;
     }
+    if (f->mpi) watch_ranks(f);
     for (msg *m; (m = take(f, got ? 0 : f->mpi ? 2 : 50));) handle(f, m), msg_free(m), got = true;
     for (uint32_t gi = 0; gi < f->ng; gi++)
       if (vkocc_now_ms() - f->g[gi].last_cp > 10e3) checkpoint(f, &f->g[gi]);
@@ -1022,12 +1622,16 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   double t0 = vkocc_now_ms();
   fleet F = {.o = o, .spec_path = spec_path, .name = name, .resume = resume, .nranks = 1};
   fleet *f = &F;
+  const char *silent = getenv("VKOCC_FLEET_SILENT_S");
+  f->silent_ms = 1e3 * (silent && strtod(silent, NULL) > 0 ? strtod(silent, NULL) : 30);
   pthread_mutex_init(&f->mu, NULL), pthread_cond_init(&f->out_cond, NULL);
   vkocc_status st = VKOCC_OK;
   bool mpi_inited = false;
   if (fleet_mpi_built() && vkocc_mpi_launched(NULL, NULL)) {
     if ((st = fleet_mpi_init(&f->rank, &f->nranks))) return st;
     f->mpi = f->nranks > 1, mpi_inited = true;
+    f->heard = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *f->heard);
+    f->lost = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *f->lost);
   }
   /* who this rank's members are; a device named twice would time two searches against each other */
   tune_device_id *ids = vkocc_xcalloc(n, sizeof *ids);
@@ -1085,7 +1689,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         if (st && f->mpi) { /* the others wait to be admitted: tell them why not */
           welcome wc = {.ok = 0};
           snprintf(wc.error, sizeof wc.error, "the coordinator stopped before measuring: %s", vkocc_last_error());
-          for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc);
+          for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc, f->silent_ms);
         }
         if (!st && f->mpi) st = welcome_ranks(f, hellos);
         for (uint32_t i = 0; i < n && !st; i++) {
@@ -1096,7 +1700,8 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         if (!st) st = coordinate(f);
         else if (f->ng) stop_workers(f);
         stop_workers(f);
-        for (int r = 1; f->mpi && r < f->nranks; r++) fleet_mpi_send(r, TAG_BYE, "", 0);
+        for (int r = 1; f->mpi && r < f->nranks; r++)
+          if (!f->lost || !f->lost[r]) fleet_mpi_send(r, TAG_BYE, "", 0, f->silent_ms);
         if (f->ng && st != VKOCC_ERROR_USAGE) st = finish(f, st);
         if (out) {
           report_of(f, out);
@@ -1152,8 +1757,8 @@ vkocc_status fleet_mpi_init(int *rank, int *size) {
 }
 void fleet_mpi_finalize(void) {}
 void fleet_mpi_abort(int code) { exit(code); }
-vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len) {
-  (void)to, (void)tag, (void)buf, (void)len;
+vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len, double limit_ms) {
+  (void)to, (void)tag, (void)buf, (void)len, (void)limit_ms;
   return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "this vkocc was built without MPI");
 }
 bool fleet_mpi_poll(int *from, int *tag, void **buf, size_t *len) {

@@ -31,6 +31,21 @@ bool fleet_result_sane(tu_result *r);
 /* The same from sizeof(tu_result) bytes, checked before they are loaded as one. */
 bool fleet_result_from_bytes(const void *bytes, tu_result *r);
 
+/* A shared search's reference configuration `ref` as one device measured it, after `after` of its configurations. */
+typedef struct fleet_point { uint32_t ref, after; double median_ns, spread; } fleet_point;
+/* A device's time of one reference from its points: the median of their medians; *spread (relative): the larger of
+ * the medians' MAD over that and the points' median spread over sqrt(n) (one point: its own spread, so that two
+ * equal points do not claim an exact time). False without a point. Pure. */
+bool fleet_reference_of(const fleet_point *p, uint32_t n, double *ref_ns, double *spread);
+/* A device's factor against another from n references both measured (ratio[i]: its time over the other's; noise[i]:
+ * that ratio's measurement spread): the median ratio; *spread: how far one configuration's ratio may stray from it,
+ * the larger of the ratios' MAD over the factor (the boards' difference depends on the configuration) and their
+ * median noise. False without a ratio. Pure. */
+bool fleet_factor_of(const double *ratio, const double *noise, uint32_t n, double *factor, double *spread);
+/* Whether a known factor is applied: only where it differs from 1 by more than its spread (within it, dividing by
+ * it adds the references' configuration-dependence as noise). Pure. */
+bool fleet_factor_applies(bool known, double factor, double spread);
+
 /* The MPI transport (tune/fleet_mpi.c when vkocc is built with MPI; otherwise every call fails or is false). */
 bool fleet_mpi_built(void);
 /* MPI_Init_thread (funneled) and the communicator's rank and size. */
@@ -38,7 +53,8 @@ vkocc_status fleet_mpi_init(int *rank, int *size);
 void fleet_mpi_finalize(void);
 /* Ends every rank (a coordinator that cannot go on). */
 void fleet_mpi_abort(int code);
-vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len);
+/* Sends, waiting at most limit_ms for the message to leave (a rank that died takes nothing). */
+vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len, double limit_ms);
 /* A message waiting from any rank: true with *buf (malloc'd, *len bytes), *from and *tag; false when none. */
 bool fleet_mpi_poll(int *from, int *tag, void **buf, size_t *len);
 #endif

@@ -3,6 +3,8 @@
 #include "fleet.h"
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 bool fleet_mpi_built(void) { return true; }
 
@@ -11,6 +13,8 @@ vkocc_status fleet_mpi_init(int *rank, int *size) {
   MPI_Initialized(&inited);
   if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "MPI_Init_thread failed");
+  /* a send to a rank that died returns an error instead of ending this one (the coordinator gives the rank up) */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, rank);
   MPI_Comm_size(MPI_COMM_WORLD, size);
   return VKOCC_OK;
@@ -24,10 +28,29 @@ void fleet_mpi_finalize(void) {
 
 void fleet_mpi_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
-vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len) {
+vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len, double limit_ms) {
   if (len > (size_t)INT32_MAX) return vkocc_fail(VKOCC_ERROR_RUNTIME, "MPI: a message of %zu bytes", len);
-  if (MPI_Send(buf, (int)len, MPI_BYTE, to, tag, MPI_COMM_WORLD) != MPI_SUCCESS)
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "MPI_Send to rank %d failed", to);
+  /* not MPI_Send: a send to a rank that died blocks for good once its queue is full. The copy outlives a send
+   * given up on (the request may still read it). */
+  void *copy = vkocc_xmalloc(len + 1);
+  memcpy(copy, buf, len);
+  MPI_Request req;
+  if (MPI_Isend(copy, (int)len, MPI_BYTE, to, tag, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+    free(copy);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "MPI_Isend to rank %d failed", to);
+  }
+  double end = vkocc_now_ms() + limit_ms;
+  for (;;) {
+    int done = 0;
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return vkocc_fail(VKOCC_ERROR_RUNTIME, "MPI: a send to rank %d failed", to);
+    if (done) break;
+    if (vkocc_now_ms() > end)
+      return vkocc_fail(VKOCC_ERROR_RUNTIME, "MPI: rank %d took no message for %.0f s", to, limit_ms / 1e3);
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+  }
+  free(copy);
   return VKOCC_OK;
 }
 

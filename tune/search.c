@@ -51,8 +51,14 @@ static uint32_t brute_ask(void *st, uint32_t max, uint32_t *out) {
   return k;
 }
 static void brute_tell(void *st, uint32_t c, tune_eval e) { (void)st, (void)c, (void)e; }
+static uint32_t brute_peek(const void *st, uint32_t max, uint32_t *out) {
+  const brute *b = st;
+  uint32_t k = 0;
+  for (uint32_t next = b->next; k < max && next < b->n;) out[k++] = next++;
+  return k;
+}
 static const tune_strategy_def brute_force = {"brute_force", "every configuration in enumeration order",
-                                              brute_create, brute_ask, brute_tell, free, NULL};
+                                              brute_create, brute_ask, brute_tell, free, NULL, brute_peek};
 
 /* --- random sampling without replacement: a seeded Fisher-Yates permutation --- */
 typedef struct rnd { uint32_t *perm, next, n; } rnd;
@@ -79,12 +85,19 @@ static uint32_t random_ask(void *st, uint32_t max, uint32_t *out) {
   while (k < max && r->next < r->n) out[k++] = r->perm[r->next++];
   return k;
 }
+static uint32_t random_peek(const void *st, uint32_t max, uint32_t *out) {
+  const rnd *r = st;
+  uint32_t k = 0;
+  for (uint32_t next = r->next; k < max && next < r->n;) out[k++] = r->perm[next++];
+  return k;
+}
 static void random_destroy(void *st) {
   rnd *r = st;
   free(r->perm), free(r);
 }
 static const tune_strategy_def random_sample = {"random_sample", "configurations in a seeded random order",
-                                                random_create, random_ask, brute_tell, random_destroy, NULL};
+                                                random_create, random_ask, brute_tell, random_destroy, NULL,
+                                                random_peek};
 
 /* --- the table --- */
 extern const tune_strategy_def tune_strategy_annealing, tune_strategy_genetic, tune_strategy_ils, tune_strategy_forest;
@@ -205,6 +218,27 @@ uint32_t tune_search_ask(tune_search *ts, uint32_t max, uint32_t *out) {
       }
     }
   }
+  return got;
+}
+
+uint32_t tune_search_peek(const tune_search *ts, uint32_t max, uint32_t *out) {
+  uint32_t got = 0;
+  for (uint32_t i = ts->nrequeue; got < max && i > 0; i--) out[got++] = ts->requeue[i - 1];
+  if (ts->over || !ts->def->peek || !max) return got;
+  uint64_t room = ts->limit > ts->r.evals + ts->inflight ? ts->limit - ts->r.evals - ts->inflight : 0;
+  room = room > ts->nrequeue ? room - ts->nrequeue : 0;
+  /* what the strategy will propose, less what the search answers without handing out (known, in flight); a
+   * few more than max, as some of them may be skipped so */
+  uint32_t want = max - got, n = ts->s->nconfigs, ask = want < n ? want : n;
+  ask = ask + 16 < n ? ask + 16 : n;
+  uint32_t *buf = vkocc_xmalloc((size_t)(ask ? ask : 1) * sizeof *buf);
+  uint32_t k = ts->def->peek(ts->st, ask, buf);
+  for (uint32_t i = 0; i < k && got < max && room; i++) {
+    uint32_t c = buf[i];
+    if (c >= n || ts->state[c] != C_NEW) continue;
+    out[got++] = c, room--;
+  }
+  free(buf);
   return got;
 }
 

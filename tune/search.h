@@ -57,6 +57,11 @@ typedef struct tune_strategy_def {
   /* Optional (NULL = not used): the most evaluations the search will allow (from the count and fraction
    * budgets; nconfigs under a time budget alone), told once after create, before the first ask. */
   void (*set_budget)(void *state, uint64_t max_evals);
+  /* Optional (NULL: the strategy adapts to what it is told, so what comes next is not known before): up to max
+   * of the configurations its next asks will propose, in order, without proposing them (its state unchanged);
+   * the count. A non-adaptive strategy (brute force, random sampling) can say, so the harness builds their
+   * pipelines ahead while the device measures. */
+  uint32_t (*peek)(const void *state, uint32_t max, uint32_t *out);
 } tune_strategy_def;
 
 /* Every strategy, brute force first; *n gets the count. */
@@ -98,6 +103,10 @@ vkocc_status tune_search_open(const tune_space *s, const tune_strategy_def *def,
  * some are in flight: wait for a result and ask again; 0 with none in flight: the search is over
  * (tune_search_status says whether it failed). Configurations put back (tune_search_requeue) come first. */
 uint32_t tune_search_ask(tune_search *ts, uint32_t max, uint32_t *out);
+/* Up to max of the configurations the next asks will hand out, in order, without handing them out: those put
+ * back first, then what the strategy's peek says, less those known or in flight, within the budget's count
+ * (the time budget and a target may still end the search before them). 0 for a strategy without peek. */
+uint32_t tune_search_peek(const tune_search *ts, uint32_t max, uint32_t *out);
 /* The result of a configuration handed out by ask. VKOCC_ERROR_RUNTIME for one not in flight. */
 vkocc_status tune_search_tell(tune_search *ts, uint32_t config, tune_eval e);
 /* A configuration handed out that will not be measured where it went (a worker lost): the next ask hands it

@@ -125,4 +125,4 @@ static void sa_destroy(void *st) {
 const tune_strategy_def tune_strategy_annealing = {
     "simulated_annealing",
     "a random walk over neighbouring values that accepts worse configurations less and less often",
-    sa_create, sa_ask, sa_observe, sa_destroy, sa_budget};
+    sa_create, sa_ask, sa_observe, sa_destroy, sa_budget, NULL};

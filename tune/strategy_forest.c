@@ -295,4 +295,4 @@ static void forest_destroy(void *st) {
 const tune_strategy_def tune_strategy_forest = {
     "random_forest",
     "a surrogate of bagged regression trees over parameters and occupancy features, expected improvement",
-    forest_create, forest_ask, forest_observe, forest_destroy, forest_budget};
+    forest_create, forest_ask, forest_observe, forest_destroy, forest_budget, NULL};

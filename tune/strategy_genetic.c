@@ -179,4 +179,4 @@ static void ga_destroy(void *st) {
 const tune_strategy_def tune_strategy_genetic = {
     "genetic_algorithm",
     "tournament selection, uniform crossover and neighbour mutation over value indices (mu + lambda)",
-    ga_create, ga_ask, ga_observe, ga_destroy, ga_budget};
+    ga_create, ga_ask, ga_observe, ga_destroy, ga_budget, NULL};

@@ -123,4 +123,4 @@ static void ils_destroy(void *st) {
 const tune_strategy_def tune_strategy_ils = {
     "iterated_local_search",
     "first-improvement descent over neighbouring values, hopping from the best found at each local optimum",
-    ils_create, ils_ask, ils_observe, ils_destroy, ils_budget};
+    ils_create, ils_ask, ils_observe, ils_destroy, ils_budget, NULL};

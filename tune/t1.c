@@ -7,6 +7,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -968,6 +969,42 @@ static void put(void *dst, uint64_t idx, t1_etype t, double v) {
   }
 }
 
+/* A Generator's elements, one chunk of indices per call (vkocc_parallel_for). */
+#define GEN_CHUNK (1u << 18)
+typedef struct gen_fill {
+  const t1_spec *s;
+  const t1_data *d;
+  t1_etype t;
+  void *dst;
+  uint64_t comps;
+  pthread_mutex_t lock;
+  uint64_t bad;              /* the lowest index that failed (UINT64_MAX: none) */
+  char err[512];
+} gen_fill;
+
+static void gen_chunk(void *user, uint32_t chunk) {
+  gen_fill *g = user;
+  uint64_t lo = (uint64_t)chunk * GEN_CHUNK, hi = lo + GEN_CHUNK < g->comps ? lo + GEN_CHUNK : g->comps;
+  pthread_mutex_lock(&g->lock);
+  bool after_failure = lo > g->bad; /* nothing here can be the first to fail */
+  pthread_mutex_unlock(&g->lock);
+  if (after_failure) return;
+  texpr_value slot;
+  texpr_env env = {.vars = &slot, .problem_size = g->s->problem, .nproblem = g->s->nproblem};
+  for (uint64_t i = lo; i < hi; i++) {
+    slot = (texpr_value){.kind = TEXPR_INT, .i = (int64_t)i};
+    texpr_value v;
+    char err[512];
+    if (!texpr_eval(g->d->gen, &env, &v, err, sizeof err) || (v.kind == TEXPR_STR && snprintf(err, sizeof err, "a string"))) {
+      pthread_mutex_lock(&g->lock);
+      if (i < g->bad) g->bad = i, memcpy(g->err, err, sizeof err);
+      pthread_mutex_unlock(&g->lock);
+      return;
+    }
+    put(g->dst, i, g->t, v.kind == TEXPR_INT ? (double)v.i : v.f);
+  }
+}
+
 vkocc_status t1_fill_data(const t1_spec *s, const t1_data *d, const char *path, const t1_arg *shape, void *dst) {
   uint64_t comps = shape->count * shape->comps;
   switch (d->fill) {
@@ -1008,18 +1045,17 @@ vkocc_status t1_fill_data(const t1_spec *s, const t1_data *d, const char *path, 
     return VKOCC_OK;
   }
   case T1_FILL_GENERATOR: {
-    texpr_value slot;
-    texpr_env env = {.vars = &slot, .problem_size = s->problem, .nproblem = s->nproblem};
-    for (uint64_t i = 0; i < comps; i++) {
-      slot = (texpr_value){.kind = TEXPR_INT, .i = (int64_t)i};
-      texpr_value v;
-      char err[512];
-      if (!texpr_eval(d->gen, &env, &v, err, sizeof err) || (v.kind == TEXPR_STR && snprintf(err, sizeof err, "a string")))
-        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.DataSource: '%.200s': %s (at i = %llu)", s->file, path, d->source,
-                          err, (unsigned long long)i);
-      double x = v.kind == TEXPR_INT ? (double)v.i : v.f;
-      put(dst, i, shape->type, x);
-    }
+    /* chunks of the index range on a few threads: each element is the same expression of i as on one, so the
+     * bytes are the same; a failure names the lowest i that fails */
+    gen_fill g = {.s = s, .d = d, .t = shape->type, .dst = dst, .comps = comps, .bad = UINT64_MAX};
+    pthread_mutex_init(&g.lock, NULL);
+    uint32_t chunks = (uint32_t)((comps + GEN_CHUNK - 1) / GEN_CHUNK);
+    if (chunks > 1) vkocc_parallel_for(chunks, 0, gen_chunk, &g);
+    else if (chunks) gen_chunk(&g, 0);
+    pthread_mutex_destroy(&g.lock);
+    if (g.bad != UINT64_MAX)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.DataSource: '%.200s': %s (at i = %llu)", s->file, path, d->source,
+                        g.err, (unsigned long long)g.bad);
     return VKOCC_OK;
   }
   }

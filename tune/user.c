@@ -94,21 +94,23 @@ typedef struct module {
   spv_consts consts;
   vkocc_reflection refl;
   bool checked;              /* interface checked against the arguments */
+  bool ready;                /* compiled (or failed); until then the thread compiling it owns it */
 } module;
 
 typedef struct config config;
 
-/* The prebuilding thread (prebuild_ahead): a queue of configurations whose module and pipeline it makes while
- * the device measures another. */
-#define PRE_AHEAD 2
+/* The prebuilding threads (prebuild_queue): a queue of the configurations the strategy will propose next, whose
+ * modules and pipelines a pool of host threads makes while the device measures another. */
 typedef struct prebuilder {
-  pthread_t thread;
-  bool started, quit, busy;
+  pthread_t *thread;
+  uint32_t nthreads, started, busy;
+  bool quit;
   pthread_mutex_t lock;      /* the queue, busy, each config's prebuilt state */
   pthread_cond_t wake, done;
   pthread_mutex_t modules;   /* the module table (get_module) */
-  config *queue[PRE_AHEAD];
-  uint32_t head, n;
+  pthread_cond_t compiled;   /* a module's compile ended */
+  config **queue;            /* a ring of cap entries */
+  uint32_t head, n, cap;
 } prebuilder;
 
 typedef struct harness {
@@ -121,10 +123,10 @@ typedef struct harness {
   json_t *mod_index;         /* a define set's key -> its index in mods */
   config **cfg;              /* per configuration of the space: materialized on its first evaluation (config_of) */
   prebuilder pb;
-  bool sequential;           /* the strategy proposes in enumeration order (brute force): the next are known */
   char *source;              /* the kernel's text (source kernels) for the define and constant checks */
   /* device resources */
   vkocc_buffer *dev, *pristine, *readback; /* per argument */
+  vkocc_copy *restore;       /* per restored argument: pristine -> dev by a compute copy (NULL: vkCmdCopyBuffer) */
   uint8_t push[256];
   uint32_t push_bytes;
   bool buffers_ready;
@@ -134,7 +136,7 @@ typedef struct harness {
   bool have_reference;
   /* validation on the device (tune/gpu_validate.h): per validated output its expected values on the device and
    * a compare dispatch after the last run of a batch; only the compare's answer comes back. gpu_check 0: not set
-   * up yet, 1: on, -1: off (the device lacks what a compare needs, or VKOCC_TEST_CPU_COMPARE=1): the outputs are
+   * up yet, 1: on, -1: off (a CPU device, the device lacks what a compare needs, or VKOCC_TEST_CPU_COMPARE=1): the outputs are
    * then read back and compared on the host */
   vkocc_buffer *want;
   vkocc_compare *cmp;
@@ -145,7 +147,7 @@ typedef struct harness {
   double last_cp;
   uint32_t done;
   double t0;
-  int64_t *P_cache_key;      /* not used as a map: P per (module, spec values) is cached by the library */
+  json_t *P_memo;            /* P_keys -> [P, the configuration measured]: P measured once per pipeline, resources */
   int64_t last_P;
   bool global_P;             /* a global size names P: a configuration's workgroup count is known once P is */
   bool model_read, have_derived, have_registers; /* the device's model (model_known) */
@@ -166,6 +168,9 @@ typedef struct harness {
   bool probe_on, probe_tried;
   tu_clock_state clk;
   double clock_before, clock_after; /* the last batch's readings (0: none) */
+  double last_span_ms;       /* the device's whole span of the last batch run_batch waited for (vkocc_batch.span_ns) */
+  double late_setup_ms;      /* the run's setup done by run_batch (expected outputs uploaded, compares and the probe
+                              * made) and not yet taken off a configuration's costs */
 } harness;
 
 static vkocc_context *CTX(harness *h) { return *h->ctxp; }
@@ -289,14 +294,23 @@ static void defines_of(harness *h, config *x) {
   x->ndefs = n;
 }
 
-/* the module of x's define set, found by its key, compiled on first use; *compile_ms the time when compiled now */
-static module *find_module(harness *h, config *x, double *compile_ms) {
+/* The module of x's define set, found by its key, compiled on first use, by the first thread that needs it and
+ * outside the table's lock (the pool compiles several at once; a thread that needs a module being compiled waits
+ * for it); *compile_ms the time when compiled now. */
+static module *get_module(harness *h, config *x, double *compile_ms) {
+  prebuilder *b = &h->pb;
   *compile_ms = 0;
+  pthread_mutex_lock(&b->modules);
   if (!x->defs_key) defines_of(h, x);
   if (!h->mod_index) h->mod_index = json_object();
   json_t *known = json_object_get(h->mod_index, x->defs_key);
   if (known) x->module = (int32_t)json_integer_value(known);
-  if (x->module >= 0) return h->mods[x->module];
+  if (x->module >= 0) {
+    module *m = h->mods[x->module];
+    while (!m->ready) pthread_cond_wait(&b->compiled, &b->modules);
+    pthread_mutex_unlock(&b->modules);
+    return m;
+  }
   if (h->nmods == h->capmods) {
     h->capmods = h->capmods ? 2 * h->capmods : 8;
     h->mods = vkocc_xrealloc(h->mods, h->capmods * sizeof *h->mods); /* pointers: a module never moves */
@@ -304,6 +318,7 @@ static module *find_module(harness *h, config *x, double *compile_ms) {
   x->module = (int32_t)h->nmods;
   json_object_set_new(h->mod_index, x->defs_key, json_integer(h->nmods));
   module *m = h->mods[h->nmods++] = vkocc_xcalloc(1, sizeof *m);
+  pthread_mutex_unlock(&b->modules);
   double t0 = vkocc_now_ms();
   const char *text = h->s->kernel_text; /* a built-in spec's source is in the library */
   vkocc_status st = text ? vkocc_shader_compile(text, strlen(text), h->s->kernel_file, h->s->lang, h->s->kernel_name,
@@ -318,16 +333,12 @@ static module *find_module(harness *h, config *x, double *compile_ms) {
       if (*c == '\n') *c = ' ';
   } else spv_walk(m->spv, m->words, &m->consts);
   *compile_ms = vkocc_now_ms() - t0;
+  pthread_mutex_lock(&b->modules);
+  m->ready = true;
   h->run->compiles++;
   h->run->compile_ms += *compile_ms;
-  return m;
-}
-
-/* find_module under the lock of the module table: the prebuilding thread compiles too */
-static module *get_module(harness *h, config *x, double *compile_ms) {
-  pthread_mutex_lock(&h->pb.modules);
-  module *m = find_module(h, x, compile_ms);
-  pthread_mutex_unlock(&h->pb.modules);
+  pthread_cond_broadcast(&b->compiled);
+  pthread_mutex_unlock(&b->modules);
   return m;
 }
 
@@ -460,6 +471,10 @@ static void gpu_check_setup(harness *h) {
   const char *cpu = getenv("VKOCC_TEST_CPU_COMPARE");
   h->gpu_check = -1;
   if (cpu && !strcmp(cpu, "1")) return;
+  /* a CPU device compares slower than the host (lavapipe, 4 Mi floats: 172 ms against 51 ms read back and
+   * compared here); VKOCC_TEST_CPU_COMPARE=0 keeps the device's compare there (its tests) */
+  bool device_is_cpu = vkocc_context_device(CTX(h))->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  if (device_is_cpu && !(cpu && !strcmp(cpu, "0"))) return;
   h->want = vkocc_xcalloc(h->s->nargs + 1, sizeof *h->want);
   h->cmp = vkocc_xcalloc(h->s->nargs + 1, sizeof *h->cmp);
   vkocc_status st = VKOCC_OK;
@@ -493,12 +508,13 @@ static void free_buffers(harness *h) {
   h->probe_on = h->probe_tried = false;
   if (!h->dev) return;
   for (uint32_t i = 0; i < h->s->nargs; i++) {
+    if (h->restore) vkocc_copy_destroy(ctx, &h->restore[i]);
     vkocc_buffer_destroy(ctx, &h->dev[i]);
     vkocc_buffer_destroy(ctx, &h->pristine[i]);
     vkocc_buffer_destroy(ctx, &h->readback[i]);
   }
-  free(h->dev), free(h->pristine), free(h->readback);
-  h->dev = h->pristine = h->readback = NULL;
+  free(h->dev), free(h->pristine), free(h->readback), free(h->restore);
+  h->dev = h->pristine = h->readback = NULL, h->restore = NULL;
   h->buffers_ready = false;
 }
 
@@ -512,6 +528,13 @@ static vkocc_status make_buffers(harness *h) {
   h->dev = vkocc_xcalloc(s->nargs + 1, sizeof *h->dev);
   h->pristine = vkocc_xcalloc(s->nargs + 1, sizeof *h->pristine);
   h->readback = vkocc_xcalloc(s->nargs + 1, sizeof *h->readback);
+  /* inputs restored by a compute copy on a GPU (vkCmdCopyBuffer streamed a third as fast on an H100); a CPU device
+   * copies with memcpy either way. VKOCC_TEST_COMPUTE_RESTORE=1 takes the compute copy on any device (tests on
+   * lavapipe), =0 vkCmdCopyBuffer (the benchmark's comparison on a GPU). */
+  const char *cr = getenv("VKOCC_TEST_COMPUTE_RESTORE");
+  bool compute = cr && (!strcmp(cr, "1") || !strcmp(cr, "0")) ? !strcmp(cr, "1")
+                                                               : vkocc_context_device(ctx)->device_type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+  if (compute) h->restore = vkocc_xcalloc(s->nargs + 1, sizeof *h->restore);
   memset(h->push, 0, sizeof h->push);
   vkocc_status st = VKOCC_OK;
   for (uint32_t i = 0; i < s->nargs && !st; i++) {
@@ -535,6 +558,7 @@ static vkocc_status make_buffers(harness *h) {
       if (!st) st = vkocc_buffer_upload(ctx, &h->dev[i], host, bytes);
       if (!st && restored(a)) {
         if (!(st = vkocc_buffer_create(ctx, bytes, false, &h->pristine[i]))) st = vkocc_buffer_upload(ctx, &h->pristine[i], host, bytes);
+        if (!st && h->restore) st = vkocc_copy_create(ctx, &h->pristine[i], &h->dev[i], bytes, &h->restore[i]);
       }
       free(host);
     }
@@ -553,7 +577,10 @@ static void record_reset(harness *h, vkocc_batch *b, bool poison) {
     if (!a->vector) continue;
     /* a buffer no module writes (NonWritable, whatever its T1 access says) keeps its data: no copy */
     bool may_write = a->binding < 0 || a->binding >= 64 || (h->written >> a->binding & 1);
-    if (restored(a) && may_write) vkocc_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
+    if (restored(a) && may_write) {
+      if (h->restore) vkocc_copy_record(b, &h->restore[i]);
+      else vkocc_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
+    }
     else if (poison && a->data.fill == T1_FILL_NONE)
       vkocc_batch_fill(b, &h->dev[i], 0, h->dev[i].size, h->poison ? h->poison : POISON);
   }
@@ -567,8 +594,15 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
   vkocc_context *ctx = CTX(h);
   vkocc_batch *b = vkocc_context_batch(ctx);
   *lost = *timed_out = false;
-  if (readback) gpu_check_setup(h); /* uploads: before the batch is begun */
-  clock_setup(h);
+  /* the run's own setup, once: uploads before the batch is begun; counted as setup (the arguments' data), not as
+   * the configuration's (the first one's validation took 450 ms on an H100 with 256 MiB of expected outputs) */
+  if ((readback && !h->gpu_check && h->expect && h->have_reference) || !h->probe_tried) {
+    double s0 = vkocc_now_ms();
+    if (readback) gpu_check_setup(h);
+    clock_setup(h);
+    double s = vkocc_now_ms() - s0;
+    h->run->setup_ms += s, h->late_setup_ms += s;
+  }
   vkocc_status st = vkocc_batch_begin(b);
   if (st) { *lost = vkocc_context_lost(ctx); return st; }
   uint32_t first = 0;
@@ -609,6 +643,9 @@ static vkocc_status run_batch(harness *h, vkocc_kernel *k, const uint32_t groups
                              "(simulated: VKOCC_TEST_DEVICE_LOSS)");
   }
   h->gpu_end_ms = vkocc_now_ms();
+  /* the device busy with this batch, restores, compares and probes included: the tuning's device time */
+  h->last_span_ms = b->span_ns * 1e-6;
+  h->run->device_ms += h->last_span_ms;
   if (h->probe_on) h->clock_before = vkocc_clock_probe_read(&h->probe, 0), h->clock_after = vkocc_clock_probe_read(&h->probe, 1);
   for (uint32_t i = 0; i < count; i++) {
     const vkocc_batch_record *r = vkocc_batch_record_of(b, first + i);
@@ -693,8 +730,8 @@ static vkocc_status recover(harness *h, tu_result *r, tu_invalidity inv, const c
     memset(k, 0, sizeof *k);
     gpu_check_free(h, true);
     memset(&h->probe, 0, sizeof h->probe), h->probe_on = h->probe_tried = false; /* abandoned with the device */
-    free(h->dev), free(h->pristine), free(h->readback);
-    h->dev = h->pristine = h->readback = NULL;
+    free(h->dev), free(h->pristine), free(h->readback), free(h->restore);
+    h->dev = h->pristine = h->readback = NULL, h->restore = NULL;
     h->buffers_ready = false;
     *h->ctxp = NULL;
   }
@@ -711,6 +748,7 @@ typedef enum { TU_GO, TU_INVALID, TU_STOP } tu_outcome;
 
 /* One configuration under measurement: what its phases hand on to each other. */
 typedef struct trial {
+  uint32_t c;                /* its index in the space */
   config *x;
   const uint32_t *coord;     /* x's */
   tu_result *r;
@@ -721,6 +759,7 @@ typedef struct trial {
   double first_ns;           /* the validated run: it sizes the batches */
   double timeout_s;          /* the bound on one dispatch */
   double setup_ms;           /* buffers made during this configuration: the run's cost, not its own */
+  double late_setup_ms;      /* the same made by its dispatches (run_batch): taken off the phase that ran them */
   bool ahead;                /* prepared on the prebuilding thread: nothing shared is touched but the modules */
   double compiled_ahead_ms;  /* its module compiled on the prebuilding thread */
   vkocc_status st;
@@ -754,6 +793,9 @@ static tu_outcome dispatch(harness *h, trial *t, uint32_t count, bool poison, bo
   bool lost, timed_out;
   if (!run_batch(h, &t->k, t->r->groups, count, poison, readback, t->timeout_s * count, ns, &lost, &timed_out)) {
     for (uint32_t i = 0; i < count; i++) t->r->gpu_ms += ns[i] * 1e-6;
+    t->r->device_ms += h->last_span_ms;
+    t->r->submissions++;
+    t->late_setup_ms += h->late_setup_ms, h->late_setup_ms = 0;
     return TU_GO;
   }
   char why[600];
@@ -873,47 +915,51 @@ static void *prebuild_thread(void *arg) {
     while (!b->n && !b->quit) pthread_cond_wait(&b->wake, &b->lock);
     if (b->quit) break;
     config *x = b->queue[b->head];
-    b->head = (b->head + 1) % PRE_AHEAD, b->n--, b->busy = true;
+    b->head = (b->head + 1) % b->cap, b->n--, b->busy++;
     pthread_mutex_unlock(&b->lock);
     prebuild(h, x);
     pthread_mutex_lock(&b->lock);
-    x->pre->ready = true, b->busy = false;
+    x->pre->ready = true, b->busy--;
     pthread_cond_broadcast(&b->done);
   }
   pthread_mutex_unlock(&b->lock);
   return NULL;
 }
 
-/* The most evaluations the budget's count and fraction allow. */
-static uint64_t eval_limit(const tu_run *run) {
-  uint64_t limit = run->space.count;
-  if (run->budget.max_evals && run->budget.max_evals < limit) limit = run->budget.max_evals;
-  if (run->budget.max_fraction > 0) {
-    uint64_t f = (uint64_t)ceil(run->budget.max_fraction * run->space.count);
-    if (f < limit) limit = f ? f : 1;
-  }
-  return limit;
+/* The pool's size: tu_options.threads, else one per core less the one that measures (at least 1, at most 8). */
+static uint32_t prebuild_threads(const tu_options *o) {
+  if (o->threads) return o->threads > 64 ? 64 : o->threads;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus > 9 ? 8 : cpus > 2 ? (uint32_t)cpus - 1 : 1;
 }
 
-/* Queues the configurations after c in enumeration order that are not measured yet (a sequential strategy's next
- * proposals, within the budget's count), up to PRE_AHEAD at once; only once buffers and interface are set, so the thread touches nothing
- * else that is shared. */
-static void prebuild_ahead(harness *h, uint32_t c) {
+/* How many configurations ahead are built: enough for every thread and a few in hand. */
+static uint32_t prebuild_window(const harness *h) { return 2 * h->pb.nthreads + 1; }
+
+/* Queues the configurations the strategy will propose next (next, n of them: tune_search_peek) that are neither
+ * measured, built nor queued, for the pool; only once buffers and interface are set, so the threads touch nothing
+ * else that is shared. Starts the pool on first use. */
+static void prebuild_queue(harness *h, const uint32_t *next, uint32_t n) {
   prebuilder *b = &h->pb;
-  if (!h->sequential || !h->buffers_ready) return;
-  if (!b->started) b->started = !pthread_create(&b->thread, NULL, prebuild_thread, h);
+  if (!n || !h->buffers_ready) return;
+  if (!b->thread) {
+    b->cap = prebuild_window(h);
+    b->queue = vkocc_xcalloc(b->cap, sizeof *b->queue);
+    b->thread = vkocc_xcalloc(b->nthreads, sizeof *b->thread);
+    for (uint32_t i = 0; i < b->nthreads; i++)
+      if (!pthread_create(&b->thread[b->started], NULL, prebuild_thread, h)) b->started++;
+  }
+  if (!b->started) return; /* no thread to be had: each is built when measured */
   pthread_mutex_lock(&b->lock);
-  /* brute force proposes index i as evaluation i: nothing past the budget is built for nothing */
-  uint64_t end = eval_limit(h->run);
-  for (uint32_t next = c + 1; next < end && next <= c + PRE_AHEAD && b->n < PRE_AHEAD && b->started; next++) {
-    config *x = config_of(h, next);
-    if (h->run->r[next].measured || x->pre) continue;
+  for (uint32_t i = 0; i < n && b->n < b->cap; i++) {
+    config *x = config_of(h, next[i]);
+    if (h->run->r[next[i]].measured || x->pre) continue;
     if (!x->sized && t1_sizes(h->s, x->coord, h->global_P ? 1 : -1, x->local, x->groups)) continue;
     x->sized = true;
     x->pre = vkocc_xcalloc(1, sizeof *x->pre);
-    b->queue[(b->head + b->n++) % PRE_AHEAD] = x;
+    b->queue[(b->head + b->n++) % b->cap] = x;
   }
-  pthread_cond_signal(&b->wake);
+  pthread_cond_broadcast(&b->wake);
   pthread_mutex_unlock(&b->lock);
 }
 
@@ -927,7 +973,7 @@ static prebuilt *prebuilt_wait(harness *h, config *x) {
   return p;
 }
 
-/* The prebuilt module and pipeline of t's configuration, when there are (waiting for the thread to finish them). */
+/* The prebuilt module and pipeline of t's configuration, when there are (waiting for the pool to finish them). */
 static bool prebuilt_take(harness *h, trial *t) {
   prebuilt *p = prebuilt_wait(h, t->x);
   bool ok = p && p->out == TU_GO;
@@ -953,7 +999,7 @@ static void prebuild_drain(harness *h) {
   pthread_mutex_lock(&b->lock);
   while (b->n) { /* not started: given up */
     b->queue[b->head]->pre->ready = true, b->queue[b->head]->pre->out = TU_STOP;
-    b->head = (b->head + 1) % PRE_AHEAD, b->n--;
+    b->head = (b->head + 1) % b->cap, b->n--;
   }
   while (b->busy) pthread_cond_wait(&b->done, &b->lock);
   pthread_mutex_unlock(&b->lock);
@@ -964,13 +1010,13 @@ static void prebuild_drain(harness *h) {
 static void prebuild_stop(harness *h) {
   prebuilder *b = &h->pb;
   prebuild_drain(h);
-  if (b->started) {
-    pthread_mutex_lock(&b->lock);
-    b->quit = true;
-    pthread_cond_signal(&b->wake);
-    pthread_mutex_unlock(&b->lock);
-    pthread_join(b->thread, NULL);
-  }
+  pthread_mutex_lock(&b->lock);
+  b->quit = true;
+  pthread_cond_broadcast(&b->wake);
+  pthread_mutex_unlock(&b->lock);
+  for (uint32_t i = 0; i < b->started; i++) pthread_join(b->thread[i], NULL);
+  free(b->thread), free(b->queue);
+  b->thread = NULL, b->queue = NULL, b->started = 0;
 }
 
 /* The device's model, read once from the cache (its fingerprint's per-SM limits, its register model): what
@@ -1034,6 +1080,27 @@ static tu_outcome P_measured(harness *h, trial *t) {
   return TU_GO;
 }
 
+/* The keys under which a measured P serves the rest of the run: the pipeline (its module, its specialization,
+ * its workgroup size: the same pipeline has the same P), and where the driver gives a register count among the
+ * pipeline's statistics, its resources (workgroup size, shared memory and every statistic that bounds
+ * occupancy: what decides how many workgroups are resident; "" without). */
+static void P_keys(harness *h, trial *t, char *pipe, size_t plen, char *res, size_t rlen) {
+  const uint32_t *wg = t->info.wg;
+  size_t n = (size_t)snprintf(pipe, plen, "pipeline %d wg %ux%ux%u", t->x->module, wg[0], wg[1], wg[2]);
+  for (uint32_t i = 0; i < t->sp.n && n < plen; i++)
+    n += (size_t)snprintf(pipe + n, plen - n, " %u=%.17g", t->sp.v[i].id, t->sp.v[i].value);
+  res[0] = 0;
+  char names[24][64];
+  double v[24];
+  uint32_t ns = vkocc_kernel_statistics(CTX(h), &t->k, names, v, 24);
+  bool regs = false;
+  for (uint32_t i = 0; i < ns; i++) regs |= vkocc_stat_kind(names[i]) == VKOCC_STAT_REGISTERS;
+  if (!regs) return;
+  n = (size_t)snprintf(res, rlen, "resources wg %u shared %u", wg[0] * wg[1] * wg[2], t->info.shared_bytes);
+  for (uint32_t i = 0; i < ns && n < rlen; i++)
+    if (vkocc_stat_kind(names[i]) != VKOCC_STAT_NEUTRAL) n += (size_t)snprintf(res + n, rlen - n, " %s=%.17g", names[i], v[i]);
+}
+
 /* P of the pipeline, when a condition or size names it or --occupancy asks: from the model where it is exact,
  * else measured; then the conditions that name P, and the workgroup count where it names P */
 static tu_outcome prepare_P(harness *h, trial *t) {
@@ -1041,8 +1108,20 @@ static tu_outcome prepare_P(harness *h, trial *t) {
   if (!s->uses_P && !h->o->always_P) return TU_GO;
   uint32_t P;
   tu_outcome out = TU_GO;
+  char pipe[1400], res[1400];
+  json_t *hit = NULL;
+  P_keys(h, t, pipe, sizeof pipe, res, sizeof res);
+  if (!h->P_memo) h->P_memo = json_object();
   if (P_of_model(h, t, &P)) t->r->P = P, t->r->P_model = true;
-  else out = P_measured(h, t);
+  else if ((hit = json_object_get(h->P_memo, pipe))) t->r->P_memo = TU_P_SAME_PIPELINE;
+  else if (res[0] && (hit = json_object_get(h->P_memo, res))) t->r->P_memo = TU_P_SAME_RESOURCES;
+  else if ((out = P_measured(h, t)) == TU_GO) {
+    json_t *v = json_pack("[I, I]", (json_int_t)t->r->P, (json_int_t)t->c);
+    json_object_set(h->P_memo, pipe, v);
+    if (res[0]) json_object_set(h->P_memo, res, v);
+    json_decref(v);
+  }
+  if (hit) t->r->P = json_integer_value(json_array_get(hit, 0)), t->r->P_from = json_integer_value(json_array_get(hit, 1));
   if (out != TU_GO) return out;
   bool ok;
   char why[400];
@@ -1065,6 +1144,7 @@ static tu_outcome phase_prepare(harness *h, trial *t) {
   tu_result *r = t->r;
   tu_run *run = h->run;
   tu_outcome out = prepare_sizes(h, t);
+  double w0 = vkocc_now_ms();
   bool made = out == TU_GO && prebuilt_take(h, t);
   if (out == TU_GO && !made) out = prepare_module(h, t);
   if (t->compiled_ahead_ms > r->compile_ms) r->compile_ms = t->compiled_ahead_ms;
@@ -1073,6 +1153,8 @@ static tu_outcome phase_prepare(harness *h, trial *t) {
     out = prepare_pipeline(h, t);
     r->pipeline_ms = vkocc_now_ms() - t0;
   }
+  /* what the device waited for: the module and pipeline, built here or by the pool (less the buffers made here) */
+  r->wait_ms = fmax(0, vkocc_now_ms() - w0 - t->setup_ms);
   if (r->pipeline_ms > 0) run->pipelines++, run->pipelines_ms += r->pipeline_ms;
   if (out == TU_GO) {
     double t0 = vkocc_now_ms();
@@ -1159,6 +1241,16 @@ static uint32_t batch_size(double per_ns, uint32_t lo, uint32_t left) {
   return b > left ? left : b;
 }
 
+/* The first timed batch: the fewest runs the stopping rule can stop at (min_runs), more where they are cheap
+ * (about 2 ms of device time at per_ns each, at most MAX_BATCH), at most left. A batch of 20 ms (batch_size) ran
+ * 16 SAXPY runs of 0.28 ms, each after a 0.64 ms restore, where the rule held after 5 (spread 0.05%). */
+static uint32_t first_batch_size(double per_ns, uint32_t min_runs, uint32_t left) {
+  double n = 2e6 / (per_ns > 1 ? per_ns : 1);
+  uint32_t lo = min_runs > MAX_BATCH ? MAX_BATCH : min_runs;
+  uint32_t b = n > MAX_BATCH ? MAX_BATCH : n < lo ? lo : (uint32_t)n;
+  return b > left ? left : b;
+}
+
 /* With the clock probe a warm-up runs only while the evidence asks for it (tune/clock_rule.h): the clock read
  * after the last batch is below the steady clock, or no steady clock is known yet; in batches of about 10 ms, up
  * to warmup_ms (default 500). Without the probe (a device without both clocks), warm_wanted_ms's blind rule. */
@@ -1203,10 +1295,13 @@ static tu_outcome phase_trials(harness *h, trial *t) {
   r->times_ns = vkocc_xmalloc(max_runs * sizeof *r->times_ns);
   double since = vkocc_now_ms();
   uint32_t retry = 0;
+  /* each batch ends with the outputs' check (a compare dispatch, 64 Mi floats in 0.22 ms on an H100; or their copy
+   * back to the host), so the last batch's outputs are there without a submission of their own */
   while (r->runs < max_runs) {
-    uint32_t batch = batch_size(t->first_ns, 1, max_runs - r->runs);
-    /* the outputs are checked once, after the last batch */
-    tu_outcome out = dispatch(h, t, batch, false, false, r->times_ns + r->runs);
+    uint32_t left = max_runs - r->runs;
+    uint32_t batch = r->runs ? batch_size(t->first_ns, 1, left)
+                             : first_batch_size(t->first_ns, h->o->min_runs ? h->o->min_runs : 5, left);
+    tu_outcome out = dispatch(h, t, batch, false, true, r->times_ns + r->runs);
     if (out != TU_GO) return out;
     if (h->probe_on) {
       /* clock-verified: a batch bracketed by a reading below the steady clock is measured again (bounded) */
@@ -1226,21 +1321,6 @@ static tu_outcome phase_trials(harness *h, trial *t) {
     r->runs += batch;
     if (enough_runs(h->o, r->times_ns, r->runs, since)) break;
   }
-  /* the outputs of the last run, as it left them: the compares (or the readback) in a batch of their own */
-  vkocc_batch *b = vkocc_context_batch(CTX(h));
-  vkocc_status st = vkocc_batch_begin(b);
-  if (!st) {
-    if (h->gpu_check == 1) {
-      for (uint32_t i = 0; i < h->s->nargs; i++)
-        if (validated(h, i)) vkocc_compare_record(b, &h->cmp[i]);
-    } else {
-      for (uint32_t i = 0; i < h->s->nargs; i++)
-        if (h->readback[i].buffer) vkocc_batch_copy(b, &h->dev[i], &h->readback[i], 0, 0, h->dev[i].size);
-      vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
-    }
-    st = vkocc_batch_run(b, (uint64_t)(t->timeout_s * 1e9), "checking a tuning dispatch's outputs");
-  }
-  if (st) return failed(h, t, TU_RUNTIME, vkocc_context_lost(CTX(h)), false, vkocc_last_error());
   char why[400]; /* the outputs of the last run must still be right (a race shows here) */
   if (!outputs_right(h, why, sizeof why)) return invalid(t, TU_CORRECTNESS, "wrong output after %u runs: %s", r->runs, why);
   return TU_GO;
@@ -1260,7 +1340,8 @@ static void phase_summary(harness *h, trial *t, double t_start) {
   r->phase_ms[TU_PHASE_PREPARE] -= t->setup_ms;
   r->measure_ms = r->phase_ms[TU_PHASE_VALIDATE] + r->phase_ms[TU_PHASE_WARM] + r->phase_ms[TU_PHASE_TRIALS];
   h->run->measure_ms += r->measure_ms;
-  r->total_ms = vkocc_now_ms() - t_start - t->setup_ms; /* the buffers are the run's, not this configuration's */
+  r->total_ms = vkocc_now_ms() - t_start - t->setup_ms - t->late_setup_ms; /* the buffers are the run's, not this
+                                                                          * configuration's */
   r->other_ms = fmax(0, r->total_ms - r->compile_ms - r->pipeline_ms - r->occupancy_ms - r->measure_ms);
 }
 
@@ -1274,15 +1355,16 @@ static const struct phase {
 static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   double t_start = vkocc_now_ms();
   memset(r, 0, sizeof *r);
-  r->P = -1, r->measured = true;
+  r->P = -1, r->P_from = -1, r->measured = true;
   vkocc_utc_now(r->when, sizeof r->when);
   config *x = config_of(h, c);
-  trial t = {.x = x, .coord = x->coord, .r = r, .timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5};
+  trial t = {.c = c, .x = x, .coord = x->coord, .r = r, .timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5};
   tu_outcome out = TU_GO;
+  h->late_setup_ms = 0; /* made outside a configuration (the final round): already the run's */
   for (size_t i = 0; i < sizeof recipe / sizeof recipe[0] && out == TU_GO; i++) {
-    double t0 = vkocc_now_ms();
+    double t0 = vkocc_now_ms(), late0 = t.late_setup_ms;
     out = recipe[i].run(h, &t);
-    r->phase_ms[recipe[i].id] = vkocc_now_ms() - t0;
+    r->phase_ms[recipe[i].id] = vkocc_now_ms() - t0 - (t.late_setup_ms - late0);
   }
   vkocc_kernel_destroy(CTX(h), &t.k);
   if (out == TU_STOP) {
@@ -1533,13 +1615,23 @@ static vkocc_status sentinel_again(harness *h) {
   return st;
 }
 
+/* The most evaluations the budget's count and fraction allow. */
+static uint64_t eval_limit(const tu_run *run) {
+  uint64_t limit = run->space.count;
+  if (run->budget.max_evals && run->budget.max_evals < limit) limit = run->budget.max_evals;
+  if (run->budget.max_fraction > 0) {
+    uint64_t f = (uint64_t)ceil(run->budget.max_fraction * run->space.count);
+    if (f < limit) limit = f ? f : 1;
+  }
+  return limit;
+}
+
 static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
   harness *h = user;
   tu_run *run = h->run;
   tu_result *r = &run->r[c];
   if (!r->measured) {
     if (h->o->stop && *h->o->stop) return vkocc_fail(VKOCC_ERROR_RUNTIME, "interrupted");
-    prebuild_ahead(h, c);
     vkocc_status st = measure_config(h, c, r);
     if (st) return st;
     h->done++;
@@ -1834,6 +1926,28 @@ static vkocc_status reference_first(harness *h) {
                     run->reference[0] ? run->reference : h->o->reference, tmp.error);
 }
 
+/* tune_search_run's loop, one configuration at a time, with what the strategy will propose next (where it can
+ * say: tune_search_peek) handed to the pool before and after each measurement, so that their pipelines are
+ * built while the device measures. Peeking changes nothing the strategy proposes. */
+static vkocc_status search_ahead(harness *h, const tune_space *sp, const tune_strategy_def *def) {
+  tu_run *run = h->run;
+  tune_search *ts;
+  vkocc_status st = tune_search_open(sp, def, run->seed, h->s->search_attrs, &run->budget, &ts);
+  if (st) return st;
+  uint32_t c, window = prebuild_window(h), *next = vkocc_xmalloc(window * sizeof *next);
+  while (tune_search_ask(ts, 1, &c)) {
+    prebuild_queue(h, next, tune_search_peek(ts, window, next));
+    tune_eval e = {0};
+    if ((st = eval_cb(h, c, &e))) break;
+    tune_search_tell(ts, c, e);
+    prebuild_queue(h, next, tune_search_peek(ts, window, next));
+  }
+  if (!st) st = tune_search_status(ts);
+  tune_search_close(ts);
+  free(next);
+  return st;
+}
+
 static vkocc_status search(harness *h, const tune_strategy_def *def) {
   t1_spec *s = h->s;
   tu_run *run = h->run;
@@ -1856,9 +1970,7 @@ static vkocc_status search(harness *h, const tune_strategy_def *def) {
   if (h->o->drive) {
     st = h->o->drive(h->o->drive_user, &sp, eval_cb, h);
   } else {
-    tune_search_result sr;
-    st = tune_search_run(&sp, def, run->seed, s->search_attrs, &run->budget, eval_cb, h, &sr);
-    tune_search_result_free(&sr);
+    st = search_ahead(h, &sp, def);
   }
   return st;
 }
@@ -1882,6 +1994,7 @@ static void harness_free(harness *h) {
   for (uint32_t i = 0; i < h->nmods; i++) free(h->mods[i]->spv), vkocc_reflection_free(&h->mods[i]->refl), free(h->mods[i]);
   free(h->mods);
   json_decref(h->mod_index);
+  json_decref(h->P_memo);
   for (uint32_t i = 0; h->cfg && i < h->run->space.count; i++) config_free(h->cfg[i]);
   free(h->cfg);
   free_buffers(h);
@@ -1912,7 +2025,8 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   if (!o) o = &none;
   harness h = {.ctxp = ctx, .run = run, .o = o, .s = &run->spec, .reference_config = -1, .idle_ms = -1, .sentinel = -1};
   h.pb = (prebuilder){.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
-                      .done = PTHREAD_COND_INITIALIZER, .modules = PTHREAD_MUTEX_INITIALIZER};
+                      .done = PTHREAD_COND_INITIALIZER, .modules = PTHREAD_MUTEX_INITIALIZER,
+                      .compiled = PTHREAD_COND_INITIALIZER, .nthreads = prebuild_threads(o)};
   h.t0 = h.last_cp = vkocc_now_ms();
   for (int d = 0; d < 3; d++) h.global_P |= (texpr_uses(run->spec.global[d], NULL) & TEXPR_USES_P) != 0;
   const char *lose = getenv("VKOCC_TEST_DEVICE_LOSS");
@@ -1924,15 +2038,19 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   /* every buffer against the device's limits and the host's memory before anything is allocated or filled (a
    * 64 GiB reference was allocated, an 8 GiB generator run element by element, before any check) */
   vkocc_status st = take_options(run, o, &def);
-  h.sequential = !st && !strcmp(def->name, "brute_force");
   if (!st) st = check_sizes(&h);
   if (!st) st = classify_params(&h);
   if (!st) st = setup_reference(&h);
+  /* the tuning's own wall: the reference, the search, the sentinel and the final round, less the arguments' data */
+  double t_tune = vkocc_now_ms(), setup0 = run->setup_ms, device0 = run->device_ms;
   if (!st) st = reference_first(&h);
   if (!st) st = search(&h, def);
+  /* the search's alone (the configurations, the waits between them), the device's part of it */
+  run->search_ms += vkocc_now_ms() - t_tune - (run->setup_ms - setup0), run->search_device_ms += run->device_ms - device0;
   if (!st && h.sentinel >= 0 && sentinel_every(o) > 0) st = sentinel_again(&h);
   if (!st && o->confirm >= 0 && confirm_best(&h, o->confirm ? (uint32_t)o->confirm : 5))
     fprintf(stderr, "vkocc tune: note: %s; the best is ranked by the search's medians\n", vkocc_last_error());
+  run->tuning_ms += vkocc_now_ms() - t_tune - (run->setup_ms - setup0);
   if (!st) st = compiles_somewhere(&h);
   run->elapsed_ms += vkocc_now_ms() - h.t0;
   prebuild_stop(&h);

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include <signal.h>
 
+enum { TU_P_OWN, TU_P_SAME_PIPELINE, TU_P_SAME_RESOURCES };
 typedef enum { TU_CORRECT, TU_COMPILE, TU_RUNTIME, TU_TIMEOUT, TU_CORRECTNESS, TU_CONSTRAINTS } tu_invalidity;
 /* The T4 invalidity value: "correct", "compile", "runtime", "timeout", "correctness", "constraints". */
 const char *tu_invalidity_name(tu_invalidity v);
@@ -29,6 +30,11 @@ typedef struct tu_result {
   char error[600];
   int64_t P;                 /* occupancy of the configuration's pipeline, -1 when not measured */
   bool P_model;              /* P is the device model's (tu_P_model), not a measurement */
+  /* P taken from another configuration's measurement in this run (P_from, its index): TU_P_SAME_PIPELINE, the
+   * same module and specialization (so the same pipeline); TU_P_SAME_RESOURCES, another pipeline with the same
+   * workgroup size and the same statistics that bound occupancy (registers, shared memory) */
+  uint8_t P_memo;
+  int64_t P_from;
   uint32_t local[3], groups[3];
   double median_ns, spread, min_ns, max_ns;
   uint32_t runs;
@@ -41,7 +47,11 @@ typedef struct tu_result {
   double compile_ms;         /* the compile this configuration needed (0 when its module was compiled before) */
   double pipeline_ms, occupancy_ms, measure_ms, other_ms, total_ms;
   double phase_ms[TU_NPHASES]; /* host time of each phase (prepare holds compile, pipeline and P) */
+  double wait_ms;            /* of compile + pipeline, what the measuring thread waited for (0: built ahead in time) */
   double gpu_ms;             /* device time of its dispatches (validation, warm-up, timed runs) */
+  double device_ms;          /* device time of its batches as a whole: the dispatches and the restores, compares
+                              * and clock probes around them (the time the device was busy with it) */
+  uint32_t submissions;      /* batches submitted and waited for (validation, warm-up, trials, a readback) */
   /* clock evidence (a probe beside each batch; 0 without one): the lowest and highest readings of its timed
    * batches, the steady estimate then, batches measured again for a low clock, and kept low (retries spent) */
   double clock_min, clock_max, clock_steady;
@@ -63,6 +73,10 @@ typedef struct tu_run {
   bool param_launch[32];     /* ... or only through LocalSize / GlobalSize (the source never names it) */
   uint32_t compiles, pipelines;
   double compile_ms, pipelines_ms, occupancy_ms, measure_ms, elapsed_ms;
+  double device_ms;          /* the device busy with the tuning's batches (configurations, sentinel, final round) */
+  double tuning_ms;          /* host wall of the reference, search, sentinel and final round, less setup_ms */
+  double search_ms, search_device_ms; /* of it the reference and the search (no sentinel, no final round): the wall
+                                       * less setup_ms, and the device busy in it */
   char reference[512];       /* "ReferenceArguments", or the key of the configuration used as reference */
   uint32_t resumed;
   uint32_t filtered;         /* allowed configurations left out by --only */
@@ -111,6 +125,9 @@ typedef struct tu_options {
    * and returns when done. A fleet's worker measures what its coordinator hands out (tune/fleet.c). */
   vkocc_status (*drive)(void *drive_user, const tune_space *s, tune_eval_fn eval, void *eval_user);
   void *drive_user;
+  /* host threads that compile and create the next configurations' pipelines while the device measures (for a
+   * strategy that can say what comes next, tune_strategy_def.peek); 0: one per core less one, at most 8 */
+  uint32_t threads;
 } tu_options;
 
 /* Reads and enumerates the spec; name NULL: the file's stem. */

@@ -15,12 +15,16 @@ static json_t *u3(const uint32_t v[3]) { return json_pack("[I, I, I]", (json_int
 
 /* timing_ms: the host time of each part of the configuration's measurement in ms (compile, pipeline and
  * occupancy are parts of prepare; measurement = validate + warm + trials), the device time of its dispatches
- * (gpu) and of its warm-up alone (warmup). */
+ * (gpu), of its batches as a whole with the restores, compares and probes around them (device) and of its warm-up
+ * alone (warmup). */
 static json_t *timing_json(const tu_result *r) {
   json_t *c = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "compile", r->compile_ms, "pipeline", r->pipeline_ms,
                         "occupancy", r->occupancy_ms, "measurement", r->measure_ms, "warmup", r->warmup_ms, "other",
                         r->other_ms, "total", r->total_ms, "gpu", r->gpu_ms);
   for (int p = 0; p < TU_NPHASES; p++) json_object_set_new(c, tu_phase_name((tu_phase)p), json_real(r->phase_ms[p]));
+  json_object_set_new(c, "wait", json_real(r->wait_ms));
+  json_object_set_new(c, "device", json_real(r->device_ms));
+  json_object_set_new(c, "submissions", json_integer(r->submissions));
   return c;
 }
 
@@ -75,6 +79,11 @@ static json_t *measurement_json(const tu_run *run, const char *date) {
                         run->pipelines_ms, "occupancy_ms", run->occupancy_ms, "measure_ms", run->measure_ms, "elapsed_ms",
                         run->elapsed_ms, "device_losses", (json_int_t)run->device_losses);
   json_object_set_new(m, "setup_ms", json_real(run->setup_ms));
+  /* the device busy with the tuning's batches; over tuning_ms, the tuning's busy fraction */
+  json_object_set_new(m, "device_ms", json_real(run->device_ms));
+  json_object_set_new(m, "tuning_ms", json_real(run->tuning_ms));
+  json_object_set_new(m, "search_ms", json_real(run->search_ms));
+  json_object_set_new(m, "search_device_ms", json_real(run->search_device_ms));
   /* where the outputs were compared with the reference: on the device (only the verdict came back), or here */
   json_object_set_new(m, "validation", json_string(run->validated_on_device ? "device" : "host"));
   if (run->nsentinel) {
@@ -109,7 +118,13 @@ static json_t *result_json(const tu_run *run, uint32_t i) {
     json_object_set_new(o, "final_round", json_pack("{s:f, s:f, s:I}", "median_ns", r->confirm_ns, "spread",
                                                     r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
   json_object_set_new(o, "timing_ms", timing_json(r));
-  if (r->P >= 0) json_object_set_new(o, "P_source", json_string(r->P_model ? "model" : "measured"));
+  if (r->P >= 0) {
+    /* from another configuration's measurement: P_from names it */
+    static const char *const memo[] = {"measured", "same-pipeline", "same-resources"};
+    json_object_set_new(o, "P_source", json_string(r->P_model ? "model" : memo[r->P_memo <= 2 ? r->P_memo : 0]));
+    if (r->P_memo && r->P_from >= 0 && r->P_from < run->space.count)
+      json_object_set_new(o, "P_from", t1_config_json(s, run->space.coord + (size_t)r->P_from * s->nparams));
+  }
   /* the SM clock read beside its timed batches (ticks per realtime tick), where the device has the clocks */
   if (r->clock_max > 0)
     json_object_set_new(o, "clock", json_pack("{s:f, s:f, s:f, s:I, s:I}", "min", r->clock_min, "max", r->clock_max,
@@ -183,7 +198,8 @@ static double ms(json_t *tm, const char *k) {
 static void timing_read(json_t *tm, tu_result *r) {
   r->compile_ms = ms(tm, "compile"), r->pipeline_ms = ms(tm, "pipeline"), r->occupancy_ms = ms(tm, "occupancy");
   r->measure_ms = ms(tm, "measurement"), r->other_ms = ms(tm, "other"), r->total_ms = ms(tm, "total");
-  r->warmup_ms = ms(tm, "warmup"), r->gpu_ms = ms(tm, "gpu");
+  r->warmup_ms = ms(tm, "warmup"), r->gpu_ms = ms(tm, "gpu"), r->device_ms = ms(tm, "device");
+  r->submissions = (uint32_t)ms(tm, "submissions"), r->wait_ms = ms(tm, "wait");
   for (int p = 0; p < TU_NPHASES; p++) r->phase_ms[p] = ms(tm, tu_phase_name((tu_phase)p));
 }
 
@@ -290,6 +306,9 @@ vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, c
     r->P = json_is_integer(P) ? json_integer_value(P) : -1;
     const char *P_source = json_string_value(json_object_get(e, "P_source"));
     r->P_model = P_source && !strcmp(P_source, "model");
+    r->P_memo = !P_source ? 0 : !strcmp(P_source, "same-pipeline") ? TU_P_SAME_PIPELINE
+              : !strcmp(P_source, "same-resources") ? TU_P_SAME_RESOURCES : 0;
+    r->P_from = -1;
     r->median_ns = f64(e, "median_ns"), r->spread = f64(e, "spread"), r->min_ns = f64(e, "min_ns"), r->max_ns = f64(e, "max_ns");
     json_t *times = json_object_get(e, "times_ns"), *runs = json_object_get(e, "runs");
     r->runs = (uint32_t)json_array_size(times);

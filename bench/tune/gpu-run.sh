@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tuning-speed benchmark on a GPU machine, as run for docs/results/h100/tune-speed (one call):
-#   bash bench/tune/gpu-run.sh VKOCC BENCH_DIR OUT_TAR LABEL [STEPS]
+#   [BASELINE=OTHER_VKOCC] bash bench/tune/gpu-run.sh VKOCC BENCH_DIR OUT_TAR LABEL [STEPS]
 # BENCH_DIR holds bench_tune.sh and tune/{saxpy,matmul,vadd}. STEPS (default "saxpy matmul stability vadd"):
 # which parts run. The device's fingerprint is measured first, as a user's first `vkocc fingerprint` would (it
 # fills the cache P's model reads, and gives the cluster ID). Leaves OUT_TAR with every results document, log and
@@ -24,6 +24,15 @@ for s in $STEPS; do
     BENCH_TIMEOUT=180 $B "$V" "$R" saxpy "$BD/tune/saxpy/saxpy.json" 16 1 --confirm 16 "${F[@]}"; el saxpy ;;
   saxpy30) # the accuracy check: 32 random configurations, 30 of them re-timed at the end, interleaved
     BENCH_TIMEOUT=180 $B "$V" "$R" saxpy30 "$BD/tune/saxpy/saxpy.json" 32 1 --confirm 30 "${F[@]}"; el saxpy30 ;;
+  saxpy30-transfer) # the same with the inputs restored by vkCmdCopyBuffer instead of a compute copy
+    VKOCC_TEST_COMPUTE_RESTORE=0 BENCH_TIMEOUT=180 $B "$V" "$R" saxpy30-transfer "$BD/tune/saxpy/saxpy.json" 32 1 --confirm 30 "${F[@]}"
+    el saxpy30-transfer ;;
+  baseline-saxpy30) # the same with another binary (BASELINE), on the same board in the same call
+    BENCH_TIMEOUT=180 $B "$BASELINE" "$R" baseline-saxpy30 "$BD/tune/saxpy/saxpy.json" 32 1 --confirm 30 "${F[@]}"
+    el baseline-saxpy30 ;;
+  baseline-matmul30)
+    BENCH_TIMEOUT=120 $B "$BASELINE" "$R" baseline-matmul30 "$BD/tune/matmul/matmul.json" 32 1 --confirm 30 "${F[@]}"
+    el baseline-matmul30 ;;
   matmul30)
     BENCH_TIMEOUT=120 $B "$V" "$R" matmul30 "$BD/tune/matmul/matmul.json" 32 1 --confirm 30 "${F[@]}"; el matmul30 ;;
   gpucheck) # the device side's own costs and the clock after idle gaps (bench/bench_gpucheck.c)

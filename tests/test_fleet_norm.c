@@ -1,0 +1,56 @@
+/* The arithmetic of a shared search's normalization (tune/fleet.c): a device's time of one reference from its points
+ * (fleet_reference_of) and its factor against the base device from the references both measured (fleet_factor_of),
+ * with the spreads that decide whether a final round is needed. Values from the two H200s of
+ * docs/results/h100x2/fleet/run4: the boards' ratio depends on the configuration (0.994 for one reference, 1.029 for
+ * another), which a single reference would hide and the factor's spread must show. No device. */
+#include "check.h"
+#include "../tune/fleet.h"
+
+int main(void) {
+  double t, u, fa;
+  /* one point: its own spread, not an exact time */
+  fleet_point one = {.median_ns = 132144, .spread = 0.0029};
+  CHECK(fleet_reference_of(&one, 1, &t, &u), "one point");
+  CHECK_NEAR(t, 132144, 1e-9);
+  CHECK_NEAR(u, 0.0029, 1e-12);
+  /* five points: the median; the medians' MAD over it (0.0012) above the points' median spread / sqrt(5) (0.0012) */
+  fleet_point five[] = {{.median_ns = 131984, .spread = 0.0027}, {.median_ns = 131904, .spread = 0.0025},
+                        {.median_ns = 132288, .spread = 0.0034}, {.median_ns = 132320, .spread = 0.0022},
+                        {.median_ns = 132144, .spread = 0.0029}};
+  CHECK(fleet_reference_of(five, 5, &t, &u), "five points");
+  CHECK_NEAR(t, 132144, 1e-9);
+  CHECK_NEAR(u, 160.0 / 132144, 1e-9); /* |deviations| 160 240 144 176 0: median 160 */
+  /* two equal points do not claim an exact time: their spread over sqrt(2) */
+  fleet_point two[] = {{.median_ns = 1000, .spread = 0.004}, {.median_ns = 1000, .spread = 0.004}};
+  CHECK(fleet_reference_of(two, 2, &t, &u), "two points");
+  CHECK_NEAR(u, 0.004 / sqrt(2), 1e-12);
+  CHECK(!fleet_reference_of(NULL, 0, &t, &u), "no point");
+  fleet_point bad = {.median_ns = 0, .spread = 0.01};
+  CHECK(!fleet_reference_of(&bad, 1, &t, &u), "a zero time");
+  /* one ratio: its noise is the spread */
+  double r1[] = {0.9946}, n1[] = {0.002};
+  CHECK(fleet_factor_of(r1, n1, 1, &fa, &u), "one ratio");
+  CHECK_NEAR(fa, 0.9946, 1e-12);
+  CHECK_NEAR(u, 0.002, 1e-12);
+  /* four references whose ratios differ by configuration (run 4: 0.9938, 1.0287, 0.9745, 1.0039): the factor is their
+   * median, the spread their MAD over it, well above the ratios' noise */
+  double r4[] = {0.9938, 1.0287, 0.9745, 1.0039}, n4[] = {0.002, 0.002, 0.003, 0.002};
+  CHECK(fleet_factor_of(r4, n4, 4, &fa, &u), "four ratios");
+  CHECK_NEAR(fa, (0.9938 + 1.0039) / 2, 1e-12);
+  /* |ratio - factor|: 0.00505 0.02985 0.02435 0.00505, median (0.00505 + 0.02435) / 2 */
+  CHECK_NEAR(u, (0.00505 + 0.02435) / 2 / fa, 1e-9);
+  CHECK(u > 0.014 && u < 0.015, "the configuration-dependence %.4f", u);
+  /* identical ratios: the noise */
+  double r3[] = {0.5, 0.5, 0.5}, n3[] = {0.001, 0.002, 0.003};
+  CHECK(fleet_factor_of(r3, n3, 3, &fa, &u), "equal ratios");
+  CHECK_NEAR(fa, 0.5, 1e-12);
+  CHECK_NEAR(u, 0.002, 1e-12);
+  CHECK(!fleet_factor_of(r3, n3, 0, &fa, &u), "no ratio");
+  /* applied only beyond its spread: the H200s' 1.0079 +- 1.03% is not, a board at half the time is */
+  CHECK(!fleet_factor_applies(true, 1.0079, 0.0103), "1.0079 +- 1.03%% applied");
+  CHECK(!fleet_factor_applies(true, 0.9991, 0.0072), "0.9991 +- 0.72%% applied");
+  CHECK(fleet_factor_applies(true, 0.5, 0.002), "0.5 +- 0.2%% not applied");
+  CHECK(fleet_factor_applies(true, 1.03, 0.01), "1.03 +- 1%% not applied");
+  CHECK(!fleet_factor_applies(false, 0.5, 0), "an unknown factor applied");
+  return check_report();
+}

@@ -1,0 +1,134 @@
+/* The tuning harness's host side on lavapipe (tests/data/tune/speed_*.json, one kernel whose C reaches only the
+ * launch and whose SCALE is a -D define): P is measured once per pipeline and the configurations that share it
+ * say where theirs came from, all equal to LP_NUM_THREADS; the pool that builds the next configurations' pipelines
+ * ahead changes nothing the search measures (the same sequence with 1 and 3 threads, brute force in enumeration
+ * order), compiles each define set once, and the device waits for less than the building took where it was
+ * built ahead; a CPU device compares the outputs on the host unless told otherwise. */
+#include "check.h"
+#include "run.h"
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static char dir[] = "/tmp/vkocc-tunespeed-XXXXXX";
+static const char *bin, *data;
+
+static json_t *tune(const char *env, const char *spec, const char *name, const char *args) {
+  char *out;
+  int rc = run_fmt(&out, "cd %s && %s %s tune %s/%s -o %s/%s.json --max-runs 3 %s 2>&1", dir, env, bin, data, spec, dir,
+                   name, args);
+  CHECK(rc == 0, "%s: exit %d: %s", name, rc, out);
+  free(out);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.json", dir, name);
+  json_error_t e;
+  json_t *d = json_load_file(path, 0, &e);
+  CHECK(d != NULL, "%s: %s", path, e.text);
+  return d;
+}
+
+static char *config_text(json_t *r) {
+  return json_dumps(json_object_get(r, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+}
+
+static const char *validation(json_t *d) {
+  return json_string_value(json_object_get(json_object_get(d, "measurement"), "validation"));
+}
+
+/* C 1, 2, 4 of one pipeline: the first measured, the others from it */
+static void test_P_once_per_pipeline(void) {
+  json_t *d = tune("", "speed_p.json", "p", "--only SCALE=1 --only WG=32 --strategy brute_force");
+  if (!d) return;
+  long want = atol(getenv("LP_NUM_THREADS") ? getenv("LP_NUM_THREADS") : "0");
+  CHECK(want > 0, "LP_NUM_THREADS is set by the test's environment");
+  json_t *results = json_object_get(d, "results"), *r;
+  CHECK_EQ_U(json_array_size(results), 3);
+  uint32_t measured = 0, same = 0, from_first = 0;
+  char *first = config_text(json_array_get(results, 0));
+  size_t i;
+  json_array_foreach(results, i, r) {
+    const char *src = json_string_value(json_object_get(r, "P_source"));
+    CHECK(json_integer_value(json_object_get(r, "P")) == want, "P %lld, LP_NUM_THREADS %ld",
+          (long long)json_integer_value(json_object_get(r, "P")), want);
+    measured += src && !strcmp(src, "measured");
+    same += src && !strcmp(src, "same-pipeline");
+    char *from = json_dumps(json_object_get(r, "P_from"), JSON_COMPACT | JSON_SORT_KEYS);
+    from_first += from && first && !strcmp(from, first);
+    free(from);
+    /* the measurement's cost stays with the one measured */
+    if (i) CHECK(json_number_value(json_object_get(json_object_get(r, "timing_ms"), "occupancy")) < 50, "P not measured again");
+  }
+  CHECK_EQ_U(measured, 1);
+  CHECK_EQ_U(same, 2);
+  CHECK_EQ_U(from_first, 2);
+  /* a CPU device: the outputs read back and compared on the host */
+  const char *v = validation(d);
+  CHECK(v && !strcmp(v, "host"), "validation on lavapipe: %s", v ? v : "(none)");
+  free(first);
+  json_decref(d);
+}
+
+/* the configurations of a results document in evaluation order, one string */
+static char *sequence(json_t *d) {
+  size_t cap = 1 << 14, n = 0, i;
+  char *s = calloc(cap, 1);
+  json_t *r;
+  json_array_foreach(json_object_get(d, "results"), i, r) {
+    char *c = config_text(r);
+    n += (size_t)snprintf(s + n, cap - n, "%s;", c ? c : "?");
+    free(c);
+  }
+  return s;
+}
+
+static void test_ahead(void) {
+  json_t *one = tune("", "speed_ahead.json", "r1", "--strategy random_sample --seed 3 --budget 9 --threads 1");
+  json_t *three = tune("", "speed_ahead.json", "r3", "--strategy random_sample --seed 3 --budget 9 --threads 3");
+  json_t *brute = tune("VKOCC_TEST_CPU_COMPARE=0", "speed_ahead.json", "b2", "--strategy brute_force --budget 7 --threads 2");
+  if (!one || !three || !brute) return;
+  char *s1 = sequence(one), *s3 = sequence(three), *sb = sequence(brute);
+  CHECK(!strcmp(s1, s3), "the pool's size changed the sequence: %s against %s", s1, s3);
+  /* enumeration order: the last parameter fastest */
+  CHECK(!strncmp(sb, "{\"C\":1,\"SCALE\":1,\"WG\":32};{\"C\":2,\"SCALE\":1,\"WG\":32};{\"C\":4,\"SCALE\":1,\"WG\":32};"
+                     "{\"C\":1,\"SCALE\":2,\"WG\":32};", 100), "brute force: %s", sb);
+  json_t *docs[3] = {one, three, brute};
+  for (int k = 0; k < 3; k++) {
+    /* one compile per define set measured (a module compiled twice by two threads would count twice) */
+    char seen[8] = {0};
+    uint32_t sets = 0;
+    uint32_t compiled = 0, ahead = 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(docs[k], "results"), i, r) {
+      long scale = (long)json_integer_value(json_object_get(json_object_get(r, "config"), "SCALE"));
+      if (scale >= 1 && scale <= 6 && !seen[scale]) seen[scale] = 1, sets++;
+      json_t *tm = json_object_get(r, "timing_ms");
+      CHECK(json_is_number(json_object_get(tm, "wait")), "timing_ms.wait");
+      CHECK(json_string_value(json_object_get(r, "invalidity")) && !strcmp(json_string_value(json_object_get(r, "invalidity")), "correct"),
+            "every configuration is right");
+      /* built by the measuring thread, the wait holds the whole compile and pipeline; built ahead by the pool
+       * while the device measured the one before, less than that */
+      double compile = json_number_value(json_object_get(tm, "compile"));
+      if (compile > 0) {
+        compiled++;
+        ahead += json_number_value(json_object_get(tm, "wait")) < compile + json_number_value(json_object_get(tm, "pipeline"));
+      }
+    }
+    json_t *m = json_object_get(docs[k], "measurement");
+    CHECK(json_integer_value(json_object_get(m, "compiles")) == sets, "run %d: %lld compiles for %u define sets", k,
+          (long long)json_integer_value(json_object_get(m, "compiles")), sets);
+    CHECK(compiled >= 3 && ahead >= 1, "run %d: %u of %u compiles made ahead", k, ahead, compiled);
+  }
+  const char *v = validation(brute);
+  CHECK(v && !strcmp(v, "device"), "VKOCC_TEST_CPU_COMPARE=0: validation %s", v ? v : "(none)");
+  free(s1), free(s3), free(sb);
+  json_decref(one), json_decref(three), json_decref(brute);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3 || !mkdtemp(dir)) { fprintf(stderr, "usage: test_tune_speed_lvp VKOCC DATA_DIR\n"); return 2; }
+  bin = argv[1], data = argv[2];
+  test_P_once_per_pipeline();
+  test_ahead();
+  return check_report();
+}
