@@ -1,4 +1,5 @@
-/* The tuning-results document: writer and strict reader (docs/tune.md). */
+/* The one reader of tuning results (docs/tune.md): the results document, an older document of a shipped kernel
+ * imported into the same tune_doc; a user kernel's records are checked by io/tune_user_io.c. */
 #include "tune_results.h"
 #include "tune_user_io.h"
 #include "jsonio.h"
@@ -61,22 +62,6 @@ vkocc_status tune_parse_type(const tune_kernel_def *k, const char *type, bool *f
                     k->has_f32 ? "u32 or f32" : "u32 only");
 }
 
-void tune_run_free(tune_run *run) {
-  free(run->r);
-  run->r = NULL;
-  run->count = 0;
-}
-
-int tune_best(const tune_run *run) {
-  int best = -1;
-  for (uint32_t i = 0; i < run->count; i++) {
-    const tune_result *r = &run->r[i];
-    if (r->measured && r->valid && (best < 0 || r->median_ns < run->r[best].median_ns)) best = (int)i;
-  }
-  return best;
-}
-
-
 void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t *fp_doc, const vkocc_fingerprint *fp) {
   memset(id, 0, sizeof *id);
   vkocc_device_identity_of(d, vkocc_fingerprint_doc_sm_count(fp_doc), &id->id);
@@ -98,52 +83,6 @@ void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t 
 json_t *tune_device_queue_json(const tune_device_id *id) {
   return json_pack("{s:s, s:o}", "kind", id->queue_kind[0] ? id->queue_kind : "unknown", "shared_bytes_per_sm",
                    id->shared_per_sm ? json_integer(id->shared_per_sm) : json_null());
-}
-
-static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
-json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const char *date, double elapsed_ms) {
-  json_t *doc = vkocc_doc_new(VKOCC_DOC_TUNE_RESULTS);
-  json_object_set_new(doc, "kernel", json_string(run->k->name));
-  json_object_set_new(doc, "element_type", json_string(run->f32 ? "f32" : "u32"));
-  json_object_set_new(doc, "problem_size", json_integer((json_int_t)run->n));
-  json_object_set_new(doc, "tolerance", json_string(run->k->tolerance));
-  json_t *d = vkocc_device_identity_json(&dev->id);
-  json_object_set_new(d, "queue_family", tune_device_queue_json(dev));
-  json_object_set_new(doc, "device", d);
-  json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
-  if (dev->has_fp) {
-    json_t *fp = vkocc_fingerprint_json(&dev->fp);
-    json_object_set_new(doc, "fingerprint", fp);
-  }
-  uint32_t measured = 0, valid = 0;
-  for (uint32_t i = 0; i < run->count; i++) measured += run->r[i].measured, valid += run->r[i].measured && run->r[i].valid;
-  json_object_set_new(doc, "space", json_pack("{s:I, s:I, s:I, s:s, s:I, s:I, s:I}", "total", (json_int_t)run->space_total,
-                                              "filtered_out", (json_int_t)run->filtered, "pruned", (json_int_t)run->pruned,
-                                              "pruned_by", run->prune_note, "runnable", (json_int_t)run->count,
-                                              "measured", (json_int_t)measured, "valid", (json_int_t)valid));
-  const char *lp = getenv("LP_NUM_THREADS");
-  json_t *m = json_pack("{s:s, s:I, s:f, s:f, s:f}", "date", date, "pipelines_created", (json_int_t)run->pipelines,
-                        "pipelines_ms", run->pipelines_ms, "measure_ms", run->measure_ms, "elapsed_ms", elapsed_ms);
-  if (lp) json_object_set_new(m, "LP_NUM_THREADS", json_string(lp));
-  json_object_set_new(doc, "measurement", m);
-  int best = tune_best(run);
-  if (best >= 0)
-    json_object_set_new(doc, "best", json_pack("{s:o, s:f}", "config", tune_config_json(run->k, &run->r[best].cfg),
-                                               "median_ns", run->r[best].median_ns));
-  json_t *res = json_array();
-  for (uint32_t i = 0; i < run->count; i++) {
-    const tune_result *r = &run->r[i];
-    if (!r->measured) continue;
-    json_t *o = json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:I}", "config", tune_config_json(run->k, &r->cfg), "valid",
-                          r->valid, "median_ns", num(r->runs ? r->median_ns : NAN), "spread",
-                          num(r->runs ? r->spread : NAN), "min_ns", num(r->runs ? r->min_ns : NAN), "max_ns",
-                          num(r->runs ? r->max_ns : NAN), "runs", (json_int_t)r->runs);
-    if (r->error[0]) json_object_set_new(o, "error", json_string(r->error));
-    json_array_append_new(res, o);
-  }
-  json_object_set_new(doc, "results", res);
-  return doc;
 }
 
 /* The parameters of a configuration in range: those its variant takes, no others (as the kernel's space
@@ -185,47 +124,60 @@ static vkocc_status opt_f64(json_t *o, const char *key, const char *file, const 
   return vkocc_json_f64(o, key, file, path, true, out);
 }
 
+/* A document of a shipped kernel's run: the results document every T1 spec writes ("kind": "user") with its
+ * element type, its configurations as the kernel takes them (only the parameters of their variant). */
+bool tune_results_shipped(json_t *doc) {
+  const char *kind = json_string_value(json_object_get(doc, "kind"));
+  const char *kname = json_string_value(json_object_get(doc, "kernel"));
+  return kind && !strcmp(kind, "user") && json_object_get(doc, "element_type") && kname && vkocc_kernel_find(kname);
+}
+
+/* The kernel, element type and size of a shipped kernel's document: the same members in the results document and
+ * in an older document of vkocc.tune-results/1 without a kind (written before the shipped kernels were T1 specs). */
+static vkocc_status shipped_header(json_t *doc, const char *path, const char *kernel, tune_doc *out) {
+  char kname[64], type[8];
+  double n = 0;
+  vkocc_status s;
+  if ((s = vkocc_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
+      (s = vkocc_json_str(doc, "element_type", path, "$", true, type, sizeof type)) ||
+      (s = vkocc_json_f64(doc, "problem_size", path, "$", true, &n)))
+    return s;
+  if (!(out->k = vkocc_kernel_find(kname)))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: unknown kernel '%s' (histogram, reduce)", path, kname);
+  if (kernel && strcmp(kernel, kname))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: results of kernel '%s', not '%s'", path, kname, kernel);
+  if ((s = tune_parse_type(out->k, type, &out->f32))) return vkocc_fail(s, "%s: $.element_type: %s", path, vkocc_last_error());
+  if (!(n >= 1 && n <= 0x7fffffff && n == floor(n)))
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.problem_size: expected 1 to 2^31-1 elements", path);
+  out->n = (uint64_t)n;
+  return VKOCC_OK;
+}
+
 vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *out) {
   memset(out, 0, sizeof *out);
   snprintf(out->file, sizeof out->file, "%s", path);
   json_t *doc;
   vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
   if (s) return s;
-  char kname[64], type[8];
-  double n = 0;
-  /* results of a user kernel tuned from a T1 spec (io/tune_user_io.c): kernel, size and results there */
+  /* results of a user kernel tuned from a T1 spec (io/tune_user_io.c): kernel, size and results there; a
+   * shipped kernel's in the same document, read by its kernel's parameters; no kind: an older shipped kernel's */
   const char *kind = json_string_value(json_object_get(doc, "kind"));
   bool user = kind && !strcmp(kind, "user");
-  if (json_object_get(doc, "kind") && !user) {
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kind: expected \"user\" (or no kind: a shipped kernel)", path);
+  out->imported = !json_object_get(doc, "kind");
+  if (!user && !out->imported) {
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kind: expected \"user\" (or no kind: a shipped kernel's older document)", path);
     goto done;
   }
-  if (user) {
+  if (user && !tune_results_shipped(doc)) {
     if ((s = tune_results_load_user(doc, path, out))) goto done;
     if (kernel && strcmp(kernel, out->k->name)) {
       s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: results of kernel '%s', not '%s'", path, out->k->name, kernel);
       goto done;
     }
-  } else if ((s = vkocc_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
-      (s = vkocc_json_str(doc, "element_type", path, "$", true, type, sizeof type)) ||
-      (s = vkocc_json_f64(doc, "problem_size", path, "$", true, &n)))
-    goto done;
-  if (user) goto device;
-  if (!(out->k = vkocc_kernel_find(kname))) {
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: unknown kernel '%s' (histogram, reduce)", path, kname);
-    goto done;
+  } else {
+    user = false;
+    if ((s = shipped_header(doc, path, kernel, out))) goto done;
   }
-  if (kernel && strcmp(kernel, kname)) {
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: results of kernel '%s', not '%s'", path, kname, kernel);
-    goto done;
-  }
-  if ((s = tune_parse_type(out->k, type, &out->f32))) { s = vkocc_fail(s, "%s: $.element_type: %s", path, vkocc_last_error()); goto done; }
-  if (!(n >= 1 && n <= 0x7fffffff && n == floor(n))) {
-    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.problem_size: expected 1 to 2^31-1 elements", path);
-    goto done;
-  }
-  out->n = (uint64_t)n;
-device:;
   tune_device_id *id = &out->dev;
   bool has_device = false;
   if ((s = vkocc_doc_device(doc, path, &id->id, &has_device))) goto done;

@@ -1,5 +1,7 @@
-/* Internal to libvkocc: the tuning-results document (schema vkocc.tune-results/1, docs/tune.md), written
- * by `vkocc tune` and read back by its --resume and by `vkocc policy build/transfer`. */
+/* Internal to libvkocc: the one reader of tuning results (schema vkocc.tune-results/1, docs/tune.md) for
+ * `vkocc tune --resume`, --replay and `vkocc policy build/transfer`: the results document every run writes
+ * ("kind": "user"; a shipped kernel's adds its element type and names only the parameters of each variant),
+ * and, imported into the same tune_doc, the older documents of the shipped kernels (no kind). */
 #ifndef VKOCC_TUNE_RESULTS_H
 #define VKOCC_TUNE_RESULTS_H
 #include "kernels.h"
@@ -7,7 +9,7 @@
 #include <jansson.h>
 
 
-/* What a tuning run of a shipped kernel measured (filled from the one harness by tune/builtin.c, written and read here). */
+/* A measured configuration as the reader gives it (policies, replay, an older document's --resume). */
 typedef struct tune_result {
   tune_config cfg;
   char key[256];             /* the configuration as compact JSON with sorted keys: its identity */
@@ -17,24 +19,6 @@ typedef struct tune_result {
   uint32_t runs;
   char error[600];           /* why it is invalid (wrong answer, pipeline failed) */
 } tune_result;
-
-typedef struct tune_run {
-  const tune_kernel_def *k;
-  bool f32;
-  uint64_t n;
-  tune_result *r;            /* the configurations that can run on the device (after --only) */
-  uint32_t count;
-  uint32_t space_total;      /* the cartesian product */
-  uint32_t filtered;         /* left out by --only */
-  uint32_t pruned;           /* left out by the device's constraints */
-  char prune_note[512];      /* how many per reason */
-  double pipelines_ms, measure_ms;
-  uint32_t pipelines;
-} tune_run;
-
-void tune_run_free(tune_run *run);
-/* Index of the best valid configuration (lowest median), -1 when none. */
-int tune_best(const tune_run *run);
 
 /* JSON of a configuration (names for enumerated values, absent parameters left out) and back. */
 json_t *tune_config_json(const tune_kernel_def *k, const tune_config *c);
@@ -71,9 +55,11 @@ typedef struct tune_doc {
   tune_result *r;            /* measured configurations, in file order */
   uint32_t count;
   double pipelines_ms, measure_ms;
+  bool imported;             /* an older document of a shipped kernel (no kind): no times, no spec to resume by */
 } tune_doc;
 
-json_t *tune_results_json(const tune_run *run, const tune_device_id *dev, const char *date, double elapsed_ms);
+/* Whether doc is a shipped kernel's results document ("kind": "user" with element_type, a kernel of kernels/). */
+bool tune_results_shipped(json_t *doc);
 /* Reads and checks a whole document; VKOCC_ERROR_USAGE naming the file and JSON path. kernel, when not
  * NULL, must match (a file of another kernel is refused). */
 vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *out);

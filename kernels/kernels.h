@@ -44,6 +44,8 @@ typedef struct tune_kernel_def {
   void (*reference)(const uint32_t *in, uint64_t n, bool f32, uint32_t *ref);
   uint32_t answer_words;
   const char *tolerance;          /* stated in the results document */
+  /* The shared memory configuration c declares (its GLSL's shared arrays), in bytes: a replay's occupancy features. */
+  uint32_t (*shared_bytes)(const tune_config *c);
 } tune_kernel_def;
 
 extern const tune_kernel_def vkocc_kernel_histogram, vkocc_kernel_reduce;

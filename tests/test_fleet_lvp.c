@@ -152,6 +152,23 @@ static void test_devices(json_t *one) {
 }
 
 /* the configuration of a results document's best, and of the lowest raw median with the device that measured it */
+/* A spec whose condition names a device limit (WG * ITEMS * 4 within lavapipe's 1024 invocations: 3 of 12 ruled
+ * out) runs on two devices: each group's search bound to its members' limits, each worker to its own. */
+static void test_device_limits(void) {
+  char *out;
+  run_fmt(&out, "cd %s && sed 's/\\(\"Values\": \"\\[1, 2, 4, 8\\]\"}\\)/\\1], \"Conditions\": [{\"Parameters\": "
+          "[\"WG\", \"ITEMS\"], \"Expression\": \"WG * ITEMS * 4 <= MaxComputeWorkGroupInvocations\"}/' s.json > lim.json 2>&1", dir);
+  free(out);
+  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s tune lim.json -o lim-out.json %s --device 0,0 2>&1", dir, bin, common);
+  CHECK(rc == 0, "a spec naming a device limit on two devices: exit %d: %s", rc, out);
+  free(out);
+  json_t *d = load("lim-out.json");
+  json_t *sp = json_object_get(d, "space");
+  CHECK(json_integer_value(json_object_get(sp, "constrained")) == 3 && json_integer_value(json_object_get(sp, "allowed")) == 9,
+        "3 ruled out by the device's limit, 9 allowed");
+  json_decref(d);
+}
+
 static char *best_key(json_t *d) {
   return json_dumps(json_object_get(json_object_get(d, "best"), "config"), JSON_COMPACT | JSON_SORT_KEYS);
 }
@@ -355,6 +372,7 @@ int main(int argc, char **argv) {
     CHECK_EQ_U(json_object_size(v), 12);
     json_decref(v);
     test_devices(one);
+    test_device_limits();
     test_normalized();
     test_mpi(one);
   }

@@ -7,6 +7,7 @@
 #include "synth.h"
 #include "../policy/tunedb.h"
 #include "jsonio.h"
+#include "older_results.h"
 #include <stdlib.h>
 
 static char dir[] = "/tmp/vkocc-policy-queue-XXXXXX";
@@ -54,9 +55,8 @@ int main(void) {
   make_doc(&docs[1], "h100", "graphics+compute", 49152, &hop, (double[]){150, 100, 200, 300}); /* best B */
   make_doc(&docs[2], "h200", "unknown", 0, &hop, (double[]){200, 210, 100, 300});               /* best C */
 
-  /* the results document records the kind and capacity; one without them reads as "unknown" */
-  tune_run run = {.k = docs[1].k, .n = docs[1].n, .r = docs[1].r, .count = 4, .space_total = 168};
-  json_t *j = tune_results_json(&run, &docs[1].dev, "2026-01-01T00:00:00Z", 1);
+  /* a shipped kernel's older document records the kind and capacity; one without them reads as "unknown" */
+  json_t *j = older_results_json(&docs[1], 168, 0);
   json_t *qf = json_object_get(json_object_get(j, "device"), "queue_family");
   CHECK(json_is_object(qf) && !strcmp(json_string_value(json_object_get(qf, "kind")), "graphics+compute") &&
             json_integer_value(json_object_get(qf, "shared_bytes_per_sm")) == 49152, "device.queue_family written");

@@ -7,6 +7,7 @@
 #include "../policy/tunedb.h"
 #include "jsonio.h"
 #include "../tune/builtin.h"
+#include "older_results.h"
 #include <stdlib.h>
 
 static char dir[] = "/tmp/vkocc-tune-XXXXXX";
@@ -30,6 +31,55 @@ static void make_doc(tune_doc *d, const char *name, const char *key, const vkocc
     r->measured = true, r->valid = t[i] > 0, r->median_ns = t[i] > 0 ? t[i] : 50, r->runs = 5;
     if (!r->valid) snprintf(r->error, sizeof r->error, "wrong answer: sum 1, expected 2");
   }
+}
+
+/* An older document (path: reduce u32 at 2^20, no kind) imported, resumed into the built-in spec, written as the
+ * results document every run writes, and read back by the one reader: the same keys, medians and validity, and
+ * a second --resume takes the written document whole. */
+static void test_import(const char *path, const tune_doc *want) {
+  tune_doc old, back;
+  CHECK(tune_results_load(path, "reduce", &old) == VKOCC_OK && old.imported, "the older document is imported");
+  const int64_t any[TEXPR_NDEVICE] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, 1};
+  tu_builtin b;
+  tu_run run;
+  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK_EQ_U(tu_builtin_resume(&b, &run, &old), want->count);
+  json_t *j = tu_builtin_results_json(&b, &run, &old.dev, "2026-01-01T00:00:00Z");
+  CHECK(j && tune_results_shipped(j), "a shipped kernel's results document");
+  CHECK(!strcmp(json_string_value(json_object_get(j, "kind")), "user") &&
+        !strcmp(json_string_value(json_object_get(j, "element_type")), "u32"), "kind user, element type u32");
+  char out[700];
+  snprintf(out, sizeof out, "%s/amp-new.json", dir);
+  CHECK(vkocc_json_write(j, out) == VKOCC_OK, "write the results document");
+  json_decref(j);
+  CHECK(tune_results_load(out, "reduce", &back) == VKOCC_OK && !back.imported, "read back: %s", vkocc_last_error());
+  CHECK(back.count == want->count && back.k == want->k && back.n == want->n && !back.f32 &&
+        !strcmp(back.dev.id.key, want->dev.id.key) && !strcmp(back.dev.cluster_id, want->dev.cluster_id), "the same run");
+  for (uint32_t i = 0; i < want->count; i++) {
+    CHECK(tdb_time(&back, want->r[i].key) == tdb_time(want, want->r[i].key), "%s: %g, want %g", want->r[i].key,
+          tdb_time(&back, want->r[i].key), tdb_time(want, want->r[i].key));
+  }
+  tune_doc_free(&back);
+  tune_doc_free(&old);
+  tu_run_free(&run);
+  /* --resume from the written document: every record back, its median and count of runs */
+  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(tu_builtin_resume_file(&b, &run, out, want->dev.id.key) == VKOCC_OK, "resume: %s", vkocc_last_error());
+  CHECK_EQ_U(run.resumed, want->count);
+  uint32_t ranked = 0;
+  for (uint32_t c = 0; c < run.space.count; c++) ranked += run.r[c].measured && run.r[c].runs == 5 && run.r[c].median_ns > 0;
+  CHECK_EQ_U(ranked, want->count);
+  CHECK(tu_builtin_resume_file(&b, &run, out, "another") == VKOCC_ERROR_USAGE, "another device's results");
+  tu_run_free(&run);
+  /* only a shipped kernel's records may lack their times (imported medians): any other's must give them */
+  json_t *w = json_load_file(out, 0, NULL);
+  json_object_del(w, "element_type");
+  CHECK(vkocc_json_write(w, out) == VKOCC_OK, "rewrite");
+  json_decref(w);
+  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(tu_builtin_resume_file(&b, &run, out, want->dev.id.key) == VKOCC_ERROR_USAGE, "records without times refused");
+  CHECK_CONTAINS(vkocc_last_error(), "needs runs");
+  tu_run_free(&run);
 }
 
 static double eff(json_t *target, const char *rule) {
@@ -187,6 +237,12 @@ int main(void) {
   CHECK_EQ_U(vkocc_kernel_histogram.space(NULL), 270);
   CHECK_EQ_U(vkocc_kernel_reduce.space(NULL), 168);
   test_builtin_specs();
+  /* the shared memory each kernel's GLSL declares: histogram's bins per copy (none with global atomics), reduce's
+   * one word per invocation and a flag */
+  CHECK_EQ_U(vkocc_kernel_histogram.shared_bytes(&(tune_config){{0, 256, 4, 0, 0}, 0x7}), 0);
+  CHECK_EQ_U(vkocc_kernel_histogram.shared_bytes(&(tune_config){{1, 256, 4, 4, 0}, 0xf}), 4096);
+  CHECK_EQ_U(vkocc_kernel_histogram.shared_bytes(&(tune_config){{2, 64, 1, 8, 512}, 0x1f}), 8192);
+  CHECK_EQ_U(vkocc_kernel_reduce.shared_bytes(&CFG[0]), 1028);
   /* three devices: H1, H2 one cluster (Hopper, 132 and 114 SMs), AMP another; D invalid on H1 */
   vkocc_fingerprint h132, h114, amp, rdna;
   synth_fingerprint(&SYNTH_HOPPER, 132, 0, &h132);
@@ -208,9 +264,8 @@ int main(void) {
   CHECK(tdb_pick(hop, 2, TDB_GEOMEAN, key, sizeof key, &worst, &geo) && !strcmp(key, B), "Hopper geomean picks B: %s", key);
   CHECK_NEAR(geo, sqrt(100.0 / 110), 1e-12);
 
-  /* results document: written, read back equal */
-  tune_run run = {.k = docs[2].k, .n = docs[2].n, .r = docs[2].r, .count = 4, .space_total = 168, .pruned = 164};
-  json_t *j = tune_results_json(&run, &docs[2].dev, "2026-01-01T00:00:00Z", 1);
+  /* an older document of a shipped kernel: imported equal */
+  json_t *j = older_results_json(&docs[2], 168, 164);
   char path[600];
   snprintf(path, sizeof path, "%s/amp.json", dir);
   CHECK(vkocc_json_write(j, path) == VKOCC_OK, "write");
@@ -220,6 +275,7 @@ int main(void) {
   CHECK(back.count == 4 && back.r[3].median_ns == 90 && !strcmp(back.r[3].key, D) && !strcmp(back.dev.cluster_id, amp.cluster_id) &&
             back.dev.has_fp, "round trip: %u results", back.count);
   tune_doc_free(&back);
+  test_import(path, &docs[2]);
   CHECK(tune_results_load(path, "histogram", &back) == VKOCC_ERROR_USAGE, "another kernel's results");
   CHECK_CONTAINS(vkocc_last_error(), "not 'histogram'");
   /* bad documents */

@@ -80,6 +80,20 @@ int main(int argc, char **argv) {
   CHECK(count(doc, "\"valid\": true") == 14 && count(doc, "\"valid\": false") == 0, "14 valid results");
   CHECK_CONTAINS(doc, "\"schema\": \"vkocc.tune-results/1\"");
   CHECK_CONTAINS(doc, "\"cluster_id\": \"c1-"); /* the fingerprint given (a c1 document) */
+  /* the one results document; a configuration named by the parameters of its variant (global atomics: no copies) */
+  CHECK_CONTAINS(doc, "\"kind\": \"user\"");
+  CHECK_CONTAINS(doc, "\"element_type\": \"u32\"");
+  json_t *hd = json_loads(doc, 0, NULL);
+  size_t i, named = 0, plain = 0;
+  json_t *rec;
+  json_array_foreach(json_object_get(hd, "results"), i, rec) {
+    json_t *c = json_object_get(rec, "config");
+    bool ga = !strcmp(json_string_value(json_object_get(c, "variant")), "global_atomics");
+    named += !ga && json_object_get(c, "copies");
+    plain += ga && !json_object_get(c, "copies") && !json_object_get(c, "workgroups") && json_object_get(c, "grain");
+  }
+  CHECK(named == 12 && plain == 2, "copies named by shared_bins and persistent only: %zu, %zu", named, plain);
+  json_decref(hd);
   free(doc);
   rc = run_fmt(&out, "%s tune histogram --size 40000 --only wg_size=64 --only grain=1 --only variant=persistent --only workgroups=128,512 "
                "--max-runs 3 --fingerprint %s --allow-other-device -o %s/p.json 2>&1", bin, fp, dir);

@@ -1,7 +1,9 @@
 /* The shipped kernels as built-in T1 specs (tune/builtin.h): the kernel's embedded spec made concrete (size,
  * element type), its input and CPU reference as data hooks, and the mapping between a T1 configuration and the
- * configuration a vkocc.tune-results/1 document names (only the parameters its variant takes). */
+ * configuration its results document names (only the parameters its variant takes). */
 #include "builtin.h"
+#include "user_results.h"
+#include "io.h"
 #include "exec.h"
 #include <math.h>
 #include <stdio.h>
@@ -280,15 +282,61 @@ void tu_builtin_groups(const tune_kernel_def *k, bool f32, uint64_t n, const tun
   tu_run_free(&run);
 }
 
-json_t *tu_builtin_results_json(const tu_builtin *b, const tu_run *run, const tune_device_id *dev, const char *date,
-                                double elapsed_ms) {
-  tune_run tr = {.k = b->k, .f32 = b->f32, .n = b->n, .count = run->space.count, .space_total = b->space_total,
-                 .filtered = run->filtered, .pruned = b->pruned, .pipelines_ms = run->pipelines_ms,
-                 .measure_ms = run->measure_ms, .pipelines = run->pipelines};
-  snprintf(tr.prune_note, sizeof tr.prune_note, "%s", b->prune_note);
-  tr.r = vkocc_xcalloc(run->space.count + 1, sizeof *tr.r);
-  for (uint32_t i = 0; i < run->space.count; i++) tu_builtin_result(b, run, i, &tr.r[i]);
-  json_t *doc = tune_results_json(&tr, dev, date, elapsed_ms);
-  free(tr.r);
+/* A configuration of the spec (every parameter) as the kernel takes it: the parameters of its variant only, the
+ * form policies, --only and the older documents name it by. */
+static json_t *kernel_form(const tu_builtin *b, json_t *cfg) {
+  const tune_kernel_def *k = b->k;
+  const char *v = json_string_value(json_object_get(cfg, k->params[0].name));
+  uint32_t j = 0;
+  while (v && j < k->params[0].nnames && strcmp(k->params[0].names[j], v)) j++;
+  uint32_t mask = v && j < k->params[0].nnames && j < 16 ? b->masks[j] : ~0u;
+  json_t *o = json_object();
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    json_t *x = json_object_get(cfg, k->params[i].name);
+    if (x && mask >> i & 1) json_object_set(o, k->params[i].name, x);
+  }
+  return o;
+}
+
+json_t *tu_builtin_results_json(const tu_builtin *b, const tu_run *run, const tune_device_id *dev, const char *date) {
+  json_t *doc = tu_results_json(run, dev, date);
+  json_object_set_new(doc, "element_type", json_string(b->f32 ? "f32" : "u32"));
+  json_object_set_new(doc, "tolerance", json_string(b->k->tolerance));
+  /* what the device's limits ruled out of the kernel's own space, by reason */
+  json_t *sp = json_object_get(doc, "space");
+  json_object_set_new(sp, "kernel_total", json_integer((json_int_t)b->space_total));
+  json_object_set_new(sp, "pruned", json_integer((json_int_t)b->pruned));
+  json_object_set_new(sp, "pruned_by", json_string(b->prune_note));
+  json_t *best = json_object_get(doc, "best"), *sentinel = json_object_get(json_object_get(doc, "measurement"), "sentinel");
+  if (best) json_object_set_new(best, "config", kernel_form(b, json_object_get(best, "config")));
+  if (sentinel) json_object_set_new(sentinel, "config", kernel_form(b, json_object_get(sentinel, "config")));
+  size_t i;
+  json_t *e;
+  json_array_foreach(json_object_get(doc, "results"), i, e) json_object_set_new(e, "config", kernel_form(b, json_object_get(e, "config")));
   return doc;
+}
+
+vkocc_status tu_builtin_resume_file(const tu_builtin *b, tu_run *run, const char *path, const char *device_key) {
+  json_t *doc;
+  vkocc_status st = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
+  if (st) return st;
+  /* each configuration back in the spec's form (every parameter); one the device rules out now is left */
+  json_t *index = key_index(b, run), *keep = json_array();
+  size_t i;
+  json_t *e;
+  json_array_foreach(json_object_get(doc, "results"), i, e) {
+    json_t *cfg = json_object_get(e, "config");
+    char *k = json_is_object(cfg) ? json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_t *at = k ? json_object_get(index, k) : NULL;
+    free(k);
+    if (!at) continue;
+    json_t *x = json_deep_copy(e);
+    json_object_set_new(x, "config", t1_config_json(&run->spec, run->space.coord + (size_t)json_integer_value(at) * run->spec.nparams));
+    json_array_append_new(keep, x);
+  }
+  json_decref(index);
+  json_object_set_new(doc, "results", keep);
+  st = tu_results_resume_doc(doc, path, run, device_key);
+  json_decref(doc);
+  return st;
 }

@@ -1,7 +1,7 @@
 /* Internal to libvkocc: the shipped kernels (kernels/) as built-in T1 specs, measured by the one harness
- * (tune/user.c) like any user's kernel, and their results written and resumed as the vkocc.tune-results/1
- * documents that `vkocc policy` reads (io/tune_results.h): the parameters a variant does not take are left out,
- * the constraints the device's limits impose are counted by reason. */
+ * (tune/user.c) like any user's kernel, their results written as the results document of any T1 spec
+ * (tune/user_results.h) with the element type, each configuration named by the parameters its variant takes (as
+ * `vkocc policy` reads them, io/tune_results.h) and the constraints the device's limits impose counted by reason. */
 #ifndef VKOCC_TUNE_BUILTIN_H
 #define VKOCC_TUNE_BUILTIN_H
 #include "user.h"
@@ -30,13 +30,17 @@ vkocc_status tu_builtin_open(tu_builtin *b, vkocc_context *ctx, const tune_kerne
 vkocc_status tu_builtin_restrict(const tu_builtin *b, tu_run *run, const char *only);
 /* Configuration i of run (an index of its space) as a results document holds it. */
 void tu_builtin_result(const tu_builtin *b, const tu_run *run, uint32_t i, tune_result *out);
-/* The results of prev (k's, at b's type and size) taken into run as measured; how many. */
+/* The results of prev (an older document of k's, at b's type and size, prev->imported) taken into run as measured;
+ * how many. They carry no times_ns: their medians stand. */
 uint32_t tu_builtin_resume(const tu_builtin *b, tu_run *run, const tune_doc *prev);
+/* --resume from k's results document at path (tune_results_load read it): its configurations in the spec's form,
+ * then tu_results_resume's checks (the same spec: type and size; the same device). */
+vkocc_status tu_builtin_resume_file(const tu_builtin *b, tu_run *run, const char *path, const char *device_key);
 /* The workgroup count of each configuration of k at n elements (0 for one the built-in spec does not hold), from
  * its GlobalSize: for a replay's features, no device needed. */
 void tu_builtin_groups(const tune_kernel_def *k, bool f32, uint64_t n, const tune_config *cfg, uint32_t count,
                        uint32_t *groups);
-/* The vkocc.tune-results/1 document of run. */
-json_t *tu_builtin_results_json(const tu_builtin *b, const tu_run *run, const tune_device_id *dev, const char *date,
-                                double elapsed_ms);
+/* The results document of run (tu_results_json's, with element_type, tolerance, what the device ruled out, and
+ * each configuration named by the parameters of its variant). */
+json_t *tu_builtin_results_json(const tu_builtin *b, const tu_run *run, const tune_device_id *dev, const char *date);
 #endif

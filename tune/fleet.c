@@ -23,6 +23,7 @@
  * silent too long is given up (its configurations go to the others), and an agent whose coordinator is gone stops. */
 #include "fleet.h"
 #include "user_results.h"
+#include "builtin.h"
 #include "io.h"
 #include "jsonio.h"
 #include <errno.h>
@@ -108,6 +109,7 @@ typedef struct slot {
   int rank;
   uint32_t group;
   tune_device_id dev;
+  int64_t limits[TEXPR_NDEVICE];     /* its device's limits as a spec's conditions name them */
   char host[64];
   uint32_t inflight[CHUNK], ninflight; /* configurations handed to it, not yet measured */
   bool started, dead;
@@ -1143,7 +1145,8 @@ typedef struct hello {
   char hash[40];
   uint32_t layout, n;
   char host[64];
-} hello; /* followed by n tune_device_id */
+} hello; /* followed by n tune_device_id, then n arrays of TEXPR_NDEVICE limits (int64_t) */
+typedef int64_t limits_t[TEXPR_NDEVICE];
 
 typedef struct welcome {
   int32_t ok;
@@ -1183,6 +1186,19 @@ static void fleet_free(fleet *f) {
   pthread_mutex_destroy(&f->mu), pthread_cond_destroy(&f->out_cond);
 }
 
+/* A spec whose conditions name the device's limits: a group's search takes the smallest of its members' (each
+ * member must run every configuration it proposes), before anything is resumed into it. */
+static vkocc_status bind_group_limits(fleet *f, uint32_t gi) {
+  limits_t lim;
+  bool have = false;
+  for (uint32_t s = 0; s < f->nslots; s++) {
+    if (f->slots[s].group != gi) continue;
+    for (int k = 0; k < TEXPR_NDEVICE; k++) lim[k] = have && lim[k] < f->slots[s].limits[k] ? lim[k] : f->slots[s].limits[k];
+    have = true;
+  }
+  return have ? tu_bind_device(&f->g[gi].run, lim) : VKOCC_OK;
+}
+
 /* The groups of the slots (by cluster ID, in the order they first appear), their records, resumed, and searches. */
 static vkocc_status make_groups(fleet *f) {
   const vkocc_tune_options *o = f->o;
@@ -1203,6 +1219,7 @@ static vkocc_status make_groups(fleet *f) {
     output_of(o->output, g->cluster_id, f->ng, g->output, sizeof g->output);
     snprintf(g->journal, sizeof g->journal, "%s.journal", g->output);
     if ((st = tu_prepare(f->spec_path, f->name, &g->run))) return st;
+    if ((st = bind_group_limits(f, gi))) return st;
     if (f->resume && (st = resume_group(g))) return st;
     if (!g->prev_devices) g->prev_devices = json_array();
     /* --only after the resumed results, as one device does: those are kept whatever it says */
@@ -1266,6 +1283,10 @@ static vkocc_status make_worker(fleet *f, worker *w, const vkocc_tune_fleet_memb
   pthread_cond_init(&w->cond, NULL);
   vkocc_status st = tu_prepare(f->spec_path, f->name, &w->run);
   if (st) return st;
+  /* its own device's limits: its space holds its group's (bound to the smallest member's) */
+  limits_t lim;
+  tu_device_limits(w->ctx, lim);
+  if ((st = tu_bind_device(&w->run, lim))) return st;
   if (count > w->run.space.count)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: the coordinator's space has %u configurations, this rank's %u", f->spec_path,
                       count, w->run.space.count);
@@ -1327,8 +1348,9 @@ static msg *recv_msg(const void *buf, size_t len) {
 }
 
 /* A rank other than 0: says who it is, waits to be admitted, then forwards. */
-static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, const tune_device_id *ids, const char *hash) {
-  size_t hl = sizeof(hello) + f->nw * sizeof(tune_device_id);
+static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, const tune_device_id *ids,
+                          const limits_t *lims, const char *hash) {
+  size_t hl = sizeof(hello) + f->nw * (sizeof(tune_device_id) + sizeof(limits_t));
   char *hb = vkocc_xcalloc(1, hl);
   hello *h = (hello *)hb;
   snprintf(h->version, sizeof h->version, "%s", vkocc_version());
@@ -1336,6 +1358,7 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
   h->layout = (uint32_t)sizeof(tu_result), h->n = f->nw;
   host_name(h->host, sizeof h->host);
   memcpy(hb + sizeof(hello), ids, f->nw * sizeof *ids);
+  memcpy(hb + sizeof(hello) + f->nw * sizeof *ids, lims, f->nw * sizeof *lims);
   vkocc_status st = fleet_mpi_send(0, TAG_HELLO, hb, hl, f->silent_ms);
   free(hb);
   if (st) return st;
@@ -1426,7 +1449,7 @@ static vkocc_status admit(fleet *f, const char *hash, char **hellos, size_t *len
     else if (strcmp(h.hash, hash))
       snprintf(refuse, sizeof refuse, "rank %d (%s) read a spec of hash %s, the coordinator %s (%s): every rank needs the "
                "same spec file", from, h.host, h.hash, hash, f->spec_path);
-    else if (len != sizeof(hello) + h.n * sizeof(tune_device_id))
+    else if (len != sizeof(hello) + h.n * (sizeof(tune_device_id) + sizeof(limits_t)))
       snprintf(refuse, sizeof refuse, "rank %d (%s): a malformed hello", from, h.host);
   }
   if (refuse[0]) {
@@ -1637,9 +1660,11 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   }
   /* who this rank's members are; a device named twice would time two searches against each other */
   tune_device_id *ids = vkocc_xcalloc(n, sizeof *ids);
+  limits_t *lims = vkocc_xcalloc(n, sizeof *lims);
   for (uint32_t i = 0; i < n && !st; i++) {
     json_t *det = members[i].details ? vkocc_fingerprint_details_json(members[i].details) : NULL;
     tune_device_id_fill(&ids[i], vkocc_context_device(members[i].ctx), det, members[i].fp);
+    tu_device_limits(members[i].ctx, lims[i]);
     if (!members[i].fp) snprintf(ids[i].cluster_id, sizeof ids[i].cluster_id, "unknown");
     for (uint32_t k = 0; k < i && !st; k++)
       if (!memcmp(ids[k].id.uuid, ids[i].id.uuid, 16) && !strcmp(ids[k].id.key, ids[i].id.key) && !same_device_allowed())
@@ -1655,7 +1680,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
     f->nw = n;
     f->w = vkocc_xcalloc(n, sizeof *f->w);
     if (!st && f->rank != 0) {
-      st = agent(f, members, ids, hash);
+      st = agent(f, members, ids, lims, hash);
     } else if (!st) {
       char **hellos = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *hellos);
       size_t *lens = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *lens);
@@ -1668,6 +1693,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         uint32_t s = 0;
         for (uint32_t i = 0; i < n; i++, s++) {
           f->slots[s].rank = 0, f->slots[s].dev = ids[i];
+          memcpy(f->slots[s].limits, lims[i], sizeof lims[i]);
           host_name(f->slots[s].host, sizeof f->slots[s].host);
         }
         for (int r = 1; r < f->nranks; r++) {
@@ -1675,6 +1701,8 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
           for (uint32_t i = 0; i < h->n; i++, s++) {
             f->slots[s].rank = r;
             memcpy(&f->slots[s].dev, hellos[r] + sizeof(hello) + i * sizeof(tune_device_id), sizeof(tune_device_id));
+            memcpy(f->slots[s].limits, hellos[r] + sizeof(hello) + h->n * sizeof(tune_device_id) + i * sizeof(limits_t),
+                   sizeof(limits_t));
             snprintf(f->slots[s].host, sizeof f->slots[s].host, "%s", h->host);
           }
         }
@@ -1724,6 +1752,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   double silent_ms = f->silent_ms;
   fleet_free(f);
   free(ids);
+  free(lims);
   if (mpi_inited) fleet_mpi_finalize(lost, silent_ms, st ? 1 : 0);
   return st ? vkocc_fail(st, "%s", keep) : VKOCC_OK;
 }

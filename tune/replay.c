@@ -170,15 +170,6 @@ static void find_optimum(tune_replay_space *sp) {
 
 /* ------------------------------------------------------------------ vkocc.tune-results */
 
-/* Shared bytes of a shipped kernel's configuration, as its GLSL declares them (kernels/<name>/<name>.comp):
- * histogram: 256 u32 bins per privatized copy in the shared and persistent variants, none with global
- * atomics; reduce: one T (4 bytes) per invocation plus a bool (4 bytes). */
-static uint32_t shipped_shared_bytes(const tune_kernel_def *k, const tune_config *c) {
-  if (!strcmp(k->name, "histogram")) return c->v[0] == 0 ? 0 : 1024u * c->v[3];
-  if (!strcmp(k->name, "reduce")) return 4u * c->v[1] + 4u;
-  return 0;
-}
-
 static uint64_t product3(json_t *a) {
   uint64_t p = 1;
   for (size_t i = 0; i < 3; i++) {
@@ -282,8 +273,8 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
   tune_doc doc;
   vkocc_status s = tune_results_load(path, NULL, &doc);
   if (s) return s;
-  const char *kind = json_string_value(json_object_get(raw, "kind"));
-  if (kind && !strcmp(kind, "user")) {
+  /* a user kernel's results; a shipped kernel's (either form) are read by its kernel's parameters */
+  if (!doc.imported && !tune_results_shipped(raw)) {
     s = load_user_results(path, raw, fingerprint, &doc, sp);
     tune_doc_free(&doc);
     return s;
@@ -299,7 +290,8 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
   for (uint32_t c = 0; c < n; c++)
     sp->truth[c] = (tune_eval){doc.r[c].measured && doc.r[c].valid && doc.r[c].median_ns > 0, doc.r[c].median_ns};
   json_t *space = json_object_get(raw, "space");
-  json_int_t runnable = json_integer_value(json_object_get(space, "runnable"));
+  json_t *ran = json_object_get(space, doc.imported ? "runnable" : "allowed");
+  json_int_t runnable = json_integer_value(ran);
   snprintf(sp->what, sizeof sp->what, "%s %s at %llu on %s%s", k->name, doc.f32 ? "f32" : "u32",
            (unsigned long long)doc.n, doc.dev.id.name, runnable > (json_int_t)n ? " (partial: not every runnable configuration measured)" : "");
   /* features: the workgroup size is the wg_size parameter; shared memory and groups from the kernel */
@@ -316,7 +308,7 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
     free(cfg);
     for (uint32_t c = 0; c < n && wgp >= 0; c++) {
       wg[c] = doc.r[c].cfg.v[wgp];
-      sh[c] = shipped_shared_bytes(k, &doc.r[c].cfg);
+      sh[c] = k->shared_bytes ? k->shared_bytes(&doc.r[c].cfg) : 0; /* as the kernel's GLSL declares it */
     }
     if (wgp >= 0) {
       occupancy_features(sp, &d, wg, sh, gr);

@@ -1,8 +1,9 @@
 /* The public tuning session (include/vkocc.h, "tuning"): one handle over the one harness (tune/user.c), for a
  * user's kernel from a T1 spec and for a shipped kernel through its built-in spec (tune/builtin.c), with what
  * `vkocc tune` does around it: --resume, --only, who measured, checkpoints, the results documents written whole,
- * and the queries the text summary reads. A shipped kernel's results are the vkocc.tune-results/1 document
- * policies read; that and --only's reading are all that differ. */
+ * and the queries the text summary reads. Every run writes the one results document; a shipped kernel's names its
+ * element type and each configuration by the parameters of its variant (what policies read), and --only reads
+ * those names. */
 #include "builtin.h"
 #include "user_results.h"
 #include "search.h"
@@ -18,14 +19,13 @@
 
 struct vkocc_tune_session {
   tu_run urun;               /* the spec (a T1 file's, or a shipped kernel's built-in one from prepare on) */
-  double t0;                 /* when it opened: the shipped kernels' documents record the time since */
   /* a shipped kernel (k set): its built-in spec, and the document --resume continues */
   const tune_kernel_def *k;
   bool f32;
   uint64_t n;
   tu_builtin b;
   bool have_prev;
-  tune_doc prev;             /* the resumed document, read by vkocc_tune_resume, merged by prepare */
+  tune_doc prev;             /* the resumed document, read by vkocc_tune_resume (tune_results_load), merged by prepare */
   char prev_path[1024];
   double prev_pipelines_ms, prev_measure_ms;
   char resume_path[1024];    /* a T1 session's, read by prepare once the device is known */
@@ -43,9 +43,7 @@ struct vkocc_tune_session {
 
 
 static vkocc_tune_session *session_new(void) {
-  vkocc_tune_session *s = vkocc_xcalloc(1, sizeof *s);
-  s->t0 = vkocc_now_ms();
-  return s;
+  return vkocc_xcalloc(1, sizeof(vkocc_tune_session));
 }
 
 vkocc_status vkocc_tune_open_spec(const char *spec_path, const char *name, vkocc_tune_session **out) {
@@ -180,7 +178,13 @@ static vkocc_status prepare_kernel(vkocc_tune_session *s, vkocc_context *ctx) {
                       s->prev.dev.id.key, s->dev.id.key);
   vkocc_status st = tu_builtin_open(&s->b, ctx, s->k, s->n, s->f32, &s->urun);
   if (st || !s->have_prev) return st;
-  tu_builtin_resume(&s->b, &s->urun, &s->prev);
+  /* an older document (no kind) gives its medians; the results document its records whole, times and all */
+  if (s->prev.imported) tu_builtin_resume(&s->b, &s->urun, &s->prev);
+  else if ((st = tu_builtin_resume_file(&s->b, &s->urun, s->prev_path, s->dev.id.key))) {
+    tune_doc_free(&s->prev);
+    s->have_prev = false;
+    return vkocc_fail(st, "--resume: %s", vkocc_last_error());
+  }
   /* the resumed runs' times, said apart in the summary */
   s->urun.pipelines_ms = s->prev_pipelines_ms = s->prev.pipelines_ms > 0 ? s->prev.pipelines_ms : 0;
   s->urun.measure_ms = s->prev_measure_ms = s->prev.measure_ms > 0 ? s->prev.measure_ms : 0;
@@ -213,8 +217,7 @@ vkocc_status vkocc_tune_prepare(vkocc_tune_session *s, vkocc_context *ctx, const
 static json_t *results_json(const vkocc_tune_session *s) {
   char when[32];
   vkocc_utc_now(when, sizeof when);
-  return s->k ? tu_builtin_results_json(&s->b, &s->urun, &s->dev, when, vkocc_now_ms() - s->t0)
-              : tu_results_json(&s->urun, &s->dev, when);
+  return s->k ? tu_builtin_results_json(&s->b, &s->urun, &s->dev, when) : tu_results_json(&s->urun, &s->dev, when);
 }
 
 void vkocc_tune_t4_metadata_path(const char *t4, char *out, size_t len) {

@@ -44,7 +44,7 @@ static uint32_t *report_order(const tu_run *run, uint32_t *n) {
 
 static json_t *times_json(const tu_result *r, double scale) {
   json_t *a = json_array();
-  for (uint32_t t = 0; t < r->runs; t++) json_array_append_new(a, json_real(r->times_ns[t] * scale));
+  for (uint32_t t = 0; r->times_ns && t < r->runs; t++) json_array_append_new(a, json_real(r->times_ns[t] * scale));
   return a;
 }
 
@@ -246,11 +246,18 @@ static vkocc_status check_result(json_t *e, const char *path, const char *p, tu_
 }
 
 vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device_key) {
-  json_t *index = NULL;
-  bool *taken = NULL;
   json_t *doc;
   vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
   if (s) return s;
+  s = tu_results_resume_doc(doc, path, run, device_key);
+  json_decref(doc);
+  return s;
+}
+
+vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, const char *device_key) {
+  json_t *index = NULL;
+  bool *taken = NULL, shipped = tune_results_shipped(doc);
+  vkocc_status s = VKOCC_OK;
   const char *kind = json_string_value(json_object_get(doc, "kind"));
   const char *hash = json_string_value(json_object_get(json_object_get(doc, "spec"), "hash"));
   char msg[1400];
@@ -303,10 +310,13 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
               : !strcmp(P_source, "same-resources") ? TU_P_SAME_RESOURCES : 0;
     r->P_from = -1;
     r->median_ns = f64(e, "median_ns"), r->spread = f64(e, "spread"), r->min_ns = f64(e, "min_ns"), r->max_ns = f64(e, "max_ns");
-    json_t *times = json_object_get(e, "times_ns");
+    json_t *times = json_object_get(e, "times_ns"), *runs = json_object_get(e, "runs");
     r->runs = (uint32_t)json_array_size(times);
-    r->times_ns = vkocc_xcalloc(r->runs + 1, sizeof *r->times_ns);
+    r->times_ns = r->runs ? vkocc_xcalloc(r->runs + 1, sizeof *r->times_ns) : NULL;
     for (uint32_t t = 0; t < r->runs; t++) r->times_ns[t] = json_number_value(json_array_get(times, t));
+    /* a shipped kernel's result resumed from an older document kept its median and count of runs, not its times */
+    if (!r->runs && shipped && json_is_integer(runs) && json_integer_value(runs) > 0 && json_integer_value(runs) <= 100000)
+      r->runs = (uint32_t)json_integer_value(runs);
     if (inv == TU_CORRECT && !(r->median_ns > 0 && r->runs)) { s = bad(path, p, "a valid result needs runs and a positive median_ns"); goto out; }
     for (int d = 0; d < 3; d++) {
       r->local[d] = (uint32_t)json_integer_value(json_array_get(json_object_get(e, "local_size"), d));
@@ -320,7 +330,6 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
 out:
   json_decref(index);
   free(taken);
-  json_decref(doc);
   return s;
 }
 

@@ -48,6 +48,9 @@ static void reference(const uint32_t *in, uint64_t n, bool f32, uint32_t *ref) {
   for (uint64_t i = 0; i < n; i++) ref[in[i] >> 24]++;
 }
 
+/* 256 u32 bins per privatized copy (s_hist) in the shared and persistent variants, none with global atomics */
+static uint32_t shared_bytes(const tune_config *c) { return c->v[0] == 0 ? 0 : 1024u * c->v[3]; }
+
 const tune_kernel_def vkocc_kernel_histogram = {
     .name = "histogram",
     .what = "256-bin histogram of u32 values (bin = value >> 24)",
@@ -58,4 +61,5 @@ const tune_kernel_def vkocc_kernel_histogram = {
     .params = {{"variant", variants, 3}, {"wg_size"}, {"grain"}, {"copies"}, {"workgroups"}},
     .space = space, .input = input, .reference = reference, .answer_words = 256,
     .tolerance = "exact (every bin equal)",
+    .shared_bytes = shared_bytes,
 };

@@ -59,6 +59,9 @@ static void reference(const uint32_t *in, uint64_t n, bool f32, uint32_t *ref) {
   }
 }
 
+/* one T (4 bytes) per invocation (red) and a bool (is_last, 4 bytes) */
+static uint32_t shared_bytes(const tune_config *c) { return 4u * c->v[1] + 4u; }
+
 const tune_kernel_def vkocc_kernel_reduce = {
     .name = "reduce",
     .what = "sum of u32 (exact, modulo 2^32) or f32 values (inputs in [0, 1))",
@@ -70,6 +73,7 @@ const tune_kernel_def vkocc_kernel_reduce = {
     .params = {{"variant", variants, 2}, {"wg_size"}, {"elements_per_thread"}, {"access", accesses, 2}},
     .space = space, .input = input, .reference = reference, .answer_words = 1,
     .tolerance = "u32: exact (modulo 2^32); f32: relative error at most 1e-3 against the sum in double",
+    .shared_bytes = shared_bytes,
 };
 
 const tune_kernel_def *vkocc_kernel_find(const char *name) {
