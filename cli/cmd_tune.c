@@ -13,7 +13,7 @@ static const char *help =
     "or f32) on N elements through its built-in T1 spec, by the harness of `vkocc tune SPEC.json`: its space less\n"
     "what the device's limits rule out, each configuration's answer checked against a CPU reference (a wrong one\n"
     "is reported, never chosen), then queue timestamps around each dispatch, repeated until the runs' spread\n"
-    "(MAD / median) is below S (default 0.02) or a cap. --threads is accepted and not used.\n"
+    "(MAD / median) is below S (default 0.02) or a cap. --threads N: host threads that build the next pipelines.\n"
     "Writes every result with the device's fingerprint summary (cluster ID from the cached fingerprint, measured\n"
     "when there is none, or from --fingerprint FILE) to FILE (schema vkocc.tune-results/1), atomically, also\n"
     "every 10 s while measuring (-o -: standard output; with -o FILE the summary goes to stderr). Exit 1 when\n"

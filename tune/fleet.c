@@ -534,6 +534,7 @@ static void record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r) {
   f->slots[sl].measured++;
   run->measure_ms += r->measure_ms, run->pipelines_ms += r->pipeline_ms, run->compile_ms += r->compile_ms;
   run->occupancy_ms += r->occupancy_ms;
+  run->device_ms += r->device_ms; /* the configurations' device time: each worker's setup stays its own */
   journal_append(g, c, &f->slots[sl]);
 }
 

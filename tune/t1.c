@@ -253,7 +253,7 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
   if (fv && !json_is_number(fv)) return bad(r, path, "'FillValue' must be a number");
   if (!fj && fv) {
     /* the T1 schema requires no FillType: a FillValue alone is a constant (KTT's own examples write Scalars so) */
-    double v;
+    double v = 0;
     if ((s = get_num(r, o, "FillValue", path, true, &v, NULL))) return s;
     d->fill = T1_FILL_CONSTANT, d->value = v;
     return VKOCC_OK;

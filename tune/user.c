@@ -574,11 +574,14 @@ static vkocc_status make_buffers(harness *h) {
 /* restore what a run changes (RW inputs, outputs with initial data), poison the outputs without any */
 static void record_reset(harness *h, vkocc_batch *b, bool poison) {
   t1_spec *s = h->s;
+  pthread_mutex_lock(&h->pb.modules); /* the pool's threads add the bindings of modules they check */
+  const uint64_t written = h->written;
+  pthread_mutex_unlock(&h->pb.modules);
   for (uint32_t i = 0; i < s->nargs; i++) {
     t1_arg *a = &s->args[i];
     if (!a->vector) continue;
     /* a buffer no module writes (NonWritable, whatever its T1 access says) keeps its data: no copy */
-    bool may_write = a->binding < 0 || a->binding >= 64 || (h->written >> a->binding & 1);
+    bool may_write = a->binding < 0 || a->binding >= 64 || (written >> a->binding & 1);
     if (restored(a) && may_write) {
       if (h->restore) vkocc_copy_record(b, &h->restore[i]);
       else vkocc_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
