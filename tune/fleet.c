@@ -115,6 +115,9 @@ typedef struct slot {
   bool started, dead;
   uint32_t measured;
   char error[700];
+  /* when (ms since the fleet began, the coordinator's clock) it was told to start, and its first and last results
+   * for the search: what each device spent before it measured, and where it ended */
+  double go_ms, first_ms, last_ms;
   /* a shared search: measurements again in flight, configurations since its last reference point, the common
    * reference's points, and per final-round candidate its times on this device */
   uint32_t again_inflight, since_ref, ref_turn;
@@ -181,6 +184,8 @@ typedef struct fleet {
   double *heard;             /* MPI, coordinator: when each rank was last heard from (ms) */
   bool *lost;                /* ... and whether it is given up */
   double silent_ms, last_beat;
+  double t0;                 /* when vkocc_tune_fleet began (ms) */
+  tu_shared *shared;         /* this rank's workers' data and modules, made once (tu_options.shared) */
 } fleet;
 
 static void post(fleet *f, msg *m) {
@@ -264,7 +269,11 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
       c = w->todo[w->head];
       w->head = (w->head + 1) % CHUNK, w->ntodo--;
     }
+    /* what it holds after this one: the harness's pool builds their pipelines while the device measures c */
+    uint32_t next[CHUNK], nnext = 0;
+    for (; nnext < w->ntodo; nnext++) next[nnext] = w->todo[(w->head + nnext) % CHUNK];
     pthread_mutex_unlock(&f->mu);
+    tu_prefetch(eval_user, next, nnext);
     if (w->fail_after >= 0 && w->done == (uint64_t)w->fail_after)
       return vkocc_fail(VKOCC_ERROR_RUNTIME, "device %s: failed as VKOCC_TEST_FLEET_FAIL asked", w->device);
     if (w->kill_after >= 0 && w->done == (uint64_t)w->kill_after) {
@@ -319,7 +328,8 @@ static void *worker_main(void *arg) {
   tu_options to = {.strategy = o->strategy, .seed = o->seed, .reference = o->reference, .always_P = o->always_occupancy,
                    .target_spread = o->target_spread, .max_runs = o->max_runs, .timeout_s = o->timeout_s,
                    .warmup_ms = o->warmup_ms, .warmup_ratio = o->warmup_ratio, .sentinel_every = o->sentinel_every,
-                   .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w};
+                   .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w,
+                   .shared = f->shared};
   vkocc_status st = tu_tune(&w->ctx, &w->run, &to);
   if (st) {
     msg *m = vkocc_xcalloc(1, sizeof *m);
@@ -395,6 +405,10 @@ static json_t *fleet_document(fleet *f, group *g) {
     json_object_set_new(d, "rank", json_integer(sl->rank));
     json_object_set_new(d, "host", json_string(sl->host));
     json_object_set_new(d, "measured", json_integer(sl->measured));
+    /* where this run's time went on it: told to start, its first result, its last (ms since the fleet began) */
+    if (sl->measured)
+      json_object_set_new(d, "timeline", json_pack("{s:f, s:f, s:f}", "go_ms", sl->go_ms, "first_result_ms", sl->first_ms,
+                                                   "last_result_ms", sl->last_ms));
     if (sl->error[0]) json_object_set_new(d, "error", json_string(sl->error));
     /* the same device, rank and host in the resumed document: one entry, its counts added */
     for (size_t i = 0; i < nprev && index[s] < 0; i++) {
@@ -532,6 +546,8 @@ static void record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r) {
   run->order[run->nevals++] = c;
   g->who[c] = (int32_t)sl;
   f->slots[sl].measured++;
+  f->slots[sl].last_ms = vkocc_now_ms() - f->t0;
+  if (f->slots[sl].measured == 1) f->slots[sl].first_ms = f->slots[sl].last_ms;
   run->measure_ms += r->measure_ms, run->pipelines_ms += r->pipeline_ms, run->compile_ms += r->compile_ms;
   run->occupancy_ms += r->occupancy_ms;
   run->device_ms += r->device_ms; /* the configurations' device time: each worker's setup stays its own */
@@ -1090,6 +1106,19 @@ static void handle(fleet *f, msg *m) {
   }
 }
 
+/* How many configurations a worker of group gi holds at once: the group's chunk, less near the end of the space so
+ * that the last ones are shared out among its devices rather than left queued on one while another idles. */
+static uint32_t hold_limit(const fleet *f, uint32_t gi) {
+  const group *g = &f->g[gi];
+  if (g->chunk <= 1) return g->chunk;
+  uint32_t held = 0, live = 0;
+  for (uint32_t s = 0; s < f->nslots; s++)
+    if (f->slots[s].group == gi && !f->slots[s].dead) held += f->slots[s].ninflight, live++;
+  uint64_t done = (uint64_t)g->run.nevals + held, left = g->run.space.count > done ? g->run.space.count - done : 0;
+  uint64_t share = live ? (left + held + live - 1) / live : g->chunk; /* what each would measure from here */
+  return share >= g->chunk ? g->chunk : share < 1 ? 1 : (uint32_t)share;
+}
+
 /* Hands work to every free worker; false when every group is finished. */
 static bool dispatch(fleet *f) {
   bool any = false;
@@ -1099,19 +1128,20 @@ static bool dispatch(fleet *f) {
     bool handed = true;
     for (uint32_t s = 0; s < f->nslots && handed; s++) {
       slot *sl = &f->slots[s];
-      /* a worker gets more once it is on its last: it never waits for the coordinator */
-      if (sl->group != gi || sl->dead || sl->ninflight > 1) continue;
+      /* a worker gets more once half of what it holds is measured: it never waits for the coordinator, and its pool
+       * builds what it holds while the device measures (tu_prefetch) */
+      if (sl->group != gi || sl->dead || sl->ninflight > g->chunk / 2) continue;
       if (!sl->started) {
         /* until the reference configuration is known, one worker measures */
         bool other = false;
         for (uint32_t k = 0; k < f->nslots; k++) other |= k != s && f->slots[k].group == gi && f->slots[k].started && !f->slots[k].dead;
         if (!g->ref_known && other) continue;
         if (send_cmd(f, s, CMD_GO, 0, g->ref_known ? g->reference : "")) { slot_failed(f, s, vkocc_last_error()); continue; }
-        sl->started = true;
+        sl->started = true, sl->go_ms = vkocc_now_ms() - f->t0;
         ask_references(f, s);
       }
       if (g->chunk == 1 && sl->ninflight) continue;
-      uint32_t c[CHUNK], want = g->chunk - sl->ninflight, n;
+      uint32_t c[CHUNK], want = hold_limit(f, gi) > sl->ninflight ? hold_limit(f, gi) - sl->ninflight : 0, n;
       handed = false;
       while (want && !sl->dead && (n = tune_search_ask(g->ts, want, c))) {
         for (uint32_t i = 0; i < n; i++) {
@@ -1646,7 +1676,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   if (out) memset(out, 0, sizeof *out);
   if (!spec_path || !members || !n) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_fleet: no spec or no device");
   double t0 = vkocc_now_ms();
-  fleet F = {.o = o, .spec_path = spec_path, .name = name, .resume = resume, .nranks = 1};
+  fleet F = {.o = o, .spec_path = spec_path, .name = name, .resume = resume, .nranks = 1, .t0 = t0, .shared = tu_shared_new()};
   fleet *f = &F;
   const char *silent = getenv("VKOCC_FLEET_SILENT_S");
   f->silent_ms = 1e3 * (silent && strtod(silent, NULL) > 0 ? strtod(silent, NULL) : 30);
@@ -1752,6 +1782,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   bool lost = f->peer_lost;
   double silent_ms = f->silent_ms;
   fleet_free(f);
+  tu_shared_free(F.shared);
   free(ids);
   free(lims);
   if (mpi_inited) fleet_mpi_finalize(lost, silent_ms, st ? 1 : 0);
