@@ -6,7 +6,8 @@
  * device of the cluster failed the document says why; a process killed with SIGKILL mid-run, continued with
  * --resume, completes the space having kept what its journal held; ranks that read different specs are refused
  * with both hashes before anything is measured. Boards of different speed (test_normalized): the search ranks by
- * normalized times and answers with one device's raw time. Under mpirun's recovery mode a killed rank is given up
+ * normalized times and answers with one device's raw time. Two devices of one process compile each module once
+ * between them. Under mpirun's recovery mode a killed rank is given up
  * after a silence and the others complete the space in the same run; a killed coordinator stops the others and
  * --resume completes it. The MPI part prints SKIP and why where this vkocc was built
  * without MPI or mpirun is missing (scripts/install-deps.sh installs Open MPI, so CI skips nothing).
@@ -111,6 +112,15 @@ static void test_devices(json_t *one) {
   json_t *t = load("two.json");
   CHECK(json_equal(json_object_get(t, "reference"), json_object_get(one, "reference")), "the reference: %s, one device: %s",
         json_string_value(json_object_get(t, "reference")), json_string_value(json_object_get(one, "reference")));
+  /* the module is compiled once for the process, not once per device: the devices' compiles add up to one device's */
+  json_int_t compiles = 0;
+  size_t i;
+  json_t *dv;
+  json_array_foreach(json_object_get(t, "devices"), i, dv)
+    compiles += json_integer_value(json_object_get(json_object_get(dv, "timeline"), "compiles"));
+  json_int_t one_compiles = json_integer_value(json_object_get(json_object_get(one, "measurement"), "compiles"));
+  CHECK(one_compiles > 0 && compiles == one_compiles, "two devices compiled %lld modules, one device %lld", (long long)compiles,
+        (long long)one_compiles);
   json_decref(t);
   CHECK(!exists("two.json.journal"), "a finished run leaves its journal");
   /* a device that fails: its configuration and the rest go to the other */

@@ -55,6 +55,8 @@ typedef struct msg {
   uint32_t worker, config;   /* global worker index; the configuration (the merged space's index) */
   char reference[512];       /* RESULT: the worker's reference once known */
   char error[700];           /* FAILED */
+  uint32_t compiles;         /* RESULT: the modules its harness compiled so far (the others were another's copies) */
+  double setup_ms;           /* ... and the time it spent on the arguments' data so far (generated or shared, uploaded) */
   tu_result r;               /* RESULT: times_ns owned */
   struct msg *next;
 } msg;
@@ -118,6 +120,8 @@ typedef struct slot {
   /* when (ms since the fleet began, the coordinator's clock) it was told to start, and its first and last results
    * for the search: what each device spent before it measured, and where it ended */
   double go_ms, first_ms, last_ms;
+  uint32_t compiles;         /* what its worker last said it compiled, and spent on the arguments' data */
+  double setup_ms;
   /* a shared search: measurements again in flight, configurations since its last reference point, the common
    * reference's points, and per final-round candidate its times on this device */
   uint32_t again_inflight, since_ref, ref_turn;
@@ -301,6 +305,7 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
     }
     test_times(w, c, &m->r);
     snprintf(m->reference, sizeof m->reference, "%s", w->run.reference);
+    m->compiles = w->run.compiles, m->setup_ms = w->run.setup_ms;
     if (purpose == FOR_SEARCH) w->done++;
     post(f, m);
   }
@@ -407,8 +412,9 @@ static json_t *fleet_document(fleet *f, group *g) {
     json_object_set_new(d, "measured", json_integer(sl->measured));
     /* where this run's time went on it: told to start, its first result, its last (ms since the fleet began) */
     if (sl->measured)
-      json_object_set_new(d, "timeline", json_pack("{s:f, s:f, s:f}", "go_ms", sl->go_ms, "first_result_ms", sl->first_ms,
-                                                   "last_result_ms", sl->last_ms));
+      json_object_set_new(d, "timeline", json_pack("{s:f, s:f, s:f, s:I, s:f}", "go_ms", sl->go_ms, "first_result_ms",
+                                                   sl->first_ms, "last_result_ms", sl->last_ms, "compiles",
+                                                   (json_int_t)sl->compiles, "setup_ms", sl->setup_ms));
     if (sl->error[0]) json_object_set_new(d, "error", json_string(sl->error));
     /* the same device, rank and host in the resumed document: one entry, its counts added */
     for (size_t i = 0; i < nprev && index[s] < 0; i++) {
@@ -1081,6 +1087,7 @@ static void handle(fleet *f, msg *m) {
   if (m->worker >= f->nslots) return;
   slot *sl = &f->slots[m->worker];
   group *g = &f->g[sl->group];
+  if (m->kind == MSG_RESULT) sl->compiles = m->compiles, sl->setup_ms = m->setup_ms;
   if (m->kind == MSG_FAILED) {
     slot_failed(f, m->worker, m->error);
     return;
