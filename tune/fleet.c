@@ -45,7 +45,7 @@ enum { TAG_HELLO = 11, TAG_WELCOME, TAG_CMD, TAG_MSG, TAG_BYE, TAG_BEAT };
  * flight to the others; a rank whose coordinator is silent stops. Open MPI ends the whole job when a rank dies
  * unless mpirun runs with --enable-recovery --mca orte_abort_on_non_zero_status 0 (docs/fleet.md). */
 #define BEAT_MS 1000.0
-enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP, CMD_AGAIN };
+enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP, CMD_AGAIN, CMD_AHEAD };
 /* why a configuration is measured: for the search, or again on a device that may have measured it before: the
  * cluster's common reference (each device's speed against the others') or the final round (the best re-timed) */
 enum { FOR_SEARCH = 0, FOR_REFERENCE, FOR_FINAL };
@@ -68,11 +68,17 @@ typedef struct cmd {
 } cmd;
 
 /* ---- a worker on this rank */
-/* Configurations a worker holds at once. Brute force hands out runs of consecutive configurations, which the
- * harness's prebuilding thread (the next ones in enumeration order) makes ahead; other strategies one at a time. */
-#define CHUNK 8
+/* Configurations a worker holds at once, at most. Brute force hands out runs of consecutive configurations, whose
+ * modules and pipelines the worker's pool builds while its device measures (tu_prefetch: a held configuration is
+ * one it can build ahead; with 8 held, Kernel Tuner's matmul, a compile of 47 ms per configuration, kept two H200s
+ * waiting for the compiler); other strategies one at a time. */
+#define CHUNK 32
 /* measurements again (the reference, the final round's rounds) a worker holds at once; they go first */
 #define AGAIN_MAX 128
+/* configurations the search will hand out next, to whichever device (CMD_AHEAD): a worker's pool builds them after
+ * its own, so that their modules, compiled once for the process, are ready for whichever device measures them (a
+ * space whose compiles outweigh its measurements, Kernel Tuner's matmul, kept two H200s waiting for the compiler) */
+#define AHEAD 16
 typedef struct worker {
   struct fleet *f;
   uint32_t gid;              /* global index */
@@ -86,6 +92,7 @@ typedef struct worker {
   uint32_t todo[CHUNK], head, ntodo; /* configurations handed to it, measured in order */
   uint32_t again[AGAIN_MAX], again_head, nagain;
   int32_t again_for[AGAIN_MAX];
+  uint32_t ahead[AHEAD], ahead_head, nahead; /* CMD_AHEAD's, newest kept */
   char reference[512];
   pthread_cond_t cond;
   /* tests: VKOCC_TEST_FLEET_FAIL / _KILL "W:N,...": worker W fails (returns an error) / kills its process with
@@ -142,6 +149,7 @@ typedef struct group {
   char output[1100], journal[1120];
   FILE *jf;
   int32_t *who;              /* per configuration: the slot that measured it, -1 none or resumed */
+  uint8_t *told;             /* per configuration: told to the workers as coming next (tell_ahead) */
   json_t *prev_devices;      /* a resumed document's devices, and per configuration its device there */
   json_t *attrib;            /* resumed: configuration key -> index into prev_devices */
   int32_t *prev_who;
@@ -273,9 +281,11 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
       c = w->todo[w->head];
       w->head = (w->head + 1) % CHUNK, w->ntodo--;
     }
-    /* what it holds after this one: the harness's pool builds their pipelines while the device measures c */
-    uint32_t next[CHUNK], nnext = 0;
+    /* what it holds after this one, then what the search hands out next: the harness's pool builds them while the
+     * device measures c */
+    uint32_t next[CHUNK + AHEAD], nnext = 0;
     for (; nnext < w->ntodo; nnext++) next[nnext] = w->todo[(w->head + nnext) % CHUNK];
+    for (uint32_t i = 0; i < w->nahead; i++) next[nnext++] = w->ahead[(w->ahead_head + i) % AHEAD];
     pthread_mutex_unlock(&f->mu);
     tu_prefetch(eval_user, next, nnext);
     if (w->fail_after >= 0 && w->done == (uint64_t)w->fail_after)
@@ -353,7 +363,10 @@ static void worker_command(fleet *f, worker *w, const cmd *c) {
   else if (c->kind == CMD_AGAIN && w->nagain < AGAIN_MAX) {
     uint32_t at = (w->again_head + w->nagain++) % AGAIN_MAX;
     w->again[at] = c->config, w->again_for[at] = c->purpose;
-  } else if (c->kind != CMD_AGAIN) w->stop = true; /* (more again than AGAIN_MAX: the coordinator never sends) */
+  } else if (c->kind == CMD_AHEAD) {
+    if (w->nahead == AHEAD) w->ahead_head = (w->ahead_head + 1) % AHEAD, w->nahead--;
+    w->ahead[(w->ahead_head + w->nahead++) % AHEAD] = c->config;
+  } else if (c->kind != CMD_AGAIN && c->kind != CMD_AHEAD) w->stop = true; /* (more again than AGAIN_MAX: the coordinator never sends) */
   pthread_cond_signal(&w->cond);
   pthread_mutex_unlock(&f->mu);
 }
@@ -1113,8 +1126,9 @@ static void handle(fleet *f, msg *m) {
   }
 }
 
-/* How many configurations a worker of group gi holds at once: the group's chunk, less near the end of the space so
- * that the last ones are shared out among its devices rather than left queued on one while another idles. */
+/* How many configurations a worker of group gi holds at once: the group's chunk, but at most half of an even share
+ * of those not handed out yet (guided self-scheduling), so that the last ones are shared out among its devices in
+ * ever smaller parts rather than left queued on one while another idles. */
 static uint32_t hold_limit(const fleet *f, uint32_t gi) {
   const group *g = &f->g[gi];
   if (g->chunk <= 1) return g->chunk;
@@ -1122,8 +1136,25 @@ static uint32_t hold_limit(const fleet *f, uint32_t gi) {
   for (uint32_t s = 0; s < f->nslots; s++)
     if (f->slots[s].group == gi && !f->slots[s].dead) held += f->slots[s].ninflight, live++;
   uint64_t done = (uint64_t)g->run.nevals + held, left = g->run.space.count > done ? g->run.space.count - done : 0;
-  uint64_t share = live ? (left + held + live - 1) / live : g->chunk; /* what each would measure from here */
+  uint64_t share = live ? (left + 2 * live - 1) / (2 * live) : g->chunk;
   return share >= g->chunk ? g->chunk : share < 1 ? 1 : (uint32_t)share;
+}
+
+/* What the search of a shared group will hand out next, told once to every live worker of the group (CMD_AHEAD). */
+static void tell_ahead(fleet *f, uint32_t gi) {
+  group *g = &f->g[gi];
+  if (g->nslots < 2 || g->chunk <= 1) return;
+  uint32_t next[AHEAD], n = tune_search_peek(g->ts, AHEAD, next);
+  for (uint32_t i = 0; i < n; i++) {
+    if (next[i] >= g->run.space.count || g->told[next[i]]) continue;
+    g->told[next[i]] = 1;
+    for (uint32_t s = 0; s < f->nslots; s++)
+      if (f->slots[s].group == gi && f->slots[s].started && !f->slots[s].dead) {
+        cmd c = {.kind = CMD_AHEAD, .worker = s, .config = next[i]};
+        if (f->slots[s].rank == f->rank) worker_command(f, &f->w[s], &c);
+        else if (fleet_mpi_send(f->slots[s].rank, TAG_CMD, &c, sizeof c, f->silent_ms)) slot_failed(f, s, vkocc_last_error());
+      }
+  }
 }
 
 /* Hands work to every free worker; false when every group is finished. */
@@ -1135,9 +1166,9 @@ static bool dispatch(fleet *f) {
     bool handed = true;
     for (uint32_t s = 0; s < f->nslots && handed; s++) {
       slot *sl = &f->slots[s];
-      /* a worker gets more once half of what it holds is measured: it never waits for the coordinator, and its pool
+      /* a worker is topped up whenever it holds less than it may: it never waits for the coordinator, and its pool
        * builds what it holds while the device measures (tu_prefetch) */
-      if (sl->group != gi || sl->dead || sl->ninflight > g->chunk / 2) continue;
+      if (sl->group != gi || sl->dead || sl->ninflight >= hold_limit(f, gi)) continue;
       if (!sl->started) {
         /* until the reference configuration is known, one worker measures */
         bool other = false;
@@ -1165,6 +1196,7 @@ static bool dispatch(fleet *f) {
         }
       }
     }
+    tell_ahead(f, gi);
     if (!tune_search_inflight(g->ts)) {
       uint32_t c;
       /* nothing in flight and nothing to hand out: the search is over */
@@ -1212,7 +1244,7 @@ static void fleet_free(fleet *f) {
     tune_search_close(g->ts);
     tu_run_free(&g->run);
     if (g->jf) fclose(g->jf);
-    free(g->who), free(g->prev_who);
+    free(g->who), free(g->prev_who), free(g->told);
     json_decref(g->prev_devices), json_decref(g->attrib);
   }
   for (uint32_t s = 0; s < f->nslots; s++) {
@@ -1264,6 +1296,7 @@ static vkocc_status make_groups(fleet *f) {
     for (uint32_t i = 0; i < o->nonly; i++)
       if ((st = tu_restrict(&g->run, o->only[i]))) return st;
     g->who = vkocc_xmalloc(((size_t)g->run.space.count + 1) * sizeof *g->who);
+    g->told = vkocc_xcalloc((size_t)g->run.space.count + 1, 1);
     g->prev_who = vkocc_xmalloc(((size_t)g->run.space.count + 1) * sizeof *g->prev_who);
     for (uint32_t c = 0; c < g->run.space.count; c++) g->who[c] = -1;
     attribute_resumed(g);
