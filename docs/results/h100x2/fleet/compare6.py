@@ -35,7 +35,8 @@ def agree(a, b, label):
 # nvidia-smi samples: (seconds since its first sample, index, sm MHz, mem MHz, W, C, throttle)
 smi = []
 t_first = None
-for line in open(os.path.join(run, "smi.csv")):
+smi_path = os.path.join(run, "smi.csv")
+for line in (open(smi_path) if os.path.exists(smi_path) else gzip.open(smi_path + ".gz", "rt")):
     f = [x.strip() for x in line.split(",")]
     if len(f) < 7 or not f[1].isdigit(): continue
     try:
