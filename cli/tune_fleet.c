@@ -2,6 +2,7 @@
  * and ranks (vkocc_tune_fleet, docs/fleet.md). Each device is fingerprinted (the cache) for its cluster ID and
  * opened here; the library measures on all of them and writes one results document per cluster. */
 #include "cli.h"
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,32 @@ static int given_fingerprint(const cli_common *c, const char *path, vkocc_contex
   return 0;
 }
 
+/* One device's context opened (and --fingerprint checked against it) on a thread of its own: a driver takes
+ * tenths of a second per device to create one, which the devices then spend side by side. */
+typedef struct opener {
+  const cli_common *c;
+  const char *fp_path;
+  vkocc_tune_fleet_member *m;
+  vkocc_fingerprint *fp;
+  vkocc_fingerprint_details *det;
+  int rc;
+} opener;
+
+static void *open_member(void *arg) {
+  opener *op = arg;
+  const cli_common *c = op->c;
+  vkocc_context_options co = {.device = op->m->device, .queue = c->queue, .disable_shader_clock = c->no_clock};
+  vkocc_status st = vkocc_context_create(&co, &op->m->ctx);
+  if (st) op->rc = cli_fail("tune", st);
+  else if (op->fp_path) op->rc = given_fingerprint(c, op->fp_path, op->m->ctx, op->fp, op->det);
+  return NULL;
+}
+
+static void *close_member(void *ctx) {
+  vkocc_context_destroy(ctx);
+  return NULL;
+}
+
 int cli_tune_policy(const char *db, const char *const *results, uint32_t n) {
   vkocc_status st = vkocc_policy_build(results, n, false, db, NULL);
   if (st) return cli_fail("tune", st);
@@ -89,20 +116,35 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
   if (rank == 0 && ((rc = cli_check_output("tune", "-o", o->output)) || (rc = cli_lock_output("tune", o->output)))) return rc;
   char **names;
   uint32_t n;
+  /* where a run's wall goes outside the tuning (docs/fleet.md): listing the devices, opening them, closing them */
+  double t_list = vkocc_now_ms();
   if ((rc = device_list(c->device, &names, &n))) return rc;
+  double t_open = vkocc_now_ms();
   vkocc_tune_fleet_member *m = calloc(n, sizeof *m);
   vkocc_fingerprint *fps = calloc(n, sizeof *fps);
   vkocc_fingerprint_details *det = calloc(n, sizeof *det);
+  /* the fingerprints one device at a time (one may have to be measured, which wants the host to itself), then every
+   * device's context at once */
   for (uint32_t i = 0; i < n && !rc; i++) {
     cli_common one = *c;
     one.device = names[i], one.quiet = true;
     if (!fp_path && (rc = cli_fingerprint_measure("tune", &one, false, &fps[i], &det[i]))) break;
-    vkocc_context_options co = {.device = names[i], .queue = c->queue, .disable_shader_clock = c->no_clock};
-    vkocc_status st = vkocc_context_create(&co, &m[i].ctx);
-    if (st) rc = cli_fail("tune", st);
-    else if (fp_path) rc = given_fingerprint(c, fp_path, m[i].ctx, &fps[i], &det[i]);
     m[i].device = names[i], m[i].queue = c->queue, m[i].fp = &fps[i], m[i].details = &det[i];
   }
+  opener *ops = calloc(n, sizeof *ops);
+  pthread_t *th = calloc(n, sizeof *th);
+  bool *started = calloc(n, sizeof *started);
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    ops[i] = (opener){.c = c, .fp_path = fp_path, .m = &m[i], .fp = &fps[i], .det = &det[i]};
+    if (n == 1 || pthread_create(&th[i], NULL, open_member, &ops[i])) open_member(&ops[i]);
+    else started[i] = true;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (started[i]) pthread_join(th[i], NULL);
+    if (!rc) rc = ops[i].rc;
+  }
+  free(ops), free(th), free(started);
+  double t_opened = vkocc_now_ms();
   vkocc_tune_fleet_report rep;
   memset(&rep, 0, sizeof rep);
   if (!rc) {
@@ -152,12 +194,25 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
       free(files);
     }
   }
+  bool times = !rc && rep.coordinator;
+  double tuned_ms = rep.wall_ms, t_close = vkocc_now_ms();
   vkocc_tune_fleet_report_free(&rep);
+  /* the contexts closed side by side as well (each writes its device's pipeline cache) */
+  pthread_t *cl = calloc(n, sizeof *cl);
+  bool *closing = calloc(n, sizeof *closing);
+  for (uint32_t i = 0; i < n; i++)
+    if (m[i].ctx && n > 1 && !pthread_create(&cl[i], NULL, close_member, m[i].ctx)) closing[i] = true, m[i].ctx = NULL;
+  for (uint32_t i = 0; i < n; i++)
+    if (closing[i]) pthread_join(cl[i], NULL);
+  free(cl), free(closing);
   for (uint32_t i = 0; i < n; i++) {
     if (m[i].ctx) vkocc_context_destroy(m[i].ctx);
     if (m[i].details) vkocc_fingerprint_details_free(&det[i]);
     free(names[i]);
   }
   free(names), free(m), free(fps), free(det);
+  if (times)
+    fprintf(stderr, "times:    devices listed %.2f s, opened %.2f s, tuned %.2f s, closed %.2f s\n", (t_open - t_list) / 1e3,
+            (t_opened - t_open) / 1e3, tuned_ms / 1e3, (vkocc_now_ms() - t_close) / 1e3);
   return rc;
 }

@@ -16,6 +16,9 @@ typedef struct tune_result {
   bool measured, valid;
   double median_ns, spread;  /* spread: median absolute deviation / median over the runs */
   double min_ns, max_ns;
+  /* a fleet's shared search (docs/fleet.md): the median in the speed of the cluster's base device, where the device
+   * that measured it had a normalization factor applied (normalized_ns in the document); 0 otherwise */
+  double normalized_ns;
   uint32_t runs;
   char error[600];           /* why it is invalid (wrong answer, pipeline failed) */
 } tune_result;

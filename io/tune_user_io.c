@@ -152,6 +152,8 @@ static vkocc_status load_results(json_t *res, const char *path, json_t *sets, js
     r->median_ns = json_is_number(m) ? json_number_value(m) : NAN;
     (void)fr; /* a final round's re-timing is reported, never ranked: the search's median is the time */
     r->spread = f64(e, "spread"), r->min_ns = f64(e, "min_ns"), r->max_ns = f64(e, "max_ns");
+    json_t *nv = json_object_get(e, "normalized_ns");
+    r->normalized_ns = json_is_number(nv) && json_number_value(nv) > 0 ? json_number_value(nv) : 0;
     json_t *runs = json_object_get(e, "runs");
     r->runs = json_is_integer(runs) && json_integer_value(runs) >= 0 ? (uint32_t)json_integer_value(runs) : 0;
     if (r->valid && !(r->median_ns > 0)) return bad(path, p, "a valid result needs a positive median_ns");

@@ -1,6 +1,6 @@
 /* Tuning results into policy documents through the public API: results files in, a policy database or a
  * transfer report out (written where asked, and as text), each configuration standing for itself by its
- * median or its fastest run. */
+ * median or its fastest run (a fleet's: normalized to its base device). */
 #include "policy_docs.h"
 #include "jsonio.h"
 #include <stdlib.h>
@@ -23,6 +23,15 @@ static vkocc_status from_results(const char *const *results, uint32_t n, bool us
   vkocc_status s = VKOCC_OK;
   for (; loaded < n && !s; loaded++) {
     if ((s = tune_results_load(results[loaded], NULL, &docs[loaded]))) break;
+    /* A fleet's shared search timed configurations on boards of other speeds: its document stands for its base
+     * device, so each result counts by its time in that device's speed, as the search ranked it (raw where no
+     * factor applied: there normalized_ns is the median) */
+    for (uint32_t j = 0; j < docs[loaded].count; j++) {
+      tune_result *r = &docs[loaded].r[j];
+      if (!(r->normalized_ns > 0 && r->median_ns > 0)) continue;
+      double scale = r->normalized_ns / r->median_ns;
+      r->median_ns = r->normalized_ns, r->min_ns *= scale, r->max_ns *= scale;
+    }
     if (use_min) /* the fastest run: robust to other work on a loaded host, which only ever adds time */
       for (uint32_t j = 0; j < docs[loaded].count; j++)
         if (docs[loaded].r[j].min_ns > 0) docs[loaded].r[j].median_ns = docs[loaded].r[j].min_ns;

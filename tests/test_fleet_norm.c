@@ -2,11 +2,46 @@
  * (fleet_reference_of) and its factor against the base device from the references both measured (fleet_factor_of),
  * with the spreads that decide whether a final round is needed. Values from the two H200s of
  * docs/results/h100x2/fleet/run4: the boards' ratio depends on the configuration (0.994 for one reference, 1.029 for
- * another), which a single reference would hide and the factor's spread must show. No device. */
+ * another), which a single reference would hide and the factor's spread must show. Then policy build on a fleet's
+ * document: it ranks normalized times. No device. argv: tests/data. */
 #include "check.h"
 #include "../tune/fleet.h"
+#include "vkocc.h"
+#include <jansson.h>
 
-int main(void) {
+/* A fleet's document ranks in policy build as its search ranked it: by the times normalized to its base device.
+ * tests/data/tune/fleet_normalized.json is test_fleet_lvp's shared search of two devices whose second is twice as
+ * fast (VKOCC_TEST_FLEET_SLOW=1:50) with known times (VKOCC_TEST_FLEET_SYNTH=5): by raw medians the best is
+ * {"ITEMS":4,"WG":64} (52.5 us on device 1, factor 0.5 applied: 105 us), by normalized times {"ITEMS":2,"WG":64}
+ * (100 us on device 0), which the document's best names too. */
+static void policy_ranks_normalized(const char *data) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tune/fleet_normalized.json", data);
+  const char *files[] = {path};
+  char *text = NULL;
+  vkocc_status st = vkocc_policy_build(files, 1, false, NULL, &text);
+  CHECK(st == VKOCC_OK, "policy build %s: %s", path, vkocc_last_error());
+  json_error_t e;
+  json_t *db = text ? json_loads(text, 0, &e) : NULL;
+  free(text);
+  json_t *k = json_object_get(json_object_get(db, "kernels"), "s");
+  json_t *entries = json_object_get(k, "entries");
+  CHECK(json_array_size(entries) == 2, "%zu entries", json_array_size(entries));
+  size_t i;
+  json_t *en;
+  json_array_foreach(entries, i, en) {
+    json_t *p = json_object_get(en, "params");
+    CHECK(json_integer_value(json_object_get(p, "WG")) == 64 && json_integer_value(json_object_get(p, "ITEMS")) == 2,
+          "entry %zu: WG %lld ITEMS %lld, expected the normalized best WG 64 ITEMS 2", i,
+          (long long)json_integer_value(json_object_get(p, "WG")), (long long)json_integer_value(json_object_get(p, "ITEMS")));
+  }
+  json_t *p = json_object_get(json_object_get(k, "default"), "params");
+  CHECK(json_integer_value(json_object_get(p, "ITEMS")) == 2, "the default: ITEMS %lld, expected 2",
+        (long long)json_integer_value(json_object_get(p, "ITEMS")));
+  json_decref(db);
+}
+
+int main(int argc, char **argv) {
   double t, u, fa;
   /* one point: its own spread, not an exact time */
   fleet_point one = {.median_ns = 132144, .spread = 0.0029};
@@ -52,5 +87,7 @@ int main(void) {
   CHECK(fleet_factor_applies(true, 0.5, 0.002), "0.5 +- 0.2%% not applied");
   CHECK(fleet_factor_applies(true, 1.03, 0.01), "1.03 +- 1%% not applied");
   CHECK(!fleet_factor_applies(false, 0.5, 0), "an unknown factor applied");
+  if (argc > 1) policy_ranks_normalized(argv[1]);
+  else CHECK(false, "usage: test_fleet_norm DATA_DIR");
   return check_report();
 }

@@ -45,7 +45,7 @@ enum { TAG_HELLO = 11, TAG_WELCOME, TAG_CMD, TAG_MSG, TAG_BYE, TAG_BEAT };
  * flight to the others; a rank whose coordinator is silent stops. Open MPI ends the whole job when a rank dies
  * unless mpirun runs with --enable-recovery --mca orte_abort_on_non_zero_status 0 (docs/fleet.md). */
 #define BEAT_MS 1000.0
-enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP, CMD_AGAIN };
+enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP, CMD_AGAIN, CMD_AHEAD };
 /* why a configuration is measured: for the search, or again on a device that may have measured it before: the
  * cluster's common reference (each device's speed against the others') or the final round (the best re-timed) */
 enum { FOR_SEARCH = 0, FOR_REFERENCE, FOR_FINAL };
@@ -55,6 +55,8 @@ typedef struct msg {
   uint32_t worker, config;   /* global worker index; the configuration (the merged space's index) */
   char reference[512];       /* RESULT: the worker's reference once known */
   char error[700];           /* FAILED */
+  uint32_t compiles;         /* RESULT: the modules its harness compiled so far (the others were another's copies) */
+  double setup_ms;           /* ... and the time it spent on the arguments' data so far (generated or shared, uploaded) */
   tu_result r;               /* RESULT: times_ns owned */
   struct msg *next;
 } msg;
@@ -66,11 +68,17 @@ typedef struct cmd {
 } cmd;
 
 /* ---- a worker on this rank */
-/* Configurations a worker holds at once. Brute force hands out runs of consecutive configurations, which the
- * harness's prebuilding thread (the next ones in enumeration order) makes ahead; other strategies one at a time. */
-#define CHUNK 8
+/* Configurations a worker holds at once, at most. Brute force hands out runs of consecutive configurations, whose
+ * modules and pipelines the worker's pool builds while its device measures (tu_prefetch: a held configuration is
+ * one it can build ahead; with 8 held, Kernel Tuner's matmul, a compile of 47 ms per configuration, kept two H200s
+ * waiting for the compiler); other strategies one at a time. */
+#define CHUNK 32
 /* measurements again (the reference, the final round's rounds) a worker holds at once; they go first */
 #define AGAIN_MAX 128
+/* configurations the search will hand out next, to whichever device (CMD_AHEAD): a worker's pool builds them after
+ * its own, so that their modules, compiled once for the process, are ready for whichever device measures them (a
+ * space whose compiles outweigh its measurements, Kernel Tuner's matmul, kept two H200s waiting for the compiler) */
+#define AHEAD 16
 typedef struct worker {
   struct fleet *f;
   uint32_t gid;              /* global index */
@@ -84,6 +92,7 @@ typedef struct worker {
   uint32_t todo[CHUNK], head, ntodo; /* configurations handed to it, measured in order */
   uint32_t again[AGAIN_MAX], again_head, nagain;
   int32_t again_for[AGAIN_MAX];
+  uint32_t ahead[AHEAD], ahead_head, nahead; /* CMD_AHEAD's, newest kept */
   char reference[512];
   pthread_cond_t cond;
   /* tests: VKOCC_TEST_FLEET_FAIL / _KILL "W:N,...": worker W fails (returns an error) / kills its process with
@@ -115,6 +124,11 @@ typedef struct slot {
   bool started, dead;
   uint32_t measured;
   char error[700];
+  /* when (ms since the fleet began, the coordinator's clock) it was told to start, and its first and last results
+   * for the search: what each device spent before it measured, and where it ended */
+  double go_ms, first_ms, last_ms;
+  uint32_t compiles;         /* what its worker last said it compiled, and spent on the arguments' data */
+  double setup_ms;
   /* a shared search: measurements again in flight, configurations since its last reference point, the common
    * reference's points, and per final-round candidate its times on this device */
   uint32_t again_inflight, since_ref, ref_turn;
@@ -135,6 +149,7 @@ typedef struct group {
   char output[1100], journal[1120];
   FILE *jf;
   int32_t *who;              /* per configuration: the slot that measured it, -1 none or resumed */
+  uint8_t *told;             /* per configuration: told to the workers as coming next (tell_ahead) */
   json_t *prev_devices;      /* a resumed document's devices, and per configuration its device there */
   json_t *attrib;            /* resumed: configuration key -> index into prev_devices */
   int32_t *prev_who;
@@ -181,6 +196,8 @@ typedef struct fleet {
   double *heard;             /* MPI, coordinator: when each rank was last heard from (ms) */
   bool *lost;                /* ... and whether it is given up */
   double silent_ms, last_beat;
+  double t0;                 /* when vkocc_tune_fleet began (ms) */
+  tu_shared *shared;         /* this rank's workers' data and modules, made once (tu_options.shared) */
 } fleet;
 
 static void post(fleet *f, msg *m) {
@@ -264,7 +281,13 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
       c = w->todo[w->head];
       w->head = (w->head + 1) % CHUNK, w->ntodo--;
     }
+    /* what it holds after this one, then what the search hands out next: the harness's pool builds them while the
+     * device measures c */
+    uint32_t next[CHUNK + AHEAD], nnext = 0;
+    for (; nnext < w->ntodo; nnext++) next[nnext] = w->todo[(w->head + nnext) % CHUNK];
+    for (uint32_t i = 0; i < w->nahead; i++) next[nnext++] = w->ahead[(w->ahead_head + i) % AHEAD];
     pthread_mutex_unlock(&f->mu);
+    tu_prefetch(eval_user, next, nnext);
     if (w->fail_after >= 0 && w->done == (uint64_t)w->fail_after)
       return vkocc_fail(VKOCC_ERROR_RUNTIME, "device %s: failed as VKOCC_TEST_FLEET_FAIL asked", w->device);
     if (w->kill_after >= 0 && w->done == (uint64_t)w->kill_after) {
@@ -292,6 +315,7 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
     }
     test_times(w, c, &m->r);
     snprintf(m->reference, sizeof m->reference, "%s", w->run.reference);
+    m->compiles = w->run.compiles, m->setup_ms = w->run.setup_ms;
     if (purpose == FOR_SEARCH) w->done++;
     post(f, m);
   }
@@ -319,7 +343,8 @@ static void *worker_main(void *arg) {
   tu_options to = {.strategy = o->strategy, .seed = o->seed, .reference = o->reference, .always_P = o->always_occupancy,
                    .target_spread = o->target_spread, .max_runs = o->max_runs, .timeout_s = o->timeout_s,
                    .warmup_ms = o->warmup_ms, .warmup_ratio = o->warmup_ratio, .sentinel_every = o->sentinel_every,
-                   .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w};
+                   .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w,
+                   .shared = f->shared};
   vkocc_status st = tu_tune(&w->ctx, &w->run, &to);
   if (st) {
     msg *m = vkocc_xcalloc(1, sizeof *m);
@@ -338,7 +363,10 @@ static void worker_command(fleet *f, worker *w, const cmd *c) {
   else if (c->kind == CMD_AGAIN && w->nagain < AGAIN_MAX) {
     uint32_t at = (w->again_head + w->nagain++) % AGAIN_MAX;
     w->again[at] = c->config, w->again_for[at] = c->purpose;
-  } else if (c->kind != CMD_AGAIN) w->stop = true; /* (more again than AGAIN_MAX: the coordinator never sends) */
+  } else if (c->kind == CMD_AHEAD) {
+    if (w->nahead == AHEAD) w->ahead_head = (w->ahead_head + 1) % AHEAD, w->nahead--;
+    w->ahead[(w->ahead_head + w->nahead++) % AHEAD] = c->config;
+  } else if (c->kind != CMD_AGAIN && c->kind != CMD_AHEAD) w->stop = true; /* (more again than AGAIN_MAX: the coordinator never sends) */
   pthread_cond_signal(&w->cond);
   pthread_mutex_unlock(&f->mu);
 }
@@ -395,6 +423,11 @@ static json_t *fleet_document(fleet *f, group *g) {
     json_object_set_new(d, "rank", json_integer(sl->rank));
     json_object_set_new(d, "host", json_string(sl->host));
     json_object_set_new(d, "measured", json_integer(sl->measured));
+    /* where this run's time went on it: told to start, its first result, its last (ms since the fleet began) */
+    if (sl->measured)
+      json_object_set_new(d, "timeline", json_pack("{s:f, s:f, s:f, s:I, s:f}", "go_ms", sl->go_ms, "first_result_ms",
+                                                   sl->first_ms, "last_result_ms", sl->last_ms, "compiles",
+                                                   (json_int_t)sl->compiles, "setup_ms", sl->setup_ms));
     if (sl->error[0]) json_object_set_new(d, "error", json_string(sl->error));
     /* the same device, rank and host in the resumed document: one entry, its counts added */
     for (size_t i = 0; i < nprev && index[s] < 0; i++) {
@@ -532,6 +565,8 @@ static void record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r) {
   run->order[run->nevals++] = c;
   g->who[c] = (int32_t)sl;
   f->slots[sl].measured++;
+  f->slots[sl].last_ms = vkocc_now_ms() - f->t0;
+  if (f->slots[sl].measured == 1) f->slots[sl].first_ms = f->slots[sl].last_ms;
   run->measure_ms += r->measure_ms, run->pipelines_ms += r->pipeline_ms, run->compile_ms += r->compile_ms;
   run->occupancy_ms += r->occupancy_ms;
   run->device_ms += r->device_ms; /* the configurations' device time: each worker's setup stays its own */
@@ -1065,6 +1100,7 @@ static void handle(fleet *f, msg *m) {
   if (m->worker >= f->nslots) return;
   slot *sl = &f->slots[m->worker];
   group *g = &f->g[sl->group];
+  if (m->kind == MSG_RESULT) sl->compiles = m->compiles, sl->setup_ms = m->setup_ms;
   if (m->kind == MSG_FAILED) {
     slot_failed(f, m->worker, m->error);
     return;
@@ -1090,6 +1126,37 @@ static void handle(fleet *f, msg *m) {
   }
 }
 
+/* How many configurations a worker of group gi holds at once: the group's chunk, but at most half of an even share
+ * of those not handed out yet (guided self-scheduling), so that the last ones are shared out among its devices in
+ * ever smaller parts rather than left queued on one while another idles. */
+static uint32_t hold_limit(const fleet *f, uint32_t gi) {
+  const group *g = &f->g[gi];
+  if (g->chunk <= 1) return g->chunk;
+  uint32_t held = 0, live = 0;
+  for (uint32_t s = 0; s < f->nslots; s++)
+    if (f->slots[s].group == gi && !f->slots[s].dead) held += f->slots[s].ninflight, live++;
+  uint64_t done = (uint64_t)g->run.nevals + held, left = g->run.space.count > done ? g->run.space.count - done : 0;
+  uint64_t share = live ? (left + 2 * live - 1) / (2 * live) : g->chunk;
+  return share >= g->chunk ? g->chunk : share < 1 ? 1 : (uint32_t)share;
+}
+
+/* What the search of a shared group will hand out next, told once to every live worker of the group (CMD_AHEAD). */
+static void tell_ahead(fleet *f, uint32_t gi) {
+  group *g = &f->g[gi];
+  if (g->nslots < 2 || g->chunk <= 1) return;
+  uint32_t next[AHEAD], n = tune_search_peek(g->ts, AHEAD, next);
+  for (uint32_t i = 0; i < n; i++) {
+    if (next[i] >= g->run.space.count || g->told[next[i]]) continue;
+    g->told[next[i]] = 1;
+    for (uint32_t s = 0; s < f->nslots; s++)
+      if (f->slots[s].group == gi && f->slots[s].started && !f->slots[s].dead) {
+        cmd c = {.kind = CMD_AHEAD, .worker = s, .config = next[i]};
+        if (f->slots[s].rank == f->rank) worker_command(f, &f->w[s], &c);
+        else if (fleet_mpi_send(f->slots[s].rank, TAG_CMD, &c, sizeof c, f->silent_ms)) slot_failed(f, s, vkocc_last_error());
+      }
+  }
+}
+
 /* Hands work to every free worker; false when every group is finished. */
 static bool dispatch(fleet *f) {
   bool any = false;
@@ -1099,19 +1166,20 @@ static bool dispatch(fleet *f) {
     bool handed = true;
     for (uint32_t s = 0; s < f->nslots && handed; s++) {
       slot *sl = &f->slots[s];
-      /* a worker gets more once it is on its last: it never waits for the coordinator */
-      if (sl->group != gi || sl->dead || sl->ninflight > 1) continue;
+      /* a worker is topped up whenever it holds less than it may: it never waits for the coordinator, and its pool
+       * builds what it holds while the device measures (tu_prefetch) */
+      if (sl->group != gi || sl->dead || sl->ninflight >= hold_limit(f, gi)) continue;
       if (!sl->started) {
         /* until the reference configuration is known, one worker measures */
         bool other = false;
         for (uint32_t k = 0; k < f->nslots; k++) other |= k != s && f->slots[k].group == gi && f->slots[k].started && !f->slots[k].dead;
         if (!g->ref_known && other) continue;
         if (send_cmd(f, s, CMD_GO, 0, g->ref_known ? g->reference : "")) { slot_failed(f, s, vkocc_last_error()); continue; }
-        sl->started = true;
+        sl->started = true, sl->go_ms = vkocc_now_ms() - f->t0;
         ask_references(f, s);
       }
       if (g->chunk == 1 && sl->ninflight) continue;
-      uint32_t c[CHUNK], want = g->chunk - sl->ninflight, n;
+      uint32_t c[CHUNK], want = hold_limit(f, gi) > sl->ninflight ? hold_limit(f, gi) - sl->ninflight : 0, n;
       handed = false;
       while (want && !sl->dead && (n = tune_search_ask(g->ts, want, c))) {
         for (uint32_t i = 0; i < n; i++) {
@@ -1128,6 +1196,7 @@ static bool dispatch(fleet *f) {
         }
       }
     }
+    tell_ahead(f, gi);
     if (!tune_search_inflight(g->ts)) {
       uint32_t c;
       /* nothing in flight and nothing to hand out: the search is over */
@@ -1175,7 +1244,7 @@ static void fleet_free(fleet *f) {
     tune_search_close(g->ts);
     tu_run_free(&g->run);
     if (g->jf) fclose(g->jf);
-    free(g->who), free(g->prev_who);
+    free(g->who), free(g->prev_who), free(g->told);
     json_decref(g->prev_devices), json_decref(g->attrib);
   }
   for (uint32_t s = 0; s < f->nslots; s++) {
@@ -1227,6 +1296,7 @@ static vkocc_status make_groups(fleet *f) {
     for (uint32_t i = 0; i < o->nonly; i++)
       if ((st = tu_restrict(&g->run, o->only[i]))) return st;
     g->who = vkocc_xmalloc(((size_t)g->run.space.count + 1) * sizeof *g->who);
+    g->told = vkocc_xcalloc((size_t)g->run.space.count + 1, 1);
     g->prev_who = vkocc_xmalloc(((size_t)g->run.space.count + 1) * sizeof *g->prev_who);
     for (uint32_t c = 0; c < g->run.space.count; c++) g->who[c] = -1;
     attribute_resumed(g);
@@ -1646,7 +1716,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   if (out) memset(out, 0, sizeof *out);
   if (!spec_path || !members || !n) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_fleet: no spec or no device");
   double t0 = vkocc_now_ms();
-  fleet F = {.o = o, .spec_path = spec_path, .name = name, .resume = resume, .nranks = 1};
+  fleet F = {.o = o, .spec_path = spec_path, .name = name, .resume = resume, .nranks = 1, .t0 = t0, .shared = tu_shared_new()};
   fleet *f = &F;
   const char *silent = getenv("VKOCC_FLEET_SILENT_S");
   f->silent_ms = 1e3 * (silent && strtod(silent, NULL) > 0 ? strtod(silent, NULL) : 30);
@@ -1752,6 +1822,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   bool lost = f->peer_lost;
   double silent_ms = f->silent_ms;
   fleet_free(f);
+  tu_shared_free(F.shared);
   free(ids);
   free(lims);
   if (mpi_inited) fleet_mpi_finalize(lost, silent_ms, st ? 1 : 0);

@@ -133,6 +133,7 @@ typedef struct harness {
   bool buffers_ready;
   /* validation */
   void **expect;             /* per argument: the reference output (NULL: not validated) */
+  bool *expect_borrowed;     /* per argument: expect[i] is tu_options.shared's, not freed here */
   const t1_ref **ref_of;     /* per argument: the reference entry giving the method (NULL: exact / default) */
   bool have_reference;
   /* validation on the device (tune/gpu_validate.h): per validated output its expected values on the device and
@@ -175,6 +176,128 @@ typedef struct harness {
 } harness;
 
 static vkocc_context *CTX(harness *h) { return *h->ctxp; }
+
+/* ------------------------------------------------------------------ made once per process (tu_options.shared) */
+
+/* One thing a process makes once for every device's harness: made by the first that asks (state 1 while it
+ * does), the others wait for it. */
+typedef struct shared_entry {
+  int state;                 /* 1: being made, 2: made (or failed: st) */
+  vkocc_status st;
+  char error[700];
+  void *data;
+  size_t bytes;
+} shared_entry;
+
+struct tu_shared {
+  pthread_mutex_t mu;
+  pthread_cond_t made;
+  json_t *index;             /* key -> index in e */
+  shared_entry **e;
+  uint32_t n, cap;
+};
+
+tu_shared *tu_shared_new(void) {
+  tu_shared *s = vkocc_xcalloc(1, sizeof *s);
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->made, NULL);
+  s->index = json_object();
+  return s;
+}
+
+void tu_shared_free(tu_shared *s) {
+  if (!s) return;
+  for (uint32_t i = 0; i < s->n; i++) free(s->e[i]->data), free(s->e[i]);
+  free(s->e);
+  json_decref(s->index);
+  pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->made);
+  free(s);
+}
+
+/* key's entry, made or failed (*mine false), or new and now the caller's to make (*mine true: shared_made after) */
+static shared_entry *shared_get(tu_shared *s, const char *key, bool *mine) {
+  pthread_mutex_lock(&s->mu);
+  json_t *at = json_object_get(s->index, key);
+  shared_entry *e;
+  if (at) {
+    e = s->e[json_integer_value(at)];
+    while (e->state == 1) pthread_cond_wait(&s->made, &s->mu);
+    *mine = false;
+  } else {
+    if (s->n == s->cap) s->cap = s->cap ? 2 * s->cap : 16, s->e = vkocc_xrealloc(s->e, s->cap * sizeof *s->e);
+    e = s->e[s->n] = vkocc_xcalloc(1, sizeof *e); /* pointers: an entry never moves */
+    json_object_set_new(s->index, key, json_integer(s->n++));
+    e->state = 1, *mine = true;
+  }
+  pthread_mutex_unlock(&s->mu);
+  return e;
+}
+
+static void shared_made(tu_shared *s, shared_entry *e, vkocc_status st) {
+  pthread_mutex_lock(&s->mu);
+  e->st = st, e->state = 2;
+  if (st) snprintf(e->error, sizeof e->error, "%s", vkocc_last_error());
+  pthread_cond_broadcast(&s->made);
+  pthread_mutex_unlock(&s->mu);
+}
+
+/* An argument's data (what "arg", i an argument) or a reference's (what "ref", i its index in spec.refs), bytes
+ * (at least the argument's) zero-padded: made here into a buffer of the caller's (*shared false: free it), or
+ * tu_options.shared's, made once per process (*shared true: read only, never freed here). */
+static vkocc_status fill_data(harness *h, const char *what, uint32_t i, const t1_data *d, const char *path, const t1_arg *a,
+                              size_t bytes, void **out, bool *shared) {
+  *out = NULL, *shared = false;
+  if (!h->o->shared) {
+    *out = vkocc_xcalloc(1, bytes);
+    vkocc_status st = t1_fill_data(h->s, d, path, a, *out);
+    if (st) free(*out), *out = NULL;
+    return st;
+  }
+  char key[64];
+  snprintf(key, sizeof key, "%s:%u", what, i);
+  bool mine;
+  shared_entry *e = shared_get(h->o->shared, key, &mine);
+  if (mine) {
+    e->data = vkocc_xcalloc(1, bytes), e->bytes = bytes;
+    vkocc_status st = t1_fill_data(h->s, d, path, a, e->data);
+    shared_made(h->o->shared, e, st);
+  }
+  if (e->st) return vkocc_fail(e->st, "%s", e->error);
+  if (e->bytes < bytes) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: %s of %zu bytes shared, %zu wanted", h->s->file, path, e->bytes, bytes);
+  *out = e->data, *shared = true;
+  return VKOCC_OK;
+}
+
+/* A define set's SPIR-V (text: the kernel's source, NULL: its file), compiled here, or once per process through
+ * tu_options.shared (*compiled: by this call); *spv the caller's copy either way. */
+static vkocc_status compile_spv(harness *h, const char *text, const char *defs_key, const char *const *defs, uint32_t ndefs,
+                                uint32_t **spv, size_t *words, bool *compiled) {
+  const t1_spec *s = h->s;
+  *compiled = true;
+  if (!h->o->shared)
+    return text ? vkocc_shader_compile(text, strlen(text), s->kernel_file, s->lang, s->kernel_name, defs, ndefs, spv, words)
+                : vkocc_shader_load_file(s->kernel_file, s->lang, s->kernel_name, defs, ndefs, spv, words);
+  size_t kl = strlen(defs_key) + 8;
+  char *key = vkocc_xmalloc(kl);
+  snprintf(key, kl, "spv:%s", defs_key);
+  bool mine;
+  shared_entry *e = shared_get(h->o->shared, key, &mine);
+  free(key);
+  if (mine) {
+    uint32_t *w = NULL;
+    size_t n = 0;
+    vkocc_status st = text ? vkocc_shader_compile(text, strlen(text), s->kernel_file, s->lang, s->kernel_name, defs, ndefs, &w, &n)
+                           : vkocc_shader_load_file(s->kernel_file, s->lang, s->kernel_name, defs, ndefs, &w, &n);
+    e->data = w, e->bytes = st ? 0 : n * sizeof *w;
+    shared_made(h->o->shared, e, st);
+  }
+  *compiled = mine;
+  if (e->st) return vkocc_fail(e->st, "%s", e->error);
+  *words = e->bytes / sizeof **spv;
+  *spv = memcpy(vkocc_xmalloc(e->bytes + 4), e->data, e->bytes);
+  return VKOCC_OK;
+}
 
 /* comments blanked (kept line structure), so a name in a comment does not count as used */
 static void strip_comments(char *t) {
@@ -322,10 +445,8 @@ static module *get_module(harness *h, config *x, double *compile_ms) {
   pthread_mutex_unlock(&b->modules);
   double t0 = vkocc_now_ms();
   const char *text = h->s->kernel_text; /* a built-in spec's source is in the library */
-  vkocc_status st = text ? vkocc_shader_compile(text, strlen(text), h->s->kernel_file, h->s->lang, h->s->kernel_name,
-                                                (const char *const *)x->defs, x->ndefs, &m->spv, &m->words)
-                         : vkocc_shader_load_file(h->s->kernel_file, h->s->lang, h->s->kernel_name,
-                                                  (const char *const *)x->defs, x->ndefs, &m->spv, &m->words);
+  bool compiled;
+  vkocc_status st = compile_spv(h, text, x->defs_key, (const char *const *)x->defs, x->ndefs, &m->spv, &m->words, &compiled);
   if (!st) st = vkocc_reflect(m->spv, m->words, h->s->kernel_name, &m->refl);
   if (st) {
     m->failed = true;
@@ -336,7 +457,7 @@ static module *get_module(harness *h, config *x, double *compile_ms) {
   *compile_ms = vkocc_now_ms() - t0;
   pthread_mutex_lock(&b->modules);
   m->ready = true;
-  h->run->compiles++;
+  h->run->compiles += compiled; /* another device's harness compiled it: its copy */
   h->run->compile_ms += *compile_ms;
   pthread_cond_broadcast(&b->compiled);
   pthread_mutex_unlock(&b->modules);
@@ -553,14 +674,15 @@ static vkocc_status make_buffers(harness *h) {
     }
     if ((st = vkocc_buffer_create(ctx, bytes, false, &h->dev[i]))) break;
     if (a->data.fill != T1_FILL_NONE) {
-      void *host = vkocc_xcalloc(1, bytes);
-      st = t1_fill_data(s, &a->data, a->path, a, host);
+      void *host;
+      bool shared;
+      st = fill_data(h, "arg", i, &a->data, a->path, a, bytes, &host, &shared);
       if (!st) st = vkocc_buffer_upload(ctx, &h->dev[i], host, bytes);
       if (!st && restored(a)) {
         if (!(st = vkocc_buffer_create(ctx, bytes, false, &h->pristine[i]))) st = vkocc_buffer_upload(ctx, &h->pristine[i], host, bytes);
         if (!st && h->restore) st = vkocc_copy_create(ctx, &h->pristine[i], &h->dev[i], bytes, &h->restore[i]);
       }
-      free(host);
+      if (!shared) free(host);
     }
     if (!st && (a->output || validated(h, i))) st = vkocc_buffer_create(ctx, bytes, true, &h->readback[i]);
   }
@@ -969,6 +1091,8 @@ static void prebuild_queue(harness *h, const uint32_t *next, uint32_t n) {
   pthread_cond_broadcast(&b->wake);
   pthread_mutex_unlock(&b->lock);
 }
+
+void tu_prefetch(void *eval_user, const uint32_t *next, uint32_t n) { prebuild_queue(eval_user, next, n); }
 
 static prebuilt *prebuilt_wait(harness *h, config *x) {
   prebuilder *b = &h->pb;
@@ -1889,16 +2013,18 @@ static vkocc_status setup_reference(harness *h) {
   tu_run *run = h->run;
   h->expect = vkocc_xcalloc(s->nargs + 1, sizeof *h->expect);
   h->ref_of = vkocc_xcalloc(s->nargs + 1, sizeof *h->ref_of);
+  h->expect_borrowed = vkocc_xcalloc(s->nargs + 1, sizeof *h->expect_borrowed);
   bool any_output = false;
   for (uint32_t i = 0; i < s->nargs; i++) any_output |= s->args[i].output;
   if (s->nrefs) {
     for (uint32_t k = 0; k < s->nrefs; k++) {
       const t1_ref *ref = &s->refs[k];
       const t1_arg *a = &s->args[ref->target];
-      free(h->expect[ref->target]);
-      h->expect[ref->target] = vkocc_xmalloc(a->bytes);
+      if (!h->expect_borrowed[ref->target]) free(h->expect[ref->target]);
+      h->expect[ref->target] = NULL;
       h->ref_of[ref->target] = ref;
-      vkocc_status st = t1_fill_data(s, &ref->data, ref->path, a, h->expect[ref->target]);
+      vkocc_status st = fill_data(h, "ref", k, &ref->data, ref->path, a, a->bytes, &h->expect[ref->target],
+                                  &h->expect_borrowed[ref->target]);
       if (st) return st;
     }
     h->have_reference = true;
@@ -2006,8 +2132,9 @@ static void harness_free(harness *h) {
   free(h->cfg);
   free_buffers(h);
   for (uint32_t i = 0; h->expect && i < h->s->nargs; i++)
-    if (h->expect[i] != (void *)1) free(h->expect[i]);
+    if (h->expect[i] != (void *)1 && !h->expect_borrowed[i]) free(h->expect[i]);
   free(h->expect);
+  free(h->expect_borrowed);
   free(h->ref_of);
   free(h->source);
 }

@@ -128,7 +128,20 @@ typedef struct tu_options {
   /* host threads that compile and create the next configurations' pipelines while the device measures (for a
    * strategy that can say what comes next, tune_strategy_def.peek); 0: one per core less one, at most 8 */
   uint32_t threads;
+  /* what the harnesses of one process's devices share (a fleet's workers, tune/fleet.c): NULL, each makes its own */
+  struct tu_shared *shared;
 } tu_options;
+
+/* Made once per process for every device's harness instead of once per device (tu_options.shared): the arguments'
+ * data and the reference outputs (generated on the host), the modules' SPIR-V (compiled on the host). The first
+ * harness that needs one makes it, the others wait for it; pipelines, buffers and uploads stay per device. Every
+ * harness sharing one must tune the same spec. */
+typedef struct tu_shared tu_shared;
+tu_shared *tu_shared_new(void);
+void tu_shared_free(tu_shared *s);
+/* For tu_options.drive: the configurations it will hand eval next (in order), whose modules and pipelines the
+ * harness's pool (tu_options.threads) then builds while the device measures; eval_user as drive received it. */
+void tu_prefetch(void *eval_user, const uint32_t *next, uint32_t n);
 
 /* Reads and enumerates the spec; name NULL: the file's stem. */
 vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run);
