@@ -5,7 +5,7 @@
  * taken from elsewhere, or refused), never with it. The driver's pipeline cache file carries vkocc's header and
  * checksum: garbage, a torn file or raw driver data in its place never reaches the driver and is rewritten.
  * On lavapipe, through the CLI. */
-#include "check.h"
+#include "check_json.h"
 #include "run.h"
 #include "cache_plant.h"
 #include <dirent.h>
@@ -60,9 +60,7 @@ static void edit(const char *path, const char *object, const char *member, json_
 static json_t *load(const char *fmt, const char *arg) {
   char path[1200];
   snprintf(path, sizeof path, fmt, arg);
-  json_error_t e;
-  json_t *doc = json_load_file(path, 0, &e);
-  CHECK(doc != NULL, "%s: %s", path, e.text);
+  json_t *doc = check_load_json(path);
   return doc;
 }
 

@@ -1,6 +1,6 @@
 /* --device all on lavapipe (N = 1; cli/multi_device.c): one document per device and a summary, the
  * adaptive surface's points marked, devices --device all, and the flag's misuse. */
-#include "check.h"
+#include "check_json.h"
 #include "run.h"
 #include <jansson.h>
 #include <stdint.h>
@@ -18,17 +18,14 @@ int main(int argc, char **argv) {
   free(out);
   char path[512];
   snprintf(path, sizeof path, "%s/s-summary.json", dir);
-  json_error_t e;
-  json_t *sum = json_load_file(path, 0, &e);
-  CHECK(sum != NULL, "%s: %s", path, e.text);
+  json_t *sum = check_load_json(path);
   CHECK(json_is_true(json_object_get(sum, "same_cluster")), "one device, one cluster");
   CHECK_EQ_U(json_integer_value(json_object_get(sum, "devices_measured")), 1);
   json_t *d0 = json_array_get(json_object_get(sum, "devices"), 0);
   const char *id = json_string_value(json_object_get(d0, "cluster_id"));
   CHECK(id && !strncmp(id, "c2-", 3), "cluster ID %s", id ? id : "(none)");
   snprintf(path, sizeof path, "%s/s-0.json", dir);
-  json_t *doc = json_load_file(path, 0, &e);
-  CHECK(doc != NULL, "%s: %s", path, e.text);
+  json_t *doc = check_load_json(path);
   /* 4 points, P = LP_NUM_THREADS at each, measured ones carry the comb's P, predicted ones say so */
   json_t *pts = json_object_get(doc, "points");
   CHECK_EQ_U(json_array_size(pts), 4);

@@ -2,7 +2,7 @@
  * "unknown", said once, and the fingerprint still succeeds (exit 0) with the same document otherwise (cluster ID,
  * surface) as with --no-registers, which records nothing about registers. A register model in the device's cache
  * is reused (no sweep) and recorded, for one device and for --device all. argv: the vkocc binary, tests/data. */
-#include "check.h"
+#include "check_json.h"
 #include "run.h"
 #include "cache_plant.h"
 #include <jansson.h>
@@ -67,8 +67,7 @@ int main(int argc, char **argv) {
   char reg[1300];
   snprintf(reg, sizeof reg, "%s/../../docs/results/h100/registers/registers-graphics.json", data);
   json_error_t e;
-  json_t *regdoc = json_load_file(reg, 0, &e);
-  CHECK(regdoc != NULL, "%s: %s", reg, e.text);
+  json_t *regdoc = check_load_json(reg);
   bool planted = regdoc && plant_registers(regdoc, cache, "2");
   CHECK(planted, "the register document planted in %s", cache);
   json_decref(regdoc);

@@ -2,7 +2,7 @@
  * compute-only family, one without), the CLI on lavapipe (one graphics+compute+transfer family), the device
  * JSON's queue_family / queue_families, and documents written before vkocc recorded the family.
  * Why it matters: on NVIDIA the shared memory per SM differs by family (docs/results/h100/carveout/). */
-#include "check.h"
+#include "check_json.h"
 #include "internal.h"
 #include "io.h"
 #include "run.h"
@@ -244,9 +244,7 @@ static void fingerprint_cache_per_family(const char *bin, const char *data) {
   CHECK(rc == 0 && uuid, "devices --json for the cache key");
   /* a whole fingerprint (device, surface, derived limits): the cache takes no less */
   snprintf(path, sizeof path, "%s/../../docs/results/h100/fingerprint/fingerprint-1.json", data);
-  json_error_t e;
-  json_t *fp = json_load_file(path, 0, &e);
-  CHECK(fp != NULL, "%s: %s", path, e.text);
+  json_t *fp = check_load_json(path);
   json_object_set_new(fp, "tool_version", json_string(vkocc_version())); /* the cache takes only its own version */
   snprintf(path, sizeof path, "mkdir -p %s/vkocc", dir);
   run_fmt(&out, "%s", path);

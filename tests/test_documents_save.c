@@ -2,7 +2,7 @@
  * vkocc_raw_probe_save): no device. Each document read back: its schema, its device and the values given;
  * the raw probe through its public reader, vkocc_raw_probe_load; the errors for a missing argument, a result
  * without repetitions, and a path that is a directory. */
-#include "check.h"
+#include "check_json.h"
 #include "vkocc.h"
 #include <jansson.h>
 #include <stdlib.h>
@@ -20,9 +20,7 @@ static vkocc_device_info device(void) {
 }
 
 static json_t *load(const char *path) {
-  json_error_t e;
-  json_t *doc = json_load_file(path, 0, &e);
-  CHECK(doc, "%s: %s", path, e.text);
+  json_t *doc = check_load_json(path);
   return doc;
 }
 

@@ -3,7 +3,7 @@
  * random sample is right (the exact histogram of the generated input), every parameter reaches the kernel
  * without a recompile (one compile for the whole sample), and each launch is P * BLOCKS_PER_P workgroups with
  * P of the configuration's own pipeline. */
-#include "check.h"
+#include "check_json.h"
 #include "run.h"
 #include <jansson.h>
 #include <stdint.h>
@@ -32,9 +32,7 @@ int main(int argc, char **argv) {
   /* the spec at 8192 words (ProblemSize and the Scalar n that carries it) */
   const json_int_t N = 8192;
   snprintf(from, sizeof from, "%s/examples/tune/histogram/histogram.json", src);
-  json_error_t e;
-  json_t *d = json_load_file(from, 0, &e);
-  CHECK(d != NULL, "%s: %s", from, e.text);
+  json_t *d = check_load_json(from);
   if (!d) return check_report();
   json_t *ks = json_object_get(d, "KernelSpecification");
   json_object_set_new(ks, "ProblemSize", json_pack("[I]", N));
@@ -55,8 +53,7 @@ int main(int argc, char **argv) {
   CHECK_CONTAINS(out, "8 correct, 0 compile, 0 runtime, 0 timeout, 0 correctness, 0 constraints");
   free(out);
   snprintf(to, sizeof to, "%s/r.json", dir);
-  d = json_load_file(to, 0, &e);
-  CHECK(d != NULL, "%s: %s", to, e.text);
+  d = check_load_json(to);
   if (d) {
     json_t *sp = json_object_get(d, "space");
     CHECK(json_integer_value(json_object_get(sp, "allowed")) == 10800, "allowed %lld",

@@ -3,7 +3,7 @@
  * specialization-constant value detected and never chosen, P of each pipeline measured and used as the
  * persistent launch, --resume, a policy from the results, and every bad input of docs/tune.md: one line naming
  * the file and JSON path, exit 2, the previous results file byte for byte unchanged. */
-#include "check.h"
+#include "check_json.h"
 #include "run.h"
 #include <jansson.h>
 #include <stdint.h>
@@ -47,9 +47,7 @@ static void small_spec(const char *example, const char *kernel, const char *name
   snprintf(to, sizeof to, "%s/%s", dir, kernel);
   copy(from, to);
   snprintf(from, sizeof from, "%s/examples/tune/%s/%s.json", src, example, name);
-  json_error_t e;
-  json_t *d = json_load_file(from, 0, &e);
-  CHECK(d != NULL, "%s: %s", from, e.text);
+  json_t *d = check_load_json(from);
   if (!d) return;
   json_t *ks = json_object_get(d, "KernelSpecification"), *p = json_array();
   for (int i = 0; i < nps; i++) json_array_append_new(p, json_integer(ps[i]));
@@ -63,13 +61,6 @@ static void small_spec(const char *example, const char *kernel, const char *name
   snprintf(to, sizeof to, "%s/%s.json", dir, name);
   json_dump_file(d, to, JSON_INDENT(1));
   json_decref(d);
-}
-
-static json_t *load(const char *path) {
-  json_error_t e;
-  json_t *d = json_load_file(path, 0, &e);
-  CHECK(d != NULL, "%s: %s", path, e.text);
-  return d;
 }
 
 /* T4 results and metadata against the schemas (python3-jsonschema); skipped, saying so, when it is absent */
@@ -103,7 +94,7 @@ static void test_transpose(void) {
   free(out);
   char p[1024];
   snprintf(p, sizeof p, "%s/tr.json", dir);
-  json_t *d = load(p);
+  json_t *d = check_load_json(p);
   if (!d) return;
   CHECK(!strcmp(json_string_value(json_object_get(d, "kind")), "user"), "kind");
   CHECK(json_integer_value(json_object_get(json_object_get(d, "space"), "total")) == 1024, "space total");
@@ -141,7 +132,7 @@ static void test_transpose(void) {
   CHECK_CONTAINS(out, "2 timeout");
   free(out);
   snprintf(p, sizeof p, "%s/to.json", dir);
-  d = load(p);
+  d = check_load_json(p);
   CHECK(d && !json_object_get(d, "best"), "a best among timeouts");
   json_decref(d);
   /* --resume with a larger budget keeps the 8 and adds 4 (the seeded order retraces the same path) */
@@ -162,7 +153,7 @@ static void test_persistent(void) {
   free(out);
   char p[1024];
   snprintf(p, sizeof p, "%s/re.json", dir);
-  json_t *d = load(p);
+  json_t *d = check_load_json(p);
   if (!d) return;
   const char *lp = getenv("LP_NUM_THREADS");
   json_int_t want = lp ? atoi(lp) : 0;
@@ -184,7 +175,7 @@ static void test_persistent(void) {
   CHECK_CONTAINS(out, "3 correct, 0 compile, 1 runtime");
   free(out);
   snprintf(p, sizeof p, "%s/loss.json", dir);
-  json_t *l = load(p);
+  json_t *l = check_load_json(p);
   CHECK(json_integer_value(json_object_get(json_object_get(l, "measurement"), "device_losses")) == 1, "one device loss");
   json_decref(l);
   /* a policy from user-kernel results: select by cluster picks the results' best */
@@ -226,7 +217,7 @@ static void test_wrong(void) {
   free(out);
   char p[1024];
   snprintf(p, sizeof p, "%s/w.json", dir);
-  json_t *d = load(p);
+  json_t *d = check_load_json(p);
   if (!d) return;
   CHECK(json_integer_value(json_object_get(json_object_get(json_object_get(d, "best"), "config"), "ITEMS")) != 8, "ITEMS 8 chosen");
   /* the outputs were compared on the device: only the compare's verdict came back, with the same message */
@@ -277,7 +268,7 @@ static void test_final_round_resume(void) {
   CHECK_CONTAINS(out, "12 measured (12 resumed)");
   CHECK_CONTAINS(out, "9 correct, 0 compile, 0 runtime, 0 timeout, 3 correctness");
   free(out);
-  json_t *d1 = load(p1), *d2 = load(p2);
+  json_t *d1 = check_load_json(p1), *d2 = check_load_json(p2);
   if (!d1 || !d2) { json_decref(d1), json_decref(d2); return; }
   size_t i;
   json_t *r1;
@@ -327,7 +318,7 @@ static void test_final_round_resume(void) {
   CHECK(rc == 0, "wrong records resumed: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "9 correct, 0 compile, 0 runtime, 0 timeout, 3 correctness");
   free(out);
-  json_t *d3 = load(p3);
+  json_t *d3 = check_load_json(p3);
   if (d3) {
     int final3 = 0;
     json_t *r;
@@ -387,7 +378,7 @@ static void test_spirv_and_ktt(const char *glslc) {
   free(out);
   char p[1024];
   snprintf(p, sizeof p, "%s/ktt-r.json", dir);
-  json_t *d = load(p);
+  json_t *d = check_load_json(p);
   json_t *ps = json_object_get(d, "parameters");
   CHECK(!strcmp(json_string_value(json_object_get(json_array_get(ps, 0), "reaches")), "launch") &&
         !strcmp(json_string_value(json_object_get(json_array_get(ps, 1), "reaches")), "define"), "WG launch, ITEMS define");
@@ -465,7 +456,7 @@ static void test_warmup_sentinel(void) {
   free(out);
   char p[1024];
   snprintf(p, sizeof p, "%s/ws.json", dir);
-  json_t *d = load(p);
+  json_t *d = check_load_json(p);
   if (!d) return;
   json_t *sen = json_object_get(json_object_get(d, "measurement"), "sentinel"), *pts = json_object_get(sen, "points");
   CHECK(json_array_size(pts) == 3, "3 sentinel points (after 1, 4 and 7 configurations), got %zu", json_array_size(pts));
@@ -498,7 +489,7 @@ static void test_warmup_sentinel(void) {
   CHECK(rc == 0 && !strstr(out, "clocks:"), "--sentinel 0: exit %d: %s", rc, out);
   free(out);
   snprintf(p, sizeof p, "%s/ws0.json", dir);
-  if ((d = load(p))) {
+  if ((d = check_load_json(p))) {
     CHECK(!json_object_get(json_object_get(d, "measurement"), "sentinel"), "--sentinel 0 records none");
     json_array_foreach(json_object_get(d, "results"), i, r) {
       double w = json_number_value(json_object_get(json_object_get(r, "timing_ms"), "warmup"));
@@ -537,7 +528,7 @@ static void check_device_side(const char *env, const char *validation) {
   free(out);
   char p[1024];
   snprintf(p, sizeof p, "%s/ds.json", dir);
-  json_t *d = load(p);
+  json_t *d = check_load_json(p);
   if (!d) return;
   const char *v = json_string_value(json_object_get(json_object_get(d, "measurement"), "validation"));
   CHECK(v && !strcmp(v, validation), "%s: compared on the %s, expected %s", env, v ? v : "(none)", validation);

@@ -2,6 +2,7 @@
 #include "check.h"
 #include "util.h"
 #include <stdlib.h>
+#include <unistd.h>
 
 int main(void) {
   /* FNV-1a 64: the published test vectors ("" and "a", "foobar") */
@@ -9,6 +10,14 @@ int main(void) {
   CHECK_EQ_U(vkocc_fnv1a(VKOCC_FNV1A_OFFSET, "a", 1), 0xaf63dc4c8601ec8cull);
   CHECK_EQ_U(vkocc_fnv1a_str(VKOCC_FNV1A_OFFSET, "foobar"), 0x85944171f73967e8ull);
   CHECK_EQ_U(vkocc_fnv1a_str(vkocc_fnv1a_str(VKOCC_FNV1A_OFFSET, "foo"), "bar"), 0x85944171f73967e8ull);
+
+  /* the thread count every pool sizes itself by: the online cores less a reserve, within [1, cap] */
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  CHECK_EQ_U(vkocc_cores(0, 1u << 20), (uint64_t)online);
+  CHECK_EQ_U(vkocc_cores(1, 1u << 20), (uint64_t)(online > 1 ? online - 1 : 1));
+  CHECK_EQ_U(vkocc_cores(1u << 20, 8), 1);
+  CHECK_EQ_U(vkocc_cores(0, 1), 1);
+  CHECK_EQ_U(vkocc_cores(0, 0), 1);
 
   uint32_t a[] = {7, 0, UINT32_MAX, 3, 3};
   qsort(a, 5, sizeof *a, vkocc_cmp_u32);

@@ -1060,8 +1060,8 @@ vkocc_status t1_fill_data(const t1_spec *s, const t1_data *d, const char *path, 
     gen_fill g = {.s = s, .d = d, .t = shape->type, .dst = dst, .comps = comps, .bad = UINT64_MAX};
     pthread_mutex_init(&g.lock, NULL);
     uint32_t chunks = (uint32_t)((comps + GEN_CHUNK - 1) / GEN_CHUNK);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* pure host work: every core (vkocc_parallel_for's 0 means 8) */
-    if (chunks > 1) vkocc_parallel_for(chunks, cpus > 1 ? (uint32_t)(cpus < 32 ? cpus : 32) : 1, gen_chunk, &g);
+    /* pure host work: every core (vkocc_parallel_for's 0 means 8) */
+    if (chunks > 1) vkocc_parallel_for(chunks, vkocc_cores(0, 32), gen_chunk, &g);
     else if (chunks) gen_chunk(&g, 0);
     pthread_mutex_destroy(&g.lock);
     if (g.bad != UINT64_MAX)

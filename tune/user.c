@@ -1008,8 +1008,7 @@ static void pool_test_hooks(prebuilder *b) {
 /* The pool's size: tu_options.threads, else one per core less the one that measures (at least 1, at most 8). */
 static uint32_t prebuild_threads(const tu_options *o) {
   if (o->threads) return o->threads > 64 ? 64 : o->threads;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus > 9 ? 8 : cpus > 2 ? (uint32_t)cpus - 1 : 1;
+  return vkocc_cores(1, 8);
 }
 
 /* How many configurations ahead are handed to the pool: enough for every thread and a few in hand (the nearest

@@ -22,11 +22,15 @@ static void *pfor_worker(void *arg) {
   return NULL;
 }
 
+uint32_t vkocc_cores(uint32_t reserve, uint32_t cap) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  long n = cpus - (long)reserve;
+  if (n > (long)cap) n = cap;
+  return n > 0 ? (uint32_t)n : 1;
+}
+
 void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user) {
-  if (!threads) { /* drivers compile pipelines on the calling thread: one per core, at most 8 */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    threads = (uint32_t)(cpus > 8 ? 8 : cpus > 0 ? cpus : 1);
-  }
+  if (!threads) threads = vkocc_cores(0, 8); /* drivers compile pipelines on the calling thread: one per core */
   if (threads > n) threads = n ? n : 1;
   if (threads > 64) threads = 64;
   pfor p = {.fn = fn, .user = user, .n = n};

@@ -32,6 +32,8 @@ void vkocc_utc_now(char *out, size_t len);
 /* parallel.c: fn(user, i) for every i < n on `threads` threads (0: one per core, at most 8); fn locks what
  * it shares. */
 void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user);
+/* The online cores less `reserve`, at least 1 and at most `cap`: the one count every thread pool sizes itself by. */
+uint32_t vkocc_cores(uint32_t reserve, uint32_t cap);
 
 /* ticks.c, stats.c */
 double vkocc_now_ns(void);
