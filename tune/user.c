@@ -112,6 +112,7 @@ typedef struct prebuilder {
   bool quit;
   bool pipelines_ok;         /* the buffers exist: pipelines can be built (set under lock by make_buffers) */
   bool wait_only;            /* VKOCC_TEST_POOL_WAIT=1: the measuring thread waits for the pool (its tests) */
+  bool uncached;             /* VKOCC_TEST_POOL_UNCACHED=1: the pool's pipelines without the context's cache */
   FILE *trace;               /* VKOCC_TEST_POOL_TRACE: each job's start, in order (its tests) */
   pthread_mutex_t lock;      /* the jobs, busy, each config's prebuilt state */
   pthread_cond_t wake, done;
@@ -896,7 +897,8 @@ static tu_outcome prepare_pipeline(harness *h, trial *t) {
       res[nres++] = (vkocc_kernel_resource){.set = 0, .binding = (uint32_t)s->args[i].binding, .buffer = &h->dev[i]};
   vkocc_kernel_desc kd = {.spv = t->m->spv, .words = t->m->words, .name = s->kernel_file, .role = "user's",
                           .entry = s->kernel_name, .info = &t->info, .refl = &t->m->refl, .spec = t->sp.v,
-                          .nspec = t->sp.n, .res = res, .nres = nres, .statistics = h->s->uses_P || h->o->always_P};
+                          .nspec = t->sp.n, .res = res, .nres = nres, .statistics = h->s->uses_P || h->o->always_P,
+                          .uncached = t->ahead && h->pb.uncached};
   if (!vkocc_kernel_build(CTX(h), &kd, &t->k)) return TU_GO;
   if (t->ahead) return TU_STOP; /* the main thread builds it again, and recovers from what failed */
   char why[600];
@@ -993,10 +995,13 @@ static void *prebuild_thread(void *arg) {
 
 /* Its tests' hooks: VKOCC_TEST_POOL_WAIT=1 (the measuring thread waits for the pool instead of building what the
  * pool has not started: which builds the pool makes no longer depends on timing), VKOCC_TEST_POOL_TRACE=FILE
- * (each job's start), VKOCC_TEST_POOL_STAGES=C,P (at most C compiles and P pipelines at once). */
+ * (each job's start), VKOCC_TEST_POOL_STAGES=C,P (at most C compiles and P pipelines at once),
+ * VKOCC_TEST_POOL_UNCACHED=1 (the pool's pipelines made without the context's pipeline cache). */
 static void pool_test_hooks(prebuilder *b) {
   const char *w = getenv("VKOCC_TEST_POOL_WAIT"), *t = getenv("VKOCC_TEST_POOL_TRACE"), *st = getenv("VKOCC_TEST_POOL_STAGES");
   b->wait_only = w && !strcmp(w, "1");
+  const char *u = getenv("VKOCC_TEST_POOL_UNCACHED");
+  b->uncached = u && !strcmp(u, "1");
   if (t && *t) b->trace = fopen(t, "w");
   if (st) {
     char *end;
