@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The build-ahead pool on a GPU machine, as run for docs/results/h100/tune-speed/pool (one call):
 #   bash bench/tune/pool-run.sh AFTER_DIR BEFORE_DIR BENCH_DIR OUT_TAR LABEL STEPS
-# AFTER_DIR and BEFORE_DIR hold a vkocc (AFTER_DIR also bench_pipeline_build); BENCH_DIR holds bench_tune.sh and
+# [POOL_ONLY=DIR] AFTER_DIR and BEFORE_DIR hold a vkocc (AFTER_DIR also bench_pipeline_build); BENCH_DIR holds bench_tune.sh and
 # tune/{saxpy,matmul}. STEPS, in order:
 #   pbuild            bench_pipeline_build on the matmul, 1, 2, 4, 8, 15 threads, with and without the pipeline cache
 #   explore           cold matmul searches: after with 8 and 15 threads, pool-stage limits, the pool's pipelines
 #                     without the shared pipeline cache; before with 8
-#   record            before and after interleaved, 3 rounds: matmul cold, matmul warm, SAXPY
+#   record            before and after interleaved, 3 rounds: matmul cold, matmul warm (the cache the cold run left),
+#                     SAXPY (that cache: its pipelines cold); every run with the binary's default pool size
 # Cold: a fresh XDG_CACHE_HOME holding only the device's fingerprint and register model (vkocc's pipeline cache
 # and the driver's GLCache absent) and __GL_SHADER_DISK_CACHE=0 (the driver's disk cache off) in every run. Warm:
 # the cache the binary's cold run of the same round left (vkocc's pipeline cache file).
@@ -44,15 +45,21 @@ for s in $STEPS; do
       else env XDG_CACHE_HOME=$C VKOCC_TEST_POOL_STAGES=$3 BENCH_TIMEOUT=120 $B "$D/vkocc" "$R" x$i-$1-t$2-s${3/,/-} "$MM" 32 1 --confirm 30 "${F[@]}" --threads $2; fi
       el "explore $v"
     done ;;
-  record)
+  record) # rounds alternate which binary goes first; POOL_ONLY (a third vkocc, optional): its matmul cold after them
     for r in 1 2 3; do
-      for b in before after; do
+      order="before after"; [ $r = 2 ] && order="after before"
+      for b in $order; do
         D=$A; [ $b = before ] && D=$BF
         C=/tmp/pool-c-$b$r; cold $C
         XDG_CACHE_HOME=$C BENCH_TIMEOUT=120 $B "$D/vkocc" "$R" $b-matmul-cold-r$r "$MM" 32 1 --confirm 30 "${F[@]}"; el "$b matmul cold $r"
         XDG_CACHE_HOME=$C BENCH_TIMEOUT=120 $B "$D/vkocc" "$R" $b-matmul-warm-r$r "$MM" 32 1 --confirm 30 "${F[@]}"; el "$b matmul warm $r"
         XDG_CACHE_HOME=$C BENCH_TIMEOUT=180 $B "$D/vkocc" "$R" $b-saxpy-r$r "$SX" 32 1 --confirm 30 "${F[@]}"; el "$b saxpy $r"
       done
+      if [ -n "${POOL_ONLY:-}" ]; then
+        C=/tmp/pool-c-pool$r; cold $C
+        XDG_CACHE_HOME=$C BENCH_TIMEOUT=120 $B "$POOL_ONLY/vkocc" "$R" poolonly-matmul-cold-r$r "$MM" 32 1 --confirm 30 "${F[@]}"
+        el "pool-only matmul cold $r"
+      fi
     done ;;
   esac
 done
