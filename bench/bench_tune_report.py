@@ -203,8 +203,9 @@ def main(argv):
                             r["gpu_ms"], 100 * r["timed_of_tuning"]))
             if r.get("search_wall_ms"):
                 lines.append("  the search's wall (measurement.search_ms %.0f ms: the reference and the search, no sentinel or "
-                             "final round): device %.0f ms, %.1f%% busy" % (r["search_wall_ms"], r["search_wall_device_ms"],
-                                                                        100 * r["search_wall_device_ms"] / r["search_wall_ms"]))
+                             "final round): %.1f ms per configuration, device %.0f ms, %.1f%% busy"
+                             % (r["search_wall_ms"], r["search_wall_ms"] / max(1, r["configurations"]),
+                                r["search_wall_device_ms"], 100 * r["search_wall_device_ms"] / r["search_wall_ms"]))
             if r["search_total_ms"] > 0:
                 lines.append("  the search alone (configurations' timing_ms.device over their timing_ms.total, summed): %.0f of "
                              "%.0f ms, %.1f%% busy; the median configuration's device / total %.1f%%"

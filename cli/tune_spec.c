@@ -41,7 +41,7 @@ static const char *help =
     "--confirm K (default 0: none): at the end the K best by median are validated and timed again in 3 interleaved\n"
     "rounds, reported beside their medians. The search's medians rank: on an H100 a final round after a sweep of\n"
     "hundreds of configurations re-timed the best at 1.9-3.4x their medians: the GPU's clocks (docs/tune.md).\n"
-    "--threads N (1 to 64; default one per core less one, at most 8): host threads that compile and create the\n"
+    "--threads N (1 to 64; default one per core less one, at most 16): host threads that compile and create the\n"
     "pipelines of the configurations the strategy proposes next (brute_force, random_sample) while the device\n"
     "measures.\nExit 2: a spec outside the subset or that does not fit the kernel.\n";
 

@@ -147,6 +147,9 @@ typedef struct vkocc_kernel_desc {
   uint32_t extra_set;
   /* Capture executable statistics where the context offers VK_KHR_pipeline_executable_properties. */
   bool statistics;
+  /* Create the pipeline without the context's pipeline cache (one object every thread's creation goes through;
+   * bench_pipeline_build compares the two). */
+  bool uncached;
 } vkocc_kernel_desc;
 
 /* Builds a compute pipeline as desc says. Errors name desc->name: VKOCC_ERROR_USAGE for a module that is

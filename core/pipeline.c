@@ -248,7 +248,8 @@ static vkocc_status build(vkocc_context *ctx, const vkocc_kernel_desc *d, vkocc_
                 .module = k->module, .pName = k->info.entry, .pSpecializationInfo = k->nspec_entries ? &si : NULL},
       .layout = k->layout};
   if (d->statistics && ctx->exec_props) cpci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-  if ((r = vkocc_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &k->pipeline))) {
+  if ((r = vkocc_fn.vkCreateComputePipelines(ctx->device, d->uncached ? VK_NULL_HANDLE : ctx->cache, 1, &cpci, NULL,
+                                              &k->pipeline))) {
     free(sizes);
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: the driver rejects the %s%spipeline: vkCreateComputePipelines "
                       "gave %s", name, role, *role ? " " : "", vkocc_vk_result_name(r));

@@ -1510,7 +1510,7 @@ typedef struct vkocc_tune_options {
   double target_spread;      /* stop repeating when the runs' MAD / median is below (0: 0.02) */
   uint32_t max_runs;         /* at most this many timed runs per configuration (0: 50) */
   uint32_t threads;          /* host threads that compile and create the next configurations' pipelines while the
-                                device measures (strategies that say what comes next); 0 = one per core less one, at most 8 */
+                                device measures (strategies that say what comes next); 0 = one per core less one, at most 16 */
   double timeout_s;          /* bound on one dispatch (0: 5 s) */
   double warmup_ms;          /* at most this much device time of untimed dispatches before each configuration
                                 is timed (0: 500 ms; < 0: none) */

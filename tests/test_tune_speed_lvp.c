@@ -3,7 +3,10 @@
  * say where theirs came from, all equal to LP_NUM_THREADS; the pool that builds the next configurations' pipelines
  * ahead changes nothing the search measures (the same sequence with 1 and 3 threads, brute force in enumeration
  * order), compiles each define set once, and the device waits for less than the building took where it was
- * built ahead; a CPU device compares the outputs on the host unless told otherwise. */
+ * built ahead; a CPU device compares the outputs on the host unless told otherwise. The pool starts the jobs of
+ * the configuration needed next first, and builds the pipelines of those it compiled before the buffers existed
+ * (VKOCC_TEST_POOL_TRACE: each job's start; VKOCC_TEST_POOL_WAIT=1: the measuring thread waits for the pool, so
+ * which builds the pool makes does not depend on timing). */
 #include "check.h"
 #include "run.h"
 #include <jansson.h>
@@ -125,10 +128,96 @@ static void test_ahead(void) {
   json_decref(one), json_decref(three), json_decref(brute);
 }
 
+
+/* a pool's trace: its lines' job ("compile", "pipeline", "take"), configuration and who ("pool", "measuring") */
+typedef struct { char job[16], who[16]; unsigned c; } trace_line;
+
+static uint32_t read_trace(const char *name, trace_line *t, uint32_t max) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL, "%s: the pool's trace", path);
+  uint32_t n = 0;
+  while (f && n < max && fscanf(f, "%15s %u %15s", t[n].job, &t[n].c, t[n].who) == 3) n++;
+  if (f) fclose(f);
+  return n;
+}
+
+/* the configurations of one kind of line, in the trace's order */
+static uint32_t trace_of(const trace_line *t, uint32_t n, const char *job, unsigned *out, uint32_t max) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n && k < max; i++)
+    if (!strcmp(t[i].job, job)) out[k++] = t[i].c;
+  return k;
+}
+
+static void test_pool_order(void) {
+  /* 9 configurations of 6 define sets: every one after the first built by the pool, the measuring thread waiting
+   * for it; 4 threads hand the first 9 to the pool before the first configuration made the buffers */
+  char env[1200];
+  snprintf(env, sizeof env, "VKOCC_TEST_POOL_WAIT=1 VKOCC_TEST_POOL_TRACE=%s/t4.trace", dir);
+  json_t *d4 = tune(env, "speed_ahead.json", "t4", "--strategy random_sample --seed 5 --budget 9 --threads 4");
+  snprintf(env, sizeof env, "VKOCC_TEST_POOL_WAIT=1 VKOCC_TEST_POOL_TRACE=%s/t1.trace", dir);
+  json_t *d1 = tune(env, "speed_ahead.json", "t1", "--strategy random_sample --seed 5 --budget 9 --threads 1");
+  if (!d4 || !d1) return;
+  static trace_line t[512];
+  unsigned take[64], comp[64], pipe[64];
+  for (int k = 0; k < 2; k++) {
+    uint32_t n = read_trace(k ? "t1.trace" : "t4.trace", t, 512);
+    uint32_t ntake = trace_of(t, n, "take", take, 64);
+    CHECK(ntake >= 9, "run %d: %u configurations taken", k, ntake);
+    if (ntake < 9) return;
+    /* the search's 9 (the sentinel's again after them): the first built by the measuring thread, the others by the
+     * pool (before, the first window's pipelines were built by the measuring thread when measured) */
+    uint32_t by_pool = 0, i;
+    for (i = 0; i < n; i++)
+      if (!strcmp(t[i].job, "take")) break;
+    CHECK(!strcmp(t[i].who, "measuring"), "run %d: the first configuration, %u, is the measuring thread's", k, t[i].c);
+    for (uint32_t j = 0, seen = 0; j < n && seen < 9; j++)
+      if (!strcmp(t[j].job, "take") && seen++) by_pool += !strcmp(t[j].who, "pool");
+    CHECK_EQ_U(by_pool, 8);
+    /* every one after the first compiled and built once, by the pool */
+    uint32_t ncomp = trace_of(t, n, "compile", comp, 64), npipe = trace_of(t, n, "pipeline", pipe, 64);
+    for (uint32_t j = 1; j < 9; j++) {
+      uint32_t nc = 0, np = 0;
+      for (uint32_t q = 0; q < ncomp; q++) nc += comp[q] == take[j];
+      for (uint32_t q = 0; q < npipe; q++) np += pipe[q] == take[j];
+      CHECK(nc == 1 && np == 1, "run %d: configuration %u: %u compiles, %u pipelines by the pool", k, take[j], nc, np);
+    }
+    if (!k) continue;
+    /* one thread: compiles and pipelines started in the order the configurations are needed */
+    for (uint32_t j = 0; j < 8 && j < ncomp && j < npipe; j++) {
+      CHECK(comp[j] == take[j + 1], "one thread: compile %u is of %u, needed %u-th is %u", j, comp[j], j + 2, take[j + 1]);
+      CHECK(pipe[j] == take[j + 1], "one thread: pipeline %u is of %u, needed %u-th is %u", j, pipe[j], j + 2, take[j + 1]);
+    }
+    /* and once the buffers exist, the next one's pipeline before any compile further ahead: after the first
+     * pipeline, a compile of the j-th needed never starts before the pipeline of the (j-1)-th */
+    uint32_t first_pipe = n;
+    for (i = 0; i < n; i++)
+      if (!strcmp(t[i].job, "pipeline")) { first_pipe = i; break; }
+    for (uint32_t j = 2; j < 9; j++) {
+      uint32_t at_comp = n, at_prev_pipe = n;
+      for (i = 0; i < n; i++) {
+        if (!strcmp(t[i].job, "compile") && t[i].c == take[j] && at_comp == n) at_comp = i;
+        if (!strcmp(t[i].job, "pipeline") && t[i].c == take[j - 1] && at_prev_pipe == n) at_prev_pipe = i;
+      }
+      if (at_comp > first_pipe)
+        CHECK(at_prev_pipe < at_comp, "one thread: the compile of %u started before the pipeline of %u, needed first",
+              take[j], take[j - 1]);
+    }
+  }
+  /* the pool changes nothing the search measures */
+  char *s4 = sequence(d4), *s1 = sequence(d1);
+  CHECK(!strcmp(s4, s1), "the pool's size changed the sequence: %s against %s", s4, s1);
+  free(s4), free(s1);
+  json_decref(d4), json_decref(d1);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3 || !mkdtemp(dir)) { fprintf(stderr, "usage: test_tune_speed_lvp VKOCC DATA_DIR\n"); return 2; }
   bin = argv[1], data = argv[2];
   test_P_once_per_pipeline();
   test_ahead();
+  test_pool_order();
   return check_report();
 }

@@ -99,18 +99,27 @@ typedef struct module {
 
 typedef struct config config;
 
-/* The prebuilding threads (prebuild_queue): a queue of the configurations the strategy will propose next, whose
- * modules and pipelines a pool of host threads makes while the device measures another. */
+/* The prebuilding threads (prebuild_queue): the configurations the strategy will propose next, whose modules and
+ * pipelines a pool of host threads makes while the device measures another. A configuration's build is two jobs,
+ * its compile and then its pipeline (once the buffers exist); a free thread starts the runnable job of the
+ * configuration the measuring thread needs soonest, so the next one is never queued behind those further ahead,
+ * and the measuring thread builds the one it needs itself rather than wait for a job not yet started. */
 typedef struct prebuilder {
   pthread_t *thread;
   uint32_t nthreads, started, busy;
+  uint32_t compiling, building;     /* the pool's jobs of each kind running now */
+  uint32_t max_compiling, max_building; /* at most so many of each kind at once */
   bool quit;
-  pthread_mutex_t lock;      /* the queue, busy, each config's prebuilt state */
+  bool pipelines_ok;         /* the buffers exist: pipelines can be built (set under lock by make_buffers) */
+  bool wait_only;            /* VKOCC_TEST_POOL_WAIT=1: the measuring thread waits for the pool (its tests) */
+  bool uncached;             /* VKOCC_TEST_POOL_UNCACHED=1: the pool's pipelines without the context's cache */
+  FILE *trace;               /* VKOCC_TEST_POOL_TRACE: each job's start, in order (its tests) */
+  pthread_mutex_t lock;      /* the jobs, busy, each config's prebuilt state */
   pthread_cond_t wake, done;
   pthread_mutex_t modules;   /* the module table (get_module) */
   pthread_cond_t compiled;   /* a module's compile ended */
-  config **queue;            /* a ring of cap entries */
-  uint32_t head, n, cap;
+  config **job;              /* the configurations handed to the pool and not yet taken, cap at most */
+  uint32_t njobs, cap;
 } prebuilder;
 
 typedef struct harness {
@@ -352,6 +361,7 @@ static int32_t declared_spec(const char *text, const char *name) {
 /* A configuration materialized once, on its first evaluation: its values, its key, its workgroup size and the
  * -D defines that name its module; the sentinel and the final round measure or build it again from here. */
 struct config {
+  uint32_t index;            /* in the space */
   const uint32_t *coord;     /* nparams value indices */
   char *key;                 /* t1_config_key: its identity in documents */
   bool sized;                /* local (and groups unless they name P) known */
@@ -367,6 +377,7 @@ static config *config_of(harness *h, uint32_t c) {
   if (!h->cfg) h->cfg = vkocc_xcalloc(h->run->space.count + 1, sizeof *h->cfg);
   if (h->cfg[c]) return h->cfg[c];
   config *x = h->cfg[c] = vkocc_xcalloc(1, sizeof *x);
+  x->index = c;
   x->coord = h->run->space.coord + (size_t)c * h->s->nparams;
   x->module = -1;
   char key[1024];
@@ -690,6 +701,10 @@ static vkocc_status make_buffers(harness *h) {
   pthread_mutex_lock(&h->pb.modules); /* the pool reads it there (prepare_module) */
   h->buffers_ready = !st;
   pthread_mutex_unlock(&h->pb.modules);
+  pthread_mutex_lock(&h->pb.lock); /* the compiled configurations' pipelines can be built now */
+  h->pb.pipelines_ok = !st;
+  pthread_cond_broadcast(&h->pb.wake);
+  pthread_mutex_unlock(&h->pb.lock);
   return st;
 }
 
@@ -1004,7 +1019,8 @@ static tu_outcome prepare_pipeline(harness *h, trial *t) {
       res[nres++] = (vkocc_kernel_resource){.set = 0, .binding = (uint32_t)s->args[i].binding, .buffer = &h->dev[i]};
   vkocc_kernel_desc kd = {.spv = t->m->spv, .words = t->m->words, .name = s->kernel_file, .role = "user's",
                           .entry = s->kernel_name, .info = &t->info, .refl = &t->m->refl, .spec = t->sp.v,
-                          .nspec = t->sp.n, .res = res, .nres = nres, .statistics = h->s->uses_P || h->o->always_P};
+                          .nspec = t->sp.n, .res = res, .nres = nres, .statistics = h->s->uses_P || h->o->always_P,
+                          .uncached = t->ahead && h->pb.uncached};
   if (!vkocc_kernel_build(CTX(h), &kd, &t->k)) return TU_GO;
   if (t->ahead) return TU_STOP; /* the main thread builds it again, and recovers from what failed */
   char why[600];
@@ -1015,8 +1031,11 @@ static tu_outcome prepare_pipeline(harness *h, trial *t) {
 /* ---- prebuilding: the next configurations' modules and pipelines made on a host thread while the device
  * measures the current one, so the device does not wait for the compiler and the driver */
 
+typedef enum { PB_QUEUED, PB_COMPILING, PB_COMPILED, PB_BUILDING, PB_READY } pb_state;
+
 typedef struct prebuilt {
-  bool ready;                /* made (or given up): measure_config may take it */
+  pb_state state;            /* PB_READY: made (or given up): measure_config may take it */
+  uint32_t rank;             /* when the measuring thread needs it: 0 next; UINT32_MAX no longer proposed */
   tu_outcome out;            /* TU_GO: module and pipeline below; else the main thread prepares it itself */
   module *m;
   specs sp;
@@ -1025,16 +1044,50 @@ typedef struct prebuilt {
   double compile_ms, pipeline_ms;
 } prebuilt;
 
-static void prebuild(harness *h, config *x) {
+static void pool_trace(prebuilder *b, const char *job, const config *x, const char *who) {
+  if (b->trace) fprintf(b->trace, "%s %u %s\n", job, x->index, who), fflush(b->trace);
+}
+
+/* The runnable job of the configuration needed soonest (b->lock held): its pipeline once the buffers exist,
+ * else its compile, each kind within its limit; NULL when none. */
+static config *pool_pick(prebuilder *b) {
+  config *best = NULL;
+  for (uint32_t i = 0; i < b->njobs; i++) {
+    prebuilt *p = b->job[i]->pre;
+    bool runnable = (p->state == PB_QUEUED && b->compiling < b->max_compiling) ||
+                    (p->state == PB_COMPILED && b->pipelines_ok && b->building < b->max_building);
+    if (runnable && (!best || p->rank < best->pre->rank)) best = b->job[i];
+  }
+  return best;
+}
+
+/* x's compile (its module, shared with every configuration of its define set) */
+static void prebuild_compile(harness *h, config *x) {
+  double ms;
+  module *m = get_module(h, x, &ms);
+  pthread_mutex_lock(&h->pb.lock);
+  x->pre->compile_ms = ms;
+  /* a module that failed: the measuring thread records why */
+  if (m->failed) x->pre->state = PB_READY, x->pre->out = TU_STOP;
+  else x->pre->state = PB_COMPILED;
+  pthread_mutex_unlock(&h->pb.lock);
+}
+
+/* x's pipeline, its module compiled */
+static void prebuild_pipeline(harness *h, config *x) {
   prebuilt *p = x->pre;
   tu_result scratch = {.P = -1};
   trial t = {.x = x, .coord = x->coord, .r = &scratch, .ahead = true};
   memcpy(scratch.local, x->local, sizeof scratch.local);
-  p->out = prepare_module(h, &t);
+  tu_outcome out = prepare_module(h, &t);
   double t0 = vkocc_now_ms();
-  if (p->out == TU_GO) p->out = prepare_pipeline(h, &t);
-  p->pipeline_ms = vkocc_now_ms() - t0;
-  p->m = t.m, p->sp = t.sp, p->info = t.info, p->k = t.k, p->compile_ms = scratch.compile_ms;
+  if (out == TU_GO) out = prepare_pipeline(h, &t);
+  double ms = vkocc_now_ms() - t0;
+  pthread_mutex_lock(&h->pb.lock);
+  p->pipeline_ms = ms;
+  p->m = t.m, p->sp = t.sp, p->info = t.info, p->k = t.k, p->out = out;
+  p->state = PB_READY;
+  pthread_mutex_unlock(&h->pb.lock);
 }
 
 static void *prebuild_thread(void *arg) {
@@ -1042,51 +1095,112 @@ static void *prebuild_thread(void *arg) {
   prebuilder *b = &h->pb;
   pthread_mutex_lock(&b->lock);
   for (;;) {
-    while (!b->n && !b->quit) pthread_cond_wait(&b->wake, &b->lock);
+    config *x;
+    while (!(x = pool_pick(b)) && !b->quit) pthread_cond_wait(&b->wake, &b->lock);
     if (b->quit) break;
-    config *x = b->queue[b->head];
-    b->head = (b->head + 1) % b->cap, b->n--, b->busy++;
+    bool compile = x->pre->state == PB_QUEUED;
+    x->pre->state = compile ? PB_COMPILING : PB_BUILDING;
+    compile ? b->compiling++ : b->building++;
+    b->busy++;
+    pool_trace(b, compile ? "compile" : "pipeline", x, "pool");
     pthread_mutex_unlock(&b->lock);
-    prebuild(h, x);
+    compile ? prebuild_compile(h, x) : prebuild_pipeline(h, x);
     pthread_mutex_lock(&b->lock);
-    x->pre->ready = true, b->busy--;
+    compile ? b->compiling-- : b->building--;
+    b->busy--;
     pthread_cond_broadcast(&b->done);
+    pthread_cond_broadcast(&b->wake); /* a slot of its kind is free; a compiled one may be built */
   }
   pthread_mutex_unlock(&b->lock);
   return NULL;
 }
 
-/* The pool's size: tu_options.threads, else one per core less the one that measures (at least 1, at most 8). */
-static uint32_t prebuild_threads(const tu_options *o) {
-  if (o->threads) return o->threads > 64 ? 64 : o->threads;
-  return vkocc_cores(1, 8);
+/* Its tests' hooks: VKOCC_TEST_POOL_WAIT=1 (the measuring thread waits for the pool instead of building what the
+ * pool has not started: which builds the pool makes no longer depends on timing), VKOCC_TEST_POOL_TRACE=FILE
+ * (each job's start), VKOCC_TEST_POOL_STAGES=C,P (at most C compiles and P pipelines at once),
+ * VKOCC_TEST_POOL_UNCACHED=1 (the pool's pipelines made without the context's pipeline cache). */
+static void pool_test_hooks(prebuilder *b) {
+  const char *w = getenv("VKOCC_TEST_POOL_WAIT"), *t = getenv("VKOCC_TEST_POOL_TRACE"), *st = getenv("VKOCC_TEST_POOL_STAGES");
+  b->wait_only = w && !strcmp(w, "1");
+  const char *u = getenv("VKOCC_TEST_POOL_UNCACHED");
+  b->uncached = u && !strcmp(u, "1");
+  if (t && *t) b->trace = fopen(t, "w");
+  if (st) {
+    char *end;
+    b->max_compiling = (uint32_t)strtoul(st, &end, 10);
+    if (*end == ',') b->max_building = (uint32_t)strtoul(end + 1, NULL, 10);
+  }
 }
 
-/* How many configurations ahead are built: enough for every thread and a few in hand. */
+/* The pool's size: tu_options.threads, else one per core less the one that measures (at least 1, at most 16: the
+ * driver builds pipelines side by side, an H100's 2048 matmul 4-5x faster on 8 threads than on 1 and 5-7x on 15,
+ * and a cold search of it took 12.6 ms per configuration with 15 threads against 20.2 with 8). */
+static uint32_t prebuild_threads(const tu_options *o) {
+  if (o->threads) return o->threads > 64 ? 64 : o->threads;
+  return vkocc_cores(1, 16);
+}
+
+/* How many configurations ahead are handed to the pool: enough for every thread and a few in hand (the nearest
+ * are started first, so a wider window only builds further ahead). */
 static uint32_t prebuild_window(const harness *h) { return 2 * h->pb.nthreads + 1; }
 
-/* Queues the configurations the strategy will propose next (next, n of them: tune_search_peek) that are neither
- * measured, built nor queued, for the pool; before the buffers are made (the first configuration, the arguments'
- * data) the pool compiles their modules alone, after it builds their pipelines too. Starts the pool on first use. */
+static void pool_remove(prebuilder *b, config *x) {
+  for (uint32_t i = 0; i < b->njobs; i++)
+    if (b->job[i] == x) {
+      memmove(b->job + i, b->job + i + 1, (b->njobs - i - 1) * sizeof *b->job);
+      b->njobs--;
+      break;
+    }
+  x->pre = NULL;
+}
+
+/* A job no longer proposed and not running, given up to make room (b->lock held); false when there is none. */
+static bool pool_evict(harness *h) {
+  prebuilder *b = &h->pb;
+  for (uint32_t i = 0; i < b->njobs; i++) {
+    config *x = b->job[i];
+    prebuilt *p = x->pre;
+    if (p->rank != UINT32_MAX || p->state == PB_COMPILING || p->state == PB_BUILDING) continue;
+    if (p->state == PB_READY && p->out == TU_GO) vkocc_kernel_destroy(CTX(h), &p->k);
+    pool_remove(b, x);
+    free(p);
+    return true;
+  }
+  return false;
+}
+
+/* Hands the configurations the strategy will propose next (next, n of them in that order: tune_search_peek) that
+ * are neither measured nor handed over yet to the pool, and ranks every one it holds by that order. Before the
+ * buffers are made (the first configuration, the arguments' data) the pool compiles their modules alone, after it
+ * builds their pipelines too. Starts the pool on first use. */
 static void prebuild_queue(harness *h, const uint32_t *next, uint32_t n) {
   prebuilder *b = &h->pb;
   if (!n) return;
   if (!b->thread) {
-    b->cap = prebuild_window(h);
-    b->queue = vkocc_xcalloc(b->cap, sizeof *b->queue);
+    b->cap = prebuild_window(h) + b->nthreads;
+    b->job = vkocc_xcalloc(b->cap, sizeof *b->job);
+    if (!b->max_compiling || b->max_compiling > b->nthreads) b->max_compiling = b->nthreads;
+    if (!b->max_building || b->max_building > b->nthreads) b->max_building = b->nthreads;
     b->thread = vkocc_xcalloc(b->nthreads, sizeof *b->thread);
     for (uint32_t i = 0; i < b->nthreads; i++)
       if (!pthread_create(&b->thread[b->started], NULL, prebuild_thread, h)) b->started++;
   }
   if (!b->started) return; /* no thread to be had: each is built when measured */
   pthread_mutex_lock(&b->lock);
-  for (uint32_t i = 0; i < n && b->n < b->cap; i++) {
+  for (uint32_t i = 0; i < b->njobs; i++) b->job[i]->pre->rank = UINT32_MAX;
+  for (uint32_t i = 0; i < n; i++) {
     config *x = config_of(h, next[i]);
-    if (h->run->r[next[i]].measured || x->pre) continue;
+    if (h->run->r[next[i]].measured) continue;
+    if (x->pre) {
+      if (x->pre->rank == UINT32_MAX) x->pre->rank = i;
+      continue;
+    }
+    if (b->njobs == b->cap && !pool_evict(h)) continue;
     if (!x->sized && t1_sizes(h->s, x->coord, h->global_P ? 1 : -1, x->local, x->groups)) continue;
     x->sized = true;
     x->pre = vkocc_xcalloc(1, sizeof *x->pre);
-    b->queue[(b->head + b->n++) % b->cap] = x;
+    x->pre->state = PB_QUEUED, x->pre->rank = i;
+    b->job[b->njobs++] = x;
   }
   pthread_cond_broadcast(&b->wake);
   pthread_mutex_unlock(&b->lock);
@@ -1094,48 +1208,62 @@ static void prebuild_queue(harness *h, const uint32_t *next, uint32_t n) {
 
 void tu_prefetch(void *eval_user, const uint32_t *next, uint32_t n) { prebuild_queue(eval_user, next, n); }
 
-static prebuilt *prebuilt_wait(harness *h, config *x) {
+/* x's prebuilt state, taken from the pool once no job of it runs. claim: the measuring thread needs it now and
+ * builds what the pool has not started (a compiled module stays compiled); else it waits for the pool. */
+static prebuilt *prebuilt_wait(harness *h, config *x, bool claim) {
   prebuilder *b = &h->pb;
   pthread_mutex_lock(&b->lock);
   prebuilt *p = x->pre;
-  while (p && !p->ready) pthread_cond_wait(&b->done, &b->lock);
-  x->pre = NULL;
+  if (p) p->rank = 0;
+  for (; p; pthread_cond_wait(&b->done, &b->lock)) {
+    if (p->state == PB_READY) break;
+    if (p->state == PB_COMPILING || p->state == PB_BUILDING) continue;
+    /* not started (or compiled, its pipeline not): the measuring thread's own unless told to wait, or unless the
+     * pool cannot build it (no buffers yet: those are made by the measuring thread) */
+    if (!claim || !b->wait_only || (p->state == PB_COMPILED && !b->pipelines_ok)) {
+      p->out = TU_STOP;
+      break;
+    }
+  }
+  if (p) pool_remove(b, x);
   pthread_mutex_unlock(&b->lock);
   return p;
 }
 
-/* The prebuilt module and pipeline of t's configuration, when there are (waiting for the pool to finish them). */
+/* The prebuilt module and pipeline of t's configuration, when there are (waiting for jobs of it that run). */
 static bool prebuilt_take(harness *h, trial *t) {
-  prebuilt *p = prebuilt_wait(h, t->x);
-  bool ok = p && p->out == TU_GO;
+  prebuilt *p = prebuilt_wait(h, t->x, true);
+  bool ok = p && p->state == PB_READY && p->out == TU_GO;
   t->compiled_ahead_ms = p ? p->compile_ms : 0; /* its module, compiled there, is its cost even when not taken */
   if (ok) {
     t->m = p->m, t->sp = p->sp, t->info = p->info, t->k = p->k;
     t->r->compile_ms = p->compile_ms, t->r->pipeline_ms = p->pipeline_ms;
   }
+  pool_trace(&h->pb, "take", t->x, ok ? "pool" : "measuring");
   free(p);
   return ok;
 }
 
 /* x's prebuilt pipeline, if any, destroyed */
 static void prebuild_drop(harness *h, config *x) {
-  prebuilt *p = prebuilt_wait(h, x);
-  if (p && p->out == TU_GO) vkocc_kernel_destroy(CTX(h), &p->k);
+  prebuilt *p = prebuilt_wait(h, x, false);
+  if (p && p->state == PB_READY && p->out == TU_GO) vkocc_kernel_destroy(CTX(h), &p->k);
   free(p);
 }
 
-/* Every prebuilt pipeline destroyed, the queue emptied (before the device is reopened, and at the end). */
+/* Every prebuilt pipeline destroyed, the jobs given up (before the device is reopened, and at the end); no
+ * pipeline is built until the buffers are made again. */
 static void prebuild_drain(harness *h) {
   prebuilder *b = &h->pb;
   pthread_mutex_lock(&b->lock);
-  while (b->n) { /* not started: given up */
-    b->queue[b->head]->pre->ready = true, b->queue[b->head]->pre->out = TU_STOP;
-    b->head = (b->head + 1) % b->cap, b->n--;
+  b->pipelines_ok = false;
+  for (uint32_t i = 0; i < b->njobs; i++) { /* not started: given up */
+    prebuilt *p = b->job[i]->pre;
+    if (p->state == PB_QUEUED || p->state == PB_COMPILED) p->state = PB_READY, p->out = TU_STOP;
   }
   while (b->busy) pthread_cond_wait(&b->done, &b->lock);
   pthread_mutex_unlock(&b->lock);
-  for (uint32_t c = 0; h->cfg && c < h->run->space.count; c++)
-    if (h->cfg[c] && h->cfg[c]->pre) prebuild_drop(h, h->cfg[c]);
+  while (b->njobs) prebuild_drop(h, b->job[0]);
 }
 
 static void prebuild_stop(harness *h) {
@@ -1146,8 +1274,9 @@ static void prebuild_stop(harness *h) {
   pthread_cond_broadcast(&b->wake);
   pthread_mutex_unlock(&b->lock);
   for (uint32_t i = 0; i < b->started; i++) pthread_join(b->thread[i], NULL);
-  free(b->thread), free(b->queue);
-  b->thread = NULL, b->queue = NULL, b->started = 0;
+  free(b->thread), free(b->job);
+  if (b->trace) fclose(b->trace);
+  b->thread = NULL, b->job = NULL, b->trace = NULL, b->started = 0;
 }
 
 /* The device's model, read once from the cache (its fingerprint's per-SM limits, its register model): what
@@ -2161,6 +2290,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   h.pb = (prebuilder){.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
                       .done = PTHREAD_COND_INITIALIZER, .modules = PTHREAD_MUTEX_INITIALIZER,
                       .compiled = PTHREAD_COND_INITIALIZER, .nthreads = prebuild_threads(o)};
+  pool_test_hooks(&h.pb);
   h.t0 = h.last_cp = vkocc_now_ms();
   for (int d = 0; d < 3; d++) h.global_P |= (texpr_uses(run->spec.global[d], NULL) & TEXPR_USES_P) != 0;
   const char *lose = getenv("VKOCC_TEST_DEVICE_LOSS");

@@ -126,7 +126,7 @@ typedef struct tu_options {
   vkocc_status (*drive)(void *drive_user, const tune_space *s, tune_eval_fn eval, void *eval_user);
   void *drive_user;
   /* host threads that compile and create the next configurations' pipelines while the device measures (for a
-   * strategy that can say what comes next, tune_strategy_def.peek); 0: one per core less one, at most 8 */
+   * strategy that can say what comes next, tune_strategy_def.peek); 0: one per core less one, at most 16 */
   uint32_t threads;
   /* what the harnesses of one process's devices share (a fleet's workers, tune/fleet.c): NULL, each makes its own */
   struct tu_shared *shared;
