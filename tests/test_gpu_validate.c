@@ -2,6 +2,8 @@
 #include "check.h"
 #include "gpu_validate.h"
 #include <math.h>
+#include <stdlib.h>
+#include <time.h>
 
 static t1_arg arg(const char *name, t1_etype t, uint32_t comp_bytes, uint64_t count, uint32_t comps) {
   t1_arg a = {0};
@@ -9,6 +11,65 @@ static t1_arg arg(const char *name, t1_etype t, uint32_t comp_bytes, uint64_t co
   a.type = t, a.comp_bytes = comp_bytes, a.count = count, a.comps = comps, a.bytes = count * comps * comp_bytes;
   a.vector = true, a.output = true;
   return a;
+}
+
+
+static double thread_cpu_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The host's shortcut for outputs equal to the reference byte for byte: it passes exactly where compare()'s loop would
+ * pass them, and costs a fraction of that loop (its per-element reads are what it skips). */
+static void bytes_pass(void) {
+  t1_arg f = arg("result", T1E_F32, 4, 8, 1), u = arg("hist", T1E_U32, 4, 8, 1), g = arg("y", T1E_F64, 8, 4, 1);
+  t1_ref side = {.method = T1_SIDE_BY_SIDE, .threshold = 0.1}, neg = {.method = T1_SIDE_BY_SIDE, .threshold = -1};
+  t1_ref nan_th = {.method = T1_SIDE_BY_SIDE_REL, .threshold = NAN}, sum = {.method = T1_ABS_DIFF, .threshold = 0};
+  float want[8] = {3, 5, 7, NAN, -0.0f, 1e30f, 2, 4}, got[8];
+  memcpy(got, want, sizeof got);
+  CHECK(tu_host_bytes_pass(&f, &side, got, want), "equal floats, a NaN beside the same NaN: pass");
+  CHECK(tu_host_bytes_pass(&f, NULL, got, want), "equal floats at the default threshold 0: pass");
+  CHECK(tu_host_bytes_pass(&f, &sum, got, want), "equal floats, AbsoluteDifference at 0: the sum is 0");
+  CHECK(!tu_host_bytes_pass(&f, &neg, got, want), "a negative threshold: left to the loop (which fails every element)");
+  CHECK(!tu_host_bytes_pass(&f, &nan_th, got, want), "a NaN threshold: left to the loop");
+  got[6] = 2.0000002f;
+  CHECK(!tu_host_bytes_pass(&f, &side, got, want), "one element differs by a bit: left to the loop (it is within 0.1 there)");
+  got[6] = 2;
+  want[5] = got[5] = INFINITY;
+  CHECK(!tu_host_bytes_pass(&f, &side, got, want), "an infinite expected element: the loop judges inf - inf, not the bytes");
+  uint32_t hu[8] = {1, 2, 3, 4, 5, 6, 7, 8}, hv[8];
+  memcpy(hv, hu, sizeof hv);
+  CHECK(tu_host_bytes_pass(&u, NULL, hv, hu), "equal integers, exact: pass");
+  hv[7] = 9;
+  CHECK(!tu_host_bytes_pass(&u, NULL, hv, hu), "integers that differ: not settled by the bytes");
+  double dw[4] = {1, -INFINITY, 3, 4};
+  CHECK(!tu_host_bytes_pass(&g, &side, dw, dw), "doubles with an infinite expected element: left to the loop");
+  dw[1] = 2;
+  CHECK(tu_host_bytes_pass(&g, &side, dw, dw), "equal finite doubles: pass");
+
+  /* cost: 16 Mi floats, the shortcut against compare()'s element loop for a side-by-side threshold (thread CPU time) */
+  uint64_t n = 16u << 20;
+  t1_arg big = arg("result", T1E_F32, 4, n, 1);
+  float *x = malloc(n * 4), *y = malloc(n * 4);
+  for (uint64_t k = 0; k < n; k++) x[k] = y[k] = (float)(2 * k + 3);
+  double t0 = thread_cpu_ms();
+  bool pass = tu_host_bytes_pass(&big, &side, x, y);
+  double fast = thread_cpu_ms() - t0;
+  t0 = thread_cpu_ms();
+  uint64_t bad = 0;
+  for (uint64_t k = 0; k < n; k++) {
+    double p = vkocc_elem_value(x, k, VKOCC_ELEM_F32), q = vkocc_elem_value(y, k, VKOCC_ELEM_F32), dd = fabs(p - q);
+    if (isnan(p) != isnan(q) || (isnan(dd) && !isnan(p))) dd = INFINITY;
+    else if (isnan(dd)) dd = 0;
+    bad += !(dd <= side.threshold);
+  }
+  double loop = thread_cpu_ms() - t0;
+  fprintf(stderr, "16 Mi equal floats: shortcut %.1f ms, the element loop %.1f ms of CPU (%llu outside)\n", fast, loop,
+          (unsigned long long)bad);
+  CHECK(pass && bad == 0, "16 Mi equal floats pass both ways");
+  CHECK(fast < loop / 3, "the shortcut took %.1f ms, the element loop %.1f", fast, loop);
+  free(x), free(y);
 }
 
 int main(void) {
@@ -53,5 +114,6 @@ int main(void) {
   r.pass = true;
   tu_gpu_compare_why(&f4, NULL, &r, why, sizeof why);
   CHECK(!why[0], "a pass has no message");
+  bytes_pass();
   return check_report();
 }

@@ -807,6 +807,7 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
   t1_validation m = ref ? ref->method : T1_SIDE_BY_SIDE;
   double th = ref ? ref->threshold : 0;
   uint64_t n = a->count * a->comps;
+  if (tu_host_bytes_pass(a, ref, out, h->expect[i])) return true; /* equal bytes: the loop below would pass them */
   vkocc_compare_desc cd; /* the element type and the kind of compare as the device compare takes them */
   tu_gpu_compare_desc(a, ref, NULL, NULL, &cd);
   if (cd.mode == VKOCC_CMP_EXACT) { /* compare the bytes, report the first element that differs */
