@@ -3,7 +3,6 @@
 #include "gpu_validate.h"
 #include <math.h>
 #include <stdlib.h>
-#include <time.h>
 
 static t1_arg arg(const char *name, t1_etype t, uint32_t comp_bytes, uint64_t count, uint32_t comps) {
   t1_arg a = {0};
@@ -14,14 +13,8 @@ static t1_arg arg(const char *name, t1_etype t, uint32_t comp_bytes, uint64_t co
 }
 
 
-static double thread_cpu_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* The host's shortcut for outputs equal to the reference byte for byte: it passes exactly where compare()'s loop would
- * pass them, and costs a fraction of that loop (its per-element reads are what it skips). */
+ * pass them. */
 static void bytes_pass(void) {
   t1_arg f = arg("result", T1E_F32, 4, 8, 1), u = arg("hist", T1E_U32, 4, 8, 1), g = arg("y", T1E_F64, 8, 4, 1);
   t1_ref side = {.method = T1_SIDE_BY_SIDE, .threshold = 0.1}, neg = {.method = T1_SIDE_BY_SIDE, .threshold = -1};
@@ -48,27 +41,15 @@ static void bytes_pass(void) {
   dw[1] = 2;
   CHECK(tu_host_bytes_pass(&g, &side, dw, dw), "equal finite doubles: pass");
 
-  /* cost: 16 Mi floats, the shortcut against compare()'s element loop for a side-by-side threshold (thread CPU time) */
+  /* a large output through the same shortcut (its cost beside the element loop is a benchmark's figure, in
+   * docs/results/lavapipe/tune-speed/vadd-ktt, not a timed check here) */
   uint64_t n = 16u << 20;
   t1_arg big = arg("result", T1E_F32, 4, n, 1);
   float *x = malloc(n * 4), *y = malloc(n * 4);
   for (uint64_t k = 0; k < n; k++) x[k] = y[k] = (float)(2 * k + 3);
-  double t0 = thread_cpu_ms();
-  bool pass = tu_host_bytes_pass(&big, &side, x, y);
-  double fast = thread_cpu_ms() - t0;
-  t0 = thread_cpu_ms();
-  uint64_t bad = 0;
-  for (uint64_t k = 0; k < n; k++) {
-    double p = vkocc_elem_value(x, k, VKOCC_ELEM_F32), q = vkocc_elem_value(y, k, VKOCC_ELEM_F32), dd = fabs(p - q);
-    if (isnan(p) != isnan(q) || (isnan(dd) && !isnan(p))) dd = INFINITY;
-    else if (isnan(dd)) dd = 0;
-    bad += !(dd <= side.threshold);
-  }
-  double loop = thread_cpu_ms() - t0;
-  fprintf(stderr, "16 Mi equal floats: shortcut %.1f ms, the element loop %.1f ms of CPU (%llu outside)\n", fast, loop,
-          (unsigned long long)bad);
-  CHECK(pass && bad == 0, "16 Mi equal floats pass both ways");
-  CHECK(fast < loop / 3, "the shortcut took %.1f ms, the element loop %.1f", fast, loop);
+  CHECK(tu_host_bytes_pass(&big, &side, x, y), "16 Mi equal floats pass");
+  x[n - 1] = -1;
+  CHECK(!tu_host_bytes_pass(&big, &side, x, y), "16 Mi floats, the last one differs: left to the loop");
   free(x), free(y);
 }
 
