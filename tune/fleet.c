@@ -130,6 +130,7 @@ typedef struct slot {
    * for the search: what each device spent before it measured, and where it ended */
   double go_ms, first_ms, last_ms;
   uint32_t stolen;           /* configurations it took from another device's queue (steal) */
+  bool end_ref;              /* its end-of-search reference asked already (idle while another device finishes) */
   uint32_t compiles;         /* what its worker last said it compiled, and spent on the arguments' data */
   double setup_ms;
   /* a shared search: measurements again in flight, configurations since its last reference point, the common
@@ -1105,9 +1106,11 @@ static bool after_search(fleet *f, uint32_t gi) {
   }
   if (g->phase == PH_SEARCH) {
     g->phase = PH_LAST_REF;
+    bool asked = false;
     for (uint32_t s = 0; s < f->nslots && g->nrefs; s++)
-      if (f->slots[s].group == gi) ask_again(f, s, g->refs[f->slots[s].ref_turn++ % g->nrefs], FOR_REFERENCE);
-    return false;
+      if (f->slots[s].group == gi && !f->slots[s].end_ref && f->slots[s].started && !f->slots[s].dead)
+        ask_again(f, s, g->refs[f->slots[s].ref_turn++ % g->nrefs], FOR_REFERENCE), asked = true;
+    if (asked) return false;
   }
   if (g->phase == PH_LAST_REF) {
     g->phase = PH_FINAL;
@@ -1209,7 +1212,7 @@ static void steal(fleet *f, uint32_t gi, uint32_t s) {
         vs->inflight[k] = vs->inflight[--vs->ninflight];
         break;
       }
-    sl->inflight[sl->ninflight++] = c[i], sl->stolen++;
+    sl->inflight[sl->ninflight++] = c[i], sl->stolen++, sl->end_ref = false;
     if (send_cmd(f, s, CMD_MEASURE, c[i], NULL)) slot_failed(f, s, vkocc_last_error());
   }
 }
@@ -1248,13 +1251,22 @@ static bool dispatch(fleet *f) {
             continue;
           }
           if (sl->dead) { tune_search_requeue(g->ts, c[i]); continue; }
-          sl->inflight[sl->ninflight++] = c[i], want--, handed = true;
+          sl->inflight[sl->ninflight++] = c[i], want--, handed = true, sl->end_ref = false;
           if (send_cmd(f, s, CMD_MEASURE, c[i], NULL)) slot_failed(f, s, vkocc_last_error());
         }
       }
     }
-    for (uint32_t s = 0; g->chunk > 1 && s < f->nslots; s++)
-      if (f->slots[s].group == gi) steal(f, gi, s);
+    for (uint32_t s = 0; g->chunk > 1 && s < f->nslots; s++) {
+      slot *sl = &f->slots[s];
+      if (sl->group != gi) continue;
+      steal(f, gi, s);
+      /* still nothing: it times its end-of-search reference now rather than after the others' last results */
+      if (g->norm && g->nrefs && g->phase == PH_SEARCH && sl->started && !sl->dead && !sl->ninflight && !sl->again_inflight &&
+          !sl->end_ref) {
+        ask_again(f, s, g->refs[sl->ref_turn++ % g->nrefs], FOR_REFERENCE);
+        sl->end_ref = true;
+      }
+    }
     tell_ahead(f, gi);
     if (!tune_search_inflight(g->ts)) {
       uint32_t c;
