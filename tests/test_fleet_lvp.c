@@ -235,12 +235,15 @@ static void test_cheap_references(void) {
   json_decref(d);
 }
 
-/* No device idles at the end while another still holds configurations it has not started: device 0 waits a second
- * before each configuration (VKOCC_TEST_FLEET_DELAY=0:1000), so device 1 runs out of work first and takes what
- * device 0 holds (its timeline's "stolen"); every configuration is measured once, as by one device. */
+/* No device idles at the end while another still holds configurations it has not started: device 0 waits 4 s before
+ * each configuration for the search (VKOCC_TEST_FLEET_DELAY=0:4000). It is handed the first 3 of the 12 and measures
+ * alone until the reference outputs are known; then each of its configurations takes 4 s more than one of device
+ * 1's, which runs out of work first (unless lavapipe takes over a second a configuration) while device 0 still holds
+ * one it has not started, and takes it (its timeline's "stolen"); every configuration is measured once, as by one
+ * device. */
 static void test_steal(json_t *one) {
   char *out;
-  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_DELAY=0:1000 %s tune s.json -o steal.json %s --device "
+  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_DELAY=0:4000 %s tune s.json -o steal.json %s --device "
                    "0,0 2>&1", dir, bin, common);
   CHECK_EQ_U(rc, 0);
   free(out);
@@ -258,13 +261,15 @@ static void test_steal(json_t *one) {
 /* Two boards of different speed in one search. Device 1's times are halved (VKOCC_TEST_FLEET_SLOW=1:50) and every
  * valid time is a known one, 100 us x (1 + 5% x |c - 1|) (VKOCC_TEST_FLEET_SYNTH=1), so the true best is
  * configuration 1 (WG 32, ITEMS 2), which device 0 measures (it alone is handed the first 3, a quarter of the space,
- * until the reference outputs are known; device 1 then takes its share of the rest). By raw medians a configuration
+ * until the reference outputs are known; device 1 then takes its share of the rest, and device 0 waits 500 ms before
+ * each configuration, VKOCC_TEST_FLEET_DELAY=0:500, so that device 0 does not take all of device 1's share while device
+ * 1 sets up under load). By raw medians a configuration
  * of device 1 wins; by times normalized to the common reference (device 1's factor 0.5) configuration 1 does. Then real lavapipe times with device 1 ten times slower: its factor is
  * measured near 10. */
 static void test_normalized(void) {
   char *out;
-  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:50 VKOCC_TEST_FLEET_SYNTH=1 %s tune s.json "
-                   "-o norm.json %s --device 0,0 2>&1", dir, bin, common);
+  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:50 VKOCC_TEST_FLEET_SYNTH=1 "
+                   "VKOCC_TEST_FLEET_DELAY=0:500 %s tune s.json -o norm.json %s --device 0,0 2>&1", dir, bin, common);
   CHECK_EQ_U(rc, 0);
   CHECK_CONTAINS(out, "factors:  worker 0 x1.0000");
   CHECK_CONTAINS(out, "worker 1 x0.5000");

@@ -103,7 +103,8 @@ typedef struct worker {
    * VKOCC_TEST_FLEET_SYNTH=C: every valid time replaced by a known one, 100 us x (1 + 5% x |c - C|) (the best: C) */
   double scale;
   int64_t synth;
-  /* tests: VKOCC_TEST_FLEET_DELAY "W:MS": worker W waits MS ms before each configuration (a slower board) */
+  /* tests: VKOCC_TEST_FLEET_DELAY "W:MS": worker W waits MS ms before each configuration for the search (a slower
+   * board) */
   int64_t delay_ms;
 } worker;
 
@@ -299,7 +300,7 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
       usleep(300000); /* the results it posted reach the coordinator's journal first */
       raise(SIGKILL);
     }
-    if (w->delay_ms > 0) usleep((useconds_t)w->delay_ms * 1000);
+    if (w->delay_ms > 0 && purpose == FOR_SEARCH) usleep((useconds_t)w->delay_ms * 1000);
     msg *m = vkocc_xcalloc(1, sizeof *m);
     m->kind = MSG_RESULT, m->purpose = purpose, m->worker = w->gid, m->config = c;
     vkocc_status st;
