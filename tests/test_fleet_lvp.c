@@ -217,6 +217,12 @@ static void test_cheap_references(void) {
   json_t *d = load("cheap.json");
   if (!d) return;
   json_t *n = json_object_get(json_object_get(d, "fleet"), "normalization"), *refs = json_object_get(n, "references");
+  /* the library's time outside the search, told apart from it */
+  json_t *os = json_object_get(json_object_get(d, "fleet"), "outside_ms");
+  double before = json_number_value(json_object_get(os, "before")), after = json_number_value(json_object_get(os, "after"));
+  double elapsed = json_number_value(json_object_get(json_object_get(d, "measurement"), "elapsed_ms"));
+  CHECK(json_is_number(json_object_get(os, "before")) && json_is_number(json_object_get(os, "after")) && before > 0 &&
+        after > 0 && elapsed > 0, "$.fleet.outside_ms: before %.3f, after %.3f ms (search %.1f ms)", before, after, elapsed);
   /* 9 valid results, windows of 2: 4 references */
   CHECK_EQ_U(json_array_size(refs), 4);
   size_t i, k;

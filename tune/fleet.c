@@ -203,6 +203,9 @@ typedef struct fleet {
   bool *lost;                /* ... and whether it is given up */
   double silent_ms, last_beat;
   double t0;                 /* when vkocc_tune_fleet began (ms) */
+  /* where the process's part outside the search goes (ms since t0): the coordinator's loop began and ended, and every
+   * worker had returned (its harness closed: buffers, pipelines, its pool) */
+  double loop_ms, loop_end_ms, joined_ms;
   tu_shared *shared;         /* this rank's workers' data and modules, made once (tu_options.shared) */
 } fleet;
 
@@ -476,6 +479,10 @@ static json_t *fleet_document(fleet *f, group *g) {
   json_decref(keys), json_decref(norms);
   json_t *fl = json_pack("{s:i, s:I, s:s?}", "ranks", f->nranks, "devices", (json_int_t)g->nslots, "stopped",
                          g->stopped[0] ? g->stopped : NULL);
+  /* before the search (the spec, the groups, the workers' threads started) and after it (the workers' harnesses
+   * closed), ms: the library's own part of a run outside elapsed_ms */
+  if (f->joined_ms > 0)
+    json_object_set_new(fl, "outside_ms", json_pack("{s:f, s:f}", "before", f->loop_ms, "after", f->joined_ms - f->loop_end_ms));
   if (g->norm) {
     uint32_t gi = (uint32_t)(g - f->g);
     json_object_set_new(fl, "normalization", norm_json(f, gi, index));
@@ -1716,6 +1723,7 @@ static void watch_ranks(fleet *f) {
 static vkocc_status coordinate(fleet *f) {
   const vkocc_tune_options *o = f->o;
   double t0 = vkocc_now_ms();
+  f->loop_ms = t0 - f->t0;
   bool stopped = false;
   double stop_ms = 0;
   for (int r = 0; f->mpi && r < f->nranks; r++) f->heard[r] = t0;
@@ -1745,6 +1753,7 @@ static vkocc_status coordinate(fleet *f) {
       if (vkocc_now_ms() - f->g[gi].last_cp > 10e3) checkpoint(f, &f->g[gi]);
   }
   for (uint32_t gi = 0; gi < f->ng; gi++) f->g[gi].run.elapsed_ms += vkocc_now_ms() - t0;
+  f->loop_end_ms = vkocc_now_ms() - f->t0;
   return stopped ? vkocc_fail(VKOCC_ERROR_RUNTIME, "interrupted") : VKOCC_OK;
 }
 
@@ -1874,6 +1883,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         if (!st) st = coordinate(f);
         else if (f->ng) stop_workers(f);
         stop_workers(f);
+        if (f->loop_end_ms > 0) f->joined_ms = vkocc_now_ms() - f->t0;
         /* the goodbye says whether a rank was lost, so no rank waits for it in MPI_Finalize */
         const char lost = f->peer_lost ? 1 : 0;
         for (int r = 1; f->mpi && r < f->nranks; r++)
