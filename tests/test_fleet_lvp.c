@@ -193,16 +193,89 @@ static char *raw_best_key(json_t *d, json_int_t *device) {
   return best ? json_dumps(json_object_get(best, "config"), JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 }
 
+/* The normalization's references cost little: each is the fastest valid result of a window of results, not the first
+ * that came. Every valid time is a known one falling with the configuration's index, 100 us x (1 + 5% x |c - 10|)
+ * (VKOCC_TEST_FLEET_SYNTH=10), so configuration 0 ({WG 32, ITEMS 1}), the first result of every run (device 0 alone
+ * measures until the reference outputs are known), is the slowest valid one and never the fastest of a window: the
+ * rule before took it as the first reference. Each device's time of each reference is its known time. */
+static double synth_ns(json_t *config, int64_t best) {
+  static const int wg[] = {32, 64, 128}, items[] = {1, 2, 4, 8};
+  int c = -1;
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 4; b++)
+      if (json_integer_value(json_object_get(config, "WG")) == wg[a] && json_integer_value(json_object_get(config, "ITEMS")) == items[b])
+        c = 4 * a + b;
+  return c < 0 ? -1 : 1e5 * (1 + 0.05 * fabs((double)(c - best)));
+}
+
+static void test_cheap_references(void) {
+  char *out;
+  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SYNTH=10 %s tune s.json -o cheap.json %s --device 0,0 "
+                   "2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  free(out);
+  json_t *d = load("cheap.json");
+  if (!d) return;
+  json_t *n = json_object_get(json_object_get(d, "fleet"), "normalization"), *refs = json_object_get(n, "references");
+  /* the library's time outside the search, told apart from it */
+  json_t *os = json_object_get(json_object_get(d, "fleet"), "outside_ms");
+  double before = json_number_value(json_object_get(os, "before")), after = json_number_value(json_object_get(os, "after"));
+  double elapsed = json_number_value(json_object_get(json_object_get(d, "measurement"), "elapsed_ms"));
+  CHECK(json_is_number(json_object_get(os, "before")) && json_is_number(json_object_get(os, "after")) && before > 0 &&
+        after > 0 && elapsed > 0, "$.fleet.outside_ms: before %.3f, after %.3f ms (search %.1f ms)", before, after, elapsed);
+  /* 9 valid results, windows of 2: 4 references */
+  CHECK_EQ_U(json_array_size(refs), 4);
+  size_t i, k;
+  json_t *r, *dv;
+  json_array_foreach(refs, i, r) {
+    double t = synth_ns(r, 10);
+    char *key = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
+    CHECK(t > 0 && t < 150e3, "reference %zu %s: %.0f ns, the slowest valid configuration (150000 ns) or unknown", i, key, t);
+    json_array_foreach(json_object_get(n, "devices"), k, dv) {
+      json_t *ns = json_array_get(json_object_get(dv, "reference_ns"), i);
+      CHECK(json_is_number(ns) && fabs(json_number_value(ns) - t) < 1e-6 * t, "device %zu's time of reference %zu %s: %.1f, "
+            "expected %.1f", k, i, key, json_number_value(ns), t);
+    }
+    free(key);
+  }
+  json_decref(d);
+}
+
+/* No device idles at the end while another still holds configurations it has not started: device 0 waits 4 s before
+ * each configuration for the search (VKOCC_TEST_FLEET_DELAY=0:4000). It is handed the first 3 of the 12 and measures
+ * alone until the reference outputs are known; then each of its configurations takes 4 s more than one of device
+ * 1's, which runs out of work first (unless lavapipe takes over a second a configuration) while device 0 still holds
+ * one it has not started, and takes it (its timeline's "stolen"); every configuration is measured once, as by one
+ * device. */
+static void test_steal(json_t *one) {
+  char *out;
+  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_DELAY=0:4000 %s tune s.json -o steal.json %s --device "
+                   "0,0 2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  free(out);
+  same_as_one(one, "steal.json", 2);
+  json_t *d = load("steal.json");
+  if (!d) return;
+  json_t *devs = json_object_get(d, "devices");
+  json_int_t s0 = json_integer_value(json_object_get(json_object_get(json_array_get(devs, 0), "timeline"), "stolen"));
+  json_int_t s1 = json_integer_value(json_object_get(json_object_get(json_array_get(devs, 1), "timeline"), "stolen"));
+  CHECK(s1 >= 1 && s0 == 0, "stolen: device 0 %lld, device 1 %lld; expected device 1 to take from slow device 0", (long long)s0,
+        (long long)s1);
+  json_decref(d);
+}
+
 /* Two boards of different speed in one search. Device 1's times are halved (VKOCC_TEST_FLEET_SLOW=1:50) and every
  * valid time is a known one, 100 us x (1 + 5% x |c - 1|) (VKOCC_TEST_FLEET_SYNTH=1), so the true best is
  * configuration 1 (WG 32, ITEMS 2), which device 0 measures (it alone is handed the first 3, a quarter of the space,
- * until the reference outputs are known; device 1 then takes its share of the rest). By raw medians a configuration
+ * until the reference outputs are known; device 1 then takes its share of the rest, and device 0 waits 500 ms before
+ * each configuration, VKOCC_TEST_FLEET_DELAY=0:500, so that device 0 does not take all of device 1's share while device
+ * 1 sets up under load). By raw medians a configuration
  * of device 1 wins; by times normalized to the common reference (device 1's factor 0.5) configuration 1 does. Then real lavapipe times with device 1 ten times slower: its factor is
  * measured near 10. */
 static void test_normalized(void) {
   char *out;
-  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:50 VKOCC_TEST_FLEET_SYNTH=1 %s tune s.json "
-                   "-o norm.json %s --device 0,0 2>&1", dir, bin, common);
+  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SLOW=1:50 VKOCC_TEST_FLEET_SYNTH=1 "
+                   "VKOCC_TEST_FLEET_DELAY=0:500 %s tune s.json -o norm.json %s --device 0,0 2>&1", dir, bin, common);
   CHECK_EQ_U(rc, 0);
   CHECK_CONTAINS(out, "factors:  worker 0 x1.0000");
   CHECK_CONTAINS(out, "worker 1 x0.5000");
@@ -383,6 +456,8 @@ int main(int argc, char **argv) {
     test_devices(one);
     test_device_limits();
     test_normalized();
+    test_cheap_references();
+    test_steal(one);
     test_mpi(one);
   }
   json_decref(one);

@@ -103,6 +103,9 @@ typedef struct worker {
    * VKOCC_TEST_FLEET_SYNTH=C: every valid time replaced by a known one, 100 us x (1 + 5% x |c - C|) (the best: C) */
   double scale;
   int64_t synth;
+  /* tests: VKOCC_TEST_FLEET_DELAY "W:MS": worker W waits MS ms before each configuration for the search (a slower
+   * board) */
+  int64_t delay_ms;
 } worker;
 
 /* ---- every worker of every rank, as the coordinator sees it */
@@ -127,6 +130,8 @@ typedef struct slot {
   /* when (ms since the fleet began, the coordinator's clock) it was told to start, and its first and last results
    * for the search: what each device spent before it measured, and where it ended */
   double go_ms, first_ms, last_ms;
+  uint32_t stolen;           /* configurations it took from another device's queue (steal) */
+  bool end_ref;              /* its end-of-search reference asked already (idle while another device finishes) */
   uint32_t compiles;         /* what its worker last said it compiled, and spent on the arguments' data */
   double setup_ms;
   /* a shared search: measurements again in flight, configurations since its last reference point, the common
@@ -166,7 +171,8 @@ typedef struct group {
    * the answer is one device's raw time. */
   bool norm;
   uint32_t refs[NREF], nrefs; /* the reference configurations (reference_due) */
-  uint32_t valid_seen;       /* valid results so far */
+  int64_t win_best;          /* the fastest valid result of the current window (-1: none yet), and its valid results */
+  uint32_t win_n;
   uint32_t every;            /* 0: at the start and the end only */
   int phase;                 /* PH_* */
   uint32_t cand[FINAL_MAX], ncand;
@@ -197,6 +203,9 @@ typedef struct fleet {
   bool *lost;                /* ... and whether it is given up */
   double silent_ms, last_beat;
   double t0;                 /* when vkocc_tune_fleet began (ms) */
+  /* where the process's part outside the search goes (ms since t0): the coordinator's loop began and ended, and every
+   * worker had returned (its harness closed: buffers, pipelines, its pool) */
+  double loop_ms, loop_end_ms, joined_ms;
   tu_shared *shared;         /* this rank's workers' data and modules, made once (tu_options.shared) */
 } fleet;
 
@@ -294,6 +303,7 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
       usleep(300000); /* the results it posted reach the coordinator's journal first */
       raise(SIGKILL);
     }
+    if (w->delay_ms > 0 && purpose == FOR_SEARCH) usleep((useconds_t)w->delay_ms * 1000);
     msg *m = vkocc_xcalloc(1, sizeof *m);
     m->kind = MSG_RESULT, m->purpose = purpose, m->worker = w->gid, m->config = c;
     vkocc_status st;
@@ -425,9 +435,10 @@ static json_t *fleet_document(fleet *f, group *g) {
     json_object_set_new(d, "measured", json_integer(sl->measured));
     /* where this run's time went on it: told to start, its first result, its last (ms since the fleet began) */
     if (sl->measured)
-      json_object_set_new(d, "timeline", json_pack("{s:f, s:f, s:f, s:I, s:f}", "go_ms", sl->go_ms, "first_result_ms",
+      json_object_set_new(d, "timeline", json_pack("{s:f, s:f, s:f, s:I, s:f, s:I}", "go_ms", sl->go_ms, "first_result_ms",
                                                    sl->first_ms, "last_result_ms", sl->last_ms, "compiles",
-                                                   (json_int_t)sl->compiles, "setup_ms", sl->setup_ms));
+                                                   (json_int_t)sl->compiles, "setup_ms", sl->setup_ms, "stolen",
+                                                   (json_int_t)sl->stolen));
     if (sl->error[0]) json_object_set_new(d, "error", json_string(sl->error));
     /* the same device, rank and host in the resumed document: one entry, its counts added */
     for (size_t i = 0; i < nprev && index[s] < 0; i++) {
@@ -468,6 +479,10 @@ static json_t *fleet_document(fleet *f, group *g) {
   json_decref(keys), json_decref(norms);
   json_t *fl = json_pack("{s:i, s:I, s:s?}", "ranks", f->nranks, "devices", (json_int_t)g->nslots, "stopped",
                          g->stopped[0] ? g->stopped : NULL);
+  /* before the search (the spec, the groups, the workers' threads started) and after it (the workers' harnesses
+   * closed), ms: the library's own part of a run outside elapsed_ms */
+  if (f->joined_ms > 0)
+    json_object_set_new(fl, "outside_ms", json_pack("{s:f, s:f}", "before", f->loop_ms, "after", f->joined_ms - f->loop_end_ms));
   if (g->norm) {
     uint32_t gi = (uint32_t)(g - f->g);
     json_object_set_new(fl, "normalization", norm_json(f, gi, index));
@@ -870,27 +885,43 @@ static void again_result(fleet *f, uint32_t s, const msg *m) {
   }
 }
 
-/* After a result for the search. The references: the first valid result, then one after every count / (2 NREF)
- * valid results (configurations of different kinds, so that their ratios show how much the boards' difference
- * depends on the configuration), each measured on every other device once known. Then one of them, in turn,
- * every `every` configurations of a device and at its end, so that a drift shows. */
-static void reference_due(fleet *f, uint32_t s, const msg *m) {
+/* A reference is the fastest valid result of a window of results (by raw median, among those measured for this
+ * search): re-timing it on every other device costs each of them one measurement, which on a slow kernel is most of
+ * what normalizing costs (matmul 8192 on two H200s, docs/results/h100x2/fleet run 8: the references the first valid
+ * results happened to be, 48-112 ms a run, 0.3-0.7 s a measurement, against the best's 29 ms). Windows of count /
+ * (2 NREF) valid results (at least 2), one after the other, so that the references are of different kinds (their
+ * ratios show how much the boards' difference depends on the configuration). */
+
+/* The window's fastest becomes reference nrefs: its own result is the first point of the device that measured it,
+ * and every other device of the cluster measures it once known. */
+static void close_window(fleet *f, uint32_t gi) {
+  group *g = &f->g[gi];
+  if (g->win_best < 0 || g->nrefs >= NREF) return;
+  uint32_t c = (uint32_t)g->win_best, s = (uint32_t)g->who[c];
+  slot *sl = &f->slots[s];
+  const tu_result *r = &g->run.r[c];
+  g->win_best = -1, g->win_n = 0;
+  if (sl->dead) return;
+  sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
+  sl->pts[sl->npts++] = (fleet_point){.ref = g->nrefs, .after = sl->measured, .median_ns = r->median_ns, .spread = r->spread};
+  g->refs[g->nrefs++] = c;
+  for (uint32_t k = 0; k < f->nslots; k++)
+    if (k != s && f->slots[k].group == gi) ask_again(f, k, c, FOR_REFERENCE);
+}
+
+/* After a result for the search (recorded). The references: the fastest of each window of valid results
+ * (close_window), each measured on every other device once known. Then one of them, in turn, every `every`
+ * configurations of a device and at its end, so that a drift shows. */
+static void reference_due(fleet *f, uint32_t s, uint32_t c) {
   slot *sl = &f->slots[s];
   group *g = &f->g[sl->group];
   if (!g->norm) return;
   sl->since_ref++;
-  if (result_valid(&m->r)) {
-    uint32_t gap = g->run.space.count / (2 * NREF);
-    if (g->nrefs < NREF && (!g->nrefs || g->valid_seen >= g->nrefs * (gap ? gap : 1))) {
-      /* the result itself is the first point of the device that measured it */
-      sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
-      sl->pts[sl->npts++] = (fleet_point){.ref = g->nrefs, .after = sl->measured, .median_ns = m->r.median_ns,
-                                          .spread = m->r.spread};
-      g->refs[g->nrefs++] = m->config;
-      for (uint32_t k = 0; k < f->nslots; k++)
-        if (k != s && f->slots[k].group == sl->group) ask_again(f, k, m->config, FOR_REFERENCE);
-    }
-    g->valid_seen++;
+  const tu_result *r = &g->run.r[c];
+  if (result_valid(r) && g->nrefs < NREF) {
+    if (g->win_best < 0 || r->median_ns < g->run.r[g->win_best].median_ns) g->win_best = c;
+    uint32_t window = g->run.space.count / (2 * NREF);
+    if (++g->win_n >= (window > 2 ? window : 2)) close_window(f, sl->group);
   }
   if (g->nrefs && g->every && sl->since_ref >= g->every) ask_again(f, s, g->refs[sl->ref_turn++ % g->nrefs], FOR_REFERENCE);
 }
@@ -1077,11 +1108,17 @@ static bool after_search(fleet *f, uint32_t gi) {
   if (!g->norm || g->phase == PH_DONE || (f->o->stop && *f->o->stop) || g->stopped[0]) return true;
   for (uint32_t s = 0; s < f->nslots; s++)
     if (f->slots[s].group == gi && !f->slots[s].dead && f->slots[s].again_inflight) return false;
+  if (g->phase == PH_SEARCH && !g->nrefs && g->win_best >= 0) {
+    close_window(f, gi); /* a search shorter than one window: its fastest is the only reference */
+    return false;
+  }
   if (g->phase == PH_SEARCH) {
     g->phase = PH_LAST_REF;
+    bool asked = false;
     for (uint32_t s = 0; s < f->nslots && g->nrefs; s++)
-      if (f->slots[s].group == gi) ask_again(f, s, g->refs[f->slots[s].ref_turn++ % g->nrefs], FOR_REFERENCE);
-    return false;
+      if (f->slots[s].group == gi && !f->slots[s].end_ref && f->slots[s].started && !f->slots[s].dead)
+        ask_again(f, s, g->refs[f->slots[s].ref_turn++ % g->nrefs], FOR_REFERENCE), asked = true;
+    if (asked) return false;
   }
   if (g->phase == PH_LAST_REF) {
     g->phase = PH_FINAL;
@@ -1116,8 +1153,8 @@ static void handle(fleet *f, msg *m) {
   tune_eval e = {.valid = m->r.inv == TU_CORRECT && m->r.runs > 0, .time_ns = m->r.median_ns};
   if (e.valid) e.time_ns = norm_ns(f, sl->group, m->worker, m->r.median_ns);
   if (tune_search_tell(g->ts, m->config, e)) return;
-  reference_due(f, m->worker, m);
   record(f, g, m->worker, m->config, &m->r);
+  reference_due(f, m->worker, m->config);
   /* the reference as the workers name it ("ReferenceArguments", a configuration's key) goes into the document */
   if (!g->run.reference[0] && m->reference[0]) snprintf(g->run.reference, sizeof g->run.reference, "%s", m->reference);
   if (!g->ref_known && m->reference[0]) {
@@ -1157,6 +1194,37 @@ static void tell_ahead(fleet *f, uint32_t gi) {
   }
 }
 
+/* Device s of group gi has nothing and the search nothing more to hand out: it takes half of what another device of
+ * this rank holds but has not started (the end of its queue; the one it measures stays), so that no device idles at
+ * the end while another works through a queue (configurations of up to 1 s on matmul 8192 left one H200 idle for
+ * 0.6 s of an 11 s run). A worker of another rank is not stolen from (its queue is on that rank). */
+static void steal(fleet *f, uint32_t gi, uint32_t s) {
+  slot *sl = &f->slots[s];
+  if (sl->rank != f->rank || sl->dead || !sl->started || sl->ninflight) return;
+  int32_t v = -1;
+  uint32_t most = 0;
+  pthread_mutex_lock(&f->mu);
+  for (uint32_t k = 0; k < f->nslots; k++)
+    if (k != s && f->slots[k].group == gi && f->slots[k].rank == f->rank && !f->slots[k].dead && f->w[k].ntodo > most)
+      most = f->w[k].ntodo, v = (int32_t)k;
+  uint32_t c[CHUNK], n = 0;
+  if (v >= 0) {
+    worker *w = &f->w[v];
+    for (uint32_t take = (w->ntodo + 1) / 2; n < take; n++) c[n] = w->todo[(w->head + --w->ntodo) % CHUNK];
+  }
+  pthread_mutex_unlock(&f->mu);
+  for (uint32_t i = n; i-- > 0;) {
+    slot *vs = &f->slots[v];
+    for (uint32_t k = 0; k < vs->ninflight; k++)
+      if (vs->inflight[k] == c[i]) {
+        vs->inflight[k] = vs->inflight[--vs->ninflight];
+        break;
+      }
+    sl->inflight[sl->ninflight++] = c[i], sl->stolen++, sl->end_ref = false;
+    if (send_cmd(f, s, CMD_MEASURE, c[i], NULL)) slot_failed(f, s, vkocc_last_error());
+  }
+}
+
 /* Hands work to every free worker; false when every group is finished. */
 static bool dispatch(fleet *f) {
   bool any = false;
@@ -1191,9 +1259,20 @@ static bool dispatch(fleet *f) {
             continue;
           }
           if (sl->dead) { tune_search_requeue(g->ts, c[i]); continue; }
-          sl->inflight[sl->ninflight++] = c[i], want--, handed = true;
+          sl->inflight[sl->ninflight++] = c[i], want--, handed = true, sl->end_ref = false;
           if (send_cmd(f, s, CMD_MEASURE, c[i], NULL)) slot_failed(f, s, vkocc_last_error());
         }
+      }
+    }
+    for (uint32_t s = 0; g->chunk > 1 && s < f->nslots; s++) {
+      slot *sl = &f->slots[s];
+      if (sl->group != gi) continue;
+      steal(f, gi, s);
+      /* still nothing: it times its end-of-search reference now rather than after the others' last results */
+      if (g->norm && g->nrefs && g->phase == PH_SEARCH && sl->started && !sl->dead && !sl->ninflight && !sl->again_inflight &&
+          !sl->end_ref) {
+        ask_again(f, s, g->refs[sl->ref_turn++ % g->nrefs], FOR_REFERENCE);
+        sl->end_ref = true;
       }
     }
     tell_ahead(f, gi);
@@ -1320,7 +1399,7 @@ static vkocc_status make_groups(fleet *f) {
       }
       return st;
     }
-    g->norm = g->nslots >= 2, g->phase = PH_SEARCH, g->final_slot = -1;
+    g->norm = g->nslots >= 2, g->phase = PH_SEARCH, g->final_slot = -1, g->win_best = -1;
     g->every = o->sentinel_every > 0 ? (uint32_t)o->sentinel_every : o->sentinel_every < 0 ? 0 : 64;
     g->ref_known = !needs_reference_run(&g->run, o) || g->run.reference[0];
     snprintf(g->reference, sizeof g->reference, "%s", g->run.reference);
@@ -1369,6 +1448,7 @@ static vkocc_status make_worker(fleet *f, worker *w, const vkocc_tune_fleet_memb
   w->scale = pct > 0 ? (double)pct / 100 : 1;
   const char *synth = getenv("VKOCC_TEST_FLEET_SYNTH");
   w->synth = synth && *synth ? strtol(synth, NULL, 10) : -1;
+  w->delay_ms = test_hook("VKOCC_TEST_FLEET_DELAY", gid);
   return VKOCC_OK;
 }
 
@@ -1643,6 +1723,7 @@ static void watch_ranks(fleet *f) {
 static vkocc_status coordinate(fleet *f) {
   const vkocc_tune_options *o = f->o;
   double t0 = vkocc_now_ms();
+  f->loop_ms = t0 - f->t0;
   bool stopped = false;
   double stop_ms = 0;
   for (int r = 0; f->mpi && r < f->nranks; r++) f->heard[r] = t0;
@@ -1672,6 +1753,7 @@ static vkocc_status coordinate(fleet *f) {
       if (vkocc_now_ms() - f->g[gi].last_cp > 10e3) checkpoint(f, &f->g[gi]);
   }
   for (uint32_t gi = 0; gi < f->ng; gi++) f->g[gi].run.elapsed_ms += vkocc_now_ms() - t0;
+  f->loop_end_ms = vkocc_now_ms() - f->t0;
   return stopped ? vkocc_fail(VKOCC_ERROR_RUNTIME, "interrupted") : VKOCC_OK;
 }
 
@@ -1801,6 +1883,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         if (!st) st = coordinate(f);
         else if (f->ng) stop_workers(f);
         stop_workers(f);
+        if (f->loop_end_ms > 0) f->joined_ms = vkocc_now_ms() - f->t0;
         /* the goodbye says whether a rank was lost, so no rank waits for it in MPI_Finalize */
         const char lost = f->peer_lost ? 1 : 0;
         for (int r = 1; f->mpi && r < f->nranks; r++)
