@@ -12,7 +12,7 @@
  * --resume completes it. The MPI part prints SKIP and why where this vkocc was built
  * without MPI or mpirun is missing (scripts/install-deps.sh installs Open MPI, so CI skips nothing).
  * argv: vkocc, the source tree. */
-#include "check.h"
+#include "check_json.h"
 #include "run.h"
 #include <jansson.h>
 #include <math.h>
@@ -29,9 +29,7 @@ static char common[2048];
 static json_t *load(const char *name) {
   char p[1024];
   snprintf(p, sizeof p, "%s/%s", dir, name);
-  json_error_t e;
-  json_t *d = json_load_file(p, 0, &e);
-  CHECK(d != NULL, "%s: %s", p, e.text);
+  json_t *d = check_load_json(p);
   return d;
 }
 

@@ -7,7 +7,7 @@
  * the configuration needed next first, and builds the pipelines of those it compiled before the buffers existed
  * (VKOCC_TEST_POOL_TRACE: each job's start; VKOCC_TEST_POOL_WAIT=1: the measuring thread waits for the pool, so
  * which builds the pool makes does not depend on timing). */
-#include "check.h"
+#include "check_json.h"
 #include "run.h"
 #include <jansson.h>
 #include <stdint.h>
@@ -24,9 +24,7 @@ static json_t *tune(const char *env, const char *spec, const char *name, const c
   free(out);
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.json", dir, name);
-  json_error_t e;
-  json_t *d = json_load_file(path, 0, &e);
-  CHECK(d != NULL, "%s: %s", path, e.text);
+  json_t *d = check_load_json(path);
   return d;
 }
 
