@@ -211,11 +211,28 @@ static void test_pool_order(void) {
   json_decref(d4), json_decref(d1);
 }
 
+/* Every define set must keep the Vectors' bindings: the first module checked sets them and the measuring thread reads
+ * them while the pool's threads check the next modules, so a module that moves one is refused by name, not bound by
+ * whichever module a thread checked last (SCALE 2 moves the output from binding 1 to 2). */
+static void test_bindings_kept(void) {
+  char *out;
+  int rc = run_fmt(&out, "cd %s && sed 's/binding = 1)/binding = OUT_BINDING)/; s/^layout(local_size_x_id/#if SCALE == 1\\n#define "
+                   "OUT_BINDING 1\\n#else\\n#define OUT_BINDING 2\\n#endif\\nlayout(local_size_x_id/' %s/speed_scale.comp > moved.comp && "
+                   "sed 's/speed_scale.comp/moved.comp/; s/\\[1, 2, 3, 4, 5, 6\\]/[1, 2]/' %s/speed_ahead.json > moved.json && "
+                   "%s tune moved.json -o moved-out.json --strategy brute_force --threads 2 --max-runs 3 2>&1",
+                   dir, data, data, bin);
+  CHECK(rc == 2, "a define set that moves a binding: exit %d, expected 2: %s", rc, out);
+  CHECK_CONTAINS(out, "moved.json: $.KernelSpecification.Arguments[1]: ./moved.comp takes binding 2 in one configuration's module and 1 in another's");
+  CHECK_CONTAINS(out, "every define set must keep the Vectors' bindings");
+  free(out);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3 || !mkdtemp(dir)) { fprintf(stderr, "usage: test_tune_speed_lvp VKOCC DATA_DIR\n"); return 2; }
   bin = argv[1], data = argv[2];
   test_P_once_per_pipeline();
   test_ahead();
   test_pool_order();
+  test_bindings_kept();
   return check_report();
 }

@@ -486,7 +486,10 @@ static bool module_has_spec(const module *m, uint32_t id) {
 static vkocc_status check_interface(harness *h, module *m) {
   t1_spec *s = h->s;
   uint64_t w = vkocc_spirv_written_bindings(m->spv, m->words, 0);
-  h->written = h->nchecked++ ? h->written | w : w;
+  /* the first module checked sets the arguments' bindings and offsets, which the measuring thread then reads without
+   * this lock; a later module (on a pool thread) must agree with them, not write them again */
+  const bool first = h->nchecked++ == 0;
+  h->written = first ? w : h->written | w;
   const vkocc_reflection *rf = &m->refl;
   uint32_t nvec = 0, nb = 0;
   uint32_t binds[64];
@@ -504,13 +507,18 @@ static vkocc_status check_interface(harness *h, module *m) {
   for (uint32_t i = 0; i < s->nargs; i++) {
     t1_arg *a = &s->args[i];
     if (a->vector) {
-      if (nvec < nb) a->binding = (int32_t)binds[nvec];
+      int32_t bind = nvec < nb ? (int32_t)binds[nvec] : a->binding;
+      if (!first && bind != a->binding)
+        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: %s takes binding %d in one configuration's module and %d in another's: "
+                          "every define set must keep the Vectors' bindings", s->file, a->path, s->kernel_file, bind,
+                          a->binding);
+      if (first) a->binding = bind;
       nvec++;
     } else {
       uint32_t al = a->comp_bytes * (a->comps == 3 ? 4 : a->comps);
       if (al > 16) al = 16;
       off = (off + al - 1) / al * al;
-      a->push_offset = off;
+      if (first) a->push_offset = off;
       off += (uint32_t)a->bytes;
     }
   }
@@ -524,7 +532,7 @@ static vkocc_status check_interface(harness *h, module *m) {
                       s->file, off, s->kernel_file, rf->push_bytes);
   if (off > sizeof h->push)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.Arguments: more than %zu bytes of Scalars", s->file, sizeof h->push);
-  h->push_bytes = rf->push_bytes;
+  if (first) h->push_bytes = rf->push_bytes;
   return VKOCC_OK;
 }
 
