@@ -61,14 +61,15 @@ int main(int argc, char **argv) {
    * shows throughput: lavapipe's 2 worker threads show as 2 only while the host runs them side by side. The
    * test runs through tests/timed.sh (a session of its own at a raised priority, so CPU hogs beside it leave
    * it both cores); a host that still serializes them makes a run say 1 or refuse: the method can undercount
-   * that way but never overcount. So: up to 10 attempts in 40 s; the first P = 2 passes; any answer above 2
+   * that way but never overcount. So: up to 30 attempts in 100 s (10 in 40 s once failed a busy suite: a disturbed
+   * stretch of 18 s, every attempt 1 or refused); the first P = 2 passes; any answer above 2
    * fails at once (an overcount is what the evidence checks must prevent); answers of 1 and refusals (exit 1)
    * are measured again; with no 2 in the budget the test fails (a method that always answers 1 must not
    * pass). The host's state around each attempt is logged (two spins side by side vs one). */
   json_t *doc = NULL;
   bool got = false;
   double start = vkocc_now_ms();
-  for (int attempt = 0; attempt < 10 && vkocc_now_ms() - start < 40000; attempt++) {
+  for (int attempt = 0; attempt < 30 && vkocc_now_ms() - start < 100000; attempt++) {
     if (attempt) free(out);
     json_decref(doc);
     bool par = host_parallel();
@@ -90,6 +91,7 @@ int main(int argc, char **argv) {
     CHECK(rc == 0 || rc == 1, "attempt %d: exit %d: %s", attempt + 1, rc, out);
     if (rc == 1) CHECK_CONTAINS(out, FAIL_PREFIX);
     if (check_failed) break;
+    usleep(250000); /* a disturbance of the host may pass */
   }
   CHECK(got, "no attempt in the budget established P = 2 from the runtime (the last: exit %d)", rc);
   CHECK(rc == 0, "--unmodified exit %d: %s", rc, out);
