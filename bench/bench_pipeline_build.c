@@ -10,6 +10,7 @@
  * pipeline; then per (cache, threads) the medians over the rounds, and the speedup of the wall against 1 thread. */
 #include "compile.h"
 #include "exec.h"
+#include "util.h"
 #include "vkocc.h"
 #include <pthread.h>
 #include <stdatomic.h>
@@ -40,14 +41,10 @@ typedef struct {
   atomic_int failed;
 } bench;
 
-static int by_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 static double quantile(const double *v, uint32_t n, double q) {
   double *s = malloc((n ? n : 1) * sizeof *s);
   memcpy(s, v, n * sizeof *s);
-  qsort(s, n, sizeof *s, by_double);
+  qsort(s, n, sizeof *s, vkocc_cmp_double);
   double r = n ? s[(uint32_t)(q * (n - 1) + 0.5)] : 0;
   free(s);
   return r;

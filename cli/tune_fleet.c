@@ -133,7 +133,7 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
   rc = device_list(c->device, &names, &n);
   if (early_on) pthread_join(early_th, NULL);
   if (!rc && early_on && !early.rc && strcmp(names[0], first)) early_on = false; /* (not the first after all) */
-  if (rc || (early_on && early.rc) || !early_on) {
+  if (rc || !early_on || early.rc) {
     if (early_m.ctx) vkocc_context_destroy(early_m.ctx);
     if (early_det.document) vkocc_fingerprint_details_free(&early_det);
     if (!rc && early_on) rc = early.rc;

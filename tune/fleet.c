@@ -376,7 +376,8 @@ static void worker_command(fleet *f, worker *w, const cmd *c) {
   } else if (c->kind == CMD_AHEAD) {
     if (w->nahead == AHEAD) w->ahead_head = (w->ahead_head + 1) % AHEAD, w->nahead--;
     w->ahead[(w->ahead_head + w->nahead++) % AHEAD] = c->config;
-  } else if (c->kind != CMD_AGAIN && c->kind != CMD_AHEAD) w->stop = true; /* (more again than AGAIN_MAX: the coordinator never sends) */
+  } else if (c->kind != CMD_AGAIN) w->stop = true; /* CMD_STOP; a MEASURE past CHUNK (never sent) stops rather than
+                                                     * be lost; an AGAIN past AGAIN_MAX (never sent) is dropped */
   pthread_cond_signal(&w->cond);
   pthread_mutex_unlock(&f->mu);
 }
@@ -866,6 +867,12 @@ static void ask_references(fleet *f, uint32_t s) {
   for (uint32_t j = 0; j < g->nrefs; j++) ask_again(f, s, g->refs[j], FOR_REFERENCE);
 }
 
+/* a point of reference j on device sl: its time as r measured it, after sl's search results so far */
+static void add_point(slot *sl, uint32_t j, const tu_result *r) {
+  sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
+  sl->pts[sl->npts++] = (fleet_point){.ref = j, .after = sl->measured, .median_ns = r->median_ns, .spread = r->spread};
+}
+
 static void again_result(fleet *f, uint32_t s, const msg *m) {
   slot *sl = &f->slots[s];
   group *g = &f->g[sl->group];
@@ -873,8 +880,7 @@ static void again_result(fleet *f, uint32_t s, const msg *m) {
   if (sl->dead || !result_valid(&m->r)) return;
   for (uint32_t j = 0; m->purpose == FOR_REFERENCE && j < g->nrefs; j++) {
     if (g->refs[j] != m->config) continue;
-    sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
-    sl->pts[sl->npts++] = (fleet_point){.ref = j, .after = sl->measured, .median_ns = m->r.median_ns, .spread = m->r.spread};
+    add_point(sl, j, &m->r);
     return;
   }
   for (uint32_t k = 0; m->purpose == FOR_FINAL && k < g->ncand; k++) {
@@ -902,8 +908,7 @@ static void close_window(fleet *f, uint32_t gi) {
   const tu_result *r = &g->run.r[c];
   g->win_best = -1, g->win_n = 0;
   if (sl->dead) return;
-  sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
-  sl->pts[sl->npts++] = (fleet_point){.ref = g->nrefs, .after = sl->measured, .median_ns = r->median_ns, .spread = r->spread};
+  add_point(sl, g->nrefs, r);
   g->refs[g->nrefs++] = c;
   for (uint32_t k = 0; k < f->nslots; k++)
     if (k != s && f->slots[k].group == gi) ask_again(f, k, c, FOR_REFERENCE);

@@ -280,13 +280,16 @@ static vkocc_status fill_data(harness *h, const char *what, uint32_t i, const t1
 
 /* A define set's SPIR-V (text: the kernel's source, NULL: its file), compiled here, or once per process through
  * tu_options.shared (*compiled: by this call); *spv the caller's copy either way. */
+static vkocc_status compile_text_or_file(const t1_spec *s, const char *text, const char *const *defs, uint32_t ndefs,
+                                         uint32_t **spv, size_t *words) {
+  return text ? vkocc_shader_compile(text, strlen(text), s->kernel_file, s->lang, s->kernel_name, defs, ndefs, spv, words)
+              : vkocc_shader_load_file(s->kernel_file, s->lang, s->kernel_name, defs, ndefs, spv, words);
+}
+
 static vkocc_status compile_spv(harness *h, const char *text, const char *defs_key, const char *const *defs, uint32_t ndefs,
                                 uint32_t **spv, size_t *words, bool *compiled) {
-  const t1_spec *s = h->s;
   *compiled = true;
-  if (!h->o->shared)
-    return text ? vkocc_shader_compile(text, strlen(text), s->kernel_file, s->lang, s->kernel_name, defs, ndefs, spv, words)
-                : vkocc_shader_load_file(s->kernel_file, s->lang, s->kernel_name, defs, ndefs, spv, words);
+  if (!h->o->shared) return compile_text_or_file(h->s, text, defs, ndefs, spv, words);
   size_t kl = strlen(defs_key) + 8;
   char *key = vkocc_xmalloc(kl);
   snprintf(key, kl, "spv:%s", defs_key);
@@ -296,8 +299,7 @@ static vkocc_status compile_spv(harness *h, const char *text, const char *defs_k
   if (mine) {
     uint32_t *w = NULL;
     size_t n = 0;
-    vkocc_status st = text ? vkocc_shader_compile(text, strlen(text), s->kernel_file, s->lang, s->kernel_name, defs, ndefs, &w, &n)
-                           : vkocc_shader_load_file(s->kernel_file, s->lang, s->kernel_name, defs, ndefs, &w, &n);
+    vkocc_status st = compile_text_or_file(h->s, text, defs, ndefs, &w, &n);
     e->data = w, e->bytes = st ? 0 : n * sizeof *w;
     shared_made(h->o->shared, e, st);
   }
@@ -1217,8 +1219,9 @@ static void prebuild_queue(harness *h, const uint32_t *next, uint32_t n) {
 
 void tu_prefetch(void *eval_user, const uint32_t *next, uint32_t n) { prebuild_queue(eval_user, next, n); }
 
-/* x's prebuilt state, taken from the pool once no job of it runs. claim: the measuring thread needs it now and
- * builds what the pool has not started (a compiled module stays compiled); else it waits for the pool. */
+/* x's prebuilt state, taken from the pool once no job of it runs (a running job is waited for). What the pool has not
+ * started is given up (out TU_STOP: the caller builds it, a compiled module stays compiled), except that with claim
+ * (the measuring thread needs it now) and VKOCC_TEST_POOL_WAIT the pool is waited for where it can build it. */
 static prebuilt *prebuilt_wait(harness *h, config *x, bool claim) {
   prebuilder *b = &h->pb;
   pthread_mutex_lock(&b->lock);
@@ -1377,20 +1380,22 @@ static tu_outcome prepare_P(harness *h, trial *t) {
   if (!s->uses_P && !h->o->always_P) return TU_GO;
   uint32_t P;
   tu_outcome out = TU_GO;
-  char pipe[1400], res[1400];
-  json_t *hit = NULL;
-  P_keys(h, t, pipe, sizeof pipe, res, sizeof res);
-  if (!h->P_memo) h->P_memo = json_object();
   if (P_of_model(h, t, &P)) t->r->P = P, t->r->P_model = true;
-  else if ((hit = json_object_get(h->P_memo, pipe))) t->r->P_memo = TU_P_SAME_PIPELINE;
-  else if (res[0] && (hit = json_object_get(h->P_memo, res))) t->r->P_memo = TU_P_SAME_RESOURCES;
-  else if ((out = P_measured(h, t)) == TU_GO) {
-    json_t *v = json_pack("[I, I]", (json_int_t)t->r->P, (json_int_t)t->c);
-    json_object_set(h->P_memo, pipe, v);
-    if (res[0]) json_object_set(h->P_memo, res, v);
-    json_decref(v);
+  else { /* the memo's keys read the pipeline's statistics: only where the model does not give P */
+    char pipe[1400], res[1400];
+    json_t *hit = NULL;
+    P_keys(h, t, pipe, sizeof pipe, res, sizeof res);
+    if (!h->P_memo) h->P_memo = json_object();
+    if ((hit = json_object_get(h->P_memo, pipe))) t->r->P_memo = TU_P_SAME_PIPELINE;
+    else if (res[0] && (hit = json_object_get(h->P_memo, res))) t->r->P_memo = TU_P_SAME_RESOURCES;
+    else if ((out = P_measured(h, t)) == TU_GO) {
+      json_t *v = json_pack("[I, I]", (json_int_t)t->r->P, (json_int_t)t->c);
+      json_object_set(h->P_memo, pipe, v);
+      if (res[0]) json_object_set(h->P_memo, res, v);
+      json_decref(v);
+    }
+    if (hit) t->r->P = json_integer_value(json_array_get(hit, 0)), t->r->P_from = json_integer_value(json_array_get(hit, 1));
   }
-  if (hit) t->r->P = json_integer_value(json_array_get(hit, 0)), t->r->P_from = json_integer_value(json_array_get(hit, 1));
   if (out != TU_GO) return out;
   bool ok;
   char why[400];
