@@ -1,7 +1,8 @@
 /* Shader clocks against queue timestamps: spin a dependent chain for several lengths, bracket each
  * dispatch with timestamps, and fit queue ns against in-shader ticks (slope: ns per tick; intercept:
  * dispatch overhead). Warm-ups are discarded; lengths are interleaved across repeats so drift (clock
- * ramp-up) spreads over all lengths instead of bending the line. */
+ * ramp-up) spreads over all lengths instead of bending the line. The realtime clock's ns per tick comes
+ * from the dispatches' starts instead (vkocc_calibration_anchor_fit), the intervals' fit kept beside it. */
 #include "calibrate.h"
 #include "exec.h"
 #include <math.h>
@@ -25,14 +26,27 @@ typedef struct {
   uint32_t wraps, backwards;
 } spin;
 
-typedef struct { double ns; uint64_t rt, cyc; bool rt_ok, cyc_ok; } spin_sample;
+typedef struct {
+  double ns;
+  uint64_t rt, cyc;
+  bool rt_ok, cyc_ok;
+  vkocc_clock_anchor start; /* the queue's first timestamp and the realtime clock at the spin's start */
+  bool rt64;                /* the realtime clock gave a high word */
+} spin_sample;
 
 static vkocc_status run_spin(spin *sp, uint32_t iterations, spin_sample *smp) {
   uint32_t push[2] = {iterations, 0x9e3779b9u ^ iterations};
   memset(sp->out.map, 0, 64);
-  vkocc_tick_status ts;
-  vkocc_status s = vkocc_dispatch_timed(sp->ctx, &sp->k, push, 1, &smp->ns, &ts);
+  vkocc_batch *batch = sp->ctx->batch;
+  vkocc_status s = vkocc_batch_begin(batch);
   if (s) return s;
+  vkocc_batch_bind(batch, &sp->k);
+  vkocc_batch_push(batch, &sp->k, push, 0);
+  uint32_t t = vkocc_batch_dispatch_timed(batch, 1);
+  if ((s = vkocc_batch_run(batch, 0, "compute dispatch"))) return s;
+  const vkocc_batch_record *rec = vkocc_batch_record_of(batch, t);
+  vkocc_tick_status ts = rec->tick;
+  smp->ns = rec->ns;
   if (ts == VKOCC_TICKS_WRAPPED) sp->wraps++;
   if (ts == VKOCC_TICKS_BACKWARDS) { sp->backwards++; smp->ns = NAN; }
   const uint32_t *o = sp->out.map;
@@ -44,11 +58,48 @@ static vkocc_status run_spin(spin *sp, uint32_t iterations, spin_sample *smp) {
   vkocc_tick_status a = vkocc_tick_delta(rt0, rt1, (o[1] | o[3]) ? 64 : 32, &smp->rt);
   vkocc_tick_status b = vkocc_tick_delta(c0, c1, (o[5] | o[7]) ? 64 : 32, &smp->cyc);
   smp->rt_ok = sp->ctx->device_clock && a != VKOCC_TICKS_BACKWARDS;
+  smp->start = (vkocc_clock_anchor){rec->start, rt0};
+  smp->rt64 = (o[1] | o[3]) != 0;
   smp->cyc_ok = sp->ctx->subgroup_clock && b != VKOCC_TICKS_BACKWARDS;
   if (a == VKOCC_TICKS_WRAPPED || b == VKOCC_TICKS_WRAPPED) sp->wraps++;
   if (sp->ctx->device_clock && a == VKOCC_TICKS_BACKWARDS) sp->backwards++;
   if (sp->ctx->subgroup_clock && b == VKOCC_TICKS_BACKWARDS) sp->backwards++;
   return VKOCC_OK;
+}
+
+vkocc_status vkocc_calibration_anchor_fit(const vkocc_clock_anchor *a, uint32_t n, uint32_t ts_bits, double period,
+                                          uint32_t rt_bits, double interval_ns_per_tick, vkocc_linfit *fit,
+                                          double *span_ns) {
+  memset(fit, 0, sizeof *fit);
+  *span_ns = 0;
+  if (!n) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no dispatch starts to fit the realtime clock against");
+  double *x = vkocc_xcalloc(n, sizeof *x), *y = vkocc_xcalloc(n, sizeof *y);
+  const double range = rt_bits >= 64 ? 0 : ldexp(1.0, (int)rt_bits);
+  const uint64_t mask = rt_bits >= 64 ? ~0ull : (1ull << rt_bits) - 1;
+  vkocc_clock_anchor prev = a[0];
+  uint32_t m = 1;
+  for (uint32_t i = 1; i < n; i++) {
+    uint64_t dts;
+    if (vkocc_tick_delta(prev.ts, a[i].ts, ts_bits, &dts) == VKOCC_TICKS_BACKWARDS) continue;
+    double dy = (double)dts * period, dx;
+    if (rt_bits >= 64) {
+      if (a[i].rt < prev.rt) continue;
+      dx = (double)(a[i].rt - prev.rt);
+    } else {
+      /* A narrow clock wraps between dispatches (lavapipe's every 4.3 s); the queue time between the two
+       * starts says how many times (an error of a few percent in the estimate is far from half a wrap). */
+      dx = (double)((a[i].rt - prev.rt) & mask);
+      if (interval_ns_per_tick > 0) dx += range * round((dy / interval_ns_per_tick - dx) / range);
+      if (dx < 0) continue;
+    }
+    x[m] = x[m - 1] + dx, y[m] = y[m - 1] + dy;
+    prev = a[i], m++;
+  }
+  vkocc_status s = vkocc_linfit_compute(x, y, m, true, fit);
+  if (!s) *span_ns = y[m - 1];
+  free(x);
+  free(y);
+  return s;
 }
 
 /* Replaces the samples of each spin length (equal key) by the fastest one (least y, queue ns), skipping
@@ -78,6 +129,33 @@ static uint32_t fastest_by_length(const double *key, const bool *ok, const doubl
  * spins make that excess a smaller part of each interval. */
 static double default_longest_ns(const vkocc_context *ctx) {
   return ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 16e6 : 4e6;
+}
+
+/* Why the starts: a dispatch's interval also holds what follows the spin, and on lavapipe that grows with
+ * the spin (measured on a 2-core VM: 60-150 us after a 1 ms spin, 220-330 us after a 15 ms one, from the
+ * clock read at the spin's end to the queue's end timestamp), which tilted the intervals' line to 1.01-1.04
+ * ns per tick where both clocks are the same host nanoseconds. The time from the queue's start timestamp to the spin's first
+ * clock read stayed at 30-80 us, and over the run's 200-400 ms the starts gave 0.99990-1.00002 (beside
+ * two CPU hogs; 1.0000 on the quiet machine). */
+void vkocc_calibration_choose_tick(vkocc_calibration *cal, const vkocc_clock_anchor *starts, uint32_t n, uint32_t rt_bits,
+                                   uint32_t lengths, char *note, size_t note_size) {
+  const double interval = cal->realtime_fit.slope;
+  vkocc_status s = vkocc_calibration_anchor_fit(starts, n, cal->timestamp_valid_bits, cal->timestamp_period, rt_bits,
+                                                interval, &cal->anchor_fit, &cal->anchor_span_ns);
+  const double a = cal->anchor_fit.slope;
+  cal->ns_per_tick = interval;
+  cal->from_starts = false;
+  if (!s && a > 0 && isfinite(a) && cal->anchor_fit.n_used >= lengths && fabs(a / interval - 1) <= 0.10) {
+    cal->ns_per_tick = a;
+    cal->from_starts = true;
+    if (fabs(interval / a - 1) > 0.02)
+      snprintf(note, note_size, "the dispatch intervals give %.4f ns per realtime tick, %+.1f%% from the starts' %.4f "
+               "(work after the spin grows with it): the starts' figure is used", interval, 100 * (interval / a - 1), a);
+  } else {
+    snprintf(note, note_size, "the realtime clock at the dispatches' starts does not follow the queue timestamps (%.4g "
+             "ns per tick over %u of %u starts): the intervals' %.4g is used", a, cal->anchor_fit.n_used, n, interval);
+  }
+  cal->tick_equals_period = fabs(cal->ns_per_tick - cal->timestamp_period) <= 0.02 * cal->timestamp_period;
 }
 
 /* *no_line: the samples did not make a line (fewer than 2 distinct lengths); measuring again may help. */
@@ -153,6 +231,9 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
   double *it_s = vkocc_xcalloc(n, sizeof *it_s), *ns_s = vkocc_xcalloc(n, sizeof *ns_s), *rt_s = vkocc_xcalloc(n, sizeof *rt_s),
          *cyc_s = vkocc_xcalloc(n, sizeof *cyc_s), *fx = vkocc_xcalloc(n, sizeof *fx), *fy = vkocc_xcalloc(n, sizeof *fy);
   bool *all = vkocc_xcalloc(n, sizeof *all), *rt_ok = vkocc_xcalloc(n, sizeof *rt_ok), *cyc_ok = vkocc_xcalloc(n, sizeof *cyc_ok);
+  vkocc_clock_anchor *starts = vkocc_xcalloc(n, sizeof *starts);
+  uint32_t nstarts = 0;
+  bool rt64 = false;
   sp.wraps = sp.backwards = 0;
   for (uint32_t r = 0; r < o.repeats && !s; r++)
     for (uint32_t l = 0; l < o.lengths && !s; l++) {
@@ -165,6 +246,7 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
       cal->longest_ns = fmax(cal->longest_ns, smp.ns);
       it_s[m] = iters, ns_s[m] = smp.ns, rt_s[m] = (double)smp.rt, cyc_s[m] = (double)smp.cyc;
       all[m] = true, rt_ok[m] = smp.rt_ok, cyc_ok[m] = smp.cyc_ok;
+      if (smp.rt_ok) starts[nstarts++] = smp.start, rt64 |= smp.rt64;
       m++;
     }
   cal->samples = m;
@@ -173,6 +255,7 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
   /* Each fit runs over the fastest sample of each length: a dispatch delayed by the OS or the driver
    * moves one sample, not the line (on a loaded 2-core machine a fit over all samples wandered by 3%). */
   uint32_t k;
+  char anchor_note[160] = "";
   if (!s) {
     k = fastest_by_length(it_s, all, it_s, ns_s, m, fx, fy);
     s = vkocc_linfit_compute(fx, fy, k, true, &cal->spin_fit);
@@ -182,9 +265,8 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
   if (!s && ctx->device_clock) {
     k = fastest_by_length(it_s, rt_ok, rt_s, ns_s, m, fx, fy);
     if ((s = vkocc_linfit_compute(fx, fy, k, true, &cal->realtime_fit))) { *no_line = true; goto done; }
-    cal->ns_per_tick = cal->realtime_fit.slope;
     cal->overhead_ns = cal->realtime_fit.intercept;
-    cal->tick_equals_period = fabs(cal->ns_per_tick - cal->timestamp_period) <= 0.02 * cal->timestamp_period;
+    vkocc_calibration_choose_tick(cal, starts, nstarts, rt64 ? 64 : 32, o.lengths, anchor_note, sizeof anchor_note);
   }
   if (!s && ctx->subgroup_clock) {
     k = fastest_by_length(it_s, cyc_ok, cyc_s, ns_s, m, fx, fy);
@@ -200,8 +282,13 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
              (!ctx->device_clock && !ctx->subgroup_clock) ? " and " : "",
              ctx->subgroup_clock ? "" : "subgroup clock (shaderSubgroupClock)", why);
   }
+  if (anchor_note[0]) {
+    size_t len = strlen(cal->note);
+    snprintf(cal->note + len, sizeof cal->note - len, "%s%s", len ? "; " : "", anchor_note);
+  }
 done:
   free(it_s); free(ns_s); free(rt_s); free(cyc_s); free(fx); free(fy); free(all); free(rt_ok); free(cyc_ok);
+  free(starts);
 out:
   vkocc_kernel_destroy(ctx, &sp.k);
   vkocc_buffer_destroy(ctx, &sp.out);

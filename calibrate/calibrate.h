@@ -1,4 +1,5 @@
-/* Internal to the calibration: the acceptance rule of a fit, apart so that it is tested on synthetic fits. */
+/* Internal to the calibration: the acceptance rule of a fit and the fit over the dispatches' starts, apart so that
+ * they are tested on synthetic data. */
 #ifndef VKOCC_CALIBRATE_H
 #define VKOCC_CALIBRATE_H
 #include "vkocc.h"
@@ -7,4 +8,24 @@
  * and the subgroup clock's where there is one run through every one of `lengths` spin lengths (a fit over
  * fewer points can have R^2 = 1 and any slope), rise, and explain the data (R^2 >= 0.999). */
 bool vkocc_calibration_fit_good(const vkocc_calibration *cal, uint32_t lengths);
+
+/* One dispatch's start: the queue's timestamp before it (in ticks) and the realtime clock at its spin's start. */
+typedef struct vkocc_clock_anchor { uint64_t ts, rt; } vkocc_clock_anchor;
+
+/* ns per realtime tick from the starts of a run's dispatches, in order: queue ns since the first start
+ * against realtime ticks since the first, fitted (outliers dropped) over the whole run, so what a dispatch
+ * does after its spin does not enter and the time to its start only as jitter around a constant. Timestamps
+ * are read within ts_bits and times period; a realtime clock of rt_bits < 64 is unwrapped with
+ * interval_ns_per_tick (the intervals' estimate). Starts where a clock went backwards are skipped. *span_ns:
+ * the queue time the fit covers. VKOCC_ERROR_RUNTIME with fewer than 2 usable starts. */
+vkocc_status vkocc_calibration_anchor_fit(const vkocc_clock_anchor *a, uint32_t n, uint32_t ts_bits, double period,
+                                          uint32_t rt_bits, double interval_ns_per_tick, vkocc_linfit *fit,
+                                          double *span_ns);
+
+/* Sets cal->ns_per_tick, from_starts, anchor_fit, anchor_span_ns and tick_equals_period from the starts and
+ * cal->realtime_fit: the starts' slope where it agrees with the intervals' within 10% (and keeps at least
+ * `lengths` starts), else the intervals'. Where the two differ by more than 2%, note (or else "") says which
+ * was used and both figures. */
+void vkocc_calibration_choose_tick(vkocc_calibration *cal, const vkocc_clock_anchor *starts, uint32_t n, uint32_t rt_bits,
+                                   uint32_t lengths, char *note, size_t note_size);
 #endif

@@ -7,8 +7,10 @@ static const char *help =
     "                       [--no-shader-clock] [-o FILE]\n"
     "Measures clockRealtimeEXT and clockARB against vkCmdWriteTimestamp around the same spin: N spin\n"
     "lengths spanning 20x (default 8), K repeats each (default 5), warm-ups discarded, then a robust\n"
-    "least-squares fit of queue nanoseconds against in-shader ticks. Reports ns per realtime tick, the\n"
-    "shader clock in MHz, the dispatch overhead (intercept), R^2 and the largest relative residual.\n"
+    "least-squares fit of queue nanoseconds against in-shader ticks. Reports ns per realtime tick (from\n"
+    "the dispatches' starts: each start timestamp against the realtime clock at its spin's start, one line\n"
+    "over the run; the intervals' fit beside it), the shader clock in MHz, the dispatch overhead\n"
+    "(intercept), R^2 and the largest relative residual.\n"
     "--no-shader-clock measures as if the device had no VK_KHR_shader_clock. -o FILE writes the JSON\n"
     "document (schema vkocc.calibration/1) that --json prints.\n";
 
@@ -75,8 +77,13 @@ int cmd_calibrate(cli_run *run, int argc, char **argv) {
   cli_queue_text(d, qt, sizeof qt);
   printf("%s\n", qt);
   if (cal.has_device_clock) {
-    printf("realtime clock:          %.4f ns per tick (%.2f MHz)\n", cal.ns_per_tick, 1e3 / cal.ns_per_tick);
-    print_fit("realtime fit:", &cal.realtime_fit);
+    printf("realtime clock:          %.4f ns per tick (%.2f MHz), from the dispatch %s\n", cal.ns_per_tick,
+           1e3 / cal.ns_per_tick, cal.from_starts ? "starts" : "intervals");
+    printf("  starts fit:            %.4f ns per tick over %.1f ms, %u/%u starts kept\n", cal.anchor_fit.slope,
+           cal.anchor_span_ns / 1e6, cal.anchor_fit.n_used, cal.anchor_fit.n);
+    printf("  intervals fit:         %.4f ns per tick, R^2 %.6f, max rel. residual %.2f%%, %u/%u points kept\n",
+           cal.realtime_fit.slope, cal.realtime_fit.r2, 100 * cal.realtime_fit.max_rel_residual, cal.realtime_fit.n_used,
+           cal.realtime_fit.n);
   } else {
     printf("realtime clock:          not available\n");
   }

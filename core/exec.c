@@ -281,6 +281,7 @@ vkocc_status vkocc_batch_wait(vkocc_batch *b, uint64_t timeout_ns) {
     uint64_t d;
     b->rec[i].tick = vkocc_tick_delta(ts[2 * i], ts[2 * i + 1], ctx->info.timestamp_valid_bits, &d);
     b->rec[i].ns = (double)d * ctx->info.timestamp_period;
+    b->rec[i].start = ts[2 * i];
   }
   free(ts);
   return VKOCC_OK;
@@ -292,7 +293,7 @@ vkocc_status vkocc_batch_run(vkocc_batch *b, uint64_t timeout_ns, const char *wh
 }
 
 const vkocc_batch_record *vkocc_batch_record_of(const vkocc_batch *b, uint32_t i) {
-  static const vkocc_batch_record none = {0, 0, VKOCC_TICKS_BACKWARDS};
+  static const vkocc_batch_record none = {0, 0, VKOCC_TICKS_BACKWARDS, 0};
   return i < b->nrec ? &b->rec[i] : &none;
 }
 

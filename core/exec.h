@@ -194,6 +194,7 @@ typedef struct vkocc_batch_record {
   uint32_t groups;                 /* workgroups dispatched inside the span */
   double ns;                       /* the span's length, after vkocc_batch_wait */
   vkocc_tick_status tick;          /* how the timestamp delta read (VKOCC_TICKS_BACKWARDS: ns is 0) */
+  uint64_t start;                  /* the span's first timestamp, in ticks (within timestamp_valid_bits) */
 } vkocc_batch_record;
 
 /* A command buffer, its fence and a timestamp pool for max_timed spans. One thread records and submits a

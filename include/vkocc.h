@@ -345,8 +345,12 @@ void vkocc_calibrate_preset(vkocc_calibration_preset preset, vkocc_calibrate_opt
 
 typedef struct vkocc_calibration {
   bool has_device_clock, has_subgroup_clock;
-  double ns_per_tick;        /* realtime clock: queue ns per clockRealtimeEXT tick (fit slope) */
-  vkocc_linfit realtime_fit; /* queue ns against realtime ticks */
+  double ns_per_tick;        /* realtime clock: queue ns per clockRealtimeEXT tick (anchor_fit's slope, or where
+                              * the starts disagree with the intervals by more than 10%, realtime_fit's; note says) */
+  vkocc_linfit realtime_fit; /* each dispatch's queue ns against its realtime ticks (intercept: the overhead) */
+  vkocc_linfit anchor_fit;   /* queue ns against realtime ticks at the dispatches' starts, over the whole run */
+  double anchor_span_ns;     /* the queue time anchor_fit covers */
+  bool from_starts;          /* ns_per_tick is anchor_fit's slope */
   double shader_clock_mhz;   /* subgroup clock: cycles per microsecond of queue time */
   vkocc_linfit subgroup_fit; /* queue ns against subgroup-clock cycles */
   vkocc_linfit spin_fit;     /* queue ns against spin iterations (always measured) */

@@ -25,6 +25,11 @@ json_t *vkocc_calibration_json(const vkocc_calibration *c) {
   json_object_set_new(o, "has_subgroup_clock", json_boolean(c->has_subgroup_clock));
   json_object_set_new(o, "ns_per_realtime_tick", c->has_device_clock ? num(c->ns_per_tick) : json_null());
   json_object_set_new(o, "realtime_fit", c->has_device_clock ? vkocc_linfit_json(&c->realtime_fit) : json_null());
+  json_object_set_new(o, "ns_per_realtime_tick_from",
+                      c->has_device_clock ? json_string(c->from_starts ? "dispatch starts" : "dispatch intervals") : json_null());
+  json_t *af = c->has_device_clock ? vkocc_linfit_json(&c->anchor_fit) : json_null();
+  if (c->has_device_clock) json_object_set_new(af, "span_ns", num(c->anchor_span_ns));
+  json_object_set_new(o, "realtime_start_fit", af);
   json_object_set_new(o, "shader_clock_mhz", c->has_subgroup_clock ? num(c->shader_clock_mhz) : json_null());
   json_object_set_new(o, "subgroup_fit", c->has_subgroup_clock ? vkocc_linfit_json(&c->subgroup_fit) : json_null());
   json_object_set_new(o, "spin_fit", vkocc_linfit_json(&c->spin_fit));

@@ -1,5 +1,5 @@
-/* Calibration on lavapipe: its realtime clock and its timestamps are both host nanoseconds, so the
- * fit must give 1.0 ns per tick within 2% with R^2 above 0.999; without the shader clock the spin alone is
+/* Calibration on lavapipe: its realtime clock and its timestamps are both host nanoseconds, so ns per tick
+ * (from the dispatches' starts) must be 1.0 within 1%, and the intervals' fit must have R^2 above 0.999; without the shader clock the spin alone is
  * measured and the missing clocks are named. One bar on a quiet and a busy machine: the test runs through
  * tests/timed.sh (its own session at a raised priority), and a calibration that stays disturbed is refused
  * by vkocc_calibrate itself (VKOCC_ERROR_RUNTIME with the fit's numbers, poor_fit set) — the only other
@@ -28,7 +28,7 @@ static vkocc_status calibrate_checked(vkocc_context *ctx, vkocc_calibration *cal
 
 int main(void) {
   machine_busy(); /* logged only: the bar is the same */
-  const double tick_tol = 0.02, r2_min = 0.999;
+  const double tick_tol = 0.01, r2_min = 0.999;
   vkocc_context *ctx;
   vkocc_context_options o = {.device = "llvmpipe"};
   vkocc_status s = vkocc_context_create(&o, &ctx);
@@ -36,9 +36,9 @@ int main(void) {
   if (s) return check_report();
   CHECK(vkocc_context_has_device_clock(ctx), "lavapipe has shaderDeviceClock");
   vkocc_calibration cal;
-  /* An accepted fit on lavapipe can still sit a few percent high (seen: 1.025 on a quiet machine, R^2 above
-   * 0.999: the dispatch overhead grows with the spin there), so up to 3 calibrations, each held to the same 2%:
-   * an estimator off by a constant factor (the mutation check's 8%) fails all three. */
+  /* The intervals' fit sits 1-4% high on lavapipe (what follows the spin grows with it: CI once failed on
+   * 1.0235, 1.0207 and 1.0223 in a row); the starts measured 0.9999-1.0000 here, beside two CPU hogs too. Up to
+   * 3 calibrations all the same, each held to 1%: an estimator off by a constant factor fails all three. */
   for (int attempt = 0; attempt < 3; attempt++) {
     s = calibrate_checked(ctx, &cal);
     if (s || fabs(cal.ns_per_tick - 1.0) <= tick_tol) break;
@@ -47,6 +47,12 @@ int main(void) {
   }
   CHECK(s == VKOCC_OK, "calibrate: %s", vkocc_last_error());
   CHECK_NEAR(cal.ns_per_tick, 1.0, tick_tol);
+  CHECK(cal.from_starts, "ns per tick from the dispatch starts (note: %s)", cal.note);
+  CHECK(cal.anchor_fit.n == cal.samples && cal.anchor_fit.n_used >= 8, "starts fit over %u of %u samples, %u kept",
+        cal.anchor_fit.n, cal.samples, cal.anchor_fit.n_used);
+  CHECK(cal.anchor_span_ns > 0.5 * cal.samples * 1e6, "starts fit spans %g ns", cal.anchor_span_ns);
+  CHECK(fabs(cal.realtime_fit.slope - 1.0) <= 0.10, "intervals fit %g ns per tick", cal.realtime_fit.slope);
+  if (fabs(cal.realtime_fit.slope / cal.ns_per_tick - 1) > 0.02) CHECK_CONTAINS(cal.note, "the dispatch intervals give");
   CHECK(cal.realtime_fit.r2 > r2_min, "realtime R^2 %g", cal.realtime_fit.r2);
   CHECK(cal.subgroup_fit.r2 > r2_min, "subgroup R^2 %g", cal.subgroup_fit.r2);
   CHECK(cal.tick_equals_period, "tick %g vs period %g", cal.ns_per_tick, cal.timestamp_period);

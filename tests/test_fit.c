@@ -70,5 +70,70 @@ int main(void) {
     b.spin_fit.r2 = 0.99;
     CHECK(!vkocc_calibration_fit_good(&b, 8), "a poor spin-only fit accepted");
   }
+  /* ns per realtime tick from the dispatches' starts: a clock of 1.024 GHz (0.9765625 ns per tick) read by a
+   * 32-bit realtime counter that wraps during the run, 40 starts 2-20 ms apart (one 5 s: past a whole wrap), each 40 us after its queue
+   * timestamp with 10 us of jitter, 3 of them 5 ms late (the OS delayed the spin); one start whose timestamp
+   * reads backwards is skipped. The slope must come out within 1e-5 however wrong the intervals' estimate
+   * (only used to count wraps), the late starts dropped. */
+  {
+    const double ns_per_tick = 0.9765625;
+    vkocc_clock_anchor a[41], b[41];
+    double t = 0;
+    for (int i = 0; i < 41; i++) {
+      t += 2e6 + 18e6 * check_uniform() + (i == 20 ? 5e9 : 0); /* and one pause longer than the wrap */
+      double gap = 40e3 + 10e3 * check_uniform() + (i == 5 || i == 19 || i == 33 ? 5e6 : 0);
+      a[i].ts = (uint64_t)(1e12 + t);
+      a[i].rt = (uint64_t)(4294967296.0 - 2e8 + (t + gap) / ns_per_tick) & 0xffffffffu;
+      b[i] = (vkocc_clock_anchor){a[i].ts, (uint64_t)((double)(1ull << 40) + (t + gap) / ns_per_tick)};
+    }
+    a[27].ts = a[26].ts - 1000; /* backwards */
+    vkocc_linfit af;
+    double span;
+    for (int k = 0; k < 2; k++) {
+      double interval = k ? 1.05 * ns_per_tick : ns_per_tick;
+      CHECK(vkocc_calibration_anchor_fit(a, 41, 64, 1.0, 32, interval, &af, &span) == VKOCC_OK, "starts fit: %s",
+            vkocc_last_error());
+      CHECK_NEAR(af.slope, ns_per_tick, 1e-5);
+      CHECK_EQ_U(af.n, 40);
+      CHECK_EQ_U(af.n_used, 37);
+      CHECK_NEAR(span, (double)(a[40].ts - a[0].ts), 1);
+    }
+    /* a 64-bit realtime clock that reads backwards at one start: that start is skipped too */
+    b[27].ts = a[27].ts, b[12].rt = b[11].rt - 1;
+    CHECK(vkocc_calibration_anchor_fit(b, 41, 64, 1.0, 64, ns_per_tick, &af, &span) == VKOCC_OK, "64-bit fit");
+    CHECK_EQ_U(af.n, 39);
+    CHECK_NEAR(af.slope, ns_per_tick, 1e-5);
+    /* timestamps of 10 ns ticks in 36 valid bits, wrapping during the run */
+    vkocc_clock_anchor c[41];
+    for (int i = 0; i < 41; i++) c[i] = a[i], c[i].ts = ((a[i].ts - a[0].ts) / 10 + (1ull << 36) - 20000000) & ((1ull << 36) - 1);
+    c[27].ts = c[26].ts - 100;
+    CHECK(vkocc_calibration_anchor_fit(c, 41, 36, 10.0, 32, ns_per_tick, &af, &span) == VKOCC_OK, "36-bit fit");
+    CHECK_NEAR(af.slope, ns_per_tick, 2e-5);
+    CHECK(vkocc_calibration_anchor_fit(a, 1, 64, 1.0, 32, ns_per_tick, &af, &span) == VKOCC_ERROR_RUNTIME,
+          "one start must fail");
+
+    /* the choice: the starts where they agree with the intervals within 10%, a note beyond 2% */
+    vkocc_calibration cal = {.has_device_clock = true, .timestamp_period = 1.0, .timestamp_valid_bits = 64};
+    char note[160];
+    const char *said = note; /* CHECK_CONTAINS takes a pointer */
+    cal.realtime_fit.slope = ns_per_tick;
+    vkocc_calibration_choose_tick(&cal, a, 41, 32, 8, note, sizeof note);
+    CHECK(cal.from_starts && strlen(note) == 0, "agreeing fits: from starts %d, note '%s'", cal.from_starts, note);
+    CHECK_NEAR(cal.ns_per_tick, ns_per_tick, 1e-5);
+    CHECK(!cal.tick_equals_period, "0.977 ns per tick is not the 1 ns period");
+    cal.realtime_fit.slope = 1.03 * ns_per_tick; /* lavapipe's tilted intervals */
+    vkocc_calibration_choose_tick(&cal, a, 41, 32, 8, note, sizeof note);
+    CHECK(cal.from_starts, "3%% apart: the starts");
+    CHECK_NEAR(cal.ns_per_tick, ns_per_tick, 1e-5);
+    CHECK_CONTAINS(said, "the dispatch intervals give 1.0059 ns per realtime tick, +3.0% from the starts' 0.9766");
+    cal.realtime_fit.slope = 1.2 * ns_per_tick; /* the starts do not follow: the intervals, said */
+    vkocc_calibration_choose_tick(&cal, a, 41, 32, 8, note, sizeof note);
+    CHECK(!cal.from_starts, "20%% apart: the intervals");
+    CHECK_NEAR(cal.ns_per_tick, 1.2 * ns_per_tick, 1e-12);
+    CHECK_CONTAINS(said, "does not follow the queue timestamps (0.9766 ns per tick over 37 of 41 starts): the intervals' 1.172");
+    cal.realtime_fit.slope = ns_per_tick;
+    vkocc_calibration_choose_tick(&cal, a, 41, 32, 40, note, sizeof note);
+    CHECK(!cal.from_starts, "fewer starts kept (37) than lengths (40): the intervals");
+  }
   return check_report();
 }
