@@ -171,6 +171,76 @@ vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name
   return s;
 }
 
+/* The warm-up: a trivial compute shader of the kernel's language (and, for GLSL, its #version line: glslang's
+ * built-in tables are per version, profile and stage) compiled on a thread of its own, its result dropped.
+ * Never the kernel's own text: without its defines glslang may not just fail but crash on it (an HLSL
+ * [numthreads(LOCAL_SIZE_X, 1, 1)] without LOCAL_SIZE_X faulted in handleEntryPointAttributes). Joined at exit
+ * (an atexit handler runs before the destructors of glslang's static objects, registered earlier). */
+typedef struct { char text[320]; vkocc_shader_lang lang; } warm_job;
+static pthread_t warm_thread;
+static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool warm_started;
+
+static void *warm_main(void *arg) {
+  warm_job *j = arg;
+  uint32_t *spv;
+  size_t words;
+  if (!vkocc_shader_compile(j->text, strlen(j->text), "warm-up", j->lang, "main", NULL, 0, &spv, &words)) free(spv);
+  free(j);
+  return NULL;
+}
+
+static void warm_join(void) { pthread_join(warm_thread, NULL); }
+
+/* the kernel's "#version ..." line (a GLSL source starts with it, comments and blank lines aside), or "" */
+static void version_line(const char *text, size_t len, char *out, size_t n) {
+  out[0] = 0;
+  size_t i = 0;
+  while (i < len) {
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
+    if (i + 1 < len && text[i] == '/' && text[i + 1] == '/') {
+      while (i < len && text[i] != '\n') i++;
+      continue;
+    }
+    if (i + 1 < len && text[i] == '/' && text[i + 1] == '*') {
+      const char *e = NULL;
+      for (size_t k = i + 2; k + 1 < len && !e; k++)
+        if (text[k] == '*' && text[k + 1] == '/') e = text + k + 2;
+      if (!e) return;
+      i = (size_t)(e - text);
+      continue;
+    }
+    break;
+  }
+  if (len - i < 8 || strncmp(text + i, "#version", 8)) return;
+  size_t e = i;
+  while (e < len && text[e] != '\n' && text[e] != '\r') e++;
+  if (e - i < n - 1) snprintf(out, n, "%.*s", (int)(e - i), text + i);
+}
+
+void vkocc_shader_warm(const char *text, size_t len, vkocc_shader_lang lang) {
+  if (lang != VKOCC_SHADER_GLSL && lang != VKOCC_SHADER_HLSL) return;
+  pthread_mutex_lock(&warm_lock);
+  bool first = !warm_started;
+  warm_started = true;
+  pthread_mutex_unlock(&warm_lock);
+  if (!first) return; /* once per process: the tables, once built, stay */
+  warm_job *j = vkocc_xcalloc(1, sizeof *j);
+  j->lang = lang;
+  if (lang == VKOCC_SHADER_HLSL) {
+    snprintf(j->text, sizeof j->text, "[numthreads(1, 1, 1)] void main() {}\n");
+  } else {
+    char v[200];
+    version_line(text, len, v, sizeof v);
+    snprintf(j->text, sizeof j->text, "%s\nlayout(local_size_x = 1) in;\nvoid main() {}\n", v[0] ? v : "#version 450");
+  }
+  if (pthread_create(&warm_thread, NULL, warm_main, j)) {
+    free(j);
+    return;
+  }
+  atexit(warm_join);
+}
+
 vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, const char *entry,
                                     const char *const *defines, uint32_t ndefines, uint32_t **spv, size_t *words) {
   *spv = NULL;

@@ -30,6 +30,11 @@ vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, co
 vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name, vkocc_shader_lang lang,
                                   const char *entry, const char *const *defines, uint32_t ndefines,
                                   uint32_t **spv, size_t *words);
+/* Builds glslang's built-in tables for kernels like text (its language; for GLSL its #version line) on a thread of
+ * its own, by compiling a trivial shader, and returns at once. glslang builds them on a process's first compile of
+ * a shader kind (120-160 ms of KTT's vadd on lavapipe's 2-core host): a tuning that calls this as soon as it has
+ * read its kernel has them built while it opens the device and fills its arguments. Once per process. */
+void vkocc_shader_warm(const char *text, size_t len, vkocc_shader_lang lang);
 
 /* SPIRV-Tools validation (Vulkan environment from the module's version); VKOCC_ERROR_USAGE with the
  * validator's message, `what` naming the module ("the module", "the augmented module"). */

@@ -110,6 +110,7 @@ typedef struct prebuilder {
   uint32_t compiling, building;     /* the pool's jobs of each kind running now */
   uint32_t max_compiling, max_building; /* at most so many of each kind at once */
   bool quit;
+  bool hold;                 /* a CPU device times: the pool starts nothing (pool_hold) */
   bool pipelines_ok;         /* the buffers exist: pipelines can be built (set under lock by make_buffers) */
   bool wait_only;            /* VKOCC_TEST_POOL_WAIT=1: the measuring thread waits for the pool (its tests) */
   bool uncached;             /* VKOCC_TEST_POOL_UNCACHED=1: the pool's pipelines without the context's cache */
@@ -140,6 +141,7 @@ typedef struct harness {
   uint8_t push[256];
   uint32_t push_bytes;
   bool buffers_ready;
+  bool push_filled;          /* fill_push done (after the first module's check, under pb.modules) */
   /* validation */
   void **expect;             /* per argument: the reference output (NULL: not validated) */
   bool *expect_borrowed;     /* per argument: expect[i] is tu_options.shared's, not freed here */
@@ -677,17 +679,11 @@ static vkocc_status make_buffers(harness *h) {
    * move the time. VKOCC_TEST_COMPUTE_RESTORE=1 takes the compute copy (its tests; the benchmark's comparison). */
   const char *cr = getenv("VKOCC_TEST_COMPUTE_RESTORE");
   if (cr && !strcmp(cr, "1")) h->restore = vkocc_xcalloc(s->nargs + 1, sizeof *h->restore);
-  memset(h->push, 0, sizeof h->push);
   vkocc_status st = VKOCC_OK;
   for (uint32_t i = 0; i < s->nargs && !st; i++) {
     t1_arg *a = &s->args[i];
     uint64_t bytes = (a->bytes + 3) / 4 * 4;
-    if (!a->vector) {
-      uint8_t tmp[64];
-      if ((st = t1_fill_data(s, &a->data, a->path, a, tmp))) break;
-      memcpy(h->push + a->push_offset, tmp, a->bytes);
-      continue;
-    }
+    if (!a->vector) continue; /* the Scalars: fill_push, once a module has placed them */
     if (bytes > lim.max_storage_buffer_range) {
       st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.Size: %llu bytes exceed maxStorageBufferRange (%u) of %s", s->file, a->path,
                       (unsigned long long)bytes, lim.max_storage_buffer_range, ctx->info.name);
@@ -716,6 +712,23 @@ static vkocc_status make_buffers(harness *h) {
   pthread_cond_broadcast(&h->pb.wake);
   pthread_mutex_unlock(&h->pb.lock);
   return st;
+}
+
+/* The Scalars' push constants, at the offsets the first module's check gave them (host memory: kept through a
+ * device reopened). */
+static vkocc_status fill_push(harness *h) {
+  t1_spec *s = h->s;
+  memset(h->push, 0, sizeof h->push);
+  for (uint32_t i = 0; i < s->nargs; i++) {
+    t1_arg *a = &s->args[i];
+    if (a->vector) continue;
+    uint8_t tmp[64];
+    vkocc_status st = t1_fill_data(s, &a->data, a->path, a, tmp);
+    if (st) return st;
+    memcpy(h->push + a->push_offset, tmp, a->bytes);
+  }
+  h->push_filled = true;
+  return VKOCC_OK;
 }
 
 /* restore what a run changes (RW inputs, outputs with initial data), poison the outputs without any */
@@ -995,6 +1008,7 @@ static tu_outcome prepare_module(harness *h, trial *t) {
     return TU_STOP;
   }
   if (!m->checked && !(t->st = check_interface(h, m))) m->checked = true;
+  if (!t->st && !h->push_filled) t->st = fill_push(h); /* whichever thread checks first: a prebuilt pipeline's too */
   pthread_mutex_unlock(&h->pb.modules);
   if (t->st) return TU_STOP;
   if (!h->buffers_ready) {
@@ -1063,6 +1077,7 @@ static void pool_trace(prebuilder *b, const char *job, const config *x, const ch
  * else its compile, each kind within its limit; NULL when none. */
 static config *pool_pick(prebuilder *b) {
   config *best = NULL;
+  if (b->hold) return NULL;
   for (uint32_t i = 0; i < b->njobs; i++) {
     prebuilt *p = b->job[i]->pre;
     bool runnable = (p->state == PB_QUEUED && b->compiling < b->max_compiling) ||
@@ -1070,6 +1085,19 @@ static config *pool_pick(prebuilder *b) {
     if (runnable && (!best || p->rank < best->pre->rank)) best = b->job[i];
   }
   return best;
+}
+
+/* On a CPU device the pool's threads and the device's take the same cores: a compile beside a timed batch of
+ * KTT's vadd on lavapipe's 2-core host left spreads of 3.5-10% and the stopping rule at 50 runs (630-780 ms
+ * for one configuration against 60-80 at 5 runs). So while such a device times, the pool starts nothing and
+ * the timing waits for the jobs running to end (2-5 ms each once glslang's tables are built). */
+static void pool_hold(harness *h, bool on) {
+  prebuilder *b = &h->pb;
+  pthread_mutex_lock(&b->lock);
+  b->hold = on;
+  while (on && b->busy) pthread_cond_wait(&b->done, &b->lock);
+  if (!on) pthread_cond_broadcast(&b->wake);
+  pthread_mutex_unlock(&b->lock);
 }
 
 /* x's compile (its module, shared with every configuration of its define set) */
@@ -1635,9 +1663,13 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   trial t = {.c = c, .x = x, .coord = x->coord, .r = r, .timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5};
   tu_outcome out = TU_GO;
   h->late_setup_ms = 0; /* made outside a configuration (the final round): already the run's */
+  const bool cpu = vkocc_context_device(CTX(h))->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   for (size_t i = 0; i < sizeof recipe / sizeof recipe[0] && out == TU_GO; i++) {
     double t0 = vkocc_now_ms(), late0 = t.late_setup_ms;
+    bool timed = recipe[i].id == TU_PHASE_WARM || recipe[i].id == TU_PHASE_TRIALS;
+    if (cpu && timed) pool_hold(h, true);
     out = recipe[i].run(h, &t);
+    if (cpu && timed) pool_hold(h, false);
     r->phase_ms[recipe[i].id] = vkocc_now_ms() - t0 - (t.late_setup_ms - late0);
   }
   vkocc_kernel_destroy(CTX(h), &t.k);
@@ -1977,6 +2009,14 @@ vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run) {
     tu_run_free(run);
     return vkocc_fail(VKOCC_ERROR_USAGE, "--name: %zu characters; expected 1 to %zu (a longer name was cut, and two "
                       "kernels then merged in a policy)", strlen(name), sizeof run->name - 1);
+  }
+  /* glslang's tables built while the caller opens the device and the arguments are filled */
+  if (run->spec.lang == VKOCC_SHADER_GLSL || run->spec.lang == VKOCC_SHADER_HLSL) {
+    void *text = NULL;
+    size_t len = 0;
+    if (run->spec.kernel_text) vkocc_shader_warm(run->spec.kernel_text, strlen(run->spec.kernel_text), run->spec.lang);
+    else if (!vkocc_read_file(run->spec.kernel_file, &text, &len)) vkocc_shader_warm(text, len, run->spec.lang);
+    free(text);
   }
   if (name) snprintf(run->name, sizeof run->name, "%s", name);
   else {
@@ -2319,6 +2359,13 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   if (!st) st = check_sizes(&h);
   if (!st) st = classify_params(&h);
   if (!st) st = setup_reference(&h);
+  /* the arguments' data before the first module: made while the pool's threads (and vkocc_shader_warm, started
+   * when the spec was read) compile, and every pipeline can be built as soon as its module is there */
+  if (!st) {
+    double t0 = vkocc_now_ms();
+    st = make_buffers(&h);
+    run->setup_ms += vkocc_now_ms() - t0;
+  }
   /* the tuning's own wall: the reference, the search, the sentinel and the final round, less the arguments' data */
   double t_tune = vkocc_now_ms(), setup0 = run->setup_ms, device0 = run->device_ms;
   if (!st) st = reference_first(&h);
