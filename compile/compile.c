@@ -179,7 +179,7 @@ vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name
 typedef struct { char text[320]; vkocc_shader_lang lang; } warm_job;
 static pthread_t warm_thread;
 static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool warm_started;
+static bool warm_started, warm_running;
 
 static void *warm_main(void *arg) {
   warm_job *j = arg;
@@ -190,7 +190,13 @@ static void *warm_main(void *arg) {
   return NULL;
 }
 
-static void warm_join(void) { pthread_join(warm_thread, NULL); }
+void vkocc_shader_warm_wait(void) {
+  pthread_mutex_lock(&warm_lock);
+  bool join = warm_running;
+  warm_running = false;
+  if (join) pthread_join(warm_thread, NULL);
+  pthread_mutex_unlock(&warm_lock);
+}
 
 /* the kernel's "#version ..." line (a GLSL source starts with it, comments and blank lines aside), or "" */
 static void version_line(const char *text, size_t len, char *out, size_t n) {
@@ -234,11 +240,14 @@ void vkocc_shader_warm(const char *text, size_t len, vkocc_shader_lang lang) {
     version_line(text, len, v, sizeof v);
     snprintf(j->text, sizeof j->text, "%s\nlayout(local_size_x = 1) in;\nvoid main() {}\n", v[0] ? v : "#version 450");
   }
-  if (pthread_create(&warm_thread, NULL, warm_main, j)) {
+  pthread_mutex_lock(&warm_lock);
+  warm_running = !pthread_create(&warm_thread, NULL, warm_main, j);
+  pthread_mutex_unlock(&warm_lock);
+  if (!warm_running) {
     free(j);
     return;
   }
-  atexit(warm_join);
+  atexit(vkocc_shader_warm_wait);
 }
 
 vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, const char *entry,

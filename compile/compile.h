@@ -35,6 +35,8 @@ vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name
  * a shader kind (120-160 ms of KTT's vadd on lavapipe's 2-core host): a tuning that calls this as soon as it has
  * read its kernel has them built while it opens the device and fills its arguments. Once per process. */
 void vkocc_shader_warm(const char *text, size_t len, vkocc_shader_lang lang);
+/* Waits for the warm-up to end, if one runs (at exit, and for its test). */
+void vkocc_shader_warm_wait(void);
 
 /* SPIRV-Tools validation (Vulkan environment from the module's version); VKOCC_ERROR_USAGE with the
  * validator's message, `what` naming the module ("the module", "the augmented module"). */

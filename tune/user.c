@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <spirv.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,6 +116,7 @@ typedef struct prebuilder {
   bool wait_only;            /* VKOCC_TEST_POOL_WAIT=1: the measuring thread waits for the pool (its tests) */
   bool uncached;             /* VKOCC_TEST_POOL_UNCACHED=1: the pool's pipelines without the context's cache */
   FILE *trace;               /* VKOCC_TEST_POOL_TRACE: each job's start, in order (its tests) */
+  uint32_t slow_ms;          /* VKOCC_TEST_POOL_SLOW: each job's work starts so many ms late (its tests) */
   pthread_mutex_t lock;      /* the jobs, busy, each config's prebuilt state */
   pthread_cond_t wake, done;
   pthread_mutex_t modules;   /* the module table (get_module) */
@@ -1069,9 +1071,6 @@ typedef struct prebuilt {
   double compile_ms, pipeline_ms;
 } prebuilt;
 
-static void pool_trace(prebuilder *b, const char *job, const config *x, const char *who) {
-  if (b->trace) fprintf(b->trace, "%s %u %s\n", job, x->index, who), fflush(b->trace);
-}
 
 /* The runnable job of the configuration needed soonest (b->lock held): its pipeline once the buffers exist,
  * else its compile, each kind within its limit; NULL when none. */
@@ -1087,14 +1086,19 @@ static config *pool_pick(prebuilder *b) {
   return best;
 }
 
+static void pool_trace(prebuilder *b, const char *job, const config *x, const char *who) {
+  if (b->trace) fprintf(b->trace, "%s %u %s\n", job, x->index, who), fflush(b->trace);
+}
+
 /* On a CPU device the pool's threads and the device's take the same cores: a compile beside a timed batch of
  * KTT's vadd on lavapipe's 2-core host left spreads of 3.5-10% and the stopping rule at 50 runs (630-780 ms
  * for one configuration against 60-80 at 5 runs). So while such a device times, the pool starts nothing and
  * the timing waits for the jobs running to end (2-5 ms each once glslang's tables are built). */
-static void pool_hold(harness *h, bool on) {
+static void pool_hold(harness *h, const config *x, bool on) {
   prebuilder *b = &h->pb;
   pthread_mutex_lock(&b->lock);
   b->hold = on;
+  pool_trace(b, on ? "hold" : "release", x, "measuring"); /* under the lock: in order with the jobs' lines */
   while (on && b->busy) pthread_cond_wait(&b->done, &b->lock);
   if (!on) pthread_cond_broadcast(&b->wake);
   pthread_mutex_unlock(&b->lock);
@@ -1143,6 +1147,7 @@ static void *prebuild_thread(void *arg) {
     b->busy++;
     pool_trace(b, compile ? "compile" : "pipeline", x, "pool");
     pthread_mutex_unlock(&b->lock);
+    if (b->slow_ms) usleep(b->slow_ms * 1000u);
     compile ? prebuild_compile(h, x) : prebuild_pipeline(h, x);
     pthread_mutex_lock(&b->lock);
     compile ? b->compiling-- : b->building--;
@@ -1157,13 +1162,16 @@ static void *prebuild_thread(void *arg) {
 /* Its tests' hooks: VKOCC_TEST_POOL_WAIT=1 (the measuring thread waits for the pool instead of building what the
  * pool has not started: which builds the pool makes no longer depends on timing), VKOCC_TEST_POOL_TRACE=FILE
  * (each job's start), VKOCC_TEST_POOL_STAGES=C,P (at most C compiles and P pipelines at once),
- * VKOCC_TEST_POOL_UNCACHED=1 (the pool's pipelines made without the context's pipeline cache). */
+ * VKOCC_TEST_POOL_UNCACHED=1 (the pool's pipelines made without the context's pipeline cache), VKOCC_TEST_POOL_SLOW=MS
+ * (each pool job starts MS later: jobs then still wait when the device times). */
 static void pool_test_hooks(prebuilder *b) {
   const char *w = getenv("VKOCC_TEST_POOL_WAIT"), *t = getenv("VKOCC_TEST_POOL_TRACE"), *st = getenv("VKOCC_TEST_POOL_STAGES");
   b->wait_only = w && !strcmp(w, "1");
   const char *u = getenv("VKOCC_TEST_POOL_UNCACHED");
   b->uncached = u && !strcmp(u, "1");
   if (t && *t) b->trace = fopen(t, "w");
+  const char *sl = getenv("VKOCC_TEST_POOL_SLOW");
+  if (sl) b->slow_ms = (uint32_t)strtoul(sl, NULL, 10);
   if (st) {
     char *end;
     b->max_compiling = (uint32_t)strtoul(st, &end, 10);
@@ -1667,9 +1675,9 @@ static vkocc_status measure_config(harness *h, uint32_t c, tu_result *r) {
   for (size_t i = 0; i < sizeof recipe / sizeof recipe[0] && out == TU_GO; i++) {
     double t0 = vkocc_now_ms(), late0 = t.late_setup_ms;
     bool timed = recipe[i].id == TU_PHASE_WARM || recipe[i].id == TU_PHASE_TRIALS;
-    if (cpu && timed) pool_hold(h, true);
+    if (cpu && timed) pool_hold(h, x, true);
     out = recipe[i].run(h, &t);
-    if (cpu && timed) pool_hold(h, false);
+    if (cpu && timed) pool_hold(h, x, false);
     r->phase_ms[recipe[i].id] = vkocc_now_ms() - t0 - (t.late_setup_ms - late0);
   }
   vkocc_kernel_destroy(CTX(h), &t.k);
