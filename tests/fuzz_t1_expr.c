@@ -1,7 +1,8 @@
 /* Fuzz target for the T1 expression evaluator (tune/expr.c): the input is parsed as a condition (with three
  * parameters, P and ProblemSize) and evaluated at several environments, and as a Values list. Invariants:
  * a parse or evaluation error is a message with a column; an accepted expression evaluates without a
- * crash, an overflow or a division trap (UBSan halts on any); a list has 1 to TEXPR_MAX_LIST elements. */
+ * crash, an overflow or a division trap (UBSan halts on any); where the block evaluator (texpr_eval_range)
+ * takes it, its values are texpr_eval's bit for bit; a list has 1 to TEXPR_MAX_LIST elements. */
 #include "fuzz_util.h"
 #include "../tune/expr.h"
 #include <math.h>
@@ -38,6 +39,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       else if (v.kind == TEXPR_FLOAT) FUZZ_CHECK(isfinite(v.f));
       int64_t i;
       if (!texpr_eval_int(e, &env, &i, err, sizeof err)) FUZZ_CHECK(err[0]);
+    }
+    /* the block evaluator (a Generator's fill) against texpr_eval, element by element: where it takes the
+     * expression, every value bit for bit, around zero and at both ends of the integers */
+    static const int64_t los[] = {-9, 1000, INT64_MAX - 20, INT64_MIN};
+    for (unsigned k = 0; k < 4; k++) {
+      texpr_value slots[3] = {{.kind = TEXPR_INT}, {.kind = TEXPR_FLOAT, .f = 0.5}, {.kind = TEXPR_STR, .s = ""}};
+      texpr_env env = {.vars = slots, .problem_size = ps, .nproblem = 3};
+      double got[16];
+      if (!texpr_eval_range(e, &env, los[k], 16, got)) continue;
+      for (unsigned j = 0; j < 16; j++) {
+        slots[0].i = los[k] + (int64_t)j;
+        texpr_value v;
+        FUZZ_CHECK(texpr_eval(e, &env, &v, err, sizeof err) && v.kind != TEXPR_STR);
+        double x = v.kind == TEXPR_INT ? (double)v.i : v.f;
+        FUZZ_CHECK(!memcmp(&x, &got[j], sizeof x));
+      }
     }
     texpr_free(e);
   } else check_err(err);

@@ -346,6 +346,18 @@ static void test_eval_range(void) {
   range_same("i if i < 5 else 2 * i", 0, 10, false);
   range_same("i < 5", 0, 10, false);
   range_same("ProblemSize[2] + i", 0, 10, false);            /* no such dimension: the element path says so */
+  /* consecutive integers over a positive constant step (no division): across zero, from a negative start, after
+   * i + c and i - c, nested, and the cases that keep dividing (a negative divisor, i * 2, -i, a float) */
+  range_same("i // 8192 % 3 + 1 + (i % 8192) % 5", -20000, 40000, true);
+  range_same("(i + 5) // 3 + (i - 7) % 4 + (3 + i) % 1 + (i - -9) // 1", -5000, 10000, true);
+  range_same("(i // 7) % 5 + (i % 7) // 2", -70, 300, true);
+  range_same("i // -3 + i % -7 + (2 * i) % 6 + (-i) % 5 + (i * 1.0) % 3", -500, 1000, true);
+  range_same("(i + 9223372036854775800) % 1024", 0, 5, true);
+  range_same("(i + 9223372036854775800) % 1024", 0, 10, false); /* i + c overflows at i = 8: the element path says so */
+  range_same("i % ProblemSize[1] + i // ProblemSize[0]", -3000, 5000, true);
+  /* any integers over a power of two: a shift and a mask, negative ones too */
+  range_same("(3 * i - 700) // 64 + (3 * i - 700) % 64 + (i * i) % 1 + (-i) // 1024 + (i - 5000) % 4611686018427387904", -3000, 5000, true);
+  range_same("(i * 9223372036854775) % 2 + (i * -9223372036854775) // 8", -1000, 2000, true);
 }
 
 static void test_generator_threads(void) {

@@ -772,11 +772,18 @@ bool texpr_eval(const texpr *e, const texpr_env *env, texpr_value *out, char *er
 /* ------------------------------------------------------------------ a range of the first variable at once */
 
 /* One node's values over the range: integers or floats, as texpr_eval's kinds would be (they follow from the
- * node types alone in the subset range_node takes). */
-typedef struct column { bool is_int; int64_t *i; double *f; } column;
+ * node types alone in the subset range_node takes). What is known of them beside: the same value everywhere (cst),
+ * or, for integers, first + k at k (seq: i itself, or i plus a constant), which lets a floor division or modulo by
+ * a positive constant step through the range instead of dividing (the 64-bit division was most of a fill). */
+typedef struct column { bool is_int, cst, seq; int64_t first; int64_t *i; double *f; } column;
 
 static void column_free(column *c) { free(c->i), free(c->f), c->i = NULL, c->f = NULL; }
-static double column_f(const column *c, uint32_t k) { return c->is_int ? (double)c->i[k] : c->f[k]; }
+
+/* i // y and i % y as Python has them (binary()'s C expressions) */
+static void floor_divmod(int64_t x, int64_t y, int64_t *q, int64_t *m) {
+  *q = x / y, *m = x % y;
+  if (*m != 0 && ((*m < 0) != (y < 0))) *q -= 1, *m += y;
+}
 
 /* Each value as binary() computes it, the same C expressions; false where binary() would fail (the caller then
  * evaluates element by element and names the failure) or for an operator outside the subset. */
@@ -785,43 +792,74 @@ static bool range_binary(int op, const column *a, const column *b, uint32_t n, c
   if (op >= B_BITAND && !ints) return false;
   if (op == B_POW || op == B_SHL || op == B_SHR) return false;
   out->is_int = ints && op != B_DIV;
+  out->cst = a->cst && b->cst;
   if (out->is_int) out->i = vkocc_xmalloc((size_t)n * sizeof *out->i);
   else out->f = vkocc_xmalloc((size_t)n * sizeof *out->f);
-  for (uint32_t k = 0; k < n; k++) {
-    if (out->is_int) {
-      int64_t x = a->i[k], y = b->i[k], r;
-      switch (op) {
-      case B_ADD: if (__builtin_add_overflow(x, y, &r)) return false; break;
-      case B_SUB: if (__builtin_sub_overflow(x, y, &r)) return false; break;
-      case B_MUL: if (__builtin_mul_overflow(x, y, &r)) return false; break;
-      case B_BITAND: r = x & y; break;
-      case B_BITOR: r = x | y; break;
-      case B_BITXOR: r = x ^ y; break;
-      default: { /* B_FDIV, B_MOD: Python floors */
-        if (y == 0 || (x == INT64_MIN && y == -1)) return false;
-        int64_t q = x / y, m = x % y;
-        if (m != 0 && ((m < 0) != (y < 0))) q -= 1, m += y;
-        r = op == B_FDIV ? q : m;
+  if (out->is_int) {
+    int64_t *r = out->i;
+    const int64_t *x = a->i, *y = b->i;
+    if ((op == B_FDIV || op == B_MOD) && a->seq && b->cst && y[0] > 0) {
+      /* consecutive integers over a positive constant: the quotient and remainder step, no division per element */
+      int64_t d = y[0], q, m;
+      floor_divmod(a->first, d, &q, &m);
+      for (uint32_t k = 0; k < n; k++) {
+        r[k] = op == B_FDIV ? q : m;
+        if (++m == d) m = 0, q++;
       }
-      }
-      out->i[k] = r;
-      continue;
+      return true;
     }
-    double x = column_f(a, k), y = column_f(b, k), r;
+    if ((op == B_FDIV || op == B_MOD) && b->cst && y[0] > 0 && !(y[0] & (y[0] - 1))) {
+      /* any integers over a positive power of two: a shift and a mask floor as Python does (two's complement) */
+      int sh = __builtin_ctzll((unsigned long long)y[0]);
+      int64_t mask = y[0] - 1;
+      if (op == B_FDIV) for (uint32_t k = 0; k < n; k++) r[k] = x[k] >> sh;
+      else for (uint32_t k = 0; k < n; k++) r[k] = x[k] & mask;
+      return true;
+    }
+    /* i plus or minus a constant stays consecutive */
+    if ((op == B_ADD && ((a->seq && b->cst) || (a->cst && b->seq))) || (op == B_SUB && a->seq && b->cst)) out->seq = true;
     switch (op) {
-    case B_ADD: r = x + y; break;
-    case B_SUB: r = x - y; break;
-    case B_MUL: r = x * y; break;
-    case B_DIV: if (y == 0) return false; r = x / y; break;
-    default: { /* B_FDIV, B_MOD */
-      if (y == 0) return false;
-      double q = floor(x / y);
-      r = op == B_FDIV ? q : x - q * y;
+    case B_ADD: for (uint32_t k = 0; k < n; k++) if (__builtin_add_overflow(x[k], y[k], &r[k])) return false; break;
+    case B_SUB: for (uint32_t k = 0; k < n; k++) if (__builtin_sub_overflow(x[k], y[k], &r[k])) return false; break;
+    case B_MUL: for (uint32_t k = 0; k < n; k++) if (__builtin_mul_overflow(x[k], y[k], &r[k])) return false; break;
+    case B_BITAND: for (uint32_t k = 0; k < n; k++) r[k] = x[k] & y[k]; break;
+    case B_BITOR: for (uint32_t k = 0; k < n; k++) r[k] = x[k] | y[k]; break;
+    case B_BITXOR: for (uint32_t k = 0; k < n; k++) r[k] = x[k] ^ y[k]; break;
+    default: /* B_FDIV, B_MOD: Python floors */
+      for (uint32_t k = 0; k < n; k++) {
+        if (y[k] == 0 || (x[k] == INT64_MIN && y[k] == -1)) return false;
+        int64_t q, m;
+        floor_divmod(x[k], y[k], &q, &m);
+        r[k] = op == B_FDIV ? q : m;
+      }
     }
-    }
-    if (!isfinite(r)) return false;
-    out->f[k] = r;
+    if (out->seq) out->first = r[0];
+    return true;
   }
+  /* doubles: an operand's integers converted as texpr_eval converts them; one loop per operator */
+  double *r = out->f;
+  bool ai = a->is_int, bi = b->is_int;
+#define X(k) (ai ? (double)a->i[k] : a->f[k])
+#define Y(k) (bi ? (double)b->i[k] : b->f[k])
+#define EACH(EXPR, FAIL)                                                                                               \
+  for (uint32_t k = 0; k < n; k++) {                                                                                   \
+    double x = X(k), y = Y(k);                                                                                         \
+    (void)y;                                                                                                           \
+    if (FAIL) return false;                                                                                            \
+    r[k] = (EXPR);                                                                                                     \
+    if (!isfinite(r[k])) return false;                                                                                 \
+  }
+  switch (op) {
+  case B_ADD: EACH(x + y, false) break;
+  case B_SUB: EACH(x - y, false) break;
+  case B_MUL: EACH(x * y, false) break;
+  case B_DIV: EACH(x / y, y == 0) break;
+  case B_FDIV: EACH(floor(x / y), y == 0) break;
+  default: EACH(x - floor(x / y) * y, y == 0) break; /* B_MOD */
+  }
+#undef EACH
+#undef X
+#undef Y
   return true;
 }
 
@@ -841,6 +879,8 @@ static bool range_node(const texpr *e, const texpr_env *env, int32_t idx, int64_
       iv = env->problem_size[ix->i];
     }
     c->is_int = nd->t != N_FLOAT;
+    c->cst = nd->t != N_VAR;
+    c->seq = nd->t == N_VAR, c->first = lo;
     if (c->is_int) c->i = vkocc_xmalloc((size_t)n * sizeof *c->i);
     else c->f = vkocc_xmalloc((size_t)n * sizeof *c->f);
     for (uint32_t k = 0; k < n; k++) {
@@ -854,6 +894,7 @@ static bool range_node(const texpr *e, const texpr_env *env, int32_t idx, int64_
     return range_node(e, env, nd->a, lo, n, c);
   case N_NEG:
     if (!range_node(e, env, nd->a, lo, n, c)) return false;
+    c->seq = false; /* -(first + k) runs downwards */
     for (uint32_t k = 0; k < n; k++) {
       if (c->is_int && c->i[k] == INT64_MIN) return column_free(c), false;
       if (c->is_int) c->i[k] = -c->i[k];
@@ -876,7 +917,7 @@ static bool range_node(const texpr *e, const texpr_env *env, int32_t idx, int64_
 bool texpr_eval_range(const texpr *e, const texpr_env *env, int64_t lo, uint32_t n, double *out) {
   column c;
   if (!n || !range_node(e, env, e->root, lo, n, &c)) return false;
-  for (uint32_t k = 0; k < n; k++) out[k] = column_f(&c, k);
+  for (uint32_t k = 0; k < n; k++) out[k] = c.is_int ? (double)c.i[k] : c.f[k];
   column_free(&c);
   return true;
 }
