@@ -354,6 +354,7 @@ static void test_eval_range(void) {
   range_same("i // -3 + i % -7 + (2 * i) % 6 + (-i) % 5 + (i * 1.0) % 3", -500, 1000, true);
   range_same("(i + 9223372036854775800) % 1024", 0, 5, true);
   range_same("(i + 9223372036854775800) % 1024", 0, 10, false); /* i + c overflows at i = 8: the element path says so */
+  range_same("(i + 5) // 1 % 7 + (i - 3) // 5", 9223372036854775807 - 20, 16, true); /* i + 5 up to INT64_MAX (fuzz) */
   range_same("i % ProblemSize[1] + i // ProblemSize[0]", -3000, 5000, true);
   /* any integers over a power of two: a shift and a mask, negative ones too */
   range_same("(3 * i - 700) // 64 + (3 * i - 700) % 64 + (i * i) % 1 + (-i) // 1024 + (i - 5000) % 4611686018427387904", -3000, 5000, true);

@@ -804,7 +804,7 @@ static bool range_binary(int op, const column *a, const column *b, uint32_t n, c
       floor_divmod(a->first, d, &q, &m);
       for (uint32_t k = 0; k < n; k++) {
         r[k] = op == B_FDIV ? q : m;
-        if (++m == d) m = 0, q++;
+        if (k + 1 < n && ++m == d) m = 0, q++; /* only toward a next element: past INT64_MAX there is none */
       }
       return true;
     }
