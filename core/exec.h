@@ -60,6 +60,10 @@ void vkocc_buffer_destroy(vkocc_context *ctx, vkocc_buffer *b);
 /* Copies size bytes of host data into dst: directly when dst is mapped, else through a staging buffer and
  * one submission on the context's batch (bounded by the context's limit). */
 vkocc_status vkocc_buffer_upload(vkocc_context *ctx, vkocc_buffer *dst, const void *data, VkDeviceSize size);
+/* The same data into n buffers: one staging buffer and one submission for those not mapped (a tuning's input and
+ * its pristine copy: the copy no longer pays a staging buffer and a host copy of its own). */
+vkocc_status vkocc_buffer_upload_to(vkocc_context *ctx, vkocc_buffer *const *dst, uint32_t n, const void *data,
+                                    VkDeviceSize size);
 
 /* ------------------------------------------------------------------ pipelines (core/pipeline.c) */
 

@@ -57,19 +57,29 @@ void vkocc_buffer_destroy(vkocc_context *ctx, vkocc_buffer *b) {
   memset(b, 0, sizeof *b);
 }
 
-vkocc_status vkocc_buffer_upload(vkocc_context *ctx, vkocc_buffer *dst, const void *data, VkDeviceSize size) {
-  if (dst->map) { memcpy(dst->map, data, size); return VKOCC_OK; }
+vkocc_status vkocc_buffer_upload_to(vkocc_context *ctx, vkocc_buffer *const *dst, uint32_t n, const void *data,
+                                    VkDeviceSize size) {
+  uint32_t staged = 0;
+  for (uint32_t k = 0; k < n; k++)
+    if (dst[k]->map) memcpy(dst[k]->map, data, size);
+    else staged++;
+  if (!staged) return VKOCC_OK;
   vkocc_buffer staging;
   vkocc_status s = vkocc_buffer_create(ctx, size, true, &staging);
   if (s) return s;
   memcpy(staging.map, data, size);
   vkocc_batch *b = vkocc_context_batch(ctx);
   if (!(s = vkocc_batch_begin(b))) {
-    vkocc_batch_copy(b, &staging, dst, 0, 0, size);
+    for (uint32_t k = 0; k < n; k++)
+      if (!dst[k]->map) vkocc_batch_copy(b, &staging, dst[k], 0, 0, size);
     s = vkocc_batch_run(b, 0, "uploading a buffer");
   }
   vkocc_buffer_destroy(ctx, &staging);
   return s;
+}
+
+vkocc_status vkocc_buffer_upload(vkocc_context *ctx, vkocc_buffer *dst, const void *data, VkDeviceSize size) {
+  return vkocc_buffer_upload_to(ctx, &dst, 1, data, size);
 }
 
 /* ------------------------------------------------------------------ dummies */

@@ -144,6 +144,7 @@ typedef struct harness {
   uint32_t push_bytes;
   bool buffers_ready;
   bool push_filled;          /* fill_push done (after the first module's check, under pb.modules) */
+  bool trace_setup;          /* VKOCC_TRACE_SETUP=1: each argument's set-up costs on stderr */
   /* validation */
   void **expect;             /* per argument: the reference output (NULL: not validated) */
   bool *expect_borrowed;     /* per argument: expect[i] is tu_options.shared's, not freed here */
@@ -691,19 +692,29 @@ static vkocc_status make_buffers(harness *h) {
                       (unsigned long long)bytes, lim.max_storage_buffer_range, ctx->info.name);
       break;
     }
+    double t[6] = {vkocc_now_ms()};
     if ((st = vkocc_buffer_create(ctx, bytes, false, &h->dev[i]))) break;
+    t[1] = t[2] = t[3] = t[4] = vkocc_now_ms();
     if (a->data.fill != T1_FILL_NONE) {
       void *host;
       bool shared;
       st = fill_data(h, "arg", i, &a->data, a->path, a, bytes, &host, &shared);
-      if (!st) st = vkocc_buffer_upload(ctx, &h->dev[i], host, bytes);
-      if (!st && restored(a)) {
-        if (!(st = vkocc_buffer_create(ctx, bytes, false, &h->pristine[i]))) st = vkocc_buffer_upload(ctx, &h->pristine[i], host, bytes);
-        if (!st && h->restore) st = vkocc_copy_create(ctx, &h->pristine[i], &h->dev[i], bytes, &h->restore[i]);
-      }
+      t[2] = vkocc_now_ms();
+      /* the pristine copy of what a run changes, from the same staging buffer in the same submission */
+      if (!st && restored(a)) st = vkocc_buffer_create(ctx, bytes, false, &h->pristine[i]);
+      t[3] = vkocc_now_ms();
+      vkocc_buffer *to[2] = {&h->dev[i], &h->pristine[i]};
+      if (!st) st = vkocc_buffer_upload_to(ctx, to, restored(a) ? 2 : 1, host, bytes);
+      if (!st && restored(a) && h->restore) st = vkocc_copy_create(ctx, &h->pristine[i], &h->dev[i], bytes, &h->restore[i]);
+      t[4] = vkocc_now_ms();
       if (!shared) free(host);
     }
     if (!st && (a->output || validated(h, i))) st = vkocc_buffer_create(ctx, bytes, true, &h->readback[i]);
+    t[5] = vkocc_now_ms();
+    if (h->trace_setup)
+      fprintf(stderr, "vkocc tune: setup %s (%llu bytes): buffer %.1f ms, data %.1f, pristine buffer %.1f, upload %.1f, "
+              "read-back buffer %.1f\n", a->name, (unsigned long long)bytes, t[1] - t[0], t[2] - t[1], t[3] - t[2],
+              t[4] - t[3], t[5] - t[4]);
   }
   if (st) free_buffers(h);
   pthread_mutex_lock(&h->pb.modules); /* the pool reads it there (prepare_module) */
@@ -2214,9 +2225,13 @@ static vkocc_status setup_reference(harness *h) {
       if (!h->expect_borrowed[ref->target]) free(h->expect[ref->target]);
       h->expect[ref->target] = NULL;
       h->ref_of[ref->target] = ref;
+      double t0 = vkocc_now_ms();
       vkocc_status st = fill_data(h, "ref", k, &ref->data, ref->path, a, a->bytes, &h->expect[ref->target],
                                   &h->expect_borrowed[ref->target]);
       if (st) return st;
+      if (h->trace_setup)
+        fprintf(stderr, "vkocc tune: setup the reference %s (%llu bytes): data %.1f ms\n", ref->name,
+                (unsigned long long)a->bytes, vkocc_now_ms() - t0);
     }
     h->have_reference = true;
     snprintf(run->reference, sizeof run->reference, "ReferenceArguments");
@@ -2353,6 +2368,8 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
                       .done = PTHREAD_COND_INITIALIZER, .modules = PTHREAD_MUTEX_INITIALIZER,
                       .compiled = PTHREAD_COND_INITIALIZER, .nthreads = prebuild_threads(o)};
   pool_test_hooks(&h.pb);
+  const char *ts = getenv("VKOCC_TRACE_SETUP");
+  h.trace_setup = ts && !strcmp(ts, "1");
   h.t0 = h.last_cp = vkocc_now_ms();
   for (int d = 0; d < 3; d++) h.global_P |= (texpr_uses(run->spec.global[d], NULL) & TEXPR_USES_P) != 0;
   const char *lose = getenv("VKOCC_TEST_DEVICE_LOSS");
