@@ -300,6 +300,8 @@ void vkocc_context_destroy(vkocc_context *ctx) {
       vkocc_batch_destroy(ctx->batch);
       free(ctx->batch);
     }
+    if (ctx->staging) vkocc_buffer_destroy(ctx, ctx->staging);
+    free(ctx->staging);
     if (ctx->cmd_pool) vkocc_fn.vkDestroyCommandPool(ctx->device, ctx->cmd_pool, NULL);
     if (!ctx->external) vkocc_fn.vkDestroyDevice(ctx->device, NULL);
   }

@@ -67,6 +67,7 @@ struct vkocc_context {
   VkPhysicalDeviceMemoryProperties mem;
   VkCommandPool cmd_pool;     /* the batches' command buffers (core/exec.c) */
   struct vkocc_batch *batch;  /* the context's own batch: vkocc_context_batch */
+  struct vkocc_buffer *staging; /* vkocc_buffer_upload_to's, kept for the context's life (NULL until the first) */
   VkPipelineCache cache;
   char cache_path[1024];
   bool cache_was_loaded;

@@ -336,6 +336,47 @@ static void test_copy(void) {
   free(data);
 }
 
+/* vkocc_buffer_upload_to: the same bytes into two device buffers and a mapped one, in chunks of the context's staging
+ * buffer (64 MiB: 80 MiB + 12 bytes is two chunks and a tail), each buffer read back whole; then a small upload
+ * after the large one (the staging buffer kept) */
+static void test_upload_to(void) {
+  const uint64_t bytes = (80ull << 20) + 12;
+  uint8_t *data = malloc(bytes);
+  for (uint64_t i = 0; i < bytes; i++) data[i] = (uint8_t)(i * 2654435761u >> 13);
+  vkocc_buffer a, b, m, back;
+  CHECK(vkocc_buffer_create(ctx, bytes, false, &a) == VKOCC_OK && vkocc_buffer_create(ctx, bytes, false, &b) == VKOCC_OK &&
+        vkocc_buffer_create(ctx, bytes, true, &m) == VKOCC_OK && vkocc_buffer_create(ctx, bytes, true, &back) == VKOCC_OK,
+        "buffers: %s", vkocc_last_error());
+  vkocc_buffer *to[3] = {&a, &m, &b};
+  CHECK(vkocc_buffer_upload_to(ctx, to, 3, data, bytes) == VKOCC_OK, "upload: %s", vkocc_last_error());
+  CHECK(!memcmp(m.map, data, bytes), "the mapped buffer");
+  for (int k = 0; k < 2; k++) {
+    memset(back.map, 0, bytes);
+    vkocc_batch *bt = vkocc_context_batch(ctx);
+    CHECK(vkocc_batch_begin(bt) == VKOCC_OK, "begin");
+    vkocc_batch_copy(bt, k ? &b : &a, &back, 0, 0, bytes);
+    vkocc_batch_barrier(bt, VKOCC_SYNC_TRANSFER_TO_HOST);
+    CHECK(vkocc_batch_run(bt, 0, "read back") == VKOCC_OK, "run: %s", vkocc_last_error());
+    uint64_t first_bad = bytes;
+    for (uint64_t i = 0; i < bytes && first_bad == bytes; i++)
+      if (((uint8_t *)back.map)[i] != data[i]) first_bad = i;
+    CHECK(first_bad == bytes, "buffer %d: first wrong byte at %llu of %llu", k, (unsigned long long)first_bad,
+          (unsigned long long)bytes);
+  }
+  uint32_t small[3] = {7, 8, 9}, got[3] = {0};
+  CHECK(vkocc_buffer_upload(ctx, &a, small, sizeof small) == VKOCC_OK, "a small upload after");
+  vkocc_batch *bt = vkocc_context_batch(ctx);
+  CHECK(vkocc_batch_begin(bt) == VKOCC_OK, "begin");
+  vkocc_batch_copy(bt, &a, &back, 0, 0, sizeof small);
+  vkocc_batch_barrier(bt, VKOCC_SYNC_TRANSFER_TO_HOST);
+  CHECK(vkocc_batch_run(bt, 0, "read back") == VKOCC_OK, "run");
+  memcpy(got, back.map, sizeof got);
+  CHECK(got[0] == 7 && got[1] == 8 && got[2] == 9, "small upload: %u %u %u", got[0], got[1], got[2]);
+  vkocc_buffer_destroy(ctx, &a), vkocc_buffer_destroy(ctx, &b), vkocc_buffer_destroy(ctx, &m);
+  vkocc_buffer_destroy(ctx, &back);
+  free(data);
+}
+
 /* A batch's whole span on the device (vkocc_batch.span_ns): from its first command to its last, untimed work
  * included; every batch has one, a batch with no timed span too; a batch begun and not run reads 0. */
 static void test_span(void) {
@@ -383,6 +424,7 @@ int main(void) {
   test_probe();
   test_span();
   test_copy();
+  test_upload_to();
   vkocc_context_destroy(ctx);
   return check_report();
 }
