@@ -151,6 +151,13 @@ void vkocc_calibration_choose_tick(vkocc_calibration *cal, const vkocc_clock_anc
     if (fabs(interval / a - 1) > 0.02)
       snprintf(note, note_size, "the dispatch intervals give %.4f ns per realtime tick, %+.1f%% from the starts' %.4f "
                "(work after the spin grows with it): the starts' figure is used", interval, 100 * (interval / a - 1), a);
+  } else if (s) {
+    vkocc_clear_error(); /* not the calibration's failure: the intervals' fit stands */
+    snprintf(note, note_size, "too few dispatch starts to fit the realtime clock against (%u): the intervals' %.4g ns per "
+             "tick is used", n, interval);
+  } else if (cal->anchor_fit.n_used < lengths) {
+    snprintf(note, note_size, "the starts' fit kept %u of %u starts, fewer than the %u lengths: the intervals' %.4g ns per "
+             "tick is used (the starts gave %.4g)", cal->anchor_fit.n_used, n, lengths, interval, a);
   } else {
     snprintf(note, note_size, "the realtime clock at the dispatches' starts does not follow the queue timestamps (%.4g "
              "ns per tick over %u of %u starts): the intervals' %.4g is used", a, cal->anchor_fit.n_used, n, interval);

@@ -134,6 +134,11 @@ int main(void) {
     cal.realtime_fit.slope = ns_per_tick;
     vkocc_calibration_choose_tick(&cal, a, 41, 32, 40, note, sizeof note);
     CHECK(!cal.from_starts, "fewer starts kept (37) than lengths (40): the intervals");
+    CHECK_CONTAINS(said, "the starts' fit kept 37 of 41 starts, fewer than the 40 lengths");
+    vkocc_calibration_choose_tick(&cal, a, 1, 32, 8, note, sizeof note);
+    CHECK(!cal.from_starts && cal.ns_per_tick == ns_per_tick, "one start: the intervals");
+    CHECK_CONTAINS(said, "too few dispatch starts to fit the realtime clock against (1)");
+    CHECK(!vkocc_last_error()[0], "no error left behind: '%s'", vkocc_last_error());
   }
   return check_report();
 }
