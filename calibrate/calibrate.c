@@ -37,16 +37,11 @@ typedef struct {
 static vkocc_status run_spin(spin *sp, uint32_t iterations, spin_sample *smp) {
   uint32_t push[2] = {iterations, 0x9e3779b9u ^ iterations};
   memset(sp->out.map, 0, 64);
-  vkocc_batch *batch = sp->ctx->batch;
-  vkocc_status s = vkocc_batch_begin(batch);
+  vkocc_batch_record rec;
+  vkocc_status s = vkocc_dispatch_timed_record(sp->ctx, &sp->k, push, 1, &rec);
   if (s) return s;
-  vkocc_batch_bind(batch, &sp->k);
-  vkocc_batch_push(batch, &sp->k, push, 0);
-  uint32_t t = vkocc_batch_dispatch_timed(batch, 1);
-  if ((s = vkocc_batch_run(batch, 0, "compute dispatch"))) return s;
-  const vkocc_batch_record *rec = vkocc_batch_record_of(batch, t);
-  vkocc_tick_status ts = rec->tick;
-  smp->ns = rec->ns;
+  vkocc_tick_status ts = rec.tick;
+  smp->ns = rec.ns;
   if (ts == VKOCC_TICKS_WRAPPED) sp->wraps++;
   if (ts == VKOCC_TICKS_BACKWARDS) { sp->backwards++; smp->ns = NAN; }
   const uint32_t *o = sp->out.map;
@@ -58,7 +53,7 @@ static vkocc_status run_spin(spin *sp, uint32_t iterations, spin_sample *smp) {
   vkocc_tick_status a = vkocc_tick_delta(rt0, rt1, (o[1] | o[3]) ? 64 : 32, &smp->rt);
   vkocc_tick_status b = vkocc_tick_delta(c0, c1, (o[5] | o[7]) ? 64 : 32, &smp->cyc);
   smp->rt_ok = sp->ctx->device_clock && a != VKOCC_TICKS_BACKWARDS;
-  smp->start = (vkocc_clock_anchor){rec->start, rt0};
+  smp->start = (vkocc_clock_anchor){rec.start, rt0};
   smp->rt64 = (o[1] | o[3]) != 0;
   smp->cyc_ok = sp->ctx->subgroup_clock && b != VKOCC_TICKS_BACKWARDS;
   if (a == VKOCC_TICKS_WRAPPED || b == VKOCC_TICKS_WRAPPED) sp->wraps++;
@@ -134,9 +129,9 @@ static double default_longest_ns(const vkocc_context *ctx) {
 /* Why the starts: a dispatch's interval also holds what follows the spin, and on lavapipe that grows with
  * the spin (measured on a 2-core VM: 60-150 us after a 1 ms spin, 220-330 us after a 15 ms one, from the
  * clock read at the spin's end to the queue's end timestamp), which tilted the intervals' line to 1.01-1.04
- * ns per tick where both clocks are the same host nanoseconds. The time from the queue's start timestamp to the spin's first
- * clock read stayed at 30-80 us, and over the run's 200-400 ms the starts gave 0.99990-1.00002 (beside
- * two CPU hogs; 1.0000 on the quiet machine). */
+ * ns per tick where both clocks are the same host nanoseconds. The time from the queue's start timestamp to
+ * the spin's first clock read stayed at 30-80 us, and over the run's 200-400 ms the starts gave
+ * 0.99990-1.00002 (beside two CPU hogs; 1.0000 on the quiet machine). */
 void vkocc_calibration_choose_tick(vkocc_calibration *cal, const vkocc_clock_anchor *starts, uint32_t n, uint32_t rt_bits,
                                    uint32_t lengths, char *note, size_t note_size) {
   const double interval = cal->realtime_fit.slope;

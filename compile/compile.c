@@ -226,11 +226,6 @@ static void version_line(const char *text, size_t len, char *out, size_t n) {
 
 void vkocc_shader_warm(const char *text, size_t len, vkocc_shader_lang lang) {
   if (lang != VKOCC_SHADER_GLSL && lang != VKOCC_SHADER_HLSL) return;
-  pthread_mutex_lock(&warm_lock);
-  bool first = !warm_started;
-  warm_started = true;
-  pthread_mutex_unlock(&warm_lock);
-  if (!first) return; /* once per process: the tables, once built, stay */
   warm_job *j = vkocc_xcalloc(1, sizeof *j);
   j->lang = lang;
   if (lang == VKOCC_SHADER_HLSL) {
@@ -241,13 +236,13 @@ void vkocc_shader_warm(const char *text, size_t len, vkocc_shader_lang lang) {
     snprintf(j->text, sizeof j->text, "%s\nlayout(local_size_x = 1) in;\nvoid main() {}\n", v[0] ? v : "#version 450");
   }
   pthread_mutex_lock(&warm_lock);
-  warm_running = !pthread_create(&warm_thread, NULL, warm_main, j);
+  bool first = !warm_started; /* once per process: the tables, once built, stay */
+  warm_started = true;
+  if (first) warm_running = !pthread_create(&warm_thread, NULL, warm_main, j);
+  bool started = first && warm_running;
   pthread_mutex_unlock(&warm_lock);
-  if (!warm_running) {
-    free(j);
-    return;
-  }
-  atexit(vkocc_shader_warm_wait);
+  if (!started) free(j);
+  else atexit(vkocc_shader_warm_wait);
 }
 
 vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, const char *entry,

@@ -297,8 +297,8 @@ const vkocc_batch_record *vkocc_batch_record_of(const vkocc_batch *b, uint32_t i
   return i < b->nrec ? &b->rec[i] : &none;
 }
 
-vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
-                                  double *ns, vkocc_tick_status *tick) {
+vkocc_status vkocc_dispatch_timed_record(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
+                                         vkocc_batch_record *rec) {
   if (groups == 0 || groups > ctx->info.max_wg_count_x)
     return vkocc_fail(VKOCC_ERROR_USAGE, "dispatch of %u workgroups is outside 1..maxComputeWorkGroupCount[0]=%u",
                       groups, ctx->info.max_wg_count_x);
@@ -309,7 +309,16 @@ vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const voi
   vkocc_batch_push(b, k, push, 0);
   uint32_t t = vkocc_batch_dispatch_timed(b, groups);
   if ((s = vkocc_batch_run(b, 0, "compute dispatch"))) return s;
-  if (ns) *ns = b->rec[t].ns;
-  if (tick) *tick = b->rec[t].tick;
+  *rec = b->rec[t];
+  return VKOCC_OK;
+}
+
+vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
+                                  double *ns, vkocc_tick_status *tick) {
+  vkocc_batch_record rec;
+  vkocc_status s = vkocc_dispatch_timed_record(ctx, k, push, groups, &rec);
+  if (s) return s;
+  if (ns) *ns = rec.ns;
+  if (tick) *tick = rec.tick;
   return VKOCC_OK;
 }

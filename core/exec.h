@@ -57,11 +57,12 @@ typedef struct vkocc_buffer {
 vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool host_visible, vkocc_buffer *b);
 /* Destroys b (a zeroed or already destroyed b is fine) and zeroes it. */
 void vkocc_buffer_destroy(vkocc_context *ctx, vkocc_buffer *b);
-/* Copies size bytes of host data into dst: directly when dst is mapped, else through a staging buffer and
- * one submission on the context's batch (bounded by the context's limit). */
+/* Copies size bytes of host data into dst: directly when dst is mapped, else through the context's staging
+ * buffer (kept between uploads, at most 64 MiB: larger uploads go in chunks), one submission per chunk on the
+ * context's batch (each bounded by the context's limit). */
 vkocc_status vkocc_buffer_upload(vkocc_context *ctx, vkocc_buffer *dst, const void *data, VkDeviceSize size);
-/* The same data into n buffers: one staging buffer and one submission for those not mapped (a tuning's input and
- * its pristine copy: the copy no longer pays a staging buffer and a host copy of its own). */
+/* The same data into n buffers: each chunk copied once into the staging buffer and from there into every buffer
+ * not mapped, in one submission (a tuning's input and its pristine copy: the copy pays no host copy of its own). */
 vkocc_status vkocc_buffer_upload_to(vkocc_context *ctx, vkocc_buffer *const *dst, uint32_t n, const void *data,
                                     VkDeviceSize size);
 
@@ -293,6 +294,9 @@ const vkocc_batch_record *vkocc_batch_record_of(const vkocc_batch *b, uint32_t i
  * 1..maxComputeWorkGroupCount[0] is VKOCC_ERROR_USAGE. */
 vkocc_status vkocc_dispatch_timed(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
                                   double *ns, vkocc_tick_status *tick);
+/* The same, its whole record (the calibration also reads the interval's first timestamp, rec->start). */
+vkocc_status vkocc_dispatch_timed_record(vkocc_context *ctx, vkocc_kernel *k, const void *push, uint32_t groups,
+                                         vkocc_batch_record *rec);
 
 /* True once a wait or submission saw VK_ERROR_DEVICE_LOST on ctx. */
 bool vkocc_context_lost(const vkocc_context *ctx);

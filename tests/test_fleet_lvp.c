@@ -29,8 +29,7 @@ static char common[2048];
 static json_t *load(const char *name) {
   char p[1024];
   snprintf(p, sizeof p, "%s/%s", dir, name);
-  json_t *d = check_load_json(p);
-  return d;
+  return check_load_json(p);
 }
 
 /* configuration key -> invalidity of a results document */

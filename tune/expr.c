@@ -774,7 +774,7 @@ bool texpr_eval(const texpr *e, const texpr_env *env, texpr_value *out, char *er
 /* One node's values over the range: integers or floats, as texpr_eval's kinds would be (they follow from the
  * node types alone in the subset range_node takes). What is known of them beside: the same value everywhere (cst),
  * or, for integers, first + k at k (seq: i itself, or i plus a constant), which lets a floor division or modulo by
- * a positive constant step through the range instead of dividing (the 64-bit division was most of a fill). */
+ * a positive constant step through the range instead of dividing (the 64-bit division was a fill's largest cost). */
 typedef struct column { bool is_int, cst, seq; int64_t first; int64_t *i; double *f; } column;
 
 static void column_free(column *c) { free(c->i), free(c->f), c->i = NULL, c->f = NULL; }

@@ -683,8 +683,9 @@ static vkocc_status make_readback(harness *h) {
   return st;
 }
 
-/* Device buffers for every Vector (inputs uploaded; a pristine copy of what a run may change), readbacks of
- * the validated outputs, the push constants. USAGE for a size beyond the device's limits. */
+/* Device buffers for every Vector (inputs uploaded; a pristine copy of what a run may change); the read-back
+ * buffers come later (make_readback), the push constants with the first module (fill_push). USAGE for a size
+ * beyond the device's limits. */
 static vkocc_status make_buffers(harness *h) {
   vkocc_context *ctx = CTX(h);
   t1_spec *s = h->s;
@@ -959,8 +960,7 @@ typedef struct trial {
   vkocc_kernel k;
   double first_ns;           /* the validated run: it sizes the batches */
   double timeout_s;          /* the bound on one dispatch */
-  double setup_ms;           /* buffers made during this configuration: the run's cost, not its own */
-  double late_setup_ms;      /* the same made by its dispatches (run_batch): taken off the phase that ran them */
+  double late_setup_ms;      /* the run's set-up made by its dispatches (run_batch): taken off the phase that ran them */
   bool ahead;                /* prepared on the prebuilding thread: nothing shared is touched but the modules */
   double compiled_ahead_ms;  /* its module compiled on the prebuilding thread */
   vkocc_status st;
@@ -1027,8 +1027,8 @@ static tu_outcome prepare_sizes(harness *h, trial *t) {
   return TU_GO;
 }
 
-/* the module (compiled on the first use of its define set), the buffers on the first module that fits, the
- * specialization constants, and the workgroup size and shared memory of the specialized module */
+/* the module (compiled on the first use of its define set), its interface checked and the push constants filled on
+ * the first module that fits, the specialization constants, and the workgroup size and shared memory of the specialized module */
 static tu_outcome prepare_module(harness *h, trial *t) {
   t1_spec *s = h->s;
   char err[512];
@@ -1038,7 +1038,7 @@ static tu_outcome prepare_module(harness *h, trial *t) {
                               s->kernel_name, m->error));
   if (m->failed) return invalid(t, TU_COMPILE, "compile: %s", m->error);
   pthread_mutex_lock(&h->pb.modules); /* a module's interface is checked once, by whichever thread needs it first */
-  if (t->ahead && !h->buffers_ready) { /* the buffers are the main thread's: ahead of them, the compile alone */
+  if (t->ahead && !h->buffers_ready) { /* tu_tune makes the buffers before the pool starts; this guards a reopen */
     pthread_mutex_unlock(&h->pb.modules);
     return TU_STOP;
   }
@@ -1046,13 +1046,6 @@ static tu_outcome prepare_module(harness *h, trial *t) {
   if (!t->st && !h->push_filled) t->st = fill_push(h); /* whichever thread checks first: a prebuilt pipeline's too */
   pthread_mutex_unlock(&h->pb.modules);
   if (t->st) return TU_STOP;
-  if (!h->buffers_ready) {
-    double t0 = vkocc_now_ms();
-    t->st = make_buffers(h);
-    t->setup_ms = vkocc_now_ms() - t0;
-    h->run->setup_ms += t->setup_ms;
-    if (t->st) return TU_STOP;
-  }
   if (!specs_of(h, m, t->coord, t->r->local, &t->sp, err, sizeof err)) return invalid(t, TU_COMPILE, "%s", err);
   const uint32_t *l = t->r->local, *wg = t->info.wg;
   if (vkocc_spirv_inspect(m->spv, m->words, s->kernel_file, s->kernel_name, t->sp.v, t->sp.n, &t->info))
@@ -1250,9 +1243,9 @@ static bool pool_evict(harness *h) {
 }
 
 /* Hands the configurations the strategy will propose next (next, n of them in that order: tune_search_peek) that
- * are neither measured nor handed over yet to the pool, and ranks every one it holds by that order. Before the
- * buffers are made (the first configuration, the arguments' data) the pool compiles their modules alone, after it
- * builds their pipelines too. Starts the pool on first use. */
+ * are neither measured nor handed over yet to the pool, and ranks every one it holds by that order. Starts the pool
+ * on first use (the buffers exist by then: after a device is reopened the pool builds no pipeline until they are
+ * made again). */
 static void prebuild_queue(harness *h, const uint32_t *next, uint32_t n) {
   prebuilder *b = &h->pb;
   if (!n) return;
@@ -1300,7 +1293,7 @@ static prebuilt *prebuilt_wait(harness *h, config *x, bool claim) {
     if (p->state == PB_READY) break;
     if (p->state == PB_COMPILING || p->state == PB_BUILDING) continue;
     /* not started (or compiled, its pipeline not): the measuring thread's own unless told to wait, or unless the
-     * pool cannot build it (no buffers yet: those are made by the measuring thread) */
+     * pool cannot build it (no buffers: a device being reopened) */
     if (!claim || !b->wait_only || (p->state == PB_COMPILED && !b->pipelines_ok)) {
       p->out = TU_STOP;
       break;
@@ -1496,8 +1489,8 @@ static tu_outcome phase_prepare(harness *h, trial *t) {
     out = prepare_pipeline(h, t);
     r->pipeline_ms = vkocc_now_ms() - t0;
   }
-  /* what the device waited for: the module and pipeline, built here or by the pool (less the buffers made here) */
-  r->wait_ms = fmax(0, vkocc_now_ms() - w0 - t->setup_ms);
+  /* what the device waited for: the module and pipeline, built here or by the pool */
+  r->wait_ms = fmax(0, vkocc_now_ms() - w0);
   if (r->pipeline_ms > 0) run->pipelines++, run->pipelines_ms += r->pipeline_ms;
   if (out == TU_GO) {
     double t0 = vkocc_now_ms();
@@ -1680,11 +1673,9 @@ static void phase_summary(harness *h, trial *t, double t_start) {
     r->spread = sum.median > 0 ? sum.mad / sum.median : 0;
   }
   if (r->inv != TU_CORRECT) r->median_ns = NAN;
-  r->phase_ms[TU_PHASE_PREPARE] -= t->setup_ms;
   r->measure_ms = r->phase_ms[TU_PHASE_VALIDATE] + r->phase_ms[TU_PHASE_WARM] + r->phase_ms[TU_PHASE_TRIALS];
   h->run->measure_ms += r->measure_ms;
-  r->total_ms = vkocc_now_ms() - t_start - t->setup_ms - t->late_setup_ms; /* the buffers are the run's, not this
-                                                                          * configuration's */
+  r->total_ms = vkocc_now_ms() - t_start - t->late_setup_ms; /* the run's set-up, not this configuration's */
   r->other_ms = fmax(0, r->total_ms - r->compile_ms - r->pipeline_ms - r->occupancy_ms - r->measure_ms);
 }
 
@@ -2406,8 +2397,8 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   if (!st) st = check_sizes(&h);
   if (!st) st = classify_params(&h);
   if (!st) st = setup_reference(&h);
-  /* the arguments' data before the first module: made while the pool's threads (and vkocc_shader_warm, started
-   * when the spec was read) compile, and every pipeline can be built as soon as its module is there */
+  /* the arguments' data before the first module (glslang's tables meanwhile built by vkocc_shader_warm, started when
+   * the spec was read): every pipeline can then be built as soon as its module is there */
   if (!st) {
     double t0 = vkocc_now_ms();
     st = make_buffers(&h);
