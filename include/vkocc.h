@@ -1670,6 +1670,10 @@ typedef struct vkocc_tune_fleet_cluster {
   /* a search shared by several devices: each device's factor against the first (the common reference's time
    * on it over the first's) with its spread, and what the final round decided ("" : one device) */
   char normalization[1200];
+  /* the same: per device, the reference timed most often again and how far its medians lie apart, the clocks'
+   * drift check that a lone device's sentinel makes ("" : none timed twice); drifted as the sentinel's rule */
+  char clocks[600];
+  bool drifted;
 } vkocc_tune_fleet_cluster;
 
 typedef struct vkocc_tune_fleet_report {

@@ -191,7 +191,7 @@ static char *raw_best_key(json_t *d, json_int_t *device) {
 }
 
 /* The normalization's references cost little: each is the fastest valid result of a window of results, not the first
- * that came. Every valid time is a known one falling with the configuration's index, 100 us x (1 + 5% x |c - 10|)
+ * that came, and a device's end point is the cheapest of them. Every valid time is a known one falling with the configuration's index, 100 us x (1 + 5% x |c - 10|)
  * (VKOCC_TEST_FLEET_SYNTH=10), so configuration 0 ({WG 32, ITEMS 1}), the first result of every run (device 0 alone
  * measures until the reference outputs are known), is the slowest valid one and never the fastest of a window: the
  * rule before took it as the first reference. Each device's time of each reference is its known time. */
@@ -210,6 +210,9 @@ static void test_cheap_references(void) {
   int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_SYNTH=10 %s tune s.json -o cheap.json %s --device 0,0 "
                    "2>&1", dir, bin, common);
   CHECK_EQ_U(rc, 0);
+  /* the references are the devices' sentinel: the summary's clocks line, nothing drifted */
+  CHECK(strstr(out, "clocks:   worker 0: reference") && strstr(out, "worker 1: reference") && !strstr(out, "drifted"),
+        "the clocks line: %s", out);
   free(out);
   json_t *d = load("cheap.json");
   if (!d) return;
@@ -234,6 +237,18 @@ static void test_cheap_references(void) {
             "expected %.1f", k, i, key, json_number_value(ns), t);
     }
     free(key);
+  }
+  /* each device ends on the cheapest reference, its points (known times) do not drift */
+  size_t cheapest = 0;
+  json_array_foreach(refs, i, r) if (synth_ns(r, 10) < synth_ns(json_array_get(refs, cheapest), 10)) cheapest = i;
+  json_array_foreach(json_object_get(n, "devices"), k, dv) {
+    json_t *pts = json_object_get(dv, "points"), *last = json_array_get(pts, json_array_size(pts) - 1);
+    CHECK(json_integer_value(json_object_get(last, "reference")) == (json_int_t)cheapest, "device %zu ends on reference %lld, "
+          "expected the cheapest, %zu", k, (long long)json_integer_value(json_object_get(last, "reference")), cheapest);
+    json_t *dr = json_object_get(dv, "drift");
+    CHECK(json_integer_value(json_object_get(dr, "points")) >= 2 && json_number_value(json_object_get(dr, "range")) < 1e-9 &&
+          json_is_false(json_object_get(dr, "drifted")), "device %zu's drift: %s", k,
+          json_dumps(dr ? dr : json_null(), JSON_COMPACT));
   }
   json_decref(d);
 }

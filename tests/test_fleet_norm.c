@@ -2,7 +2,8 @@
  * (fleet_reference_of) and its factor against the base device from the references both measured (fleet_factor_of),
  * with the spreads that decide whether a final round is needed. Values from the two H200s of
  * docs/results/h100x2/fleet/run4: the boards' ratio depends on the configuration (0.994 for one reference, 1.029 for
- * another), which a single reference would hide and the factor's spread must show. Then policy build on a fleet's
+ * another), which a single reference would hide and the factor's spread must show; a device's drift from its
+ * points (fleet_drift_of). Then policy build on a fleet's
  * document: it ranks normalized times. No device. argv: tests/data. */
 #include "check.h"
 #include "../tune/fleet.h"
@@ -87,6 +88,32 @@ int main(int argc, char **argv) {
   CHECK(fleet_factor_applies(true, 0.5, 0.002), "0.5 +- 0.2%% not applied");
   CHECK(fleet_factor_applies(true, 1.03, 0.01), "1.03 +- 1%% not applied");
   CHECK(!fleet_factor_applies(false, 0.5, 0), "an unknown factor applied");
+  /* the drift: of the references with two points or more, the widest range (run 11's matmul 8192 on two H200s:
+   * reference 0 at 43960672 and 44140704 ns, 0.41%); a single point, or a reference alone in its points, is none */
+  fleet_point pts[] = {{.ref = 0, .after = 3, .median_ns = 43960672, .spread = 0.0033},
+                       {.ref = 1, .after = 7, .median_ns = 48541312, .spread = 0.0001},
+                       {.ref = 3, .after = 13, .median_ns = 29228672, .spread = 0.0002},
+                       {.ref = 0, .after = 21, .median_ns = 44140704, .spread = 0.0004},
+                       {.ref = 3, .after = 22, .median_ns = 29240000, .spread = 0.0003}};
+  uint32_t ref, np;
+  double range;
+  CHECK(fleet_drift_of(pts, 5, &ref, &np, &range, &u), "a drift from two references timed twice");
+  CHECK_EQ_U(ref, 0);
+  CHECK_EQ_U(np, 2);
+  CHECK_NEAR(range, (44140704.0 - 43960672.0) / 43960672.0, 1e-12);
+  CHECK_NEAR(u, 0.0033, 1e-12);
+  CHECK(!tu_drifted(range, u), "0.41%% with spreads of 0.33%% is a drift");
+  CHECK(!fleet_drift_of(pts, 3, &ref, &np, &range, &u), "no reference timed twice, yet a drift");
+  /* a clock that fell by a third between a device's start and its end: reference 1 at 30 ms, then 45 ms */
+  fleet_point fell[] = {{.ref = 1, .after = 0, .median_ns = 30e6, .spread = 0.001}, {.ref = 0, .after = 2, .median_ns = 20e6},
+                        {.ref = 1, .after = 40, .median_ns = 45e6, .spread = 0.002}, {.ref = 1, .after = 41, .median_ns = 44e6}};
+  CHECK(fleet_drift_of(fell, 4, &ref, &np, &range, &u), "the fallen clock");
+  CHECK_EQ_U(ref, 1);
+  CHECK_EQ_U(np, 3);
+  CHECK_NEAR(range, 0.5, 1e-12);
+  CHECK(tu_drifted(range, u), "a 50%% range with spreads of 0.2%% is no drift");
+  /* the rule is the sentinel's: above 5% and above 4 spreads */
+  CHECK(!tu_drifted(0.049, 0.001) && !tu_drifted(0.08, 0.021) && tu_drifted(0.08, 0.019), "the drift rule");
   if (argc > 1) policy_ranks_normalized(argv[1]);
   else CHECK(false, "usage: test_fleet_norm DATA_DIR");
   return check_report();

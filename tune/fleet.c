@@ -89,6 +89,8 @@ typedef struct worker {
   bool started;
   /* inbox (f->mu) */
   bool go, stop;
+  bool no_sentinel;          /* its group normalizes: the references, timed again through the run and at its end, show a
+                              * drift, so its own sentinel (which nothing reads in a fleet) is not timed */
   uint32_t todo[CHUNK], head, ntodo; /* configurations handed to it, measured in order */
   uint32_t again[AGAIN_MAX], again_head, nagain;
   int32_t again_for[AGAIN_MAX];
@@ -349,10 +351,12 @@ static void *worker_main(void *arg) {
   if (go) snprintf(w->run.reference, sizeof w->run.reference, "%s", w->reference);
   pthread_mutex_unlock(&f->mu);
   if (!go) return NULL;
-  /* budget, confirm and checkpoints belong to the coordinator; the sentinel stays per device */
+  /* budget, confirm and checkpoints belong to the coordinator; the sentinel stays per device where the group does not
+   * normalize (a device alone in its cluster) */
   tu_options to = {.strategy = o->strategy, .seed = o->seed, .reference = o->reference, .always_P = o->always_occupancy,
                    .target_spread = o->target_spread, .max_runs = o->max_runs, .timeout_s = o->timeout_s,
-                   .warmup_ms = o->warmup_ms, .warmup_ratio = o->warmup_ratio, .sentinel_every = o->sentinel_every,
+                   .warmup_ms = o->warmup_ms, .warmup_ratio = o->warmup_ratio,
+                   .sentinel_every = w->no_sentinel ? -1 : o->sentinel_every,
                    .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w,
                    .shared = f->shared};
   vkocc_status st = tu_tune(&w->ctx, &w->run, &to);
@@ -368,7 +372,10 @@ static void *worker_main(void *arg) {
 /* commands to a worker of this rank */
 static void worker_command(fleet *f, worker *w, const cmd *c) {
   pthread_mutex_lock(&f->mu);
-  if (c->kind == CMD_GO) w->go = true, snprintf(w->reference, sizeof w->reference, "%s", c->reference);
+  if (c->kind == CMD_GO) {
+    w->go = true, w->no_sentinel = c->purpose == 1;
+    snprintf(w->reference, sizeof w->reference, "%s", c->reference);
+  }
   else if (c->kind == CMD_MEASURE && w->ntodo < CHUNK) w->todo[(w->head + w->ntodo++) % CHUNK] = c->config;
   else if (c->kind == CMD_AGAIN && w->nagain < AGAIN_MAX) {
     uint32_t at = (w->again_head + w->nagain++) % AGAIN_MAX;
@@ -384,15 +391,19 @@ static void worker_command(fleet *f, worker *w, const cmd *c) {
 
 /* ---- the coordinator */
 
+static vkocc_status send_command(fleet *f, const cmd *c) {
+  if (f->slots[c->worker].rank == f->rank) {
+    /* this rank's workers come first, in order */
+    worker_command(f, &f->w[c->worker], c);
+    return VKOCC_OK;
+  }
+  return fleet_mpi_send(f->slots[c->worker].rank, TAG_CMD, c, sizeof *c, f->silent_ms);
+}
+
 static vkocc_status send_cmd(fleet *f, uint32_t sl, int kind, uint32_t config, const char *reference) {
   cmd c = {.kind = kind, .worker = sl, .config = config};
   if (reference) snprintf(c.reference, sizeof c.reference, "%s", reference);
-  if (f->slots[sl].rank == f->rank) {
-    /* this rank's workers come first, in order */
-    worker_command(f, &f->w[sl], &c);
-    return VKOCC_OK;
-  }
-  return fleet_mpi_send(f->slots[sl].rank, TAG_CMD, &c, sizeof c, f->silent_ms);
+  return send_command(f, &c);
 }
 
 static bool needs_reference_run(const tu_run *run, const vkocc_tune_options *o) {
@@ -829,6 +840,21 @@ static bool factor_applies(const fleet *f, uint32_t gi, uint32_t s, double *fact
   return fleet_factor_applies(known, *factor, u);
 }
 
+bool fleet_drift_of(const fleet_point *p, uint32_t n, uint32_t *ref, uint32_t *npoints, double *range, double *spread) {
+  bool any = false;
+  *ref = 0, *npoints = 0, *range = 0, *spread = 0;
+  for (uint32_t j = 0; j < NREF; j++) {
+    double lo = INFINITY, hi = 0, u = 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (p[i].ref == j) k++, lo = fmin(lo, p[i].median_ns), hi = fmax(hi, p[i].median_ns), u = fmax(u, p[i].spread);
+    if (k < 2 || !(lo > 0)) continue;
+    double r = (hi - lo) / lo;
+    if (!any || r > *range) *ref = j, *npoints = k, *range = r, *spread = u, any = true;
+  }
+  return any;
+}
+
 bool fleet_factor_applies(bool known, double factor, double spread) { return known && fabs(factor - 1) > spread; }
 
 /* a time device s measured, in the base device's speed (raw where its factor does not apply) */
@@ -912,6 +938,16 @@ static void close_window(fleet *f, uint32_t gi) {
   g->refs[g->nrefs++] = c;
   for (uint32_t k = 0; k < f->nslots; k++)
     if (k != s && f->slots[k].group == gi) ask_again(f, k, c, FOR_REFERENCE);
+}
+
+/* The reference a device times at its end: the cheapest (the fastest as first measured). Every device has an earlier
+ * point of every reference, so any of them shows a drift there; on Kernel Tuner's matmul at 8192 they cost 29 to 49 ms
+ * a run. */
+static uint32_t end_reference(const group *g) {
+  uint32_t best = g->refs[0];
+  for (uint32_t j = 1; j < g->nrefs; j++)
+    if (g->run.r[g->refs[j]].median_ns < g->run.r[best].median_ns) best = g->refs[j];
+  return best;
 }
 
 /* After a result for the search (recorded). The references: the fastest of each window of valid results
@@ -1074,6 +1110,12 @@ static json_t *norm_json(const fleet *f, uint32_t gi, const int32_t *index) {
     json_object_set_new(d, "factor", ok ? json_real(fa) : json_null());
     json_object_set_new(d, "factor_spread", ok ? json_real(u) : json_null());
     json_object_set_new(d, "applied", json_boolean(fleet_factor_applies(ok, fa, u)));
+    uint32_t dref, dn;
+    double range, dspread;
+    if (fleet_drift_of(sl->pts, sl->npts, &dref, &dn, &range, &dspread))
+      json_object_set_new(d, "drift", json_pack("{s:i, s:i, s:f, s:f, s:b}", "reference", (int)dref, "points", (int)dn, "range",
+                                                range, "largest_spread", dspread, "drifted", tu_drifted(range, dspread)));
+    else json_object_set_new(d, "drift", json_null());
     json_array_append_new(devs, d);
   }
   json_object_set_new(n, "devices", devs);
@@ -1122,7 +1164,7 @@ static bool after_search(fleet *f, uint32_t gi) {
     bool asked = false;
     for (uint32_t s = 0; s < f->nslots && g->nrefs; s++)
       if (f->slots[s].group == gi && !f->slots[s].end_ref && f->slots[s].started && !f->slots[s].dead)
-        ask_again(f, s, g->refs[f->slots[s].ref_turn++ % g->nrefs], FOR_REFERENCE), asked = true;
+        ask_again(f, s, end_reference(g), FOR_REFERENCE), asked = true;
     if (asked) return false;
   }
   if (g->phase == PH_LAST_REF) {
@@ -1247,7 +1289,9 @@ static bool dispatch(fleet *f) {
         bool other = false;
         for (uint32_t k = 0; k < f->nslots; k++) other |= k != s && f->slots[k].group == gi && f->slots[k].started && !f->slots[k].dead;
         if (!g->ref_known && other) continue;
-        if (send_cmd(f, s, CMD_GO, 0, g->ref_known ? g->reference : "")) { slot_failed(f, s, vkocc_last_error()); continue; }
+        cmd go = {.kind = CMD_GO, .purpose = g->norm ? 1 : 0, .worker = s};
+        snprintf(go.reference, sizeof go.reference, "%s", g->ref_known ? g->reference : "");
+        if (send_command(f, &go)) { slot_failed(f, s, vkocc_last_error()); continue; }
         sl->started = true, sl->go_ms = vkocc_now_ms() - f->t0;
         ask_references(f, s);
       }
@@ -1276,7 +1320,7 @@ static bool dispatch(fleet *f) {
       /* still nothing: it times its end-of-search reference now rather than after the others' last results */
       if (g->norm && g->nrefs && g->phase == PH_SEARCH && sl->started && !sl->dead && !sl->ninflight && !sl->again_inflight &&
           !sl->end_ref) {
-        ask_again(f, s, g->refs[sl->ref_turn++ % g->nrefs], FOR_REFERENCE);
+        ask_again(f, s, end_reference(g), FOR_REFERENCE);
         sl->end_ref = true;
       }
     }
@@ -1682,6 +1726,22 @@ static void normalization_line(const fleet *f, uint32_t gi, char *out, size_t le
   }
 }
 
+/* The clocks as the references timed again on each device show them (a lone device's sentinel line) */
+static void clocks_line(const fleet *f, uint32_t gi, char *out, size_t len, bool *drifted) {
+  size_t at = 0;
+  out[0] = 0, *drifted = false;
+  for (uint32_t s = 0; s < f->nslots && at < len; s++) {
+    const slot *sl = &f->slots[s];
+    uint32_t ref, n;
+    double range, spread;
+    if (sl->group != gi || !fleet_drift_of(sl->pts, sl->npts, &ref, &n, &range, &spread)) continue;
+    bool d = tu_drifted(range, spread);
+    *drifted |= d;
+    at += (size_t)snprintf(out + at, len - at, "%sworker %u: reference %u timed %u times, range %.2f%% (largest spread %.2f%%)%s",
+                           at ? "; " : "", s, ref, n, 100 * range, 100 * spread, d ? ": drifted" : "");
+  }
+}
+
 static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
   out->nclusters = f->ng;
   out->clusters = vkocc_xcalloc(f->ng + 1, sizeof *out->clusters);
@@ -1695,6 +1755,7 @@ static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
     for (uint32_t i = 0; i < g->run.space.count; i++)
       if (g->run.r[i].measured) c->measured++, c->valid += g->run.r[i].inv == TU_CORRECT;
     if (g->norm) normalization_line(f, gi, c->normalization, sizeof c->normalization);
+    if (g->norm) clocks_line(f, gi, c->clocks, sizeof c->clocks, &c->drifted);
     int32_t who;
     int64_t b = fleet_best(f, gi, &c->best_ns, &who);
     if (b >= 0) {

@@ -46,6 +46,11 @@ bool fleet_factor_of(const double *ratio, const double *noise, uint32_t n, doubl
  * it adds the references' configuration-dependence as noise). Pure. */
 bool fleet_factor_applies(bool known, double factor, double spread);
 
+/* A drift of a device's clocks from its points: of every reference with two points or more, the widest relative
+ * range of their medians (*range), the largest spread among that reference's points (*spread), which reference
+ * (*ref) and how many points (*npoints). False when no reference has two points. Pure. */
+bool fleet_drift_of(const fleet_point *p, uint32_t n, uint32_t *ref, uint32_t *npoints, double *range, double *spread);
+
 /* The MPI transport (tune/fleet_mpi.c when vkocc is built with MPI; otherwise every call fails or is false). */
 bool fleet_mpi_built(void);
 /* MPI_Init_thread (funneled) and the communicator's rank and size. */

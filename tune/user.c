@@ -1922,10 +1922,11 @@ bool tu_sentinel_summary(const tu_run *run, double *lo, double *hi, double *max_
     if (run->sentinel[i].spread > *max_spread) *max_spread = run->sentinel[i].spread;
   }
   if (run->nsentinel < 2 || !(*lo > 0)) return false;
-  double range = (*hi - *lo) / *lo;
-  *drifted = range > 0.05 && range > 4 * *max_spread;
+  *drifted = tu_drifted((*hi - *lo) / *lo, *max_spread);
   return true;
 }
+
+bool tu_drifted(double range, double max_spread) { return range > 0.05 && range > 4 * max_spread; }
 
 static vkocc_status sentinel_record(harness *h, uint32_t c, const tu_result *r) {
   tu_run *run = h->run;

@@ -170,6 +170,9 @@ void tu_run_free(tu_run *run);
 /* The sentinel's medians: lowest, highest and the largest spread of its runs; false without 2 points. Drift of
  * the device (not noise) when the range (hi - lo) / lo is above 5% and above 4 times that spread. */
 bool tu_sentinel_summary(const tu_run *run, double *lo, double *hi, double *max_spread, bool *drifted);
+/* The clocks drifted when the same configuration's medians lie apart by a relative range of more than 5% and more
+ * than 4 times the largest spread among them (a lone device's sentinel, a fleet's references). Pure. */
+bool tu_drifted(double range, double max_spread);
 /* P of a pipeline of wg_size invocations with these statistics (shared bytes, registers per invocation) under
  * the device's per-SM limits d and register model m, where they determine it: the SM count certain, the register
  * file known, and every limit that binds pinned by the measured points (not a lower bound alone). False: P must
