@@ -238,6 +238,16 @@ static void test_cheap_references(void) {
     }
     free(key);
   }
+  /* every point says in how many runs it was timed: at least the stopping rule's least (3 for a reference timed again,
+   * 5 for a search's result; lavapipe's cheap runs come in batches of up to --max-runs 5, so either may have 5) */
+  json_array_foreach(json_object_get(n, "devices"), k, dv) {
+    size_t j;
+    json_t *p;
+    json_array_foreach(json_object_get(dv, "points"), j, p) {
+      json_int_t runs = json_integer_value(json_object_get(p, "runs"));
+      CHECK(runs >= 3 && runs <= 5, "device %zu's point %zu: %lld runs, expected 3 to 5", k, j, (long long)runs);
+    }
+  }
   /* each device ends on the cheapest reference, its points (known times) do not drift */
   size_t cheapest = 0;
   json_array_foreach(refs, i, r) if (synth_ns(r, 10) < synth_ns(json_array_get(refs, cheapest), 10)) cheapest = i;

@@ -92,6 +92,7 @@ typedef struct worker {
   bool no_sentinel;          /* its group normalizes: the references, timed again through the run and at its end, show a
                               * drift, so its own sentinel (which nothing reads in a fleet) is not timed */
   uint32_t todo[CHUNK], head, ntodo; /* configurations handed to it, measured in order */
+  tu_options to;             /* its harness's options (worker_main); measure_again changes min_runs for a reference */
   uint32_t again[AGAIN_MAX], again_head, nagain;
   int32_t again_for[AGAIN_MAX];
   uint32_t ahead[AHEAD], ahead_head, nahead; /* CMD_AHEAD's, newest kept */
@@ -258,14 +259,20 @@ static void test_times(const worker *w, uint32_t c, tu_result *r) {
   if (w->synth >= 0) r->spread = r->runs > 2 ? 0.001 : 0;
 }
 
-/* Configuration c measured afresh, whatever this worker measured before; its own record stays as it was. */
-static vkocc_status measure_again(worker *w, uint32_t c, tune_eval_fn eval, void *eval_user, tu_result *out) {
+/* Configuration c measured afresh, whatever this worker measured before; its own record stays as it was. A
+ * reference stops at 3 runs where the spread allows (the search's rule: 5): its points measure how the boards
+ * differ, 0.5-3% by configuration against spreads of 0.01-0.3% on two H200s, and a drift, 5% at the least; each such
+ * measurement is one that only a shared search makes (matmul 12288: 0.9 s a reference on an H200, six of them). */
+static vkocc_status measure_again(worker *w, uint32_t c, int32_t purpose, tune_eval_fn eval, void *eval_user,
+                                  tu_result *out) {
   tu_result keep = w->run.r[c];
-  uint32_t nevals = w->run.nevals;
+  uint32_t nevals = w->run.nevals, min_runs = w->to.min_runs;
   memset(&w->run.r[c], 0, sizeof keep);
   w->run.r[c].P = -1;
+  if (purpose == FOR_REFERENCE && (!min_runs || min_runs > 3)) w->to.min_runs = 3;
   tune_eval e;
   vkocc_status st = eval(eval_user, c, &e);
+  w->to.min_runs = min_runs;
   *out = w->run.r[c];
   w->run.r[c] = keep, w->run.nevals = nevals;
   if (st) free(out->times_ns), out->times_ns = NULL;
@@ -310,7 +317,7 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
     m->kind = MSG_RESULT, m->purpose = purpose, m->worker = w->gid, m->config = c;
     vkocc_status st;
     if (purpose != FOR_SEARCH) {
-      st = measure_again(w, c, eval, eval_user, &m->r);
+      st = measure_again(w, c, purpose, eval, eval_user, &m->r);
     } else {
       tune_eval e;
       st = eval(eval_user, c, &e);
@@ -353,13 +360,13 @@ static void *worker_main(void *arg) {
   if (!go) return NULL;
   /* budget, confirm and checkpoints belong to the coordinator; the sentinel stays per device where the group does not
    * normalize (a device alone in its cluster) */
-  tu_options to = {.strategy = o->strategy, .seed = o->seed, .reference = o->reference, .always_P = o->always_occupancy,
+  w->to = (tu_options){.strategy = o->strategy, .seed = o->seed, .reference = o->reference, .always_P = o->always_occupancy,
                    .target_spread = o->target_spread, .max_runs = o->max_runs, .timeout_s = o->timeout_s,
                    .warmup_ms = o->warmup_ms, .warmup_ratio = o->warmup_ratio,
                    .sentinel_every = w->no_sentinel ? -1 : o->sentinel_every,
                    .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w,
                    .shared = f->shared};
-  vkocc_status st = tu_tune(&w->ctx, &w->run, &to);
+  vkocc_status st = tu_tune(&w->ctx, &w->run, &w->to);
   if (st) {
     msg *m = vkocc_xcalloc(1, sizeof *m);
     m->kind = MSG_FAILED, m->worker = w->gid;
@@ -896,7 +903,8 @@ static void ask_references(fleet *f, uint32_t s) {
 /* a point of reference j on device sl: its time as r measured it, after sl's search results so far */
 static void add_point(slot *sl, uint32_t j, const tu_result *r) {
   sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
-  sl->pts[sl->npts++] = (fleet_point){.ref = j, .after = sl->measured, .median_ns = r->median_ns, .spread = r->spread};
+  sl->pts[sl->npts++] = (fleet_point){.ref = j, .after = sl->measured, .median_ns = r->median_ns, .spread = r->spread,
+                                      .runs = r->runs};
 }
 
 static void again_result(fleet *f, uint32_t s, const msg *m) {
@@ -1093,8 +1101,9 @@ static json_t *norm_json(const fleet *f, uint32_t gi, const int32_t *index) {
     if (sl->group != gi || index[s] < 0) continue;
     json_t *d = json_pack("{s:i}", "device", index[s]), *pts = json_array(), *times = json_array(), *ratios = json_array();
     for (uint32_t i = 0; i < sl->npts; i++)
-      json_array_append_new(pts, json_pack("{s:i, s:i, s:f, s:f}", "reference", (int)sl->pts[i].ref, "after", (int)sl->pts[i].after,
-                                           "median_ns", sl->pts[i].median_ns, "spread", sl->pts[i].spread));
+      json_array_append_new(pts, json_pack("{s:i, s:i, s:f, s:f, s:i}", "reference", (int)sl->pts[i].ref, "after",
+                                           (int)sl->pts[i].after, "median_ns", sl->pts[i].median_ns, "spread",
+                                           sl->pts[i].spread, "runs", (int)sl->pts[i].runs));
     json_object_set_new(d, "points", pts);
     for (uint32_t j = 0; j < g->nrefs; j++) {
       double t, u, tb, ub;

@@ -31,8 +31,9 @@ bool fleet_result_sane(tu_result *r);
 /* The same from sizeof(tu_result) bytes, checked before they are loaded as one. */
 bool fleet_result_from_bytes(const void *bytes, tu_result *r);
 
-/* A shared search's reference configuration `ref` as one device measured it, after `after` of its configurations. */
-typedef struct fleet_point { uint32_t ref, after; double median_ns, spread; } fleet_point;
+/* A shared search's reference configuration `ref` as one device measured it, after `after` of its configurations,
+ * in `runs` runs. */
+typedef struct fleet_point { uint32_t ref, after; double median_ns, spread; uint32_t runs; } fleet_point;
 /* A device's time of one reference from its points: the median of their medians; *spread (relative): the larger of
  * the medians' MAD over that and the points' median spread over sqrt(n) (one point: its own spread, so that two
  * equal points do not claim an exact time). False without a point. Pure. */
