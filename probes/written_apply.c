@@ -53,10 +53,12 @@ vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, con
     return VKOCC_OK;
   }
   if (s) {
+    /* the decision's own reason: the cache lookups between it and here clear the library's last error (the tuner
+     * said "occupancy: ;" for every configuration of a run given --fingerprint without a register model) */
+    const char *reason = a->reason[0] ? a->reason : vkocc_last_error();
     char why[1200];
-    if (variants->tried[0])
-      snprintf(why, sizeof why, "%s; augmentation variants tried: %s", vkocc_last_error(), variants->tried);
-    else snprintf(why, sizeof why, "%s", vkocc_last_error());
+    if (variants->tried[0]) snprintf(why, sizeof why, "%s; augmentation variants tried: %s", reason, variants->tried);
+    else snprintf(why, sizeof why, "%s", reason);
     free(out->written);
     out->written = NULL;
     return vkocc_fail(s, "%s", why);

@@ -153,6 +153,22 @@ static void test_lavapipe(const char *src) {
     CHECK(s == VKOCC_OK, "%s: %s", vkocc_aug_variant_name(vs[i]), vkocc_last_error());
     CHECK(best == expect, "%s: P %u, expected %u", vkocc_aug_variant_name(vs[i]), best, expect);
   }
+  /* a refusal says why, though the cache lookups for a register model (none in this empty cache) clear the last error
+   * in between: the H100 case's statistics, registers 89 written / 80 augmented, the per-SM model given, no register
+   * file */
+  {
+    double w[] = {4352, 0, 256, 68719476736.0, 89}, a[] = {9088, 0, 15616, 68719476736.0, 80};
+    vkocc_pipeline_result r = {.P = 264, .wg_size = 256, .shared_bytes = 256, .nstats = 5};
+    for (uint32_t k = 0; k < 5; k++) {
+      snprintf(r.stats[k].name, sizeof r.stats[k].name, "%s", nv_names[k]);
+      r.stats[k].value = w[k], r.stats[k].augmented = a[k];
+    }
+    vkocc_derived d = h100(233472);
+    vkocc_status st = vkocc_written_apply(ctx, &d, NULL, NULL, false, &r);
+    CHECK(st == VKOCC_ERROR_RUNTIME && strstr(vkocc_last_error(), "register counts differ (89 written, 80 augmented)"),
+          "the refusal without a register file: status %d, \"%s\"", (int)st, vkocc_last_error());
+    vkocc_pipeline_result_free(&r);
+  }
   CHECK_EQ_U(vkocc_aug_resolve(VKOCC_AUG_AUTO, 4), VKOCC_AUG_UNROLLED); /* lavapipe (a CPU device): the unrolled loop */
   CHECK_EQ_U(vkocc_aug_resolve(VKOCC_AUG_AUTO, 2), VKOCC_AUG_COMPACT);  /* a discrete GPU: the compact one */
   CHECK_EQ_U(vkocc_aug_resolve(VKOCC_AUG_SMALL, 4), VKOCC_AUG_SMALL);   /* a variant asked for is the one built */
