@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The figures of README.md's run 9 (compare6.py with run 9's spaces, the build before on both GPUs, each device's
+"""The figures of README.md's runs 9 to 14 (runs 12-14: matmul 12288 too, and the other binary of the same call as
+twobase or twoprev). Run 9's (compare6.py with run 9's spaces, the build before on both GPUs, each device's
 stolen configurations and the normalization's references): per space the walls (process start to exit) and speed-ups of --device all against
 each GPU alone, the documents' phases, each device's timeline inside --device all, the two boards' agreement
 (the same configurations measured by GPU 0 alone and GPU 1 alone, within the sum of their two MADs), and per run the
@@ -60,10 +61,10 @@ def clocks(name):
                    f"throttle {dict(thr)}")
     return "; ".join(out)
 
-for sp in ("transpose", "matmul8192", "transpose16384"):
+for sp in ("transpose", "matmul8192", "transpose16384", "matmul12288"):
     if f"{sp}-d0" not in walls: continue
     print(f"== {sp}")
-    for n in ("warm0", "warm1", "d0", "two", "d1", "twoB", "baseTwo"):
+    for n in ("warm0", "warm1", "d0", "two", "d1", "twoB", "baseTwo", "twobase", "twoprev"):
         k = f"{sp}-{n}"
         if k not in walls: continue
         rc, s, w = walls[k]
@@ -90,9 +91,11 @@ for sp in ("transpose", "matmul8192", "transpose16384"):
         c = clocks(k)
         if c: print(f"      {c}")
     g = lambda n: walls.get(f"{sp}-{n}", (0, 0, float('nan')))[2]
+    other = next((n for n in ("twobase", "twoprev") if f"{sp}-{n}" in walls), "baseTwo")
+    label = "the binary before" if other == "baseTwo" else f"the other binary ({other})"
     print(f"  speed-up: GPU 0 alone / both {g('d0') / g('two'):.2f}x, / both again {g('d0') / g('twoB'):.2f}x; GPU 1 alone / both "
-          f"{g('d1') / g('two'):.2f}x, / both again {g('d1') / g('twoB'):.2f}x; the binary before, both: {g('baseTwo'):.2f} s "
-          f"(GPU 0 alone / it {g('d0') / g('baseTwo'):.2f}x)")
+          f"{g('d1') / g('two'):.2f}x, / both again {g('d1') / g('twoB'):.2f}x; {label}, both: {g(other):.2f} s "
+          f"(GPU 0 alone / it {g('d0') / g(other):.2f}x)")
     d0, d1 = load(f"{sp}-d0"), load(f"{sp}-d1")
     if d0 and d1:
         agree(by_key(d0), by_key(d1), "GPU 1 alone / GPU 0 alone")
