@@ -120,6 +120,19 @@ static void test_devices(json_t *one) {
         (long long)one_compiles);
   json_decref(t);
   CHECK(!exists("two.json.journal"), "a finished run leaves its journal");
+  /* a device alone in its cluster (--device all: lavapipe is one) has no references: its sentinel, timed every 4
+   * configurations and at its end, is the cluster's document's and the summary's clocks line */
+  rc = run_fmt(&out, "cd %s && %s tune s.json -o alone.json %s --sentinel 4 --device all 2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "1 devices, 12 measured (0 resumed), 9 valid");
+  CHECK_CONTAINS(out, "clocks:   sentinel {");
+  free(out);
+  same_as_one(one, "alone.json", 1);
+  t = load("alone.json");
+  json_t *sen = json_object_get(json_object_get(t, "measurement"), "sentinel");
+  CHECK(json_array_size(json_object_get(sen, "points")) >= 3 && json_is_object(json_object_get(sen, "config")),
+        "a device alone: $.measurement.sentinel %s", sen ? "without its points" : "absent");
+  json_decref(t);
   /* a device that fails: its configuration and the rest go to the other */
   rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_FAIL=0:2 %s tune s.json -o fail.json %s --device 0,0 "
                "2>&1", dir, bin, common);

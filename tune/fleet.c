@@ -1525,6 +1525,21 @@ static void stop_workers(fleet *f) {
     if (f->w[i].started) pthread_join(f->w[i].thread, NULL), f->w[i].started = false;
 }
 
+/* A device alone in its cluster has no references to show a drift: it times its own sentinel, as one device does,
+ * and its points go into the cluster's document ($.measurement.sentinel). This rank's workers only (the slots
+ * before the other ranks'): another rank's sentinel stays there. */
+static void adopt_sentinels(fleet *f) {
+  for (uint32_t s = 0; s < f->nw && s < f->nslots; s++) {
+    group *g = &f->g[f->slots[s].group];
+    const tu_run *wr = &f->w[s].run;
+    if (g->norm || f->slots[s].rank != f->rank || !wr->nsentinel) continue;
+    free(g->run.sentinel);
+    g->run.sentinel = vkocc_xmalloc(wr->nsentinel * sizeof *wr->sentinel);
+    memcpy(g->run.sentinel, wr->sentinel, wr->nsentinel * sizeof *wr->sentinel);
+    g->run.nsentinel = wr->nsentinel, g->run.sentinel_config = wr->sentinel_config, g->run.sentinel_ms = wr->sentinel_ms;
+  }
+}
+
 static bool same_device_allowed(void) {
   const char *e = getenv("VKOCC_TEST_SAME_DEVICE");
   return e && !strcmp(e, "1");
@@ -1735,10 +1750,20 @@ static void normalization_line(const fleet *f, uint32_t gi, char *out, size_t le
   }
 }
 
-/* The clocks as the references timed again on each device show them (a lone device's sentinel line) */
+/* The clocks as the references timed again on each device show them, or a device alone in its cluster its sentinel */
 static void clocks_line(const fleet *f, uint32_t gi, char *out, size_t len, bool *drifted) {
   size_t at = 0;
   out[0] = 0, *drifted = false;
+  const group *g = &f->g[gi];
+  double lo, hi, spread;
+  if (!g->norm) {
+    if (g->run.sentinel_config < 0 || !tu_sentinel_summary(&g->run, &lo, &hi, &spread, drifted)) return;
+    char key[600];
+    t1_config_key(&g->run.spec, g->run.space.coord + (size_t)g->run.sentinel_config * g->run.spec.nparams, key, sizeof key);
+    snprintf(out, len, "sentinel %s timed %u times: medians %.2f..%.2f us (range %.2f%%, largest spread %.2f%%)%s", key,
+             g->run.nsentinel, lo / 1e3, hi / 1e3, 100 * (hi - lo) / lo, 100 * spread, *drifted ? ": drifted" : "");
+    return;
+  }
   for (uint32_t s = 0; s < f->nslots && at < len; s++) {
     const slot *sl = &f->slots[s];
     uint32_t ref, n;
@@ -1764,7 +1789,7 @@ static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
     for (uint32_t i = 0; i < g->run.space.count; i++)
       if (g->run.r[i].measured) c->measured++, c->valid += g->run.r[i].inv == TU_CORRECT;
     if (g->norm) normalization_line(f, gi, c->normalization, sizeof c->normalization);
-    if (g->norm) clocks_line(f, gi, c->clocks, sizeof c->clocks, &c->drifted);
+    clocks_line(f, gi, c->clocks, sizeof c->clocks, &c->drifted);
     int32_t who;
     int64_t b = fleet_best(f, gi, &c->best_ns, &who);
     if (b >= 0) {
@@ -1959,6 +1984,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
         else if (f->ng) stop_workers(f);
         stop_workers(f);
         if (f->loop_end_ms > 0) f->joined_ms = vkocc_now_ms() - f->t0;
+        adopt_sentinels(f);
         /* the goodbye says whether a rank was lost, so no rank waits for it in MPI_Finalize */
         const char lost = f->peer_lost ? 1 : 0;
         for (int r = 1; f->mpi && r < f->nranks; r++)
