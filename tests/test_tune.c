@@ -141,6 +141,40 @@ static void test_P_model(void) {
   CHECK(!tu_P_model(&d, &m, 256, 0, 32, &P), "no register model: measured");
 }
 
+/* A fingerprint given to the tuning serves P with its per-SM limits only where it is this device's: the same UUID,
+ * driver and queue family (an H100's document, synthetic device info) */
+static void test_fingerprint_derived(void) {
+  const char *text = "{\"device\": {\"uuid\": \"5b87659b-142b-4eb5-1460-8540d4087102\", \"driver_version_raw\": 2435301632, "
+                     "\"compute_queue_family\": 2}, \"derived\": {\"sm_count\": 132, \"sm_count_ambiguous\": false, "
+                     "\"workgroups_per_sm\": 32, \"subgroups_per_sm\": 64, \"subgroups_per_sm_max\": 64, \"subgroup_limit_seen\": true, "
+                     "\"subgroup_size\": 32, \"subgroup_size_inferred\": false, \"threads_per_sm\": 2048, \"shared_bytes_per_sm\": 102400, "
+                     "\"shared_bytes_per_sm_max\": 106495, \"shared_limit_seen\": true, \"points_explained\": 144, \"points\": 144, "
+                     "\"unexplained\": []}}";
+  json_error_t e;
+  json_t *doc = json_loads(text, 0, &e);
+  CHECK(doc != NULL, "the document: %s", e.text);
+  vkocc_device_info dev = {.driver_version = 2435301632u, .compute_queue_family = 2};
+  const uint8_t uuid[16] = {0x5b, 0x87, 0x65, 0x9b, 0x14, 0x2b, 0x4e, 0xb5, 0x14, 0x60, 0x85, 0x40, 0xd4, 0x08, 0x71, 0x02};
+  memcpy(dev.uuid, uuid, 16);
+  vkocc_derived d;
+  memset(&d, 0, sizeof d);
+  CHECK(tu_fingerprint_derived(doc, &dev, &d), "this device's fingerprint: %s", vkocc_last_error());
+  CHECK_EQ_U(d.sm_count, 132);
+  CHECK_EQ_U(d.threads_per_sm, 2048);
+  CHECK_EQ_U(d.shared_per_sm, 102400);
+  dev.uuid[15] ^= 1;
+  CHECK(!tu_fingerprint_derived(doc, &dev, &d), "another device's fingerprint taken for P");
+  dev.uuid[15] ^= 1, dev.compute_queue_family = 0;
+  CHECK(!tu_fingerprint_derived(doc, &dev, &d), "another queue family's fingerprint taken for P");
+  dev.compute_queue_family = 2, dev.driver_version++;
+  CHECK(!tu_fingerprint_derived(doc, &dev, &d), "another driver's fingerprint taken for P");
+  dev.driver_version--;
+  json_object_del(doc, "derived");
+  CHECK(!tu_fingerprint_derived(doc, &dev, &d), "a fingerprint without derived limits");
+  CHECK(!tu_fingerprint_derived(NULL, &dev, &d), "no document");
+  json_decref(doc);
+}
+
 /* Every configuration of k's space once in its built-in spec on a device that rules nothing out */
 static void expect_same_space(const tune_kernel_def *k) {
   const int64_t big[TEXPR_NDEVICE] = {1024, 1024, 49152, 65535, 1};
@@ -222,6 +256,7 @@ static void test_builtin_specs(void) {
 int main(void) {
   if (!mkdtemp(dir)) return 2;
   test_P_model();
+  test_fingerprint_derived();
   /* kernels: the CPU references */
   uint32_t in[1000], ref[256];
   vkocc_kernel_histogram.input(in, 1000, false, 1);

@@ -93,6 +93,7 @@ typedef struct worker {
                               * drift, so its own sentinel (which nothing reads in a fleet) is not timed */
   uint32_t todo[CHUNK], head, ntodo; /* configurations handed to it, measured in order */
   tu_options to;             /* its harness's options (worker_main); measure_again changes min_runs for a reference */
+  const json_t *fp_doc;      /* its member's fingerprint document (NULL: none) */
   uint32_t again[AGAIN_MAX], again_head, nagain;
   int32_t again_for[AGAIN_MAX];
   uint32_t ahead[AHEAD], ahead_head, nahead; /* CMD_AHEAD's, newest kept */
@@ -365,7 +366,7 @@ static void *worker_main(void *arg) {
                    .warmup_ms = o->warmup_ms, .warmup_ratio = o->warmup_ratio,
                    .sentinel_every = w->no_sentinel ? -1 : o->sentinel_every,
                    .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w,
-                   .shared = f->shared};
+                   .shared = f->shared, .fp_doc = w->fp_doc};
   vkocc_status st = tu_tune(&w->ctx, &w->run, &w->to);
   if (st) {
     msg *m = vkocc_xcalloc(1, sizeof *m);
@@ -1488,6 +1489,7 @@ static int64_t test_hook(const char *var, uint32_t gid) {
 static vkocc_status make_worker(fleet *f, worker *w, const vkocc_tune_fleet_member *m, uint32_t gid, uint32_t count,
                                 const uint32_t *coord) {
   w->f = f, w->gid = gid, w->ctx = m->ctx, w->device = m->device, w->queue = m->queue;
+  w->fp_doc = m->details ? vkocc_fingerprint_details_json(m->details) : NULL;
   pthread_cond_init(&w->cond, NULL);
   vkocc_status st = tu_prepare(f->spec_path, f->name, &w->run);
   if (st) return st;

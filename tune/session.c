@@ -309,7 +309,8 @@ static vkocc_status run_search(vkocc_tune_session *s, vkocc_context **ctx, const
                    .max_runs = o->max_runs, .timeout_s = o->timeout_s, .warmup_ms = o->warmup_ms,
                    .warmup_ratio = o->warmup_ratio, .sentinel_every = o->sentinel_every, .confirm = o->confirm > 0 ? o->confirm : -1,
                    .reopen = o->reopen ? run_reopen : NULL, .progress = o->progress ? run_progress : NULL,
-                   .checkpoint = o->output ? run_checkpoint : NULL, .user = s, .stop = o->stop, .threads = o->threads};
+                   .checkpoint = o->output ? run_checkpoint : NULL, .user = s, .stop = o->stop, .threads = o->threads,
+                   .fp_doc = s->fp_doc};
   vkocc_status st = tu_tune(ctx, &s->urun, &to);
   if (!st || st == VKOCC_ERROR_USAGE || st == VKOCC_ERROR_UNSUPPORTED || !o->output)
     return st; /* usage, unsupported: nothing written, the spec does not fit */

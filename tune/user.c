@@ -1353,8 +1353,23 @@ static void prebuild_stop(harness *h) {
   b->thread = NULL, b->job = NULL, b->trace = NULL, b->started = 0;
 }
 
-/* The device's model, read once from the cache (its fingerprint's per-SM limits, its register model): what
- * P_of_model needs. */
+bool tu_fingerprint_derived(const json_t *doc, const vkocc_device_info *dev, vkocc_derived *out) {
+  json_t *d = json_object_get(doc, "device");
+  char uuid[37];
+  vkocc_format_uuid(dev->uuid, uuid);
+  const char *u = json_string_value(json_object_get(d, "uuid"));
+  json_t *drv = json_object_get(d, "driver_version_raw"), *q = json_object_get(d, "compute_queue_family");
+  if (!u || strcmp(u, uuid) || !json_is_integer(drv) || json_integer_value(drv) != (json_int_t)dev->driver_version ||
+      !json_is_integer(q) || json_integer_value(q) != (json_int_t)dev->compute_queue_family)
+    return false;
+  bool ok = !vkocc_derived_from_json(json_object_get(doc, "derived"), "the fingerprint", "$.derived", out);
+  vkocc_clear_error();
+  return ok;
+}
+
+/* The device's model, read once: its fingerprint's per-SM limits (the cache's, else the fingerprint given for this
+ * device: a fresh cache and --fingerprint left P of the pipeline as written unestablished for every configuration
+ * of SAXPY on an H100) and its register model (the cache's): what P_of_model and the written-pipeline rule need. */
 static bool model_known(harness *h) {
   if (!h->model_read) {
     vkocc_fingerprint fp;
@@ -1363,6 +1378,8 @@ static bool model_known(harness *h) {
     if (vkocc_fingerprint_from_cache(&CTX(h)->info, 0, &fp, &det)) {
       h->derived = det.derived, h->have_derived = true;
       vkocc_fingerprint_details_free(&det);
+    } else if (h->o->fp_doc && tu_fingerprint_derived(h->o->fp_doc, &CTX(h)->info, &h->derived)) {
+      h->have_derived = true;
     }
     h->have_registers = vkocc_register_model_from_cache(&CTX(h)->info, &h->registers);
   }
@@ -1402,7 +1419,9 @@ static tu_outcome P_measured(harness *h, trial *t) {
   vkocc_pipeline_result pr;
   vkocc_probe_options po = {.method = vkocc_context_has_device_clock(ctx) ? VKOCC_METHOD_COMB : 0,
                             .hint = h->last_P > 0 ? (uint32_t)h->last_P : 0};
-  vkocc_status st = vkocc_pipeline_occupancy(ctx, o->cal ? o->cal : &h->cal, &sd, &po, true, &pr);
+  model_known(h);
+  vkocc_status st = vkocc_pipeline_occupancy_model(ctx, o->cal ? o->cal : &h->cal, &sd, &po, h->have_derived ? &h->derived : NULL,
+                                                   h->have_registers ? &h->registers : NULL, true, &pr);
   if (st == VKOCC_ERROR_UNSUPPORTED && s->uses_P) return stop(t, st); /* no shader clock: P cannot be had */
   if (st) {
     char why[600];

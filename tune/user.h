@@ -130,7 +130,15 @@ typedef struct tu_options {
   uint32_t threads;
   /* what the harnesses of one process's devices share (a fleet's workers, tune/fleet.c): NULL, each makes its own */
   struct tu_shared *shared;
+  /* the fingerprint document given for this device (vkocc_tune_fingerprint[_file], --fingerprint; NULL: none): its
+   * per-SM limits serve P where the cache has none and it is this device's (tu_fingerprint_derived) */
+  const json_t *fp_doc;
 } tu_options;
+
+/* The per-SM limits of fingerprint document doc where it is dev's (the same UUID, driver and queue family); false
+ * otherwise, or where it has none. A file of another device (--allow-other-device) is not used for P: its SM count
+ * need not be this device's. */
+bool tu_fingerprint_derived(const json_t *doc, const vkocc_device_info *dev, vkocc_derived *out);
 
 /* Made once per process for every device's harness instead of once per device (tu_options.shared): the arguments'
  * data and the reference outputs (generated on the host), the modules' SPIR-V (compiled on the host). The first
