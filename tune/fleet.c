@@ -1769,7 +1769,7 @@ static void clocks_line(const fleet *f, uint32_t gi, char *out, size_t len, bool
   for (uint32_t s = 0; s < f->nslots && at < len; s++) {
     const slot *sl = &f->slots[s];
     uint32_t ref, n;
-    double range, spread;
+    double range;
     if (sl->group != gi || !fleet_drift_of(sl->pts, sl->npts, &ref, &n, &range, &spread)) continue;
     bool d = tu_drifted(range, spread);
     *drifted |= d;
