@@ -7,6 +7,7 @@
 #include <vulkan/vulkan.h> /* the types of the module contract and reflection: no device here */
 #include <shaderc/shaderc.h>
 #include <spirv-tools/libspirv.h>
+#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,62 @@ static shaderc_compiler_t process_compiler;
 static pthread_once_t process_compiler_once = PTHREAD_ONCE_INIT;
 static void process_compiler_make(void) { process_compiler = shaderc_compiler_initialize(); }
 
+/* Whether word w (n bytes) occurs in t (tlen bytes) as a whole identifier outside [skip, skip_end) */
+static bool word_elsewhere(const char *t, size_t tlen, const char *w, size_t n, size_t skip, size_t skip_end) {
+  for (size_t i = 0; i + n <= tlen; i++) {
+    if (i >= skip && i < skip_end) { i = skip_end - 1; continue; }
+    if (memcmp(t + i, w, n)) continue;
+    bool before = i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_');
+    bool after = i + n < tlen && (isalnum((unsigned char)t[i + n]) || t[i + n] == '_');
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+/* glslang (in libshaderc) does not fail but crashes (SEGV in handleEntryPointAttributes) on an HLSL
+ * [numthreads(...)] argument that is a lone identifier it does not know, parenthesized or not: a macro the spec's
+ * parameters leave undefined, such as numthreads(LOCAL_SIZE_X, 1, 1). The preprocessed text (macros expanded,
+ * comments gone) is scanned for it first: such an argument that the text names nowhere else (a static const would
+ * be declared there) is an error naming it. A scan, not a parser: everything else is glslang's to judge. */
+static vkocc_status hlsl_numthreads_known(shaderc_compiler_t comp, const char *text, size_t len, const char *name,
+                                          const char *ep, shaderc_compile_options_t opts) {
+  shaderc_compilation_result_t pre =
+      shaderc_compile_into_preprocessed_text(comp, text, len, shaderc_compute_shader, name, ep, opts);
+  vkocc_status s = VKOCC_OK;
+  const char *t = shaderc_result_get_compilation_status(pre) == shaderc_compilation_status_success
+                      ? shaderc_result_get_bytes(pre) : NULL;
+  size_t tlen = t ? shaderc_result_get_length(pre) : 0;
+  static const char key[] = "numthreads";
+  for (size_t i = 0; t && !s && i + sizeof key - 1 <= tlen; i++) {
+    if (memcmp(t + i, key, sizeof key - 1) || (i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_'))) continue;
+    size_t p = i + sizeof key - 1;
+    while (p < tlen && isspace((unsigned char)t[p])) p++;
+    if (p >= tlen || t[p] != '(') continue;
+    size_t open = p, close = p + 1;
+    for (int depth = 1; close < tlen && depth; close++) depth += t[close] == '(' ? 1 : t[close] == ')' ? -1 : 0;
+    /* each argument between open and close, at depth 1 */
+    for (size_t a = open + 1; a < close && !s;) {
+      size_t b = a;
+      for (int depth = 0; b < close - 1 && (depth || t[b] != ','); b++) depth += t[b] == '(' ? 1 : t[b] == ')' ? -1 : 0;
+      size_t x = a, y = b;
+      for (;;) { /* spaces and enclosing parentheses off */
+        while (x < y && isspace((unsigned char)t[x])) x++;
+        while (y > x && isspace((unsigned char)t[y - 1])) y--;
+        if (y - x >= 2 && t[x] == '(' && t[y - 1] == ')') x++, y--;
+        else break;
+      }
+      bool ident = y > x && (isalpha((unsigned char)t[x]) || t[x] == '_');
+      for (size_t k = x; ident && k < y; k++) ident = isalnum((unsigned char)t[k]) || t[k] == '_';
+      if (ident && !word_elsewhere(t, tlen, t + x, y - x, i, close))
+        s = vkocc_fail(VKOCC_ERROR_USAGE, "%s does not compile: [numthreads(...)] names '%.*s', which nothing defines (a "
+                       "macro the spec's parameters do not set?); the compiler would crash on it", name, (int)(y - x), t + x);
+      a = b + 1;
+    }
+  }
+  shaderc_result_release(pre);
+  return s;
+}
+
 vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name, vkocc_shader_lang lang,
                                   const char *entry, const char *const *defines, uint32_t ndefines,
                                   uint32_t **spv, size_t *words) {
@@ -142,6 +199,13 @@ vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name
     shaderc_compile_options_add_macro_definition(opts, defines[i], nl, val, strlen(val));
   }
   const char *ep = entry && *entry ? entry : "main";
+  if (lang == VKOCC_SHADER_HLSL) {
+    vkocc_status u = hlsl_numthreads_known(comp, text, len, name, ep, opts);
+    if (u) {
+      shaderc_compile_options_release(opts);
+      return u;
+    }
+  }
   shaderc_compilation_result_t res =
       shaderc_compile_into_spv(comp, text, len, shaderc_compute_shader, name, ep, opts);
   vkocc_status s = VKOCC_OK;

@@ -1,6 +1,7 @@
 /* The module contract on synthetic limits (no device): each refusal names the limit or feature and both
  * values, with exit 3 (or 2 for the workgroup, shared memory and constants); the same module passes where
- * the device allows it. */
+ * the device allows it. And an HLSL kernel whose [numthreads] names a macro nothing defines: an error naming it,
+ * where glslang would crash the process. */
 #include "check.h"
 #include "compile.h"
 #include "internal.h"
@@ -30,10 +31,37 @@ static vkocc_status check(const char *glsl, const vkocc_module_limits *lim, cons
   return s;
 }
 
+/* HLSL with [numthreads(ARGS)]: compiled with the defines given */
+static vkocc_status hlsl(const char *args, const char *const *defines, uint32_t ndefines, const char *decl) {
+  char src[1024];
+  snprintf(src, sizeof src, "RWStructuredBuffer<float> b : register(u0);\n%s[numthreads(%s)]\n"
+           "void main(uint3 id : SV_DispatchThreadID) { b[id.x] = 1.0; }\n", decl, args);
+  uint32_t *spv = NULL;
+  size_t words;
+  vkocc_status s = vkocc_shader_compile(src, strlen(src), "k.hlsl", VKOCC_SHADER_HLSL, "main", defines, ndefines, &spv, &words);
+  free(spv);
+  return s;
+}
+
+static void test_hlsl_numthreads(void) {
+  const char *x64[] = {"LOCAL_SIZE_X=64"};
+  CHECK_EQ_U(hlsl("LOCAL_SIZE_X, 1, 1", x64, 1, ""), VKOCC_OK);
+  CHECK_EQ_U(hlsl("LOCAL_SIZE_X, 1, 1", NULL, 0, ""), VKOCC_ERROR_USAGE);
+  CHECK_CONTAINS(vkocc_last_error(), "k.hlsl does not compile: [numthreads(...)] names 'LOCAL_SIZE_X', which nothing defines");
+  CHECK_EQ_U(hlsl("64, ( (Y) ), 1", NULL, 0, ""), VKOCC_ERROR_USAGE);
+  CHECK_CONTAINS(vkocc_last_error(), "names 'Y'");
+  /* a name the text declares is glslang's to judge (it compiles); an expression of an unknown one is glslang's error */
+  CHECK_EQ_U(hlsl("X, 1, 1", NULL, 0, "static const uint X = 64;\n"), VKOCC_OK);
+  CHECK_EQ_U(hlsl("X + 1, 1, 1", NULL, 0, ""), VKOCC_ERROR_USAGE);
+  CHECK_CONTAINS(vkocc_last_error(), "k.hlsl does not compile: ");
+  CHECK(!strstr(vkocc_last_error(), "nothing defines"), "an expression taken for a lone name: %s", vkocc_last_error());
+}
+
 #define HEAD "#version 450\nlayout(local_size_x = 64) in;\n"
 #define OUT "layout(set = 0, binding = 0) buffer O { uint v[]; } o;\n"
 
 int main(void) {
+  test_hlsl_numthreads();
   vkocc_module_limits l = base;
   /* a feature the device has but does not enable: named, with both sides */
   const char *i64 = HEAD "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n" OUT
