@@ -206,6 +206,10 @@ put("hlsl_set_20.hlsl", "[[vk::binding(0, 20)]] RWStructuredBuffer<uint> o;\n[nu
 put("hlsl_push_256.hlsl", "struct P { uint4 a[16]; };\n[[vk::push_constant]] ConstantBuffer<P> pc;\nRWStructuredBuffer<uint> o : register(u0);\n"
     "[numthreads(64, 1, 1)]\nvoid CSMain(uint3 id : SV_DispatchThreadID) { o[id.x] = pc.a[0].x + pc.a[15].w; }\n", 3, "maxPushConstantsSize", "--entry CSMain")
 put("hlsl_syntax.hlsl", "[numthreads(64,1,1)] void CSMain( { }\n", 2, "does not compile", "--entry CSMain")
+# glslang crashes on a lone undefined name in numthreads (compile/compile.c checks it first); defined, it measures
+put("hlsl_numthreads_undefined.hlsl", HL.replace("numthreads(64, 1, 1)", "numthreads(LOCAL_SIZE_X, 1, 1)"), 2,
+    "names 'LOCAL_SIZE_X', which nothing defines", "--entry CSMain")
+entries.append(("hlsl_numthreads_undefined.hlsl", 0, "P", "--entry CSMain --define LOCAL_SIZE_X=64"))
 put("hlsl_infinite.hlsl", HL.replace("o[id.x] = id.x;", "uint i = 0; while (o[1] == 0) { i++; } o[0] = i;"), 0, "P", "--entry CSMain")
 
 # ---------------------------------------------------------------- SPIR-V assembly
