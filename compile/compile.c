@@ -129,29 +129,18 @@ static bool word_elsewhere(const char *t, size_t tlen, const char *w, size_t n, 
   return false;
 }
 
-/* glslang (in libshaderc) does not fail but crashes (SEGV in handleEntryPointAttributes) on an HLSL
- * [numthreads(...)] argument that is a lone identifier it does not know, parenthesized or not: a macro the spec's
- * parameters leave undefined, such as numthreads(LOCAL_SIZE_X, 1, 1). The preprocessed text (macros expanded,
- * comments gone) is scanned for it first: such an argument that the text names nowhere else (a static const would
- * be declared there) is an error naming it. A scan, not a parser: everything else is glslang's to judge. */
-static vkocc_status hlsl_numthreads_known(shaderc_compiler_t comp, const char *text, size_t len, const char *name,
-                                          const char *ep, shaderc_compile_options_t opts) {
-  shaderc_compilation_result_t pre =
-      shaderc_compile_into_preprocessed_text(comp, text, len, shaderc_compute_shader, name, ep, opts);
-  vkocc_status s = VKOCC_OK;
-  const char *t = shaderc_result_get_compilation_status(pre) == shaderc_compilation_status_success
-                      ? shaderc_result_get_bytes(pre) : NULL;
-  size_t tlen = t ? shaderc_result_get_length(pre) : 0;
+bool vkocc_hlsl_numthreads_unknown(const char *t, size_t tlen, char *name, size_t len) {
   static const char key[] = "numthreads";
-  for (size_t i = 0; t && !s && i + sizeof key - 1 <= tlen; i++) {
+  if (len) name[0] = 0;
+  for (size_t i = 0; t && i + sizeof key - 1 <= tlen; i++) {
     if (memcmp(t + i, key, sizeof key - 1) || (i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_'))) continue;
     size_t p = i + sizeof key - 1;
     while (p < tlen && isspace((unsigned char)t[p])) p++;
     if (p >= tlen || t[p] != '(') continue;
     size_t open = p, close = p + 1;
     for (int depth = 1; close < tlen && depth; close++) depth += t[close] == '(' ? 1 : t[close] == ')' ? -1 : 0;
-    /* each argument between open and close, at depth 1 */
-    for (size_t a = open + 1; a < close && !s;) {
+    /* each argument between the parentheses, split at the commas of depth 0 */
+    for (size_t a = open + 1; a < close;) {
       size_t b = a;
       for (int depth = 0; b < close - 1 && (depth || t[b] != ','); b++) depth += t[b] == '(' ? 1 : t[b] == ')' ? -1 : 0;
       size_t x = a, y = b;
@@ -163,12 +152,30 @@ static vkocc_status hlsl_numthreads_known(shaderc_compiler_t comp, const char *t
       }
       bool ident = y > x && (isalpha((unsigned char)t[x]) || t[x] == '_');
       for (size_t k = x; ident && k < y; k++) ident = isalnum((unsigned char)t[k]) || t[k] == '_';
-      if (ident && !word_elsewhere(t, tlen, t + x, y - x, i, close))
-        s = vkocc_fail(VKOCC_ERROR_USAGE, "%s does not compile: [numthreads(...)] names '%.*s', which nothing defines (a "
-                       "macro the spec's parameters do not set?); the compiler would crash on it", name, (int)(y - x), t + x);
+      if (ident && !word_elsewhere(t, tlen, t + x, y - x, i, close)) {
+        if (len) snprintf(name, len, "%.*s", (int)(y - x), t + x);
+        return true;
+      }
       a = b + 1;
     }
   }
+  return false;
+}
+
+/* glslang (in libshaderc) does not fail but crashes (SEGV in handleEntryPointAttributes) on an HLSL
+ * [numthreads(...)] argument that is a lone identifier it does not know, parenthesized or not: a macro the spec's
+ * parameters leave undefined, such as numthreads(LOCAL_SIZE_X, 1, 1). The preprocessed text (macros expanded,
+ * comments gone) is scanned for it first (vkocc_hlsl_numthreads_unknown). */
+static vkocc_status hlsl_numthreads_known(shaderc_compiler_t comp, const char *text, size_t len, const char *name,
+                                          const char *ep, shaderc_compile_options_t opts) {
+  shaderc_compilation_result_t pre =
+      shaderc_compile_into_preprocessed_text(comp, text, len, shaderc_compute_shader, name, ep, opts);
+  vkocc_status s = VKOCC_OK;
+  char unknown[128];
+  if (shaderc_result_get_compilation_status(pre) == shaderc_compilation_status_success &&
+      vkocc_hlsl_numthreads_unknown(shaderc_result_get_bytes(pre), shaderc_result_get_length(pre), unknown, sizeof unknown))
+    s = vkocc_fail(VKOCC_ERROR_USAGE, "%s does not compile: [numthreads(...)] names '%s', which nothing defines (a macro "
+                   "the spec's parameters do not set?); the compiler would crash on it", name, unknown);
   shaderc_result_release(pre);
   return s;
 }

@@ -30,6 +30,11 @@ vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, co
 vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name, vkocc_shader_lang lang,
                                   const char *entry, const char *const *defines, uint32_t ndefines,
                                   uint32_t **spv, size_t *words);
+/* Whether preprocessed HLSL text t (tlen bytes, not NUL-terminated) has a [numthreads(...)] argument that is a lone
+ * identifier (parenthesized or not) the text names nowhere else: glslang crashes on one instead of failing. *name
+ * (len bytes) gets it. Pure; a scan, not a parser. */
+bool vkocc_hlsl_numthreads_unknown(const char *t, size_t tlen, char *name, size_t len);
+
 /* Builds glslang's built-in tables for kernels like text (its language; for GLSL its #version line) on a thread of
  * its own, by compiling a trivial shader, and returns at once. glslang builds them on a process's first compile of
  * a shader kind (120-160 ms of KTT's vadd on lavapipe's 2-core host): a tuning that calls this as soon as it has
