@@ -75,6 +75,8 @@ int cmd_view(cli_run *run, int argc, char **argv);
 int cmd_tune(cli_run *run, int argc, char **argv);
 int cmd_tune_spec(cli_run *run, int argc, char **argv);     /* vkocc tune SPEC.json: a user kernel from a T1 file */
 /* tune_fleet.c: --device all or a list, or under mpirun/srun: one spec on several devices and ranks */
+/* A tune's sentinel as its "clocks:" line says it (without the label), and on stderr the warning where it drifted */
+void cli_sentinel_line(const vkocc_tune_sentinel *sen, char *out, size_t len);
 bool cli_tune_fleet_wanted(const char *device);
 int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *t4,
                    const char *policy, vkocc_tune_options *o);

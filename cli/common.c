@@ -417,3 +417,12 @@ int cli_lock_output(const char *cmd, const char *out) {
   }
   return cli_error(cmd, 1, "-o %s: could not take its lock", out);
 }
+
+void cli_sentinel_line(const vkocc_tune_sentinel *sen, char *out, size_t len) {
+  double lo = sen->lo_ns, hi = sen->hi_ns;
+  snprintf(out, len, "sentinel %s timed %u times: medians %.2f..%.2f us (range %.2f%%, largest spread %.2f%%)", sen->key,
+           sen->times, lo / 1e3, hi / 1e3, 100 * (hi - lo) / lo, 100 * sen->max_spread);
+  if (sen->drifted)
+    fprintf(stderr, "vkocc tune: warning: the sentinel's medians drifted %.1f%% during the run: times measured at different "
+            "moments are not comparable (raise --warmup-ms or --warmup-ratio; see docs/tune.md)\n", 100 * (hi - lo) / lo);
+}

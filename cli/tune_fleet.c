@@ -193,10 +193,14 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
       fprintf(so, "cluster:  %s: %u devices, %u measured (%u resumed), %u valid%s%s\n", cl->cluster_id, cl->devices,
               cl->measured, cl->resumed, cl->valid, cl->stopped[0] ? "; stopped: " : "", cl->stopped);
       if (cl->normalization[0]) fprintf(so, "factors:  %s\n", cl->normalization);
-      if (cl->clocks[0]) fprintf(so, "clocks:   %s\n", cl->clocks);
-      if (cl->drifted)
+      /* the references' drift, or a lone device's sentinel as one device's run says it (its warning too) */
+      char clocks[700];
+      snprintf(clocks, sizeof clocks, "%s", cl->clocks);
+      if (cl->has_sentinel) cli_sentinel_line(&cl->sentinel, clocks, sizeof clocks);
+      else if (cl->drifted)
         fprintf(stderr, "vkocc tune: warning: %s: a reference's medians drifted on a device during the run: times measured at "
                 "different moments are not comparable (raise --warmup-ms or --warmup-ratio; see docs/tune.md)\n", cl->cluster_id);
+      if (clocks[0]) fprintf(so, "clocks:   %s\n", clocks);
       if (cl->valid) fprintf(so, "best:     %10.2f us  %s\n", cl->best_ns / 1e3, cl->best_key);
       fprintf(so, "written:  %s\n", cl->output);
       json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "cluster_id", cl->cluster_id, "output", cl->output, "devices",
@@ -205,7 +209,7 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
       json_object_set_new(j, "best_ns", cl->valid ? json_real(cl->best_ns) : json_null());
       json_object_set_new(j, "stopped", cl->stopped[0] ? json_string(cl->stopped) : json_null());
       json_object_set_new(j, "normalization", cl->normalization[0] ? json_string(cl->normalization) : json_null());
-      json_object_set_new(j, "clocks", cl->clocks[0] ? json_string(cl->clocks) : json_null());
+      json_object_set_new(j, "clocks", clocks[0] ? json_string(clocks) : json_null());
       json_object_set_new(j, "drifted", json_boolean(cl->drifted));
       json_array_append_new(clusters, j);
     }

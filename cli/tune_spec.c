@@ -273,14 +273,7 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
   }
   char sentinel_text[700] = "";
   vkocc_tune_sentinel sen;
-  if (vkocc_tune_sentinel_get(s, &sen)) {
-    double lo = sen.lo_ns, hi = sen.hi_ns;
-    snprintf(sentinel_text, sizeof sentinel_text, "clocks:   sentinel %s timed %u times: medians %.2f..%.2f us (range %.2f%%, "
-             "largest spread %.2f%%)\n", sen.key, sen.times, lo / 1e3, hi / 1e3, 100 * (hi - lo) / lo, 100 * sen.max_spread);
-    if (sen.drifted)
-      fprintf(stderr, "vkocc tune: warning: the sentinel's medians drifted %.1f%% during the run: times measured at different "
-              "moments are not comparable (raise --warmup-ms or --warmup-ratio; see docs/tune.md)\n", 100 * (hi - lo) / lo);
-  }
+  if (vkocc_tune_sentinel_get(s, &sen)) cli_sentinel_line(&sen, sentinel_text, sizeof sentinel_text);
   if (c->json) {
     json_t *doc;
     if ((st = vkocc_tune_results_document(s, &doc))) return cli_fail("tune", st);
@@ -304,7 +297,7 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
            "(%u compiles for %u pipelines; arguments' data %.1f ms once)\n", tot / measured, sum_ms[0] / measured,
            sum_ms[1] / measured, sum_ms[2] / measured, sum_ms[3] / measured, sum_ms[4] / measured, sum.compiles,
            sum.pipelines, sum.setup_ms);
-  if (sentinel_text[0]) fprintf(so, "%s", sentinel_text);
+  if (sentinel_text[0]) fprintf(so, "clocks:   %s\n", sentinel_text);
   uint32_t top[5], ntop = vkocc_tune_ranking(s, 5, top);
   for (uint32_t rank = 0; rank < ntop; rank++) {
     vkocc_tune_result rb;

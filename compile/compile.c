@@ -117,23 +117,11 @@ static shaderc_compiler_t process_compiler;
 static pthread_once_t process_compiler_once = PTHREAD_ONCE_INIT;
 static void process_compiler_make(void) { process_compiler = shaderc_compiler_initialize(); }
 
-/* Whether word w (n bytes) occurs in t (tlen bytes) as a whole identifier outside [skip, skip_end) */
-static bool word_elsewhere(const char *t, size_t tlen, const char *w, size_t n, size_t skip, size_t skip_end) {
-  for (size_t i = 0; i + n <= tlen; i++) {
-    if (i >= skip && i < skip_end) { i = skip_end - 1; continue; }
-    if (memcmp(t + i, w, n)) continue;
-    bool before = i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_');
-    bool after = i + n < tlen && (isalnum((unsigned char)t[i + n]) || t[i + n] == '_');
-    if (!before && !after) return true;
-  }
-  return false;
-}
-
 bool vkocc_hlsl_numthreads_unknown(const char *t, size_t tlen, char *name, size_t len) {
   static const char key[] = "numthreads";
   if (len) name[0] = 0;
   for (size_t i = 0; t && i + sizeof key - 1 <= tlen; i++) {
-    if (memcmp(t + i, key, sizeof key - 1) || (i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_'))) continue;
+    if (memcmp(t + i, key, sizeof key - 1) || (i > 0 && vkocc_ident_char(t[i - 1]))) continue;
     size_t p = i + sizeof key - 1;
     while (p < tlen && isspace((unsigned char)t[p])) p++;
     if (p >= tlen || t[p] != '(') continue;
@@ -151,8 +139,9 @@ bool vkocc_hlsl_numthreads_unknown(const char *t, size_t tlen, char *name, size_
         else break;
       }
       bool ident = y > x && (isalpha((unsigned char)t[x]) || t[x] == '_');
-      for (size_t k = x; ident && k < y; k++) ident = isalnum((unsigned char)t[k]) || t[k] == '_';
-      if (ident && !word_elsewhere(t, tlen, t + x, y - x, i, close)) {
+      for (size_t k = x; ident && k < y; k++) ident = vkocc_ident_char(t[k]);
+      /* named anywhere else in the text (a static const declared there): glslang's to judge */
+      if (ident && !vkocc_word_in(t, tlen, 0, i, t + x, y - x) && !vkocc_word_in(t, tlen, close, tlen, t + x, y - x)) {
         if (len) snprintf(name, len, "%.*s", (int)(y - x), t + x);
         return true;
       }

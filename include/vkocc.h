@@ -1674,6 +1674,9 @@ typedef struct vkocc_tune_fleet_cluster {
    * drift check that a lone device's sentinel makes ("" : none timed twice); drifted as the sentinel's rule */
   char clocks[600];
   bool drifted;
+  /* one device: its sentinel, as vkocc_tune_sentinel_get gives one device's (this rank's devices only) */
+  bool has_sentinel;
+  vkocc_tune_sentinel sentinel;
 } vkocc_tune_fleet_cluster;
 
 typedef struct vkocc_tune_fleet_report {

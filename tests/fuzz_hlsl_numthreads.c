@@ -3,6 +3,7 @@
  * (ASan), and a name it reports is an identifier that occurs in the input. */
 #include "fuzz_util.h"
 #include "compile.h"
+#include "util.h"
 #include <ctype.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -15,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_accepted++;
     size_t n = strnlen(name, sizeof name);
     FUZZ_CHECK(n > 0 && n < sizeof name && (isalpha((unsigned char)name[0]) || name[0] == '_'));
-    for (size_t k = 0; k < n; k++) FUZZ_CHECK(isalnum((unsigned char)name[k]) || name[k] == '_');
+    for (size_t k = 0; k < n; k++) FUZZ_CHECK(vkocc_ident_char(name[k]));
     bool found = false;
     for (size_t i = 0; !found && n < sizeof name - 1 && i + n <= size; i++) found = !memcmp(t + i, name, n);
     FUZZ_CHECK(found || n == sizeof name - 1); /* (a longer name is cut to the buffer) */

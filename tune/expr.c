@@ -80,12 +80,11 @@ static void skip_ws(parser *ps) {
 }
 
 static bool is_ident_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
-static bool is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
 /* the keyword kw at the cursor as a whole word */
 static bool kw_at(parser *ps, const char *kw) {
   size_t l = strlen(kw);
-  return !strncmp(ps->p, kw, l) && !is_ident(ps->p[l]);
+  return !strncmp(ps->p, kw, l) && !vkocc_ident_char(ps->p[l]);
 }
 static bool accept_kw(parser *ps, const char *kw) {
   skip_ws(ps);
@@ -145,7 +144,7 @@ static int32_t parse_number(parser *ps) {
     errno = 0;
     char *end;
     unsigned long long v = strtoull(q + 2, &end, 16);
-    if (end == q + 2 || is_ident(*end)) { perr(ps, start, "bad hexadecimal literal"); return -1; }
+    if (end == q + 2 || vkocc_ident_char(*end)) { perr(ps, start, "bad hexadecimal literal"); return -1; }
     if (errno || v > INT64_MAX) { perr(ps, start, "integer literal out of the 64-bit range"); return -1; }
     ps->p = end;
     int32_t n = add_node(ps, N_INT, start, -1, -1);
@@ -159,7 +158,7 @@ static int32_t parse_number(parser *ps) {
     if (*r == '+' || *r == '-') r++;
     if (isdigit((unsigned char)*r)) { is_float = true; q = r; while (isdigit((unsigned char)*q)) q++; }
   }
-  if (is_ident(*q)) { perr(ps, start, "bad number"); return -1; }
+  if (vkocc_ident_char(*q)) { perr(ps, start, "bad number"); return -1; }
   char buf[128];
   size_t l = 0;
   for (const char *c = start; c < q && l + 1 < sizeof buf; c++)
@@ -212,7 +211,7 @@ static int32_t parse_call(parser *ps, const char *start, bool is_max) {
   /* min(name) / max(name) of one variable with a range: its smallest / largest value */
   if (is_ident_start(*argp)) {
     const char *q = argp;
-    while (is_ident(*q)) q++;
+    while (vkocc_ident_char(*q)) q++;
     const char *r = q;
     while (*r == ' ' || *r == '\t') r++;
     int32_t v = lookup_var(ps, argp, (size_t)(q - argp));
@@ -272,7 +271,7 @@ static int32_t parse_atom(parser *ps) {
     return -1;
   }
   const char *q = ps->p;
-  while (is_ident(*q)) q++;
+  while (vkocc_ident_char(*q)) q++;
   size_t len = (size_t)(q - start);
   int32_t v = lookup_var(ps, start, len); /* a parameter named like a built-in wins */
   if (v >= 0) {
@@ -996,14 +995,14 @@ bool texpr_parse_list(const char *text, const texpr_scope *scope, const texpr_en
     if (*q == '\'' || *q == '"') { const char *e2 = strchr(q + 1, *q); if (!e2) break; q = e2; continue; }
     if (*q == '(' || *q == '[') depth++;
     else if (*q == ')' || *q == ']') depth--;
-    else if (!depth && !strncmp(q, "for", 3) && (q == body || !is_ident(q[-1])) && !is_ident(q[3])) for_at = q;
+    else if (!depth && !strncmp(q, "for", 3) && (q == body || !vkocc_ident_char(q[-1])) && !vkocc_ident_char(q[3])) for_at = q;
   }
   if (for_at) {
     /* [EXPR for NAME in range(a[, b[, c]])] */
     ps.p = for_at + 3;
     skip_ws(&ps);
     const char *nm = ps.p;
-    while (is_ident(*ps.p)) ps.p++;
+    while (vkocc_ident_char(*ps.p)) ps.p++;
     if (ps.p == nm || !is_ident_start(*nm)) { perr(&ps, nm, "expected a loop variable after 'for'"); goto out; }
     size_t nl = (size_t)(ps.p - nm);
     char name[64];

@@ -62,7 +62,7 @@ typedef struct msg {
 } msg;
 
 typedef struct cmd {
-  int32_t kind, purpose;
+  int32_t kind, purpose;     /* purpose: AGAIN's FOR_*; GO's 1 where the group normalizes (no sentinel of its own) */
   uint32_t worker, config;
   char reference[512];
 } cmd;
@@ -381,7 +381,7 @@ static void *worker_main(void *arg) {
 static void worker_command(fleet *f, worker *w, const cmd *c) {
   pthread_mutex_lock(&f->mu);
   if (c->kind == CMD_GO) {
-    w->go = true, w->no_sentinel = c->purpose == 1;
+    w->go = true, w->no_sentinel = c->purpose != 0;
     snprintf(w->reference, sizeof w->reference, "%s", c->reference);
   }
   else if (c->kind == CMD_MEASURE && w->ntodo < CHUNK) w->todo[(w->head + w->ntodo++) % CHUNK] = c->config;
@@ -1299,7 +1299,7 @@ static bool dispatch(fleet *f) {
         bool other = false;
         for (uint32_t k = 0; k < f->nslots; k++) other |= k != s && f->slots[k].group == gi && f->slots[k].started && !f->slots[k].dead;
         if (!g->ref_known && other) continue;
-        cmd go = {.kind = CMD_GO, .purpose = g->norm ? 1 : 0, .worker = s};
+        cmd go = {.kind = CMD_GO, .purpose = g->norm, .worker = s};
         snprintf(go.reference, sizeof go.reference, "%s", g->ref_known ? g->reference : "");
         if (send_command(f, &go)) { slot_failed(f, s, vkocc_last_error()); continue; }
         sl->started = true, sl->go_ms = vkocc_now_ms() - f->t0;
@@ -1752,24 +1752,14 @@ static void normalization_line(const fleet *f, uint32_t gi, char *out, size_t le
   }
 }
 
-/* The clocks as the references timed again on each device show them, or a device alone in its cluster its sentinel */
+/* The clocks as the references timed again on each device show them */
 static void clocks_line(const fleet *f, uint32_t gi, char *out, size_t len, bool *drifted) {
   size_t at = 0;
   out[0] = 0, *drifted = false;
-  const group *g = &f->g[gi];
-  double lo, hi, spread;
-  if (!g->norm) {
-    if (g->run.sentinel_config < 0 || !tu_sentinel_summary(&g->run, &lo, &hi, &spread, drifted)) return;
-    char key[600];
-    t1_config_key(&g->run.spec, g->run.space.coord + (size_t)g->run.sentinel_config * g->run.spec.nparams, key, sizeof key);
-    snprintf(out, len, "sentinel %s timed %u times: medians %.2f..%.2f us (range %.2f%%, largest spread %.2f%%)%s", key,
-             g->run.nsentinel, lo / 1e3, hi / 1e3, 100 * (hi - lo) / lo, 100 * spread, *drifted ? ": drifted" : "");
-    return;
-  }
   for (uint32_t s = 0; s < f->nslots && at < len; s++) {
     const slot *sl = &f->slots[s];
     uint32_t ref, n;
-    double range;
+    double range, spread;
     if (sl->group != gi || !fleet_drift_of(sl->pts, sl->npts, &ref, &n, &range, &spread)) continue;
     bool d = tu_drifted(range, spread);
     *drifted |= d;
@@ -1791,7 +1781,8 @@ static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
     for (uint32_t i = 0; i < g->run.space.count; i++)
       if (g->run.r[i].measured) c->measured++, c->valid += g->run.r[i].inv == TU_CORRECT;
     if (g->norm) normalization_line(f, gi, c->normalization, sizeof c->normalization);
-    clocks_line(f, gi, c->clocks, sizeof c->clocks, &c->drifted);
+    if (g->norm) clocks_line(f, gi, c->clocks, sizeof c->clocks, &c->drifted);
+    else if ((c->has_sentinel = tu_sentinel_of(&g->run, &c->sentinel))) c->drifted = c->sentinel.drifted;
     int32_t who;
     int64_t b = fleet_best(f, gi, &c->best_ns, &who);
     if (b >= 0) {

@@ -135,7 +135,7 @@ static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
   if (!json_is_string(vj)) return bad(r, path, "'Values' must be a string holding a list (\"[1, 2, 4]\")");
   values = json_string_value(vj);
   bool ok = name[0] && (isalpha((unsigned char)name[0]) || name[0] == '_');
-  for (const char *c = name; *c && ok; c++) ok = isalnum((unsigned char)*c) || *c == '_';
+  for (const char *c = name; *c && ok; c++) ok = vkocc_ident_char(*c);
   if (!ok || strlen(name) > 63) return bad(r, path, "Name '%.80s': expected an identifier of at most 63 characters", name);
   if (!strcmp(name, "P") || !strcmp(name, "ProblemSize") || !strcmp(name, "min") || !strcmp(name, "max") ||
       !strcmp(name, "True") || !strcmp(name, "False") || !strcmp(name, "and") || !strcmp(name, "or") ||

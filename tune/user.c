@@ -336,13 +336,8 @@ static void strip_comments(char *t) {
 }
 
 static bool word_in(const char *text, const char *w) {
-  size_t l = strlen(w);
-  for (const char *p = text; (p = strstr(p, w)); p += l) {
-    bool a = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-    bool b = !(isalnum((unsigned char)p[l]) || p[l] == '_');
-    if (a && b) return true;
-  }
-  return false;
+  size_t n = strlen(text);
+  return vkocc_word_in(text, n, 0, n, w, strlen(w));
 }
 
 /* The SpecId of a specialization constant declared in the source as "constant_id = N) const TYPE NAME"
@@ -355,13 +350,13 @@ static int32_t declared_spec(const char *text, const char *name) {
     if (!isdigit((unsigned char)*q)) continue;
     long id = strtol(q, NULL, 10);
     const char *c = strstr(q, "const");
-    if (!c || c - q > 80 || isalnum((unsigned char)c[5]) || c[5] == '_') continue;
+    if (!c || c - q > 80 || vkocc_ident_char(c[5])) continue;
     q = c + 5;
     while (isspace((unsigned char)*q)) q++;
-    while (isalnum((unsigned char)*q) || *q == '_') q++; /* the type */
+    while (vkocc_ident_char(*q)) q++; /* the type */
     while (isspace((unsigned char)*q)) q++;
     size_t l = strlen(name);
-    if (!strncmp(q, name, l) && !(isalnum((unsigned char)q[l]) || q[l] == '_') && id >= 0 && id < INT32_MAX) return (int32_t)id;
+    if (!strncmp(q, name, l) && !vkocc_ident_char(q[l]) && id >= 0 && id < INT32_MAX) return (int32_t)id;
   }
   return -1;
 }

@@ -178,6 +178,8 @@ void tu_run_free(tu_run *run);
 /* The sentinel's medians: lowest, highest and the largest spread of its runs; false without 2 points. Drift of
  * the device (not noise) when the range (hi - lo) / lo is above 5% and above 4 times that spread. */
 bool tu_sentinel_summary(const tu_run *run, double *lo, double *hi, double *max_spread, bool *drifted);
+/* The same as the public summary (vkocc_tune_sentinel_get; a fleet's lone device's): false without 2 points. */
+bool tu_sentinel_of(const tu_run *run, vkocc_tune_sentinel *out);
 /* The clocks drifted when the same configuration's medians lie apart by a relative range of more than 5% and more
  * than 4 times the largest spread among them (a lone device's sentinel, a fleet's references). Pure. */
 bool tu_drifted(double range, double max_spread);

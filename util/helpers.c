@@ -1,6 +1,8 @@
 /* Small Vulkan-free helpers every room shares (util/util.h): FNV-1a 64, qsort comparators, the UTC time stamp, the
- * largest workgroup a device takes (the pure models ask it too). */
+ * largest workgroup a device takes (the pure models ask it too), identifiers in source text. */
 #include "util.h"
+#include <ctype.h>
+#include <string.h>
 #include <time.h>
 
 uint64_t vkocc_fnv1a(uint64_t h, const void *data, size_t n) {
@@ -32,4 +34,14 @@ void vkocc_utc_now(char *out, size_t len) {
 
 uint32_t vkocc_device_max_wg_size(const vkocc_device_info *d) {
   return d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
+}
+
+bool vkocc_ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+bool vkocc_word_in(const char *t, size_t tlen, size_t from, size_t to, const char *w, size_t n) {
+  if (to > tlen) to = tlen;
+  for (size_t i = from; i < to && i + n <= tlen; i++)
+    if (!memcmp(t + i, w, n) && !(i > 0 && vkocc_ident_char(t[i - 1])) && !(i + n < tlen && vkocc_ident_char(t[i + n])))
+      return true;
+  return false;
 }

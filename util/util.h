@@ -21,13 +21,17 @@ char *vkocc_xstrdup(const char *s);
 char *vkocc_xstrndup(const char *s, size_t n);
 
 /* helpers.c: FNV-1a 64 from h (VKOCC_FNV1A_OFFSET to start) over n bytes, or over a string without its NUL;
- * ascending qsort comparators; now in UTC as "2026-01-31T12:00:00Z". */
+ * ascending qsort comparators; now in UTC as "2026-01-31T12:00:00Z"; identifiers in source text. */
 #define VKOCC_FNV1A_OFFSET 0xcbf29ce484222325ull
 uint64_t vkocc_fnv1a(uint64_t h, const void *data, size_t n);
 uint64_t vkocc_fnv1a_str(uint64_t h, const char *s);
 int vkocc_cmp_u32(const void *a, const void *b);
 int vkocc_cmp_u64(const void *a, const void *b);
 void vkocc_utc_now(char *out, size_t len);
+/* A character of a C-like identifier (letter, digit, '_'), and whether identifier w (n bytes) occurs in t (tlen
+ * bytes) as a whole word starting in [from, to) (its neighbours judged in the whole of t). */
+bool vkocc_ident_char(char c);
+bool vkocc_word_in(const char *t, size_t tlen, size_t from, size_t to, const char *w, size_t n);
 
 /* parallel.c: fn(user, i) for every i < n on `threads` threads (0: one per core, at most 8); fn locks what
  * it shares. */
