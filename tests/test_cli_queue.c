@@ -98,20 +98,21 @@ static json_t *llvmpipe_of(json_t *devices_doc) {
   return NULL;
 }
 
-/* calibrate --json with the given queue flags: the document's device.queue_family (new reference) */
+/* calibrate --json with the given queue flags: the document's device.queue_family (new reference).
+ * This test checks the queue choice, not the clock fit: a fit refused as disturbed on a busy machine
+ * (exit 1, the document still printed with calibration.poor_fit true) still records the family it ran on;
+ * test_calibrate_lvp holds the fit itself to its bar. */
 static json_t *calibrate_queue(const char *bin, const char *env, const char *flags, int *rc, char **err) {
   char *out, errpath[64];
   snprintf(errpath, sizeof errpath, "/tmp/vkocc-queue-test-%d.err", (int)getpid());
-  /* a short calibration only opens the device here; on a busy machine its fit can fail (exit 1): once more */
-  for (int attempt = 0; attempt < 2; attempt++) {
-    if (attempt) free(out);
-    *rc = run_fmt(&out, "%s %s calibrate %s --json --lengths 4 --repeats 3 --longest-ms 0.2 2>%s", env, bin, flags,
-                  errpath);
-    if (*rc != 1) break;
-  }
+  *rc = run_fmt(&out, "%s %s calibrate %s --json --lengths 6 --repeats 3 --longest-ms 1 2>%s", env, bin, flags,
+                errpath);
   json_t *q = NULL;
-  if (*rc == 0) {
+  if (*rc == 0 || *rc == 1) {
     json_t *doc = load_json(out);
+    bool poor = json_is_true(json_object_get(json_object_get(doc, "calibration"), "poor_fit"));
+    if (*rc == 1 && !poor) CHECK(false, "calibrate exit 1 without a poor fit in its document: %.300s", out);
+    if (*rc == 1 && poor) *rc = 0; /* the refusal is the calibration's; the family is what is checked here */
     q = json_incref(json_object_get(json_object_get(doc, "device"), "queue_family"));
     json_decref(doc);
   }
@@ -183,7 +184,7 @@ static void cli_on_lavapipe(const char *bin) {
   free(err);
 
   /* text output names the family */
-  rc = run_fmt(&out, "%s calibrate --queue graphics --lengths 4 --repeats 3 --longest-ms 0.2 2>&1", bin);
+  rc = run_fmt(&out, "%s calibrate --queue graphics --lengths 6 --repeats 3 --longest-ms 1 2>&1", bin);
   /* exit 1 is a poor clock fit (a busy machine), which the text still reports in full */
   CHECK(rc == 0 || rc == 1, "calibrate text exit %d", rc);
   if (rc == 1) CHECK_CONTAINS(out, "calibration disturbed: poor fit after 3 attempts");
@@ -222,7 +223,7 @@ static void cli_on_lavapipe(const char *bin) {
 static void pipeline_cache_per_family(const char *bin) {
   char dir[] = "/tmp/vkocc-queue-cache-XXXXXX", *out;
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-  int rc = run_fmt(&out, "XDG_CACHE_HOME=%s %s calibrate --queue 0 --lengths 4 --repeats 3 --longest-ms 0.2 "
+  int rc = run_fmt(&out, "XDG_CACHE_HOME=%s %s calibrate --queue 0 --lengths 6 --repeats 3 --longest-ms 1 "
                    ">/dev/null 2>&1; ls %s/vkocc", dir, bin, dir);
   CHECK(rc == 0, "ls exit %d", rc);
   CHECK(strstr(out, "pipelines-") && strstr(out, "-q0.bin"), "no per-family pipeline cache: %s", out);

@@ -32,6 +32,22 @@ int main(void) {
   CHECK_EQ_U(e.tooth_heights[0], 132);
   CHECK_EQ_U(e.tooth_heights[2], 132);
   CHECK(e.first_tooth_spread_ns < 1, "clean spread %g", e.first_tooth_spread_ns);
+  /* unequal teeth: P is the first (full) tooth's height, never a later tooth's; the evidence gives each tooth's
+   * height, the last one the remainder of the dispatch */
+  simulate(132, 2 * 132 + 40, 100e3, 0, 0, 0, iv);
+  CHECK(vkocc_comb_estimate_P(iv, 2 * 132 + 40, 0, &e) == VKOCC_OK, "two and a bit waves");
+  CHECK_EQ_U(e.P, 132);
+  CHECK_EQ_U(e.teeth, 3);
+  CHECK_EQ_U(e.tooth_heights[0], 132);
+  CHECK_EQ_U(e.tooth_heights[1], 132);
+  CHECK_EQ_U(e.tooth_heights[2], 40);
+  simulate(64, 64 + 20, 100e3, 0, 300, 0, iv);
+  CHECK(vkocc_comb_estimate_P(iv, 64 + 20, 0, &e) == VKOCC_OK, "a wave and a short one");
+  CHECK_EQ_U(e.P, 64);
+  CHECK_EQ_U(e.teeth, 2);
+  CHECK_EQ_U(e.tooth_heights[0], 64);
+  CHECK_EQ_U(e.tooth_heights[1], 20);
+  CHECK(!e.lower_bound, "a second tooth reveals P");
   /* jitter: 2 us launch jitter and 1 us sleep jitter on a 50 us sleep, P = 4224 (32 x 132) */
   simulate(4224, 4224 + 1000, 50e3, 0, 2e3, 1e3, iv);
   CHECK(vkocc_comb_estimate_P(iv, 5224, 0, &e) == VKOCC_OK, "jitter");

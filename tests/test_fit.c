@@ -115,6 +115,7 @@ int main(void) {
     /* the choice: the starts where they agree with the intervals within 10%, a note beyond 2% */
     vkocc_calibration cal = {.has_device_clock = true, .timestamp_period = 1.0, .timestamp_valid_bits = 64};
     char note[160];
+    memset(note, 'x', sizeof note); /* the call must write the note whatever it held */
     const char *said = note; /* CHECK_CONTAINS takes a pointer */
     cal.realtime_fit.slope = ns_per_tick;
     vkocc_calibration_choose_tick(&cal, a, 41, 32, 8, note, sizeof note);

@@ -92,6 +92,46 @@ int main(int argc, char **argv) {
   fo.signature.subgroup_max = 64;
   vkocc_fingerprint_set_ids(&fo);
   CHECK(strcmp(fo.cluster_id, fp.cluster_id) != 0, "another subgroup range, another ID");
+  /* every signal of the recipe is in the ID: each one alone, one step away, gives another c3 ID and keeps the
+   * occupancy class; a value moved within its step keeps the ID (what a device repeats must not split it) */
+  for (int i = 0; i < VKOCC_SIG_COUNT; i++) {
+    const char *name = vkocc_sig_signal_name((vkocc_sig_signal)i);
+    double v = fp.signature.v[i].value;
+    fo = fp;
+    set(&fo.signature, (vkocc_sig_signal)i, 2 * v, 2 * v); /* a whole octave: one step or two */
+    vkocc_fingerprint_set_ids(&fo);
+    CHECK(strcmp(fo.cluster_id, fp.cluster_id) && !strcmp(fo.occupancy_id, fp.occupancy_id), "%s doubled: c3 %s vs %s",
+          name, fo.cluster_id, fp.cluster_id);
+    fo = fp;
+    set(&fo.signature, (vkocc_sig_signal)i, 1.01 * v, 1.01 * v);
+    vkocc_fingerprint_set_ids(&fo);
+    CHECK(!strcmp(fo.cluster_id, fp.cluster_id), "%s moved 1%%: the ID stays (%s vs %s)", name, fo.cluster_id,
+          fp.cluster_id);
+    fo = fp;
+    fo.signature.v[i].state = VKOCC_SIG_UNSUPPORTED; /* the signal's absence alone, the feature flags unchanged */
+    vkocc_fingerprint_set_ids(&fo);
+    CHECK(strcmp(fo.cluster_id, fp.cluster_id) != 0, "%s unsupported: another ID", name);
+  }
+  for (int f = 0; f < 3; f++) {
+    fo = fp;
+    bool *flag = f == 0 ? &fo.signature.float64 : f == 1 ? &fo.signature.int64 : &fo.signature.float16;
+    *flag = !*flag;
+    vkocc_fingerprint_set_ids(&fo);
+    CHECK(strcmp(fo.cluster_id, fp.cluster_id) != 0, "feature flag %d (f64, i64, f16) changed: another ID", f);
+  }
+  fo = fp;
+  fo.signature.subgroup_min = 16;
+  vkocc_fingerprint_set_ids(&fo);
+  CHECK(strcmp(fo.cluster_id, fp.cluster_id) != 0, "another subgroup minimum, another ID");
+  /* the occupancy class is in both IDs: each canonical workgroup size's resident workgroups per SM */
+  for (int a = 0; a < VKOCC_CANON_WG; a++) {
+    if (isnan(fp.normalized[a][0])) continue;
+    fo = fp;
+    fo.normalized[a][0] = fp.normalized[a][0] + 1;
+    vkocc_fingerprint_set_ids(&fo);
+    CHECK(strcmp(fo.cluster_id, fp.cluster_id) && strcmp(fo.occupancy_id, fp.occupancy_id),
+          "workgroup size %u's occupancy changed: c3 %s, c2 %s", vkocc_canonical_wg[a], fo.cluster_id, fo.occupancy_id);
+  }
   /* a device without FP64 says so (and it is a fact: "c3-"), one whose probe could not run says it does not know */
   fo = fp;
   fo.signature.v[VKOCC_SIG_FP64_RATIO].state = VKOCC_SIG_UNSUPPORTED;

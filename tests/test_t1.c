@@ -233,6 +233,38 @@ static void test_reader(void) {
   t1_free(&s);
 }
 
+/* A condition that names P and cannot be evaluated at the measured P (a division by P - 2 at P = 2) is an error
+ * naming the condition and the configuration, never taken as true or as false; at another P it is judged. */
+static void test_P_condition_error(void) {
+  char *text = strdup(spec_text);
+  const char *from = "TX * 4 <= P * 64";
+  char *at = strstr(text, from);
+  CHECK(at != NULL, "the spec's P condition");
+  if (!at) { free(text); return; }
+  const char *to = "TX//(P-2) >= 0"; /* no longer than `from`: blanks fill the rest */
+  CHECK(strlen(to) <= strlen(from), "replacement length");
+  memset(at, ' ', strlen(from));
+  memcpy(at, to, strlen(to));
+  t1_spec s;
+  vkocc_status st = t1_parse(text, strlen(text), "spec.json", ".", false, &s);
+  CHECK(st == VKOCC_OK, "parse: %s", vkocc_last_error());
+  free(text);
+  if (st) return;
+  bool ok = true;
+  char why[256] = "";
+  uint32_t c[3] = {1, 2, 0}; /* TX 16 */
+  st = t1_check_P(&s, c, 2, &ok, why, sizeof why);
+  CHECK(st == VKOCC_ERROR_USAGE, "P = 2: status %d, expected a usage error (ok %d, why '%s')", (int)st, ok, why);
+  const char *e = vkocc_last_error();
+  CHECK_CONTAINS(e, "Conditions[1]");
+  CHECK_CONTAINS(e, "TX//(P-2) >= 0");
+  CHECK_CONTAINS(e, "division by zero (at TX=16, TY=4");
+  vkocc_clear_error();
+  CHECK(t1_check_P(&s, c, 3, &ok, why, sizeof why) == VKOCC_OK && ok, "P = 3: 16 // 1 >= 0 holds");
+  CHECK(t1_check_P(&s, c, 1, &ok, why, sizeof why) == VKOCC_OK && !ok, "P = 1: 16 // -1 = -16 < 0 is false");
+  t1_free(&s);
+}
+
 /* replaces the first occurrence of from with to in spec_text, parses, and expects a usage error naming path */
 static void bad_spec(const char *from, const char *to, const char *path, const char *what) {
   char text[8192];
@@ -434,6 +466,7 @@ int main(void) {
   test_expr();
   test_device_limits();
   test_reader();
+  test_P_condition_error();
   test_eval_range();
   test_generator_threads();
   test_bad();

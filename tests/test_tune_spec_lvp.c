@@ -117,6 +117,13 @@ static void test_transpose(void) {
     CHECK(json_integer_value(json_array_get(g, 0)) == (96 + tx - 1) / tx &&
           json_integer_value(json_array_get(g, 1)) == (80 + ty * el - 1) / (ty * el), "groups");
     CHECK(json_number_value(json_object_get(r, "median_ns")) > 0 && json_integer_value(json_object_get(r, "runs")) >= 3, "times");
+    /* the stopping rule as the results record it: the spread target met after at least 5 runs, or the cap of 50
+     * runs, or at least 3 runs after the 2 s a configuration may take */
+    double spread = json_number_value(json_object_get(r, "spread"));
+    json_int_t runs = json_integer_value(json_object_get(r, "runs"));
+    double trials_ms = json_number_value(json_object_get(json_object_get(r, "timing_ms"), "trials"));
+    CHECK((runs >= 5 && spread <= 0.02) || runs == 50 || (runs >= 3 && trials_ms > 2000),
+          "stopping rule: %lld runs, spread %.4f, %.0f ms of trials", (long long)runs, spread, trials_ms);
   }
   CHECK(valid == 8, "every transpose configuration is right (%u of 8)", valid);
   json_decref(d);
@@ -197,6 +204,62 @@ static void test_persistent(void) {
   CHECK_CONTAINS(h, "REDUCE");
   CHECK_CONTAINS(h, "BLOCKS_PER_P");
   free(h);
+}
+
+/* One wrong element is a wrong output, wherever it lies (the first, the middle, the last), by exactly the spec's
+ * threshold: twice the threshold is invalid, half of it valid, under each validation method, compared on the host
+ * (this CPU device's default) and on the device (a GPU's). */
+static void test_edge_error(void) {
+  static const struct { const char *method; double th; int relative; } m[] = {
+      {"SideBySideRelativeComparison", 1e-3, 1}, {"SideBySideComparison", 0.01, 0}, {"AbsoluteDifference", 0.01, 0}};
+  char from[1024], to[1024], *out;
+  snprintf(from, sizeof from, "%s/tests/data/tune/edge_error.comp", src);
+  snprintf(to, sizeof to, "%s/edge_error.comp", dir);
+  copy(from, to);
+  for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
+    for (int where = 0; where < 2; where++) {
+      snprintf(to, sizeof to, "%s/edge_%zu.json", dir, k);
+      FILE *f = fopen(to, "w");
+      CHECK(f != NULL, "cannot write %s", to);
+      if (!f) return;
+      fprintf(f, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"WG\", \"Type\": \"uint\", \"Values\": \"[64]\"},"
+                 " {\"Name\": \"POS\", \"Type\": \"uint\", \"Values\": \"[0, 1, 2]\"},"
+                 " {\"Name\": \"DEV\", \"Type\": \"uint\", \"Values\": \"[0, 1, 2]\"}]},"
+                 " \"KernelSpecification\": {\"Language\": \"Vulkan\", \"KernelName\": \"main\", \"KernelFile\": \"edge_error.comp\","
+                 " \"ProblemSize\": [4096], \"LocalSize\": {\"X\": \"WG\"}, \"GlobalSizeType\": \"OpenCL\","
+                 " \"GlobalSize\": {\"X\": \"ProblemSize[0]\"}, \"Arguments\": ["
+                 " {\"Name\": \"out\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": \"WriteOnly\", \"Output\": 1,"
+                 " \"Size\": \"ProblemSize[0]\"},"
+                 " {\"Name\": \"n\", \"Type\": \"uint32\", \"MemoryType\": \"Scalar\", \"FillType\": \"Constant\", \"FillValue\": 4096},"
+                 " {\"Name\": \"th\", \"Type\": \"float\", \"MemoryType\": \"Scalar\", \"FillType\": \"Constant\", \"FillValue\": %g},"
+                 " {\"Name\": \"relative\", \"Type\": \"uint32\", \"MemoryType\": \"Scalar\", \"FillType\": \"Constant\", \"FillValue\": %d}],"
+                 " \"ReferenceArguments\": [{\"Name\": \"want\", \"TargetName\": \"out\", \"FillType\": \"Generator\","
+                 " \"DataSource\": \"(i + 1) * 0.5\", \"ValidationMethod\": \"%s\", \"ValidationThreshold\": %g}]}}\n",
+              m[k].th, m[k].relative, m[k].method, m[k].th);
+      fclose(f);
+      const char *env = where ? "VKOCC_TEST_CPU_COMPARE=0" : "";
+      int rc = run_fmt(&out, "%s %s tune %s -o %s/edge.json --spread 1 --fingerprint %s --allow-other-device 2>&1",
+                       env, bin, to, dir, fp);
+      CHECK(rc == 0, "%s (%s): exit %d: %s", m[k].method, where ? "device" : "host", rc, out);
+      CHECK_CONTAINS(out, "6 correct");
+      CHECK_CONTAINS(out, "3 correctness");
+      free(out);
+      snprintf(to, sizeof to, "%s/edge.json", dir);
+      json_t *d = check_load_json(to);
+      if (!d) return;
+      const char *v = json_string_value(json_object_get(json_object_get(d, "measurement"), "validation"));
+      CHECK(v && !strcmp(v, where ? "device" : "host"), "%s: validated on the %s", m[k].method, v ? v : "(none)");
+      size_t i;
+      json_t *r;
+      json_array_foreach(json_object_get(d, "results"), i, r) {
+        json_int_t pos = json_integer_value(json_object_get(json_object_get(r, "config"), "POS"));
+        json_int_t dev = json_integer_value(json_object_get(json_object_get(r, "config"), "DEV"));
+        const char *inv = json_string_value(json_object_get(r, "invalidity"));
+        CHECK(inv && !strcmp(inv, dev == 2 ? "correctness" : "correct"), "%s on the %s, POS %lld DEV %lld: %s",
+              m[k].method, where ? "device" : "host", (long long)pos, (long long)dev, inv ? inv : "(none)");
+      }
+      json_decref(d);
+    }
 }
 
 static void test_wrong(void) {
@@ -584,6 +647,7 @@ int main(int argc, char **argv) {
   test_warmup_sentinel();
   test_persistent();
   test_wrong();
+  test_edge_error();
   test_final_round_resume();
   test_spirv_and_ktt(argv[4]);
   test_bad();

@@ -1628,15 +1628,16 @@ static tu_outcome phase_warm(harness *h, trial *t) {
 
 /* ---- trials: timed batches until the stopping rule holds, then the last outputs validated again */
 
-/* The stopping rule: enough runs whose spread (MAD / median) is small, or at least 3 runs and the time spent. */
-static bool enough_runs(const tu_options *o, const double *ns, uint32_t runs, double since_ms) {
+/* The stopping rule: enough runs whose spread (MAD / median) is small, or at least 3 runs and the time spent.
+ * (The run cap, max_runs, is the trials loop's.) */
+bool tu_enough_runs(const tu_options *o, const double *ns, uint32_t runs, double elapsed_ms) {
   double target = o->target_spread > 0 ? o->target_spread : 0.02;
   uint32_t min_runs = o->min_runs ? o->min_runs : 5;
   double max_s = o->max_config_s > 0 ? o->max_config_s : 2.0;
   vkocc_summary sum;
   vkocc_summarize(ns, runs, &sum);
   if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;
-  return runs >= 3 && vkocc_now_ms() - since_ms > max_s * 1e3;
+  return runs >= 3 && elapsed_ms > max_s * 1e3;
 }
 
 static tu_outcome phase_trials(harness *h, trial *t) {
@@ -1669,7 +1670,7 @@ static tu_outcome phase_trials(harness *h, trial *t) {
       retry = 0;
     }
     r->runs += batch;
-    if (enough_runs(h->o, r->times_ns, r->runs, since)) break;
+    if (tu_enough_runs(h->o, r->times_ns, r->runs, vkocc_now_ms() - since)) break;
   }
   char why[400]; /* the outputs of the last run must still be right (a race shows here) */
   if (!outputs_right(h, why, sizeof why)) return invalid(t, TU_CORRECTNESS, "wrong output after %u runs: %s", r->runs, why);

@@ -183,6 +183,9 @@ bool tu_sentinel_of(const tu_run *run, vkocc_tune_sentinel *out);
 /* The clocks drifted when the same configuration's medians lie apart by a relative range of more than 5% and more
  * than 4 times the largest spread among them (a lone device's sentinel, a fleet's references). Pure. */
 bool tu_drifted(double range, double max_spread);
+/* The stopping rule of one configuration's timed runs: at least min_runs whose spread (MAD / median) is at most
+ * target_spread, or at least 3 runs after max_config_s of timing (elapsed_ms). The run cap is the caller's. */
+bool tu_enough_runs(const tu_options *o, const double *ns, uint32_t runs, double elapsed_ms);
 /* P of a pipeline of wg_size invocations with these statistics (shared bytes, registers per invocation) under
  * the device's per-SM limits d and register model m, where they determine it: the SM count certain, the register
  * file known, and every limit that binds pinned by the measured points (not a lower bound alone). False: P must
