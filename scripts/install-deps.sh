@@ -12,6 +12,7 @@ pkgs=(build-essential cmake pkg-config
       debhelper                                            # the Debian package test (test_package); lintian
                                                            # is optional: apt-get install lintian
       python3-jsonschema                                   # tests: T4 tuning results against their JSON schemas
+      valgrind                                             # tests: memcheck over the unit tests (scripts/test.sh)
       libopenmpi-dev openmpi-bin)                          # tuning across MPI ranks (mpirun/srun vkocc tune)
 missing=()
 for p in "${pkgs[@]}"; do

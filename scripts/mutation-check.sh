@@ -28,6 +28,16 @@ shipped-reference-hook-off@tune/builtin.c@  b->k->reference(in, b->n, b->f32, ds
 tune-validation-off-T1@tune/user.c@static bool validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }@static bool validated(const harness *h, uint32_t i) { (void)h, (void)i; return false; }@^test_tune_spec_lvp$
 histogram-bins-wrongly@kernels/histogram/histogram.comp@    if (idx < pc.n) atomicAdd(hist.bins[inp.data[idx] >> 24], 1u);@    if (idx < pc.n) atomicAdd(hist.bins[(inp.data[idx] >> 24) ^ 1u], 1u);@^test_tune_lvp$
 constant-cluster-id@fingerprint/normalize.c@(unsigned long long)(h >> 16)@0ull@^test_signature$|^test_fingerprint$|^test_arch_bench$|^test_one_id$|^test_cli_fingerprint$
+c3-drops-fp64-ratio@fingerprint/signature.c@VKOCC_SIG_COUNT && n < len; i++) {\n    const vkocc_sig_value *v = &g->v[i];@VKOCC_SIG_COUNT && n < len; i++) {\n    if (i == VKOCC_SIG_FP64_RATIO) continue;\n    const vkocc_sig_value *v = &g->v[i];@^test_signature$
+stop-rule-after-two-runs@tune/user.c@  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;@  if (runs >= 2) return true;@^test_stop_rule$|^test_tune_spec_lvp$
+stop-rule-ignores-spread@tune/user.c@  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;@  if (runs >= min_runs) return true;@^test_stop_rule$
+validation-tolerance-1000x-host@tune/user.c@    double lim = m == T1_SIDE_BY_SIDE_REL ? th * fabs(y) : th;@    double lim = 1000 * (m == T1_SIDE_BY_SIDE_REL ? th * fabs(y) : th);@^test_tune_spec_lvp$
+validation-skips-last-host@tune/user.c@  for (uint64_t k = 0; k < n; k++) {\n    double x = vkocc_elem_value(out, k, cd.elem)@  for (uint64_t k = 0; k + 1 < n; k++) {\n    double x = vkocc_elem_value(out, k, cd.elem)@^test_tune_spec_lvp$
+validation-tolerance-1000x-device@shaders/compare.comp@      lim = th * abs(y.v);@      lim = 1000.0 * th * abs(y.v);@^test_tune_spec_lvp$|^test_gpucheck_lvp$
+validation-skips-last-device@shaders/compare.comp@k < pc.n; k += stride@k + 1u < pc.n; k += stride@^test_tune_spec_lvp$|^test_gpucheck_lvp$
+comb-second-tooth-as-P@probes/comb.c@  free(starts); free(ends); free(len); free(dwell);\n  return VKOCC_OK;@  if (out->teeth >= 2) out->P = out->tooth_heights[1];\n  free(starts); free(ends); free(len); free(dwell);\n  return VKOCC_OK;@^test_comb$|^test_probe_lvp_threads
+header-identifier-lets-star-slash@policy/header.c@name[i] == '_' || name[i] == '-')@name[i] == '_' || name[i] == '-' || name[i] == '*' || name[i] == '/')@^test_policy_header$
+P-condition-error-as-true@tune/t1.c@    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) return cond_fail(s, &s->conds[c], coord, err);\n    if (!texpr_truthy(&v)) {@    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) continue;\n    if (!texpr_truthy(&v)) {@^test_t1$
 EOF
 )
 

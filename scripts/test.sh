@@ -28,6 +28,18 @@ set +e
 ctest --output-on-failure -j"$(nproc)" "${exclude[@]}" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
+# Valgrind's memcheck over the unit tests that need no device (reads of uninitialized memory, which ASan does
+# not see): a build without sanitizers of just those programs (label memcheck, tests/CMakeLists.txt). Skipped
+# only when ctest was given a selection of tests ($@).
+if [ $# -eq 0 ]; then
+  cmake -S .. -B ../build-memcheck -DCMAKE_BUILD_TYPE=Debug >/dev/null
+  cmake --build ../build-memcheck -j"$(nproc)" --target vkocc_memcheck_programs >/dev/null
+  set +e
+  (cd ../build-memcheck && ctest --output-on-failure -j"$(nproc)" -L memcheck) 2>&1 | tee -a "$log"
+  mrc=${PIPESTATUS[0]}
+  set -e
+  [ "$mrc" = 0 ] || rc=$mrc
+fi
 skipped=$(grep -E '\*\*\*Skipped|Not Run' "$log" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/' | sort -u | paste -sd' ' - || true)
 echo "test.sh: skipped: ${skipped:-none}"
 # and every part of a test that skipped itself, with the reason it printed
