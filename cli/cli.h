@@ -114,6 +114,12 @@ void cli_progress_line(const char *phase, uint32_t done, uint32_t total, const c
 /* The context per --device / VKOCC_DEVICE, opened on first use and kept in c->run (the runner closes it: never
  * destroy it); on error prints and returns the exit code (>0). */
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
+/* The options every command's device opens with: c's --device (or `device` where not NULL), --queue,
+ * --no-shader-clock, and cli_wait_note as the wait hook. */
+vkocc_context_options cli_context_options(const cli_common *c, const char *device);
+/* The wait hook (vkocc_context_options.wait): a wait on another vkocc process that lasts a second says on
+ * stderr, at once (terminal or not), what it waits for, the holder's pid and the bound; Ctrl-C stops it. */
+bool cli_wait_note(void *user, const vkocc_wait_info *w);
 /* common.c: the device's fingerprint through vkocc_fingerprint_measure (measured or from the cache,
  * c->method, notes prefixed with cmd); details freed by the caller. */
 int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vkocc_fingerprint *fp,

@@ -2,6 +2,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,12 +107,61 @@ bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n
 
 bool cli_is_tty(void) { return isatty(STDERR_FILENO); }
 
+/* Ctrl-C during a wait: the handler only sets a flag, which the next call of the hook (every 10 ms) reads;
+ * while no wait lasts, the signal's own disposition (the default, or tune's) is in place. */
+static volatile sig_atomic_t wait_interrupted;
+static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
+static int waits_told;
+static struct sigaction wait_old_int;
+static void on_wait_sigint(int sig) { (void)sig; wait_interrupted = 1; }
+
+bool cli_wait_note(void *user, const vkocc_wait_info *w) {
+  (void)user;
+  static _Thread_local bool telling;
+  if (!telling && !w->done) {
+    telling = true;
+    char holder[48] = "another vkocc process";
+    if (w->holder_pid) snprintf(holder, sizeof holder, "pid %ld", w->holder_pid);
+    fprintf(stderr, "vkocc: waiting for %s %s held by %s (up to %.0f s), before %s; Ctrl-C stops\n", w->lock, w->path,
+            holder, w->bound_s, w->what);
+    fflush(stderr);
+    pthread_mutex_lock(&wait_mu);
+    if (!waits_told++) {
+      wait_interrupted = 0;
+      struct sigaction sa = {.sa_handler = on_wait_sigint};
+      sigemptyset(&sa.sa_mask);
+      sigaction(SIGINT, &sa, &wait_old_int);
+    }
+    pthread_mutex_unlock(&wait_mu);
+  }
+  bool go_on = !wait_interrupted;
+  if (telling && w->done) {
+    telling = false;
+    if (go_on) fprintf(stderr, "vkocc: got the %s after %.1f s\n", w->lock, w->waited_s);
+    pthread_mutex_lock(&wait_mu);
+    if (!--waits_told) {
+      sigaction(SIGINT, &wait_old_int, NULL);
+      /* Ctrl-C meant the command: the handler that was in place (tune's stops the run) hears of it too */
+      if (wait_interrupted && wait_old_int.sa_handler != SIG_DFL && wait_old_int.sa_handler != SIG_IGN &&
+          !(wait_old_int.sa_flags & SA_SIGINFO))
+        wait_old_int.sa_handler(SIGINT);
+    }
+    pthread_mutex_unlock(&wait_mu);
+  }
+  return go_on;
+}
+
+vkocc_context_options cli_context_options(const cli_common *c, const char *device) {
+  return (vkocc_context_options){.device = device ? device : c->device, .disable_shader_clock = c->no_clock,
+                                 .queue = c->queue, .wait = cli_wait_note};
+}
+
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx) {
   cli_run *run = c->run;
   if (!run || !run->device) /* the command table says this command needs no device: a bug, not a user's error */
     return cli_error(cmd, 1, "internal: a device opened by a command whose table row says it needs none");
   if (run->ctx) { *ctx = run->ctx; return 0; }
-  vkocc_context_options o = {.device = c->device, .disable_shader_clock = c->no_clock, .queue = c->queue};
+  vkocc_context_options o = cli_context_options(c, NULL);
   vkocc_status s = vkocc_context_create(&o, ctx);
   if (s) return cli_fail(cmd, s);
   run->ctx = *ctx;
@@ -294,7 +345,7 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
 }
 
 void cli_fingerprint_registers(const cli_common *c, bool fresh, vkocc_fingerprint_details *det) {
-  vkocc_context_options co = {.device = c->device, .queue = c->queue, .disable_shader_clock = c->no_clock};
+  vkocc_context_options co = cli_context_options(c, NULL);
   vkocc_fingerprint_register_options o = {.fresh = fresh, .progress = !c->quiet && cli_is_tty() ? cli_progress : NULL};
   vkocc_fingerprint_registers(NULL, &co, &o, det, NULL);
 }

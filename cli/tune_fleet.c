@@ -80,7 +80,7 @@ typedef struct opener {
 static void *open_member(void *arg) {
   opener *op = arg;
   const cli_common *c = op->c;
-  vkocc_context_options co = {.device = op->m->device, .queue = c->queue, .disable_shader_clock = c->no_clock};
+  vkocc_context_options co = cli_context_options(c, op->m->device);
   vkocc_status st = vkocc_context_create(&co, &op->m->ctx);
   if (st) op->rc = cli_fail("tune", st);
   else if (op->fp_path) op->rc = given_fingerprint(c, op->fp_path, op->m->ctx, op->fp, op->det);

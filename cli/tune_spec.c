@@ -71,7 +71,8 @@ static vkocc_status reopen(void *user, vkocc_context **ctx) {
   state *st = user;
   vkocc_context_destroy(*ctx);
   *ctx = NULL;
-  vkocc_context_options o = {.device = st->c->device, .queue = st->c->queue};
+  vkocc_context_options o = cli_context_options(st->c, NULL);
+  o.disable_shader_clock = false; /* as before: a reopened device has its clock */
   vkocc_status s = vkocc_context_create(&o, ctx);
   if (st->c->run) st->c->run->ctx = *ctx; /* the runner closes the device the command holds at its end */
   return s;

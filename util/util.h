@@ -63,6 +63,9 @@ double vkocc_median(double *v, uint32_t n); /* sorts v */
 vkocc_status vkocc_cache_dir(char *out, size_t len);
 /* cache.c: vkocc_write_file_atomic and vkocc_output_check (include/vkocc.h); the writer also removes our own
  * temporaries that a killed writer left in that directory. */
+/* vkocc_write_file_atomic for a file vkocc makes itself (a cache): what is at PATH must be a regular file or
+ * nothing; a link (not followed), FIFO, socket, device or directory there is refused (the door's message). */
+vkocc_status vkocc_write_own_file_atomic(const char *path, const void *data, size_t len);
 /* Reads a whole file (a directory or more than 256 MiB is refused); *data is NUL-terminated, malloc'd. */
 vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
 /* Caches: only a regular file is read (opened without blocking, so a FIFO in its place never hangs). */
