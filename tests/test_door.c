@@ -7,6 +7,7 @@
 #include "check.h"
 #include "util.h"
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -163,6 +164,74 @@ int main(void) {
   CHECK(!strcmp(slurp(at("victim")), "precious"), "the hard link's file changed");
   /* an empty path */
   CHECK(vkocc_door_open("", O_RDONLY, 0, &fd) == VKOCC_ERROR_USAGE && fd == -1, "empty path");
+
+  /* the files vkocc makes through the door: the temporary of an atomic write (the first name this process
+   * tries), a cache entry written and read, and the target of a cache write (never followed) */
+  printf("\n%-22s | %-26s | %-26s | %-26s\n", "planted \\ at", "temporary (atomic write)", "cache file written",
+         "cache file read");
+  char tmpname[128], out[512], cache[512];
+  snprintf(tmpname, sizeof tmpname, ".out.json.vkocc-tmp.%ld.0", (long)getpid());
+  snprintf(out, sizeof out, "%s", at("out.json"));
+  snprintf(cache, sizeof cache, "%s", at("entry.json"));
+  json_t *value = json_pack("{s:i}", "P", 8);
+  for (int i = 0; i < (int)VKOCC_ARRAY_LEN(plants); i++) {
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", at(tmpname));
+    const char *said[3];
+    /* the temporary: each write tries the next counter, so plant every name this process may try */
+    bool planted = true;
+    for (unsigned k = 0; k < 16 && planted; k++) {
+      char t[512];
+      snprintf(t, sizeof t, "%s/.out.json.vkocc-tmp.%ld.%u", dir, (long)getpid(), k);
+      planted = make(i, t);
+    }
+    if (!planted) { printf("%-22s | (cannot plant here)\n", plants[i].name); continue; }
+    alarm(5);
+    vkocc_status s = vkocc_write_file_atomic(out, "{}", 2);
+    alarm(0);
+    CHECK(s == VKOCC_ERROR_USAGE, "temporary %s: status %d", plants[i].name, (int)s);
+    CHECK_CONTAINS(vkocc_last_error(), ".out.json.vkocc-tmp.");
+    CHECK_CONTAINS(vkocc_last_error(), plants[i].said);
+    said[0] = s == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), plants[i].said) ? "refused, exit 2" : "NOT REFUSED";
+    CHECK(access(out, F_OK) != 0, "the output was written past a planted temporary");
+    for (unsigned k = 0; k < 16; k++) {
+      char t[512];
+      snprintf(t, sizeof t, "%s/.out.json.vkocc-tmp.%ld.%u", dir, (long)getpid(), k);
+      unlink(t);
+      rmdir(t);
+    }
+    (void)tmp;
+    /* a cache entry: written only over a regular file or nothing, read only from a regular file */
+    if (!make(i, cache)) continue;
+    alarm(5);
+    s = vkocc_cache_entry_write(cache, "test/1", "k", value);
+    alarm(0);
+    CHECK(s == VKOCC_ERROR_USAGE, "cache write over %s: status %d", plants[i].name, (int)s);
+    CHECK_CONTAINS(vkocc_last_error(), plants[i].said);
+    said[1] = s == VKOCC_ERROR_USAGE ? "refused, exit 2" : "NOT REFUSED";
+    alarm(5);
+    json_t *got = vkocc_cache_entry_read(cache, "test/1", "k");
+    alarm(0);
+    CHECK(!got, "a cache entry read through %s", plants[i].name);
+    said[2] = !got ? "refused (a miss)" : "READ";
+    json_decref(got);
+    struct stat st;
+    CHECK(lstat(cache, &st) == 0 && !S_ISREG(st.st_mode), "the planted %s was replaced", plants[i].name);
+    CHECK(!strcmp(slurp(at("victim")) ? slurp(at("victim")) : "", "precious"), "the link's target changed");
+    CHECK(lstat(at("nothing-here"), &st) != 0, "the dangling link's target was created");
+    printf("%-22s | %-26s | %-26s | %-26s\n", plants[i].name, said[0], said[1], said[2]);
+    unlink(cache);
+    rmdir(cache);
+  }
+  /* and with nothing planted, the same calls work */
+  CHECK(vkocc_write_file_atomic(out, "{}", 2) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(vkocc_cache_entry_write(cache, "test/1", "k", value) == VKOCC_OK, "%s", vkocc_last_error());
+  json_t *back = vkocc_cache_entry_read(cache, "test/1", "k");
+  CHECK(back && json_integer_value(json_object_get(back, "P")) == 8, "the cache entry read back");
+  json_decref(back);
+  json_decref(value);
+  unlink(out);
+  unlink(cache);
 
   const char *names[] = {"victim", "fresh.lock", "new.tmp", "hard.lock"};
   for (size_t i = 0; i < VKOCC_ARRAY_LEN(names); i++) unlink(at(names[i]));
