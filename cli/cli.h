@@ -147,10 +147,15 @@ void cli_print_derived(const char *label, const vkocc_derived *d, const char *fr
 /* One line "LABEL<source> reports ... ; measured ..." from a "vendor_reported" object (nothing if absent). */
 void cli_print_vendor_check(const char *label, json_t *vendor_check);
 /* Checks, before any measurement, that FLAG's output PATH (NULL: none) can be written as
- * vkocc_write_file_atomic would; on error prints and returns the exit code (>0). */
+ * vkocc_write_file_atomic would, and that it is none of the files the command line names (by device and inode,
+ * through links; the values of -o, --t4, --raw, --screenshot and --plot are outputs, the rest may be inputs):
+ * every command's output passes here. On error prints and returns the exit code (>0). */
 int cli_check_output(const char *cmd, const char *flag, const char *path);
+/* The command line cli_check_output reads (main sets it). */
+void cli_command_line(int argc, char **argv);
 /* Exit 2 when the output OUT is one of the inputs (the same file by device and inode: a path spelled another
- * way, a link), which writing would destroy; 0 otherwise ("-" is never one). */
+ * way, a link), which writing would destroy; 0 otherwise ("-" is never one). The check cli_check_output makes
+ * against the command line, for inputs the command line does not name (a spec's kernel source). */
 int cli_check_not_input(const char *cmd, const char *flag, const char *out, const char *const *inputs, uint32_t n);
 /* An exclusive lock on OUT (a lock file beside it) held until the process exits, so that two vkocc writing one
  * results file never lose one's runs silently: the second is refused (exit 2) naming the first's pid. */

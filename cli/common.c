@@ -183,10 +183,62 @@ void cli_queue_text(const vkocc_device_info *d, char *out, size_t len) {
              d->queue_choice[0] ? ", --queue " : "", d->queue_choice);
 }
 
+/* The message when output `out` (of `flag`) is the file input `in` names: both named, exit 2. */
+static int same_file(const char *cmd, const char *flag, const char *out, const char *in, const struct stat *so) {
+  struct stat si;
+  if (!in || !strcmp(in, "-") || stat(in, &si) || si.st_dev != so->st_dev || si.st_ino != so->st_ino) return 0;
+  if (!strcmp(in, out))
+    return cli_error(cmd, 2, "%s %s: the same file as the input %s, which writing it would destroy; write to another file",
+                     flag, out, in);
+  struct stat lo, li;
+  bool link = (!lstat(out, &lo) && S_ISLNK(lo.st_mode)) || (!lstat(in, &li) && S_ISLNK(li.st_mode));
+  return cli_error(cmd, 2, "%s %s: the same file as the input %s (%s), which writing it would destroy; write to another "
+                   "file", flag, out, in, link ? "through a link" : "by another path or a hard link");
+}
+
+/* The process's command line (main), which cli_check_output reads for the files the command was given. */
+static int cl_argc;
+static char **cl_argv;
+void cli_command_line(int argc, char **argv) { cl_argc = argc, cl_argv = argv; }
+
+/* An option whose value is an output (-o, --output, --t4, --raw, --screenshot, --plot, or getopt's unique
+ * abbreviations of them): its value is written, not read. */
+static bool output_flag(const char *a, size_t n) {
+  static const char *const names[] = {"output", "t4", "raw", "screenshot", "plot"};
+  if (n == 2 && !strncmp(a, "-o", 2)) return true;
+  if (n < 4 || strncmp(a, "--", 2)) return false;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (n - 2 <= strlen(names[i]) && !strncmp(names[i], a + 2, n - 2)) return true;
+  return false;
+}
+
+/* Every file the command line names that is not an output's value, against output `out` by device and inode
+ * (through links): writing an input would destroy it. `out` itself (getopt's pointer into argv) is skipped. */
+static int not_an_argument(const char *cmd, const char *flag, const char *out) {
+  struct stat so;
+  if (!cl_argv || stat(out, &so)) return 0; /* an output that does not exist yet is no input */
+  for (int i = 1; i < cl_argc; i++) {
+    const char *a = cl_argv[i], *v = a;
+    if (out >= a && out <= a + strlen(a)) continue;
+    if (output_flag(cl_argv[i - 1], strlen(cl_argv[i - 1]))) continue; /* "-o FILE": another output */
+    if (a[0] == '-' && a[1] == '-') {
+      const char *eq = strchr(a, '=');
+      if (!eq || output_flag(a, (size_t)(eq - a))) continue;
+      v = eq + 1; /* --from=FILE */
+    } else if (a[0] == '-' && a[1]) {
+      continue; /* a short option (-oFILE is an output; -dNAME no file) */
+    }
+    int rc = same_file(cmd, flag, out, v, &so);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 int cli_check_output(const char *cmd, const char *flag, const char *path) {
   if (!path || !strcmp(path, "-")) return 0; /* "-": stdout (cli_json_write) */
   vkocc_status s = vkocc_output_check(path);
-  return s ? cli_error(cmd, (int)s, "%s: %s", flag, vkocc_last_error()) : 0;
+  if (s) return cli_error(cmd, (int)s, "%s: %s", flag, vkocc_last_error());
+  return not_an_argument(cmd, flag, path);
 }
 
 /* As every vkocc document is written: two-space indent, 10 significant digits, a final newline; "-" is
@@ -426,12 +478,12 @@ int cli_dispatch(const cli_command *cmd, const char *parent, int argc, char **ar
 }
 
 int cli_check_not_input(const char *cmd, const char *flag, const char *out, const char *const *inputs, uint32_t n) {
-  struct stat so, si;
+  struct stat so;
   if (!out || !strcmp(out, "-") || stat(out, &so)) return 0; /* an output that does not exist yet is no input */
-  for (uint32_t i = 0; i < n; i++)
-    if (inputs[i] && !stat(inputs[i], &si) && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-      return cli_error(cmd, 2, "%s %s: the same file as the input %s, which writing it would destroy; write to another file",
-                       flag, out, inputs[i]);
+  for (uint32_t i = 0; i < n; i++) {
+    int rc = same_file(cmd, flag, out, inputs[i], &so);
+    if (rc) return rc;
+  }
   return 0;
 }
 
