@@ -125,6 +125,23 @@ int main(int argc, char **argv) {
     expect(bin, a, 2, "view needs a measured surface", NULL);
   }
 
+  /* P 0 at a point the document's device runs: refused naming the file and the JSON path; from a CSV (no device
+   * limits) the point is said to be one the device cannot run, never "0 resident (measured)" */
+  {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sed '0,/\"P\": 4,/s//\"P\": 0,/' %s/lvp-adaptive.json > %s/p0.json", data, dir);
+    CHECK(system(cmd) == 0, "p0.json");
+    snprintf(a, sizeof a, "calc --from %s/p0.json --wg 8 --shmem 0", dir);
+    expect(bin, a, 2, "p0.json: $.points[0].P: 0 at workgroup 8 threads, 0 shared bytes, a point the document's device", NULL);
+    file("p0.csv", "wg_size,shared_bytes,P\n32,0,4\n64,0,0\n32,1024,4\n");
+    snprintf(a, sizeof a, "%s calc --from %s/p0.csv --wg 64 --shmem 0 2>&1", bin, dir);
+    rc = run_fmt(&o, "%s", a);
+    CHECK(rc == 0, "p0.csv: exit %d: %s", rc, o);
+    CHECK_CONTAINS(o, "(P 0 in the file: the device cannot run this point)");
+    CHECK(!strstr(o, "(measured)"), "P 0 said to be measured: %s", o);
+    free(o);
+  }
+
   /* 20,000 rows took 63 s */
   snprintf(a, sizeof a, "%s/rows.csv", dir);
   FILE *f = fopen(a, "w");
