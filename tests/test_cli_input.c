@@ -142,6 +142,25 @@ int main(int argc, char **argv) {
     free(o);
   }
 
+  /* a fingerprint's signature: a value of 1e308 is out of range (said so), an edited signature is named as
+   * the signature, not as the normalized surface */
+  {
+    char cmd[4096];
+    const char *h100 = "%s/../../docs/results/h100/tune-fresh-cache/fp-own.json";
+    char fp[600];
+    snprintf(fp, sizeof fp, h100, data);
+    snprintf(cmd, sizeof cmd, "sed 's/\"value\": 4.108886719,/\"value\": 1e308,/' %s > %s/big.json && "
+             "sed '/\"shared_latency\"/,/\"quantized\"/s/29\\.0/40.0/g' %s > %s/edsig.json", fp, dir, fp, dir);
+    CHECK(system(cmd) == 0, "signature files");
+    snprintf(a, sizeof a, "cluster %s/big.json %s", dir, fp);
+    expect(bin, a, 2, "big.json: $.signature.values.fma_latency: value: 1e+308 is out of range", NULL);
+    snprintf(a, sizeof a, "cluster %s/edsig.json %s", dir, fp);
+    expect(bin, a, 2, "edsig.json: $.signature: edited: the cluster ID \"c3-096e9dd83834\" does not match its signature's "
+                      "values", NULL);
+    snprintf(a, sizeof a, "cluster %s %s", fp, fp);
+    expect(bin, a, 0, "c3-096e9dd83834 (2 members)", NULL);
+  }
+
   /* 20,000 rows took 63 s */
   snprintf(a, sizeof a, "%s/rows.csv", dir);
   FILE *f = fopen(a, "w");
