@@ -120,10 +120,11 @@ static take_result take(vkocc_context *ctx, int fd, int op, double limit_s, cons
     w.waited_s = (vkocc_now_ns() - start) / 1e9;
     w.done = true;
     ctx->wait(ctx->wait_user, &w);
+    char holder[48] = "another process";
+    if (w.holder_pid) snprintf(holder, sizeof holder, "pid %ld", w.holder_pid);
     if (r == STOPPED)
       vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_INTERRUPTED, "%s: stopped after %.1f s of waiting for the "
-                        "%s %s (held by %s%ld); nothing was measured", what, w.waited_s, w.lock, path,
-                        w.holder_pid ? "pid " : "an unknown process", w.holder_pid ? w.holder_pid : 0);
+                        "%s %s (held by %s); nothing was measured", what, w.waited_s, w.lock, path, holder);
   }
   return r;
 }
