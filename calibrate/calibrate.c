@@ -136,6 +136,7 @@ void vkocc_calibration_choose_tick(vkocc_calibration *cal, const vkocc_clock_anc
                                    uint32_t lengths, char *note, size_t note_size) {
   if (note_size) note[0] = '\0'; /* always a string: empty where the starts agree */
   const double interval = cal->realtime_fit.slope;
+  if (note_size) note[0] = 0; /* "" when there is nothing to say */
   vkocc_status s = vkocc_calibration_anchor_fit(starts, n, cal->timestamp_valid_bits, cal->timestamp_period, rt_bits,
                                                 interval, &cal->anchor_fit, &cal->anchor_span_ns);
   const double a = cal->anchor_fit.slope;
@@ -161,18 +162,60 @@ void vkocc_calibration_choose_tick(vkocc_calibration *cal, const vkocc_clock_anc
   cal->tick_equals_period = fabs(cal->ns_per_tick - cal->timestamp_period) <= 0.02 * cal->timestamp_period;
 }
 
-/* *no_line: the samples did not make a line (fewer than 2 distinct lengths); measuring again may help. */
+bool vkocc_calibration_plausible(double npt, const char *clock, const double *ticks, const double *ns, uint32_t n,
+                                 double period, char *why, size_t len) {
+  if (!(npt > 0) || !isfinite(npt)) {
+    snprintf(why, len, "%s: %.4g ns per tick is no clock period", clock, npt);
+    return false;
+  }
+  if (!n) {
+    snprintf(why, len, "%s: no spins to judge the clock by", clock);
+    return false;
+  }
+  double lo_ns = INFINITY, hi_ns = 0, lo_ticks = INFINITY;
+  uint32_t worst = UINT32_MAX;
+  double worst_ratio = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    lo_ns = fmin(lo_ns, ns[i]), hi_ns = fmax(hi_ns, ns[i]), lo_ticks = fmin(lo_ticks, ticks[i]);
+    double inside = ticks[i] * npt, allowed = ns[i] * 1.01 + 4 * period;
+    if (inside > allowed && inside / allowed > worst_ratio) worst = i, worst_ratio = inside / allowed;
+  }
+  if (worst != UINT32_MAX) {
+    snprintf(why, len, "%s: %.4g ns per tick would make a spin of %.0f ticks last %.1f us, longer than its whole dispatch "
+             "(%.1f us between the queue timestamps)", clock, npt, ticks[worst], ticks[worst] * npt / 1e3, ns[worst] / 1e3);
+    return false;
+  }
+  if (lo_ticks < 100) {
+    snprintf(why, len, "%s: spins too short to judge: the shortest read %.0f ticks (at least 100 are needed)", clock,
+             lo_ticks);
+    return false;
+  }
+  if (hi_ns - lo_ns < 1000 * period) {
+    snprintf(why, len, "%s: spins too short to judge: they span %.2f us of queue time, less than 1000 timestamp ticks "
+             "(%.2f us)", clock, (hi_ns - lo_ns) / 1e3, 1000 * period / 1e3);
+    return false;
+  }
+  return true;
+}
+
+/* *no_line: the samples did not make a line (fewer than 2 distinct lengths); measuring again may help.
+ * implausible (256 bytes): why the figures are not what the timestamps allow ("" when they are). */
 static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal,
-                                 bool *no_line) {
+                                 bool *no_line, char *implausible) {
   *no_line = false;
+  implausible[0] = 0;
   vkocc_calibrate_options o = opt ? *opt : (vkocc_calibrate_options){0};
   if (!o.lengths) o.lengths = 8;
   if (o.span <= 1) o.span = 20;
   if (!o.repeats) o.repeats = 5;
   if (!o.warmups) o.warmups = 3;
   if (o.longest_ns <= 0) o.longest_ns = default_longest_ns(ctx);
-  if (o.lengths < 2 || o.lengths * o.repeats > 4096)
-    return vkocc_fail(VKOCC_ERROR_USAGE, "calibration needs 2..4096 samples (lengths x repeats)");
+  if (o.lengths < VKOCC_CALIBRATION_MIN_LENGTHS)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "calibration needs at least %u spin lengths, got %u (2 or 3 points fit a line "
+                      "with R^2 near 1 whatever they measured)", VKOCC_CALIBRATION_MIN_LENGTHS, o.lengths);
+  if (o.lengths * o.repeats > 4096)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "calibration needs at most 4096 samples (lengths x repeats), got %u",
+                      o.lengths * o.repeats);
   memset(cal, 0, sizeof *cal);
   cal->has_device_clock = ctx->device_clock;
   cal->has_subgroup_clock = ctx->subgroup_clock;
@@ -270,11 +313,15 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
     if ((s = vkocc_linfit_compute(fx, fy, k, true, &cal->realtime_fit))) { *no_line = true; goto done; }
     cal->overhead_ns = cal->realtime_fit.intercept;
     vkocc_calibration_choose_tick(cal, starts, nstarts, rt64 ? 64 : 32, o.lengths, anchor_note, sizeof anchor_note);
+    vkocc_calibration_plausible(cal->ns_per_tick, "realtime clock", fx, fy, k, cal->timestamp_period, implausible, 256);
   }
   if (!s && ctx->subgroup_clock) {
     k = fastest_by_length(it_s, cyc_ok, cyc_s, ns_s, m, fx, fy);
     if ((s = vkocc_linfit_compute(fx, fy, k, true, &cal->subgroup_fit))) { *no_line = true; goto done; }
     cal->shader_clock_mhz = 1e3 / cal->subgroup_fit.slope;
+    if (!implausible[0])
+      vkocc_calibration_plausible(cal->subgroup_fit.slope, "subgroup clock", fx, fy, k, cal->timestamp_period,
+                                  implausible, 256);
   }
   if (!ctx->device_clock || !ctx->subgroup_clock) {
     const char *why = !ctx->info.has_shader_clock_ext ? "the device lacks VK_KHR_shader_clock"
@@ -300,7 +347,7 @@ out:
 
 bool vkocc_calibration_fit_good(const vkocc_calibration *cal, uint32_t lengths) {
   const vkocc_linfit *f = cal->has_device_clock ? &cal->realtime_fit : &cal->spin_fit;
-  bool line = f->n == lengths && f->slope > 0 && isfinite(f->slope) &&
+  bool line = lengths >= VKOCC_CALIBRATION_MIN_LENGTHS && f->n == lengths && f->slope > 0 && isfinite(f->slope) &&
               (!cal->has_subgroup_clock || (cal->subgroup_fit.n == lengths && cal->subgroup_fit.slope > 0 &&
                                             isfinite(cal->subgroup_fit.slope)));
   return line && f->r2 >= 0.999 && (!cal->has_subgroup_clock || cal->subgroup_fit.r2 >= 0.999);
@@ -330,16 +377,28 @@ static vkocc_status calibrate(vkocc_context *ctx, const vkocc_calibrate_options 
   vkocc_calibrate_options o = opt ? *opt : (vkocc_calibrate_options){0};
   double longest = o.longest_ns > 0 ? o.longest_ns : default_longest_ns(ctx);
   uint32_t repeats = o.repeats ? o.repeats : 5, lengths = o.lengths ? o.lengths : 8;
+  char implausible[256] = "";
   for (uint32_t attempt = 1; attempt <= 3; attempt++) {
     bool no_line;
     o.longest_ns = longest * (attempt == 1 ? 1 : attempt == 2 ? 4 : 16);
     /* and twice the repeats: the fastest of more samples per length is less likely to be a delayed one */
     if (attempt > 1 && 2 * repeats * lengths <= 4096) o.repeats = 2 * repeats;
-    s = measure_once(ctx, &o, cal, &no_line);
+    s = measure_once(ctx, &o, cal, &no_line, implausible);
     cal->attempts = attempt;
     if (s && no_line && attempt < 3) continue;
     if (s) return s;
-    if (vkocc_calibration_fit_good(cal, lengths)) return VKOCC_OK;
+    /* a line that fits but that the timestamps do not allow (or spins too short to judge) is measured again
+     * with longer spins, as a poor fit is */
+    if (vkocc_calibration_fit_good(cal, lengths) && !implausible[0]) return VKOCC_OK;
+  }
+  if (implausible[0] && vkocc_calibration_fit_good(cal, lengths)) {
+    size_t len = strlen(cal->note);
+    snprintf(cal->note + len, sizeof cal->note - len, "%simplausible after 3 attempts: the clock figures are refused",
+             len ? "; " : "");
+    cal->poor_fit = true;
+    return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_NOISY, "calibration implausible after 3 attempts, spins "
+                             "up to %.3g ms: %s; measure again with longer spins (--longest-ms) or on a quieter device",
+                             cal->longest_ns / 1e6, implausible);
   }
   const vkocc_linfit *f = cal->has_device_clock ? &cal->realtime_fit : &cal->spin_fit;
   size_t len = strlen(cal->note);

@@ -8,6 +8,17 @@
  * and the subgroup clock's where there is one run through every one of `lengths` spin lengths (a fit over
  * fewer points can have R^2 = 1 and any slope), rise, and explain the data (R^2 >= 0.999). */
 bool vkocc_calibration_fit_good(const vkocc_calibration *cal, uint32_t lengths);
+/* The fewest spin lengths a calibration judges a line from: 2 or 3 points fit a line with R^2 (near) 1 whatever
+ * they measured. */
+#define VKOCC_CALIBRATION_MIN_LENGTHS 4u
+
+/* Whether the clock figures are ones the timestamps allow, from each fitted spin: its clock ticks (realtime
+ * ticks or subgroup cycles) and its queue interval in ns, n of them. A spin's clock reads lie inside its
+ * dispatch, so ticks x ns_per_tick may not exceed the interval (beyond 1% and 4 timestamp ticks); and the
+ * spins must be long enough to judge: the shortest at least 100 ticks of its clock, the ladder spanning at
+ * least 1000 timestamp ticks of queue time. false, with the numbers in why, otherwise. */
+bool vkocc_calibration_plausible(double ns_per_tick, const char *clock, const double *ticks, const double *ns, uint32_t n,
+                                 double timestamp_period, char *why, size_t len);
 
 /* One dispatch's start: the queue's timestamp before it (in ticks) and the realtime clock at its spin's start. */
 typedef struct vkocc_clock_anchor { uint64_t ts, rt; } vkocc_clock_anchor;

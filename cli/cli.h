@@ -114,6 +114,12 @@ void cli_progress_line(const char *phase, uint32_t done, uint32_t total, const c
 /* The context per --device / VKOCC_DEVICE, opened on first use and kept in c->run (the runner closes it: never
  * destroy it); on error prints and returns the exit code (>0). */
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx);
+/* The options every command's device opens with: c's --device (or `device` where not NULL), --queue,
+ * --no-shader-clock, and cli_wait_note as the wait hook. */
+vkocc_context_options cli_context_options(const cli_common *c, const char *device);
+/* The wait hook (vkocc_context_options.wait): a wait on another vkocc process that lasts a second says on
+ * stderr, at once (terminal or not), what it waits for, the holder's pid and the bound; Ctrl-C stops it. */
+bool cli_wait_note(void *user, const vkocc_wait_info *w);
 /* common.c: the device's fingerprint through vkocc_fingerprint_measure (measured or from the cache,
  * c->method, notes prefixed with cmd); details freed by the caller. */
 int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vkocc_fingerprint *fp,
@@ -141,10 +147,15 @@ void cli_print_derived(const char *label, const vkocc_derived *d, const char *fr
 /* One line "LABEL<source> reports ... ; measured ..." from a "vendor_reported" object (nothing if absent). */
 void cli_print_vendor_check(const char *label, json_t *vendor_check);
 /* Checks, before any measurement, that FLAG's output PATH (NULL: none) can be written as
- * vkocc_write_file_atomic would; on error prints and returns the exit code (>0). */
+ * vkocc_write_file_atomic would, and that it is none of the files the command line names (by device and inode,
+ * through links; the values of -o, --t4, --raw, --screenshot and --plot are outputs, the rest may be inputs):
+ * every command's output passes here. On error prints and returns the exit code (>0). */
 int cli_check_output(const char *cmd, const char *flag, const char *path);
+/* The command line cli_check_output reads (main sets it). */
+void cli_command_line(int argc, char **argv);
 /* Exit 2 when the output OUT is one of the inputs (the same file by device and inode: a path spelled another
- * way, a link), which writing would destroy; 0 otherwise ("-" is never one). */
+ * way, a link), which writing would destroy; 0 otherwise ("-" is never one). The check cli_check_output makes
+ * against the command line, for inputs the command line does not name (a spec's kernel source). */
 int cli_check_not_input(const char *cmd, const char *flag, const char *out, const char *const *inputs, uint32_t n);
 /* An exclusive lock on OUT (a lock file beside it) held until the process exits, so that two vkocc writing one
  * results file never lose one's runs silently: the second is refused (exit 2) naming the first's pid. */

@@ -10,7 +10,10 @@ static const char *help =
     "least-squares fit of queue nanoseconds against in-shader ticks. Reports ns per realtime tick (from\n"
     "the dispatches' starts: each start timestamp against the realtime clock at its spin's start, one line\n"
     "over the run; the intervals' fit beside it), the shader clock in MHz, the dispatch overhead\n"
-    "(intercept), R^2 and the largest relative residual.\n"
+    "(intercept), R^2 and the largest relative residual. N is 4..64: 2 or 3 points fit a line whatever they\n"
+    "measured. A fit below R^2 0.999, or one the timestamps do not allow (a spin whose ticks would outlast its\n"
+    "dispatch, spins too short to judge), is measured again with longer spins, then refused: exit 1 with the\n"
+    "numbers.\n"
     "--no-shader-clock measures as if the device had no VK_KHR_shader_clock. -o FILE writes the JSON\n"
     "document (schema vkocc.calibration/1) that --json prints.\n";
 
@@ -30,8 +33,11 @@ int cmd_calibrate(cli_run *run, int argc, char **argv) {
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     switch (ch) {
     case 'l':
-      if (!cli_parse_u32(optarg, false, &v) || v < 2 || v > 64)
-        return cli_error("calibrate", 2, "--lengths '%s': expected an integer 2..64", optarg);
+      if (!cli_parse_u32(optarg, false, &v) || v > 64)
+        return cli_error("calibrate", 2, "--lengths '%s': expected an integer 4..64", optarg);
+      if (v < 4) /* the library's VKOCC_CALIBRATION_MIN_LENGTHS */
+        return cli_error("calibrate", 2, "--lengths %u: a calibration needs at least 4 spin lengths (2 or 3 points fit a "
+                         "line with R^2 near 1 whatever they measured)", v);
       o.lengths = v;
       break;
     case 'r':

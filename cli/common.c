@@ -2,6 +2,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,12 +107,61 @@ bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n
 
 bool cli_is_tty(void) { return isatty(STDERR_FILENO); }
 
+/* Ctrl-C during a wait: the handler only sets a flag, which the next call of the hook (every 10 ms) reads;
+ * while no wait lasts, the signal's own disposition (the default, or tune's) is in place. */
+static volatile sig_atomic_t wait_interrupted;
+static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
+static int waits_told;
+static struct sigaction wait_old_int;
+static void on_wait_sigint(int sig) { (void)sig; wait_interrupted = 1; }
+
+bool cli_wait_note(void *user, const vkocc_wait_info *w) {
+  (void)user;
+  static _Thread_local bool telling;
+  if (!telling && !w->done) {
+    telling = true;
+    char holder[48] = "another vkocc process";
+    if (w->holder_pid) snprintf(holder, sizeof holder, "pid %ld", w->holder_pid);
+    fprintf(stderr, "vkocc: waiting for %s %s held by %s (up to %.0f s), before %s; Ctrl-C stops\n", w->lock, w->path,
+            holder, w->bound_s, w->what);
+    fflush(stderr);
+    pthread_mutex_lock(&wait_mu);
+    if (!waits_told++) {
+      wait_interrupted = 0;
+      struct sigaction sa = {.sa_handler = on_wait_sigint};
+      sigemptyset(&sa.sa_mask);
+      sigaction(SIGINT, &sa, &wait_old_int);
+    }
+    pthread_mutex_unlock(&wait_mu);
+  }
+  bool go_on = !wait_interrupted;
+  if (telling && w->done) {
+    telling = false;
+    if (go_on) fprintf(stderr, "vkocc: got the %s after %.1f s\n", w->lock, w->waited_s);
+    pthread_mutex_lock(&wait_mu);
+    if (!--waits_told) {
+      sigaction(SIGINT, &wait_old_int, NULL);
+      /* Ctrl-C meant the command: the handler that was in place (tune's stops the run) hears of it too */
+      if (wait_interrupted && wait_old_int.sa_handler != SIG_DFL && wait_old_int.sa_handler != SIG_IGN &&
+          !(wait_old_int.sa_flags & SA_SIGINFO))
+        wait_old_int.sa_handler(SIGINT);
+    }
+    pthread_mutex_unlock(&wait_mu);
+  }
+  return go_on;
+}
+
+vkocc_context_options cli_context_options(const cli_common *c, const char *device) {
+  return (vkocc_context_options){.device = device ? device : c->device, .disable_shader_clock = c->no_clock,
+                                 .queue = c->queue, .wait = cli_wait_note};
+}
+
 int cli_open(const char *cmd, const cli_common *c, vkocc_context **ctx) {
   cli_run *run = c->run;
   if (!run || !run->device) /* the command table says this command needs no device: a bug, not a user's error */
     return cli_error(cmd, 1, "internal: a device opened by a command whose table row says it needs none");
   if (run->ctx) { *ctx = run->ctx; return 0; }
-  vkocc_context_options o = {.device = c->device, .disable_shader_clock = c->no_clock, .queue = c->queue};
+  vkocc_context_options o = cli_context_options(c, NULL);
   vkocc_status s = vkocc_context_create(&o, ctx);
   if (s) return cli_fail(cmd, s);
   run->ctx = *ctx;
@@ -132,10 +183,62 @@ void cli_queue_text(const vkocc_device_info *d, char *out, size_t len) {
              d->queue_choice[0] ? ", --queue " : "", d->queue_choice);
 }
 
+/* The message when output `out` (of `flag`) is the file input `in` names: both named, exit 2. */
+static int same_file(const char *cmd, const char *flag, const char *out, const char *in, const struct stat *so) {
+  struct stat si;
+  if (!in || !strcmp(in, "-") || stat(in, &si) || si.st_dev != so->st_dev || si.st_ino != so->st_ino) return 0;
+  if (!strcmp(in, out))
+    return cli_error(cmd, 2, "%s %s: the same file as the input %s, which writing it would destroy; write to another file",
+                     flag, out, in);
+  struct stat lo, li;
+  bool link = (!lstat(out, &lo) && S_ISLNK(lo.st_mode)) || (!lstat(in, &li) && S_ISLNK(li.st_mode));
+  return cli_error(cmd, 2, "%s %s: the same file as the input %s (%s), which writing it would destroy; write to another "
+                   "file", flag, out, in, link ? "through a link" : "by another path or a hard link");
+}
+
+/* The process's command line (main), which cli_check_output reads for the files the command was given. */
+static int cl_argc;
+static char **cl_argv;
+void cli_command_line(int argc, char **argv) { cl_argc = argc, cl_argv = argv; }
+
+/* An option whose value is an output (-o, --output, --t4, --raw, --screenshot, --plot, or getopt's unique
+ * abbreviations of them): its value is written, not read. */
+static bool output_flag(const char *a, size_t n) {
+  static const char *const names[] = {"output", "t4", "raw", "screenshot", "plot"};
+  if (n == 2 && !strncmp(a, "-o", 2)) return true;
+  if (n < 4 || strncmp(a, "--", 2)) return false;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (n - 2 <= strlen(names[i]) && !strncmp(names[i], a + 2, n - 2)) return true;
+  return false;
+}
+
+/* Every file the command line names that is not an output's value, against output `out` by device and inode
+ * (through links): writing an input would destroy it. `out` itself (getopt's pointer into argv) is skipped. */
+static int not_an_argument(const char *cmd, const char *flag, const char *out) {
+  struct stat so;
+  if (!cl_argv || stat(out, &so)) return 0; /* an output that does not exist yet is no input */
+  for (int i = 1; i < cl_argc; i++) {
+    const char *a = cl_argv[i], *v = a;
+    if (out >= a && out <= a + strlen(a)) continue;
+    if (output_flag(cl_argv[i - 1], strlen(cl_argv[i - 1]))) continue; /* "-o FILE": another output */
+    if (a[0] == '-' && a[1] == '-') {
+      const char *eq = strchr(a, '=');
+      if (!eq || output_flag(a, (size_t)(eq - a))) continue;
+      v = eq + 1; /* --from=FILE */
+    } else if (a[0] == '-' && a[1]) {
+      continue; /* a short option (-oFILE is an output; -dNAME no file) */
+    }
+    int rc = same_file(cmd, flag, out, v, &so);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 int cli_check_output(const char *cmd, const char *flag, const char *path) {
   if (!path || !strcmp(path, "-")) return 0; /* "-": stdout (cli_json_write) */
   vkocc_status s = vkocc_output_check(path);
-  return s ? cli_error(cmd, (int)s, "%s: %s", flag, vkocc_last_error()) : 0;
+  if (s) return cli_error(cmd, (int)s, "%s: %s", flag, vkocc_last_error());
+  return not_an_argument(cmd, flag, path);
 }
 
 /* As every vkocc document is written: two-space indent, 10 significant digits, a final newline; "-" is
@@ -294,7 +397,7 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
 }
 
 void cli_fingerprint_registers(const cli_common *c, bool fresh, vkocc_fingerprint_details *det) {
-  vkocc_context_options co = {.device = c->device, .queue = c->queue, .disable_shader_clock = c->no_clock};
+  vkocc_context_options co = cli_context_options(c, NULL);
   vkocc_fingerprint_register_options o = {.fresh = fresh, .progress = !c->quiet && cli_is_tty() ? cli_progress : NULL};
   vkocc_fingerprint_registers(NULL, &co, &o, det, NULL);
 }
@@ -375,12 +478,12 @@ int cli_dispatch(const cli_command *cmd, const char *parent, int argc, char **ar
 }
 
 int cli_check_not_input(const char *cmd, const char *flag, const char *out, const char *const *inputs, uint32_t n) {
-  struct stat so, si;
+  struct stat so;
   if (!out || !strcmp(out, "-") || stat(out, &so)) return 0; /* an output that does not exist yet is no input */
-  for (uint32_t i = 0; i < n; i++)
-    if (inputs[i] && !stat(inputs[i], &si) && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-      return cli_error(cmd, 2, "%s %s: the same file as the input %s, which writing it would destroy; write to another file",
-                       flag, out, inputs[i]);
+  for (uint32_t i = 0; i < n; i++) {
+    int rc = same_file(cmd, flag, out, inputs[i], &so);
+    if (rc) return rc;
+  }
   return 0;
 }
 

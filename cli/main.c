@@ -55,6 +55,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) { usage(stdout); return finish(0); }
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) { printf("vkocc %s\n", vkocc_version()); return finish(0); }
   const cli_command *cmd = cli_find_command(commands, sizeof commands / sizeof commands[0], argv[1]);
+  cli_command_line(argc, argv);
   if (cmd) return finish(cli_dispatch(cmd, NULL, argc - 1, argv + 1));
   fprintf(stderr, "vkocc: unknown command '%s'\n", argv[1]);
   usage(stderr);

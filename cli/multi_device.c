@@ -24,7 +24,7 @@ static void fail(job *j, int rc) {
 static void *surface_job(void *arg) {
   job *j = arg;
   double t0 = vkocc_now_ms();
-  vkocc_context_options co = {.device = j->spec, .disable_shader_clock = j->c.no_clock, .queue = j->c.queue};
+  vkocc_context_options co = cli_context_options(&j->c, j->spec);
   vkocc_context *ctx;
   vkocc_status st = vkocc_context_create(&co, &ctx);
   if (st) { fail(j, (int)st); return NULL; }

@@ -6,32 +6,83 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) { (void)sig; stop_flag = 1; }
 
+/* Whether `device` is exactly the name of a device of this host (a name may hold commas: "llvmpipe (LLVM 15.0.6,
+ * 256 bits)"), case aside. */
+static bool exact_name(const vkocc_device_info *devs, uint32_t nd, const char *s, size_t len) {
+  for (uint32_t i = 0; i < nd; i++)
+    if (strlen(devs[i].name) == len && !strncasecmp(devs[i].name, s, len)) return true;
+  return false;
+}
+
 bool cli_tune_fleet_wanted(const char *device) {
   if (vkocc_mpi_built() && vkocc_mpi_launched(NULL, NULL)) return true;
-  return device && (!strcmp(device, "all") || strchr(device, ','));
+  if (!device) return false;
+  if (!strcmp(device, "all")) return true;
+  if (!strchr(device, ',')) return false;
+  /* a comma: a list, unless the whole is one device's exact name */
+  vkocc_device_info *devs;
+  uint32_t nd;
+  if (vkocc_enumerate_devices(&devs, &nd)) { vkocc_clear_error(); return true; }
+  bool one = exact_name(devs, nd, device, strlen(device));
+  free(devs);
+  return !one;
+}
+
+/* Splits a --device list at its commas, keeping together the pieces that make one device's exact name:
+ * at each place the longest run of pieces that is a device's name, else the piece up to the next comma. */
+static char **split_devices(const char *list, const vkocc_device_info *devs, uint32_t nd, uint32_t *n) {
+  uint32_t np = 1;
+  for (const char *q = list; *q; q++) np += *q == ',';
+  const char **piece = malloc(np * sizeof *piece);
+  size_t *plen = malloc(np * sizeof *plen);
+  np = 0;
+  for (const char *q = list;; ) {
+    size_t l = strcspn(q, ",");
+    piece[np] = q, plen[np++] = l;
+    if (!q[l]) break;
+    q += l + 1;
+  }
+  char **out = malloc(np * sizeof *out);
+  *n = 0;
+  for (uint32_t i = 0; i < np;) {
+    uint32_t take = 1;
+    for (uint32_t j = np; j > i + 1; j--) {
+      size_t len = (size_t)(piece[j - 1] + plen[j - 1] - piece[i]);
+      if (exact_name(devs, nd, piece[i], len)) { take = j - i; break; }
+    }
+    size_t len = (size_t)(piece[i + take - 1] + plen[i + take - 1] - piece[i]);
+    out[(*n)++] = strndup(piece[i], len);
+    i += take;
+  }
+  free(piece);
+  free(plen);
+  return out;
 }
 
 /* The devices to measure on: "all", a comma list, or under MPI without --device the one of this rank's local
- * index (one rank per GPU of a host, e.g. srun --gpus-per-task=1 or mpirun -n GPUS). */
+ * index (one rank per GPU of a host, e.g. srun --gpus-per-task=1 or mpirun -n GPUS). Each entry is resolved
+ * here, before anything is measured: one that names no device, more entries than the host has devices, or
+ * one device named twice (two searches would time each other) is exit 2 at once. */
 static int device_list(const char *device, char ***out, uint32_t *n) {
   *out = NULL, *n = 0;
   vkocc_device_info *devs;
   uint32_t nd;
   vkocc_status st = vkocc_enumerate_devices(&devs, &nd);
   if (st) return cli_fail("tune", st);
-  free(devs);
-  if (!nd) return cli_error("tune", 3, "no Vulkan device");
-  char buf[1024];
+  if (!nd) { free(devs); return cli_error("tune", 3, "no Vulkan device"); }
+  char buf[32];
   int local = 0;
   if (!device) device = getenv("VKOCC_DEVICE");
-  if (!device && vkocc_mpi_launched(NULL, &local)) snprintf(buf, sizeof buf, "%d", local % (int)nd);
-  else snprintf(buf, sizeof buf, "%s", device ? device : "0");
+  if (!device && vkocc_mpi_launched(NULL, &local)) snprintf(buf, sizeof buf, "%d", local % (int)nd), device = buf;
+  else if (!device) device = "0";
   char **list = NULL;
-  if (!strcmp(buf, "all")) {
+  int rc = 0;
+  if (!strcmp(device, "all")) {
     list = calloc(nd, sizeof *list);
     for (uint32_t i = 0; i < nd; i++) {
       list[i] = malloc(16);
@@ -39,11 +90,32 @@ static int device_list(const char *device, char ***out, uint32_t *n) {
     }
     *n = nd;
   } else {
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-      list = realloc(list, (*n + 1) * sizeof *list);
-      list[(*n)++] = strdup(tok);
+    list = split_devices(device, devs, nd, n);
+    const char *same = getenv("VKOCC_TEST_SAME_DEVICE"); /* the fleet's test-only switch: a device may repeat */
+    bool may_repeat = same && !strcmp(same, "1");
+    uint32_t *idx = calloc(*n ? *n : 1, sizeof *idx);
+    for (uint32_t i = 0; i < *n && !rc; i++)
+      if (!list[i][0]) rc = cli_error("tune", 2, "--device '%.200s%s': an empty entry (expected all or a comma-separated "
+                                      "list of indices, names or UUIDs)", device, strlen(device) > 200 ? "..." : "");
+    for (uint32_t i = 0; i < *n && !rc; i++)
+      if ((st = vkocc_select_device_from(devs, nd, list[i], "--device", &idx[i]))) rc = cli_fail("tune", st);
+    if (!rc && *n > nd && !may_repeat)
+      rc = cli_error("tune", 2, "--device: %u devices named, but this host has %u: a device named twice would time two "
+                     "searches against each other", *n, nd);
+    for (uint32_t i = 0; i < *n && !rc; i++) {
+      for (uint32_t k = 0; k < i && !rc && !may_repeat; k++)
+        if (idx[k] == idx[i])
+          rc = cli_error("tune", 2, "--device: '%s' and '%s' are both device %u (%s): named twice (two searches would "
+                         "time each other)", list[k], list[i], idx[i], devs[idx[i]].name);
     }
-    if (!*n) return cli_error("tune", 2, "--device '%s': expected all or a comma-separated list", device);
+    free(idx);
+  }
+  free(devs);
+  if (rc) {
+    for (uint32_t i = 0; i < *n; i++) free(list[i]);
+    free(list);
+    *n = 0;
+    return rc;
   }
   *out = list;
   return 0;
@@ -80,7 +152,7 @@ typedef struct opener {
 static void *open_member(void *arg) {
   opener *op = arg;
   const cli_common *c = op->c;
-  vkocc_context_options co = {.device = op->m->device, .queue = c->queue, .disable_shader_clock = c->no_clock};
+  vkocc_context_options co = cli_context_options(c, op->m->device);
   vkocc_status st = vkocc_context_create(&co, &op->m->ctx);
   if (st) op->rc = cli_fail("tune", st);
   else if (op->fp_path) op->rc = given_fingerprint(c, op->fp_path, op->m->ctx, op->fp, op->det);

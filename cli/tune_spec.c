@@ -28,7 +28,9 @@ static const char *help =
     "when no configuration is valid. --fingerprint FILE: the cluster ID from FILE, which must be this device's\n"
     "(deviceUUID and driver version; --allow-other-device takes another device's anyway); this device's also gives P\n"
     "its per-SM limits where the cache has none.\n"
-    "--device all (or D1,D2,...): every device measures at once; those of one cluster ID share one search, each\n"
+    "--device all (or D1,D2,...; a device's exact name is one entry, commas and all; each entry is resolved before\n"
+    "anything is measured, and a device named twice is refused): every device measures at once; those of one\n"
+    "cluster ID share one search, each\n"
     "cluster gets its own results document (RESULTS-CLUSTER.json when there are several); under mpirun or srun every\n"
     "rank measures and rank 0 searches and writes (docs/fleet.md). --policy DB: at the end, the policy database of\n"
     "the results (as vkocc policy build) and its transfer report beside it (DB.transfer.json).\n"
@@ -71,7 +73,8 @@ static vkocc_status reopen(void *user, vkocc_context **ctx) {
   state *st = user;
   vkocc_context_destroy(*ctx);
   *ctx = NULL;
-  vkocc_context_options o = {.device = st->c->device, .queue = st->c->queue};
+  vkocc_context_options o = cli_context_options(st->c, NULL);
+  o.disable_shader_clock = false; /* as before: a reopened device has its clock */
   vkocc_status s = vkocc_context_create(&o, ctx);
   if (st->c->run) st->c->run->ctx = *ctx; /* the runner closes the device the command holds at its end */
   return s;

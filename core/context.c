@@ -75,7 +75,7 @@ static void save_pipeline_cache(vkocc_context *ctx) {
     pc_header h = {.size = len, .checksum = pc_checksum(ctx, file + sizeof(pc_header), len)};
     memcpy(h.magic, PC_MAGIC, 8);
     memcpy(file, &h, sizeof h);
-    if (vkocc_write_file_atomic(ctx->cache_path, file, sizeof h + len))
+    if (vkocc_write_own_file_atomic(ctx->cache_path, file, sizeof h + len))
       vkocc_clear_error(); /* a cache that cannot be written is no error */
   }
   free(file);
@@ -116,6 +116,7 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
                       "(vkocc devices lists the families)", qsrc, qspec);
   vkocc_context *ctx = vkocc_xcalloc(1, sizeof *ctx);
   ctx->timeout_ns = (uint64_t)((opt->timeout_s > 0 ? opt->timeout_s : 10.0) * 1e9);
+  ctx->wait = opt->wait, ctx->wait_user = opt->wait_user;
   vkocc_status s = vkocc_instance_create(&ctx->instance);
   if (s) { free(ctx); return s; }
 

@@ -242,6 +242,15 @@ vkocc_status vkocc_batch_submit(vkocc_batch *b, const char *what) {
   if (r) return vkocc_vk_fail(r, "vkEndCommandBuffer");
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &b->cmd};
   if (!b->shared_lock) b->shared_lock = vkocc_device_shared_take(b->ctx);
+  if (b->ctx->lock_state == 3) { /* the door refused a lock file: say what is in its place */
+    unlock(b);
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s", what, b->ctx->lock_error);
+  }
+  if (b->ctx->lock_stopped) { /* the wait hook stopped the wait for the lock */
+    unlock(b);
+    b->ctx->lock_stopped = false;
+    return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_INTERRUPTED, "%s: %s", what, vkocc_last_error());
+  }
   if ((r = vkocc_fn.vkQueueSubmit(b->ctx->queue, 1, &si, b->fence))) {
     unlock(b);
     return vk_fail(b, r, what);

@@ -77,8 +77,13 @@ struct vkocc_context {
   bool lost;                  /* a wait saw VK_ERROR_DEVICE_LOST: nothing more is submitted or waited for */
   bool unfinished;            /* a submission outlived its bounded wait: its objects and the device are kept */
   uint64_t timeout_ns;
-  /* the device between vkocc processes (core/devlock.c): lock_state 0 not opened yet, 1 open, 2 none */
+  /* the device between vkocc processes (core/devlock.c): lock_state 0 not opened yet, 1 open, 2 none,
+   * 3 refused */
   int lock_state, lock_fd, intent_fd;
+  char lock_error[1024]; /* lock_state 3: the door refused a lock file (what is in its place) */
+  bool (*wait)(void *user, const vkocc_wait_info *w); /* vkocc_context_options.wait */
+  void *wait_user;
+  bool lock_stopped;     /* the wait hook stopped a submission's wait: the submission fails */
   uint32_t exclusive, shared; /* depth of exclusive sections; submissions in flight holding the shared lock */
 };
 

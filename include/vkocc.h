@@ -248,12 +248,30 @@ const char *vkocc_queue_kind_name(uint32_t vk_queue_flags);
 
 typedef struct vkocc_context vkocc_context;
 
+/* A wait on another vkocc process: a measurement that needs the device to itself waits for the device lock
+ * files (device-UUID.lock and .intent in the cache directory) that other processes hold. */
+typedef struct vkocc_wait_info {
+  const char *what;  /* who waits: "the clock calibration", "the occupancy probe", "a submission" */
+  const char *lock;  /* "device lock" or "device intent" */
+  const char *path;  /* the lock file */
+  long holder_pid;   /* a process holding it (from /proc/locks), 0 where unknown */
+  double waited_s;   /* how long this wait has lasted */
+  double bound_s;    /* how long it lasts at most (then the call fails, reason VKOCC_REASON_TIMEOUT) */
+  bool done;         /* the last call for this wait: the lock was taken, the bound passed or the wait stopped */
+} vkocc_wait_info;
+
 typedef struct vkocc_context_options {
   const char *device;           /* see vkocc_select_device; NULL: VKOCC_DEVICE from the environment */
   bool disable_shader_clock;    /* act as if the device had no VK_KHR_shader_clock (tests the fallbacks) */
   double timeout_s;             /* host wait limit for one submission; 0 = 10 s (60 s on a CPU device) */
   const char *queue;            /* queue family: "compute", "graphics" or an index (vkocc_select_queue_family);
                                    NULL: VKOCC_QUEUE from the environment, else "compute" */
+  /* Told of waits on other vkocc processes (the library prints nothing): called once a wait has lasted one
+   * second, then about every 10 ms while it lasts, and once more with w->done when it ends; from the thread
+   * that waits. Return false to stop waiting: the call that waited fails with VKOCC_ERROR_RUNTIME, reason
+   * VKOCC_REASON_INTERRUPTED, naming the lock. NULL: waits are silent. */
+  bool (*wait)(void *user, const vkocc_wait_info *w);
+  void *wait_user;
 } vkocc_context_options;
 
 /* Opens the device with one queue of the chosen family (options->queue). VKOCC_ERROR_USAGE for a bad queue

@@ -335,8 +335,10 @@ static void text_row(printer *p, const vkocc_calc_report *r, const vkocc_calc_ro
     return;
   } else {
     fprintf(f, "device: %s\n", device_name(r));
+    /* P 0 from a file that names no device limits: the file says the device cannot run the point */
+    bool unrunnable = w->source != VKOCC_CALC_MODEL && w->occupancy.wg_per_sm == 0;
     fprintf(f, "point:  workgroup %s threads, %s shared bytes (%s)\n", slot(p, "wg_size"), slot(p, "shared_bytes"),
-            slot(p, "source"));
+            unrunnable ? "P 0 in the file: the device cannot run this point" : slot(p, "source"));
     static const char *rows[][2] = {{"resident workgroups", "workgroups"}, {"resident subgroups", "subgroups"},
                                     {"resident threads", "threads"}};
     if (per_sm) fprintf(f, "%-22s %10s\n", "", "per SM");

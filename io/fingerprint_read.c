@@ -63,9 +63,20 @@ vkocc_status vkocc_fingerprint_from_json(json_t *doc, const char *name, const ch
   if (!strncmp(stored, "c1-", 3)) vkocc_cluster_id_c1(fp, fp->cluster_id); /* written before recipe c2 */
   else if (!strncmp(stored, "c2-", 3) && fp->signature.present) /* c2 with a signature beside it: the occupancy ID */
     snprintf(fp->cluster_id, sizeof fp->cluster_id, "%s", fp->occupancy_id);
-  if (strcmp(stored, fp->cluster_id) != 0)
+  if (strcmp(stored, fp->cluster_id) != 0) {
+    /* which part was edited: where the document's occupancy_id is its normalized surface's, the signature */
+    const char *occ = json_string_value(json_object_get(doc, "occupancy_id"));
+    if (fp->signature.present && !strncmp(stored, "c3", 2) && occ && !strcmp(occ, fp->occupancy_id))
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.signature: edited: the cluster ID \"%s\" does not match its "
+                        "signature's values (they give %s; the normalized surface matches $.occupancy_id %s)", name,
+                        stored, fp->cluster_id, occ);
+    if (fp->signature.present && !strncmp(stored, "c3", 2))
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: \"%s\" does not match its normalized surface and "
+                        "signature (%s; the surface alone gives %s%s%s)", name, stored, fp->cluster_id, fp->occupancy_id,
+                        occ ? ", $.occupancy_id says " : "", occ ? occ : "");
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: \"%s\" does not match its normalized surface (%s)", name,
                       stored, fp->cluster_id);
+  }
   return VKOCC_OK;
 }
 

@@ -99,8 +99,17 @@ vkocc_status vkocc_signature_from_json(json_t *o, const char *name, vkocc_signat
       if ((s = vkocc_json_f64(v, "value", name, path, true, &x->value)) ||
           (s = vkocc_json_f64(v, "spread", name, path, true, &x->spread)))
         return s;
-      if (!(x->value > 0) || x->value > 1e9 || !(x->spread >= 0) || x->spread > 1e9)
-        return bad(name, path, "value and spread: expected a positive value and a spread >= 0");
+      char why[160];
+      if (!(x->value > 0) || x->value > 1e9) {
+        snprintf(why, sizeof why, "value: %.17g is %s", x->value, x->value > 1e9 ? "out of range (a signal in SM cycles "
+                 "or a ratio lies in (0, 1e9])" : "not positive (expected a value > 0)");
+        return bad(name, path, why);
+      }
+      if (!(x->spread >= 0) || x->spread > 1e9) {
+        snprintf(why, sizeof why, "spread: %.17g is %s", x->spread, x->spread > 1e9 ? "out of range (at most 1e9)"
+                 : "negative (expected a spread >= 0)");
+        return bad(name, path, why);
+      }
     }
     if ((x->state == VKOCC_SIG_MEASURED || x->state == VKOCC_SIG_NOT_STABLE) && !x->repeats)
       return bad(name, path, "a measured value needs its samples");

@@ -106,6 +106,16 @@ vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *pa
       if (r[k].v > r[k].max)
         st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s: %u is out of range (at most %u)", file, sub, r[k].key, r[k].v, r[k].max);
     if (st) break;
+    /* P 0 says the device cannot run the point; where the document's device runs it (within its limits), the
+     * document contradicts itself: a pipeline that runs has at least one workgroup resident */
+    if (p->P == 0 && s->has_device && s->device.max_invocations && p->wg_size <= s->device.max_invocations &&
+        p->shared_bytes <= s->device.max_shared_bytes) {
+      st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.P: 0 at workgroup %u threads, %u shared bytes, a point the document's "
+                      "device (%s: at most %u invocations, %u shared bytes) runs; a pipeline that runs has at least one "
+                      "workgroup resident (P >= 1)", file, sub, p->wg_size, p->shared_bytes, s->device.name,
+                      s->device.max_invocations, s->device.max_shared_bytes);
+      break;
+    }
   }
   if (st) vkocc_surface_free(s);
   return st;

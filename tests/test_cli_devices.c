@@ -53,9 +53,28 @@ int main(int argc, char **argv) {
   CHECK(rc == 0 && atoi(out) == 1, "devices -o: exit %d: %s", rc, out);
   free(out);
   /* -o on calibrate: the document --json prints, the text still on stdout */
-  rc = run_fmt(&out, "%s calibrate --lengths 2 --repeats 1 --longest-ms 0.5 -o /tmp/vkocc-cal-test.json && grep -c "
+  rc = run_fmt(&out, "%s calibrate --lengths 4 --repeats 1 --longest-ms 0.5 -o /tmp/vkocc-cal-test.json && grep -c "
                "'\"schema\": \"vkocc.calibration/1\"' /tmp/vkocc-cal-test.json; rm -f /tmp/vkocc-cal-test.json", bin);
   CHECK(strstr(out, "realtime clock:") && strstr(out, "\n1\n"), "calibrate -o: exit %d: %s", rc, out);
+  free(out);
+  /* a calibration is plausible or refused: 2 lengths fit any line (exit 2 before measuring); spins of 0.5-10 us
+   * end in a refusal with the numbers, or after the longer retries in lavapipe's truth, 1 ns per tick */
+  rc = run_fmt(&out, "%s calibrate --lengths 2 --repeats 1 --longest-ms 0.01 2>&1", bin);
+  CHECK(rc == 2, "calibrate --lengths 2: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "--lengths 2: a calibration needs at least 4 spin lengths");
+  free(out);
+  rc = run_fmt(&out, "%s calibrate --lengths 4 --repeats 1 --longest-ms 0.01 --json 2>&1", bin);
+  {
+    json_error_t je;
+    const char *brace = strchr(out, '{');
+    json_t *doc = brace ? json_loads(brace, 0, &je) : NULL;
+    double npt = json_real_value(json_object_get(json_object_get(doc, "calibration"), "ns_per_realtime_tick"));
+    if (rc == 0) CHECK(fabs(npt - 1.0) <= 0.02, "calibrate --longest-ms 0.01 accepted %.4f ns per tick", npt);
+    else CHECK(rc == 1 && (strstr(out, "calibration disturbed") || strstr(out, "calibration implausible")),
+               "calibrate --longest-ms 0.01: exit %d: %s", rc, out);
+    printf("calibrate --lengths 4 --repeats 1 --longest-ms 0.01: exit %d, %.4f ns per tick\n", rc, npt);
+    json_decref(doc);
+  }
   free(out);
   rc = run_fmt(&out, "%s devices --bogus 2>&1", bin);
   CHECK(rc == 2, "devices --bogus: exit %d", rc);

@@ -125,6 +125,42 @@ int main(int argc, char **argv) {
     expect(bin, a, 2, "view needs a measured surface", NULL);
   }
 
+  /* P 0 at a point the document's device runs: refused naming the file and the JSON path; from a CSV (no device
+   * limits) the point is said to be one the device cannot run, never "0 resident (measured)" */
+  {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sed '0,/\"P\": 4,/s//\"P\": 0,/' %s/lvp-adaptive.json > %s/p0.json", data, dir);
+    CHECK(system(cmd) == 0, "p0.json");
+    snprintf(a, sizeof a, "calc --from %s/p0.json --wg 8 --shmem 0", dir);
+    expect(bin, a, 2, "p0.json: $.points[0].P: 0 at workgroup 8 threads, 0 shared bytes, a point the document's device", NULL);
+    file("p0.csv", "wg_size,shared_bytes,P\n32,0,4\n64,0,0\n32,1024,4\n");
+    snprintf(a, sizeof a, "%s calc --from %s/p0.csv --wg 64 --shmem 0 2>&1", bin, dir);
+    rc = run_fmt(&o, "%s", a);
+    CHECK(rc == 0, "p0.csv: exit %d: %s", rc, o);
+    CHECK_CONTAINS(o, "(P 0 in the file: the device cannot run this point)");
+    CHECK(!strstr(o, "(measured)"), "P 0 said to be measured: %s", o);
+    free(o);
+  }
+
+  /* a fingerprint's signature: a value of 1e308 is out of range (said so), an edited signature is named as
+   * the signature, not as the normalized surface */
+  {
+    char cmd[4096];
+    const char *h100 = "%s/../../docs/results/h100/tune-fresh-cache/fp-own.json";
+    char fp[600];
+    snprintf(fp, sizeof fp, h100, data);
+    snprintf(cmd, sizeof cmd, "sed 's/\"value\": 4.108886719,/\"value\": 1e308,/' %s > %s/big.json && "
+             "sed '/\"shared_latency\"/,/\"quantized\"/s/29\\.0/40.0/g' %s > %s/edsig.json", fp, dir, fp, dir);
+    CHECK(system(cmd) == 0, "signature files");
+    snprintf(a, sizeof a, "cluster %s/big.json %s", dir, fp);
+    expect(bin, a, 2, "big.json: $.signature.values.fma_latency: value: 1e+308 is out of range", NULL);
+    snprintf(a, sizeof a, "cluster %s/edsig.json %s", dir, fp);
+    expect(bin, a, 2, "edsig.json: $.signature: edited: the cluster ID \"c3-096e9dd83834\" does not match its signature's "
+                      "values", NULL);
+    snprintf(a, sizeof a, "cluster %s %s", fp, fp);
+    expect(bin, a, 0, "c3-096e9dd83834 (2 members)", NULL);
+  }
+
   /* 20,000 rows took 63 s */
   snprintf(a, sizeof a, "%s/rows.csv", dir);
   FILE *f = fopen(a, "w");

@@ -69,6 +69,38 @@ int main(void) {
     CHECK(vkocc_calibration_fit_good(&b, 8), "a good spin-only fit refused");
     b.spin_fit.r2 = 0.99;
     CHECK(!vkocc_calibration_fit_good(&b, 8), "a poor spin-only fit accepted");
+    /* two or three lengths: a perfect line whatever was measured */
+    b = c, b.realtime_fit.n = 2, b.realtime_fit.r2 = 1, b.subgroup_fit.n = 2, b.subgroup_fit.r2 = 1;
+    CHECK(!vkocc_calibration_fit_good(&b, 2), "a fit over 2 lengths accepted");
+    b.realtime_fit.n = b.subgroup_fit.n = 3;
+    CHECK(!vkocc_calibration_fit_good(&b, 3), "a fit over 3 lengths accepted");
+    b.realtime_fit.n = b.subgroup_fit.n = 4;
+    CHECK(vkocc_calibration_fit_good(&b, 4), "a good fit over 4 lengths refused");
+  }
+  /* what the timestamps allow: a spin's ticks at the fitted period may not outlast its dispatch; spins long
+   * enough to judge. Synthetic lavapipe: 1 ns ticks, each dispatch 40 us longer than its spin. */
+  {
+    double ticks[8], ns[8];
+    char why_text[256], *why = why_text;
+    for (int i = 0; i < 8; i++) ticks[i] = 8e5 * (i + 1), ns[i] = ticks[i] * 1.0 + 40e3;
+    CHECK(vkocc_calibration_plausible(1.0, "realtime clock", ticks, ns, 8, 1.0, why, sizeof why_text), "truth refused: %s", why);
+    CHECK(vkocc_calibration_plausible(0.9999, "realtime clock", ticks, ns, 8, 1.0, why, sizeof why_text), "0.9999 refused");
+    /* seen with --lengths 2 beside CPU hogs: 28.9 and 0.062 ns per tick (the truth 1.000) */
+    CHECK(!vkocc_calibration_plausible(28.9, "realtime clock", ticks, ns, 8, 1.0, why, sizeof why_text), "28.9 accepted");
+    CHECK_CONTAINS(why, "28.9 ns per tick would make a spin of");
+    CHECK_CONTAINS(why, "longer than its whole dispatch");
+    CHECK(!vkocc_calibration_plausible(1.05, "realtime clock", ticks, ns, 8, 1.0, why, sizeof why_text), "1.05 accepted");
+    CHECK(!vkocc_calibration_plausible(-1.136, "realtime clock", ticks, ns, 8, 1.0, why, sizeof why_text), "negative accepted");
+    CHECK(!vkocc_calibration_plausible(NAN, "realtime clock", ticks, ns, 8, 1.0, why, sizeof why_text), "NaN accepted");
+    /* --longest-ms 0.01: spins of 0.5-10 us, 25-500 ticks of a 20 ns clock over 1 ns timestamps: the span holds
+     * but 25 ticks are too few to read a period from */
+    for (int i = 0; i < 8; i++) ticks[i] = 25 * (i + 1) * 2.5, ns[i] = ticks[i] * 20 + 40e3;
+    CHECK(!vkocc_calibration_plausible(20, "realtime clock", ticks, ns, 8, 1.0, why, sizeof why_text), "25 ticks accepted");
+    CHECK_CONTAINS(why, "spins too short to judge: the shortest read");
+    /* and spins within 1000 timestamp ticks of each other (a coarse 80 ns timestamp) */
+    for (int i = 0; i < 8; i++) ticks[i] = 1000 + 100 * i, ns[i] = ticks[i] + 40e3;
+    CHECK(!vkocc_calibration_plausible(1.0, "realtime clock", ticks, ns, 8, 80.0, why, sizeof why_text), "a narrow ladder accepted");
+    CHECK_CONTAINS(why, "less than 1000 timestamp ticks");
   }
   /* ns per realtime tick from the dispatches' starts: a clock of 1.024 GHz (0.9765625 ns per tick) read by a
    * 32-bit realtime counter that wraps during the run, 40 starts 2-20 ms apart (one 5 s: past a whole wrap), each 40 us after its queue

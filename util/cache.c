@@ -71,8 +71,17 @@ static const char *show(const char *p, char out[SHOWN]) {
   return out;
 }
 
-static vkocc_status resolve_target(const char *full, out_target *t) {
+/* own: a file vkocc makes itself (a cache): nothing but a regular file or nothing is at its path (the door,
+ * util/door.c, says what else is there), and a link is refused, not followed. */
+static vkocc_status resolve_target(const char *full, out_target *t, bool own) {
   memset(t, 0, sizeof *t);
+  struct stat own_st;
+  if (own && full && *full && lstat(full, &own_st) == 0) {
+    int fd;
+    vkocc_status s = vkocc_door_open(full, O_RDONLY, 0, &fd);
+    if (s) return s;
+    close(fd);
+  }
   if (!full || !*full) return vkocc_fail(VKOCC_ERROR_USAGE, "empty output path");
   char shown[SHOWN], shown_dir[SHOWN];
   const char *path = show(full, shown);
@@ -129,7 +138,7 @@ static vkocc_status resolve_target(const char *full, out_target *t) {
 
 vkocc_status vkocc_output_check(const char *path) {
   out_target t;
-  vkocc_status s = resolve_target(path, &t);
+  vkocc_status s = resolve_target(path, &t, false);
   target_free(&t);
   return s;
 }
@@ -187,10 +196,10 @@ static void clean_stale(int dfd, const char *base) {
   closedir(d);
 }
 
-vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len) {
+static vkocc_status write_atomic(const char *path, const void *data, size_t len, bool own) {
   static atomic_uint counter;
   out_target t;
-  vkocc_status s = resolve_target(path, &t);
+  vkocc_status s = resolve_target(path, &t, own);
   if (s) return s;
   char shown[SHOWN], shown_dir[SHOWN];
   const char *dir = show(t.dir, shown_dir);
@@ -205,14 +214,16 @@ vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t 
   for (int tries = 0; tries < 1000 && fd < 0; tries++) {
     snprintf(tmp, sizeof tmp, ".%.24s" TMP_TAG "%ld.%u", t.base, (long)getpid(), atomic_fetch_add(&counter, 1));
     if (!strcmp(tmp, t.base)) continue; /* a target named like one of our temporaries */
-    fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
+    /* through the door: created new, and a link, FIFO or anything else put at the temporary's name refused */
+    s = vkocc_door_openat(dfd, t.dir, tmp, O_WRONLY | O_CREAT | O_EXCL, 0666, &fd);
+    if (s && errno != EEXIST) break;
   }
   if (fd < 0) {
-    s = vkocc_fail(errno_status(errno), "cannot write %s: cannot create a temporary file in %s: %s", path, dir,
-                   strerror(errno));
+    if (!s) s = vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot write %s: no free temporary name in %s", path, dir);
+    else s = vkocc_fail(s, "cannot write %s: %s", path, vkocc_last_error());
     goto out;
   }
+  s = VKOCC_OK;
   if (t.exists) (void)fchmod(fd, t.mode & 07777); /* the replacement keeps the permissions of the replaced file */
   int err = 0;
   for (const char *p = data; len > 0 && !err;) {
@@ -234,6 +245,14 @@ out:
   return s;
 }
 
+vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len) {
+  return write_atomic(path, data, len, false);
+}
+
+vkocc_status vkocc_write_own_file_atomic(const char *path, const void *data, size_t len) {
+  return write_atomic(path, data, len, true);
+}
+
 /* Inputs are read whole; a cap keeps `--from /dev/zero` from eating the memory. */
 #define READ_LIMIT ((size_t)256 << 20)
 
@@ -241,18 +260,17 @@ out:
  * open) and refused unless it is a regular file. Otherwise (the user's inputs) a FIFO or /dev/stdin is read
  * as the user asked. */
 static vkocc_status read_file(const char *path, bool regular_only, void **data, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regular_only ? O_NONBLOCK : 0));
-  if (fd < 0) return vkocc_fail(VKOCC_ERROR_USAGE, "cannot open %s: %s", path, strerror(errno));
+  int fd;
+  if (regular_only) { /* through the door: a link, FIFO, socket or device in a cache file's place is refused */
+    vkocc_status s = vkocc_door_open(path, O_RDONLY, 0, &fd);
+    if (s) return s;
+  } else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "cannot open %s: %s", path, strerror(errno));
   struct stat st = {0};
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     close(fd);
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s is a directory (expected a file)", path);
   }
-  if (regular_only && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-    close(fd);
-    return vkocc_fail(VKOCC_ERROR_USAGE, "%s is %s: not read as a cache file", path, kind_name(st.st_mode));
-  }
-  if (regular_only) (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   FILE *f = fdopen(fd, "rb");
   if (!f) {
     close(fd);
@@ -305,12 +323,10 @@ void vkocc_format_uuid(const uint8_t u[16], char out[37]) {
 }
 
 bool vkocc_cache_file_regular(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat st = {0};
-  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  int fd;
+  if (vkocc_door_open(path, O_RDONLY, 0, &fd)) { vkocc_clear_error(); return false; }
   close(fd);
-  return ok;
+  return true;
 }
 
 /* ---------------------------------------------------------------- checksummed cache entries */
@@ -333,7 +349,7 @@ vkocc_status vkocc_cache_entry_write(const char *path, const char *schema, const
   char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
   json_decref(doc);
   if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot serialize the cache entry %s", path);
-  vkocc_status s = vkocc_write_file_atomic(path, text, strlen(text));
+  vkocc_status s = vkocc_write_own_file_atomic(path, text, strlen(text));
   free(text);
   return s;
 }
@@ -406,7 +422,7 @@ vkocc_status vkocc_cache_doc_write(const char *path, const char *seal_schema, js
   char *text = json_dumps(copy, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
   json_decref(copy);
   if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot serialize the cache entry %s", path);
-  vkocc_status s = vkocc_write_file_atomic(path, text, strlen(text));
+  vkocc_status s = vkocc_write_own_file_atomic(path, text, strlen(text));
   free(text);
   return s;
 }
