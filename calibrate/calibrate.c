@@ -134,7 +134,6 @@ static double default_longest_ns(const vkocc_context *ctx) {
  * 0.99990-1.00002 (beside two CPU hogs; 1.0000 on the quiet machine). */
 void vkocc_calibration_choose_tick(vkocc_calibration *cal, const vkocc_clock_anchor *starts, uint32_t n, uint32_t rt_bits,
                                    uint32_t lengths, char *note, size_t note_size) {
-  if (note_size) note[0] = '\0'; /* always a string: empty where the starts agree */
   const double interval = cal->realtime_fit.slope;
   if (note_size) note[0] = 0; /* "" when there is nothing to say */
   vkocc_status s = vkocc_calibration_anchor_fit(starts, n, cal->timestamp_valid_bits, cal->timestamp_period, rt_bits,
