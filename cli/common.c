@@ -9,8 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static char last_message[1200];
+
 int cli_error(const char *cmd, int status, const char *fmt, ...) {
   va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_message, sizeof last_message, fmt, ap);
+  va_end(ap);
   fprintf(stderr, "vkocc %s: ", cmd);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
@@ -18,6 +23,8 @@ int cli_error(const char *cmd, int status, const char *fmt, ...) {
   fputc('\n', stderr);
   return status;
 }
+
+const char *cli_last_message(void) { return last_message; }
 
 int cli_fail(const char *cmd, vkocc_status s) { return cli_error(cmd, (int)s, "%s", vkocc_last_error()); }
 

@@ -1695,6 +1695,11 @@ void vkocc_tune_fleet_report_free(vkocc_tune_fleet_report *r);
  * member failed or on options->stop (what was measured is written). */
 vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vkocc_tune_fleet_member *members, uint32_t n,
                               bool resume, const vkocc_tune_options *o, vkocc_tune_fleet_report *out);
+/* Under an MPI launch (vkocc_mpi_launched), for a rank that cannot take part in vkocc_tune_fleet (its devices or
+ * fingerprints failed before it was called): tells the coordinator why (rank 0: tells every other rank), so that
+ * every rank stops at once and the coordinator's error names this rank and its reason. Returns once the job has
+ * heard it (bounded by VKOCC_FLEET_SILENT_S, default 30 s); nothing without an MPI launch. */
+void vkocc_tune_fleet_refuse(const char *why);
 /* Whether this vkocc was built with MPI. */
 bool vkocc_mpi_built(void);
 /* Whether mpirun/mpiexec or srun started this process as one of several ranks (read from the environment, before
