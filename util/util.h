@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define VKOCC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -32,6 +33,20 @@ void vkocc_utc_now(char *out, size_t len);
  * bytes) as a whole word starting in [from, to) (its neighbours judged in the whole of t). */
 bool vkocc_ident_char(char c);
 bool vkocc_word_in(const char *t, size_t tlen, size_t from, size_t to, const char *w, size_t n);
+
+/* door.c: the one door for every file vkocc opens or creates beside what the user named (device locks,
+ * temporaries of atomic writes, caches, journals, output locks). flags: O_RDONLY, O_WRONLY or O_RDWR, with
+ * O_CREAT (mode as open(2)'s), O_EXCL (create new: an existing file is refused with errno EEXIST, which a
+ * caller may take as "try another name"), O_TRUNC, O_APPEND; other flags are ignored. Opens with
+ * O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC|O_NOCTTY and accepts only a regular file (a file opened for writing also
+ * only with one name, not a hard link), then clears O_NONBLOCK. A symbolic link (dangling too), FIFO, socket,
+ * device or directory in its place is refused without blocking and without touching what a link names:
+ * VKOCC_ERROR_USAGE with "PATH: a FIFO, not a regular file; vkocc makes this file itself and will not follow
+ * or open it ..." (errno EINVAL). Other failures name the path and strerror (errno kept); a full disk, an I/O
+ * error or no descriptors left are VKOCC_ERROR_RUNTIME. *fd is -1 on failure. vkocc_door_openat: NAME in the
+ * directory open as dfd (DIR its path, for messages). */
+vkocc_status vkocc_door_open(const char *path, int flags, mode_t mode, int *fd);
+vkocc_status vkocc_door_openat(int dfd, const char *dir, const char *name, int flags, mode_t mode, int *fd);
 
 /* parallel.c: fn(user, i) for every i < n on `threads` threads (0: one per core, at most 8); fn locks what
  * it shares. */
