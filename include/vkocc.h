@@ -106,6 +106,14 @@ double vkocc_now_ms(void);
  * checks without writing: call it before measuring, so a bad path costs no measurement. */
 vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len);
 vkocc_status vkocc_output_check(const char *path);
+/* An exclusive lock on the output `out` while it is written, so that two vkocc writing one file never lose one's
+ * results silently: the lock file OUT.lock beside it (its path in lock_path, len bytes; "" where none was taken),
+ * opened through vkocc's door for the files it makes itself (a symbolic link, to a file or to nothing, a FIFO, a
+ * device or a folder there is VKOCC_ERROR_USAGE naming it, never followed, never waited on) and locked with
+ * flock(2). *fd: the descriptor that holds the lock until it is closed or the process ends (-1 where a folder
+ * takes no lock file: then nothing is promised). VKOCC_ERROR_USAGE naming the holder's pid when another process
+ * holds it. The caller removes lock_path when done. */
+vkocc_status vkocc_output_lock(const char *out, char *lock_path, size_t len, int *fd);
 
 /* ================================================================ devices and device identity */
 

@@ -27,6 +27,7 @@
 #include "io.h"
 #include "jsonio.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <signal.h>
 #include <math.h>
@@ -555,13 +556,23 @@ static void journal_header(const tu_run *run, jhead *h) {
   snprintf(h->hash, sizeof h->hash, "%s", run->spec.hash);
 }
 
-static void journal_open(group *g) {
-  g->jf = fopen(g->journal, "wb");
-  if (!g->jf) return;
+/* through the door for the files vkocc makes itself: a link (to a file or to nothing), a FIFO or a device put at
+ * OUTPUT.journal is refused naming it, never followed, written or waited on */
+static vkocc_status journal_open(group *g) {
+  int fd;
+  vkocc_status st = vkocc_door_open(g->journal, O_WRONLY | O_CREAT | O_TRUNC, 0644, &fd);
+  if (st) return st;
+  g->jf = fdopen(fd, "wb");
+  if (!g->jf) {
+    int e = errno;
+    close(fd);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot write the journal: %s", g->journal, strerror(e));
+  }
   jhead h;
   journal_header(&g->run, &h);
   fwrite(&h, sizeof h, 1, g->jf);
   fflush(g->jf);
+  return VKOCC_OK;
 }
 
 void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *device_key, const char *uuid, int32_t rank,
@@ -587,8 +598,9 @@ static void journal_append(group *g, uint32_t c, const slot *sl) {
 }
 
 static void journal_restart(group *g) {
-  if (g->jf) fclose(g->jf);
-  journal_open(g);
+  if (g->jf) fclose(g->jf), g->jf = NULL;
+  if (journal_open(g)) /* something put in its place since the start: the document holds what was measured */
+    fprintf(stderr, "vkocc tune: note: no journal from now on: %s\n", vkocc_last_error());
 }
 
 static void record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r) {
@@ -675,8 +687,15 @@ bool fleet_result_sane(tu_result *r) {
 
 vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied) {
   *applied = 0;
-  FILE *jf = fopen(path, "rb");
-  if (!jf) return VKOCC_OK;
+  int fd;
+  vkocc_status ost = vkocc_door_open(path, O_RDONLY, 0, &fd);
+  if (ost && errno == ENOENT) { vkocc_clear_error(); return VKOCC_OK; } /* no journal: the run before ended normally */
+  if (ost) return ost; /* a link, a FIFO, a device: named, never followed or waited on */
+  FILE *jf = fdopen(fd, "rb");
+  if (!jf) {
+    close(fd);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
+  }
   jhead h, want;
   journal_header(run, &want);
   if (fread(&h, sizeof h, 1, jf) != 1 || memcmp(&h, &want, sizeof h)) {
@@ -1495,8 +1514,7 @@ static vkocc_status make_groups(fleet *f) {
     snprintf(g->reference, sizeof g->reference, "%s", g->run.reference);
     /* what the journal held goes into the document before a fresh journal starts */
     if (g->resumed && (st = checkpoint(f, g))) return st;
-    if (!g->jf) journal_open(g);
-    if (!g->jf) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot write the journal: %s", g->journal, strerror(errno));
+    if (!g->jf && (st = journal_open(g))) return st;
     g->last_cp = vkocc_now_ms();
   }
   return VKOCC_OK;
