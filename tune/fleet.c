@@ -664,13 +664,19 @@ static bool bools_ok(const unsigned char *b) {
   return b[offsetof(tu_result, measured)] <= 1 && b[offsetof(tu_result, P_model)] <= 1;
 }
 
+static bool result_shape(tu_result *r);
 bool fleet_result_from_bytes(const void *bytes, tu_result *r) {
   if (!bools_ok(bytes)) return false;
   memcpy(r, bytes, sizeof *r);
-  return fleet_result_sane(r);
+  return result_shape(r); /* its numbers: tu_record_check, where the journal is read */
 }
 
 bool fleet_result_sane(tu_result *r) {
+  /* a valid result is ranked by its median: it needs runs and a positive, finite one */
+  return result_shape(r) && (r->inv != TU_CORRECT || (r->runs && r->median_ns > 0 && isfinite(r->median_ns)));
+}
+
+static bool result_shape(tu_result *r) {
   r->error[sizeof r->error - 1] = 0, r->when[sizeof r->when - 1] = 0;
   r->times_ns = NULL;
   /* the clock evidence goes into the document as numbers: nothing a corrupt journal makes non-finite */
@@ -680,9 +686,7 @@ bool fleet_result_sane(tu_result *r) {
   /* P from another configuration: a known kind, and an index the reader bounds (or none) */
   if (r->P_memo > TU_P_SAME_RESOURCES) r->P_memo = TU_P_OWN;
   if (r->P_from < -1) r->P_from = -1;
-  if (!r->measured || (unsigned)r->inv > TU_CONSTRAINTS || r->runs > 1000000) return false;
-  /* a valid result is ranked by its median: it needs runs and a positive, finite one */
-  return r->inv != TU_CORRECT || (r->runs && r->median_ns > 0 && isfinite(r->median_ns));
+  return r->measured && (unsigned)r->inv <= TU_CONSTRAINTS && r->runs <= 1000000;
 }
 
 vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied) {
@@ -743,7 +747,9 @@ vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, 
                     .ntimes = r.runs, .time = r.median_ns, .time_is_median = true, .times_name = "its times",
                     .time_name = "median_ns"};
     char why[300];
-    if (!tu_record_check(&rv, first, rec, "record %lld", why, sizeof why)) {
+    bool ok = tu_record_check(&rv, first, rec, "record %lld", why, sizeof why);
+    if (ok && rv.valid && !r.runs) ok = false, snprintf(why, sizeof why, "a valid result without runs");
+    if (!ok) {
       free(r.times_ns);
       st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: record %u (%s): %s: refused, nothing resumed (remove the journal to resume "
                       "from the document alone)", path, rec, key, why);
@@ -1113,6 +1119,7 @@ static int64_t fleet_best(const fleet *f, uint32_t gi, double *ns, int32_t *slot
   const group *g = &f->g[gi];
   int64_t b = -1;
   *ns = INFINITY, *slot = -1;
+  if (!g->who) return -1; /* the group was refused before its search was made (a resumed file refused) */
   if (!g->norm) {
     b = tu_best(&g->run);
     if (b >= 0) *ns = tu_rank_ns(&g->run.r[b]), *slot = g->who[b];

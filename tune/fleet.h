@@ -30,7 +30,8 @@ void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *de
 /* A result that came as bytes (the journal, another rank): strings terminated, its pointer cleared; false when
  * it cannot be one (not measured, an unknown invalidity, a valid one without runs or a positive median). */
 bool fleet_result_sane(tu_result *r);
-/* The same from sizeof(tu_result) bytes, checked before they are loaded as one. */
+/* From sizeof(tu_result) bytes, checked before they are loaded as one: its strings, flags, kind and count of runs
+ * (its times and median are the journal reader's tu_record_check). */
 bool fleet_result_from_bytes(const void *bytes, tu_result *r);
 
 /* A shared search's reference configuration `ref` as one device measured it, after `after` of its configurations,
