@@ -1640,7 +1640,7 @@ static void refuse_to_coordinator(fleet *f, const char *why) {
   snprintf(h.version, sizeof h.version, "%s", vkocc_version());
   h.layout = (uint32_t)sizeof(tu_result);
   host_name(h.host, sizeof h.host);
-  snprintf(h.refused, sizeof h.refused, "%s", why[0] ? why : "(no reason given)");
+  snprintf(h.refused, sizeof h.refused, "%.690s", why[0] ? why : "(no reason given)");
   if (fleet_mpi_send(0, TAG_HELLO, &h, sizeof h, f->silent_ms)) return;
   void *buf = NULL;
   size_t len;
