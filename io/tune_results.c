@@ -217,6 +217,8 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
     }
     id->has_fp = true;
   }
+  json_t *params = json_object_get(doc, "parameters"); /* the space's values, which a policy's choices must be of */
+  if (json_is_array(params)) out->parameters = json_incref(params);
   json_t *m = json_object_get(doc, "measurement");
   if (json_is_object(m)) {
     opt_f64(m, "pipelines_ms", path, "$.measurement", &out->pipelines_ms);
@@ -278,6 +280,8 @@ done:
 }
 
 void tune_doc_free(tune_doc *d) {
+  json_decref(d->parameters);
+  d->parameters = NULL;
   free(d->r);
   d->r = NULL;
   d->count = 0;

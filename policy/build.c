@@ -142,6 +142,27 @@ static json_t *params_of(const char *key) {
   return json_loads(key, 0, &e);
 }
 
+/* The kernel's parameters and their values over its documents ($.parameters of each: the space tuned), so that
+ * whoever reads the database can refuse a choice outside them (policy/policy.c) */
+static void merge_parameters(json_t *k, json_t *params) {
+  size_t i, j;
+  json_t *p, *v;
+  json_array_foreach(params, i, p) {
+    const char *name = json_string_value(json_object_get(p, "name"));
+    json_t *vals = json_object_get(p, "values");
+    if (!name || !json_is_array(vals)) continue;
+    json_t *all = json_object_get(k, "parameters");
+    if (!all) json_object_set_new(k, "parameters", all = json_object());
+    json_t *have = json_object_get(all, name);
+    if (!have) json_object_set_new(all, name, have = json_array());
+    json_array_foreach(vals, j, v) {
+      bool known = false;
+      for (size_t q = 0; q < json_array_size(have) && !known; q++) known = json_equal(json_array_get(have, q), v);
+      if (!known) json_array_append(have, v);
+    }
+  }
+}
+
 vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
   *out = NULL;
   for (uint32_t i = 0; i < n; i++) {
@@ -196,6 +217,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
       json_object_set_new(k, "entries", json_array());
       json_object_set_new(kernels, d->k->name, k);
     }
+    merge_parameters(k, d->parameters);
   }
   /* per kernel: device entries, then cluster entries, then the default */
   const char *kname;
