@@ -97,6 +97,8 @@ int cli_surface_registers(cli_common *c, const cli_surface_registers_args *a);
 
 /* Prints "vkocc CMD: message" on stderr and returns the status as exit code. */
 int cli_error(const char *cmd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The text of the last message cli_error printed (without "vkocc CMD: "), for a caller that passes it on. */
+const char *cli_last_message(void);
 /* Same with vkocc_last_error(). */
 int cli_fail(const char *cmd, vkocc_status s);
 /* Strict unsigned parsing: whole string, decimal, optional K/KiB/M suffix when allow_units. */

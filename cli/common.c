@@ -11,8 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static char last_message[1200];
+
 int cli_error(const char *cmd, int status, const char *fmt, ...) {
   va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_message, sizeof last_message, fmt, ap);
+  va_end(ap);
   fprintf(stderr, "vkocc %s: ", cmd);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
@@ -20,6 +25,8 @@ int cli_error(const char *cmd, int status, const char *fmt, ...) {
   fputc('\n', stderr);
   return status;
 }
+
+const char *cli_last_message(void) { return last_message; }
 
 int cli_fail(const char *cmd, vkocc_status s) { return cli_error(cmd, (int)s, "%s", vkocc_last_error()); }
 
@@ -495,30 +502,13 @@ static void unlock_output(void) {
 int cli_lock_output(const char *cmd, const char *out) {
   if (!out || !strcmp(out, "-") || lock_path[0]) return 0;
   char path[sizeof lock_path];
-  if (snprintf(path, sizeof path, "%s.lock", out) >= (int)sizeof path) return cli_error(cmd, 2, "-o %s: the path is too long", out);
-  for (int attempt = 0; attempt < 100; attempt++) {
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return 0; /* a folder that takes no lock file: the atomic write still checks the output */
-    if (flock(fd, LOCK_EX | LOCK_NB)) {
-      char pid[32] = "";
-      ssize_t n = read(fd, pid, sizeof pid - 1);
-      pid[n > 0 ? n : 0] = 0;
-      pid[strcspn(pid, "\n")] = 0;
-      close(fd);
-      return cli_error(cmd, 2, "-o %s: another vkocc (pid %s) is writing it; wait for it to end, or write to another file "
-                       "(two writers would keep one's results and lose the other's)", out, pid[0] ? pid : "?");
-    }
-    /* the lock file may have been removed by its last holder between our open and our lock: take a fresh one */
-    struct stat a, b;
-    if (fstat(fd, &a) || stat(path, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev) { close(fd); continue; }
-    char pid[32];
-    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) || write(fd, pid, (size_t)n) != n) { /* the pid is only for the message */ }
-    snprintf(lock_path, sizeof lock_path, "%s", path);
-    atexit(unlock_output);
-    return 0; /* fd stays open: the lock is held until exit */
-  }
-  return cli_error(cmd, 1, "-o %s: could not take its lock", out);
+  int fd;
+  vkocc_status s = vkocc_output_lock(out, path, sizeof path, &fd);
+  if (s) return cli_error(cmd, (int)s, "-o %s", vkocc_last_error());
+  if (fd < 0) return 0; /* a folder that takes no lock file: the atomic write still checks the output */
+  snprintf(lock_path, sizeof lock_path, "%s", path);
+  atexit(unlock_output);
+  return 0; /* fd stays open: the lock is held until exit */
 }
 
 void cli_sentinel_line(const vkocc_tune_sentinel *sen, char *out, size_t len) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) { (void)sig; stop_flag = 1; }
@@ -68,13 +69,13 @@ static char **split_devices(const char *list, const vkocc_device_info *devs, uin
  * index (one rank per GPU of a host, e.g. srun --gpus-per-task=1 or mpirun -n GPUS). Each entry is resolved
  * here, before anything is measured: one that names no device, more entries than the host has devices, or
  * one device named twice (two searches would time each other) is exit 2 at once. */
-static int device_list(const char *device, char ***out, uint32_t *n) {
+static int device_list(const char *who, const char *device, char ***out, uint32_t *n) {
   *out = NULL, *n = 0;
   vkocc_device_info *devs;
   uint32_t nd;
   vkocc_status st = vkocc_enumerate_devices(&devs, &nd);
-  if (st) return cli_fail("tune", st);
-  if (!nd) { free(devs); return cli_error("tune", 3, "no Vulkan device"); }
+  if (st) return cli_fail(who, st);
+  if (!nd) { free(devs); return cli_error(who, 3, "no Vulkan device"); }
   char buf[32];
   int local = 0;
   if (!device) device = getenv("VKOCC_DEVICE");
@@ -94,18 +95,19 @@ static int device_list(const char *device, char ***out, uint32_t *n) {
     const char *same = getenv("VKOCC_TEST_SAME_DEVICE"); /* the fleet's test-only switch: a device may repeat */
     bool may_repeat = same && !strcmp(same, "1");
     uint32_t *idx = calloc(*n ? *n : 1, sizeof *idx);
+    if (!*n) rc = cli_error(who, 2, "--device '%.200s': expected all or a comma-separated list", device);
     for (uint32_t i = 0; i < *n && !rc; i++)
-      if (!list[i][0]) rc = cli_error("tune", 2, "--device '%.200s%s': an empty entry (expected all or a comma-separated "
+      if (!list[i][0]) rc = cli_error(who, 2, "--device '%.200s%s': an empty entry (expected all or a comma-separated "
                                       "list of indices, names or UUIDs)", device, strlen(device) > 200 ? "..." : "");
     for (uint32_t i = 0; i < *n && !rc; i++)
-      if ((st = vkocc_select_device_from(devs, nd, list[i], "--device", &idx[i]))) rc = cli_fail("tune", st);
+      if ((st = vkocc_select_device_from(devs, nd, list[i], "--device", &idx[i]))) rc = cli_fail(who, st);
     if (!rc && *n > nd && !may_repeat)
-      rc = cli_error("tune", 2, "--device: %u devices named, but this host has %u: a device named twice would time two "
+      rc = cli_error(who, 2, "--device: %u devices named, but this host has %u: a device named twice would time two "
                      "searches against each other", *n, nd);
     for (uint32_t i = 0; i < *n && !rc; i++) {
       for (uint32_t k = 0; k < i && !rc && !may_repeat; k++)
         if (idx[k] == idx[i])
-          rc = cli_error("tune", 2, "--device: '%s' and '%s' are both device %u (%s): named twice (two searches would "
+          rc = cli_error(who, 2, "--device: '%s' and '%s' are both device %u (%s): named twice (two searches would "
                          "time each other)", list[k], list[i], idx[i], devs[idx[i]].name);
     }
     free(idx);
@@ -122,15 +124,15 @@ static int device_list(const char *device, char ***out, uint32_t *n) {
 }
 
 /* --fingerprint FILE for every device: each must be the file's device (--allow-other-device: anyway) */
-static int given_fingerprint(const cli_common *c, const char *path, vkocc_context *ctx, vkocc_fingerprint *fp,
+static int given_fingerprint(const char *who, const cli_common *c, const char *path, vkocc_context *ctx, vkocc_fingerprint *fp,
                              vkocc_fingerprint_details *det) {
   vkocc_status st = vkocc_fingerprint_load(path, fp);
-  if (st) return cli_fail("tune", st);
+  if (st) return cli_fail(who, st);
   vkocc_device_identity id;
-  if ((st = vkocc_document_device(path, &id))) return cli_fail("tune", st);
+  if ((st = vkocc_document_device(path, &id))) return cli_fail(who, st);
   const vkocc_device_info *d = vkocc_context_device(ctx);
   if (!c->allow_other_device && (memcmp(id.uuid, d->uuid, 16) || id.driver_version != d->driver_version))
-    return cli_error("tune", 2, "--fingerprint %s: measured on %s, not on device %s (%s): leave --fingerprint out (each device's "
+    return cli_error(who, 2, "--fingerprint %s: measured on %s, not on device %s (%s): leave --fingerprint out (each device's "
                      "is measured or taken from the cache), or pass --allow-other-device to use it anyway", path, id.name,
                      c->device ? c->device : "0", d->name);
   json_error_t e;
@@ -141,6 +143,7 @@ static int given_fingerprint(const cli_common *c, const char *path, vkocc_contex
 /* One device's context opened (and --fingerprint checked against it) on a thread of its own: a driver takes
  * tenths of a second per device to create one, which the devices then spend side by side. */
 typedef struct opener {
+  const char *who;           /* "tune", under MPI with the rank */
   const cli_common *c;
   const char *fp_path;
   vkocc_tune_fleet_member *m;
@@ -154,8 +157,8 @@ static void *open_member(void *arg) {
   const cli_common *c = op->c;
   vkocc_context_options co = cli_context_options(c, op->m->device);
   vkocc_status st = vkocc_context_create(&co, &op->m->ctx);
-  if (st) op->rc = cli_fail("tune", st);
-  else if (op->fp_path) op->rc = given_fingerprint(c, op->fp_path, op->m->ctx, op->fp, op->det);
+  if (st) op->rc = cli_fail(op->who, st);
+  else if (op->fp_path) op->rc = given_fingerprint(op->who, c, op->fp_path, op->m->ctx, op->fp, op->det);
   return NULL;
 }
 
@@ -178,14 +181,29 @@ int cli_tune_policy(const char *db, const char *const *results, uint32_t n) {
   return 0;
 }
 
+/* Under MPI a rank that stops before the tuning tells the others why (vkocc_tune_fleet_refuse), so that every rank
+ * ends at once and the reason, naming the rank, reaches the user instead of a rank that waits for it. */
+static int refused(bool mpi, int rc) {
+  if (mpi && rc) vkocc_tune_fleet_refuse(cli_last_message());
+  return rc;
+}
+
 int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *t4,
                    const char *policy, vkocc_tune_options *o) {
-  if (t4) return cli_error("tune", 2, "--t4: not with several devices or ranks (one results document per cluster)");
-  if (!o->output) return cli_error("tune", 2, "-o FILE is required with several devices or ranks (-o -: not these)");
   int rank = 0, rc;
   bool mpi = vkocc_mpi_built() && vkocc_mpi_launched(&rank, NULL);
+  /* under MPI every message names its rank: which of several processes stopped, and why */
+  char who[160] = "tune";
+  if (mpi) {
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(who, sizeof who, "tune: rank %d (%s)", rank, host);
+  }
+  if (t4) return refused(mpi, cli_error(who, 2, "--t4: not with several devices or ranks (one results document per cluster)"));
+  if (!o->output) return refused(mpi, cli_error(who, 2, "-o FILE is required with several devices or ranks (-o -: not these)"));
   /* only the coordinator writes, so only it checks and locks the output */
-  if (rank == 0 && ((rc = cli_check_output("tune", "-o", o->output)) || (rc = cli_lock_output("tune", o->output)))) return rc;
+  if (rank == 0 && ((rc = cli_check_output(who, "-o", o->output)) || (rc = cli_lock_output(who, o->output))))
+    return refused(mpi, rc);
   char **names;
   uint32_t n;
   /* where a run's wall goes outside the tuning (docs/fleet.md): listing the devices, opening them, closing them */
@@ -199,10 +217,10 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
   vkocc_fingerprint early_fp;
   vkocc_fingerprint_details early_det;
   memset(&early_fp, 0, sizeof early_fp), memset(&early_det, 0, sizeof early_det);
-  opener early = {.c = c, .fp_path = fp_path, .m = &early_m, .fp = &early_fp, .det = &early_det};
+  opener early = {.who = who, .c = c, .fp_path = fp_path, .m = &early_m, .fp = &early_fp, .det = &early_det};
   pthread_t early_th;
   bool early_on = first[0] && !pthread_create(&early_th, NULL, open_member, &early);
-  rc = device_list(c->device, &names, &n);
+  rc = device_list(who, c->device, &names, &n);
   if (early_on) pthread_join(early_th, NULL);
   if (!rc && early_on && !early.rc && strcmp(names[0], first)) early_on = false; /* (not the first after all) */
   if (rc || !early_on || early.rc) {
@@ -211,7 +229,7 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
     if (!rc && early_on) rc = early.rc;
     early_on = false;
   }
-  if (rc) return rc;
+  if (rc) return refused(mpi, rc);
   double t_open = vkocc_now_ms();
   vkocc_tune_fleet_member *m = calloc(n, sizeof *m);
   vkocc_fingerprint *fps = calloc(n, sizeof *fps);
@@ -221,7 +239,7 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
   for (uint32_t i = 0; i < n && !rc; i++) {
     cli_common one = *c;
     one.device = names[i], one.quiet = true;
-    if (!fp_path && (rc = cli_fingerprint_measure("tune", &one, false, &fps[i], &det[i]))) break;
+    if (!fp_path && (rc = cli_fingerprint_measure(who, &one, false, &fps[i], &det[i]))) break;
     m[i].device = names[i], m[i].queue = c->queue, m[i].fp = &fps[i], m[i].details = &det[i];
   }
   opener *ops = calloc(n, sizeof *ops);
@@ -229,7 +247,7 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
   bool *started = calloc(n, sizeof *started);
   if (early_on) m[0].ctx = early_m.ctx, fps[0] = early_fp, det[0] = early_det;
   for (uint32_t i = 0; i < n && !rc; i++) {
-    ops[i] = (opener){.c = c, .fp_path = fp_path, .m = &m[i], .fp = &fps[i], .det = &det[i]};
+    ops[i] = (opener){.who = who, .c = c, .fp_path = fp_path, .m = &m[i], .fp = &fps[i], .det = &det[i]};
     if (i == 0 && early_on) continue;
     if (n == 1 || pthread_create(&th[i], NULL, open_member, &ops[i])) open_member(&ops[i]);
     else started[i] = true;
@@ -239,6 +257,7 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
     if (!rc) rc = ops[i].rc;
   }
   free(ops), free(th), free(started);
+  refused(mpi, rc);
   double t_opened = vkocc_now_ms();
   vkocc_tune_fleet_report rep;
   memset(&rep, 0, sizeof rep);
@@ -251,7 +270,7 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
     vkocc_status st = vkocc_tune_fleet(spec, name, m, n, resume, o, &rep);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (st) rc = st == VKOCC_ERROR_USAGE || st == VKOCC_ERROR_UNSUPPORTED ? cli_fail("tune", st) : cli_error("tune", 1, "%s", vkocc_last_error());
+    if (st) rc = st == VKOCC_ERROR_USAGE || st == VKOCC_ERROR_UNSUPPORTED ? cli_fail(who, st) : cli_error(who, 1, "%s", vkocc_last_error());
   }
   if (!rc && rep.coordinator) {
     uint32_t valid = 0;
@@ -289,7 +308,7 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
       cli_emit_json("tune", json_pack("{s:I, s:I, s:f, s:o}", "ranks", (json_int_t)rep.ranks, "devices", (json_int_t)rep.workers,
                                       "wall_ms", rep.wall_ms, "clusters", clusters), NULL);
     else json_decref(clusters);
-    if (!valid) rc = cli_error("tune", 1, "no valid configuration in any cluster");
+    if (!valid) rc = cli_error(who, 1, "no valid configuration in any cluster");
     if (!rc && policy) {
       const char **files = calloc(rep.nclusters + 1, sizeof *files);
       uint32_t nf = 0;

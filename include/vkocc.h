@@ -106,6 +106,14 @@ double vkocc_now_ms(void);
  * checks without writing: call it before measuring, so a bad path costs no measurement. */
 vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t len);
 vkocc_status vkocc_output_check(const char *path);
+/* An exclusive lock on the output `out` while it is written, so that two vkocc writing one file never lose one's
+ * results silently: the lock file OUT.lock beside it (its path in lock_path, len bytes; "" where none was taken),
+ * opened through vkocc's door for the files it makes itself (a symbolic link, to a file or to nothing, a FIFO, a
+ * device or a folder there is VKOCC_ERROR_USAGE naming it, never followed, never waited on) and locked with
+ * flock(2). *fd: the descriptor that holds the lock until it is closed or the process ends (-1 where a folder
+ * takes no lock file: then nothing is promised). VKOCC_ERROR_USAGE naming the holder's pid when another process
+ * holds it. The caller removes lock_path when done. */
+vkocc_status vkocc_output_lock(const char *out, char *lock_path, size_t len, int *fd);
 
 /* ================================================================ devices and device identity */
 
@@ -1713,6 +1721,11 @@ void vkocc_tune_fleet_report_free(vkocc_tune_fleet_report *r);
  * member failed or on options->stop (what was measured is written). */
 vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vkocc_tune_fleet_member *members, uint32_t n,
                               bool resume, const vkocc_tune_options *o, vkocc_tune_fleet_report *out);
+/* Under an MPI launch (vkocc_mpi_launched), for a rank that cannot take part in vkocc_tune_fleet (its devices or
+ * fingerprints failed before it was called): tells the coordinator why (rank 0: tells every other rank), so that
+ * every rank stops at once and the coordinator's error names this rank and its reason. Returns once the job has
+ * heard it (bounded by VKOCC_FLEET_SILENT_S, default 30 s); nothing without an MPI launch. */
+void vkocc_tune_fleet_refuse(const char *why);
 /* Whether this vkocc was built with MPI. */
 bool vkocc_mpi_built(void);
 /* Whether mpirun/mpiexec or srun started this process as one of several ranks (read from the environment, before

@@ -59,6 +59,7 @@ typedef struct tune_doc {
   uint32_t count;
   double pipelines_ms, measure_ms;
   bool imported;             /* an older document of a shipped kernel (no kind): no times, no spec to resume by */
+  json_t *parameters;        /* the document's $.parameters ([{name, values}], the space's values), NULL: none */
 } tune_doc;
 
 /* Whether doc is a shipped kernel's results document ("kind": "user" with element_type, a kernel of kernels/). */

@@ -31,69 +31,69 @@ double tdb_efficiency(const tune_doc *d, const char *key) {
   return isfinite(t) && isfinite(b) ? b / t : 0;
 }
 
-/* A result by its key, for sorted lookups: tdb_pick is O(N log N) in the results of its set (it was a
- * linear search per key per document, quadratic: 100,000 results took minutes). */
+/* A result by its key and where it is */
 typedef struct { const char *key; uint32_t doc, i; } keyref;
 
-static int cmp_keyref(const void *a, const void *b) {
-  const keyref *x = a, *y = b;
-  int c = strcmp(x->key, y->key);
-  if (c) return c;
-  if (x->doc != y->doc) return x->doc < y->doc ? -1 : 1;
-  return (x->i > y->i) - (x->i < y->i);
+/* Hashed lookups of a result by (document, key): tdb_pick is O(N) in the results of its set (a linear search per
+ * key per document was quadratic; sorting every key by strcmp, three times per build, was most of what remained). */
+typedef struct { uint64_t h; uint32_t doc, i; } keyslot;
+static uint64_t key_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
 }
+static uint64_t in_doc(uint64_t h, uint32_t doc) { return h ^ ((uint64_t)(doc + 1) * 0x9E3779B97F4A7C15ull); }
 
-static int cmp_first(const void *a, const void *b) { /* document order, then result order */
-  const keyref *x = a, *y = b;
-  if (x->doc != y->doc) return x->doc < y->doc ? -1 : 1;
-  return (x->i > y->i) - (x->i < y->i);
-}
-
-/* The time of key in document d through its sorted refs (refs[lo..hi) are d's): as tdb_time. */
-static double time_in(const tune_doc *d, const keyref *refs, uint32_t n, const char *key) {
-  uint32_t lo = 0, hi = n;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(refs[mid].key, key);
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo == n || strcmp(refs[lo].key, key)) return NAN;
-  const tune_result *r = &d->r[refs[lo].i];
-  return r->valid && r->median_ns > 0 ? r->median_ns : NAN;
+/* The time of key (hash h) in document j: as tdb_time */
+static double time_in(const tune_doc *const *docs, const keyslot *tab, size_t mask, uint32_t j, const char *key, uint64_t h) {
+  uint64_t hj = in_doc(h, j);
+  for (size_t b = (size_t)hj & mask; tab[b].i != UINT32_MAX; b = (b + 1) & mask)
+    if (tab[b].h == hj && tab[b].doc == j && !strcmp(docs[j]->r[tab[b].i].key, key)) {
+      const tune_result *r = &docs[j]->r[tab[b].i];
+      return r->valid && r->median_ns > 0 ? r->median_ns : NAN;
+    }
+  return NAN;
 }
 
 bool tdb_pick(const tune_doc *const *docs, uint32_t n, tdb_rule rule, char *out, size_t len, double *worst, double *geo) {
   bool found = false;
   double bw = -1, bg = -1;
-  /* per document: every result by key (sorted), and its best time */
   size_t total = 0;
   for (uint32_t a = 0; a < n; a++) total += docs[a]->count;
-  keyref *all = vkocc_xcalloc(total + 1, sizeof *all), *cand = vkocc_xcalloc(total + 1, sizeof *cand);
-  uint32_t *start = vkocc_xcalloc(n + 1, sizeof *start);
+  size_t cap = 16;
+  while (cap < 2 * total + 2) cap *= 2;
+  keyslot *tab = vkocc_xmalloc(cap * sizeof *tab), *seen = vkocc_xmalloc(cap * sizeof *seen);
+  for (size_t b = 0; b < cap; b++) tab[b].i = seen[b].i = UINT32_MAX;
+  keyref *cand = vkocc_xcalloc(total + 1, sizeof *cand);
+  uint64_t *hc = vkocc_xcalloc(total + 1, sizeof *hc);
   double *best = vkocc_xcalloc(n + 1, sizeof *best);
-  size_t k = 0, nc = 0;
+  size_t nc = 0, mask = cap - 1;
+  /* per document: every result by key, and its best time; the candidates: each key valid somewhere, once, at its
+   * first document (document order, then result order, as the linear scan met them) */
   for (uint32_t a = 0; a < n; a++) {
-    start[a] = (uint32_t)k;
-    for (uint32_t i = 0; i < docs[a]->count; i++) all[k++] = (keyref){docs[a]->r[i].key, a, i};
-    qsort(all + start[a], k - start[a], sizeof *all, cmp_keyref);
     best[a] = tdb_best(docs[a], NULL);
+    for (uint32_t i = 0; i < docs[a]->count; i++) {
+      const char *key = docs[a]->r[i].key;
+      uint64_t h = key_hash(key), ha = in_doc(h, a);
+      size_t b = (size_t)ha & mask;
+      bool dup = false;
+      for (; tab[b].i != UINT32_MAX && !dup; b = (b + 1) & mask)
+        dup = tab[b].h == ha && tab[b].doc == a && !strcmp(docs[a]->r[tab[b].i].key, key);
+      if (!dup) tab[b] = (keyslot){ha, a, i}; /* (one document holds a key once: the first is kept, as before) */
+      if (!docs[a]->r[i].valid) continue;
+      bool known = false;
+      for (b = (size_t)h & mask; seen[b].i != UINT32_MAX && !known; b = (b + 1) & mask)
+        known = seen[b].h == h && !strcmp(docs[seen[b].doc]->r[seen[b].i].key, key);
+      if (known) continue;
+      seen[b] = (keyslot){h, a, i};
+      hc[nc] = h, cand[nc++] = (keyref){key, a, i};
+    }
   }
-  start[n] = (uint32_t)k;
-  /* the candidates: each key valid somewhere, once, at its first document (as the linear scan met them) */
-  for (uint32_t a = 0; a < n; a++)
-    for (uint32_t i = 0; i < docs[a]->count; i++)
-      if (docs[a]->r[i].valid) cand[nc++] = (keyref){docs[a]->r[i].key, a, i};
-  qsort(cand, nc, sizeof *cand, cmp_keyref);
-  size_t u = 0;
-  for (size_t c = 0; c < nc; c++)
-    if (c == 0 || strcmp(cand[c].key, cand[c - 1].key)) cand[u++] = cand[c];
-  qsort(cand, u, sizeof *cand, cmp_first);
-  for (size_t c = 0; c < u; c++) {
+  for (size_t c = 0; c < nc; c++) {
     const char *key = cand[c].key;
     double w = 1, lg = 0;
     for (uint32_t j = 0; j < n; j++) {
-      double t = time_in(docs[j], all + start[j], start[j + 1] - start[j], key);
+      double t = time_in(docs, tab, mask, j, key, hc[c]);
       double e = isfinite(t) && isfinite(best[j]) ? best[j] / t : 0;
       if (e < w) w = e;
       lg += log(e > 0 ? e : 1e-9); /* invalid somewhere: heavily penalized, still ranked */
@@ -105,10 +105,7 @@ bool tdb_pick(const tune_doc *const *docs, uint32_t n, tdb_rule rule, char *out,
       snprintf(out, len, "%s", key);
     }
   }
-  free(all);
-  free(cand);
-  free(start);
-  free(best);
+  free(tab), free(seen), free(cand), free(hc), free(best);
   if (worst) *worst = bw;
   if (geo) *geo = bg;
   return found;
@@ -140,6 +137,27 @@ static json_t *bucket(const uint64_t *v, uint32_t n, uint64_t s) {
 static json_t *params_of(const char *key) {
   json_error_t e;
   return json_loads(key, 0, &e);
+}
+
+/* The kernel's parameters and their values over its documents ($.parameters of each: the space tuned), so that
+ * whoever reads the database can refuse a choice outside them (policy/policy.c) */
+static void merge_parameters(json_t *k, json_t *params) {
+  size_t i, j;
+  json_t *p, *v;
+  json_array_foreach(params, i, p) {
+    const char *name = json_string_value(json_object_get(p, "name"));
+    json_t *vals = json_object_get(p, "values");
+    if (!name || !json_is_array(vals)) continue;
+    json_t *all = json_object_get(k, "parameters");
+    if (!all) json_object_set_new(k, "parameters", all = json_object());
+    json_t *have = json_object_get(all, name);
+    if (!have) json_object_set_new(all, name, have = json_array());
+    json_array_foreach(vals, j, v) {
+      bool known = false;
+      for (size_t q = 0; q < json_array_size(have) && !known; q++) known = json_equal(json_array_get(have, q), v);
+      if (!known) json_array_append(have, v);
+    }
+  }
 }
 
 vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
@@ -196,6 +214,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
       json_object_set_new(k, "entries", json_array());
       json_object_set_new(kernels, d->k->name, k);
     }
+    merge_parameters(k, d->parameters);
   }
   /* per kernel: device entries, then cluster entries, then the default */
   const char *kname;

@@ -45,6 +45,35 @@ static vkocc_status check_condition(json_t *c, const char *file, const char *pat
   return VKOCC_OK;
 }
 
+/* A choice the database would serve (its default's or an entry's params) against the kernel's parameters and their
+ * values as it records them ($.kernels.K.parameters, from the tuned documents' spaces): every parameter one of them
+ * and each value one of its values (a hand-edited default of {"TILE_X": 0} was served). Older databases record
+ * none: nothing to check against. */
+static vkocc_status params_in_space(json_t *chosen, json_t *params, const char *file, const char *kpath, const char *rel) {
+  if (!json_is_object(params) || !json_is_object(chosen)) return VKOCC_OK;
+  const char *name;
+  json_t *v;
+  json_object_foreach(chosen, name, v) {
+    json_t *vals = json_object_get(params, name);
+    if (!json_is_array(vals))
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s.%s: not one of the kernel's parameters (%s.parameters): refused, never "
+                        "served", file, kpath, rel, name, kpath);
+    bool known = false;
+    for (size_t i = 0; i < json_array_size(vals) && !known; i++) {
+      json_t *w = json_array_get(vals, i);
+      known = json_equal(w, v) || (json_is_number(w) && json_is_number(v) && json_number_value(w) == json_number_value(v));
+    }
+    if (!known) {
+      char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT), *all = json_dumps(vals, JSON_COMPACT);
+      vkocc_status s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.%s.%s: %.60s is not one of the parameter's values (%.300s, the "
+                                  "space tuned): refused, never served", file, kpath, rel, name, t ? t : "?", all ? all : "?");
+      free(t), free(all);
+      return s;
+    }
+  }
+  return VKOCC_OK;
+}
+
 static vkocc_status check_db(json_t *doc, const char *file, vkocc_policy_db *db) {
   char path[256];
   json_t *kernels = json_object_get(doc, "kernels");
@@ -58,6 +87,11 @@ static vkocc_status check_db(json_t *doc, const char *file, vkocc_policy_db *db)
     json_t *def = json_object_get(k, "default");
     if (def && !(json_is_object(def) && json_is_object(json_object_get(def, "params"))))
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.default.params: expected an object", file, path);
+    json_t *params = json_object_get(k, "parameters");
+    if (params && !json_is_object(params))
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.parameters: expected an object of each parameter's values", file, path);
+    vkocc_status ps = def ? params_in_space(json_object_get(def, "params"), params, file, path, "default.params") : VKOCC_OK;
+    if (ps) return ps;
     json_t *entries = json_object_get(k, "entries");
     if (entries && !json_is_array(entries))
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.entries: expected an array", file, path);
@@ -73,6 +107,9 @@ static vkocc_status check_db(json_t *doc, const char *file, vkocc_policy_db *db)
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.device: expected a device key string", file, ep);
       if (!json_is_object(json_object_get(e, "params")))
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.params: expected an object", file, ep);
+      char rel[64];
+      snprintf(rel, sizeof rel, "entries[%zu].params", i);
+      if ((ps = params_in_space(json_object_get(e, "params"), params, file, path, rel))) return ps;
       json_t *qf = json_object_get(e, "queue_family"); /* absent in older databases: the kind is unknown */
       if (qf && !(json_is_object(qf) && json_is_string(json_object_get(qf, "kind"))))
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.queue_family: expected an object with a kind string", file, ep);

@@ -11,6 +11,21 @@
 static tu_run run;
 static bool ready;
 
+/* the journal is opened through the file door, which takes only a regular file (not fuzz_file's /proc/self/fd link) */
+static char journal_path[64];
+static void remove_journal_file(void) { if (journal_path[0]) unlink(journal_path); }
+static const char *journal_file(const uint8_t *data, size_t size) {
+  static int fd = -1;
+  char *path = journal_path;
+  if (fd < 0) {
+    snprintf(journal_path, sizeof journal_path, "/tmp/vkocc-fuzz-journal-XXXXXX");
+    if ((fd = mkstemp(journal_path)) < 0) { perror("mkstemp"); abort(); }
+    atexit(remove_journal_file);
+  }
+  if (ftruncate(fd, 0) || (size && pwrite(fd, data, size, 0) != (ssize_t)size)) { perror("journal_file"); abort(); }
+  return path;
+}
+
 static void reset(void) {
   for (uint32_t c = 0; c < run.space.count; c++) {
     free(run.r[c].times_ns);
@@ -24,12 +39,13 @@ static void check(const uint8_t *data, size_t size) {
   uint8_t *buf = malloc(FLEET_JOURNAL_HEADER + size + 1);
   fleet_journal_header(&run, buf);
   if (size) memcpy(buf + FLEET_JOURNAL_HEADER, data, size);
-  const char *path = fuzz_file(buf, FLEET_JOURNAL_HEADER + size);
+  const char *path = journal_file(buf, FLEET_JOURNAL_HEADER + size);
   free(buf);
   reset();
   json_t *devices = json_array(), *attrib = json_object();
   uint32_t applied = 0;
-  fleet_journal_read(path, &run, devices, attrib, &applied);
+  vkocc_status st = fleet_journal_read(path, &run, devices, attrib, &applied);
+  if (st) FUZZ_CHECK(st == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), path)); /* a refusal names the journal */
   uint32_t measured = 0;
   for (uint32_t c = 0; c < run.space.count; c++) {
     const tu_result *r = &run.r[c];

@@ -9,7 +9,8 @@
  * normalized times and answers with one device's raw time. Two devices of one process compile each module once
  * between them. Under mpirun's recovery mode a killed rank is given up
  * after a silence and the others complete the space in the same run; a killed coordinator stops the others and
- * --resume completes it. The MPI part prints SKIP and why where this vkocc was built
+ * --resume completes it. Plain mpirun -n 2 and -n 3 (no test-only switch) on this one GPU are refused at once naming
+ * the ranks and the device; a rank that refuses its spec or its fingerprint stops the job at once, named. The MPI part prints SKIP and why where this vkocc was built
  * without MPI or mpirun is missing (scripts/install-deps.sh installs Open MPI, so CI skips nothing).
  * argv: vkocc, the source tree. */
 #include "check_json.h"
@@ -19,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "vkocc.h"
 
@@ -384,6 +386,61 @@ static void test_normalized(void) {
   json_decref(d);
 }
 
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A host with fewer GPUs than ranks, launched as a user launches it (plain mpirun, no test-only switch): every rank
+ * would measure lavapipe, so the job is refused at once, exit 2, naming the ranks and the device, nothing written
+ * (it crashed rank 0 before). A rank that refuses its spec, or whose fingerprint cannot be read, stops the job at once
+ * with its reason and its rank on the user's terminal (it waited 30 s for MPI_Finalize before). */
+static void test_mpi_one_gpu(const char *mpirun) {
+  char *out;
+  for (int n = 2; n <= 3; n++) {
+    double t0 = now_s();
+    int rc = run_fmt(&out, "cd %s && %s -n %d %s tune s.json -o one-gpu.json %s 2>&1", dir, mpirun, n, bin, common);
+    double wall = now_s() - t0;
+    CHECK(rc == 2, "mpirun -n %d on one GPU: exit %d, not 2:\n%s", n, rc, out);
+    CHECK_CONTAINS(out, n == 2 ? "ranks 0 and 1 both measure on llvmpipe" : "ranks 0, 1 and 2 all measure on llvmpipe");
+    CHECK_CONTAINS(out, "vkocc tune: rank 0 (");
+    CHECK(!strstr(out, "runtime error") && !strstr(out, "Segmentation") && !strstr(out, "signal"), "a crash:\n%s", out);
+    CHECK(!strstr(out, "MPI_Finalize did not return"), "a rank waited for MPI_Finalize:\n%s", out);
+    CHECK(wall < 25, "mpirun -n %d on one GPU: refused after %.1f s", n, wall);
+    CHECK(!exists("one-gpu.json") && !exists("one-gpu.json.journal"), "written though refused");
+    free(out);
+  }
+  /* rank 1 reads a spec that is no T1 document: the coordinator and rank 2 name rank 1 and its reason */
+  run_fmt(&out, "echo '{\"KernelSpecification\": 3}' > %s/notspec.json", dir);
+  free(out);
+  double t0 = now_s();
+  int rc = run_fmt(&out, "cd %s && %s -n 3 sh -c 'S=s.json; [ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && S=notspec.json; exec %s tune $S "
+                   "-o rs.json %s' 2>&1", dir, mpirun, bin, common);
+  double wall = now_s() - t0;
+  CHECK(rc == 2, "a rank refusing its spec: exit %d:\n%s", rc, out);
+  CHECK_CONTAINS(out, "vkocc tune: rank 0 (");
+  CHECK_CONTAINS(out, "rank 1 (");
+  CHECK_CONTAINS(out, "cannot take part: notspec.json: $: 'KernelSpecification' must be an object");
+  CHECK(!strstr(out, "MPI_Finalize did not return"), "a rank waited for MPI_Finalize:\n%s", out);
+  CHECK(wall < 25, "a rank refusing its spec: the job ended after %.1f s", wall);
+  CHECK(!exists("rs.json"), "written though refused");
+  free(out);
+  /* rank 2's fingerprint cannot be read (before the library is called): the same */
+  t0 = now_s();
+  rc = run_fmt(&out, "cd %s && %s -n 3 sh -c 'F=%s/tests/data/fp-hopper-132.json; [ \"$OMPI_COMM_WORLD_RANK\" = 2 ] && "
+               "F=%s/absent.json; exec %s tune s.json -o rf.json --max-runs 5 --fingerprint $F --allow-other-device' 2>&1", dir,
+               mpirun, src, dir, bin);
+  wall = now_s() - t0;
+  CHECK(rc == 2, "a rank without its fingerprint: exit %d:\n%s", rc, out);
+  CHECK_CONTAINS(out, "rank 2 (");
+  CHECK_CONTAINS(out, "cannot take part: cannot open");
+  CHECK(!strstr(out, "MPI_Finalize did not return"), "a rank waited for MPI_Finalize:\n%s", out);
+  CHECK(wall < 25, "a rank without its fingerprint: the job ended after %.1f s", wall);
+  CHECK(!exists("rf.json"), "written though refused");
+  free(out);
+}
+
 static void test_mpi(json_t *one) {
   char *out;
   if (!vkocc_mpi_built()) {
@@ -463,6 +520,7 @@ static void test_mpi(json_t *one) {
   CHECK_CONTAINS(out, "nothing was measured");
   CHECK(!exists("hm.json"), "written though refused");
   free(out);
+  test_mpi_one_gpu(mpirun);
 }
 
 int main(int argc, char **argv) {

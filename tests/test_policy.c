@@ -18,6 +18,21 @@ int main(int argc, char **argv) {
   char path[512];
   snprintf(path, sizeof path, "%s/policy-db.json", argv[1]);
   vkocc_policy_db *db;
+  /* a choice outside the space the database records ($.kernels.K.parameters): refused at load, never served */
+#define SPACE "\"parameters\": {\"TILE_X\": [8, 16], \"wg_size\": [64, 128]}"
+  expect_bad("zero-default.json", "{\"schema\": \"vkocc.policy-db/2\", \"kernels\": {\"k\": {" SPACE ", \"entries\": [], "
+             "\"default\": {\"params\": {\"TILE_X\": 0, \"wg_size\": 0}}}}}",
+             "$.kernels.k.default.params.TILE_X: 0 is not one of the parameter's values ([8,16], the space tuned)");
+  expect_bad("other-param.json", "{\"schema\": \"vkocc.policy-db/2\", \"kernels\": {\"k\": {" SPACE ", \"entries\": [], "
+             "\"default\": {\"params\": {\"TILE_Y\": 8}}}}}", "$.kernels.k.default.params.TILE_Y: not one of the kernel's parameters");
+  expect_bad("entry.json", "{\"schema\": \"vkocc.policy-db/2\", \"kernels\": {\"k\": {" SPACE ", \"entries\": [{\"cluster\": "
+             "\"c1-x\", \"params\": {\"TILE_X\": 16, \"wg_size\": 96}}], \"default\": {\"params\": {\"TILE_X\": 8, "
+             "\"wg_size\": 64}}}}}", "$.kernels.k.entries[0].params.wg_size: 96 is not one of");
+  CHECK(vkocc_policy_db_load(write_tmp("in-space.json", "{\"schema\": \"vkocc.policy-db/2\", \"kernels\": {\"k\": {" SPACE
+                                       ", \"entries\": [], \"default\": {\"params\": {\"TILE_X\": 16.0, \"wg_size\": 64}}}}}"),
+                                &db) == VKOCC_OK, "a default in the space: %s", vkocc_last_error());
+  vkocc_policy_db_free(db);
+#undef SPACE
   CHECK(vkocc_policy_db_load(path, &db) == VKOCC_OK, "load: %s", vkocc_last_error());
   if (!db) return check_report();
   vkocc_fingerprint h114, hnoisy, amp, rdna;

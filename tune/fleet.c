@@ -27,6 +27,7 @@
 #include "io.h"
 #include "jsonio.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <signal.h>
 #include <math.h>
@@ -555,13 +556,23 @@ static void journal_header(const tu_run *run, jhead *h) {
   snprintf(h->hash, sizeof h->hash, "%s", run->spec.hash);
 }
 
-static void journal_open(group *g) {
-  g->jf = fopen(g->journal, "wb");
-  if (!g->jf) return;
+/* through the door for the files vkocc makes itself: a link (to a file or to nothing), a FIFO or a device put at
+ * OUTPUT.journal is refused naming it, never followed, written or waited on */
+static vkocc_status journal_open(group *g) {
+  int fd;
+  vkocc_status st = vkocc_door_open(g->journal, O_WRONLY | O_CREAT | O_TRUNC, 0644, &fd);
+  if (st) return st;
+  g->jf = fdopen(fd, "wb");
+  if (!g->jf) {
+    int e = errno;
+    close(fd);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot write the journal: %s", g->journal, strerror(e));
+  }
   jhead h;
   journal_header(&g->run, &h);
   fwrite(&h, sizeof h, 1, g->jf);
   fflush(g->jf);
+  return VKOCC_OK;
 }
 
 void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *device_key, const char *uuid, int32_t rank,
@@ -587,8 +598,9 @@ static void journal_append(group *g, uint32_t c, const slot *sl) {
 }
 
 static void journal_restart(group *g) {
-  if (g->jf) fclose(g->jf);
-  journal_open(g);
+  if (g->jf) fclose(g->jf), g->jf = NULL;
+  if (journal_open(g)) /* something put in its place since the start: the document holds what was measured */
+    fprintf(stderr, "vkocc tune: note: no journal from now on: %s\n", vkocc_last_error());
 }
 
 static void record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r) {
@@ -642,9 +654,9 @@ static vkocc_status resume_group(group *g) {
   }
   g->resumed = g->run.resumed;
   uint32_t applied = 0;
-  fleet_journal_read(g->journal, &g->run, g->prev_devices, g->attrib, &applied);
+  st = fleet_journal_read(g->journal, &g->run, g->prev_devices, g->attrib, &applied);
   g->resumed += applied;
-  return VKOCC_OK;
+  return st;
 }
 
 /* a bool holding another byte is undefined behaviour once loaded: tu_result's bools checked as bytes first */
@@ -652,13 +664,19 @@ static bool bools_ok(const unsigned char *b) {
   return b[offsetof(tu_result, measured)] <= 1 && b[offsetof(tu_result, P_model)] <= 1;
 }
 
+static bool result_shape(tu_result *r);
 bool fleet_result_from_bytes(const void *bytes, tu_result *r) {
   if (!bools_ok(bytes)) return false;
   memcpy(r, bytes, sizeof *r);
-  return fleet_result_sane(r);
+  return result_shape(r); /* its numbers: tu_record_check, where the journal is read */
 }
 
 bool fleet_result_sane(tu_result *r) {
+  /* a valid result is ranked by its median: it needs runs and a positive, finite one */
+  return result_shape(r) && (r->inv != TU_CORRECT || (r->runs && r->median_ns > 0 && isfinite(r->median_ns)));
+}
+
+static bool result_shape(tu_result *r) {
   r->error[sizeof r->error - 1] = 0, r->when[sizeof r->when - 1] = 0;
   r->times_ns = NULL;
   /* the clock evidence goes into the document as numbers: nothing a corrupt journal makes non-finite */
@@ -668,50 +686,85 @@ bool fleet_result_sane(tu_result *r) {
   /* P from another configuration: a known kind, and an index the reader bounds (or none) */
   if (r->P_memo > TU_P_SAME_RESOURCES) r->P_memo = TU_P_OWN;
   if (r->P_from < -1) r->P_from = -1;
-  if (!r->measured || (unsigned)r->inv > TU_CONSTRAINTS || r->runs > 1000000) return false;
-  /* a valid result is ranked by its median: it needs runs and a positive, finite one */
-  return r->inv != TU_CORRECT || (r->runs && r->median_ns > 0 && isfinite(r->median_ns));
+  return r->measured && (unsigned)r->inv <= TU_CONSTRAINTS && r->runs <= 1000000;
 }
 
-void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied) {
+vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied) {
   *applied = 0;
-  FILE *jf = fopen(path, "rb");
-  if (!jf) return;
+  int fd;
+  vkocc_status ost = vkocc_door_open(path, O_RDONLY, 0, &fd);
+  if (ost && errno == ENOENT) { vkocc_clear_error(); return VKOCC_OK; } /* no journal: the run before ended normally */
+  if (ost) return ost; /* a link, a FIFO, a device: named, never followed or waited on */
+  FILE *jf = fdopen(fd, "rb");
+  if (!jf) {
+    close(fd);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
+  }
   jhead h, want;
   journal_header(run, &want);
   if (fread(&h, sizeof h, 1, jf) != 1 || memcmp(&h, &want, sizeof h)) {
     fclose(jf);
     fprintf(stderr, "vkocc tune: note: %s is the journal of another spec or vkocc build; set aside\n", path);
-    return;
+    return VKOCC_OK;
   }
   json_t *index = key_index(run);
-  for (;;) {
+  /* each configuration at most once in a journal (the coordinator records a configuration once per run) */
+  int64_t *first = vkocc_xmalloc(((size_t)run->space.count + 1) * sizeof *first);
+  for (uint32_t c = 0; c <= run->space.count; c++) first[c] = -1;
+  vkocc_status st = VKOCC_OK;
+  /* A record cut short is the end (a kill while it was written); a whole record that is not one vkocc writes is
+   * refused, never resumed: its numbers would be ranked */
+  for (uint32_t rec = 1;; rec++) {
     uint32_t kl, dl;
     char key[1024], dkey[700];
     tu_result r;
-    if (fread(&kl, 4, 1, jf) != 1 || kl >= sizeof key || fread(key, 1, kl, jf) != kl) break;
-    if (fread(&dl, 4, 1, jf) != 1 || dl >= sizeof dkey || fread(dkey, 1, dl, jf) != dl) break;
+    if (fread(&kl, 4, 1, jf) != 1) break;
+    if (kl >= sizeof key) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: record %u: a key of %u bytes: not a journal vkocc writes "
+                                            "(remove it to resume from the document alone)", path, rec, kl); break; }
+    if (fread(key, 1, kl, jf) != kl || fread(&dl, 4, 1, jf) != 1) break;
+    key[kl] = 0;
+    if (dl >= sizeof dkey) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: record %u (%s): a device key of %u bytes: not a journal "
+                                             "vkocc writes (remove it to resume from the document alone)", path, rec, key, dl); break; }
+    if (fread(dkey, 1, dl, jf) != dl) break;
     int32_t rank;
     char host[64], uuid[40];
     if (fread(uuid, 1, sizeof uuid, jf) != sizeof uuid || fread(&rank, 4, 1, jf) != 1 || fread(host, 1, sizeof host, jf) != sizeof host)
       break;
-    key[kl] = 0, dkey[dl] = 0, host[sizeof host - 1] = 0, uuid[sizeof uuid - 1] = 0;
+    dkey[dl] = 0, host[sizeof host - 1] = 0, uuid[sizeof uuid - 1] = 0;
     unsigned char raw[sizeof r];
     if (fread(raw, sizeof raw, 1, jf) != 1) break;
-    bool sane = fleet_result_from_bytes(raw, &r);
-    r.times_ns = vkocc_xmalloc(((size_t)(sane ? r.runs : 0) + 1) * sizeof *r.times_ns);
-    if (!sane || (r.runs && fread(r.times_ns, sizeof *r.times_ns, r.runs, jf) != r.runs)) { free(r.times_ns); break; }
+    if (!fleet_result_from_bytes(raw, &r)) {
+      st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: record %u (%s): not a result vkocc writes (a flag, an invalidity or a count of "
+                      "runs out of range): refused (remove the journal to resume from the document alone)", path, rec, key);
+      break;
+    }
+    r.times_ns = vkocc_xmalloc(((size_t)r.runs + 1) * sizeof *r.times_ns);
+    if (r.runs && fread(r.times_ns, sizeof *r.times_ns, r.runs, jf) != r.runs) { free(r.times_ns); break; }
     json_t *ci = json_object_get(index, key);
     int64_t c = ci ? json_integer_value(ci) : -1;
+    /* the one check of a recorded result (tune/user_results.h), as --resume from a document and --replay do */
+    tu_record rv = {.config = c, .empty = !strcmp(key, "{}"), .valid = r.inv == TU_CORRECT, .times = r.times_ns,
+                    .ntimes = r.runs, .time = r.median_ns, .time_is_median = true, .times_name = "its times",
+                    .time_name = "median_ns"};
+    char why[300];
+    bool ok = tu_record_check(&rv, first, rec, "record %lld", why, sizeof why);
+    if (ok && rv.valid && !r.runs) ok = false, snprintf(why, sizeof why, "a valid result without runs");
+    if (!ok) {
+      free(r.times_ns);
+      st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: record %u (%s): %s: refused, nothing resumed (remove the journal to resume "
+                      "from the document alone)", path, rec, key, why);
+      break;
+    }
     /* the device: one the resumed document names, else a new entry (a name that is no text: the record is not) */
     int32_t d = -1;
-    for (size_t k = 0; c >= 0 && k < json_array_size(devices) && d < 0; k++) {
+    for (size_t k = 0; k < json_array_size(devices) && d < 0; k++) {
       json_t *p = json_array_get(devices, k);
       if (same_device_entry(p, dkey, uuid, rank, host)) d = (int32_t)k;
     }
-    json_t *entry = c >= 0 && d < 0 ? json_pack("{s:s, s:s, s:i, s:s, s:i}", "key", dkey, "uuid", uuid, "rank", rank, "host", host,
-                                                "measured", 0) : NULL;
-    if (c < 0 || run->r[c].measured || (d < 0 && !entry)) {
+    json_t *entry = d < 0 ? json_pack("{s:s, s:s, s:i, s:s, s:i}", "key", dkey, "uuid", uuid, "rank", rank, "host", host,
+                                      "measured", 0) : NULL;
+    if (run->r[c].measured || (d < 0 && !entry)) { /* the document holds it already (a kill after a checkpoint) */
+      json_decref(entry);
       free(r.times_ns);
       continue;
     }
@@ -724,8 +777,10 @@ void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *
     json_object_set_new(attrib, key, json_integer(d));
     run->resumed++, (*applied)++;
   }
+  free(first);
   json_decref(index);
   fclose(jf);
+  return st;
 }
 
 /* after --only: each resumed configuration's device, by its key */
@@ -1064,6 +1119,7 @@ static int64_t fleet_best(const fleet *f, uint32_t gi, double *ns, int32_t *slot
   const group *g = &f->g[gi];
   int64_t b = -1;
   *ns = INFINITY, *slot = -1;
+  if (!g->who) return -1; /* the group was refused before its search was made (a resumed file refused) */
   if (!g->norm) {
     b = tu_best(&g->run);
     if (b >= 0) *ns = tu_rank_ns(&g->run.r[b]), *slot = g->who[b];
@@ -1353,6 +1409,7 @@ typedef struct hello {
   char hash[40];
   uint32_t layout, n;
   char host[64];
+  char refused[700];         /* not "": this rank cannot take part, and why (then n is 0) */
 } hello; /* followed by n tune_device_id, then n arrays of TEXPR_NDEVICE limits (int64_t) */
 typedef int64_t limits_t[TEXPR_NDEVICE];
 
@@ -1464,8 +1521,7 @@ static vkocc_status make_groups(fleet *f) {
     snprintf(g->reference, sizeof g->reference, "%s", g->run.reference);
     /* what the journal held goes into the document before a fresh journal starts */
     if (g->resumed && (st = checkpoint(f, g))) return st;
-    if (!g->jf) journal_open(g);
-    if (!g->jf) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot write the journal: %s", g->journal, strerror(errno));
+    if (!g->jf && (st = journal_open(g))) return st;
     g->last_cp = vkocc_now_ms();
   }
   return VKOCC_OK;
@@ -1531,7 +1587,8 @@ static void stop_workers(fleet *f) {
  * and its points go into the cluster's document ($.measurement.sentinel). This rank's workers only (the slots
  * before the other ranks'): another rank's sentinel stays there. */
 static void adopt_sentinels(fleet *f) {
-  for (uint32_t s = 0; s < f->nw && s < f->nslots; s++) {
+  for (uint32_t s = 0; f->g && s < f->nw && s < f->nslots; s++) {
+    if (f->slots[s].group >= f->ng) continue; /* refused before its group was made */
     group *g = &f->g[f->slots[s].group];
     const tu_run *wr = &f->w[s].run;
     if (g->norm || f->slots[s].rank != f->rank || !wr->nsentinel) continue;
@@ -1574,6 +1631,27 @@ static msg *recv_msg(const void *buf, size_t len) {
 }
 
 /* A rank other than 0: says who it is, waits to be admitted, then forwards. */
+/* A rank other than 0 that cannot take part (its spec, its devices): the coordinator is told why, in place of
+ * the hello it waits for, so that it stops every rank at once naming this one; this rank waits for its word
+ * (bounded) so that all ranks end together. */
+static void refuse_to_coordinator(fleet *f, const char *why) {
+  hello h;
+  memset(&h, 0, sizeof h);
+  snprintf(h.version, sizeof h.version, "%s", vkocc_version());
+  h.layout = (uint32_t)sizeof(tu_result);
+  host_name(h.host, sizeof h.host);
+  snprintf(h.refused, sizeof h.refused, "%.690s", why[0] ? why : "(no reason given)");
+  if (fleet_mpi_send(0, TAG_HELLO, &h, sizeof h, f->silent_ms)) return;
+  void *buf = NULL;
+  size_t len;
+  int from, tag;
+  for (double t0 = vkocc_now_ms(); vkocc_now_ms() - t0 < f->silent_ms; usleep(1000))
+    if (fleet_mpi_poll(&from, &tag, &buf, &len)) {
+      free(buf);
+      if (tag == TAG_WELCOME) break;
+    }
+}
+
 static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, const tune_device_id *ids,
                           const limits_t *lims, const char *hash) {
   size_t hl = sizeof(hello) + f->nw * (sizeof(tune_device_id) + sizeof(limits_t));
@@ -1654,21 +1732,36 @@ static vkocc_status agent(fleet *f, const vkocc_tune_fleet_member *members, cons
   return st;
 }
 
-/* Rank 0: every other rank's hello, checked against its own; the slots of all ranks. */
-static vkocc_status admit(fleet *f, const char *hash, char **hellos, size_t *lens) {
-  char refuse[800] = "";
+/* Rank 0: every other rank's hello, checked against its own; the slots of all ranks. own: not NULL when the
+ * coordinator itself cannot go on (why): every rank is still heard, then told so. */
+static vkocc_status admit(fleet *f, const char *hash, char **hellos, size_t *lens, const char *own) {
+  char refuse[1100] = "";
+  if (own) snprintf(refuse, sizeof refuse, "the coordinator (rank 0) stopped before measuring: %.900s", own);
   int got = 0;
+  double t0 = vkocc_now_ms();
+  bool said = false;
   while (got < f->nranks - 1) {
     void *buf;
     size_t len;
     int from, tag;
-    if (!fleet_mpi_poll(&from, &tag, &buf, &len)) { usleep(1000); continue; }
+    if (!fleet_mpi_poll(&from, &tag, &buf, &len)) {
+      if (!said && vkocc_now_ms() - t0 > 10e3) { /* a wait that speaks: each rank fingerprints and opens its devices first */
+        said = true;
+        fprintf(stderr, "vkocc tune: rank 0 waits for %d of %d other ranks to report (each fingerprints and opens its devices "
+                "first)\n", f->nranks - 1 - got, f->nranks - 1);
+      }
+      usleep(1000);
+      continue;
+    }
     if (tag != TAG_HELLO || from <= 0 || from >= f->nranks || hellos[from] || len < sizeof(hello)) { free(buf); continue; }
     hellos[from] = buf, lens[from] = len, got++;
     hello h;
     memcpy(&h, buf, sizeof h);
-    if (refuse[0]) continue;
-    if (strcmp(h.version, vkocc_version()) || h.layout != sizeof(tu_result))
+    h.host[sizeof h.host - 1] = 0, h.refused[sizeof h.refused - 1] = 0, h.version[sizeof h.version - 1] = 0;
+    h.hash[sizeof h.hash - 1] = 0;
+    if (refuse[0]) continue; /* the first reason is said (each rank prints its own as well) */
+    if (h.refused[0]) snprintf(refuse, sizeof refuse, "rank %d (%s) cannot take part: %.700s", from, h.host, h.refused);
+    else if (strcmp(h.version, vkocc_version()) || h.layout != sizeof(tu_result))
       snprintf(refuse, sizeof refuse, "rank %d (%s) runs vkocc %s (result layout %u bytes), the coordinator vkocc %s (%u "
                "bytes): every rank needs the same vkocc", from, h.host, h.version, h.layout, vkocc_version(),
                (unsigned)sizeof(tu_result));
@@ -1680,7 +1773,7 @@ static vkocc_status admit(fleet *f, const char *hash, char **hellos, size_t *len
   }
   if (refuse[0]) {
     welcome wc = {.ok = 0};
-    snprintf(wc.error, sizeof wc.error, "%s; nothing was measured", refuse);
+    snprintf(wc.error, sizeof wc.error, "%.870s; nothing was measured", refuse);
     for (int r = 1; r < f->nranks; r++) fleet_mpi_send(r, TAG_WELCOME, &wc, sizeof wc, f->silent_ms);
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s", wc.error);
   }
@@ -1883,6 +1976,22 @@ static vkocc_status finish(fleet *f, vkocc_status st) {
   return out ? vkocc_fail(out, "%s", msgbuf) : VKOCC_OK;
 }
 
+/* This rank cannot take part (why): rank 0 hears every other rank and tells them; another rank tells rank 0. The
+ * error message (why) is kept. */
+static void fleet_refuse(fleet *f, vkocc_status st, const char *why) {
+  char keep[1024];
+  snprintf(keep, sizeof keep, "%s", why);
+  if (f->rank != 0) refuse_to_coordinator(f, keep);
+  else {
+    char **hellos = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *hellos);
+    size_t *lens = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *lens);
+    admit(f, "", hellos, lens, keep);
+    for (int r = 0; r <= f->nranks; r++) free(hellos[r]);
+    free(hellos), free(lens);
+  }
+  vkocc_fail(st ? st : VKOCC_ERROR_USAGE, "%s", keep);
+}
+
 vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vkocc_tune_fleet_member *members, uint32_t n,
                               bool resume, const vkocc_tune_options *o, vkocc_tune_fleet_report *out) {
   vkocc_clear_error();
@@ -1918,19 +2027,24 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
                         ids[i].id.name);
   }
   tu_run probe;
+  char hash[40] = "";
   if (!st && !(st = tu_prepare(spec_path, name, &probe))) {
-    char hash[40];
     snprintf(hash, sizeof hash, "%s", probe.spec.hash);
     tu_run_free(&probe);
     if (!o->output && f->rank == 0) st = vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_tune_fleet: options->output is required");
+  }
+  /* under MPI a rank that cannot go on (its spec, its devices) says so in place of its hello: the coordinator then
+   * stops every rank at once, naming it, instead of waiting for a hello that never comes */
+  if (st && f->mpi) fleet_refuse(f, st, vkocc_last_error());
+  if (!st) {
     f->nw = n;
     f->w = vkocc_xcalloc(n, sizeof *f->w);
-    if (!st && f->rank != 0) {
+    if (f->rank != 0) {
       st = agent(f, members, ids, lims, hash);
-    } else if (!st) {
+    } else {
       char **hellos = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *hellos);
       size_t *lens = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *lens);
-      if (f->mpi) st = admit(f, hash, hellos, lens);
+      if (f->mpi) st = admit(f, hash, hellos, lens, NULL);
       if (!st) {
         /* the slots: this rank's members, then every other rank's in rank order */
         f->nslots = n;
@@ -1952,15 +2066,34 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
             snprintf(f->slots[s].host, sizeof f->slots[s].host, "%s", h->host);
           }
         }
-        /* two ranks on one GPU would time each other: refused, naming both */
-        for (uint32_t a = 0; a < f->nslots && !st; a++)
-          for (uint32_t b = 0; b < a && !st; b++)
-            if (f->slots[a].rank != f->slots[b].rank && !memcmp(f->slots[a].dev.id.uuid, f->slots[b].dev.id.uuid, 16) &&
-                !strcmp(f->slots[a].dev.id.key, f->slots[b].dev.id.key) &&
-                !strcmp(f->slots[a].host, f->slots[b].host) && !same_device_allowed())
-              st = vkocc_fail(VKOCC_ERROR_USAGE, "ranks %d and %d both measure on %s of %s (two searches would time each "
-                              "other): one rank per GPU, or --device per rank", f->slots[b].rank, f->slots[a].rank,
-                              f->slots[a].dev.id.name, f->slots[a].host);
+        /* two ranks on one GPU would time each other (each search its own measurements beside the other's): refused,
+         * naming every rank on that GPU */
+        for (uint32_t a = 0; a < f->nslots && !st; a++) {
+          char ranks[400] = "";
+          size_t at = 0;
+          uint32_t shared = 0;
+          for (uint32_t b = 0; b < f->nslots; b++)
+            if (b == a || (!memcmp(f->slots[a].dev.id.uuid, f->slots[b].dev.id.uuid, 16) &&
+                           !strcmp(f->slots[a].dev.id.key, f->slots[b].dev.id.key) && !strcmp(f->slots[a].host, f->slots[b].host))) {
+              bool named = false; /* a rank once (one rank's device named twice is that rank's refusal) */
+              for (uint32_t k = 0; k < b && !named; k++)
+                named = f->slots[k].rank == f->slots[b].rank && (k == a || (!memcmp(f->slots[a].dev.id.uuid, f->slots[k].dev.id.uuid, 16) &&
+                        !strcmp(f->slots[a].dev.id.key, f->slots[k].dev.id.key) && !strcmp(f->slots[a].host, f->slots[k].host)));
+              if (named) continue;
+              shared++;
+              if (at < sizeof ranks) at += (size_t)snprintf(ranks + at, sizeof ranks - at, "%s%d", at ? ", " : "", f->slots[b].rank);
+            }
+          char *last = strrchr(ranks, ',');
+          if (last && (size_t)(last - ranks) + 5 < sizeof ranks) { /* "0, 1 and 2" */
+            char tail[400];
+            snprintf(tail, sizeof tail, " and%s", last + 1);
+            snprintf(last, sizeof ranks - (size_t)(last - ranks), "%s", tail);
+          }
+          if (shared > 1 && !same_device_allowed())
+            st = vkocc_fail(VKOCC_ERROR_USAGE, "ranks %s %s measure on %s of %s: two searches on one GPU would time each other; "
+                            "start one rank per GPU of a host (srun --gpus-per-task=1, mpirun -n GPUS), or one rank per host "
+                            "with --device all", ranks, shared == 2 ? "both" : "all", f->slots[a].dev.id.name, f->slots[a].host);
+        }
         if (!st) st = make_groups(f);
         if (st && f->mpi) { /* the others wait to be admitted: tell them why not */
           welcome wc = {.ok = 0};
@@ -2010,6 +2143,18 @@ void vkocc_tune_fleet_report_free(vkocc_tune_fleet_report *r) {
   if (!r) return;
   free(r->clusters);
   memset(r, 0, sizeof *r);
+}
+
+void vkocc_tune_fleet_refuse(const char *why) {
+  vkocc_clear_error();
+  if (!fleet_mpi_built() || !vkocc_mpi_launched(NULL, NULL)) return;
+  fleet F = {.nranks = 1};
+  const char *silent = getenv("VKOCC_FLEET_SILENT_S");
+  F.silent_ms = 1e3 * (silent && strtod(silent, NULL) > 0 ? strtod(silent, NULL) : 30);
+  if (fleet_mpi_init(&F.rank, &F.nranks)) return;
+  F.mpi = F.nranks > 1;
+  if (F.mpi) fleet_refuse(&F, VKOCC_ERROR_USAGE, why && why[0] ? why : "(no reason given)");
+  fleet_mpi_finalize(false, F.silent_ms, 2);
 }
 
 bool vkocc_mpi_built(void) { return fleet_mpi_built(); }

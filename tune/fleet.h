@@ -17,8 +17,10 @@
  * results of the journal at path to run (those not measured there yet; counted in run->resumed and *applied),
  * each one's device to devices (a JSON array of {key, uuid, rank, host, measured}: found there or appended) and attrib
  * (configuration key -> index in devices). A journal of another spec or vkocc build is set aside (a note on
- * stderr); one cut short or damaged is read up to its first record that does not make sense. */
-void fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied);
+ * stderr); one cut short (a kill while a record was written) is read up to that record. A whole record that is not
+ * one vkocc writes (tu_record_check: its median not that of its times, a time not positive, a configuration outside
+ * the space or twice) is USAGE naming the journal and the record, and then nothing of it is to be resumed. */
+vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied);
 /* Its parts as the coordinator writes them: the header (FLEET_JOURNAL_HEADER bytes: the layout of a result, the
  * vkocc version, the spec's hash) and one record (run->r[c] with the device that measured it). */
 #define FLEET_JOURNAL_HEADER 84
@@ -28,7 +30,8 @@ void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *de
 /* A result that came as bytes (the journal, another rank): strings terminated, its pointer cleared; false when
  * it cannot be one (not measured, an unknown invalidity, a valid one without runs or a positive median). */
 bool fleet_result_sane(tu_result *r);
-/* The same from sizeof(tu_result) bytes, checked before they are loaded as one. */
+/* From sizeof(tu_result) bytes, checked before they are loaded as one: its strings, flags, kind and count of runs
+ * (its times and median are the journal reader's tu_record_check). */
 bool fleet_result_from_bytes(const void *bytes, tu_result *r);
 
 /* A shared search's reference configuration `ref` as one device measured it, after `after` of its configurations,

@@ -10,6 +10,7 @@
 #include "tune_results.h"
 #undef tune_rng
 #include "jsonio.h"
+#include "user_results.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,6 +356,8 @@ static double median_of(json_t *arr, bool *ok) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+typedef struct t4_rec { size_t at; json_t *times; double scale; bool from_value; } t4_rec;
+
 static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerprint, tune_replay_space *sp) {
   json_t *results = json_object_get(doc, "results");
   if (!json_is_array(results)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: expected an array", path);
@@ -362,6 +365,9 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
   if (total > 50u * 1000 * 1000) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: more than 50 million results", path);
   json_t **configs = vkocc_xmalloc((total ? total : 1) * sizeof *configs);
   tune_eval *truth = vkocc_xmalloc((total ? total : 1) * sizeof *truth);
+  /* per record kept: its index in $.results, the times it gives (the measurement's array, else times.runtimes) and
+   * their unit, and the time it is ranked by where the measurement gives one number (NAN: the median of the times) */
+  t4_rec *rec = vkocc_xmalloc((total ? total : 1) * sizeof *rec);
   uint32_t n = 0, np = 0, cap_names = 0;
   char **names = NULL;
   vkocc_status s = VKOCC_OK;
@@ -370,6 +376,7 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
     json_t *inv = json_object_get(r, "invalidity");
     if (!json_is_object(r)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu]: expected an object", path, i); break; }
     if (!json_is_object(cfg)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu].configuration: expected an object", path, i); break; }
+    rec[n] = (t4_rec){.at = i, .times = json_object_get(json_object_get(r, "times"), "runtimes"), .scale = 1e6};
     if (!json_is_string(inv)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu].invalidity: expected a string", path, i); break; }
     const char *iv = json_string_value(inv);
     static const char *const kinds[] = {"timeout", "compile", "runtime", "correctness", "constraints", "correct"};
@@ -409,6 +416,7 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
           break;
         }
         e.time_ns = t * scale, got = true;
+        if (json_is_array(val)) rec[n].times = val, rec[n].scale = scale, rec[n].from_value = true;
       }
       if (s) break;
       if (!got) {
@@ -420,41 +428,61 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
         s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu].measurements: no '%s' measurement and no times.runtimes", path, i, want);
         break;
       }
-      e.valid = e.time_ns > 0 && isfinite(e.time_ns);
+      e.valid = true; /* its time is checked below: a correct record without a positive time is refused */
     }
     configs[n] = cfg, truth[n] = e, n++;
   }
   if (!s && !n) s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: no configuration that the constraints allow", path);
   if (s) {
     for (uint32_t p = 0; p < np; p++) free(names[p]);
-    free(names), free(configs), free(truth);
+    free(names), free(configs), free(truth), free(rec);
     return s;
   }
   qsort(names, np, sizeof *names, cmp_str);
   code_space(sp, configs, n, names, np);
-  /* a configuration recorded twice: the first is kept */
+  /* each record through the one check of a recorded result (tune/user_results.h): a configuration recorded twice
+   * (which of the two times is the truth?) or empty, a time that is not positive, is refused naming the entry */
   uint32_t m = 0;
   {
-    tune_space tmp = sp->s;
     uint32_t cap = 16;
     while (cap < 2 * n) cap *= 2;
     uint32_t *tab = vkocc_xmalloc(cap * sizeof *tab);
+    int64_t *first = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *first);
     memset(tab, 0xff, cap * sizeof *tab);
-    for (uint32_t c = 0; c < n; c++) {
+    for (uint32_t c = 0; c < n && !s; c++) {
       const uint32_t *cc = sp->coord + (size_t)c * np;
       uint64_t h = 1469598103934665603ull;
       for (uint32_t p = 0; p < np; p++) h = (h ^ cc[p]) * 1099511628211ull;
       uint32_t b = (uint32_t)(h ^ (h >> 29)) & (cap - 1);
-      bool dup = false;
-      for (; tab[b] != UINT32_MAX && !dup; b = (b + 1) & (cap - 1))
-        dup = !memcmp(sp->coord + (size_t)tab[b] * np, cc, np * sizeof *cc);
-      if (dup) continue;
+      int64_t at = -1;
+      for (; tab[b] != UINT32_MAX && at < 0; b = (b + 1) & (cap - 1))
+        if (!memcmp(sp->coord + (size_t)tab[b] * np, cc, np * sizeof *cc)) at = tab[b];
+      if (at < 0) first[m] = -1;
+      size_t nt = json_array_size(rec[c].times);
+      double *t = vkocc_xmalloc((nt + 1) * sizeof *t);
+      for (size_t k = 0; k < nt; k++) {
+        json_t *v = json_array_get(rec[c].times, k);
+        t[k] = json_is_number(v) ? json_number_value(v) * rec[c].scale : NAN;
+      }
+      tu_record rv = {.config = at >= 0 ? at : m, .empty = !json_object_size(configs[c]), .valid = truth[c].valid,
+                      .times = t, .ntimes = (uint32_t)nt, .time = truth[c].valid ? truth[c].time_ns : NAN,
+                      .times_name = rec[c].from_value ? "the measurement's values" : "times.runtimes",
+                      .time_name = "time measurement"};
+      char why[300];
+      if (!tu_record_check(&rv, first, (int64_t)rec[c].at, "$.results[%lld]", why, sizeof why))
+        s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu].configuration: %s", path, rec[c].at, why);
+      free(t);
+      if (s) break;
       tab[b] = m;
       memmove(sp->coord + (size_t)m * np, cc, np * sizeof *cc);
       truth[m] = truth[c], configs[m] = configs[c], m++;
     }
-    free(tab);
-    (void)tmp;
+    free(tab), free(first);
+  }
+  free(rec);
+  if (s) {
+    free(configs), free(truth);
+    return s;
   }
   sp->s.nconfigs = m;
   sp->truth = truth;

@@ -204,8 +204,43 @@ static void timing_read(json_t *tm, tu_result *r) {
 }
 
 
-/* A recorded result's numbers: times positive and finite, its median theirs, sizes in range. */
-static vkocc_status check_result(json_t *e, const char *path, const char *p, tu_invalidity inv) {
+bool tu_record_check(const tu_record *r, int64_t *first, int64_t at, const char *seen_fmt, char *why, size_t len) {
+  if (r->empty) return snprintf(why, len, "an empty configuration (it names no parameter)"), false;
+  if (r->config < 0) return snprintf(why, len, "not a configuration of the spec's space"), false;
+  if (first[r->config] >= 0) {
+    char earlier[64];
+    snprintf(earlier, sizeof earlier, seen_fmt, (long long)first[r->config]);
+    return snprintf(why, len, "this configuration appears twice (first at %s)", earlier), false;
+  }
+  for (uint32_t i = 0; i < r->ntimes; i++)
+    if (!(r->times[i] > 0 && isfinite(r->times[i])))
+      return snprintf(why, len, "%s holds a time that is not a positive number (%g, the %u. of %u)", r->times_name,
+                      r->times[i], i + 1, r->ntimes), false;
+  if (r->valid) {
+    double t = r->time;
+    if (isnan(t) && r->ntimes) {
+      vkocc_summary sum;
+      vkocc_summarize(r->times, r->ntimes, &sum);
+      t = sum.median;
+    }
+    if (!(t > 0 && isfinite(t)))
+      return snprintf(why, len, "a valid result needs a positive %s (%g)", r->time_name, t), false;
+    if (r->time_is_median && r->ntimes) {
+      vkocc_summary sum;
+      vkocc_summarize(r->times, r->ntimes, &sum);
+      if (!(fabs(t - sum.median) <= 1e-9 * sum.median))
+        return snprintf(why, len, "%s is not the median of %s (%.17g, their median %.17g)", r->time_name, r->times_name, t,
+                        sum.median), false;
+    }
+  }
+  first[r->config] = at;
+  return true;
+}
+
+/* A recorded result's numbers (tu_record_check: the configuration new and of the space, times positive and finite,
+ * its median theirs), sizes in range. */
+static vkocc_status check_result(json_t *e, const char *path, const char *p, tu_invalidity inv, int64_t c, bool empty,
+                                 int64_t *first, int64_t at) {
   json_t *times = json_object_get(e, "times_ns");
   if (times && !json_is_array(times)) return bad(path, p, "'times_ns' must be an array");
   size_t n = json_array_size(times);
@@ -214,19 +249,15 @@ static vkocc_status check_result(json_t *e, const char *path, const char *p, tu_
   for (size_t i = 0; i < n; i++) {
     json_t *v = json_array_get(times, i);
     t[i] = json_is_number(v) ? json_number_value(v) : NAN;
-    if (!(t[i] > 0 && isfinite(t[i]))) { free(t); return bad(path, p, "'times_ns' holds a time that is not a positive number"); }
   }
-  vkocc_status s = VKOCC_OK;
-  if (inv == TU_CORRECT && n) {
-    vkocc_summary sum;
-    vkocc_summarize(t, (uint32_t)n, &sum);
-    json_t *m = json_object_get(e, "median_ns");
-    double med = json_is_number(m) ? json_number_value(m) : NAN;
-    if (!(fabs(med - sum.median) <= 1e-9 * sum.median))
-      s = bad(path, p, "'median_ns' is not the median of 'times_ns'");
-  }
+  json_t *m = json_object_get(e, "median_ns");
+  tu_record rec = {.config = c, .empty = empty, .valid = inv == TU_CORRECT, .times = t, .ntimes = (uint32_t)n,
+                   .time = json_is_number(m) ? json_number_value(m) : NAN, .time_is_median = true,
+                   .times_name = "'times_ns'", .time_name = "'median_ns'"};
+  char why[300];
+  bool ok = tu_record_check(&rec, first, at, "$.results[%lld]", why, sizeof why);
   free(t);
-  if (s) return s;
+  if (!ok) return bad(path, p, why);
   const char *sz[] = {"local_size", "groups"};
   for (int k = 0; k < 2; k++) {
     json_t *a = json_object_get(e, sz[k]);
@@ -256,7 +287,8 @@ vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device
 
 vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, const char *device_key) {
   json_t *index = NULL;
-  bool *taken = NULL, shipped = tune_results_shipped(doc);
+  int64_t *first = NULL;
+  bool shipped = tune_results_shipped(doc);
   vkocc_status s = VKOCC_OK;
   const char *kind = json_string_value(json_object_get(doc, "kind"));
   const char *hash = json_string_value(json_object_get(json_object_get(doc, "spec"), "hash"));
@@ -280,13 +312,15 @@ vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, c
   json_t *res = json_object_get(doc, "results");
   if (!json_is_array(res)) { s = bad(path, "$.results", "expected an array"); goto out; }
   index = json_incref(tu_key_index(run)); /* a lookup per result was a scan of the space: quadratic */
-  taken = vkocc_xcalloc(run->space.count + 1, sizeof *taken);
+  first = vkocc_xmalloc(((size_t)run->space.count + 1) * sizeof *first);
+  for (uint32_t c = 0; c <= run->space.count; c++) first[c] = -1;
   size_t i;
   json_t *e;
   json_array_foreach(res, i, e) {
     char p[64];
     snprintf(p, sizeof p, "$.results[%zu]", i);
     json_t *cfg = json_object_get(e, "config");
+    bool empty = json_is_object(cfg) && !json_object_size(cfg);
     char *k = json_is_object(cfg) ? json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_t *ci = k ? json_object_get(index, k) : NULL;
     free(k);
@@ -295,10 +329,7 @@ vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, c
     const char *in = json_string_value(json_object_get(e, "invalidity"));
     if (!in || !tu_invalidity_parse(in, &inv)) { s = bad(path, p, "missing or unknown 'invalidity'"); goto out; }
     /* a result of another space, or one given twice (a second, fake 1 ns entry became the best), is refused */
-    if (c < 0) { s = bad(path, p, "'config' is not a configuration of the spec's space"); goto out; }
-    if (taken[c]) { s = bad(path, p, "this configuration appears twice"); goto out; }
-    taken[c] = true;
-    if ((s = check_result(e, path, p, inv))) goto out;
+    if ((s = check_result(e, path, p, inv, c, empty, first, (int64_t)i))) goto out;
     tu_result *r = &run->r[c];
     memset(r, 0, sizeof *r);
     r->measured = true, r->inv = inv;
@@ -329,7 +360,7 @@ vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, c
   }
 out:
   json_decref(index);
-  free(taken);
+  free(first);
   return s;
 }
 

@@ -112,8 +112,9 @@ def t4(name, fn):
     fn(d)
     return write(name + '.json', d)
 case(0, 'optimum', '$V tune --replay t4.json')
-case(0, '', '$V tune --replay %s' % t4('t4_missing_param', lambda d: d['results'][1].update(configuration={})))
-case(0, '', '$V tune --replay %s' % t4('t4_all_missing_param', lambda d: [r.update(configuration={'X': 1}) for r in d['results']]))
+# a configuration with no parameter, or one configuration for every record: refused naming the entry
+case(2, 'an empty configuration', '$V tune --replay %s' % t4('t4_missing_param', lambda d: d['results'][1].update(configuration={})))
+case(2, 'appears twice', '$V tune --replay %s' % t4('t4_all_missing_param', lambda d: [r.update(configuration={'X': 1}) for r in d['results']]))
 case(2, '', '$V tune --replay %s' % t4('t4_param_object', lambda d: d['results'][0]['configuration'].update(WG={'a': [1]})))
 case(2, '', '$V tune --replay %s' % t4('t4_no_results', lambda d: d.update(results=[])))
 case(2, 'runtimes', '$V tune --replay %s' % t4('t4_times_str', lambda d: (d['results'][0].pop('measurements'), d['results'][0]['times'].update(runtimes=['x']))))
