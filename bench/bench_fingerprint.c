@@ -6,8 +6,8 @@
  *   pipelines    the surface's pipeline creation (vkocc_surface.pipelines_ms)
  *   surface      the rest of vkocc_surface_measure on the canonical grid (measurement), derive and normalize
  *   signature    vkocc_signature_measure (its pipelines included)
- *   registers    the register sweep (workgroups 64, 256, 1024 x 0..256 live values in steps of 32, its own quick
- *                calibration and pipelines) and its fit; "unknown" where the driver reports no register statistic
+ *   registers    vkocc_register_model_measure: the register sweep (its own quick calibration and pipelines) and its
+ *                fit; "unknown" where the driver reports no register statistic
  * Medians with min..max over the runs, and each phase's share of the median total.
  * usage: bench_fingerprint [--device D] [--queue Q] [--runs N] [--no-registers] [--json FILE] */
 #include "vkocc.h"
@@ -24,6 +24,15 @@ static int fail(const char *what) {
   fprintf(stderr, "bench_fingerprint: %s: %s\n", what, vkocc_last_error());
   return 1;
 }
+
+/* The register sweep's progress: when each point was done (ms since the sweep started). */
+typedef struct { double t0, at[256]; uint32_t n; } sweep_clock;
+static void sweep_progress(void *user, const char *phase, uint32_t done, uint32_t total) {
+  sweep_clock *c = user;
+  (void)phase, (void)done, (void)total; /* the stages of a sweep count from 1 each: every call is a point */
+  if (c->n < 256) c->at[c->n++] = vkocc_now_ms() - c->t0;
+}
+static sweep_clock last_sweep;
 
 /* One fresh fingerprint, its phases in ms; *id its cluster ID, *regs the register model's summary. */
 static int run_once(const vkocc_context_options *co, bool registers, double *t, char *id, size_t idlen, char *regs,
@@ -67,21 +76,17 @@ static int run_once(const vkocc_context_options *co, bool registers, double *t, 
   snprintf(regs, rlen, "not measured");
   if (registers) {
     double t4 = vkocc_now_ms();
-    uint32_t rw[3], nrw = 0, live[9];
-    const uint32_t want[] = {64, 256, 1024};
-    for (int i = 0; i < 3; i++)
-      if (want[i] <= d->max_invocations && want[i] <= d->max_wg_size_x) rw[nrw++] = want[i];
-    for (uint32_t i = 0; i < 9; i++) live[i] = 32 * i;
-    vkocc_register_surface_options ro = {.wg_sizes = rw, .wg_count = nrw, .live = live, .live_count = 9};
+    memset(&last_sweep, 0, sizeof last_sweep);
+    last_sweep.t0 = t4;
     vkocc_register_point *p = NULL;
     uint32_t n = 0;
     vkocc_register_model m;
-    if (vkocc_register_surface_measure(ctx, NULL, &ro, &p, &n) || vkocc_derive_registers(p, n, &der, &m)) {
+    if (vkocc_register_model_measure(ctx, NULL, &der, sweep_progress, &last_sweep, &p, &n, &m)) {
       snprintf(regs, rlen, "unknown: %.200s", vkocc_last_error());
       vkocc_clear_error();
     } else {
-      snprintf(regs, rlen, "R %u, unit %u per invocation, %u partitions, %u/%u points", m.regs_per_sm,
-               m.alloc_unit_per_invocation, m.partitions, m.explained, m.total);
+      snprintf(regs, rlen, "R %u..%u, unit %u per invocation, %u partitions, %u/%u points explained", m.regs_per_sm,
+               m.regs_per_sm_max, m.alloc_unit_per_invocation, m.partitions, m.explained, m.total);
     }
     free(p);
     t[REGISTERS] = vkocc_now_ms() - t4;
@@ -136,6 +141,11 @@ int main(int argc, char **argv) {
     printf("run %d:", r + 1);
     for (int k = 0; k < NPHASE; k++) printf(" %s %.0f", phase_name[k], t[r][k]);
     printf(" ms; %s; registers %s\n", id, regs);
+    if (last_sweep.n) { /* where the sweep's time goes: up to its first point (calibration, pipelines), then each */
+      printf("  register sweep: first point done at %.0f ms, then per point:", last_sweep.at[0]);
+      for (uint32_t i = 1; i < last_sweep.n; i++) printf(" %.0f", last_sweep.at[i] - last_sweep.at[i - 1]);
+      printf(" ms\n");
+    }
   }
   double m[NPHASE], lo[NPHASE], hi[NPHASE], col[100];
   for (int k = 0; k < NPHASE; k++) {

@@ -1125,6 +1125,18 @@ typedef struct vkocc_cluster_id_answer {
   uint32_t queue_family;      /* the queue family it stands for */
 } vkocc_cluster_id_answer;
 vkocc_status vkocc_cluster_id_only(const vkocc_context_options *options, bool fresh, vkocc_cluster_id_answer *out);
+/* The fingerprint's register sweep and its fit (what vkocc_fingerprint_registers measures where nothing is cached),
+ * designed for its cost: workgroups 64, 256 and 1024 (those that fit) x 32, 96, 160 and 256 values kept live first
+ * (12 points; their pipelines built side by side), the model fitted with the device's other limits (derived); only
+ * where that leaves the model open (the fit fails, a point is unexplained, no point was limited by registers, or R
+ * spans a whole allocation granule U x Q or more) the rest of the grid 0..256 in steps of 32 (27 points) is measured
+ * and the model fitted to all. On an H100 and an H200 (both queue families) the 12 points gave the model of the 27.
+ * cal NULL: a quick calibration of its own (where the driver has register statistics). *points (malloc'd, free()) and *count: every point measured. Errors:
+ * those of vkocc_register_surface_measure and vkocc_derive_registers. */
+vkocc_status vkocc_register_model_measure(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_derived *derived,
+                                          void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total),
+                                          void *user, vkocc_register_point **points, uint32_t *count,
+                                          vkocc_register_model *model);
 /* The cache lookup of vkocc_fingerprint_measure alone, from a device's description (vkocc_enumerate_devices,
  * with vkocc_select_queue_family's family in compute_queue_family): no device is opened. true on a hit
  * (details as from vkocc_fingerprint_measure, from_cache set); false when the cache holds no whole entry of
