@@ -259,7 +259,8 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   json_t *how = json_object();
   for (int again = 0; again < 2 && st == VKOCC_ERROR_RUNTIME && !o->from &&
                       vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN && model_missing(vkocc_last_error()); again++) {
-    bool want_rm = !rm.known && (have_d || strstr(vkocc_last_error(), "egister"));
+    bool want_rm = !rm.known && (strstr(vkocc_last_error(), "register file") || /* only where the decision names it */
+                                    strstr(vkocc_last_error(), "register limit"));
     size_t before = json_object_size(how);
     vkocc_pipeline_result_free(&r);
     if ((rc = measure_model(cmd, c, ctx, &d, &have_d, &rm, want_rm, how))) { json_decref(how); return rc; }
@@ -445,7 +446,8 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
     for (int again = 0; again < 2 && st == VKOCC_ERROR_RUNTIME && vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN &&
                         model_missing(vkocc_last_error()); again++) {
       /* refused for want of a model the device can give: measured once, this point again with it */
-      bool want_rm = !rm.known && (have_d || strstr(vkocc_last_error(), "egister"));
+      bool want_rm = !rm.known && (strstr(vkocc_last_error(), "register file") || /* only where the decision names it */
+                                    strstr(vkocc_last_error(), "register limit"));
       size_t before = json_object_size(how);
       vkocc_pipeline_result_free(&r);
       if ((rc = measure_model(cmd, c, ctx, &d, &have_d, &rm, want_rm, how))) {
