@@ -13,4 +13,8 @@
  * after a measurement; the key it is sealed with: io/io.h's vkocc_fingerprint_cache_key). */
 struct json_t;
 vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, struct json_t *doc);
+/* The register model is open where more points of the sweep could still move it: the fit failed, a point is
+ * unexplained, no point was limited by registers, or the register file spans a whole allocation granule (U x Q) or
+ * more. vkocc_register_model_measure then measures the whole grid. Pure. */
+bool vkocc_register_model_open(const vkocc_register_model *m);
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
 #include <unistd.h>
 
 vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, json_t *doc) {
@@ -79,5 +80,54 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
     vkocc_clear_error(); /* a cache that cannot be written is no error */
   det->document = doc;
   if (!details) vkocc_fingerprint_details_free(det);
+  return VKOCC_OK;
+}
+
+/* The cache entry of the device and queue family the options name, from the device list alone (an instance, no
+ * device opened); false where it misses or the choice does not resolve (measuring then reports it). */
+static bool cluster_id_cached(const vkocc_context_options *o, vkocc_fingerprint *fp, vkocc_fingerprint_details *det) {
+  vkocc_device_info *d;
+  uint32_t n, idx, fam;
+  bool fell_back, hit = false;
+  if (vkocc_enumerate_devices(&d, &n)) { vkocc_clear_error(); return false; }
+  const char *spec = o && o->device ? o->device : getenv("VKOCC_DEVICE");
+  const char *q = o && o->queue ? o->queue : getenv("VKOCC_QUEUE");
+  if (!vkocc_select_device_from(d, n, spec, "device", &idx) &&
+      !vkocc_select_queue_family(&d[idx], q, "queue", &fam, &fell_back)) {
+    char choice[16] = "compute";
+    if (q && *q) snprintf(choice, sizeof choice, "%s", q);
+    for (char *p = choice; *p; p++) *p = (char)tolower((unsigned char)*p);
+    vkocc_device_use_queue_family(&d[idx], fam, choice);
+    hit = vkocc_fingerprint_from_cache(&d[idx], 0, fp, det);
+  }
+  vkocc_clear_error();
+  free(d);
+  return hit;
+}
+
+vkocc_status vkocc_cluster_id_only(const vkocc_context_options *options, bool fresh, vkocc_cluster_id_answer *out) {
+  vkocc_clear_error();
+  if (!out) return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_cluster_id_only: no output");
+  memset(out, 0, sizeof *out);
+  double t0 = vkocc_now_ms();
+  vkocc_fingerprint fp;
+  vkocc_fingerprint_details det;
+  vkocc_status st = VKOCC_OK;
+  bool disabled_clock = options && options->disable_shader_clock; /* such a measurement is never cached */
+  if (fresh || disabled_clock || !cluster_id_cached(options, &fp, &det)) {
+    vkocc_context *ctx;
+    if ((st = vkocc_context_create(options, &ctx))) return st;
+    vkocc_fingerprint_options fo = {.fresh = fresh};
+    st = vkocc_fingerprint_measure(ctx, &fo, &fp, &det);
+    vkocc_context_destroy(ctx);
+    if (st) { vkocc_fingerprint_details_free(&det); return st; }
+  }
+  snprintf(out->cluster_id, sizeof out->cluster_id, "%s", fp.cluster_id);
+  snprintf(out->occupancy_id, sizeof out->occupancy_id, "%s", fp.occupancy_id);
+  snprintf(out->device_name, sizeof out->device_name, "%s", det.device.name);
+  out->queue_family = det.device.compute_queue_family;
+  out->from_cache = det.from_cache;
+  vkocc_fingerprint_details_free(&det);
+  out->elapsed_ms = vkocc_now_ms() - t0;
   return VKOCC_OK;
 }

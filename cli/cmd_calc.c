@@ -109,7 +109,9 @@ static int registers_live(const cli_common *c, vkocc_calc_model *m) {
   char cache[1024];
   vkocc_register_cache_path(dev, cache, sizeof cache);
   vkocc_register_doc rd;
-  bool ok = vkocc_register_doc_from_cache(dev, &rd), base = ok && rd.has_base;
+  /* its base limits only where the document was measured on this queue family (the model serves every one) */
+  bool ok = vkocc_register_doc_from_cache(dev, &rd),
+       base = ok && rd.has_base && (!rd.has_device || rd.device.compute_queue_family == dev->compute_queue_family);
   if (base) m->derived = rd.base;
   if (ok) vkocc_register_doc_free(&rd);
   if (!base)

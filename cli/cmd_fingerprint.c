@@ -10,6 +10,7 @@
 static const char *help =
     "usage: vkocc fingerprint [-o FILE] [--json] [--fresh] [--method comb|bisect|both] [--device D|all] [--queue Q]\n"
     "                         [--no-shader-clock] [--no-registers]\n"
+    "       vkocc fingerprint --id-only [--fresh] [--json] [--device D] [--queue Q]\n"
     "Characterizes the device: clock calibration, the occupancy surface on the canonical grid, the derived\n"
     "per-SM limits, the surface normalized per SM, the architecture signature (per-SM, per-clock microbenchmarks)\n"
     "and its cluster ID (recipe c3); writes one JSON document (schema vkocc.fingerprint/3,\n"
@@ -19,6 +20,10 @@ static const char *help =
     "3 workgroup sizes x 9 register counts, a few seconds; the device's cached register model is reused unless\n"
     "--fresh) and recorded as register_model; elsewhere (lavapipe) it is unknown, said once. --no-registers\n"
     "skips it.\n"
+    "--id-only: the cluster ID alone (what an application needs at its start; no register axis, no document):\n"
+    "from the cache in milliseconds (no device opened), else measured (about a second on a GPU) and cached; prints\n"
+    "the ID, or with --json {cluster_id, occupancy_id, from_cache, elapsed_ms, device, queue_family}. The library\n"
+    "call is vkocc_cluster_id_only.\n"
     "--device all: every device at once (own thread and context each); -o PREFIX writes PREFIX-N.json per\n"
     "device and PREFIX-summary.json (devices grouped by cluster ID).\n";
 
@@ -93,19 +98,37 @@ void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp, const vkocc
 
 int cmd_fingerprint(cli_run *run, int argc, char **argv) {
   cli_common c = {.run = run};
-  bool fresh = false, registers = true;
+  bool fresh = false, registers = true, id_only = false;
   static const struct option opts[] = {CLI_DEVICE_OPTIONS, CLI_JSON_OPTION, CLI_OUTPUT_OPTION, CLI_METHOD_OPTION,
                                        {"fresh", no_argument, 0, 'f'}, {"no-registers", no_argument, 0, 'R'},
+                                       {"id-only", no_argument, 0, 'I'},
                                        {"help", no_argument, 0, 'h'}, {0}};
   int ch, rc;
   while ((ch = getopt_long(argc, argv, "hd:o:", opts, NULL)) != -1) {
     if (ch == 'f') fresh = true;
     else if (ch == 'R') registers = false;
+    else if (ch == 'I') id_only = true;
     else if (ch == 'h') { fputs(help, stdout); return 0; }
     else if ((rc = cli_common_option("fingerprint", ch, optarg, &c)) > 0) return rc;
     else if (rc < 0) return cli_usage_error(help);
   }
   if (optind < argc) return cli_error("fingerprint", 2, "unexpected argument '%s'", argv[optind]);
+  if (id_only) {
+    if (c.output || (c.device && !strcmp(c.device, "all")) || c.method || c.no_clock || !registers)
+      return cli_error("fingerprint", 2, "--id-only gives the ID alone: drop -o, --device all, --method, "
+                       "--no-shader-clock and --no-registers");
+    vkocc_context_options co = {.device = c.device, .queue = c.queue};
+    vkocc_cluster_id_answer a;
+    vkocc_status st = vkocc_cluster_id_only(&co, fresh, &a);
+    if (st) return cli_fail("fingerprint", st);
+    if (c.json)
+      return cli_emit_json("fingerprint", json_pack("{s:s, s:s, s:b, s:f, s:s, s:I}", "cluster_id", a.cluster_id,
+                                                     "occupancy_id", a.occupancy_id, "from_cache", a.from_cache,
+                                                     "elapsed_ms", a.elapsed_ms, "device", a.device_name,
+                                                     "queue_family", (json_int_t)a.queue_family), NULL);
+    printf("%s\n", a.cluster_id);
+    return 0;
+  }
   if ((rc = cli_check_output("fingerprint", "-o", c.output))) return rc; /* before a measurement of half a minute */
   if (c.device && !strcmp(c.device, "all")) return cli_all_fingerprints(&c, fresh, registers, c.output); /* multi_device.c */
   vkocc_fingerprint fp;

@@ -24,7 +24,9 @@ static const char *help =
     "       vkocc surface --shader FILE --vary ID=V1,V2,... [--vary ...] [--spec ID=V]... [--entry NAME]\n"
     "                     [--define NAME=VALUE]... [-o FILE] [--json]\n"
     "Your own pipeline's P over every combination of specialization constants (e.g. workgroup size and a\n"
-    "shared-array length); -o writes schema vkocc.shader-surface/1.\n"
+    "shared-array length); -o writes schema vkocc.shader-surface/1. Where P as written needs the per-SM model\n"
+    "(the driver's statistics differ from the augmented pipeline's) and the cache has none, it is measured once\n"
+    "(the fingerprint, and the register file where registers differ; cached) and recorded as \"model\".\n"
     "       vkocc surface --registers [--wg LIST] [--live LIST] [--from FILE] [-o FILE] [--json]\n"
     "The register file (registers per SM, allocation unit, most per invocation): see surface --registers --help.\n";
 

@@ -406,7 +406,8 @@ int cli_fingerprint_measure(const char *cmd, const cli_common *c, bool fresh, vk
 void cli_fingerprint_registers(const cli_common *c, bool fresh, vkocc_fingerprint_details *det) {
   vkocc_context_options co = cli_context_options(c, NULL);
   vkocc_fingerprint_register_options o = {.fresh = fresh, .progress = !c->quiet && cli_is_tty() ? cli_progress : NULL};
-  vkocc_fingerprint_registers(NULL, &co, &o, det, NULL);
+  /* the context the fingerprint was measured with, where this run opened one: no second device start-up */
+  vkocc_fingerprint_registers(c->run ? c->run->ctx : NULL, &co, &o, det, NULL);
 }
 
 int cli_fingerprint_device(const char *cmd, const cli_common *c, bool fresh, bool registers, json_t **doc,

@@ -176,6 +176,50 @@ static int load_derived(const char *cmd, const char *from, vkocc_derived *d, boo
   return 0;
 }
 
+
+/* The per-SM model a command needs where neither --from nor the cache has it: measured on the device the
+ * command holds, as `vkocc fingerprint` measures it (and cached as it caches it), the register file too where
+ * want_rm (it serves every queue family). Said on stderr on a terminal; what was measured is recorded in *how
+ * ({"derived": "measured"|"cached", "registers": ...}) for the command's document. */
+static int measure_model(const char *cmd, const cli_common *c, vkocc_context *ctx, vkocc_derived *d, bool *have_d,
+                         vkocc_register_model *rm, bool want_rm, json_t *how) {
+  bool tty = cli_is_tty() && !c->quiet;
+  const vkocc_device_info *dev = vkocc_context_device(ctx);
+  vkocc_fingerprint fp;
+  vkocc_fingerprint_details det;
+  if (tty)
+    fprintf(stderr, "vkocc %s: no per-SM model of %s on queue family %u is cached: measuring it (as vkocc "
+            "fingerprint does; --from FILE gives one offline)\n", cmd, dev->name, dev->compute_queue_family);
+  vkocc_fingerprint_options fo = {.method = c->method, .progress = tty ? cli_progress : NULL};
+  vkocc_status st = vkocc_fingerprint_measure(ctx, &fo, &fp, &det);
+  if (st) return cli_fail(cmd, st);
+  if (!*have_d) {
+    *d = det.derived;
+    *have_d = true;
+    json_object_set_new(how, "derived", json_string(det.from_cache ? "cached fingerprint" : "measured"));
+  }
+  if (want_rm && !rm->known) {
+    if (tty) fprintf(stderr, "vkocc %s: the register file of %s is not cached: measuring it\n", cmd, dev->name);
+    vkocc_fingerprint_register_options ro = {.progress = tty ? cli_progress : NULL};
+    bool known = false;
+    vkocc_fingerprint_registers(ctx, NULL, &ro, &det, &known);
+    json_t *m = json_object_get(vkocc_fingerprint_details_json(&det), "register_model");
+    if (known && m && vkocc_register_model_from_json(m, "the register sweep", "$.register_model", rm) == VKOCC_OK)
+      json_object_set_new(how, "registers", json_string("measured"));
+    else
+      json_object_set_new(how, "registers", json_string("unknown"));
+    vkocc_clear_error();
+  }
+  vkocc_fingerprint_details_free(&det);
+  return 0;
+}
+
+/* The reason of a refusal that a measured model can lift: the per-SM model or the register file is missing. */
+static bool model_missing(const char *why) {
+  return strstr(why, "no per-SM model") || strstr(why, "register file of this device is unknown") ||
+         strstr(why, "limit is unknown and could bind");
+}
+
 int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
                      bool use_cache) {
   vkocc_derived d;
@@ -211,6 +255,18 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   vkocc_pipeline_result r;
   vkocc_status st = vkocc_pipeline_occupancy_model(ctx, NULL, &sh, po, have_d ? &d : NULL, rm.known ? &rm : NULL,
                                                    use_cache, &r);
+  /* refused for want of a model the device can give: measured, then the pipeline again with it */
+  json_t *how = json_object();
+  for (int again = 0; again < 2 && st == VKOCC_ERROR_RUNTIME && !o->from &&
+                      vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN && model_missing(vkocc_last_error()); again++) {
+    bool want_rm = !rm.known && (strstr(vkocc_last_error(), "register file") || /* only where the decision names it */
+                                    strstr(vkocc_last_error(), "register limit"));
+    size_t before = json_object_size(how);
+    vkocc_pipeline_result_free(&r);
+    if ((rc = measure_model(cmd, c, ctx, &d, &have_d, &rm, want_rm, how))) { json_decref(how); return rc; }
+    if (json_object_size(how) == before) break; /* nothing new to try */
+    st = vkocc_pipeline_occupancy_model(ctx, NULL, &sh, po, have_d ? &d : NULL, rm.known ? &rm : NULL, use_cache, &r);
+  }
   if (st == VKOCC_ERROR_RUNTIME && r.nstats && vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN) {
     /* measured, but P as written cannot be established: the evidence is shown, no P, exit 1 */
     char why[700];
@@ -225,6 +281,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
                                               "shader", shader_json(o, &r), "P", "augmented_P", (json_int_t)r.probe.P,
                                               "error", why, "statistics", stats, "register_model",
                                               vkocc_register_model_json(&rm)), VKOCC_DOC_PROBE);
+      if (json_object_size(how)) json_object_set_new(doc, "model", json_incref(how));
       if (have_d) json_object_set_new(doc, "derived", vkocc_derived_json(&(vkocc_derived){.sm_count = d.sm_count,
           .wg_per_sm = d.wg_per_sm, .subgroups_per_sm = d.subgroups_per_sm, .subgroup_size = d.subgroup_size,
           .threads_per_sm = d.threads_per_sm, .shared_per_sm = d.shared_per_sm, .shared_bound_seen = d.shared_bound_seen,
@@ -239,9 +296,10 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
       json_decref(stats);
     }
     vkocc_pipeline_result_free(&r);
+    json_decref(how);
     return cli_error(cmd, 1, "%s", why);
   }
-  if (st) { vkocc_pipeline_result_free(&r); return cli_fail(cmd, st); }
+  if (st) { vkocc_pipeline_result_free(&r); json_decref(how); return cli_fail(cmd, st); }
   if (fp_path[0] && !c->json) fprintf(stderr, "vkocc %s: per SM from the cached fingerprint %s\n", cmd, fp_path);
   if (c->json || c->output) { /* -o: the document --json prints */
     json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:o}", "device", vkocc_device_info_json(dev), "probe",
@@ -259,6 +317,9 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
             (json_int_t)r.unmod.dispatches, "wall_ns", r.unmod.wall_ns));
     }
     if (have_d) json_object_set_new(doc, "limits", limits(&d, &rm, &r, false));
+    if (json_object_size(how)) json_object_set_new(doc, "model", json_incref(how)); /* measured for this command */
+    json_decref(how);
+    how = NULL;
     if (r.written) json_object_set_new(doc, "written", written_json(r.written));
     json_object_set_new(doc, "register_model", vkocc_register_model_json(&rm));
     json_t *stats = json_array();
@@ -276,6 +337,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
     }
     json_decref(doc);
   }
+  json_decref(how);
   printf("device: %s\nshader: %s, entry %s: workgroup %ux%ux%u (%u threads), %u shared bytes%s\n", dev->name, o->path,
          r.entry, r.wg[0], r.wg[1], r.wg[2], r.wg_size, r.shared_bytes, r.shared_exact ? "" : " or more");
   char qt[96];
@@ -362,6 +424,13 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   uint32_t prevP = 0, unestablished = 0;
   vkocc_register_model rm;
   bool have_rm = vkocc_register_model_from_cache(dev, &rm);
+  /* the per-SM model: the cached fingerprint's, else measured at the first point that needs it */
+  vkocc_derived d;
+  vkocc_fingerprint fp;
+  vkocc_fingerprint_details det;
+  bool have_d = vkocc_fingerprint_from_cache(dev, 0, &fp, &det);
+  if (have_d) d = det.derived, vkocc_fingerprint_details_free(&det);
+  json_t *how = json_object();
   for (uint32_t k = 0; k < total && !st; k++) {
     set_combination(o, base, k);
     o->nspec = base + o->nvary;
@@ -373,7 +442,22 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
     vkocc_probe_options p = *po;
     p.hint = prevP;
     vkocc_pipeline_result r;
-    st = vkocc_pipeline_occupancy_model(ctx, &cal, &sh, &p, NULL, have_rm ? &rm : NULL, false, &r);
+    st = vkocc_pipeline_occupancy_model(ctx, &cal, &sh, &p, have_d ? &d : NULL, have_rm ? &rm : NULL, false, &r);
+    for (int again = 0; again < 2 && st == VKOCC_ERROR_RUNTIME && vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN &&
+                        model_missing(vkocc_last_error()); again++) {
+      /* refused for want of a model the device can give: measured once, this point again with it */
+      bool want_rm = !rm.known && (strstr(vkocc_last_error(), "register file") || /* only where the decision names it */
+                                    strstr(vkocc_last_error(), "register limit"));
+      size_t before = json_object_size(how);
+      vkocc_pipeline_result_free(&r);
+      if ((rc = measure_model(cmd, c, ctx, &d, &have_d, &rm, want_rm, how))) {
+        free(spv), json_decref(points), json_decref(how);
+        return rc;
+      }
+      have_rm = rm.known;
+      if (json_object_size(how) == before) break;
+      st = vkocc_pipeline_occupancy_model(ctx, &cal, &sh, &p, have_d ? &d : NULL, have_rm ? &rm : NULL, false, &r);
+    }
     o->nspec = base;
     if (st == VKOCC_ERROR_RUNTIME && vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN) {
       /* this point's P as written cannot be established: said, no P, and exit 1 at the end */
@@ -419,6 +503,8 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
   free(spv);
   json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:s, s:o}", "device", vkocc_device_info_json(vkocc_context_device(ctx)),
                                           "shader", o->path, "points", points), VKOCC_DOC_SHADER_SURFACE);
+  if (json_object_size(how)) json_object_set_new(doc, "model", json_incref(how)); /* measured for this command */
+  json_decref(how);
   if (st) { json_decref(doc); return cli_fail(cmd, st); }
   if (out_path && (st = cli_json_write(doc, out_path))) { json_decref(doc); return cli_fail(cmd, st); }
   int rc_out = 0;

@@ -184,6 +184,21 @@ if(VKOCC_WITH_GLFW AND GLFW_FOUND AND VKOCC_WITH_VIEWER)
   target_compile_definitions(vkocc-cli PRIVATE VKOCC_HAVE_GLFW=1)
 endif()
 
+# ---------------------------------------------------------------- examples/cluster_start, built in the tree
+# An application's start: the cluster ID alone (vkocc_cluster_id_only), the parameters from a policy header that
+# the CLI generates here from tests/data/policy-db.json (test_cluster_start runs it on lavapipe).
+set(VKOCC_CLUSTER_START_DIR ${CMAKE_CURRENT_BINARY_DIR}/examples/cluster_start)
+add_custom_command(OUTPUT ${VKOCC_CLUSTER_START_DIR}/tuned.h
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${VKOCC_CLUSTER_START_DIR}
+  COMMAND $<TARGET_FILE:vkocc-cli> policy header ${CMAKE_CURRENT_SOURCE_DIR}/tests/data/policy-db.json
+          -o ${VKOCC_CLUSTER_START_DIR}/tuned.h
+  DEPENDS vkocc-cli ${CMAKE_CURRENT_SOURCE_DIR}/tests/data/policy-db.json
+  COMMENT "examples/cluster_start: tuned.h from vkocc policy header" VERBATIM)
+add_executable(cluster_start examples/cluster_start/cluster_start.c ${VKOCC_CLUSTER_START_DIR}/tuned.h)
+target_include_directories(cluster_start PRIVATE ${VKOCC_CLUSTER_START_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/include)
+add_dependencies(cluster_start vkocc)
+target_link_libraries(cluster_start PRIVATE $<TARGET_FILE:vkocc> ${VKOCC_LINK_DEPS})
+
 # ---------------------------------------------------------------- manual pages and shell completion
 # One page per command from the CLI's own --help (cmake/manpages.sh): vkocc.1 and vkocc-COMMAND.1
 set(VKOCC_MAN_DIR ${CMAKE_CURRENT_BINARY_DIR}/man)

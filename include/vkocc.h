@@ -854,8 +854,9 @@ vkocc_status vkocc_register_doc_load(const char *path, vkocc_register_doc *out);
 void vkocc_register_doc_free(vkocc_register_doc *d);
 /* Where `vkocc surface --registers` and `vkocc fingerprint` keep a device's register document:
  * $XDG_CACHE_HOME/vkocc/registers-UUID-DRIVER.json ("" without a cache directory). The file is sealed: it is
- * used only when its checksum and key (device, driver name, info and version, queue family, the driver's
- * environment, vkocc's version) match; an edited or foreign file is a miss. */
+ * used only when its checksum and key (device, driver name, info and version, the driver's environment, vkocc's
+ * version) match; an edited or foreign file is a miss. Not the queue family: the register file is the same on every
+ * family, so a model measured on one serves the others (the document's base limits are its own family's). */
 void vkocc_register_cache_path(const vkocc_device_info *d, char *out, size_t len);
 /* The cached register model of the device: true when a document with a known model is there. */
 bool vkocc_register_model_from_cache(const vkocc_device_info *d, vkocc_register_model *m);
@@ -1134,6 +1135,34 @@ typedef struct vkocc_fingerprint_register_options {
 vkocc_status vkocc_fingerprint_registers(vkocc_context *ctx, const vkocc_context_options *context_options,
                                          const vkocc_fingerprint_register_options *options,
                                          vkocc_fingerprint_details *details, bool *known);
+/* The cluster ID alone, for an application at its start (examples/cluster_start.c): the fingerprint's ID, without
+ * the register axis (which is never part of it). From the fingerprint cache where it holds this device, driver
+ * and queue family (no device is opened: milliseconds), else measured as vkocc_fingerprint_measure measures it
+ * (calibration, the canonical surface, the architecture signature: about a second on a GPU) and cached for the
+ * next start. options: the device and queue family (NULL: the defaults, VKOCC_DEVICE and VKOCC_QUEUE); fresh:
+ * measure even where the cache holds it. The library prints nothing. Errors: those of vkocc_context_create and
+ * vkocc_fingerprint_measure. */
+typedef struct vkocc_cluster_id_answer {
+  char cluster_id[24];        /* "c3-..." (or c3p-, c2-, c1- where the signature is partial or absent) */
+  char occupancy_id[24];      /* the occupancy class alone (recipe c2) */
+  bool from_cache;            /* the cache answered: nothing was measured */
+  double elapsed_ms;          /* the whole call, wall clock */
+  char device_name[256];      /* the device, as measured or recorded */
+  uint32_t queue_family;      /* the queue family it stands for */
+} vkocc_cluster_id_answer;
+vkocc_status vkocc_cluster_id_only(const vkocc_context_options *options, bool fresh, vkocc_cluster_id_answer *out);
+/* The fingerprint's register sweep and its fit (what vkocc_fingerprint_registers measures where nothing is cached),
+ * designed for its cost: workgroups 64, 256 and 1024 (those that fit) x 32, 96, 160 and 256 values kept live first
+ * (12 points; their pipelines built side by side), the model fitted with the device's other limits (derived); only
+ * where that leaves the model open (the fit fails, a point is unexplained, no point was limited by registers, or R
+ * spans a whole allocation granule U x Q or more) the rest of the grid 0..256 in steps of 32 (27 points) is measured
+ * and the model fitted to all. On an H100 and an H200 (both queue families) the 12 points gave the model of the 27.
+ * cal NULL: a quick calibration of its own (where the driver has register statistics). *points (malloc'd, free()) and *count: every point measured. Errors:
+ * those of vkocc_register_surface_measure and vkocc_derive_registers. */
+vkocc_status vkocc_register_model_measure(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_derived *derived,
+                                          void (*progress)(void *user, const char *phase, uint32_t done, uint32_t total),
+                                          void *user, vkocc_register_point **points, uint32_t *count,
+                                          vkocc_register_model *model);
 /* The cache lookup of vkocc_fingerprint_measure alone, from a device's description (vkocc_enumerate_devices,
  * with vkocc_select_queue_family's family in compute_queue_family): no device is opened. true on a hit
  * (details as from vkocc_fingerprint_measure, from_cache set); false when the cache holds no whole entry of

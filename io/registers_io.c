@@ -152,7 +152,7 @@ vkocc_status vkocc_register_cache_store(const vkocc_device_info *d, json_t *doc)
   char path[1024], key[1024];
   vkocc_register_cache_path(d, path, sizeof path);
   if (!path[0]) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no cache directory");
-  vkocc_cache_key(d, "registers", key, sizeof key);
+  vkocc_cache_key_any_family(d, "registers", key, sizeof key); /* the register file serves every queue family */
   return vkocc_cache_doc_write(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), doc, key);
 }
 
@@ -161,7 +161,7 @@ bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_do
   memset(out, 0, sizeof *out);
   vkocc_register_cache_path(d, path, sizeof path);
   if (!path[0]) return false;
-  vkocc_cache_key(d, "registers", key, sizeof key);
+  vkocc_cache_key_any_family(d, "registers", key, sizeof key); /* the register file serves every queue family */
   json_t *doc = vkocc_cache_doc_read(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), key); /* a regular file only (a FIFO in its place never blocks) */
   int fd = doc ? vkocc_cache_doc_fd(doc, mem) : -1;
   json_decref(doc);

@@ -11,7 +11,8 @@
 json_t *vkocc_register_points_json(const vkocc_register_point *p, uint32_t n);
 
 /* vkocc_register_doc, its reader, the cache path, the cached model and document and vkocc_register_cache_store:
- * include/vkocc.h. The cache entry is sealed (util/cache.c's vkocc_cache_doc_write) with vkocc_cache_key(d,
- * "registers"): the device, driver, queue family, driver environment and vkocc's version; an edited, foreign or
+ * include/vkocc.h. The cache entry is sealed (util/cache.c's vkocc_cache_doc_write) with vkocc_cache_key_any_family(d,
+ * "registers"): the device, driver, driver environment and vkocc's version, not the queue family (the register file
+ * is the same on every family; its document's base limits are the measuring family's); an edited, foreign or
  * unsealed file is a miss. */
 #endif

@@ -168,6 +168,21 @@ static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *ca
   return VKOCC_OK;
 }
 
+vkocc_status vkocc_pipeline_warm(vkocc_context *ctx, const vkocc_shader_desc *sh) {
+  uint32_t *spv;
+  size_t words;
+  const char *name;
+  vkocc_status s = load_module(sh, &spv, &words, &name);
+  if (s) return s;
+  vkocc_spirv_info info;
+  user_pipeline u;
+  s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
+  if (!s) s = user_pipeline_create(ctx, spv, words, name, sh, &info, false, VKOCC_AUG_AUTO, &u);
+  if (!s) user_pipeline_destroy(&u);
+  free(spv);
+  return s;
+}
+
 vkocc_status vkocc_pipeline_occupancy(vkocc_context *ctx, const vkocc_calibration *cal_in, const vkocc_shader_desc *sh,
                                       const vkocc_probe_options *opt_in, bool use_cache, vkocc_pipeline_result *out) {
   return vkocc_pipeline_occupancy_model(ctx, cal_in, sh, opt_in, NULL, NULL, use_cache, out);

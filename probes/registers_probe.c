@@ -30,6 +30,23 @@ static vkocc_status one(vkocc_context *ctx, const vkocc_calibration *cal, vkocc_
   return vkocc_pipeline_occupancy_raw(ctx, cal, &sh, &po, r);
 }
 
+/* The sweep's pipelines built side by side before it is measured point after point (pipeline creation, not the
+ * measurement, was most of a fresh sweep: 27 pipelines compiled one after the other). A point that fails here
+ * fails again, with its reason, where it is measured. */
+typedef struct {
+  vkocc_context *ctx;
+  const uint32_t *wg, *live;
+  uint32_t nlive;
+} warm_job;
+
+static void warm_one(void *user, uint32_t i) {
+  warm_job *j = user;
+  vkocc_spec_value spec[2] = {{0, j->wg[i / j->nlive]}, {1, j->live[i % j->nlive]}};
+  vkocc_shader_desc sh = {.spirv = vkocc_spv_registers, .spirv_words = vkocc_spv_registers_size / 4,
+                          .name = "registers.comp (vkocc's register probe)", .spec = spec, .nspec = 2};
+  if (vkocc_pipeline_warm(j->ctx, &sh)) vkocc_clear_error();
+}
+
 vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_calibration *cal,
                                             const vkocc_register_surface_options *o, vkocc_register_point **points,
                                             uint32_t *count) {
@@ -78,6 +95,8 @@ vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_cali
     cal = &cal_local;
   }
   uint32_t total = nwg * nlive, n = 0;
+  warm_job job = {.ctx = ctx, .wg = wg, .live = live, .nlive = nlive};
+  vkocc_parallel_for(total, 0, warm_one, &job);
   vkocc_register_point *pts = vkocc_xcalloc(total + 1, sizeof *pts);
   vkocc_status s = VKOCC_OK;
   for (uint32_t a = 0; a < nwg && !s; a++) {

@@ -61,7 +61,9 @@ vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, con
     else snprintf(why, sizeof why, "%s", reason);
     free(out->written);
     out->written = NULL;
-    return vkocc_fail(s, "%s", why);
+    /* the decision's reason too: the cache lookups cleared it, and callers tell this refusal by it (a command
+     * measures the per-SM model it lacks and asks again) */
+    return vkocc_fail_reason(s, VKOCC_REASON_WRITTEN_UNKNOWN, "%s", why);
   }
   out->P = a->P;
   return VKOCC_OK;

@@ -20,6 +20,11 @@ typedef struct vkocc_written_variants {
  * where the rule cannot establish the written one (written->evidence VKOCC_WRITTEN_NONE): the register probe. */
 vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
                                  const vkocc_written_variants *variants, bool raw, vkocc_pipeline_result *out);
+/* Builds the pipelines vkocc_pipeline_occupancy would build for sh (the augmented one and the one as written, for
+ * their statistics) and destroys them again: the context's pipeline cache then holds them, and the measurement's
+ * own creation is a hit. Safe on several threads of one context for shaders whose resources are buffers (the
+ * register probe's); the pipelines of a sweep are built side by side this way before it is measured in order. */
+vkocc_status vkocc_pipeline_warm(vkocc_context *ctx, const vkocc_shader_desc *sh);
 /* vkocc_pipeline_occupancy_model with the rule's raw mode (the register probe). */
 vkocc_status vkocc_pipeline_occupancy_raw(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
                                           const vkocc_probe_options *opt, vkocc_pipeline_result *out);

@@ -404,12 +404,21 @@ uint64_t vkocc_driver_env_hash(uint64_t h) {
   return h;
 }
 
-void vkocc_cache_key(const vkocc_device_info *d, const char *what, char *out, size_t len) {
-  char uuid[37];
+static void cache_key(const vkocc_device_info *d, const char *what, bool family, char *out, size_t len) {
+  char uuid[37], fam[32] = "every queue family";
   vkocc_format_uuid(d->uuid, uuid);
-  snprintf(out, len, "%s; device %s; driver %s (%s) %08x; queue family %u; driver environment %016llx; vkocc %s",
-           what, uuid, d->driver_name, d->driver_info, d->driver_version, d->compute_queue_family,
+  if (family) snprintf(fam, sizeof fam, "queue family %u", d->compute_queue_family);
+  snprintf(out, len, "%s; device %s; driver %s (%s) %08x; %s; driver environment %016llx; vkocc %s",
+           what, uuid, d->driver_name, d->driver_info, d->driver_version, fam,
            (unsigned long long)vkocc_driver_env_hash(VKOCC_FNV1A_OFFSET), vkocc_version());
+}
+
+void vkocc_cache_key(const vkocc_device_info *d, const char *what, char *out, size_t len) {
+  cache_key(d, what, true, out, len);
+}
+
+void vkocc_cache_key_any_family(const vkocc_device_info *d, const char *what, char *out, size_t len) {
+  cache_key(d, what, false, out, len);
 }
 
 vkocc_status vkocc_cache_doc_write(const char *path, const char *seal_schema, json_t *doc, const char *key) {

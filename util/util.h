@@ -88,6 +88,8 @@ struct json_t *vkocc_cache_entry_read(const char *path, const char *schema, cons
  * /proc/self/fd/N of a memory file (close the fd returned; -1 on failure). */
 uint64_t vkocc_driver_env_hash(uint64_t h);
 void vkocc_cache_key(const vkocc_device_info *d, const char *what, char *out, size_t len);
+/* The same key without the queue family: what holds on every family of the device (its register file). */
+void vkocc_cache_key_any_family(const vkocc_device_info *d, const char *what, char *out, size_t len);
 vkocc_status vkocc_cache_doc_write(const char *path, const char *seal_schema, struct json_t *doc, const char *key);
 struct json_t *vkocc_cache_doc_read(const char *path, const char *seal_schema, const char *key);
 int vkocc_cache_doc_fd(struct json_t *doc, char path[64]);
