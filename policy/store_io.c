@@ -164,7 +164,7 @@ static vkocc_status insert_doc(adder *a, const tune_doc *d, const char *spec, co
   for (int i = 0; i < 16; i++) snprintf(uuid + 2 * i, 3, "%02x", d->dev.id.uuid[i]);
   snprintf(driver, sizeof driver, "%s %s", d->dev.id.driver_name, d->dev.id.driver_info);
   sqlite3_stmt *q = a->q[Q_DEVICE_INS];
-  uint64_t dh = hash_text(idt);
+  uint64_t dh = vkocc_fnv1a_str(hash_text(idt), uuid); /* the short form has no UUID: the column keeps it apart */
   sqlite3_bind_int64(q, 1, (sqlite3_int64)dh), bind_text(q, 2, d->dev.id.key), bind_text(q, 3, uuid);
   bind_text(q, 4, driver), bind_text(q, 5, idt);
   free(idt);
@@ -215,8 +215,8 @@ static vkocc_status insert_doc(adder *a, const tune_doc *d, const char *spec, co
   }
   /* the content hash: the run's identity, the configuration and its measurement */
   char ident[1400];
-  snprintf(ident, sizeof ident, "%s|%s|%llu|%s|%s|%s|", d->k->name, etype, (unsigned long long)d->n, uuid,
-           d->dev.id.key, d->dev.queue_kind);
+  snprintf(ident, sizeof ident, "%s|%s|%llu|%016llx|%s|", d->k->name, etype, (unsigned long long)d->n,
+           (unsigned long long)dh, d->dev.queue_kind); /* the run's key: dh names the device's whole identity */
   uint64_t base = hash_text(ident), added = 0, present = 0;
   q = a->q[Q_RESULT_INS];
   for (uint32_t i = 0; i < d->count; i++) {
