@@ -26,7 +26,9 @@ int main(int argc, char **argv) {
     double t0 = vkocc_now_ms();
     vkocc_policy_db *db;
     vkocc_policy_choice c;
-    if (vkocc_policy_store_load(argv[1], NULL, kernel, &db) ||
+    char key[640] = "";
+    vkocc_device_key(&det.device, det.derived.sm_count, key, sizeof key);
+    if (vkocc_policy_store_load(argv[1], NULL, kernel, key, &db) ||
         vkocc_policy_select_fingerprint(db, kernel, &fp, &det, &v, 1, 0, &c))
       return fprintf(stderr, "%s\n", vkocc_last_error()), 1;
     t[i] = vkocc_now_ms() - t0;

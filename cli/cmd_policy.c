@@ -242,8 +242,17 @@ static int cmd_select(cli_run *run, int argc, char **argv) {
   /* a store (SQLite) or today's JSON database; a system store only under a user store */
   bool store = vkocc_policy_store_is(db_path);
   if (system_db && !store) return cli_error("policy", 2, "--system-db: layering needs a policy store as --db (SQLite; vkocc policy add --db)");
-  vkocc_status st = store ? vkocc_policy_store_load(db_path, system_db, kernel, &db) : vkocc_policy_db_load(db_path, &db);
-  if (st) return cli_fail("policy", st);
+  /* a store with a fingerprint file: the device's key first, so that only its entries and the cluster entries are read */
+  vkocc_fingerprint fp;
+  vkocc_fingerprint_details det = {0};
+  char key[640] = "";
+  if (store && fp_path) {
+    vkocc_status fs = vkocc_fingerprint_load_details(fp_path, &fp, &det, NULL);
+    if (fs) { vkocc_fingerprint_details_free(&det); return cli_fail("policy", fs); }
+    if (det.device.name[0]) vkocc_device_key(&det.device, det.derived.sm_count, key, sizeof key);
+  }
+  vkocc_status st = store ? vkocc_policy_store_load(db_path, system_db, kernel, key, &db) : vkocc_policy_db_load(db_path, &db);
+  if (st) { vkocc_fingerprint_details_free(&det); return cli_fail("policy", st); }
   if (!fp_path) {
     /* an unknown kernel is a usage error: say so before fingerprinting the device (half a minute) */
     vkocc_policy_choice probe_choice;
@@ -251,20 +260,17 @@ static int cmd_select(cli_run *run, int argc, char **argv) {
     if (st == VKOCC_OK) vkocc_policy_choice_free(&probe_choice);
     if (st == VKOCC_ERROR_USAGE) { vkocc_policy_db_free(db); return cli_fail("policy", st); }
   }
-  vkocc_fingerprint fp;
-  vkocc_fingerprint_details det = {0};
-  if (fp_path) {
+  if (fp_path && !store) {
     if ((st = vkocc_fingerprint_load_details(fp_path, &fp, &det, NULL))) {
       vkocc_fingerprint_details_free(&det);
       vkocc_policy_db_free(db);
       return cli_fail("policy", st);
     }
-  } else {
+  } else if (!fp_path) {
     /* with the device and derived SM count of the live fingerprint, for the exact-device rule */
     int rc = cli_fingerprint_measure("policy", &c, false, &fp, &det);
     if (rc) { vkocc_policy_db_free(db); return rc; }
   }
-  char key[640] = "";
   if (det.device.name[0]) vkocc_device_key(&det.device, det.derived.sm_count, key, sizeof key);
   /* the kind of queue family this device's fingerprint was measured on: entries tuned on it are preferred */
   const char *qkind = det.device.name[0] ? vkocc_queue_kind_name(det.device.compute_queue_flags) : "unknown";

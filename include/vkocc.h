@@ -1800,7 +1800,7 @@ vkocc_status vkocc_policy_header(const char *db_path, char **text);
  *   const char *files[] = {"h100.json", "h200.json"};
  *   if (vkocc_policy_store_add("fleet.sqlite", files, 2, &o, NULL)) fprintf(stderr, "%s\n", vkocc_last_error());
  *   vkocc_policy_db *db;
- *   if (!vkocc_policy_store_load("fleet.sqlite", "/usr/share/vkocc/policy.sqlite", "reduce", &db)) { ... select ... }
+ *   if (!vkocc_policy_store_load("fleet.sqlite", "/usr/share/vkocc/policy.sqlite", "reduce", NULL, &db)) { ... select ... }
  */
 typedef struct vkocc_policy_store_options {
   uint32_t wait_ms;          /* how long to wait for another writer's lock (0: 60000 ms); past it, an error naming
@@ -1829,9 +1829,11 @@ vkocc_status vkocc_policy_store_add(const char *path, const char *const *files, 
 /* The policy database of kernel (NULL: every kernel) as vkocc_policy_select reads it, from the store at
  * user_path layered over the store at system_path (either may be NULL, not both; the system store is opened
  * read-only). The user store's entries for a device or cluster (and element type) replace the system store's;
- * the user's default replaces the system's. The choice's note names the store of a chosen entry. */
+ * the user's default replaces the system's. The choice's note names the store of a chosen entry. device_key (as
+ * vkocc_device_key writes it; NULL or "": every device): only that device's entries beside every cluster entry, which
+ * is all the rules read for that device (a choice's entry index then counts in that view). */
 vkocc_status vkocc_policy_store_load(const char *user_path, const char *system_path, const char *kernel,
-                                     vkocc_policy_db **db);
+                                     const char *device_key, vkocc_policy_db **db);
 /* Today's JSON policy database of the store (vkocc.policy-db/2; a store holding one imported database and no
  * results gives that database back byte for byte): to path ("-" stdout, NULL nowhere) and/or *json (malloc'd).
  * use_min: each configuration's fastest run stands for it. */

@@ -35,10 +35,12 @@ static const char schema_sql[] =
     " UNIQUE(kernel, element_type, problem_size, device, queue_kind));"
     "CREATE INDEX runs_cluster ON runs(cluster_id, kernel, element_type, problem_size);"
     "CREATE TABLE configs(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);"
-    /* one measured configuration of a run; hash: its content (run, configuration, times), stored once */
-    "CREATE TABLE results(run INTEGER NOT NULL, config INTEGER NOT NULL, seq INTEGER NOT NULL, valid INTEGER NOT NULL, median_ns REAL,"
-    " spread REAL, min_ns REAL, max_ns REAL, normalized_ns REAL, runs INTEGER NOT NULL, error TEXT,"
-    " hash INTEGER NOT NULL UNIQUE, PRIMARY KEY(run, config)) WITHOUT ROWID;"
+    /* one measured configuration of a run, in the order of its file; times without affinity: integers where they are
+     * (min and max as their distance from the median), doubles where not */
+    "CREATE TABLE results(run INTEGER NOT NULL, seq INTEGER NOT NULL, config INTEGER NOT NULL, valid INTEGER NOT NULL,"
+    " median_ns, spread, min_ns, max_ns, normalized_ns, runs INTEGER NOT NULL, error TEXT, PRIMARY KEY(run, seq)) WITHOUT ROWID;"
+    /* the results of one file for one run under their content hash: the same results added again are stored once */
+    "CREATE TABLE batches(id INTEGER PRIMARY KEY, run INTEGER NOT NULL, hash INTEGER NOT NULL UNIQUE, results INTEGER NOT NULL);"
     /* every addition: what, from where, by whom */
     "CREATE TABLE additions(id INTEGER PRIMARY KEY, file TEXT NOT NULL, kind TEXT NOT NULL, host TEXT NOT NULL,"
     " added TEXT NOT NULL, vkocc_version TEXT NOT NULL, spec_hash TEXT, added_results INTEGER NOT NULL,"

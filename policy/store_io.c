@@ -19,7 +19,7 @@
 /* ------------------------------------------------------------------ statements */
 enum {
   Q_KERNEL_INS, Q_KERNEL_SPEC, Q_DEVICE_INS, Q_DEVICE_ID, Q_CLUSTER_INS, Q_CLUSTER_ID, Q_RUN_INS, Q_RUN_ID, Q_RUN_SEQ,
-  Q_CONFIG_INS, Q_CONFIG_ID, Q_RESULT_INS, Q_RESULT_OLD, Q_ADDITION, Q_DOC_INS, Q_KHEAD_INS, Q_ENTRY_INS,
+  Q_CONFIG_INS, Q_CONFIG_ID, Q_RESULT_INS, Q_RUN_ROWS, Q_BATCH_INS, Q_ADDITION, Q_DOC_INS, Q_KHEAD_INS, Q_ENTRY_INS,
   Q_DEFAULT_INS, Q_SOURCE_INS, Q_COUNT
 };
 static const char *const sql_of[Q_COUNT] = {
@@ -37,9 +37,10 @@ static const char *const sql_of[Q_COUNT] = {
     [Q_RUN_SEQ] = "SELECT coalesce(max(seq) + 1, 0) FROM results WHERE run = ?1",
     [Q_CONFIG_INS] = "INSERT OR IGNORE INTO configs(key) VALUES(?1)",
     [Q_CONFIG_ID] = "SELECT id FROM configs WHERE key = ?1",
-    [Q_RESULT_INS] = "INSERT OR IGNORE INTO results(run, config, seq, valid, median_ns, spread, min_ns, max_ns,"
-                     " normalized_ns, runs, error, hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    [Q_RESULT_OLD] = "SELECT hash, median_ns, valid FROM results WHERE run = ?1 AND config = ?2",
+    [Q_RESULT_INS] = "INSERT INTO results(run, seq, config, valid, median_ns, spread, min_ns, max_ns, normalized_ns, runs,"
+                     " error) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    [Q_RUN_ROWS] = "SELECT config, valid, median_ns, spread, min_ns, max_ns, normalized_ns, runs, error FROM results WHERE run = ?1",
+    [Q_BATCH_INS] = "INSERT OR IGNORE INTO batches(run, hash, results) VALUES(?1, ?2, ?3)",
     [Q_ADDITION] = "INSERT INTO additions(file, kind, host, added, vkocc_version, spec_hash, added_results,"
                    " present_results) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [Q_DOC_INS] = "INSERT OR IGNORE INTO documents(hash, file, host, added, vkocc_version, head) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
@@ -82,6 +83,48 @@ static void bind_text(sqlite3_stmt *q, int i, const char *t) {
 static void bind_real(sqlite3_stmt *q, int i, double v) {
   if (isfinite(v)) sqlite3_bind_double(q, i, v);
   else sqlite3_bind_null(q, i);
+}
+
+/* A time: an integer (a few bytes) where it is one, else a double, NULL for NaN (the columns have no affinity). */
+static void bind_time(sqlite3_stmt *q, int i, double v) {
+  if (isfinite(v) && v == floor(v) && fabs(v) < 9e15) sqlite3_bind_int64(q, i, (sqlite3_int64)v);
+  else bind_real(q, i, v);
+}
+
+/* min or max: an integer distance from an integer median, else the value itself as a double */
+static void bind_delta(sqlite3_stmt *q, int i, double v, double median) {
+  if (isfinite(v) && isfinite(median) && v == floor(v) && median == floor(median) && fabs(v) < 9e15 && fabs(median) < 9e15)
+    sqlite3_bind_int64(q, i, (sqlite3_int64)median - (sqlite3_int64)v);
+  else if (isfinite(v)) sqlite3_bind_double(q, i, v);
+  else sqlite3_bind_null(q, i);
+}
+
+static double col_real(sqlite3_stmt *q, int i) { return sqlite3_column_type(q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, i); }
+
+static double col_delta(sqlite3_stmt *q, int i, double median) {
+  int t = sqlite3_column_type(q, i);
+  return t == SQLITE_NULL ? NAN : t == SQLITE_INTEGER ? median - (double)sqlite3_column_int64(q, i) : sqlite3_column_double(q, i);
+}
+
+/* A stored result's values from columns first.. (valid, median, spread, min, max, normalized, runs, error). */
+static void read_row(sqlite3_stmt *r, int first, tune_result *x) {
+  memset(x, 0, sizeof *x);
+  x->measured = true, x->valid = sqlite3_column_int(r, first);
+  x->median_ns = col_real(r, first + 1), x->spread = col_real(r, first + 2);
+  x->min_ns = col_delta(r, first + 3, x->median_ns), x->max_ns = col_delta(r, first + 4, x->median_ns);
+  double nn = col_real(r, first + 5);
+  x->normalized_ns = nn > 0 ? nn : 0;
+  x->runs = (uint32_t)sqlite3_column_int64(r, first + 6);
+  if (sqlite3_column_type(r, first + 7) != SQLITE_NULL)
+    snprintf(x->error, sizeof x->error, "%s", (const char *)sqlite3_column_text(r, first + 7));
+}
+
+/* A result's measurement as a hash: equal measurements of one configuration are the same result. */
+static uint64_t row_hash(const tune_result *r) {
+  char m[200];
+  snprintf(m, sizeof m, "|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%u|", r->valid, r->median_ns, r->spread, r->min_ns, r->max_ns,
+           r->normalized_ns > 0 ? r->normalized_ns : 0, r->runs);
+  return vkocc_fnv1a_str(vkocc_fnv1a_str(VKOCC_FNV1A_OFFSET, m), r->error);
 }
 
 static char *compact(json_t *j) { return json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY); }
@@ -208,53 +251,71 @@ static vkocc_status insert_doc(adder *a, const tune_doc *d, const char *spec, co
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: %s, but the store holds this device's %s results at size %llu "
                       "under cluster %s (from %s): one device, two clusters, refused", d->file, d->dev.cluster_id,
                       d->k->name, (unsigned long long)d->n, run_cluster, run_file);
-  int64_t seq = 0;
-  if (!fresh) {
-    sqlite3_bind_int64(a->q[Q_RUN_SEQ], 1, run_id);
-    if ((s = id_of(a, Q_RUN_SEQ, &seq))) return s;
-  }
-  /* the content hash: the run's identity, the configuration and its measurement */
+  /* the batch's content hash (the run's identity, then each configuration and its measurement): the same results
+   * again are found by it at once */
   char ident[1400];
   snprintf(ident, sizeof ident, "%s|%s|%llu|%016llx|%s|", d->k->name, etype, (unsigned long long)d->n,
            (unsigned long long)dh, d->dev.queue_kind); /* the run's key: dh names the device's whole identity */
-  uint64_t base = hash_text(ident), added = 0, present = 0;
+  uint64_t bh = hash_text(ident), added = 0, present = 0;
+  for (uint32_t i = 0; i < d->count; i++) bh = vkocc_fnv1a(vkocc_fnv1a_str(bh, d->r[i].key), &(uint64_t){row_hash(&d->r[i])}, 8);
+  q = a->q[Q_BATCH_INS];
+  sqlite3_bind_int64(q, 1, run_id), sqlite3_bind_int64(q, 2, (sqlite3_int64)bh), sqlite3_bind_int64(q, 3, d->count);
+  if ((s = run_q(a, Q_BATCH_INS, "storing the batch"))) return s;
+  if (sqlite3_changes(a->s->db) == 0) { /* every result of this file is in the store already */
+    if (a->out) a->out->results_present += d->count;
+    return addition(a, d->file, kind, spec, 0, d->count);
+  }
+  /* a run that has results already: each configuration once, with one measurement */
+  json_t *old = json_object();
+  int64_t seq = 0;
+  if (!fresh) {
+    sqlite3_bind_int64(a->q[Q_RUN_SEQ], 1, run_id);
+    if ((s = id_of(a, Q_RUN_SEQ, &seq))) { json_decref(old); return s; }
+    sqlite3_stmt *o = a->q[Q_RUN_ROWS];
+    sqlite3_bind_int64(o, 1, run_id);
+    while ((rc = sqlite3_step(o)) == SQLITE_ROW) {
+      tune_result x;
+      char cid[32];
+      read_row(o, 1, &x);
+      snprintf(cid, sizeof cid, "%lld", (long long)sqlite3_column_int64(o, 0));
+      json_object_set_new(old, cid, json_pack("[I, f, b]", (json_int_t)row_hash(&x), isfinite(x.median_ns) ? x.median_ns : -1.0, x.valid));
+    }
+    sqlite3_reset(o);
+    if (rc != SQLITE_DONE) { json_decref(old); return pstore_fail(a->s, rc, "reading a run's results"); }
+  }
   q = a->q[Q_RESULT_INS];
   for (uint32_t i = 0; i < d->count; i++) {
     const tune_result *r = &d->r[i];
     int64_t cid;
-    if ((s = config_id(a, r->key, &cid))) return s;
-    char m[200];
-    snprintf(m, sizeof m, "|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%u|", r->valid, r->median_ns, r->spread, r->min_ns,
-             r->max_ns, r->normalized_ns, r->runs);
-    uint64_t h = vkocc_fnv1a_str(vkocc_fnv1a_str(vkocc_fnv1a_str(base, r->key), m), r->error);
-    sqlite3_bind_int64(q, 1, run_id), sqlite3_bind_int64(q, 2, cid), sqlite3_bind_int64(q, 3, seq + i);
-    sqlite3_bind_int(q, 4, r->valid), bind_real(q, 5, r->median_ns), bind_real(q, 6, r->spread);
-    /* min and max equal to the median (one run, or a document that gives only the median) are not stored again */
-    bind_real(q, 7, r->min_ns == r->median_ns ? NAN : r->min_ns), bind_real(q, 8, r->max_ns == r->median_ns ? NAN : r->max_ns);
-    if (r->min_ns == r->median_ns && isfinite(r->min_ns)) sqlite3_bind_int(q, 7, -1);
-    if (r->max_ns == r->median_ns && isfinite(r->max_ns)) sqlite3_bind_int(q, 8, -1);
-    bind_real(q, 9, r->normalized_ns > 0 ? r->normalized_ns : NAN), sqlite3_bind_int64(q, 10, r->runs);
-    bind_text(q, 11, r->error[0] ? r->error : NULL), sqlite3_bind_int64(q, 12, (sqlite3_int64)h);
-    if ((s = run_q(a, Q_RESULT_INS, "storing a result"))) return s;
-    if (sqlite3_changes(a->s->db) > 0) { added++; continue; }
-    sqlite3_stmt *o = a->q[Q_RESULT_OLD];
-    sqlite3_bind_int64(o, 1, run_id), sqlite3_bind_int64(o, 2, cid);
-    rc = step(o, &row);
-    uint64_t oh = row ? (uint64_t)sqlite3_column_int64(o, 0) : 0;
-    double om = row ? sqlite3_column_double(o, 1) : NAN;
-    int ov = row ? sqlite3_column_int(o, 2) : 0;
-    sqlite3_reset(o);
-    if (rc) return pstore_fail(a->s, rc, "reading a stored result");
-    if (row && oh == h) { present++; continue; }
-    if (row)
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%u]: %s on '%s' at size %llu is in the store already with "
-                        "another measurement (%s, median %.0f ns there; %s, %.0f ns here; first added from %s): one "
-                        "result per configuration and run, refused (tune again into a new store, or keep one)",
-                        d->file, i, r->key, d->dev.id.key, (unsigned long long)d->n, ov ? "valid" : "invalid", om,
-                        r->valid ? "valid" : "invalid", r->median_ns, run_file);
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: $.results[%u]: content hash %016llx collides with another result",
-                      d->file, i, (unsigned long long)h);
+    if ((s = config_id(a, r->key, &cid))) break;
+    if (!fresh) {
+      char k[32];
+      snprintf(k, sizeof k, "%lld", (long long)cid);
+      json_t *o = json_object_get(old, k);
+      if (o && (uint64_t)json_integer_value(json_array_get(o, 0)) == row_hash(r)) { present++; continue; }
+      if (o) {
+        s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%u]: %s on '%s' at size %llu is in the store already with "
+                       "another measurement (%s, median %.0f ns there; %s, %.0f ns here; first added from %s): one "
+                       "result per configuration and run, refused (tune again into a new store, or keep one)",
+                       d->file, i, r->key, d->dev.id.key, (unsigned long long)d->n,
+                       json_is_true(json_array_get(o, 2)) ? "valid" : "invalid", json_real_value(json_array_get(o, 1)),
+                       r->valid ? "valid" : "invalid", r->median_ns, run_file);
+        break;
+      }
+      json_object_set_new(old, k, json_pack("[I, f, b]", (json_int_t)row_hash(r), isfinite(r->median_ns) ? r->median_ns : -1.0, r->valid));
+    }
+    sqlite3_bind_int64(q, 1, run_id), sqlite3_bind_int64(q, 2, seq++), sqlite3_bind_int64(q, 3, cid);
+    sqlite3_bind_int(q, 4, r->valid);
+    bind_time(q, 5, r->median_ns), bind_real(q, 6, r->spread);
+    /* min and max as their distance from an integer median where they are integers too (a few bytes, exact) */
+    bind_delta(q, 7, r->min_ns, r->median_ns), bind_delta(q, 8, r->max_ns, r->median_ns);
+    bind_time(q, 9, r->normalized_ns > 0 ? r->normalized_ns : NAN), sqlite3_bind_int64(q, 10, r->runs);
+    bind_text(q, 11, r->error[0] ? r->error : NULL);
+    if ((s = run_q(a, Q_RESULT_INS, "storing a result"))) break;
+    added++;
   }
+  json_decref(old);
+  if (s) return s;
   if (added) json_object_set_new(a->touched, d->k->name, json_true());
   if (a->out) a->out->results_added += added, a->out->results_present += present;
   return addition(a, d->file, kind, spec, added, present);
@@ -461,7 +522,6 @@ static vkocc_status add_file(adder *a, const char *file) {
 }
 
 /* ------------------------------------------------------------------ the results as documents again */
-static double col_real(sqlite3_stmt *q, int i) { return sqlite3_column_type(q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, i); }
 
 vkocc_status pstore_docs(pstore *s, const char *kernel, tune_doc **docs, uint32_t *n) {
   *docs = NULL, *n = 0;
@@ -520,16 +580,8 @@ vkocc_status pstore_docs(pstore *s, const char *kernel, tune_doc **docs, uint32_
     while ((rc = sqlite3_step(r)) == SQLITE_ROW) {
       if (d->count == rcap) rcap = rcap ? 2 * rcap : 64, d->r = vkocc_xrealloc(d->r, rcap * sizeof *d->r);
       tune_result *x = &d->r[d->count++];
-      memset(x, 0, sizeof *x);
+      read_row(r, 1, x);
       snprintf(x->key, sizeof x->key, "%s", (const char *)sqlite3_column_text(r, 0));
-      x->measured = true, x->valid = sqlite3_column_int(r, 1);
-      x->median_ns = col_real(r, 2), x->spread = col_real(r, 3), x->min_ns = col_real(r, 4), x->max_ns = col_real(r, 5);
-      if (sqlite3_column_type(r, 4) == SQLITE_INTEGER && sqlite3_column_int(r, 4) == -1) x->min_ns = x->median_ns;
-      if (sqlite3_column_type(r, 5) == SQLITE_INTEGER && sqlite3_column_int(r, 5) == -1) x->max_ns = x->median_ns;
-      double nn = col_real(r, 6);
-      x->normalized_ns = nn > 0 ? nn : 0;
-      x->runs = (uint32_t)sqlite3_column_int64(r, 7);
-      if (sqlite3_column_type(r, 8) != SQLITE_NULL) snprintf(x->error, sizeof x->error, "%s", (const char *)sqlite3_column_text(r, 8));
     }
     sqlite3_reset(r);
     if (rc != SQLITE_DONE) st = pstore_fail(s, rc, "reading the results");
@@ -651,6 +703,20 @@ static int rows_json(pstore *s, const char *sql, const char *t1, const int64_t *
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* rows_json with two texts (?1, ?2; the second may be NULL) and the first column */
+static int rows_json2(pstore *s, const char *sql, const char *t1, const char *t2, json_t *arr) {
+  sqlite3_stmt *q;
+  int rc = sqlite3_prepare_v2(s->db, sql, -1, &q, NULL);
+  if (rc) return rc;
+  bind_text(q, 1, t1), bind_text(q, 2, t2);
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    json_t *v = parse((const char *)sqlite3_column_text(q, 0));
+    json_array_append_new(arr, v ? v : json_null());
+  }
+  sqlite3_finalize(q);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 static int count_of(pstore *s, const char *sql, int64_t *n) {
   sqlite3_stmt *q;
   int rc = sqlite3_prepare_v2(s->db, sql, -1, &q, NULL);
@@ -663,7 +729,7 @@ static int count_of(pstore *s, const char *sql, int64_t *n) {
 
 /* Imported kernels into kernels (those not there), in the order first imported: the first database's members,
  * every imported entry in order, the first default. only: one kernel (NULL every). */
-static int imported_kernels(pstore *s, json_t *kernels, const char *only) {
+static int imported_kernels(pstore *s, json_t *kernels, const char *only, const char *device) {
   sqlite3_stmt *q;
   int rc = sqlite3_prepare_v2(s->db, "SELECT kernel, head, min(id) FROM kernel_heads WHERE ?1 IS NULL OR kernel = ?1"
                               " GROUP BY kernel ORDER BY min(id)", -1, &q, NULL);
@@ -674,7 +740,8 @@ static int imported_kernels(pstore *s, json_t *kernels, const char *only) {
     if (json_object_get(kernels, name)) continue;
     json_t *k = parse((const char *)sqlite3_column_text(q, 1)), *entries = json_array(), *def = json_array();
     if (!json_is_object(k)) { json_decref(k); k = json_object(); }
-    int r2 = rows_json(s, "SELECT entry FROM entries WHERE kernel = ?1 AND document IS NOT NULL ORDER BY id", name, NULL, 0, entries);
+    int r2 = rows_json2(s, "SELECT entry FROM entries WHERE kernel = ?1 AND document IS NOT NULL AND (?2 IS NULL OR device_key IS"
+                        " NULL OR device_key = ?2) ORDER BY id", name, device, entries);
     if (!r2) r2 = rows_json(s, "SELECT value FROM defaults WHERE kernel = ?1 AND document IS NOT NULL ORDER BY document LIMIT 1",
                             name, NULL, 0, def);
     if (r2) { json_decref(k), json_decref(entries), json_decref(def); rc = r2; break; }
@@ -736,7 +803,7 @@ static vkocc_status export_doc(pstore *s, bool use_min, json_t **out) {
   json_t *clusters = json_object_get(doc, "clusters"), *kernels = json_object_get(doc, "kernels");
   json_t *sources = json_object_get(doc, "sources");
   rc = clusters ? all_clusters(s, clusters) : SQLITE_OK;
-  if (!rc && kernels) rc = imported_kernels(s, kernels, NULL);
+  if (!rc && kernels) rc = imported_kernels(s, kernels, NULL, NULL);
   if (!rc && sources) rc = rows_json(s, "SELECT source FROM sources ORDER BY id", NULL, NULL, 0, sources);
   if (rc) { json_decref(doc); return pstore_fail(s, rc, "reading the databases"); }
   *out = doc;
@@ -794,7 +861,7 @@ vkocc_status vkocc_policy_store_header(const char *store, char **text) {
 /* ------------------------------------------------------------------ the selection's view */
 /* One store's view of kernel (NULL every): its built entries where it has results of the kernel, else its
  * imported ones; the clusters. */
-static vkocc_status view(pstore *s, const char *kernel, json_t **out) {
+static vkocc_status view(pstore *s, const char *kernel, const char *device, json_t **out) {
   json_t *doc = vkocc_doc_new(VKOCC_DOC_POLICY_DB), *clusters = json_object(), *kernels = json_object();
   json_object_set_new(doc, "clusters", clusters);
   json_object_set_new(doc, "kernels", kernels);
@@ -807,7 +874,8 @@ static vkocc_status view(pstore *s, const char *kernel, json_t **out) {
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
       const char *name = (const char *)sqlite3_column_text(q, 0);
       json_t *k = json_object(), *entries = json_array(), *def = json_array();
-      int r2 = rows_json(s, "SELECT entry FROM entries WHERE kernel = ?1 AND document IS NULL ORDER BY id", name, NULL, 0, entries);
+      int r2 = rows_json2(s, "SELECT entry FROM entries WHERE kernel = ?1 AND document IS NULL AND (?2 IS NULL OR device_key IS NULL"
+                          " OR device_key = ?2) ORDER BY id", name, device, entries);
       if (!r2) r2 = rows_json(s, "SELECT value FROM defaults WHERE kernel = ?1 AND document IS NULL", name, NULL, 0, def);
       json_object_set_new(k, "entries", entries);
       if (json_array_size(def)) json_object_set(k, "default", json_array_get(def, 0));
@@ -818,7 +886,7 @@ static vkocc_status view(pstore *s, const char *kernel, json_t **out) {
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
     sqlite3_finalize(q);
   }
-  if (!rc) rc = imported_kernels(s, kernels, kernel);
+  if (!rc) rc = imported_kernels(s, kernels, kernel, device);
   if (rc) { json_decref(doc); return pstore_fail(s, rc, "reading the policy"); }
   *out = doc;
   return VKOCC_OK;
@@ -841,7 +909,8 @@ static void mark(json_t *k, const char *label) {
   if (json_object_get(k, "default")) json_object_set_new(json_object_get(k, "default"), "store", json_string(label));
 }
 
-vkocc_status vkocc_policy_store_load(const char *user_path, const char *system_path, const char *kernel, vkocc_policy_db **db) {
+vkocc_status vkocc_policy_store_load(const char *user_path, const char *system_path, const char *kernel,
+                                     const char *device_key, vkocc_policy_db **db) {
   vkocc_clear_error();
   *db = NULL;
   if (!user_path && !system_path) return vkocc_fail(VKOCC_ERROR_USAGE, "no policy store given");
@@ -853,7 +922,7 @@ vkocc_status vkocc_policy_store_load(const char *user_path, const char *system_p
     pstore s;
     if ((st = pstore_open(paths[i], false, NULL, &s))) break;
     if (!(st = pstore_begin(&s))) { /* one snapshot of the store */
-      st = view(&s, kernel, &views[i]);
+      st = view(&s, kernel, device_key && *device_key ? device_key : NULL, &views[i]);
       pstore_rollback(&s);
     }
     pstore_close(&s);

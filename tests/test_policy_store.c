@@ -142,7 +142,7 @@ static void test_results(void) {
   /* selection from the store as from the JSON database, for the exact device, the cluster, a stranger */
   vkocc_policy_db *js, *st;
   CHECK(vkocc_policy_db_load(built, &js) == VKOCC_OK, "load json");
-  CHECK(vkocc_policy_store_load(store, NULL, "histogram", &st) == VKOCC_OK, "load store: %s", vkocc_last_error());
+  CHECK(vkocc_policy_store_load(store, NULL, "histogram", NULL, &st) == VKOCC_OK, "load store: %s", vkocc_last_error());
   vkocc_fingerprint rdna;
   synth_fingerprint(&SYNTH_RDNA, 40, 0, &rdna);
   const char *keys[] = {"10de:0001 GPU 1 | drv 1.0 | sm 132", "", ""};
@@ -195,10 +195,10 @@ static void test_layers(void) {
   CHECK(vkocc_policy_store_add(user, &b, 1, NULL, NULL) == VKOCC_OK, "user: %s", vkocc_last_error());
   chmod(sys, 0444);
   vkocc_policy_db *db, *only_sys, *only_user;
-  CHECK(vkocc_policy_store_load(user, sys, "histogram", &db) == VKOCC_OK, "layered: %s", vkocc_last_error());
-  CHECK(vkocc_policy_store_load(NULL, sys, "histogram", &only_sys) == VKOCC_OK, "system alone: %s", vkocc_last_error());
-  CHECK(vkocc_policy_store_load(user, NULL, "histogram", &only_user) == VKOCC_OK, "user alone: %s", vkocc_last_error());
   const char *key = "10de:0007 GPU 7 | drv 1.0 | sm 132";
+  CHECK(vkocc_policy_store_load(user, sys, "histogram", key, &db) == VKOCC_OK, "layered: %s", vkocc_last_error());
+  CHECK(vkocc_policy_store_load(NULL, sys, "histogram", NULL, &only_sys) == VKOCC_OK, "system alone: %s", vkocc_last_error());
+  CHECK(vkocc_policy_store_load(user, NULL, "histogram", NULL, &only_user) == VKOCC_OK, "user alone: %s", vkocc_last_error());
   vkocc_policy_choice c, cs, cu;
   CHECK(vkocc_policy_select_device(db, "histogram", &hop, key, NULL, 0, 0, &c) == VKOCC_OK, "select layered");
   CHECK(vkocc_policy_select_device(only_sys, "histogram", &hop, key, NULL, 0, 0, &cs) == VKOCC_OK, "select system");
@@ -224,7 +224,7 @@ static void expect_refused(const char *store, const char *needle, const char *wh
   CHECK(vkocc_policy_store_add(store, &f, 1, NULL, &a) == VKOCC_ERROR_USAGE, "%s: add refused", what);
   CHECK_CONTAINS(vkocc_last_error(), needle);
   vkocc_policy_db *db;
-  CHECK(vkocc_policy_store_load(store, NULL, NULL, &db) == VKOCC_ERROR_USAGE, "%s: load refused", what);
+  CHECK(vkocc_policy_store_load(store, NULL, NULL, NULL, &db) == VKOCC_ERROR_USAGE, "%s: load refused", what);
   CHECK_CONTAINS(vkocc_last_error(), needle);
   char *rep = NULL;
   CHECK(vkocc_policy_store_check(store, &rep) == VKOCC_ERROR_USAGE, "%s: check refused", what);
