@@ -224,6 +224,8 @@ vkocc_status pstore_fail(pstore *s, int rc, const char *what) {
   if (base == SQLITE_NOTADB || base == SQLITE_CORRUPT)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: the store is damaged or no SQLite database (SQLite: %s); vkocc policy "
                       "check --db %s says more", s->path, what, msg, s->path);
+  if (base == SQLITE_CANTOPEN)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: cannot open the store (SQLite: %s)", s->path, what, msg);
   if (base == SQLITE_READONLY)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: the store is read-only here (SQLite: %s)", s->path, what, msg);
   return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: %s: SQLite: %s", s->path, what, msg);
@@ -347,7 +349,8 @@ void pstore_close(pstore *s) {
 }
 
 bool vkocc_policy_store_is(const char *path) {
-  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  /* a link to a store counts as a store, so that opening it is refused with its reason */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st;
   char h[16];
