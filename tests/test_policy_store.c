@@ -183,6 +183,48 @@ static void test_results(void) {
   CHECK_CONTAINS(vkocc_last_error(), "two clusters");
 }
 
+/* T4 results with vkocc's metadata beside them, a user kernel's; the same kernel name from another spec is refused. */
+static void test_t4(void) {
+  static const char *t4 =
+      "{\"schema_version\": \"1.0.0\", \"results\": ["
+      "{\"configuration\": {\"BLOCK\": 64}, \"invalidity\": \"correct\", \"times\": {\"runtimes\": [0.001, 0.002]},"
+      " \"measurements\": [{\"name\": \"time\", \"value\": 0.0015, \"unit\": \"s\"}]},"
+      "{\"configuration\": {\"BLOCK\": 128}, \"invalidity\": \"correct\", \"times\": {\"runtimes\": [0.001]},"
+      " \"measurements\": [{\"name\": \"time\", \"value\": 0.001, \"unit\": \"s\"}]},"
+      "{\"configuration\": {\"BLOCK\": 4096}, \"invalidity\": \"compile\", \"times\": {\"runtimes\": []}, \"measurements\": []}]}";
+  static const char *meta =
+      "{\"schema_version\": \"1.0.0\", \"metadata\": {\"environment\": {\"device_query\": {\"name\": \"GPU 20\","
+      " \"vendor_id\": 4318, \"device_id\": 20, \"driver_name\": \"drv\", \"driver_info\": \"1.0\", \"driver_version\": 1,"
+      " \"sm_count\": 132, \"key\": \"10de:0014 GPU 20 | drv 1.0 | sm 132\", \"cluster_id\": \"c3-0123456789ab\","
+      " \"tool\": \"vkocc\", \"kernel\": \"saxpy\", \"spec_hash\": \"%s\"}}}}";
+  char m[1200];
+  check_write_tmp(dir, "t4.json", t4);
+  snprintf(m, sizeof m, meta, "aaaa");
+  check_write_tmp(dir, "t4.metadata.json", m);
+  const char *store = tmp(0, "t4.sqlite"), *f = tmp(1, "t4.json");
+  vkocc_policy_store_added a;
+  CHECK(vkocc_policy_store_add(store, &f, 1, NULL, &a) == VKOCC_OK, "T4: %s", vkocc_last_error());
+  CHECK_EQ_U(a.results_added, 3);
+  vkocc_policy_db *db;
+  vkocc_policy_choice c;
+  CHECK(vkocc_policy_store_load(store, NULL, "saxpy", NULL, &db) == VKOCC_OK, "load: %s", vkocc_last_error());
+  CHECK(vkocc_policy_select_device(db, "saxpy", NULL, "10de:0014 GPU 20 | drv 1.0 | sm 132", NULL, 0, 0, &c) == VKOCC_OK,
+        "select: %s", vkocc_last_error());
+  CHECK(c.rule == VKOCC_POLICY_DEVICE && !strcmp(c.params_json, "{\"BLOCK\":128}"), "the fastest valid one: %s %s",
+        vkocc_policy_rule_name(c.rule), c.params_json);
+  vkocc_policy_choice_free(&c);
+  vkocc_policy_db_free(db);
+  /* the same name from another spec */
+  snprintf(m, sizeof m, meta, "bbbb");
+  check_write_tmp(dir, "t4.metadata.json", m);
+  CHECK(vkocc_policy_store_add(store, &f, 1, NULL, &a) == VKOCC_ERROR_USAGE, "another spec under one name is refused");
+  CHECK_CONTAINS(vkocc_last_error(), "tuned from spec aaaa, this file from spec bbbb");
+  /* without its metadata */
+  f = check_write_tmp(dir, "lone.json", t4);
+  CHECK(vkocc_policy_store_add(store, &f, 1, NULL, &a) == VKOCC_ERROR_USAGE, "T4 without metadata is refused");
+  CHECK_CONTAINS(vkocc_last_error(), "lone.metadata.json");
+}
+
 /* A user store over a system store: the user's entry for a device replaces the system's; what the user store
  * lacks comes from the system store, and the note says which store answered. */
 static void test_layers(void) {
@@ -378,6 +420,7 @@ int main(int argc, char **argv) {
   test_roundtrip(argv[1]);
   test_results();
   test_layers();
+  test_t4();
   test_bad_stores();
   test_lock();
   if (argc >= 3) test_writers(argv[2], argc >= 4 ? (uint32_t)atoi(argv[3]) : 2000);
