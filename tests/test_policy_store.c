@@ -252,9 +252,6 @@ static void test_layers(void) {
   CHECK_CONTAINS(c.note, "from the user store");
   vkocc_policy_choice_free(&c), vkocc_policy_choice_free(&cs), vkocc_policy_choice_free(&cu);
   vkocc_policy_db_free(db), vkocc_policy_db_free(only_sys), vkocc_policy_db_free(only_user);
-  /* a kernel only the system store knows */
-  char fixture[600];
-  snprintf(fixture, sizeof fixture, "%s", tmp(4, "x"));
   chmod(sys, 0644);
 }
 
