@@ -7,11 +7,13 @@
 #include <string.h>
 
 static const char *help =
-    "usage: vkocc policy build RESULT... (-o DB | --json) [--statistic median|min]\n"
-    "       vkocc policy select --db FILE --kernel NAME [--size N] [--fingerprint FILE] [--var NAME=VALUE ...]\n"
-    "                           [--threshold T] [--json] [--device D] [--queue Q]\n"
-    "       vkocc policy transfer RESULT... [--threshold T] [--statistic median|min] [--json]\n"
-    "       vkocc policy header DB -o FILE   (a C header of the parameter sets per cluster ID)\n"
+    "usage: vkocc policy build (RESULT... | --db STORE) (-o DB | --json) [--statistic median|min]\n"
+    "       vkocc policy select --db FILE --kernel NAME [--system-db STORE] [--size N] [--fingerprint FILE]\n"
+    "                           [--var NAME=VALUE ...] [--threshold T] [--json] [--device D] [--queue Q]\n"
+    "       vkocc policy transfer (RESULT... | --db STORE) [--threshold T] [--statistic median|min] [--json]\n"
+    "       vkocc policy header (DB | --db STORE) -o FILE   (a C header of the parameter sets per cluster ID)\n"
+    "       vkocc policy add --db STORE [--wait SECONDS] [--allow-network-fs] [--json] FILE...\n"
+    "       vkocc policy check --db STORE   (PRAGMA integrity_check and the store's counts)\n"
     "build: a policy database (schema vkocc.policy-db/2) from `vkocc tune` results of one or more devices: per\n"
     "kernel, element type and problem-size bucket, an entry for each exact device (its best), one per cluster\n"
     "(best geometric-mean efficiency over the cluster's devices) and a default (best worst-case efficiency over\n"
@@ -29,7 +31,20 @@ static const char *help =
     "there (its best time / the chosen configuration's time, from the target's own results: no device needed),\n"
     "with the performance-portability metric (harmonic mean over the devices, 0 if any has no answer).\n"
     "--statistic min: each configuration's fastest run stands for it instead of its median (robust to other\n"
-    "work on a loaded host, which only adds time).\n";
+    "work on a loaded host, which only adds time).\n"
+    "The policy store (docs/policy-store.md): one SQLite file (WAL journal) that many machines fill and every\n"
+    "application reads. add: tuning results (vkocc tune -o), T4 results (with their .metadata.json beside them)\n"
+    "and JSON policy databases into STORE (created when absent), all files in one transaction: a result added\n"
+    "twice is stored once; a file that contradicts the store (another time for the same configuration, device\n"
+    "and size; another spec under a kernel's name) is refused with the reason and nothing is added (exit 2).\n"
+    "A writer waits at most --wait SECONDS (default 60) for another's lock, then exit 1 naming the store and the\n"
+    "processes that have it open. A store on a network file system (NFS, CIFS/SMB, AFS, Ceph, Lustre, 9p, FUSE,\n"
+    "...) is refused for writing unless --allow-network-fs: SQLite's locks may not hold there. A symbolic link,\n"
+    "a FIFO, a damaged file, a store of a newer schema or a truncated WAL is refused (exit 2), nothing written.\n"
+    "--db STORE in select, build, transfer and header reads the store (select: its entries by the same rules;\n"
+    "--system-db: a read-only system store under the user's --db, whose entries for a device or cluster replace\n"
+    "the system's); build --db writes today's JSON database of the store (a store holding one imported\n"
+    "database and no results gives it back byte for byte). check: exit 0 when intact, 2 when damaged.\n";
 
 /* The RESULT files of argv[first..]: at least one */
 static int results_given(int argc, int first) {
@@ -50,14 +65,15 @@ static int statistic(const char *arg, bool *use_min) {
 }
 
 static int cmd_build(cli_run *run, int argc, char **argv) {
-  const char *out = NULL;
+  const char *out = NULL, *store = NULL;
   bool json = false, use_min = false;
   static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
-                                       {"statistic", required_argument, 0, 'S'},
+                                       {"statistic", required_argument, 0, 'S'}, {"db", required_argument, 0, 'b'},
                                        {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
     switch (ch) {
+    case 'b': store = optarg; break;
     case 'o': out = optarg; break;
     case 'j': json = true; break;
     case 'S': if (statistic(optarg, &use_min)) return 2; break;
@@ -68,10 +84,14 @@ static int cmd_build(cli_run *run, int argc, char **argv) {
   if (!out && !json) return cli_error("policy", 2, "build: -o DB or --json is required (where the database goes)");
   if (out && !strcmp(out, "-")) out = NULL, json = true; /* "-": standard output, as everywhere */
   int rc = cli_check_output("policy", "-o", out);
-  if (rc || (rc = results_given(argc, optind))) return rc;
-  if ((rc = cli_check_not_input("policy", "-o", out, (const char *const *)argv + optind, (uint32_t)(argc - optind)))) return rc;
+  if (rc) return rc;
+  if (store && optind < argc) return cli_error("policy", 2, "build: give RESULT files or --db STORE, not both");
+  if (!store && (rc = results_given(argc, optind))) return rc;
+  if ((rc = cli_check_not_input("policy", "-o", out, store ? &store : (const char *const *)argv + optind,
+                                store ? 1 : (uint32_t)(argc - optind)))) return rc;
   char *text;
-  vkocc_status st = vkocc_policy_build((const char *const *)argv + optind, (uint32_t)(argc - optind), use_min, out, &text);
+  vkocc_status st = store ? vkocc_policy_store_export(store, use_min, out, &text)
+                          : vkocc_policy_build((const char *const *)argv + optind, (uint32_t)(argc - optind), use_min, out, &text);
   if (st) return cli_fail("policy", st);
   if (json) {
     rc = print_text(text);
@@ -105,13 +125,15 @@ static void cell(json_t *a, char *buf, size_t len) {
 
 static int cmd_transfer(cli_run *run, int argc, char **argv) {
   bool json = false, use_min = false;
+  const char *store = NULL;
   double threshold = VKOCC_CLUSTER_THRESHOLD;
   static const struct option opts[] = {{"threshold", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
-                                       {"statistic", required_argument, 0, 'S'},
+                                       {"statistic", required_argument, 0, 'S'}, {"db", required_argument, 0, 'b'},
                                        {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (ch) {
+    case 'b': store = optarg; break;
     case 't':
       if (!cli_parse_double(optarg, 1e-12, 1, &threshold))
         return cli_error("policy", 2, "--threshold '%s': expected a number in (0, 1]", optarg);
@@ -122,11 +144,13 @@ static int cmd_transfer(cli_run *run, int argc, char **argv) {
     default: fputs(help, stderr); return 2;
     }
   }
-  int rc = results_given(argc, optind);
+  if (store && optind < argc) return cli_error("policy", 2, "transfer: give RESULT files or --db STORE, not both");
+  int rc = store ? 0 : results_given(argc, optind);
   if (rc) return rc;
   char *text;
-  vkocc_status st = vkocc_policy_transfer((const char *const *)argv + optind, (uint32_t)(argc - optind), use_min,
-                                         threshold, NULL, &text);
+  vkocc_status st = store ? vkocc_policy_store_transfer(store, use_min, threshold, NULL, &text)
+                          : vkocc_policy_transfer((const char *const *)argv + optind, (uint32_t)(argc - optind), use_min,
+                                                  threshold, NULL, &text);
   if (st) return cli_fail("policy", st);
   if (json) {
     rc = print_text(text);
@@ -173,7 +197,7 @@ static int cmd_transfer(cli_run *run, int argc, char **argv) {
 
 static int cmd_select(cli_run *run, int argc, char **argv) {
   cli_common c = {.run = run};
-  const char *db_path = NULL, *kernel = NULL, *fp_path = NULL;
+  const char *db_path = NULL, *kernel = NULL, *fp_path = NULL, *system_db = NULL;
   double threshold = VKOCC_CLUSTER_THRESHOLD;
   vkocc_policy_var vars[64];
   uint32_t nv = 0;
@@ -181,7 +205,7 @@ static int cmd_select(cli_run *run, int argc, char **argv) {
       {"db", required_argument, 0, 'b'}, {"kernel", required_argument, 0, 'k'},
       {"fingerprint", required_argument, 0, 'f'}, {"var", required_argument, 0, 'v'},
       {"threshold", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION,
-      {"size", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0}};
+      {"size", required_argument, 0, 'n'}, {"system-db", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "hd:", opts, NULL)) != -1) {
     switch (ch) {
@@ -190,6 +214,7 @@ static int cmd_select(cli_run *run, int argc, char **argv) {
       vars[nv++] = (vkocc_policy_var){"problem_size", optarg};
       break;
     case 'b': db_path = optarg; break;
+    case 's': system_db = optarg; break;
     case 'k': kernel = optarg; break;
     case 'f': fp_path = optarg; break;
     case 'd': c.device = optarg; break;
@@ -214,8 +239,20 @@ static int cmd_select(cli_run *run, int argc, char **argv) {
   if (optind < argc) return cli_error("policy", 2, "unexpected argument '%s'", argv[optind]);
   if (!db_path || !kernel) return cli_error("policy", 2, "--db and --kernel are required (see --help)");
   vkocc_policy_db *db;
-  vkocc_status st = vkocc_policy_db_load(db_path, &db);
-  if (st) return cli_fail("policy", st);
+  /* a store (SQLite) or today's JSON database; a system store only under a user store */
+  bool store = vkocc_policy_store_is(db_path);
+  if (system_db && !store) return cli_error("policy", 2, "--system-db: layering needs a policy store as --db (SQLite; vkocc policy add --db)");
+  /* a store with a fingerprint file: the device's key first, so that only its entries and the cluster entries are read */
+  vkocc_fingerprint fp;
+  vkocc_fingerprint_details det = {0};
+  char key[640] = "";
+  if (store && fp_path) {
+    vkocc_status fs = vkocc_fingerprint_load_details(fp_path, &fp, &det, NULL);
+    if (fs) { vkocc_fingerprint_details_free(&det); return cli_fail("policy", fs); }
+    if (det.device.name[0]) vkocc_device_key(&det.device, det.derived.sm_count, key, sizeof key);
+  }
+  vkocc_status st = store ? vkocc_policy_store_load(db_path, system_db, kernel, key, &db) : vkocc_policy_db_load(db_path, &db);
+  if (st) { vkocc_fingerprint_details_free(&det); return cli_fail("policy", st); }
   if (!fp_path) {
     /* an unknown kernel is a usage error: say so before fingerprinting the device (half a minute) */
     vkocc_policy_choice probe_choice;
@@ -223,20 +260,17 @@ static int cmd_select(cli_run *run, int argc, char **argv) {
     if (st == VKOCC_OK) vkocc_policy_choice_free(&probe_choice);
     if (st == VKOCC_ERROR_USAGE) { vkocc_policy_db_free(db); return cli_fail("policy", st); }
   }
-  vkocc_fingerprint fp;
-  vkocc_fingerprint_details det = {0};
-  if (fp_path) {
+  if (fp_path && !store) {
     if ((st = vkocc_fingerprint_load_details(fp_path, &fp, &det, NULL))) {
       vkocc_fingerprint_details_free(&det);
       vkocc_policy_db_free(db);
       return cli_fail("policy", st);
     }
-  } else {
+  } else if (!fp_path) {
     /* with the device and derived SM count of the live fingerprint, for the exact-device rule */
     int rc = cli_fingerprint_measure("policy", &c, false, &fp, &det);
     if (rc) { vkocc_policy_db_free(db); return rc; }
   }
-  char key[640] = "";
   if (det.device.name[0]) vkocc_device_key(&det.device, det.derived.sm_count, key, sizeof key);
   /* the kind of queue family this device's fingerprint was measured on: entries tuned on it are preferred */
   const char *qkind = det.device.name[0] ? vkocc_queue_kind_name(det.device.compute_queue_flags) : "unknown";
@@ -270,12 +304,81 @@ static int cmd_select(cli_run *run, int argc, char **argv) {
   return 0;
 }
 
+static int cmd_add(cli_run *run, int argc, char **argv) {
+  const char *store = NULL;
+  bool json = false;
+  vkocc_policy_store_options o = {0};
+  static const struct option opts[] = {{"db", required_argument, 0, 'b'}, {"wait", required_argument, 0, 'w'},
+                                       {"allow-network-fs", no_argument, 0, 'N'}, {"json", no_argument, 0, 'j'},
+                                       {"help", no_argument, 0, 'h'}, {0}};
+  int ch;
+  double wait;
+  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (ch) {
+    case 'b': store = optarg; break;
+    case 'w':
+      if (!cli_parse_double(optarg, 0.001, 86400, &wait))
+        return cli_error("policy", 2, "--wait '%s': expected seconds in (0, 86400]", optarg);
+      o.wait_ms = (uint32_t)(wait * 1000 + 0.5);
+      if (!o.wait_ms) o.wait_ms = 1;
+      break;
+    case 'N': o.allow_network_fs = true; break;
+    case 'j': json = true; break;
+    case 'h': fputs(help, stdout); return 0;
+    default: fputs(help, stderr); return 2;
+    }
+  }
+  if (!store) return cli_error("policy", 2, "add: --db STORE is required (the SQLite file to add to)");
+  if (optind >= argc) return cli_error("policy", 2, "add: expected at least one file (results, T4 results, a policy database)");
+  vkocc_policy_store_added a;
+  vkocc_status st = vkocc_policy_store_add(store, (const char *const *)argv + optind, (uint32_t)(argc - optind), &o, &a);
+  if (st) return cli_fail("policy", st);
+  if (json) {
+    json_t *out = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "store", store, "files", (json_int_t)a.files,
+                            "results_added", (json_int_t)a.results_added, "results_present", (json_int_t)a.results_present,
+                            "databases_added", (json_int_t)a.databases_added, "databases_present",
+                            (json_int_t)a.databases_present, "entries_added", (json_int_t)a.entries_added,
+                            "kernels_rebuilt", (json_int_t)a.kernels_rebuilt);
+    return cli_emit_json("policy", out, NULL);
+  }
+  printf("store:     %s\nfiles:     %u\nresults:   %llu added, %llu there already\n", store, a.files,
+         (unsigned long long)a.results_added, (unsigned long long)a.results_present);
+  if (a.databases_added || a.databases_present)
+    printf("databases: %u added (%u entries), %u there already\n", a.databases_added, a.entries_added, a.databases_present);
+  if (a.kernels_rebuilt) printf("policy:    built again for %u kernel%s\n", a.kernels_rebuilt, a.kernels_rebuilt == 1 ? "" : "s");
+  return 0;
+}
+
+static int cmd_check(cli_run *run, int argc, char **argv) {
+  const char *store = NULL;
+  static const struct option opts[] = {{"db", required_argument, 0, 'b'}, {"help", no_argument, 0, 'h'}, {0}};
+  int ch;
+  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (ch) {
+    case 'b': store = optarg; break;
+    case 'h': fputs(help, stdout); return 0;
+    default: fputs(help, stderr); return 2;
+    }
+  }
+  if (!store && optind < argc) store = argv[optind++];
+  if (!store) return cli_error("policy", 2, "check: --db STORE is required");
+  if (optind < argc) return cli_error("policy", 2, "check: unexpected argument '%s'", argv[optind]);
+  char *report = NULL;
+  vkocc_status st = vkocc_policy_store_check(store, &report);
+  if (st) return cli_fail("policy", st);
+  int rc = print_text(report);
+  free(report);
+  return rc;
+}
+
 /* select fingerprints the live device when no --fingerprint names one; the others read files only */
 static const cli_command subcommands[] = {
     {"build", cmd_build, "a policy database from tuning results", CLI_NO_DEVICE},
     {"select", cmd_select, "tuned parameters for a device", CLI_DEVICE},
     {"transfer", cmd_transfer, "how each rule's picks fare on the other devices' results", CLI_NO_DEVICE},
     {"header", cmd_policy_header, "a C header of the parameter sets per cluster ID", CLI_NO_DEVICE},
+    {"add", cmd_add, "results and policy databases into a policy store (SQLite)", CLI_NO_DEVICE},
+    {"check", cmd_check, "a policy store's integrity and counts", CLI_NO_DEVICE},
 };
 
 int cmd_policy(cli_run *run, int argc, char **argv) {
@@ -284,5 +387,5 @@ int cmd_policy(cli_run *run, int argc, char **argv) {
   const cli_command *sub = cli_find_command(subcommands, sizeof subcommands / sizeof subcommands[0],
                                             argc >= 2 ? argv[1] : NULL);
   if (sub) return cli_dispatch(sub, "policy", argc - 1, argv + 1);
-  return cli_error("policy", 2, "expected 'policy build', 'policy select', 'policy transfer' or 'policy header' (see vkocc policy --help)");
+  return cli_error("policy", 2, "expected 'policy build', 'policy select', 'policy transfer', 'policy header', 'policy add' or 'policy check' (see vkocc policy --help)");
 }

@@ -9,34 +9,38 @@
 #include <string.h>
 
 static const char *help =
-    "usage: vkocc policy header DB -o FILE\n"
+    "usage: vkocc policy header (DB | --db STORE) -o FILE\n"
     "Writes a C header of the policy database's parameter sets per cluster ID: for each kernel, #if blocks\n"
     "selected by defining VKOCC_CLUSTER_<cluster id with '-' as '_'> (else the kernel's default), and a table\n"
     "{cluster_id, problem_size_min, problem_size_max, parameters} of every cluster entry for run-time lookup by\n"
     "the cluster ID of the device's fingerprint. Parameters must be integers, numbers, booleans or strings, and\n"
     "names identifiers (letters, digits, '_', '-'; 1 to 63 characters): a database that gives anything else is\n"
-    "refused, never written as C it could change. -o - writes the header to standard output.\n";
+    "refused, never written as C it could change. -o - writes the header to standard output. --db STORE: the\n"
+    "policy database of a policy store (vkocc policy add, docs/policy-store.md).\n";
 
 int cmd_policy_header(cli_run *run, int argc, char **argv) {
-  const char *out = NULL;
-  static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0}};
+  const char *out = NULL, *store = NULL;
+  static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"db", required_argument, 0, 'b'},
+                                       {"help", no_argument, 0, 'h'}, {0}};
   int ch;
   optind = 1;
   while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
     switch (ch) {
     case 'o': out = optarg; break;
+    case 'b': store = optarg; break;
     case 'h': fputs(help, stdout); return 0;
     default: fputs(help, stderr); return 2;
     }
   }
-  if (optind >= argc) return cli_error("policy", 2, "header: expected a policy database (see vkocc policy header --help)");
+  if (store && optind < argc) return cli_error("policy", 2, "header: give a database or --db STORE, not both");
+  if (!store && optind >= argc) return cli_error("policy", 2, "header: expected a policy database (see vkocc policy header --help)");
   if (optind + 1 < argc) return cli_error("policy", 2, "header: unexpected argument '%s'", argv[optind + 1]);
   if (!out) return cli_error("policy", 2, "header: -o FILE is required");
-  const char *path = argv[optind];
+  const char *path = store ? store : argv[optind];
   int rc = cli_check_output("policy", "-o", out);
   if (rc || (rc = cli_check_not_input("policy", "-o", out, &path, 1))) return rc;
   char *text = NULL;
-  vkocc_status st = vkocc_policy_header(path, &text);
+  vkocc_status st = store ? vkocc_policy_store_header(store, &text) : vkocc_policy_header(path, &text);
   if (st) return cli_fail("policy", st);
   if (!strcmp(out, "-")) { /* standard output, as everywhere */
     size_t len = strlen(text);

@@ -95,6 +95,7 @@ endif()
 target_link_libraries(vkocc_room_compile PRIVATE PkgConfig::SPVC)
 target_link_libraries(vkocc_room_core PRIVATE PkgConfig::SPVC)  # <spirv.h>: the reflection's types
 target_link_libraries(vkocc_room_tune PRIVATE PkgConfig::SPVC)
+target_link_libraries(vkocc_room_policy PRIVATE SQLite::SQLite3)
 target_compile_definitions(vkocc_room_util PRIVATE VKOCC_VERSION="${PROJECT_VERSION}")
 add_library(vkocc_generated OBJECT ${VKOCC_SHADER_SOURCES})
 vkocc_library_objects(vkocc_generated util)
@@ -107,7 +108,7 @@ endif()
 
 # Link-time dependencies of the library: jansson, the statically linked compiler (shaderc + glslang +
 # SPIRV-Tools, C++: a group the linker rescans), SPIRV-Cross; the Vulkan loader is opened at run time (dl).
-set(VKOCC_LINK_DEPS PkgConfig::JANSSON Threads::Threads ${CMAKE_DL_LIBS} m
+set(VKOCC_LINK_DEPS PkgConfig::JANSSON SQLite::SQLite3 Threads::Threads ${CMAKE_DL_LIBS} m
   "$<LINK_GROUP:RESCAN,${VKOCC_SHADERC_GROUP}>" stdc++ m PkgConfig::SPVC) # m again: glslang needs it after
 if(VKOCC_WITH_MPI AND MPI_C_FOUND)
   list(APPEND VKOCC_LINK_DEPS MPI::MPI_C)
@@ -250,7 +251,7 @@ foreach(l IN LISTS VKOCC_SHADERC_LIBS)
   list(APPEND libs "-l:${f}")
 endforeach()
 list(JOIN libs " " libs)
-set(VKOCC_PC_LIBS_PRIVATE "-Wl,--start-group ${libs} -Wl,--end-group -lstdc++ -lm -ldl -lpthread")
+set(VKOCC_PC_LIBS_PRIVATE "-Wl,--start-group ${libs} -Wl,--end-group -lsqlite3 -lstdc++ -lm -ldl -lpthread")
 set(VKOCC_PC_NAMES vkocc vkocc-static)
 if(TARGET vkocc_plot)
   list(APPEND VKOCC_PC_NAMES vkocc-plot)

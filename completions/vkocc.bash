@@ -32,7 +32,7 @@ _vkocc() {
       COMPREPLY=($(compgen -W "$params" -- "$cur"))
       compopt -o nospace 2>/dev/null
       return ;;
-    -o|--output|--from|--db|--fingerprint|--shader|--raw|--screenshot)
+    -o|--output|--from|--db|--system-db|--fingerprint|--shader|--raw|--screenshot)
       COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
   esac
   if [[ $cur == -* ]]; then

@@ -1848,6 +1848,67 @@ vkocc_status vkocc_policy_transfer(const char *const *results, uint32_t n, bool 
  * has one C type and a value in every set; anything else is VKOCC_ERROR_USAGE naming the file and JSON path. */
 vkocc_status vkocc_policy_header(const char *db_path, char **text);
 
+/* ---------------------------------------------------------------- the policy store (docs/policy-store.md)
+ * One SQLite file (WAL journal) that many `vkocc policy add` processes fill and every application reads: tuning
+ * results (vkocc.tune-results/1, T4 results with vkocc's metadata beside them) and policy databases
+ * (vkocc.policy-db/1 and /2), keyed by cluster ID, device and driver, kernel, element type and problem size, with
+ * each result's provenance (host, date, vkocc version, spec hash). A result added twice is stored once; a result
+ * that contradicts the store (another time for the same configuration, device and size; another spec under the
+ * same kernel name) is refused with the reason.
+ *
+ *   vkocc_policy_store_options o = {0};
+ *   const char *files[] = {"h100.json", "h200.json"};
+ *   if (vkocc_policy_store_add("fleet.sqlite", files, 2, &o, NULL)) fprintf(stderr, "%s\n", vkocc_last_error());
+ *   vkocc_policy_db *db;
+ *   if (!vkocc_policy_store_load("fleet.sqlite", "/usr/share/vkocc/policy.sqlite", "reduce", NULL, &db)) { ... select ... }
+ */
+typedef struct vkocc_policy_store_options {
+  uint32_t wait_ms;          /* how long to wait for another writer's lock (0: 60000 ms); past it, an error naming
+                              * the store, the wait and the processes that have it open */
+  bool allow_network_fs;     /* write a store on NFS, CIFS/SMB, AFS, Ceph, Lustre, 9p, ... (SQLite's locks may not
+                              * hold there: docs/policy-store.md) */
+} vkocc_policy_store_options;
+
+typedef struct vkocc_policy_store_added {
+  uint32_t files;            /* files read */
+  uint64_t results_added;    /* configurations stored */
+  uint64_t results_present;  /* configurations that were there already (the same result added again) */
+  uint32_t databases_added;  /* policy databases stored */
+  uint32_t databases_present;/* policy databases that were there already */
+  uint32_t entries_added;    /* their entries */
+  uint32_t kernels_rebuilt;  /* kernels whose policy was built again from the store's results */
+} vkocc_policy_store_added;
+
+/* Adds the files (tuning results, T4 results, policy databases) to the store at path (created when absent) in one
+ * transaction: all of them or, on any refusal, none. A killed writer loses its own transaction only. out may be
+ * NULL. VKOCC_ERROR_USAGE: a file or the store refused (symbolic link, FIFO, not a store, a newer schema, a
+ * truncated WAL, a network file system without allow_network_fs), naming the file and the reason;
+ * VKOCC_ERROR_RUNTIME: the store stayed locked past wait_ms, or SQLite failed. */
+vkocc_status vkocc_policy_store_add(const char *path, const char *const *files, uint32_t n,
+                                    const vkocc_policy_store_options *opt, vkocc_policy_store_added *out);
+/* The policy database of kernel (NULL: every kernel) as vkocc_policy_select reads it, from the store at
+ * user_path layered over the store at system_path (either may be NULL, not both; the system store is opened
+ * read-only). The user store's entries for a device or cluster (and element type) replace the system store's;
+ * the user's default replaces the system's. The choice's note names the store of a chosen entry. device_key (as
+ * vkocc_device_key writes it; NULL or "": every device): only that device's entries beside every cluster entry, which
+ * is all the rules read for that device (a choice's entry index then counts in that view). */
+vkocc_status vkocc_policy_store_load(const char *user_path, const char *system_path, const char *kernel,
+                                     const char *device_key, vkocc_policy_db **db);
+/* Today's JSON policy database of the store (vkocc.policy-db/2; a store holding one imported database and no
+ * results gives that database back byte for byte): to path ("-" stdout, NULL nowhere) and/or *json (malloc'd).
+ * use_min: each configuration's fastest run stands for it. */
+vkocc_status vkocc_policy_store_export(const char *store, bool use_min, const char *path, char **json);
+/* The transfer report (vkocc_policy_transfer) over the store's tuning results. */
+vkocc_status vkocc_policy_store_transfer(const char *store, bool use_min, double threshold, const char *path,
+                                         char **json);
+/* The C header (vkocc_policy_header) of the store's policy database. */
+vkocc_status vkocc_policy_store_header(const char *store, char **text);
+/* PRAGMA integrity_check and the store's counts as text (*report, malloc'd). VKOCC_ERROR_USAGE when the file is
+ * damaged or no store (the report names what SQLite found). */
+vkocc_status vkocc_policy_store_check(const char *store, char **report);
+/* Whether path is a SQLite file (its first 16 bytes), so a tool can take a store where it took a JSON database. */
+bool vkocc_policy_store_is(const char *path);
+
 /* ---------------------------------------------------------------- policy selection by the kind of queue family
  * A policy tuned through a compute-only queue family and one tuned through a graphics+compute family of the same
  * GPU share the cluster ID (the architecture) but not the shared capacity per SM (on NVIDIA 100 KiB against

@@ -23,23 +23,31 @@ static vkocc_status from_results(const char *const *results, uint32_t n, bool us
   vkocc_status s = VKOCC_OK;
   for (; loaded < n && !s; loaded++) {
     if ((s = tune_results_load(results[loaded], NULL, &docs[loaded]))) break;
-    /* A fleet's shared search timed configurations on boards of other speeds: its document stands for its base
-     * device, so each result counts by its time in that device's speed, as the search ranked it (raw where no
-     * factor applied: there normalized_ns is the median) */
-    for (uint32_t j = 0; j < docs[loaded].count; j++) {
-      tune_result *r = &docs[loaded].r[j];
-      if (!(r->normalized_ns > 0 && r->median_ns > 0)) continue;
-      double scale = r->normalized_ns / r->median_ns;
-      r->median_ns = r->normalized_ns, r->min_ns *= scale, r->max_ns *= scale;
-    }
-    if (use_min) /* the fastest run: robust to other work on a loaded host, which only ever adds time */
-      for (uint32_t j = 0; j < docs[loaded].count; j++)
-        if (docs[loaded].r[j].min_ns > 0) docs[loaded].r[j].median_ns = docs[loaded].r[j].min_ns;
+    tdb_statistic(&docs[loaded], use_min);
   }
   json_t *doc = NULL;
   if (!s) s = fn(docs, n, threshold, &doc);
   for (uint32_t j = 0; j < loaded; j++) tune_doc_free(&docs[j]);
   free(docs);
+  return policy_doc_out(s, doc, path, text);
+}
+
+void tdb_statistic(tune_doc *d, bool use_min) {
+  /* A fleet's shared search timed configurations on boards of other speeds: its document stands for its base
+   * device, so each result counts by its time in that device's speed, as the search ranked it (raw where no
+   * factor applied: there normalized_ns is the median) */
+  for (uint32_t j = 0; j < d->count; j++) {
+    tune_result *r = &d->r[j];
+    if (!(r->normalized_ns > 0 && r->median_ns > 0)) continue;
+    double scale = r->normalized_ns / r->median_ns;
+    r->median_ns = r->normalized_ns, r->min_ns *= scale, r->max_ns *= scale;
+  }
+  if (use_min) /* the fastest run: robust to other work on a loaded host, which only ever adds time */
+    for (uint32_t j = 0; j < d->count; j++)
+      if (d->r[j].min_ns > 0) d->r[j].median_ns = d->r[j].min_ns;
+}
+
+vkocc_status policy_doc_out(vkocc_status s, json_t *doc, const char *path, char **text) {
   if (!s && path) s = vkocc_json_write(doc, path);
   if (!s && text) *text = vkocc_json_text(doc);
   json_decref(doc);

@@ -5,7 +5,8 @@
 #include "internal.h"
 #include "io.h"
 #include "jsonio.h"
-#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
+#include "model.h"
+#include "store.h" /* policy_db_from_doc */ /* vkocc_derive_fixed, the cluster recipes */
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>
@@ -149,9 +150,15 @@ vkocc_status vkocc_policy_db_load(const char *path, vkocc_policy_db **out) {
   /* version 1 (cluster entries only) reads as version 2 without device entries (io/document.c) */
   vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_POLICY_DB, &doc);
   if (s) return s;
+  return policy_db_from_doc(doc, path, out);
+}
+
+vkocc_status policy_db_from_doc(json_t *doc, const char *label, vkocc_policy_db **out) {
+  *out = NULL;
   vkocc_policy_db *db = vkocc_xcalloc(1, sizeof *db);
   db->doc = doc;
-  if ((s = check_db(doc, path, db))) { vkocc_policy_db_free(db); return s; }
+  vkocc_status s = check_db(doc, label, db);
+  if (s) { vkocc_policy_db_free(db); return s; }
   *out = db;
   return VKOCC_OK;
 }
@@ -528,6 +535,8 @@ static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, 
     else if (!kind && others)
       note(out, "the queue family's kind is not known: the entry tuned on a %s one (the database has another kind "
            "too)", ek);
+    const char *from = json_string_value(json_object_get(e, "store"));
+    if (from) note(out, "the entry is from the %s", from);
     if (m.dist > 0) {
       char have[200];
       values_of(entries, "problem_size", have, sizeof have);
@@ -541,6 +550,8 @@ static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, 
                         kernel, out->note);
     out->rule = VKOCC_POLICY_DEFAULT;
     params = json_object_get(def, "params");
+    const char *from = json_string_value(json_object_get(def, "store"));
+    if (from) note(out, "the default is from the %s", from);
   }
   out->params_json = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
   return VKOCC_OK;

@@ -9,6 +9,7 @@ pkgs=(build-essential cmake pkg-config
       libshaderc-dev glslang-dev spirv-tools               # the user's shader: libshaderc (linked statically
                                                            # with glslang and SPIRV-Tools), spirv-val in tests
       libspirv-cross-c-shared-dev                          # reflection of the user's shader (SPIRV-Cross)
+      libsqlite3-dev                                       # the policy store (vkocc policy add --db)
       debhelper                                            # the Debian package test (test_package); lintian
                                                            # is optional: apt-get install lintian
       python3-jsonschema                                   # tests: T4 tuning results against their JSON schemas
