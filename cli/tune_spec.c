@@ -10,8 +10,8 @@
 static const char *help =
     "usage: vkocc tune SPEC.json -o RESULTS.json [--t4 FILE] [--strategy NAME] [--budget N] [--fraction F]\n"
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
-    "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--warmup-ms MS]\n"
-    "                  [--warmup-ratio R] [--sentinel N] [--fingerprint FILE [--allow-other-device]] [--json]\n"
+    "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--full-rule] [--timeout S]\n"
+    "                  [--warmup-ms MS] [--warmup-ratio R] [--sentinel N] [--fingerprint FILE [--allow-other-device]] [--json]\n"
     "                  [--device D|all|D1,D2,...] [--queue Q] [--policy DB] [--threads N]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
@@ -22,6 +22,9 @@ static const char *help =
     "validated (ReferenceArguments, else the first configuration that runs or --reference) on poisoned buffers,\n"
     "then timed with queue timestamps until the runs' spread is below S (default 0.02) or a cap. A configuration\n"
     "that fails to compile, to run, in time, or validation is recorded with its T4 invalidity and never chosen.\n"
+    "Racing: a configuration whose fastest run is slower than the best's median by more than the noise the rule\n"
+    "measured (4.5 x the spread, at least 5%) stops after 2 runs, recorded as stopped (\"stopped\": \"behind the best\")\n"
+    "with the runs it had; --full-rule times every configuration to the rule instead (every median to S).\n"
     "Writes every result with the device and its cluster ID to RESULTS.json (atomically; also every 10 s and on\n"
     "Ctrl-C), and with --t4 FILE the T4 results to FILE and their metadata beside it (FILE.metadata.json).\n"
     "-o -: the results document on standard output (else stdout stays quiet: the summary goes to stderr). Exit 1\n"
@@ -86,7 +89,7 @@ const struct option cli_tune_spec_options[] = {
     {"budget", required_argument, 0, 'b'}, {"fraction", required_argument, 0, 'F'}, {"time", required_argument, 0, 'T'},
     {"seed", required_argument, 0, 'e'}, {"resume", no_argument, 0, 'r'}, {"reference", required_argument, 0, 'R'},
     {"name", required_argument, 0, 'N'}, {"occupancy", no_argument, 0, 'P'}, {"spread", required_argument, 0, 's'},
-    {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'}, {"warmup-ms", required_argument, 0, 'W'},
+    {"max-runs", required_argument, 0, 'm'}, {"full-rule", no_argument, 0, 'u'}, {"timeout", required_argument, 0, 'x'}, {"warmup-ms", required_argument, 0, 'W'},
     {"warmup-ratio", required_argument, 0, 'U'}, {"sentinel", required_argument, 0, 'Y'},
     {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
     {"fingerprint", required_argument, 0, 'f'}, {"allow-other-device", no_argument, 0, 'G'},
@@ -138,6 +141,7 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
       break;
     }
     case 'r': resume = true; break;
+    case 'u': o.full_rule = true; break;
     case 'R': reference = optarg; break;
     case 'N': name = optarg; break;
     case 'P': always_P = true; break;

@@ -1513,6 +1513,9 @@ typedef struct vkocc_tune_options {
   bool always_occupancy;     /* P of every configuration's pipeline, not only where an expression names it */
   double target_spread;      /* stop repeating when the runs' MAD / median is below (0: 0.02) */
   uint32_t max_runs;         /* at most this many timed runs per configuration (0: 50) */
+  /* every configuration timed to the full rule above (false: racing: a configuration whose fastest run so far is
+     slower than the best's median by more than the noise measured allows stops after 2 runs, marked stopped) */
+  bool full_rule;
   uint32_t threads;          /* host threads that compile and create the next configurations' pipelines while the
                                 device measures (strategies that say what comes next); 0 = one per core less one, at most 16 */
   double timeout_s;          /* bound on one dispatch (0: 5 s) */

@@ -270,10 +270,12 @@ static vkocc_status measure_again(worker *w, uint32_t c, int32_t purpose, tune_e
   uint32_t nevals = w->run.nevals, min_runs = w->to.min_runs;
   memset(&w->run.r[c], 0, sizeof keep);
   w->run.r[c].P = -1;
+  bool full_rule = w->to.full_rule;
   if (purpose == FOR_REFERENCE && (!min_runs || min_runs > 3)) w->to.min_runs = 3;
+  w->to.full_rule = true; /* measured again to compare, never raced */
   tune_eval e;
   vkocc_status st = eval(eval_user, c, &e);
-  w->to.min_runs = min_runs;
+  w->to.min_runs = min_runs, w->to.full_rule = full_rule;
   *out = w->run.r[c];
   w->run.r[c] = keep, w->run.nevals = nevals;
   if (st) free(out->times_ns), out->times_ns = NULL;
@@ -362,7 +364,7 @@ static void *worker_main(void *arg) {
   /* budget, confirm and checkpoints belong to the coordinator; the sentinel stays per device where the group does not
    * normalize (a device alone in its cluster) */
   w->to = (tu_options){.strategy = o->strategy, .seed = o->seed, .reference = o->reference, .always_P = o->always_occupancy,
-                   .target_spread = o->target_spread, .max_runs = o->max_runs, .timeout_s = o->timeout_s,
+                   .target_spread = o->target_spread, .max_runs = o->max_runs, .full_rule = o->full_rule, .timeout_s = o->timeout_s,
                    .warmup_ms = o->warmup_ms, .warmup_ratio = o->warmup_ratio,
                    .sentinel_every = w->no_sentinel ? -1 : o->sentinel_every,
                    .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w,
