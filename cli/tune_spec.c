@@ -302,6 +302,21 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
            sum_ms[1] / measured, sum_ms[2] / measured, sum_ms[3] / measured, sum_ms[4] / measured, sum.compiles,
            sum.pipelines, sum.setup_ms);
   if (sentinel_text[0]) fprintf(so, "clocks:   %s\n", sentinel_text);
+  /* racing: how many stopped behind the best, and the timed runs of those and of the contenders */
+  uint32_t nstopped = 0, ncont = 0;
+  uint64_t runs_stopped = 0, runs_cont = 0;
+  for (uint32_t i = 0; i < sum.count; i++) {
+    vkocc_tune_result ri;
+    if (vkocc_tune_result_get(s, i, &ri) || !ri.measured || !ri.runs) continue;
+    if (ri.stopped) nstopped++, runs_stopped += ri.runs;
+    else ncont++, runs_cont += ri.runs;
+  }
+  if (!o->full_rule)
+    fprintf(so, "race:     %u stopped behind the best (%llu timed runs, %.1f each), %u to the full rule (%llu runs, %.1f each)\n",
+            nstopped, (unsigned long long)runs_stopped, nstopped ? (double)runs_stopped / nstopped : 0.0, ncont,
+            (unsigned long long)runs_cont, ncont ? (double)runs_cont / ncont : 0.0);
+  else
+    fprintf(so, "race:     off (--full-rule): %u configurations, %llu timed runs\n", ncont, (unsigned long long)runs_cont);
   uint32_t top[5], ntop = vkocc_tune_ranking(s, 5, top);
   for (uint32_t rank = 0; rank < ntop; rank++) {
     vkocc_tune_result rb;
@@ -310,6 +325,7 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
     if (rb.P >= 0) snprintf(P, sizeof P, "P %lld  ", (long long)rb.P);
     char fr[64] = "";
     if (rb.final_runs) snprintf(fr, sizeof fr, "  (final round %.2f us)", rb.final_ns / 1e3);
+    else if (rb.stopped) snprintf(fr, sizeof fr, "  (stopped: behind the best)");
     fprintf(so, "%s %10.2f us  spread %5.2f%%  runs %3u%s  %s%s\n", rank ? "         " : "best:    ", rb.rank_ns / 1e3,
            100 * rb.spread, rb.runs, fr, P, rb.key);
   }

@@ -1589,6 +1589,7 @@ typedef struct vkocc_tune_result {
   double final_ns;           /* T1: the final round's median (options->confirm), with final_runs runs (0: none) */
   uint32_t final_runs;
   int64_t P;                 /* T1: occupancy of the configuration's pipeline (-1: not measured) */
+  bool stopped;              /* the race stopped it, behind the best, after runs runs (options->full_rule: never) */
 } vkocc_tune_result;
 /* VKOCC_ERROR_USAGE for an index out of range. */
 vkocc_status vkocc_tune_result_get(const vkocc_tune_session *s, uint32_t index, vkocc_tune_result *out);

@@ -51,6 +51,7 @@ static void test_clear_loser(void) {
   n = trial(&r, false, t, 50, &stopped);
   CHECK(stopped && n == 2, "a noisy 3.5x loser stops after 2 runs (got %u)", n);
   CHECK(!tu_race_judge(&r, false, t, 1).behind, "one run never stops a configuration");
+  series(350e3, 0.01, 2, t, 50);
   tu_race_verdict v = tu_race_judge(&r, false, t, 2);
   CHECK(v.behind && v.best_ns == 100e3 && v.margin == TU_RACE_FLOOR && v.fastest_ns == fmin(t[0], t[1]),
         "the verdict names the incumbent's median (%g), the margin (%g) and the fastest run", v.best_ns, v.margin);
@@ -103,6 +104,12 @@ static void test_noisy_contender(void) {
   /* slow runs everywhere but one: the fast one keeps it in */
   double c[6] = {300e3, 280e3, 99e3, 310e3, 290e3, 305e3};
   CHECK(!tu_race_judge(&r, false, c, 6).behind, "one run at the incumbent's speed keeps it a contender");
+  /* two runs far apart (a load episode under one of them): their own spread widens the margin */
+  double d[2] = {130e3, 180e3}, e[2] = {200e3, 210e3};
+  tu_race_verdict v = tu_race_judge(&r, false, d, 2);
+  CHECK(!v.behind && v.noise > 0.16 && v.noise < 0.17, "130 and 180 us: their spread (%.3f) keeps the 1.3x run in", v.noise);
+  v = tu_race_judge(&r, false, e, 2);
+  CHECK(v.behind && v.noise < 0.03, "200 and 210 us: a 2x loser whose runs agree stops (noise %.3f)", v.noise);
   tu_race_free(&r);
 }
 

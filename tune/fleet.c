@@ -970,7 +970,7 @@ static void reference_due(fleet *f, uint32_t s, uint32_t c) {
   if (!g->norm) return;
   sl->since_ref++;
   const tu_result *r = &g->run.r[c];
-  if (result_valid(r) && g->nrefs < NREF) {
+  if (result_valid(r) && !r->stopped && g->nrefs < NREF) { /* a result the race stopped is no reference: 2 runs */
     if (g->win_best < 0 || r->median_ns < g->run.r[g->win_best].median_ns) g->win_best = c;
     uint32_t window = g->run.space.count / (2 * NREF);
     if (++g->win_n >= (window > 2 ? window : 2)) close_window(f, sl->group);

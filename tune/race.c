@@ -54,6 +54,14 @@ tu_race_verdict tu_race_judge(const tu_race *r, bool full_rule, const double *ns
   if (full_rule || r->best < 0) return v;
   v.best_ns = r->best_ns;
   v.noise = tu_race_noise(r);
+  /* and the candidate's own: two runs far apart say the host moved under them (lavapipe on a loaded 2-core host:
+   * WG 64 and 32 of one kernel measured 1.5x apart one way in one process and the other way in the next) */
+  if (n >= 2) {
+    vkocc_summary sum;
+    vkocc_summarize(ns, n, &sum);
+    double own = sum.median > 0 ? sum.mad / sum.median : 0;
+    if (own > v.noise) v.noise = own;
+  }
   v.margin = tu_race_margin(v.noise);
   v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * (1 + v.margin);
   return v;

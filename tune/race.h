@@ -8,9 +8,9 @@
  * the full rule. The fastest run decides, so one slow run (a noisy contender, a load episode of the host) never
  * stops a configuration: every run it had must lie beyond the margin.
  *
- * The margin: tu_race_margin(noise) = max(TU_RACE_FLOOR, TU_RACE_K x noise), noise the larger of the incumbent's
- * spread and the median spread of every configuration measured to the full rule so far (spread = MAD / median, what
- * the rule measures). For normal noise sigma = 1.4826 MAD, and 3 sigma is 4.45 MADs: a run of a configuration as fast
+ * The margin: tu_race_margin(noise) = max(TU_RACE_FLOOR, TU_RACE_K x noise), noise the largest of the incumbent's
+ * spread, the median spread of every configuration measured to the full rule so far and the spread of the candidate's
+ * own runs (spread = MAD / median, what the rule measures). For normal noise sigma = 1.4826 MAD, and 3 sigma is 4.45 MADs: a run of a configuration as fast
  * as the incumbent lies beyond median + 4.5 MADs with probability 0.13% or less, and two runs both beyond it 2e-6.
  * The floor (5%) covers what the spreads of one configuration's runs do not see: the incumbent's own median is known
  * to its spread only, and a device's state between configurations (an H100 measured the same configuration within
@@ -52,7 +52,7 @@ void tu_race_note(tu_race *r, int64_t config, double median_ns, double spread);
 double tu_race_noise(const tu_race *r);
 /* max(TU_RACE_FLOOR, TU_RACE_K x noise) */
 double tu_race_margin(double noise);
-/* The decision on a configuration's n runs so far (ns, any order). behind only when racing (not full_rule: every
+/* The decision on a configuration's n runs so far (ns, any order; their own spread joins the noise). behind only when racing (not full_rule: every
  * configuration to the full rule), with an incumbent and at least TU_RACE_MIN_RUNS runs, all of them (the fastest)
  * slower than the incumbent's median by more than the margin. */
 tu_race_verdict tu_race_judge(const tu_race *r, bool full_rule, const double *ns, uint32_t n);

@@ -406,6 +406,7 @@ vkocc_status vkocc_tune_result_get(const vkocc_tune_session *s, uint32_t i, vkoc
   out->measured = r->measured, out->validity = (vkocc_tune_validity)r->inv, out->error = r->error;
   out->median_ns = r->median_ns, out->spread = r->spread, out->min_ns = r->min_ns, out->max_ns = r->max_ns;
   out->runs = r->runs, out->final_ns = r->confirm_ns, out->final_runs = r->confirm_runs, out->P = r->P;
+  out->stopped = r->stopped != 0;
   return VKOCC_OK;
 }
 
