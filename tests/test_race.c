@@ -36,7 +36,7 @@ static void series(double base, double noise, uint32_t seed, double *out, uint32
 
 static void incumbent(tu_race *r, double median, double spread) {
   tu_race_init(r);
-  tu_race_note(r, 0, median, spread);
+  tu_race_note(r, 0, median, spread, 0);
 }
 
 static void test_clear_loser(void) {
@@ -119,17 +119,17 @@ static void test_incumbent_changes(void) {
   double c[2] = {104e3, 104.5e3};
   CHECK(!tu_race_judge(&r, false, c, 2).behind, "no incumbent yet: nothing stops");
   CHECK(tu_race_first_runs(&r, false, false, 5) == 5, "no incumbent: the first batch is the full rule's");
-  tu_race_note(&r, 7, 100e3, 0.01);
+  tu_race_note(&r, 7, 100e3, 0.01, 0);
   CHECK(r.best == 7 && tu_race_first_runs(&r, false, false, 5) == 2 && tu_race_first_runs(&r, false, true, 5) == 1,
         "an incumbent: 2 runs first, 1 where the validation run counted");
   CHECK(!tu_race_judge(&r, false, c, 2).behind, "4%% behind the first incumbent: a contender");
-  tu_race_note(&r, 9, 120e3, 0.01); /* slower: not the incumbent */
+  tu_race_note(&r, 9, 120e3, 0.01, 0); /* slower: not the incumbent */
   CHECK(r.best == 7 && r.best_ns == 100e3, "a slower configuration does not replace the incumbent");
-  tu_race_note(&r, 3, 80e3, 0.01); /* faster: the new incumbent */
+  tu_race_note(&r, 3, 80e3, 0.01, 0); /* faster: the new incumbent */
   CHECK(r.best == 3 && r.best_ns == 80e3, "a faster configuration becomes the incumbent (%lld)", (long long)r.best);
   tu_race_verdict v = tu_race_judge(&r, false, c, 2);
   CHECK(v.behind && v.best_ns == 80e3, "the same runs are behind the new incumbent (30%% slower)");
-  tu_race_note(&r, 4, NAN, 0.01), tu_race_note(&r, 5, -1, 0.01), tu_race_note(&r, 6, 0, 0.01);
+  tu_race_note(&r, 4, NAN, 0.01, 0), tu_race_note(&r, 5, -1, 0.01, 0), tu_race_note(&r, 6, 0, 0.01, 0);
   CHECK(r.best == 3 && r.nspreads == 3, "medians that are not positive and finite are ignored");
   tu_race_free(&r);
 }
@@ -141,7 +141,7 @@ static void test_margin_follows_noise(void) {
   tu_race r;
   incumbent(&r, 100e3, 0.001);
   /* the others' spreads set the noise where the incumbent's is smaller than theirs: median of 0.001, 0.04, 0.05 */
-  tu_race_note(&r, 1, 150e3, 0.04), tu_race_note(&r, 2, 160e3, 0.05);
+  tu_race_note(&r, 1, 150e3, 0.04, 0), tu_race_note(&r, 2, 160e3, 0.05, 0);
   CHECK_NEAR(tu_race_noise(&r), 0.04, 1e-12);
   double t[2] = {115e3, 116e3}; /* 15% behind: within 4.5 x 4% = 18% */
   CHECK(!tu_race_judge(&r, false, t, 2).behind, "15%% behind under 4%% noise: a contender");
@@ -153,6 +153,27 @@ static void test_margin_follows_noise(void) {
   CHECK_NEAR(tu_race_noise(&q), 0.06, 1e-12);
   CHECK(!tu_race_judge(&q, false, u, 2).behind, "19%% behind a 6%%-spread incumbent: a contender (margin 27%%)");
   tu_race_free(&r), tu_race_free(&q);
+}
+
+/* lavapipe: a configuration's first runs slower than its median (the first two 1.14-1.56x in the recorded runs) */
+static void test_early_bias(void) {
+  tu_race r;
+  tu_race_init(&r);
+  tu_race_note(&r, 0, 224e3, 0.067, 255e3); /* first runs 257 and 255 us, median 224 */
+  CHECK_NEAR(r.early_bias, 255.0 / 224, 1e-12);
+  tu_race_note(&r, 1, 211e3, 0.034, 329e3); /* 329, 396 -> median 211: the new incumbent, the bias 1.56 */
+  CHECK(r.best == 1, "the faster median is the incumbent");
+  CHECK_NEAR(r.early_bias, 329.0 / 211, 1e-12);
+  tu_race_note(&r, 2, 300e3, 0.03, 290e3); /* early faster than the median: no bias below 1 kept */
+  CHECK_NEAR(r.early_bias, 329.0 / 211, 1e-12);
+  /* a configuration as fast as the incumbent, whose first runs carry the same bias: a contender */
+  double t[2] = {330e3, 340e3};
+  tu_race_verdict v = tu_race_judge(&r, false, t, 2);
+  CHECK(!v.behind && v.bias > 1.55, "first runs 1.56x the incumbent's median, as its own were: a contender (bias %.3f)", v.bias);
+  /* a clear loser still stops: 4x */
+  double u[2] = {850e3, 860e3};
+  CHECK(tu_race_judge(&r, false, u, 2).behind, "a 4x loser stops beyond the bias");
+  tu_race_free(&r);
 }
 
 static void test_full_rule(void) {
@@ -177,6 +198,7 @@ int main(void) {
   test_noisy_contender();
   test_incumbent_changes();
   test_margin_follows_noise();
+  test_early_bias();
   test_full_rule();
   test_validation_counts();
   return check_report();

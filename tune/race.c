@@ -15,8 +15,9 @@ void tu_race_free(tu_race *r) {
   tu_race_init(r);
 }
 
-void tu_race_note(tu_race *r, int64_t config, double median_ns, double spread) {
+void tu_race_note(tu_race *r, int64_t config, double median_ns, double spread, double early_ns) {
   if (!(median_ns > 0 && isfinite(median_ns))) return;
+  if (early_ns > 0 && isfinite(early_ns) && early_ns / median_ns > r->early_bias) r->early_bias = early_ns / median_ns;
   if (!(spread >= 0 && isfinite(spread))) spread = 0;
   if (r->nspreads == r->cap) {
     r->cap = r->cap ? 2 * r->cap : 64;
@@ -63,7 +64,8 @@ tu_race_verdict tu_race_judge(const tu_race *r, bool full_rule, const double *ns
     if (own > v.noise) v.noise = own;
   }
   v.margin = tu_race_margin(v.noise);
-  v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * (1 + v.margin);
+  v.bias = r->early_bias > 1 ? r->early_bias : 1;
+  v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * v.bias * (1 + v.margin);
   return v;
 }
 

@@ -32,6 +32,12 @@ typedef struct tu_race {
   double best_ns;     /* its median */
   double best_spread; /* its spread (MAD / median) */
   double *spreads;    /* the spreads of every configuration measured to the full rule (nspreads) */
+  /* the early runs' bias: the largest ratio, over the configurations measured to the full rule, of the fastest of
+   * their first TU_RACE_MIN_RUNS runs to their median (1: none seen). A configuration's first runs can be slower than
+   * its later ones by more than its spread says (lavapipe on a loaded 2-core host: the first two 1.14-1.56x the
+   * median); a race judges a candidate on its first runs, so it holds them against the incumbent's median times
+   * this ratio. On a GPU with the evidence warm-up it stays near 1. */
+  double early_bias;
   uint32_t nspreads, cap;
 } tu_race;
 
@@ -41,13 +47,15 @@ typedef struct tu_race_verdict {
   double fastest_ns;  /* the fastest of the runs */
   double best_ns;     /* the incumbent's median it was held against (0: none) */
   double noise, margin; /* the noise measured and the margin it gave */
+  double bias;        /* the early runs' bias it was held to (>= 1): behind means fastest > best_ns x bias x (1 + margin) */
 } tu_race_verdict;
 
 void tu_race_init(tu_race *r);
 void tu_race_free(tu_race *r);
-/* A valid configuration measured to the full rule (never a stopped one): its spread joins the noise, and it becomes
- * the incumbent when its median is below the incumbent's. Medians that are not positive and finite are ignored. */
-void tu_race_note(tu_race *r, int64_t config, double median_ns, double spread);
+/* A valid configuration measured to the full rule (never a stopped one): its spread joins the noise, the fastest of
+ * its first TU_RACE_MIN_RUNS runs (early_ns; <= 0: unknown) over its median the early bias, and it becomes the
+ * incumbent when its median is below the incumbent's. Medians that are not positive and finite are ignored. */
+void tu_race_note(tu_race *r, int64_t config, double median_ns, double spread, double early_ns);
 /* The noise the rule has measured so far: max(the incumbent's spread, the median of the spreads noted); 0: none. */
 double tu_race_noise(const tu_race *r);
 /* max(TU_RACE_FLOOR, TU_RACE_K x noise) */

@@ -1655,7 +1655,7 @@ static bool enough_runs(const tu_options *o, const double *ns, uint32_t runs, do
 static bool race_stops(harness *h, tu_result *r) {
   tu_race_verdict v = tu_race_judge(&h->race, !h->racing_now, r->times_ns, r->runs);
   if (!v.behind) return false;
-  r->stopped = 1, r->race_best_ns = v.best_ns, r->race_margin = v.margin;
+  r->stopped = 1, r->race_best_ns = v.best_ns, r->race_margin = v.bias * (1 + v.margin) - 1; /* the whole margin */
   return true;
 }
 
@@ -2010,7 +2010,9 @@ static uint64_t eval_limit(const tu_run *run) {
 
 /* A configuration measured to the full rule (valid, not stopped) joins the race's noise and may be the incumbent. */
 static void race_note(harness *h, uint32_t c, const tu_result *r) {
-  if (r->measured && r->inv == TU_CORRECT && r->runs && !r->stopped) tu_race_note(&h->race, c, r->median_ns, r->spread);
+  if (!r->measured || r->inv != TU_CORRECT || !r->runs || r->stopped) return;
+  double early = r->times_ns && r->runs >= TU_RACE_MIN_RUNS ? fmin(r->times_ns[0], r->times_ns[1]) : 0;
+  tu_race_note(&h->race, c, r->median_ns, r->spread, early);
 }
 
 static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {

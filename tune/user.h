@@ -40,7 +40,7 @@ typedef struct tu_result {
   uint32_t runs;
   /* racing (tune/race.h): 1 when its runs put it behind the best and it stopped before the full rule ("stopped:
    * behind the best"; its median, spread and runs are those of the runs it had); race_best_ns and race_margin: the
-   * incumbent's median it was held against and the margin then. A byte, not a bool: journals copy results as bytes */
+   * incumbent's median it was held against and the whole margin then (the early runs' bias included). A byte, not a bool: journals copy results as bytes */
   uint8_t stopped;
   double race_best_ns, race_margin;
   double *times_ns;          /* runs entries */
