@@ -8,12 +8,15 @@
 
 static const char *help =
     "usage: vkocc tune histogram|reduce --size N (-o FILE | --json) [--type u32|f32] [--resume] [--only PARAM=V1,V2]...\n"
-    "                  [--fingerprint FILE] [--spread S] [--max-runs N] [--threads N] [--json] [--device D] [--queue Q]\n"
+    "                  [--fingerprint FILE] [--spread S] [--max-runs N] [--full-rule] [--threads N] [--json] [--device D]\n"
+    "                  [--queue Q]\n"
     "Benchmarks every configuration of a shipped kernel (histogram: 256-bin histogram of u32; reduce: sum of u32\n"
     "or f32) on N elements through its built-in T1 spec, by the harness of `vkocc tune SPEC.json`: its space less\n"
     "what the device's limits rule out, each configuration's answer checked against a CPU reference (a wrong one\n"
     "is reported, never chosen), then queue timestamps around each dispatch, repeated until the runs' spread\n"
-    "(MAD / median) is below S (default 0.02) or a cap. --threads N: host threads that build the next pipelines.\n"
+    "(MAD / median) is below S (default 0.02) or a cap; a configuration whose fastest run is behind the best's median\n"
+    "by more than the noise measured stops after 2 runs (recorded as stopped; --full-rule: every one to the rule).\n"
+    "--threads N: host threads that build the next pipelines.\n"
     "Writes every result with the device's fingerprint summary (cluster ID from the cached fingerprint, measured\n"
     "when there is none, or from --fingerprint FILE) to FILE (schema vkocc.tune-results/1), atomically, also\n"
     "every 10 s while measuring (-o -: standard output; with -o FILE the summary goes to stderr). Exit 1 when\n"
@@ -132,12 +135,12 @@ int cmd_tune(cli_run *run, int argc, char **argv) {
   cli_common c = {.run = run};
   const char *out = NULL, *type = NULL, *fp_path = NULL, *only[32];
   uint32_t nonly = 0, size = 0, max_runs = 0, threads = 0;
-  bool resume = false, have_size = false;
+  bool resume = false, have_size = false, full_rule = false;
   double spread = 0;
   static const struct option opts[] = {
       {"size", required_argument, 0, 'n'}, {"type", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
       {"resume", no_argument, 0, 'r'}, {"only", required_argument, 0, 'O'}, {"fingerprint", required_argument, 0, 'f'},
-      {"spread", required_argument, 0, 's'}, {"max-runs", required_argument, 0, 'm'}, {"threads", required_argument, 0, 'T'},
+      {"spread", required_argument, 0, 's'}, {"max-runs", required_argument, 0, 'm'}, {"threads", required_argument, 0, 'T'}, {"full-rule", no_argument, 0, 'u'},
       {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, CLI_QUEUE_OPTION,
       {"allow-other-device", no_argument, 0, 'G'}, {"help", no_argument, 0, 'h'}, {0}};
   switch (tune_form_of(argc, argv, opts)) {
@@ -173,6 +176,7 @@ int cmd_tune(cli_run *run, int argc, char **argv) {
         return cli_error("tune", 2, "--threads '%s': expected 1 to 64", optarg);
       break;
     case 'j': c.json = true; break;
+    case 'u': full_rule = true; break;
     case 'G': c.allow_other_device = true; break;
     case 'd': c.device = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
@@ -191,7 +195,7 @@ int cmd_tune(cli_run *run, int argc, char **argv) {
   vkocc_status st = vkocc_tune_open_kernel(kname, type, size, &s);
   if (st) return cli_fail("tune", st);
   int rc = tune_kernel(s, &c, have_size, out, resume, fp_path, &(vkocc_tune_options){.threads = threads, .target_spread = spread,
-                       .max_runs = max_runs, .only = only, .nonly = nonly, .output = out,
+                       .max_runs = max_runs, .full_rule = full_rule, .only = only, .nonly = nonly, .output = out,
                        .progress = cli_is_tty() ? progress : NULL});
   vkocc_tune_close(s);
   return rc;

@@ -10,8 +10,8 @@
 static const char *help =
     "usage: vkocc tune SPEC.json -o RESULTS.json [--t4 FILE] [--strategy NAME] [--budget N] [--fraction F]\n"
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
-    "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--timeout S] [--warmup-ms MS]\n"
-    "                  [--warmup-ratio R] [--sentinel N] [--fingerprint FILE [--allow-other-device]] [--json]\n"
+    "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--full-rule] [--timeout S]\n"
+    "                  [--warmup-ms MS] [--warmup-ratio R] [--sentinel N] [--fingerprint FILE [--allow-other-device]] [--json]\n"
     "                  [--device D|all|D1,D2,...] [--queue Q] [--policy DB] [--threads N]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
@@ -22,6 +22,10 @@ static const char *help =
     "validated (ReferenceArguments, else the first configuration that runs or --reference) on poisoned buffers,\n"
     "then timed with queue timestamps until the runs' spread is below S (default 0.02) or a cap. A configuration\n"
     "that fails to compile, to run, in time, or validation is recorded with its T4 invalidity and never chosen.\n"
+    "Racing: a configuration whose fastest run is slower than the best's median by more than the noise the rule\n"
+    "measured (4.5 x the spread, at least 5%, beyond how much slower first runs were than their medians) stops after\n"
+    "2 runs, recorded as stopped (\"stopped\": \"behind the best\") with the runs it had; --full-rule times every\n"
+    "configuration to the rule instead (every median to S).\n"
     "Writes every result with the device and its cluster ID to RESULTS.json (atomically; also every 10 s and on\n"
     "Ctrl-C), and with --t4 FILE the T4 results to FILE and their metadata beside it (FILE.metadata.json).\n"
     "-o -: the results document on standard output (else stdout stays quiet: the summary goes to stderr). Exit 1\n"
@@ -89,7 +93,7 @@ const struct option cli_tune_spec_options[] = {
     {"budget", required_argument, 0, 'b'}, {"fraction", required_argument, 0, 'F'}, {"time", required_argument, 0, 'T'},
     {"seed", required_argument, 0, 'e'}, {"resume", no_argument, 0, 'r'}, {"reference", required_argument, 0, 'R'},
     {"name", required_argument, 0, 'N'}, {"occupancy", no_argument, 0, 'P'}, {"spread", required_argument, 0, 's'},
-    {"max-runs", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 'x'}, {"warmup-ms", required_argument, 0, 'W'},
+    {"max-runs", required_argument, 0, 'm'}, {"full-rule", no_argument, 0, 'u'}, {"timeout", required_argument, 0, 'x'}, {"warmup-ms", required_argument, 0, 'W'},
     {"warmup-ratio", required_argument, 0, 'U'}, {"sentinel", required_argument, 0, 'Y'},
     {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
     {"fingerprint", required_argument, 0, 'f'}, {"allow-other-device", no_argument, 0, 'G'},
@@ -141,6 +145,7 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
       break;
     }
     case 'r': resume = true; break;
+    case 'u': o.full_rule = true; break;
     case 'R': reference = optarg; break;
     case 'N': name = optarg; break;
     case 'P': always_P = true; break;
@@ -301,6 +306,21 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
            sum_ms[1] / measured, sum_ms[2] / measured, sum_ms[3] / measured, sum_ms[4] / measured, sum.compiles,
            sum.pipelines, sum.setup_ms);
   if (sentinel_text[0]) fprintf(so, "clocks:   %s\n", sentinel_text);
+  /* racing: how many stopped behind the best, and the timed runs of those and of the contenders */
+  uint32_t nstopped = 0, ncont = 0;
+  uint64_t runs_stopped = 0, runs_cont = 0;
+  for (uint32_t i = 0; i < sum.count; i++) {
+    vkocc_tune_result ri;
+    if (vkocc_tune_result_get(s, i, &ri) || !ri.measured || !ri.runs) continue;
+    if (ri.stopped) nstopped++, runs_stopped += ri.runs;
+    else ncont++, runs_cont += ri.runs;
+  }
+  if (!o->full_rule)
+    fprintf(so, "race:     %u stopped behind the best (%llu timed runs, %.1f each), %u to the full rule (%llu runs, %.1f each)\n",
+            nstopped, (unsigned long long)runs_stopped, nstopped ? (double)runs_stopped / nstopped : 0.0, ncont,
+            (unsigned long long)runs_cont, ncont ? (double)runs_cont / ncont : 0.0);
+  else
+    fprintf(so, "race:     off (--full-rule): %u configurations, %llu timed runs\n", ncont, (unsigned long long)runs_cont);
   uint32_t top[5], ntop = vkocc_tune_ranking(s, 5, top);
   for (uint32_t rank = 0; rank < ntop; rank++) {
     vkocc_tune_result rb;
@@ -309,6 +329,7 @@ static int tune_spec(vkocc_tune_session *s, cli_common *c, bool resume, const ch
     if (rb.P >= 0) snprintf(P, sizeof P, "P %lld  ", (long long)rb.P);
     char fr[64] = "";
     if (rb.final_runs) snprintf(fr, sizeof fr, "  (final round %.2f us)", rb.final_ns / 1e3);
+    else if (rb.stopped) snprintf(fr, sizeof fr, "  (stopped: behind the best)");
     fprintf(so, "%s %10.2f us  spread %5.2f%%  runs %3u%s  %s%s\n", rank ? "         " : "best:    ", rb.rank_ns / 1e3,
            100 * rb.spread, rb.runs, fr, P, rb.key);
   }

@@ -1568,6 +1568,9 @@ typedef struct vkocc_tune_options {
   bool always_occupancy;     /* P of every configuration's pipeline, not only where an expression names it */
   double target_spread;      /* stop repeating when the runs' MAD / median is below (0: 0.02) */
   uint32_t max_runs;         /* at most this many timed runs per configuration (0: 50) */
+  /* every configuration timed to the full rule above (false: racing: a configuration whose fastest run so far is
+     slower than the best's median by more than the noise measured allows stops after 2 runs, marked stopped) */
+  bool full_rule;
   uint32_t threads;          /* host threads that compile and create the next configurations' pipelines while the
                                 device measures (strategies that say what comes next); 0 = one per core less one, at most 16 */
   double timeout_s;          /* bound on one dispatch (0: 5 s) */
@@ -1641,6 +1644,7 @@ typedef struct vkocc_tune_result {
   double final_ns;           /* T1: the final round's median (options->confirm), with final_runs runs (0: none) */
   uint32_t final_runs;
   int64_t P;                 /* T1: occupancy of the configuration's pipeline (-1: not measured) */
+  bool stopped;              /* the race stopped it, behind the best, after runs runs (options->full_rule: never) */
 } vkocc_tune_result;
 /* VKOCC_ERROR_USAGE for an index out of range. */
 vkocc_status vkocc_tune_result_get(const vkocc_tune_session *s, uint32_t index, vkocc_tune_result *out);

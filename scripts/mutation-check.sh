@@ -27,6 +27,8 @@ tune-validation-off-shipped@tune/user.c@static bool validated(const harness *h, 
 shipped-reference-hook-off@tune/builtin.c@  b->k->reference(in, b->n, b->f32, dst);@  memset(dst, 0, shape->bytes);@^test_tune$|^test_tune_lvp$
 tune-validation-off-T1@tune/user.c@static bool validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }@static bool validated(const harness *h, uint32_t i) { (void)h, (void)i; return false; }@^test_tune_spec_lvp$
 histogram-bins-wrongly@kernels/histogram/histogram.comp@    if (idx < pc.n) atomicAdd(hist.bins[inp.data[idx] >> 24], 1u);@    if (idx < pc.n) atomicAdd(hist.bins[(inp.data[idx] >> 24) ^ 1u], 1u);@^test_tune_lvp$
+race-never-stops@tune/race.c@  v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * v.bias * (1 + v.margin);@  v.behind = false;@^test_race$|^test_race_lvp$
+race-stops-everything@tune/race.c@  v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * v.bias * (1 + v.margin);@  v.behind = n >= 1;@^test_race$
 constant-cluster-id@fingerprint/normalize.c@(unsigned long long)(h >> 16)@0ull@^test_signature$|^test_fingerprint$|^test_arch_bench$|^test_one_id$|^test_cli_fingerprint$
 c3-drops-fp64-ratio@fingerprint/signature.c@VKOCC_SIG_COUNT && n < len; i++) {\n    const vkocc_sig_value *v = &g->v[i];@VKOCC_SIG_COUNT && n < len; i++) {\n    if (i == VKOCC_SIG_FP64_RATIO) continue;\n    const vkocc_sig_value *v = &g->v[i];@^test_signature$
 stop-rule-after-two-runs@tune/user.c@  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;@  if (runs >= 2) return true;@^test_stop_rule$|^test_tune_spec_lvp$

@@ -79,7 +79,8 @@ static void test_session(vkocc_context **ctx, const char *spec, const char *fp) 
   CHECK(vkocc_tune_open_spec(spec, "transpose_small", &s) == VKOCC_OK, "open %s", spec);
   if (!s) return;
   CHECK(vkocc_tune_fingerprint_file(s, fp) == VKOCC_OK, "fingerprint %s", fp);
-  vkocc_tune_options o = {.only = only, .nonly = 5, .strategy = "brute_force", .max_runs = 5, .output = out,
+  /* the full rule: every configuration 3 to 5 runs (racing would stop the slow ones after 2: test_race_lvp) */
+  vkocc_tune_options o = {.only = only, .nonly = 5, .strategy = "brute_force", .max_runs = 5, .full_rule = true, .output = out,
                           .t4_output = t4, .warmup_ms = -1}; /* no warm-up: nothing here compares times */
   CHECK(vkocc_tune_prepare(s, *ctx, &o) == VKOCC_OK, "prepare");
   vkocc_tune_summary sum;

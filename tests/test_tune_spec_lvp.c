@@ -86,7 +86,7 @@ static void test_transpose(void) {
   static const char *const sc[2] = {"W", "H"};
   small_spec("transpose", "transpose.comp", "transpose", ps, 2, sc);
   char *out;
-  int rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/tr.json --t4 %s/tr-t4.json --budget 8 --seed 3 --fingerprint %s --allow-other-device 2>&1",
+  int rc = run_fmt(&out, "%s tune %s/transpose.json -o %s/tr.json --t4 %s/tr-t4.json --budget 8 --seed 3 --full-rule --fingerprint %s --allow-other-device 2>&1",
                    bin, dir, dir, dir, fp);
   CHECK(rc == 0, "transpose: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "1024 configurations");
@@ -585,7 +585,7 @@ static void check_device_side(const char *env, const char *validation) {
     copy(from, to);
   }
   int rc = run_fmt(&out, "VKOCC_TEST_COMPUTE_RESTORE=1 %s %s tune %s/saxpy_small.json -o %s/ds.json --budget 4 --seed 1 "
-                   "--spread 1 --fingerprint %s --allow-other-device 2>&1", env, bin, dir, dir, fp);
+                   "--spread 1 --full-rule --fingerprint %s --allow-other-device 2>&1", env, bin, dir, dir, fp);
   CHECK(rc == 0, "device side (%s): exit %d: %s", env, rc, out);
   CHECK_CONTAINS(out, "4 correct");
   free(out);

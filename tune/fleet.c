@@ -271,10 +271,12 @@ static vkocc_status measure_again(worker *w, uint32_t c, int32_t purpose, tune_e
   uint32_t nevals = w->run.nevals, min_runs = w->to.min_runs;
   memset(&w->run.r[c], 0, sizeof keep);
   w->run.r[c].P = -1;
+  bool full_rule = w->to.full_rule;
   if (purpose == FOR_REFERENCE && (!min_runs || min_runs > 3)) w->to.min_runs = 3;
+  w->to.full_rule = true; /* measured again to compare, never raced */
   tune_eval e;
   vkocc_status st = eval(eval_user, c, &e);
-  w->to.min_runs = min_runs;
+  w->to.min_runs = min_runs, w->to.full_rule = full_rule;
   *out = w->run.r[c];
   w->run.r[c] = keep, w->run.nevals = nevals;
   if (st) free(out->times_ns), out->times_ns = NULL;
@@ -363,7 +365,7 @@ static void *worker_main(void *arg) {
   /* budget, confirm and checkpoints belong to the coordinator; the sentinel stays per device where the group does not
    * normalize (a device alone in its cluster) */
   w->to = (tu_options){.strategy = o->strategy, .seed = o->seed, .reference = o->reference, .always_P = o->always_occupancy,
-                   .target_spread = o->target_spread, .max_runs = o->max_runs, .timeout_s = o->timeout_s,
+                   .target_spread = o->target_spread, .max_runs = o->max_runs, .full_rule = o->full_rule, .timeout_s = o->timeout_s,
                    .warmup_ms = o->warmup_ms, .warmup_ratio = o->warmup_ratio,
                    .sentinel_every = w->no_sentinel ? -1 : o->sentinel_every,
                    .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w,
@@ -1023,7 +1025,7 @@ static void reference_due(fleet *f, uint32_t s, uint32_t c) {
   if (!g->norm) return;
   sl->since_ref++;
   const tu_result *r = &g->run.r[c];
-  if (result_valid(r) && g->nrefs < NREF) {
+  if (result_valid(r) && !r->stopped && g->nrefs < NREF) { /* a result the race stopped is no reference: 2 runs */
     if (g->win_best < 0 || r->median_ns < g->run.r[g->win_best].median_ns) g->win_best = c;
     uint32_t window = g->run.space.count / (2 * NREF);
     if (++g->win_n >= (window > 2 ? window : 2)) close_window(f, sl->group);

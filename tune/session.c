@@ -306,7 +306,7 @@ static vkocc_status run_search(vkocc_tune_session *s, vkocc_context **ctx, const
                    .budget = {.max_evals = o->budget_evals, .max_fraction = o->budget_fraction,
                               .max_seconds = o->budget_seconds},
                    .reference = o->reference, .always_P = o->always_occupancy, .target_spread = o->target_spread,
-                   .max_runs = o->max_runs, .timeout_s = o->timeout_s, .warmup_ms = o->warmup_ms,
+                   .max_runs = o->max_runs, .full_rule = o->full_rule, .timeout_s = o->timeout_s, .warmup_ms = o->warmup_ms,
                    .warmup_ratio = o->warmup_ratio, .sentinel_every = o->sentinel_every, .confirm = o->confirm > 0 ? o->confirm : -1,
                    .reopen = o->reopen ? run_reopen : NULL, .progress = o->progress ? run_progress : NULL,
                    .checkpoint = o->output ? run_checkpoint : NULL, .user = s, .stop = o->stop, .threads = o->threads,
@@ -406,6 +406,7 @@ vkocc_status vkocc_tune_result_get(const vkocc_tune_session *s, uint32_t i, vkoc
   out->measured = r->measured, out->validity = (vkocc_tune_validity)r->inv, out->error = r->error;
   out->median_ns = r->median_ns, out->spread = r->spread, out->min_ns = r->min_ns, out->max_ns = r->max_ns;
   out->runs = r->runs, out->final_ns = r->confirm_ns, out->final_runs = r->confirm_runs, out->P = r->P;
+  out->stopped = r->stopped != 0;
   return VKOCC_OK;
 }
 

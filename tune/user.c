@@ -11,6 +11,7 @@
 #include "exec.h"
 #include "gpu_validate.h"
 #include "clock_rule.h"
+#include "race.h"
 #include "written_internal.h" /* the statistics' kinds, for P from the model */
 #include <ctype.h>
 #include <limits.h>
@@ -188,6 +189,10 @@ typedef struct harness {
   double last_span_ms;       /* the device's whole span of the last batch run_batch waited for (vkocc_batch.span_ns) */
   double late_setup_ms;      /* the run's setup done by run_batch (expected outputs uploaded, compares and the probe
                               * made) and not yet taken off a configuration's costs */
+  /* racing (tune/race.h): the incumbent and the noise of the configurations measured to the full rule; racing_now
+   * while a configuration of the search is measured (never the reference run first, the sentinel or the final round) */
+  tu_race race;
+  bool racing_now;
 } harness;
 
 static vkocc_context *CTX(harness *h) { return *h->ctxp; }
@@ -954,6 +959,7 @@ typedef struct trial {
   vkocc_spirv_info info;
   vkocc_kernel k;
   double first_ns;           /* the validated run: it sizes the batches */
+  bool first_counts;         /* ... and counts as the first timed run (racing, tu_race_validation_counts) */
   double timeout_s;          /* the bound on one dispatch */
   double late_setup_ms;      /* the run's set-up made by its dispatches (run_batch): taken off the phase that ran them */
   bool ahead;                /* prepared on the prebuilding thread: nothing shared is touched but the modules */
@@ -1557,6 +1563,11 @@ static tu_outcome validate_as_reference(harness *h, trial *t) {
 static tu_outcome phase_validate(harness *h, trial *t) {
   tu_outcome out = dispatch(h, t, 1, true, true, &t->first_ns);
   if (out != TU_GO) return out;
+  if (h->racing_now && h->probe_on) {
+    bool cpu = vkocc_context_device(CTX(h))->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    bool steady = tu_clock_judge(&h->clk, NULL, h->clock_before, h->clock_after, 0) == TU_CLOCK_OK;
+    t->first_counts = tu_race_validation_counts(cpu, steady) && t->first_ns > 0;
+  }
   if (t->first_ns > t->timeout_s * 1e9)
     return invalid(t, TU_TIMEOUT, "one dispatch took %.3f s, more than the bound of %.1f s", t->first_ns / 1e9,
                    t->timeout_s);
@@ -1640,18 +1651,35 @@ bool tu_enough_runs(const tu_options *o, const double *ns, uint32_t runs, double
   return runs >= 3 && elapsed_ms > max_s * 1e3;
 }
 
+/* Racing (tune/race.h): whether the runs so far put the configuration behind the best; if so it is marked stopped,
+ * with the incumbent's median and the margin it was held against. */
+static bool race_stops(harness *h, tu_result *r) {
+  tu_race_verdict v = tu_race_judge(&h->race, !h->racing_now, r->times_ns, r->runs);
+  if (!v.behind) return false;
+  r->stopped = 1, r->race_best_ns = v.best_ns, r->race_margin = v.bias * (1 + v.margin) - 1; /* the whole margin */
+  return true;
+}
+
 static tu_outcome phase_trials(harness *h, trial *t) {
   tu_result *r = t->r;
   uint32_t max_runs = h->o->max_runs ? h->o->max_runs : 50;
-  r->times_ns = vkocc_xmalloc(max_runs * sizeof *r->times_ns);
+  uint32_t min_runs = h->o->min_runs ? h->o->min_runs : 5;
+  r->times_ns = vkocc_xmalloc((max_runs + 1) * sizeof *r->times_ns);
   double since = vkocc_now_ms();
   uint32_t retry = 0;
+  /* racing with an incumbent: the first batch holds the fewest runs that may stop a configuration behind the best
+   * (the validation run counts as the first where the device allows), and the race is judged after every batch;
+   * a contender then goes on to the full rule, its next batch bringing it to min_runs at least */
+  bool race = h->racing_now && h->race.best >= 0;
+  uint32_t first = tu_race_first_runs(&h->race, !h->racing_now, t->first_counts, min_runs);
+  if (race && t->first_counts) r->times_ns[r->runs++] = t->first_ns;
   /* each batch ends with the outputs' check (a compare dispatch, 64 Mi floats in 0.22 ms on an H100; or their copy
    * back to the host), so the last batch's outputs are there without a submission of their own */
+  bool timed = false;
   while (r->runs < max_runs) {
     uint32_t left = max_runs - r->runs;
-    uint32_t batch = r->runs ? batch_size(t->first_ns, 1, left)
-                             : first_batch_size(t->first_ns, h->o->min_runs ? h->o->min_runs : 5, left);
+    uint32_t batch = !timed ? first_batch_size(t->first_ns, first, left)
+                            : batch_size(t->first_ns, r->runs < min_runs ? min_runs - r->runs : 1, left);
     tu_outcome out = dispatch(h, t, batch, false, true, r->times_ns + r->runs);
     if (out != TU_GO) return out;
     if (h->probe_on) {
@@ -1669,7 +1697,8 @@ static tu_outcome phase_trials(harness *h, trial *t) {
       if (v == TU_CLOCK_KEPT) r->clock_kept++;
       retry = 0;
     }
-    r->runs += batch;
+    r->runs += batch, timed = true;
+    if (race && race_stops(h, r)) break;
     if (tu_enough_runs(h->o, r->times_ns, r->runs, vkocc_now_ms() - since)) break;
   }
   char why[400]; /* the outputs of the last run must still be right (a race shows here) */
@@ -1980,14 +2009,24 @@ static uint64_t eval_limit(const tu_run *run) {
   return limit;
 }
 
+/* A configuration measured to the full rule (valid, not stopped) joins the race's noise and may be the incumbent. */
+static void race_note(harness *h, uint32_t c, const tu_result *r) {
+  if (!r->measured || r->inv != TU_CORRECT || !r->runs || r->stopped) return;
+  double early = r->times_ns && r->runs >= TU_RACE_MIN_RUNS ? fmin(r->times_ns[0], r->times_ns[1]) : 0;
+  tu_race_note(&h->race, c, r->median_ns, r->spread, early);
+}
+
 static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
   harness *h = user;
   tu_run *run = h->run;
   tu_result *r = &run->r[c];
   if (!r->measured) {
     if (h->o->stop && *h->o->stop) return vkocc_fail(VKOCC_ERROR_RUNTIME, "interrupted");
+    h->racing_now = !h->o->full_rule;
     vkocc_status st = measure_config(h, c, r);
+    h->racing_now = false;
     if (st) return st;
+    race_note(h, c, r);
     h->done++;
     int32_t every = sentinel_every(h->o);
     if (every > 0) {
@@ -2288,7 +2327,7 @@ static vkocc_status reference_first(harness *h) {
   vkocc_status st = measure_config(h, (uint32_t)rc, &tmp);
   if (st) return st;
   if (keep.measured) free(tmp.times_ns), run->r[rc] = keep;
-  else run->r[rc] = tmp, h->done++;
+  else run->r[rc] = tmp, h->done++, race_note(h, (uint32_t)rc, &tmp);
   if (h->have_reference) return VKOCC_OK;
   return vkocc_fail(VKOCC_ERROR_USAGE, "--reference: configuration %s does not run: %s",
                     run->reference[0] ? run->reference : h->o->reference, tmp.error);
@@ -2393,6 +2432,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   static const tu_options none = {0};
   if (!o) o = &none;
   harness h = {.ctxp = ctx, .run = run, .o = o, .s = &run->spec, .reference_config = -1, .idle_ms = -1, .sentinel = -1};
+  tu_race_init(&h.race);
   h.pb = (prebuilder){.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
                       .done = PTHREAD_COND_INITIALIZER, .modules = PTHREAD_MUTEX_INITIALIZER,
                       .compiled = PTHREAD_COND_INITIALIZER, .nthreads = prebuild_threads(o)};
@@ -2422,6 +2462,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   }
   /* the tuning's own wall: the reference, the search, the sentinel and the final round, less the arguments' data */
   double t_tune = vkocc_now_ms(), setup0 = run->setup_ms, device0 = run->device_ms;
+  for (uint32_t c = 0; !st && c < run->space.count; c++) race_note(&h, c, &run->r[c]); /* resumed results */
   if (!st) st = reference_first(&h);
   if (!st) st = search(&h, def);
   /* the search's alone (the configurations, the waits between them), the device's part of it */
@@ -2434,6 +2475,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   run->elapsed_ms += vkocc_now_ms() - h.t0;
   prebuild_stop(&h);
   harness_free(&h);
+  tu_race_free(&h.race);
   return st;
 }
 

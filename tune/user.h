@@ -38,6 +38,11 @@ typedef struct tu_result {
   uint32_t local[3], groups[3];
   double median_ns, spread, min_ns, max_ns;
   uint32_t runs;
+  /* racing (tune/race.h): 1 when its runs put it behind the best and it stopped before the full rule ("stopped:
+   * behind the best"; its median, spread and runs are those of the runs it had); race_best_ns and race_margin: the
+   * incumbent's median it was held against and the whole margin then (the early runs' bias included). A byte, not a bool: journals copy results as bytes */
+  uint8_t stopped;
+  double race_best_ns, race_margin;
   double *times_ns;          /* runs entries */
   /* the final round (tu_options.confirm): the best configurations re-timed in interleaved rounds, so that
    * the load of the host falls on all of them alike; 0 runs: not among them */
@@ -100,6 +105,9 @@ typedef struct tu_options {
   double target_spread;      /* 0 = 0.02 */
   uint32_t min_runs, max_runs; /* 0 = 5, 50 */
   double max_config_s;       /* timing per configuration, 0 = 2 s */
+  /* every configuration to the full rule (no racing: tune/race.h); false: a configuration whose runs put it behind
+   * the best stops (the search's configurations only: never a reference, the sentinel or the final round) */
+  bool full_rule;
   double timeout_s;          /* bound on one dispatch (the first, validated run); 0 = 5 s */
   /* untimed dispatches of each configuration before its timed ones, in GPU time: the host's work between two
    * configurations leaves a GPU idle long enough to lower its clocks (on an H100 the configurations measured after

@@ -3,6 +3,7 @@
  * and metadata schemas). The reader that lets policies take these results is io/tune_user_io.c. */
 #include "user_results.h"
 #include "io.h"
+#include "race.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,11 @@ static json_t *result_json(const tu_run *run, uint32_t i) {
                         u3(r->groups), "median_ns", num(r->runs ? r->median_ns : NAN), "spread",
                         num(r->runs ? r->spread : NAN), "min_ns", num(r->runs ? r->min_ns : NAN), "max_ns",
                         num(r->runs ? r->max_ns : NAN), "runs", (json_int_t)r->runs, "times_ns", times);
+  /* racing: stopped before the full rule, its runs behind the incumbent's median by more than the margin */
+  if (r->stopped) {
+    json_object_set_new(o, "stopped", json_string(TU_STOPPED_BEHIND));
+    json_object_set_new(o, "race", json_pack("{s:o, s:o}", "best_median_ns", num(r->race_best_ns), "margin", num(r->race_margin)));
+  }
   if (r->confirm_runs)
     json_object_set_new(o, "final_round", json_pack("{s:f, s:f, s:I}", "median_ns", r->confirm_ns, "spread",
                                                     r->confirm_spread, "runs", (json_int_t)r->confirm_runs));
@@ -354,6 +360,15 @@ vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, c
       r->groups[d] = (uint32_t)json_integer_value(json_array_get(json_object_get(e, "groups"), d));
     }
     timing_read(json_object_get(e, "timing_ms"), r);
+    json_t *stopped = json_object_get(e, "stopped");
+    if (stopped && !(json_is_string(stopped) && !strcmp(json_string_value(stopped), TU_STOPPED_BEHIND))) {
+      s = bad(path, p, "'stopped' must be \"" TU_STOPPED_BEHIND "\"");
+      goto out;
+    }
+    if (stopped) {
+      json_t *race = json_object_get(e, "race");
+      r->stopped = 1, r->race_best_ns = f64(race, "best_median_ns"), r->race_margin = f64(race, "margin");
+    }
     snprintf(r->when, sizeof r->when, "%s", json_string_value(json_object_get(e, "timestamp")) ? json_string_value(json_object_get(e, "timestamp")) : "");
     snprintf(r->error, sizeof r->error, "%s", json_string_value(json_object_get(e, "error")) ? json_string_value(json_object_get(e, "error")) : "");
     run->resumed++;
@@ -380,6 +395,10 @@ json_t *tu_t4_results(const tu_run *run) {
     if (r->inv == TU_CORRECT && r->runs)
       json_array_append_new(meas, json_pack("{s:s, s:f, s:s}", "name", "time", "value", tu_rank_ns(r) * 1e-9, "unit", "s"));
     if (r->P >= 0) json_array_append_new(meas, json_pack("{s:s, s:I, s:s}", "name", "P", "value", (json_int_t)r->P, "unit", "workgroups"));
+    /* a configuration stopped by the race: its time is the median of the runs it had (times.runtimes), said here,
+     * in a measurement of its own (T4's measurements take a name and a string value) */
+    if (r->stopped)
+      json_array_append_new(meas, json_pack("{s:s, s:s, s:s}", "name", "stopped", "value", TU_STOPPED_BEHIND, "unit", ""));
     json_t *o = json_pack("{s:s, s:o, s:[s], s:o, s:s, s:f, s:o}", "timestamp", r->when, "configuration",
                           t1_config_json(s, run->space.coord + (size_t)i * s->nparams), "objectives", "time", "times", times,
                           "invalidity", tu_invalidity_name(r->inv), "correctness", r->inv == TU_CORRECTNESS ? 0.0 : 1.0,
