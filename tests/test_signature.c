@@ -176,7 +176,8 @@ int main(int argc, char **argv) {
   json_object_set_new(json_object_get(vals, "fp32_rate"), "value", json_real(64)); /* another step, same ID: refused */
   t = json_dumps(doc, 0);
   CHECK(vkocc_fingerprint_parse(t, strlen(t), "mem.json", &back) == VKOCC_ERROR_USAGE, "tampered signature");
-  CHECK_CONTAINS(vkocc_last_error(), "$.cluster_id");
+  CHECK_CONTAINS(vkocc_last_error(), "$.signature: edited: the cluster ID \"");
+  CHECK_CONTAINS(vkocc_last_error(), "does not match its signature's values");
   free(t);
   json_object_set_new(json_object_get(vals, "fp32_rate"), "state", json_string("guessed"));
   t = json_dumps(doc, 0);
