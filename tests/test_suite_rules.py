@@ -5,11 +5,19 @@ cannot quietly break them (docs/testing.md):
   exceptions named below, with their reasons);
 - no device test turns an exit status into a skip (SKIP_RETURN_CODE): a device test passes or fails.
 usage: test_suite_rules.py CTEST BUILD_DIR"""
-import json, subprocess, sys
+import json, os, shutil, subprocess, sys, tempfile
 
 ctest, build = sys.argv[1], sys.argv[2]
-doc = json.loads(subprocess.run([ctest, "--show-only=json-v1"], cwd=build, check=True, capture_output=True,
-                                text=True).stdout)
+# ctest run in the build folder rewrites its Testing/Temporary/LastTest.log, the very log of the ctest run this
+# test is part of (a failure's output was lost so): the registered tests are read from a copy of the test files
+with tempfile.TemporaryDirectory(prefix="vkocc-suite-rules-") as copy:
+    for root, _, files in os.walk(build):
+        if "CTestTestfile.cmake" in files:
+            dst = os.path.join(copy, os.path.relpath(root, build))
+            os.makedirs(dst, exist_ok=True)
+            shutil.copy(os.path.join(root, "CTestTestfile.cmake"), dst)
+    doc = json.loads(subprocess.run([ctest, "--show-only=json-v1"], cwd=copy, check=True, capture_output=True,
+                                    text=True).stdout)
 # device tests that measure nothing timed, with the reason (they may run beside others, at any priority)
 UNTIMED = {"test_install_example": "builds and links the installed package; runs commands on fingerprints from tests/data"}
 # device tests that may run beside others (a tiny tune whose answer the test does not time)
