@@ -218,7 +218,6 @@ void *cli_xmalloc(size_t n);
 void *cli_xcalloc(size_t n, size_t size);
 void *cli_xrealloc(void *p, size_t n);
 char *cli_xstrdup(const char *s);
-bool cli_file_regular(const char *path);
 /* A document written as the library writes its own (the same text), to path or "-" (standard output). */
 vkocc_status cli_json_write(json_t *doc, const char *path);
 #endif

@@ -46,15 +46,6 @@ void *cli_xcalloc(size_t n, size_t size) {
 void *cli_xrealloc(void *p, size_t n) { return checked(realloc(p, n ? n : 1), n ? n : 1); }
 char *cli_xstrdup(const char *s) { return checked(strdup(s), strlen(s) + 1); }
 
-bool cli_file_regular(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat st = {0};
-  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  close(fd);
-  return ok;
-}
-
 bool cli_parse_u32(const char *s, bool allow_units, uint32_t *out) {
   if (!s || !isdigit((unsigned char)*s)) return false;
   errno = 0;

@@ -322,13 +322,6 @@ void vkocc_format_uuid(const uint8_t u[16], char out[37]) {
   *p = 0;
 }
 
-bool vkocc_cache_file_regular(const char *path) {
-  int fd;
-  if (vkocc_door_open(path, O_RDONLY, 0, &fd)) { vkocc_clear_error(); return false; }
-  close(fd);
-  return true;
-}
-
 /* ---------------------------------------------------------------- checksummed cache entries */
 
 /* The checksum of an entry: FNV-1a 64 over the schema, the key and the canonical (sorted, compact) value. */

@@ -70,7 +70,6 @@ vkocc_status vkocc_write_own_file_atomic(const char *path, const void *data, siz
 vkocc_status vkocc_read_file(const char *path, void **data, size_t *len);
 /* Caches: only a regular file is read (opened without blocking, so a FIFO in its place never hangs). */
 vkocc_status vkocc_read_cache_file(const char *path, void **data, size_t *len);
-bool vkocc_cache_file_regular(const char *path);
 /* A cache entry {schema, key, checksum, value}: written atomically; read back only when the schema and key
  * are the ones asked for and the checksum over schema, key and value holds (an edited, foreign or torn file
  * is a miss: NULL). The value is a new reference. */
