@@ -14,31 +14,55 @@ if [ -z "${VKOCC_TEST_SESSION:-}" ] && [ ! -t 0 ] && nice -n -10 true 2>/dev/nul
                         exec nice -n -10 "$@"' test.sh "$0" "$@"
 fi
 cd "$(dirname "$0")/.."
+t0=$SECONDS
+phase() { echo "test.sh: $1 at $((SECONDS - t0)) s"; }
 scripts/install-deps.sh
+# Valgrind's memcheck over the unit tests that need no device (reads of uninitialized memory, which ASan does
+# not see) needs a build without sanitizers of just those programs (label memcheck, tests/CMakeLists.txt). It is
+# built beside the suite in a session of its own at the lowest priority, so that it takes only the CPU time the
+# suite leaves (the device tests run one at a time and often keep one core idle); its tests run after the suite.
+# Skipped only when ctest was given a selection of tests ($@).
+mbuild_log=$(mktemp)
+mbuild=
+if [ $# -eq 0 ]; then
+  setsid -w sh -c 'if [ -w /proc/self/autogroup ]; then echo 19 >/proc/self/autogroup 2>/dev/null; fi
+                exec nice -n 19 sh -c "cmake -S . -B build-memcheck -DCMAKE_BUILD_TYPE=Debug >/dev/null &&
+                                       cmake --build build-memcheck -j$(nproc) --target vkocc_memcheck_programs"' \
+    >"$mbuild_log" 2>&1 &
+  mbuild=$!
+fi
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DVKOCC_SANITIZE=ON >/dev/null
 cmake --build build-test -j"$(nproc)"
+phase "the ASan+UBSan build done"
 cd build-test
 exclude=(-LE package)
 if [ "${VKOCC_TEST_PACKAGE:-0}" = 1 ]; then exclude=(); fi
 # Every skip is printed by name with its reason (a test skips only where a machine cannot have what it
 # needs, e.g. no python3); device tests raise their own priority (tests/timed.sh) and never skip.
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$mbuild_log"; [ -z "$mbuild" ] || kill -- -"$mbuild" 2>/dev/null || true' EXIT
 set +e
 ctest --output-on-failure -j"$(nproc)" "${exclude[@]}" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
-# Valgrind's memcheck over the unit tests that need no device (reads of uninitialized memory, which ASan does
-# not see): a build without sanitizers of just those programs (label memcheck, tests/CMakeLists.txt). Skipped
-# only when ctest was given a selection of tests ($@).
-if [ $# -eq 0 ]; then
-  cmake -S .. -B ../build-memcheck -DCMAKE_BUILD_TYPE=Debug >/dev/null
-  cmake --build ../build-memcheck -j"$(nproc)" --target vkocc_memcheck_programs >/dev/null
+phase "the suite done"
+if [ -n "$mbuild" ]; then
   set +e
-  (cd ../build-memcheck && ctest --output-on-failure -j"$(nproc)" -L memcheck) 2>&1 | tee -a "$log"
-  mrc=${PIPESTATUS[0]}
+  wait "$mbuild"
+  brc=$?
+  mbuild=
+  phase "the memcheck build done"
+  if [ "$brc" != 0 ]; then
+    cat "$mbuild_log"
+    echo "test.sh: the memcheck build failed (exit $brc)"
+    rc=$brc
+  else
+    (cd ../build-memcheck && ctest --output-on-failure -j"$(nproc)" -L memcheck) 2>&1 | tee -a "$log"
+    mrc=${PIPESTATUS[0]}
+    [ "$mrc" = 0 ] || rc=$mrc
+    phase "memcheck done"
+  fi
   set -e
-  [ "$mrc" = 0 ] || rc=$mrc
 fi
 skipped=$(grep -E '\*\*\*Skipped|Not Run' "$log" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/' | sort -u | paste -sd' ' - || true)
 echo "test.sh: skipped: ${skipped:-none}"

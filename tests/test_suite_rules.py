@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The suite's own rules, checked on the registered tests (ctest --show-only=json-v1), so that a new test
 cannot quietly break them (docs/testing.md):
-- every device test (label lavapipe) runs through tests/timed.sh, alone (RUN_SERIAL), with a timeout (the few
-  exceptions named below, with their reasons);
+- every device test (label lavapipe) runs through tests/timed.sh, alone (RUN_SERIAL), with a timeout (the
+  exception named below, with its reason); a device test runs beside others only with the label "beside" (it
+  checks refusals, files and messages, never a measured value a starved host could move), and then it is named
+  below as such, so that a test cannot lose RUN_SERIAL by a slip;
 - no device test turns an exit status into a skip (SKIP_RETURN_CODE): a device test passes or fails.
 usage: test_suite_rules.py CTEST BUILD_DIR"""
 import json, os, shutil, subprocess, sys, tempfile
@@ -20,8 +22,9 @@ with tempfile.TemporaryDirectory(prefix="vkocc-suite-rules-") as copy:
                                     text=True).stdout)
 # device tests that measure nothing timed, with the reason (they may run beside others, at any priority)
 UNTIMED = {"test_install_example": "builds and links the installed package; runs commands on fingerprints from tests/data"}
-# device tests that may run beside others (a tiny tune whose answer the test does not time)
-PARALLEL = {"test_cli_conventions"}
+# device tests that run beside others (label "beside" in tests/CMakeLists.txt, with the reason there)
+BESIDE = {"test_cli_conventions", "test_hostile", "test_hostile_tune", "test_tune_files_lvp", "test_cli_device_names",
+          "test_cli_options"}
 bad, device = [], 0
 for t in doc["tests"]:
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
@@ -33,8 +36,13 @@ for t in doc["tests"]:
         continue
     if not cmd or not cmd[0].endswith("/timed.sh"):
         bad.append(f"{name}: does not run through tests/timed.sh ({cmd[0] if cmd else 'no command'})")
-    if not props.get("RUN_SERIAL") and name not in PARALLEL:
+    beside = "beside" in props.get("LABELS", [])
+    if beside != (name in BESIDE):
+        bad.append(f"{name}: label beside {'set' if beside else 'missing'}, but {'not ' if name not in BESIDE else ''}named in BESIDE")
+    if not props.get("RUN_SERIAL") and not beside:
         bad.append(f"{name}: not RUN_SERIAL")
+    if props.get("RUN_SERIAL") and beside:
+        bad.append(f"{name}: RUN_SERIAL with the label beside")
     if not props.get("TIMEOUT"):
         bad.append(f"{name}: no TIMEOUT")
     if "SKIP_RETURN_CODE" in props:
