@@ -57,7 +57,7 @@ if [ -n "$mbuild" ]; then
   # the suite is done: what is left of the memcheck build gets this script's own priority (its session's nice
   # and its processes', which the compilers make starts from now on inherit)
   g=$(sed -nE 's/.* nice (-?[0-9]+)$/\1/p' /proc/self/autogroup 2>/dev/null)
-  [ -z "$g" ] || echo "$g" >/proc/"$mbuild"/autogroup 2>/dev/null || true
+  [ -z "$g" ] || { echo "$g" >/proc/"$mbuild"/autogroup; } 2>/dev/null || true
   renice -n "$(nice)" -g "$mbuild" >/dev/null 2>&1 || true
   set +e
   wait "$mbuild"
