@@ -29,6 +29,6 @@ foreach(k IN LISTS VKOCC_KERNEL_NAMES)
   endforeach()
   list(APPEND VKOCC_LIB_SOURCES kernels/${k}/${k}.c)
 endforeach()
-list(APPEND VKOCC_LIB_SOURCES tune/builtin.c tune/search.c io/tune_results.c policy/build.c policy/transfer.c policy/params.c)
+list(APPEND VKOCC_LIB_SOURCES io/tune_results.c policy/build.c policy/transfer.c policy/params.c)
 list(APPEND VKOCC_LIB_SOURCES policy/documents.c) # results files in, policy documents out (public)
 list(APPEND VKOCC_LIB_SOURCES policy/header.c) # a policy database as a C header that data cannot subvert

@@ -5,7 +5,7 @@
  * and the entries' counts add up to what was taken. A valid record built here is taken, so the accepting path
  * is always reached whatever the corpus. */
 #include "fuzz_util.h"
-#include "../tune/fleet.h"
+#include "../tune/fleet/fleet.h"
 #include <math.h>
 
 static tu_run run;

@@ -3,7 +3,7 @@
  * the key of the first configurations, the conditions naming P at several P, and the argument fills. Bad
  * input must be a usage error whose message starts with the file name. */
 #include "fuzz_util.h"
-#include "../tune/t1.h"
+#include "../tune/spec/t1.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   t1_spec s;

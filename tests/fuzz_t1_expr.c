@@ -4,7 +4,7 @@
  * crash, an overflow or a division trap (UBSan halts on any); where the block evaluator (texpr_eval_range)
  * takes it, its values are texpr_eval's bit for bit; a list has 1 to TEXPR_MAX_LIST elements. */
 #include "fuzz_util.h"
-#include "../tune/expr.h"
+#include "../tune/spec/expr.h"
 #include <math.h>
 
 static void check_err(const char *err) { FUZZ_CHECK(!strncmp(err, "column ", 7) || strstr(err, "expected")); }

@@ -6,7 +6,7 @@
  * points (fleet_drift_of). Then policy build on a fleet's
  * document: it ranks normalized times. No device. argv: tests/data. */
 #include "check.h"
-#include "../tune/fleet.h"
+#include "../tune/fleet/fleet.h"
 #include "vkocc.h"
 #include <jansson.h>
 

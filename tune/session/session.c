@@ -430,15 +430,6 @@ int64_t vkocc_tune_best(const vkocc_tune_session *s) {
   return s && vkocc_tune_ranking(s, 1, &b) ? (int64_t)b : -1;
 }
 
-bool tu_sentinel_of(const tu_run *run, vkocc_tune_sentinel *out) {
-  memset(out, 0, sizeof *out);
-  if (run->sentinel_config < 0 || !tu_sentinel_summary(run, &out->lo_ns, &out->hi_ns, &out->max_spread, &out->drifted))
-    return false;
-  t1_config_key(&run->spec, run->space.coord + (size_t)run->sentinel_config * run->spec.nparams, out->key, sizeof out->key);
-  out->times = run->nsentinel;
-  return true;
-}
-
 bool vkocc_tune_sentinel_get(const vkocc_tune_session *s, vkocc_tune_sentinel *out) {
   if (!s) return memset(out, 0, sizeof *out), false;
   return tu_sentinel_of(&s->urun, out);

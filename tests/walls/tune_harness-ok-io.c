@@ -1,3 +1,3 @@
-/* the tuner on the documents */
+/* the harness on the documents */
 #include "io.h"
 int wall_case(void) { return 0; }

@@ -358,6 +358,69 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 
 typedef struct t4_rec { size_t at; json_t *times; double scale; bool from_value; } t4_rec;
 
+/* A correct record's time: its objective's measurement (a number, or the median of an array, in its unit), else
+ * the median of times.runtimes (ms) */
+static vkocc_status t4_time(const char *path, size_t i, json_t *r, t4_rec *rec, tune_eval *e) {
+  json_t *obj = json_object_get(r, "objectives");
+  const char *want = json_is_array(obj) && json_is_string(json_array_get(obj, 0)) ? json_string_value(json_array_get(obj, 0)) : "time";
+  json_t *ms = json_object_get(r, "measurements");
+  bool got = false;
+  for (size_t m = 0; m < json_array_size(ms) && !got; m++) {
+    json_t *me = json_array_get(ms, m), *val = json_object_get(me, "value");
+    if (!json_is_string(json_object_get(me, "name")) || strcmp(json_string_value(json_object_get(me, "name")), want)) continue;
+    double scale = unit_ns(json_string_value(json_object_get(me, "unit")));
+    bool ok = json_is_number(val);
+    double t = ok ? json_number_value(val) : json_is_array(val) ? median_of(val, &ok) : NAN;
+    if (!ok || !scale)
+      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu].measurements[%zu]: expected a number (or an array of numbers) in s, ms, us or ns", path, i, m);
+    e->time_ns = t * scale, got = true;
+    if (json_is_array(val)) rec->times = val, rec->scale = scale, rec->from_value = true;
+  }
+  if (!got) {
+    bool ok = false;
+    double t = median_of(json_object_get(json_object_get(r, "times"), "runtimes"), &ok);
+    if (ok) e->time_ns = t * 1e6, got = true;
+  }
+  if (!got)
+    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu].measurements: no '%s' measurement and no times.runtimes", path, i, want);
+  e->valid = true; /* its time is checked below: a correct record without a positive time is refused */
+  return VKOCC_OK;
+}
+
+/* The occupancy features of a T4 space: the workgroup size is the product of the parameters that name it, when there
+ * are such (the fingerprint's model then gives the rest) */
+static vkocc_status t4_features(tune_replay_space *sp, const char *path, const char *fingerprint, char **names, uint32_t np,
+                                json_t **configs, uint32_t m) {
+  vkocc_status s = VKOCC_OK;
+  static const char *const wgnames[] = {"block_size_x", "block_size_y", "block_size_z", "local_size_x", "local_size_y",
+                                        "local_size_z", "wg_size", "workgroup_size", "LOCAL_SIZE_X", "LOCAL_SIZE_Y",
+                                        "LOCAL_SIZE_Z"};
+  bool any = false;
+  for (uint32_t p = 0; p < np; p++)
+    for (size_t w = 0; w < VKOCC_ARRAY_LEN(wgnames); w++) any |= !strcmp(names[p], wgnames[w]);
+  vkocc_derived d;
+  if (!any) {
+    snprintf(sp->feature_note, sizeof sp->feature_note, "no parameter names the workgroup size (block_size_x, local_size_x, wg_size...)");
+  } else if (load_model(sp, path, fingerprint, 0, &d, &s)) {
+    uint32_t *wg = vkocc_xcalloc(m ? m : 1, sizeof *wg), *sh = vkocc_xcalloc(m ? m : 1, sizeof *sh);
+    for (uint32_t c = 0; c < m; c++) {
+      uint64_t w = 1;
+      for (uint32_t p = 0; p < np; p++)
+        for (size_t k = 0; k < VKOCC_ARRAY_LEN(wgnames); k++)
+          if (!strcmp(names[p], wgnames[k])) {
+            json_t *v = json_object_get(configs[c], names[p]);
+            double x = json_is_number(v) ? json_number_value(v) : 0;
+            w = x >= 1 && x <= 65536 ? w * (uint64_t)x : 0;
+          }
+      wg[c] = w <= 65536 ? (uint32_t)w : 0;
+    }
+    occupancy_features(sp, &d, wg, sh, NULL);
+    snprintf(sp->feature_note, sizeof sp->feature_note, "workgroup size from the block/local size parameters; shared memory unknown (0)");
+    free(wg), free(sh);
+  }
+  return s;
+}
+
 static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerprint, tune_replay_space *sp) {
   json_t *results = json_object_get(doc, "results");
   if (!json_is_array(results)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: expected an array", path);
@@ -400,36 +463,7 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
     }
     if (s) break;
     tune_eval e = {false, 0};
-    if (!strcmp(iv, "correct")) {
-      json_t *obj = json_object_get(r, "objectives");
-      const char *want = json_is_array(obj) && json_is_string(json_array_get(obj, 0)) ? json_string_value(json_array_get(obj, 0)) : "time";
-      json_t *ms = json_object_get(r, "measurements");
-      bool got = false;
-      for (size_t m = 0; m < json_array_size(ms) && !got; m++) {
-        json_t *me = json_array_get(ms, m), *val = json_object_get(me, "value");
-        if (!json_is_string(json_object_get(me, "name")) || strcmp(json_string_value(json_object_get(me, "name")), want)) continue;
-        double scale = unit_ns(json_string_value(json_object_get(me, "unit")));
-        bool ok = json_is_number(val);
-        double t = ok ? json_number_value(val) : json_is_array(val) ? median_of(val, &ok) : NAN;
-        if (!ok || !scale) {
-          s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu].measurements[%zu]: expected a number (or an array of numbers) in s, ms, us or ns", path, i, m);
-          break;
-        }
-        e.time_ns = t * scale, got = true;
-        if (json_is_array(val)) rec[n].times = val, rec[n].scale = scale, rec[n].from_value = true;
-      }
-      if (s) break;
-      if (!got) {
-        bool ok = false;
-        double t = median_of(json_object_get(json_object_get(r, "times"), "runtimes"), &ok);
-        if (ok) e.time_ns = t * 1e6, got = true;
-      }
-      if (!got) {
-        s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu].measurements: no '%s' measurement and no times.runtimes", path, i, want);
-        break;
-      }
-      e.valid = true; /* its time is checked below: a correct record without a positive time is refused */
-    }
+    if (!strcmp(iv, "correct") && (s = t4_time(path, i, r, &rec[n], &e))) break;
     configs[n] = cfg, truth[n] = e, n++;
   }
   if (!s && !n) s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: no configuration that the constraints allow", path);
@@ -487,33 +521,7 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
   sp->s.nconfigs = m;
   sp->truth = truth;
   snprintf(sp->what, sizeof sp->what, "T4 results, %u parameters", np);
-  /* features: the workgroup size is the product of the parameters that name it, when there are such */
-  static const char *const wgnames[] = {"block_size_x", "block_size_y", "block_size_z", "local_size_x", "local_size_y",
-                                        "local_size_z", "wg_size", "workgroup_size", "LOCAL_SIZE_X", "LOCAL_SIZE_Y",
-                                        "LOCAL_SIZE_Z"};
-  bool any = false;
-  for (uint32_t p = 0; p < np; p++)
-    for (size_t w = 0; w < VKOCC_ARRAY_LEN(wgnames); w++) any |= !strcmp(names[p], wgnames[w]);
-  vkocc_derived d;
-  if (!any) {
-    snprintf(sp->feature_note, sizeof sp->feature_note, "no parameter names the workgroup size (block_size_x, local_size_x, wg_size...)");
-  } else if (load_model(sp, path, fingerprint, 0, &d, &s)) {
-    uint32_t *wg = vkocc_xcalloc(m ? m : 1, sizeof *wg), *sh = vkocc_xcalloc(m ? m : 1, sizeof *sh);
-    for (uint32_t c = 0; c < m; c++) {
-      uint64_t w = 1;
-      for (uint32_t p = 0; p < np; p++)
-        for (size_t k = 0; k < VKOCC_ARRAY_LEN(wgnames); k++)
-          if (!strcmp(names[p], wgnames[k])) {
-            json_t *v = json_object_get(configs[c], names[p]);
-            double x = json_is_number(v) ? json_number_value(v) : 0;
-            w = x >= 1 && x <= 65536 ? w * (uint64_t)x : 0;
-          }
-      wg[c] = w <= 65536 ? (uint32_t)w : 0;
-    }
-    occupancy_features(sp, &d, wg, sh, NULL);
-    snprintf(sp->feature_note, sizeof sp->feature_note, "workgroup size from the block/local size parameters; shared memory unknown (0)");
-    free(wg), free(sh);
-  }
+  s = t4_features(sp, path, fingerprint, names, np, configs, m);
   free(configs);
   return s;
 }

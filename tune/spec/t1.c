@@ -1,27 +1,13 @@
 /* T1 reader for Vulkan kernels and the space enumeration (docs/tune.md, "T1 subset"). Strict: a member
  * outside the subset, a wrong type or a bad expression is an error naming the file and the JSON path. */
-#include "t1.h"
-#include "internal.h"
+#include "t1_internal.h"
 #include "compile.h"
 #include <ctype.h>
 #include <float.h>
-#include <limits.h>
-#include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
-typedef struct rd {
-  const char *file;
-  t1_spec *s;
-} rd;
-
-static vkocc_status bad(rd *r, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static vkocc_status bad(rd *r, const char *path, const char *fmt, ...) {
+vkocc_status t1_bad(rd *r, const char *path, const char *fmt, ...) {
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
@@ -41,7 +27,7 @@ static vkocc_status only_keys(rd *r, json_t *o, const char *path, const char *co
       char list[512] = "";
       for (const char *const *q = keys; *q; q++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", q == keys ? "" : ", ", *q);
-      return bad(r, path, "member '%s' is not part of the T1 subset vkocc reads (%s; docs/tune.md)", k, list);
+      return t1_bad(r, path, "member '%s' is not part of the T1 subset vkocc reads (%s; docs/tune.md)", k, list);
     }
   }
   return VKOCC_OK;
@@ -49,29 +35,29 @@ static vkocc_status only_keys(rd *r, json_t *o, const char *path, const char *co
 
 static vkocc_status get_obj(rd *r, json_t *o, const char *key, const char *path, bool req, json_t **out) {
   *out = json_object_get(o, key);
-  if (!*out) return req ? bad(r, path, "missing required member '%s'", key) : VKOCC_OK;
-  if (!json_is_object(*out)) return bad(r, path, "'%s' must be an object", key);
+  if (!*out) return req ? t1_bad(r, path, "missing required member '%s'", key) : VKOCC_OK;
+  if (!json_is_object(*out)) return t1_bad(r, path, "'%s' must be an object", key);
   return VKOCC_OK;
 }
 static vkocc_status get_arr(rd *r, json_t *o, const char *key, const char *path, bool req, json_t **out) {
   *out = json_object_get(o, key);
-  if (!*out) return req ? bad(r, path, "missing required member '%s'", key) : VKOCC_OK;
-  if (!json_is_array(*out)) return bad(r, path, "'%s' must be an array", key);
+  if (!*out) return req ? t1_bad(r, path, "missing required member '%s'", key) : VKOCC_OK;
+  if (!json_is_array(*out)) return t1_bad(r, path, "'%s' must be an array", key);
   return VKOCC_OK;
 }
 static vkocc_status get_str(rd *r, json_t *o, const char *key, const char *path, bool req, const char **out) {
   json_t *v = json_object_get(o, key);
   *out = NULL;
-  if (!v) return req ? bad(r, path, "missing required member '%s'", key) : VKOCC_OK;
-  if (!json_is_string(v)) return bad(r, path, "'%s' must be a string", key);
+  if (!v) return req ? t1_bad(r, path, "missing required member '%s'", key) : VKOCC_OK;
+  if (!json_is_string(v)) return t1_bad(r, path, "'%s' must be a string", key);
   *out = json_string_value(v);
   return VKOCC_OK;
 }
 static vkocc_status get_num(rd *r, json_t *o, const char *key, const char *path, bool req, double *out, bool *have) {
   json_t *v = json_object_get(o, key);
   if (have) *have = v != NULL;
-  if (!v) return req ? bad(r, path, "missing required member '%s'", key) : VKOCC_OK;
-  if (!json_is_number(v)) return bad(r, path, "'%s' must be a number", key);
+  if (!v) return req ? t1_bad(r, path, "missing required member '%s'", key) : VKOCC_OK;
+  if (!json_is_number(v)) return t1_bad(r, path, "'%s' must be a number", key);
   *out = json_number_value(v);
   return VKOCC_OK;
 }
@@ -93,7 +79,7 @@ static vkocc_status get_enum(rd *r, json_t *o, const char *key, const char *path
   if ((*out = pick(v, names)) < 0) {
     char l[512];
     list_names(names, l, sizeof l);
-    return bad(r, path, "%s '%s' is not supported (expected one of: %s)", key, v, l);
+    return t1_bad(r, path, "%s '%s' is not supported (expected one of: %s)", key, v, l);
   }
   return VKOCC_OK;
 }
@@ -104,7 +90,7 @@ static texpr_scope scope_of(const t1_spec *s, bool P) {
 
 static vkocc_status parse_expr(rd *r, const char *path, const char *text, const texpr_scope *sc, texpr **out) {
   char err[512];
-  if (!texpr_parse(text, sc, out, err, sizeof err)) return bad(r, path, "'%.200s': %s", text, err);
+  if (!texpr_parse(text, sc, out, err, sizeof err)) return t1_bad(r, path, "'%.200s': %s", text, err);
   return VKOCC_OK;
 }
 
@@ -122,7 +108,7 @@ static int cmp_value(const void *x, const void *y) {
 static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
   char path[96];
   snprintf(path, sizeof path, "$.ConfigurationSpace.TuningParameters[%u]", i);
-  if (!json_is_object(p)) return bad(r, path, "expected an object");
+  if (!json_is_object(p)) return t1_bad(r, path, "expected an object");
   static const char *const keys[] = {"Name", "Type", "Values", "Default", NULL};
   vkocc_status s;
   const char *name, *values;
@@ -131,25 +117,25 @@ static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
       (s = get_enum(r, p, "Type", path, true, ptype_names, 0, &type)))
     return s;
   json_t *vj = json_object_get(p, "Values");
-  if (!vj) return bad(r, path, "missing required member 'Values'");
-  if (!json_is_string(vj)) return bad(r, path, "'Values' must be a string holding a list (\"[1, 2, 4]\")");
+  if (!vj) return t1_bad(r, path, "missing required member 'Values'");
+  if (!json_is_string(vj)) return t1_bad(r, path, "'Values' must be a string holding a list (\"[1, 2, 4]\")");
   values = json_string_value(vj);
   bool ok = name[0] && (isalpha((unsigned char)name[0]) || name[0] == '_');
   for (const char *c = name; *c && ok; c++) ok = vkocc_ident_char(*c);
-  if (!ok || strlen(name) > 63) return bad(r, path, "Name '%.80s': expected an identifier of at most 63 characters", name);
+  if (!ok || strlen(name) > 63) return t1_bad(r, path, "Name '%.80s': expected an identifier of at most 63 characters", name);
   if (!strcmp(name, "P") || !strcmp(name, "ProblemSize") || !strcmp(name, "min") || !strcmp(name, "max") ||
       !strcmp(name, "True") || !strcmp(name, "False") || !strcmp(name, "and") || !strcmp(name, "or") ||
       !strcmp(name, "not") || !strcmp(name, "for") || !strcmp(name, "in") || !strcmp(name, "range"))
-    return bad(r, path, "Name '%s' is reserved in expressions", name);
+    return t1_bad(r, path, "Name '%s' is reserved in expressions", name);
   for (uint32_t j = 0; j < i; j++)
-    if (!strcmp(r->s->params[j].name, name)) return bad(r, path, "Name '%s' appears twice", name);
+    if (!strcmp(r->s->params[j].name, name)) return t1_bad(r, path, "Name '%s' appears twice", name);
   out->name = vkocc_xstrdup(name), out->type = (t1_ptype)type, out->def = -1;
   char vpath[120], err[512];
   snprintf(vpath, sizeof vpath, "%s.Values", path);
   texpr_scope sc = {.allow_problem_size = true};
   texpr_env env = {.problem_size = r->s->problem, .nproblem = r->s->nproblem};
   if (!texpr_parse_list(values, &sc, &env, &out->values, &out->nvalues, err, sizeof err))
-    return bad(r, vpath, "'%.200s': %s", values, err);
+    return t1_bad(r, vpath, "'%.200s': %s", values, err);
   for (uint32_t k = 0; k < out->nvalues; k++) {
     texpr_value *v = &out->values[k];
     bool fits = type == T1_STRING ? v->kind == TEXPR_STR
@@ -160,7 +146,7 @@ static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
     if (!fits) {
       char t[64];
       texpr_format(v, t, sizeof t);
-      return bad(r, vpath, "element %u (%s) is not a %s%s", k, t, ptype_names[type],
+      return t1_bad(r, vpath, "element %u (%s) is not a %s%s", k, t, ptype_names[type],
                  type == T1_INT || type == T1_UINT ? " of 32 bits" : "");
     }
     if (type == T1_FLOAT && v->kind == TEXPR_INT) v->kind = TEXPR_FLOAT, v->f = (double)v->i;
@@ -176,7 +162,7 @@ static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
         char t[160];
         texpr_format(sorted[k], t, sizeof t);
         free(sorted);
-        return bad(r, vpath, "value %.120s appears twice", t);
+        return t1_bad(r, vpath, "value %.120s appears twice", t);
       }
     free(sorted);
   }
@@ -188,13 +174,13 @@ static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
     else if (json_is_real(d)) dv.kind = TEXPR_FLOAT, dv.f = json_real_value(d);
     else if (json_is_boolean(d)) dv.kind = TEXPR_INT, dv.i = json_is_true(d);
     else if (json_is_string(d)) dv.kind = TEXPR_STR, dv.s = json_string_value(d);
-    else return bad(r, path, "'Default' must be a number, boolean or string");
+    else return t1_bad(r, path, "'Default' must be a number, boolean or string");
     for (uint32_t k = 0; k < out->nvalues && out->def < 0; k++) {
       /* "16" for an int parameter: compare the text too (KTT writes defaults as strings) */
       texpr_format(&out->values[k], buf, sizeof buf);
       if (texpr_equal(&out->values[k], &dv) || (dv.kind == TEXPR_STR && !strcmp(buf, dv.s))) out->def = (int32_t)k;
     }
-    if (out->def < 0) return bad(r, path, "'Default' is not one of the Values");
+    if (out->def < 0) return t1_bad(r, path, "'Default' is not one of the Values");
   }
   return VKOCC_OK;
 }
@@ -250,7 +236,7 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
   static const char *const fills[] = {"Constant", "Random", "BinaryRaw", "Generator", NULL};
   json_t *fj = json_object_get(o, "FillType"), *fv = json_object_get(o, "FillValue");
   /* a FillValue is a number whatever the FillType (Kernel Tuner's own T1 file gives Random ones a FillValue) */
-  if (fv && !json_is_number(fv)) return bad(r, path, "'FillValue' must be a number");
+  if (fv && !json_is_number(fv)) return t1_bad(r, path, "'FillValue' must be a number");
   if (!fj && fv) {
     /* the T1 schema requires no FillType: a FillValue alone is a constant (KTT's own examples write Scalars so) */
     double v = 0;
@@ -259,12 +245,12 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
     return VKOCC_OK;
   }
   if (!fj) {
-    if (is_ref) return bad(r, path, "missing required member 'FillType'");
+    if (is_ref) return t1_bad(r, path, "missing required member 'FillType'");
     d->fill = T1_FILL_NONE; /* an output: poisoned before each validated run */
     return VKOCC_OK;
   }
   if (json_is_string(fj) && (!strcmp(json_string_value(fj), "Script") || !strcmp(json_string_value(fj), "BinaryHDF")))
-    return bad(r, path, "FillType '%s' is not supported (Constant, Random, BinaryRaw, Generator; docs/tune.md)",
+    return t1_bad(r, path, "FillType '%s' is not supported (Constant, Random, BinaryRaw, Generator; docs/tune.md)",
                json_string_value(fj));
   if ((s = get_enum(r, o, "FillType", path, true, fills, 0, &f))) return s;
   d->fill = (t1_fill)(f + 1);
@@ -279,21 +265,21 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
   case T1_FILL_RANDOM:
     if ((s = get_num(r, o, "RandomSeed", path, false, &seed, &have))) return s;
     if (have && !(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed)))
-      return bad(r, path, "RandomSeed must be a non-negative integer");
+      return t1_bad(r, path, "RandomSeed must be a non-negative integer");
     d->seed = have ? (uint64_t)seed : 0;
     break;
   case T1_FILL_BINARY: {
     if ((s = get_str(r, o, "DataSource", path, false, &src))) return s;
-    if (!src || !src[0]) return bad(r, path, "FillType BinaryRaw needs 'DataSource' (a file of raw little-endian values)");
+    if (!src || !src[0]) return t1_bad(r, path, "FillType BinaryRaw needs 'DataSource' (a file of raw little-endian values)");
     char full[1024];
-    if (!resolve(r->s, src, full, sizeof full)) return bad(r, path, "DataSource: the path is longer than %zu bytes", sizeof full - 1);
-    if (check_files && !file_exists(full)) return bad(r, path, "DataSource '%s': no such readable file (%s)", src, full);
+    if (!resolve(r->s, src, full, sizeof full)) return t1_bad(r, path, "DataSource: the path is longer than %zu bytes", sizeof full - 1);
+    if (check_files && !file_exists(full)) return t1_bad(r, path, "DataSource '%s': no such readable file (%s)", src, full);
     d->source = vkocc_xstrdup(full);
     break;
   }
   case T1_FILL_GENERATOR: {
     if ((s = get_str(r, o, "DataSource", path, false, &src))) return s;
-    if (!src || !src[0]) return bad(r, path, "FillType Generator needs 'DataSource' (an expression of the element index i)");
+    if (!src || !src[0]) return t1_bad(r, path, "FillType Generator needs 'DataSource' (an expression of the element index i)");
     texpr_var iv = {.name = "i"};
     texpr_scope sc = {.vars = &iv, .nvars = 1, .allow_problem_size = true};
     char p2[96];
@@ -310,7 +296,7 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
 static vkocc_status read_arg(rd *r, json_t *a, uint32_t i, bool check_files, t1_arg *out) {
   snprintf(out->path, sizeof out->path, "$.KernelSpecification.Arguments[%u]", i);
   const char *path = out->path;
-  if (!json_is_object(a)) return bad(r, path, "expected an object");
+  if (!json_is_object(a)) return t1_bad(r, path, "expected an object");
   static const char *const keys[] = {"Name", "Type", "Size", "TypeSize", "FillType", "FillValue", "DataSource",
                                      "RandomSeed", "AccessType", "MemoryType", "Output", NULL};
   static const char *const mem[] = {"Scalar", "Vector", NULL}, *const acc[] = {"ReadOnly", "WriteOnly", "ReadWrite", NULL};
@@ -319,7 +305,7 @@ static vkocc_status read_arg(rd *r, json_t *a, uint32_t i, bool check_files, t1_
   int m, ac;
   json_t *mj = json_object_get(a, "MemoryType");
   if (json_is_string(mj) && (!strcmp(json_string_value(mj), "Local") || !strcmp(json_string_value(mj), "Symbol")))
-    return bad(r, path, "MemoryType '%s' is not supported (Vector: a storage buffer, Scalar: a push constant)",
+    return t1_bad(r, path, "MemoryType '%s' is not supported (Vector: a storage buffer, Scalar: a push constant)",
                json_string_value(mj));
   if ((s = only_keys(r, a, path, keys)) || (s = get_str(r, a, "Name", path, false, &name)) ||
       (s = get_str(r, a, "Type", path, true, &type)) || (s = get_enum(r, a, "MemoryType", path, true, mem, 0, &m)) ||
@@ -330,31 +316,31 @@ static vkocc_status read_arg(rd *r, json_t *a, uint32_t i, bool check_files, t1_
   out->name = vkocc_xstrdup(name ? name : nm);
   out->vector = m == 1, out->access = (t1_access)ac, out->binding = -1;
   if (!parse_type(type, &out->type, &out->comps)) {
-    if (strstr(type, "half")) return bad(r, path, "Type '%s' is not supported (no 16-bit floats yet)", type);
-    return bad(r, path, "Type '%s' is not a T1 argument type", type);
+    if (strstr(type, "half")) return t1_bad(r, path, "Type '%s' is not supported (no 16-bit floats yet)", type);
+    return t1_bad(r, path, "Type '%s' is not a T1 argument type", type);
   }
   out->comp_bytes = etype_bytes(out->type);
   double ts = 0;
   bool have;
   if ((s = get_num(r, a, "TypeSize", path, false, &ts, &have))) return s;
   if (have) {
-    if (!(ts >= 1 && ts <= 4096 && ts == floor(ts))) return bad(r, path, "TypeSize must be an integer from 1 to 4096");
+    if (!(ts >= 1 && ts <= 4096 && ts == floor(ts))) return t1_bad(r, path, "TypeSize must be an integer from 1 to 4096");
     if (out->type == T1E_CUSTOM) out->comps = (uint32_t)ts, out->comp_bytes = 1;
     else if ((uint32_t)ts != out->comps * out->comp_bytes)
-      return bad(r, path, "TypeSize %u disagrees with Type '%s' (%u bytes)", (uint32_t)ts, type, out->comps * out->comp_bytes);
-  } else if (out->type == T1E_CUSTOM) return bad(r, path, "Type 'custom' needs 'TypeSize' (bytes per element)");
+      return t1_bad(r, path, "TypeSize %u disagrees with Type '%s' (%u bytes)", (uint32_t)ts, type, out->comps * out->comp_bytes);
+  } else if (out->type == T1E_CUSTOM) return t1_bad(r, path, "Type 'custom' needs 'TypeSize' (bytes per element)");
   json_t *o = json_object_get(a, "Output");
   if (o && !(json_is_boolean(o) || (json_is_integer(o) && (json_integer_value(o) == 0 || json_integer_value(o) == 1))))
-    return bad(r, path, "'Output' must be 0 or 1");
+    return t1_bad(r, path, "'Output' must be 0 or 1");
   out->output = o && (json_is_true(o) || (json_is_integer(o) && json_integer_value(o) != 0));
-  if (out->output && !out->vector) return bad(r, path, "'Output': a Scalar cannot be an output");
+  if (out->output && !out->vector) return t1_bad(r, path, "'Output': a Scalar cannot be an output");
   /* Size: elements, a number or an expression of ProblemSize (and min/max of parameters) */
   json_t *sz = json_object_get(a, "Size");
   char spath[96];
   snprintf(spath, sizeof spath, "%s.Size", path);
   if (out->vector) {
     int64_t n;
-    if (!sz) return bad(r, path, "a Vector needs 'Size' (elements)");
+    if (!sz) return t1_bad(r, path, "a Vector needs 'Size' (elements)");
     if (json_is_integer(sz)) n = json_integer_value(sz);
     else if (json_is_string(sz)) {
       texpr *e;
@@ -364,35 +350,35 @@ static vkocc_status read_arg(rd *r, json_t *a, uint32_t i, bool check_files, t1_
       char err[512];
       bool ok = texpr_eval_int(e, &env, &n, err, sizeof err);
       texpr_free(e);
-      if (!ok) return bad(r, spath, "'%.200s': %s", json_string_value(sz), err);
-    } else return bad(r, spath, "expected an integer or an expression string");
+      if (!ok) return t1_bad(r, spath, "'%.200s': %s", json_string_value(sz), err);
+    } else return t1_bad(r, spath, "expected an integer or an expression string");
     uint64_t per = (uint64_t)out->comps * out->comp_bytes;
     if (n < 1 || (uint64_t)n > (1ull << 40) / per)
-      return bad(r, spath, "%lld elements of %llu bytes: expected 1 element to 1 TiB", (long long)n, (unsigned long long)per);
+      return t1_bad(r, spath, "%lld elements of %llu bytes: expected 1 element to 1 TiB", (long long)n, (unsigned long long)per);
     out->count = (uint64_t)n, out->bytes = out->count * per;
   } else {
     if (sz && !(json_is_integer(sz) && json_integer_value(sz) == 1) && !(json_is_string(sz) && !strcmp(json_string_value(sz), "1")))
-      return bad(r, spath, "a Scalar has Size 1");
+      return t1_bad(r, spath, "a Scalar has Size 1");
     out->count = 1, out->bytes = (uint64_t)out->comps * out->comp_bytes;
-    if (out->type == T1E_CUSTOM || out->comps > 4) return bad(r, path, "a Scalar must be a number or a short vector");
+    if (out->type == T1E_CUSTOM || out->comps > 4) return t1_bad(r, path, "a Scalar must be a number or a short vector");
   }
   if ((s = read_data(r, a, path, check_files, false, &out->data))) return s;
   char why[160];
   if (out->data.fill == T1_FILL_CONSTANT && !value_fits(out->data.value, out->type, why, sizeof why))
-    return bad(r, path, "FillValue %s", why);
+    return t1_bad(r, path, "FillValue %s", why);
   if (!out->vector && out->data.fill != T1_FILL_CONSTANT && out->data.fill != T1_FILL_NONE)
-    return bad(r, path, "a Scalar takes FillType Constant (FillValue)");
+    return t1_bad(r, path, "a Scalar takes FillType Constant (FillValue)");
   if (out->data.fill == T1_FILL_NONE && !(out->output || out->access == T1_WO))
-    return bad(r, path, "missing 'FillType' (only an output or a WriteOnly argument may go without)");
+    return t1_bad(r, path, "missing 'FillType' (only an output or a WriteOnly argument may go without)");
   if (out->type == T1E_CUSTOM && out->data.fill != T1_FILL_BINARY && out->data.fill != T1_FILL_NONE)
-    return bad(r, path, "Type 'custom' takes FillType BinaryRaw");
+    return t1_bad(r, path, "Type 'custom' takes FillType BinaryRaw");
   return VKOCC_OK;
 }
 
 static vkocc_status read_ref(rd *r, json_t *a, uint32_t i, bool check_files, t1_ref *out) {
   snprintf(out->path, sizeof out->path, "$.KernelSpecification.ReferenceArguments[%u]", i);
   const char *path = out->path;
-  if (!json_is_object(a)) return bad(r, path, "expected an object");
+  if (!json_is_object(a)) return t1_bad(r, path, "expected an object");
   static const char *const keys[] = {"Name", "TargetName", "FillType", "FillValue", "DataSource", "RandomSeed",
                                      "ValidationMethod", "ValidationThreshold", NULL};
   static const char *const methods[] = {"AbsoluteDifference", "SideBySideComparison", "SideBySideRelativeComparison", NULL};
@@ -409,25 +395,25 @@ static vkocc_status read_ref(rd *r, json_t *a, uint32_t i, bool check_files, t1_
   out->name = vkocc_xstrdup(name), out->method = (t1_validation)m;
   uint32_t t = 0;
   while (t < r->s->nargs && strcmp(r->s->args[t].name, target)) t++;
-  if (t == r->s->nargs) return bad(r, path, "TargetName '%s' names no argument", target);
+  if (t == r->s->nargs) return t1_bad(r, path, "TargetName '%s' names no argument", target);
   out->target = t;
   t1_arg *ta = &r->s->args[t];
-  if (!ta->vector) return bad(r, path, "TargetName '%s' is a Scalar; only a Vector can be validated", target);
-  if (have && !(th >= 0 && isfinite(th))) return bad(r, path, "ValidationThreshold must be a non-negative number");
+  if (!ta->vector) return t1_bad(r, path, "TargetName '%s' is a Scalar; only a Vector can be validated", target);
+  if (have && !(th >= 0 && isfinite(th))) return t1_bad(r, path, "ValidationThreshold must be a non-negative number");
   bool is_float = ta->type == T1E_F32 || ta->type == T1E_F64;
   out->threshold = have ? th : is_float ? 1e-4 : 0;
   if ((s = read_data(r, a, path, check_files, true, &out->data))) return s;
-  if (out->data.fill == T1_FILL_RANDOM) return bad(r, path, "FillType Random cannot be a reference");
+  if (out->data.fill == T1_FILL_RANDOM) return t1_bad(r, path, "FillType Random cannot be a reference");
   char why[160];
   if (out->data.fill == T1_FILL_CONSTANT && !value_fits(out->data.value, ta->type, why, sizeof why))
-    return bad(r, path, "FillValue %s (the type of '%s')", why, target);
+    return t1_bad(r, path, "FillValue %s (the type of '%s')", why, target);
   if (out->data.fill == T1_FILL_BINARY && check_files) {
     FILE *f = fopen(out->data.source, "rb");
     long len = -1;
     if (f && !fseek(f, 0, SEEK_END)) len = ftell(f);
     if (f) fclose(f);
     if (len < 0 || (uint64_t)len != ta->bytes)
-      return bad(r, path, "DataSource %s holds %ld bytes, but its target '%s' has %llu (%llu elements of %u bytes)",
+      return t1_bad(r, path, "DataSource %s holds %ld bytes, but its target '%s' has %llu (%llu elements of %u bytes)",
                  out->data.source, len, target, (unsigned long long)ta->bytes, (unsigned long long)ta->count,
                  ta->comps * ta->comp_bytes);
   }
@@ -448,12 +434,12 @@ static vkocc_status read_sizes(rd *r, json_t *ks, const char *key, texpr **e, ch
     char p[96], num[32];
     snprintf(p, sizeof p, "%s.%s", path, keys[d]);
     if (!v) {
-      if (!d) return bad(r, path, "missing required member 'X'");
+      if (!d) return t1_bad(r, path, "missing required member 'X'");
       t = "1";
     } else if (json_is_string(v)) t = json_string_value(v);
     else if (json_is_integer(v)) { snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v)); t = num; }
-    else return bad(r, p, "expected an integer or an expression string");
-    if (strlen(t) >= 256) return bad(r, p, "longer than 255 characters");
+    else return t1_bad(r, p, "expected an integer or an expression string");
+    if (strlen(t) >= 256) return t1_bad(r, p, "longer than 255 characters");
     snprintf(text[d], 256, "%s", t);
     texpr_scope sc = scope_of(r->s, true);
     if ((s = parse_expr(r, p, t, &sc, &e[d]))) return s;
@@ -463,32 +449,11 @@ static vkocc_status read_sizes(rd *r, json_t *ks, const char *key, texpr **e, ch
   return VKOCC_OK;
 }
 
-static uint64_t fnv1a(const void *data, size_t len) {
-  return vkocc_fnv1a(VKOCC_FNV1A_OFFSET, data, len);
-}
-
-static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
+/* $.KernelSpecification's scalar parts: the language, the kernel's name and file, the global size's type, the
+ * problem size (Values and sizes need it) and the compiler options */
+static vkocc_status read_kernel(rd *r, json_t *ks, bool check_files) {
   t1_spec *S = r->s;
   vkocc_status s;
-  if (!json_is_object(doc)) return bad(r, "$", "expected a T1 object");
-  /* a kernel in another language is refused as such first, whatever else its spec uses (the published T1
-   * files of Kernel Tuner and KTT: CUDA, OpenCL) */
-  json_t *lang0 = json_object_get(json_object_get(doc, "KernelSpecification"), "Language");
-  if (json_is_string(lang0) && strcmp(json_string_value(lang0), "Vulkan"))
-    return bad(r, "$.KernelSpecification.Language", "'%s': vkocc tunes Vulkan kernels (\"Language\": \"Vulkan\")",
-               json_string_value(lang0));
-  static const char *const root_keys[] = {"ConfigurationSpace", "KernelSpecification", "Search", "Budget", "General", NULL};
-  if ((s = only_keys(r, doc, "$", root_keys))) return s;
-  json_t *general, *cs, *ks, *tp, *conds, *search, *budget;
-  if ((s = get_obj(r, doc, "General", "$", false, &general))) return s;
-  if (general) {
-    static const char *const gk[] = {"FormatVersion", "LoggingLevel", "TimeUnit", "OutputFile", "OutputFormat", NULL};
-    if ((s = only_keys(r, general, "$.General", gk))) return s;
-  }
-  if ((s = get_obj(r, doc, "KernelSpecification", "$", true, &ks)) ||
-      (s = get_obj(r, doc, "ConfigurationSpace", "$", true, &cs)))
-    return s;
-  /* the kernel specification's scalar parts first: ProblemSize is needed by Values and sizes */
   static const char *const kkeys[] = {"Language", "CompilerOptions", "Profiling", "KernelName", "KernelFile",
                                       "GlobalSizeType", "GlobalSize", "LocalSize", "Arguments", "ReferenceArguments",
                                       "ProblemSize", "Device", "SharedMemory", "SimulationInput", NULL};
@@ -496,28 +461,28 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
   const char *lang, *kname, *kfile;
   if ((s = get_str(r, ks, "Language", "$.KernelSpecification", true, &lang))) return s;
   if (strcmp(lang, "Vulkan"))
-    return bad(r, "$.KernelSpecification.Language", "'%s': vkocc tunes Vulkan kernels (\"Language\": \"Vulkan\")", lang);
+    return t1_bad(r, "$.KernelSpecification.Language", "'%s': vkocc tunes Vulkan kernels (\"Language\": \"Vulkan\")", lang);
   if (json_object_get(ks, "SharedMemory"))
-    return bad(r, "$.KernelSpecification.SharedMemory", "not supported: a Vulkan kernel declares its shared memory itself");
+    return t1_bad(r, "$.KernelSpecification.SharedMemory", "not supported: a Vulkan kernel declares its shared memory itself");
   if (json_object_get(ks, "SimulationInput"))
-    return bad(r, "$.KernelSpecification.SimulationInput", "not supported (replay a results file instead)");
+    return t1_bad(r, "$.KernelSpecification.SimulationInput", "not supported (replay a results file instead)");
   if (json_object_get(ks, "Profiling") && !json_is_boolean(json_object_get(ks, "Profiling")))
-    return bad(r, "$.KernelSpecification.Profiling", "expected a boolean");
+    return t1_bad(r, "$.KernelSpecification.Profiling", "expected a boolean");
   if ((s = get_str(r, ks, "KernelName", "$.KernelSpecification", true, &kname)) ||
       (s = get_str(r, ks, "KernelFile", "$.KernelSpecification", true, &kfile)))
     return s;
-  if (!kfile[0]) return bad(r, "$.KernelSpecification.KernelFile", "empty");
-  if (!kname[0]) return bad(r, "$.KernelSpecification.KernelName", "empty (the kernel's entry point, \"main\" for GLSL)");
+  if (!kfile[0]) return t1_bad(r, "$.KernelSpecification.KernelFile", "empty");
+  if (!kname[0]) return t1_bad(r, "$.KernelSpecification.KernelName", "empty (the kernel's entry point, \"main\" for GLSL)");
   if (strlen(kname) >= sizeof S->kernel_name)
-    return bad(r, "$.KernelSpecification.KernelName", "longer than %zu characters", sizeof S->kernel_name - 1);
+    return t1_bad(r, "$.KernelSpecification.KernelName", "longer than %zu characters", sizeof S->kernel_name - 1);
   snprintf(S->kernel_name, sizeof S->kernel_name, "%s", kname);
   if (!resolve(S, kfile, S->kernel_file, sizeof S->kernel_file))
-    return bad(r, "$.KernelSpecification.KernelFile", "the path is longer than %zu bytes", sizeof S->kernel_file - 1);
+    return t1_bad(r, "$.KernelSpecification.KernelFile", "the path is longer than %zu bytes", sizeof S->kernel_file - 1);
   if (check_files && !file_exists(S->kernel_file))
-    return bad(r, "$.KernelSpecification.KernelFile", "'%s': no such readable file (%s)", kfile, S->kernel_file);
+    return t1_bad(r, "$.KernelSpecification.KernelFile", "'%s': no such readable file (%s)", kfile, S->kernel_file);
   S->lang = vkocc_shader_lang_of(S->kernel_file);
   if (S->lang == VKOCC_SHADER_AUTO)
-    return bad(r, "$.KernelSpecification.KernelFile", "'%s': expected a .comp/.glsl (GLSL), .hlsl or .spv file", kfile);
+    return t1_bad(r, "$.KernelSpecification.KernelFile", "'%s': expected a .comp/.glsl (GLSL), .hlsl or .spv file", kfile);
   static const char *const gst[] = {"Vulkan", "CUDA", "OpenCL", NULL};
   int g;
   if ((s = get_enum(r, ks, "GlobalSizeType", "$.KernelSpecification", false, gst, 0, &g))) return s;
@@ -525,7 +490,7 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
   json_t *ps = json_object_get(ks, "ProblemSize");
   if (ps) {
     if (!json_is_array(ps) || json_array_size(ps) < 1 || json_array_size(ps) > 3)
-      return bad(r, "$.KernelSpecification.ProblemSize", "expected an array of 1 to 3 integers");
+      return t1_bad(r, "$.KernelSpecification.ProblemSize", "expected an array of 1 to 3 integers");
     for (size_t i = 0; i < json_array_size(ps); i++) {
       json_t *v = json_array_get(ps, i);
       char p[80];
@@ -539,9 +504,9 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
         if ((s = parse_expr(r, p, json_string_value(v), &sc, &e))) return s;
         bool ok = texpr_eval_int(e, NULL, &n, err, sizeof err);
         texpr_free(e);
-        if (!ok) return bad(r, p, "%s", err);
-      } else return bad(r, p, "expected an integer");
-      if (n < 1 || n > (1ll << 40)) return bad(r, p, "%lld: expected 1 to 2^40", (long long)n);
+        if (!ok) return t1_bad(r, p, "%s", err);
+      } else return t1_bad(r, p, "expected an integer");
+      if (n < 1 || n > (1ll << 40)) return t1_bad(r, p, "%lld: expected 1 to 2^40", (long long)n);
       S->problem[i] = n;
     }
     S->nproblem = (uint32_t)json_array_size(ps);
@@ -552,23 +517,24 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
     json_t *v = json_array_get(co, i);
     char p[80];
     snprintf(p, sizeof p, "$.KernelSpecification.CompilerOptions[%zu]", i);
-    if (!json_is_string(v)) return bad(r, p, "expected a string");
+    if (!json_is_string(v)) return t1_bad(r, p, "expected a string");
     const char *o = json_string_value(v);
     if (!strncmp(o, "-D", 2) && o[2] && o[2] != '=') {
       S->defines = vkocc_xrealloc(S->defines, (S->ndefines + 1) * sizeof *S->defines);
       S->defines[S->ndefines++] = vkocc_xstrdup(o + 2);
     } else if (!strcmp(o, "-O") || !strcmp(o, "-O0") || !strcmp(o, "-Os") || !strcmp(o, "-g")) {
       /* accepted: the run-time compiler's own optimization setting is used (docs/tune.md) */
-    } else return bad(r, p, "'%s': only -DNAME[=VALUE], -O, -O0, -Os and -g are supported", o);
+    } else return t1_bad(r, p, "'%s': only -DNAME[=VALUE], -O, -O0, -Os and -g are supported", o);
   }
-  /* the parameters */
-  static const char *const cskeys[] = {"TuningParameters", "Conditions", NULL};
-  if ((s = only_keys(r, cs, "$.ConfigurationSpace", cskeys)) ||
-      (s = get_arr(r, cs, "TuningParameters", "$.ConfigurationSpace", true, &tp)) ||
-      (s = get_arr(r, cs, "Conditions", "$.ConfigurationSpace", false, &conds)))
-    return s;
-  if (json_array_size(tp) == 0) return bad(r, "$.ConfigurationSpace.TuningParameters", "no parameters");
-  if (json_array_size(tp) > 32) return bad(r, "$.ConfigurationSpace.TuningParameters", "more than 32 parameters");
+  return VKOCC_OK;
+}
+
+/* $.ConfigurationSpace's parameters, as expression variables with the range of their values */
+static vkocc_status read_params(rd *r, json_t *tp) {
+  t1_spec *S = r->s;
+  vkocc_status s;
+  if (json_array_size(tp) == 0) return t1_bad(r, "$.ConfigurationSpace.TuningParameters", "no parameters");
+  if (json_array_size(tp) > 32) return t1_bad(r, "$.ConfigurationSpace.TuningParameters", "more than 32 parameters");
   S->params = vkocc_xcalloc(json_array_size(tp), sizeof *S->params);
   for (size_t i = 0; i < json_array_size(tp); i++) {
     S->nparams++; /* counted first: t1_free frees what a failed read allocated */
@@ -590,8 +556,14 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
     }
     if (v->min.kind == TEXPR_STR) v->has_range = false;
   }
-  /* the conditions */
-  if (conds && json_array_size(conds) > 256) return bad(r, "$.ConfigurationSpace.Conditions", "more than 256 conditions");
+  return VKOCC_OK;
+}
+
+/* $.ConfigurationSpace.Conditions, parsed against the parameters (and P, and the device's limits) */
+static vkocc_status read_conds(rd *r, json_t *conds) {
+  t1_spec *S = r->s;
+  vkocc_status s;
+  if (conds && json_array_size(conds) > 256) return t1_bad(r, "$.ConfigurationSpace.Conditions", "more than 256 conditions");
   S->conds = vkocc_xcalloc(json_array_size(conds) + 1, sizeof *S->conds);
   for (size_t i = 0; conds && i < json_array_size(conds); i++) {
     json_t *c = json_array_get(conds, i);
@@ -599,7 +571,7 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
     char path[64];
     snprintf(path, sizeof path, "$.ConfigurationSpace.Conditions[%zu]", i);
     static const char *const ck[] = {"Parameters", "Expression", NULL};
-    if (!json_is_object(c)) return bad(r, path, "expected an object");
+    if (!json_is_object(c)) return t1_bad(r, path, "expected an object");
     const char *ex;
     json_t *pl;
     if ((s = only_keys(r, c, path, ck)) || (s = get_str(r, c, "Expression", path, true, &ex)) ||
@@ -609,11 +581,11 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
       json_t *n = json_array_get(pl, k);
       char pp[128];
       snprintf(pp, sizeof pp, "%s.Parameters[%zu]", path, k);
-      if (!json_is_string(n)) return bad(r, pp, "expected a parameter name");
+      if (!json_is_string(n)) return t1_bad(r, pp, "expected a parameter name");
       uint32_t j = 0;
       while (j < S->nparams && strcmp(S->params[j].name, json_string_value(n))) j++;
       if (j == S->nparams && strcmp(json_string_value(n), "P"))
-        return bad(r, pp, "'%s' is not a tuning parameter", json_string_value(n));
+        return t1_bad(r, pp, "'%s' is not a tuning parameter", json_string_value(n));
     }
     snprintf(C->path, sizeof C->path, "%s.Expression", path);
     texpr_scope sc = scope_of(S, true);
@@ -625,33 +597,47 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
     S->uses_P |= C->uses_P;
     S->nconds++;
   }
+  return VKOCC_OK;
+}
+
+/* the workgroup size and count, the arguments and the references */
+static vkocc_status read_launch(rd *r, json_t *ks, bool check_files) {
+  t1_spec *S = r->s;
+  vkocc_status s;
   if ((s = read_sizes(r, ks, "LocalSize", S->local, S->local_text)) ||
       (s = read_sizes(r, ks, "GlobalSize", S->global, S->global_text)))
     return s;
   for (int d = 0; d < 3; d++)
     if (texpr_uses(S->local[d], NULL) & TEXPR_USES_P)
-      return bad(r, "$.KernelSpecification.LocalSize", "a workgroup size cannot depend on P (P depends on it)");
+      return t1_bad(r, "$.KernelSpecification.LocalSize", "a workgroup size cannot depend on P (P depends on it)");
   /* arguments and references */
   json_t *args, *refs;
   if ((s = get_arr(r, ks, "Arguments", "$.KernelSpecification", false, &args)) ||
       (s = get_arr(r, ks, "ReferenceArguments", "$.KernelSpecification", false, &refs)))
     return s;
-  if (args && json_array_size(args) > 64) return bad(r, "$.KernelSpecification.Arguments", "more than 64 arguments");
+  if (args && json_array_size(args) > 64) return t1_bad(r, "$.KernelSpecification.Arguments", "more than 64 arguments");
   S->args = vkocc_xcalloc(json_array_size(args) + 1, sizeof *S->args);
   for (size_t i = 0; args && i < json_array_size(args); i++) {
     S->nargs++;
     if ((s = read_arg(r, json_array_get(args, i), (uint32_t)i, check_files, &S->args[i]))) return s;
     for (uint32_t j = 0; j + 1 < S->nargs; j++)
       if (!strcmp(S->args[j].name, S->args[i].name))
-        return bad(r, S->args[i].path, "Name '%s' appears twice", S->args[i].name);
+        return t1_bad(r, S->args[i].path, "Name '%s' appears twice", S->args[i].name);
   }
-  if (refs && json_array_size(refs) > 64) return bad(r, "$.KernelSpecification.ReferenceArguments", "more than 64");
+  if (refs && json_array_size(refs) > 64) return t1_bad(r, "$.KernelSpecification.ReferenceArguments", "more than 64");
   S->refs = vkocc_xcalloc(json_array_size(refs) + 1, sizeof *S->refs);
   for (size_t i = 0; refs && i < json_array_size(refs); i++) {
     S->nrefs++;
     if ((s = read_ref(r, json_array_get(refs, i), (uint32_t)i, check_files, &S->refs[i]))) return s;
   }
-  /* budget and search */
+  return VKOCC_OK;
+}
+
+/* $.Budget: a duration, a count or a fraction of the space */
+static vkocc_status read_budget(rd *r, json_t *doc) {
+  t1_spec *S = r->s;
+  vkocc_status s;
+  json_t *budget;
   if ((s = get_arr(r, doc, "Budget", "$", false, &budget))) return s;
   for (size_t i = 0; budget && i < json_array_size(budget); i++) {
     json_t *b = json_array_get(budget, i);
@@ -661,21 +647,29 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
     static const char *const bt[] = {"TuningDuration", "ConfigurationCount", "ConfigurationFraction", NULL};
     int t;
     double v = 0;
-    if (!json_is_object(b)) return bad(r, path, "expected an object");
+    if (!json_is_object(b)) return t1_bad(r, path, "expected an object");
     if ((s = only_keys(r, b, path, bk)) || (s = get_enum(r, b, "Type", path, true, bt, 0, &t)) ||
         (s = get_num(r, b, "BudgetValue", path, true, &v, NULL)))
       return s;
     if (t == 0) {
-      if (!(v > 0 && v < 1e9)) return bad(r, path, "TuningDuration must be positive seconds");
+      if (!(v > 0 && v < 1e9)) return t1_bad(r, path, "TuningDuration must be positive seconds");
       S->budget.max_seconds = v;
     } else if (t == 1) {
-      if (!(v >= 1 && v <= 1e15 && v == floor(v))) return bad(r, path, "ConfigurationCount must be a positive integer");
+      if (!(v >= 1 && v <= 1e15 && v == floor(v))) return t1_bad(r, path, "ConfigurationCount must be a positive integer");
       S->budget.max_evals = (uint64_t)v;
     } else {
-      if (!(v > 0 && v <= 1)) return bad(r, path, "ConfigurationFraction must be in (0, 1]");
+      if (!(v > 0 && v <= 1)) return t1_bad(r, path, "ConfigurationFraction must be in (0, 1]");
       S->budget.max_fraction = v;
     }
   }
+  return VKOCC_OK;
+}
+
+/* $.Search: a strategy vkocc has (brute force without one) and its attributes */
+static vkocc_status read_search(rd *r, json_t *doc) {
+  t1_spec *S = r->s;
+  vkocc_status s;
+  json_t *search;
   if ((s = get_obj(r, doc, "Search", "$", false, &search))) return s;
   snprintf(S->search, sizeof S->search, "brute_force");
   if (search) {
@@ -690,7 +684,7 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
       const tune_strategy_def *const *all = tune_strategies(&n);
       char l[512] = "";
       for (uint32_t i = 0; i < n; i++) snprintf(l + strlen(l), sizeof l - strlen(l), "%s%s", i ? ", " : "", all[i]->name);
-      return bad(r, "$.Search.Name", "unknown search '%s' (%s, Deterministic)", nm, l);
+      return t1_bad(r, "$.Search.Name", "unknown search '%s' (%s, Deterministic)", nm, l);
     }
     snprintf(S->search, sizeof S->search, "%s", nm);
     if (at) {
@@ -701,10 +695,10 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
         snprintf(p, sizeof p, "$.Search.Attributes[%zu]", i);
         const char *an;
         static const char *const ak[] = {"Name", "Value", NULL};
-        if (!json_is_object(a)) return bad(r, p, "expected an object");
+        if (!json_is_object(a)) return t1_bad(r, p, "expected an object");
         if ((s = only_keys(r, a, p, ak)) || (s = get_str(r, a, "Name", p, true, &an))) return s;
         json_t *v = json_object_get(a, "Value");
-        if (!v || json_is_null(v)) return bad(r, p, "missing required member 'Value'");
+        if (!v || json_is_null(v)) return t1_bad(r, p, "missing required member 'Value'");
         json_object_set(S->search_attrs, an, v);
       }
     }
@@ -712,11 +706,44 @@ static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
   return VKOCC_OK;
 }
 
+static vkocc_status parse_doc(rd *r, json_t *doc, bool check_files) {
+  vkocc_status s;
+  if (!json_is_object(doc)) return t1_bad(r, "$", "expected a T1 object");
+  /* a kernel in another language is refused as such first, whatever else its spec uses (the published T1
+   * files of Kernel Tuner and KTT: CUDA, OpenCL) */
+  json_t *lang0 = json_object_get(json_object_get(doc, "KernelSpecification"), "Language");
+  if (json_is_string(lang0) && strcmp(json_string_value(lang0), "Vulkan"))
+    return t1_bad(r, "$.KernelSpecification.Language", "'%s': vkocc tunes Vulkan kernels (\"Language\": \"Vulkan\")",
+               json_string_value(lang0));
+  static const char *const root_keys[] = {"ConfigurationSpace", "KernelSpecification", "Search", "Budget", "General", NULL};
+  if ((s = only_keys(r, doc, "$", root_keys))) return s;
+  json_t *general, *cs, *ks, *tp, *conds;
+  if ((s = get_obj(r, doc, "General", "$", false, &general))) return s;
+  if (general) {
+    static const char *const gk[] = {"FormatVersion", "LoggingLevel", "TimeUnit", "OutputFile", "OutputFormat", NULL};
+    if ((s = only_keys(r, general, "$.General", gk))) return s;
+  }
+  if ((s = get_obj(r, doc, "KernelSpecification", "$", true, &ks)) ||
+      (s = get_obj(r, doc, "ConfigurationSpace", "$", true, &cs)))
+    return s;
+  if ((s = read_kernel(r, ks, check_files))) return s;
+  /* the parameters */
+  static const char *const cskeys[] = {"TuningParameters", "Conditions", NULL};
+  if ((s = only_keys(r, cs, "$.ConfigurationSpace", cskeys)) ||
+      (s = get_arr(r, cs, "TuningParameters", "$.ConfigurationSpace", true, &tp)) ||
+      (s = get_arr(r, cs, "Conditions", "$.ConfigurationSpace", false, &conds)))
+    return s;
+  if ((s = read_params(r, tp)) || (s = read_conds(r, conds)) || (s = read_launch(r, ks, check_files)) ||
+      (s = read_budget(r, doc)) || (s = read_search(r, doc)))
+    return s;
+  return VKOCC_OK;
+}
+
 vkocc_status t1_parse(const char *text, size_t len, const char *file, const char *dir, bool check_files, t1_spec *out) {
   memset(out, 0, sizeof *out);
   snprintf(out->file, sizeof out->file, "%s", file);
   snprintf(out->dir, sizeof out->dir, "%s", dir ? dir : "");
-  snprintf(out->hash, sizeof out->hash, "fnv1a64:%016llx", (unsigned long long)fnv1a(text, len));
+  snprintf(out->hash, sizeof out->hash, "fnv1a64:%016llx", (unsigned long long)vkocc_fnv1a(VKOCC_FNV1A_OFFSET, text, len));
   json_error_t e;
   json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
   if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: line %d column %d: not JSON: %s", file, e.line, e.column, e.text);
@@ -768,307 +795,4 @@ void t1_free(t1_spec *s) {
   free(s->refs);
   json_decref(s->search_attrs);
   memset(s, 0, sizeof *s);
-}
-
-void t1_env(const t1_spec *s, const uint32_t *coord, texpr_value *slots, int64_t P, texpr_env *env) {
-  for (uint32_t i = 0; i < s->nparams; i++) slots[i] = s->params[i].values[coord[i]];
-  *env = (texpr_env){.vars = slots, .problem_size = s->problem, .nproblem = s->nproblem, .has_P = P >= 0, .P = P,
-                     .device = s->has_device ? s->device : NULL};
-}
-
-void t1_config_key(const t1_spec *s, const uint32_t *coord, char *out, size_t len) {
-  json_t *o = t1_config_json(s, coord);
-  char *t = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-  snprintf(out, len, "%s", t ? t : "");
-  free(t);
-  json_decref(o);
-}
-
-json_t *t1_config_json(const t1_spec *s, const uint32_t *coord) {
-  json_t *o = json_object();
-  for (uint32_t i = 0; i < s->nparams; i++) {
-    const texpr_value *v = &s->params[i].values[coord[i]];
-    json_t *j = s->params[i].type == T1_BOOL ? json_boolean(v->i)
-                : v->kind == TEXPR_INT ? json_integer(v->i) : v->kind == TEXPR_FLOAT ? json_real(v->f) : json_string(v->s);
-    json_object_set_new(o, s->params[i].name, j);
-  }
-  return o;
-}
-
-static void config_text(const t1_spec *s, const uint32_t *coord, char *out, size_t len) {
-  out[0] = 0;
-  for (uint32_t i = 0; i < s->nparams; i++) {
-    char v[64];
-    texpr_format(&s->params[i].values[coord[i]], v, sizeof v);
-    snprintf(out + strlen(out), len - strlen(out), "%s%s=%s", i ? ", " : "", s->params[i].name, v);
-  }
-}
-
-static vkocc_status cond_fail(const t1_spec *s, const t1_cond *c, const uint32_t *coord, const char *err) {
-  char cfg[512];
-  config_text(s, coord, cfg, sizeof cfg);
-  return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: '%.200s': %s (at %s)", s->file, c->path, c->text, err, cfg);
-}
-
-vkocc_status t1_sizes(const t1_spec *s, const uint32_t *coord, int64_t P, uint32_t local[3], uint32_t groups[3]) {
-  texpr_value slots[32];
-  texpr_env env;
-  t1_env(s, coord, slots, P, &env);
-  for (int d = 0; d < 3; d++) {
-    int64_t l, g;
-    char err[512];
-    static const char xyz[] = "XYZ";
-    bool ok = texpr_eval_int(s->local[d], &env, &l, err, sizeof err);
-    if (!ok || l < 1 || l > 65536) {
-      char cfg[512];
-      config_text(s, coord, cfg, sizeof cfg);
-      if (ok) snprintf(err, sizeof err, "%lld is not a workgroup size (1 to 65536)", (long long)l);
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.LocalSize.%c: '%s': %s (at %s)", s->file, xyz[d],
-                        s->local_text[d], err, cfg);
-    }
-    ok = texpr_eval_int(s->global[d], &env, &g, err, sizeof err);
-    if (!ok || g < 1 || g > (1ll << 40)) {
-      char cfg[512];
-      config_text(s, coord, cfg, sizeof cfg);
-      if (ok) snprintf(err, sizeof err, "%lld is out of range (1 to 2^40)", (long long)g);
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.GlobalSize.%c: '%s': %s (at %s)", s->file, xyz[d],
-                        s->global_text[d], err, cfg);
-    }
-    if (s->global_is_invocations) g = (g + l - 1) / l; /* OpenCL: invocations, rounded up to whole workgroups */
-    if (g > UINT32_MAX) {
-      char cfg[512];
-      config_text(s, coord, cfg, sizeof cfg);
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.GlobalSize.%c: %lld workgroups overflow 32 bits (at %s)",
-                        s->file, xyz[d], (long long)g, cfg);
-    }
-    local[d] = (uint32_t)l, groups[d] = (uint32_t)g;
-  }
-  return VKOCC_OK;
-}
-
-vkocc_status t1_enumerate(const t1_spec *s, t1_space *out) {
-  memset(out, 0, sizeof *out);
-  uint64_t total = 1;
-  for (uint32_t i = 0; i < s->nparams; i++) {
-    if (__builtin_mul_overflow(total, (uint64_t)s->params[i].nvalues, &total) || total > T1_MAX_SPACE)
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.ConfigurationSpace.TuningParameters: the space has more than %llu "
-                        "configurations", s->file, (unsigned long long)T1_MAX_SPACE);
-  }
-  out->total = total;
-  out->by_cond = vkocc_xcalloc(s->nconds + 1, sizeof *out->by_cond);
-  uint32_t cap = 0;
-  uint32_t coord[32] = {0};
-  texpr_value slots[32];
-  texpr_env env;
-  for (uint64_t n = 0; n < total; n++) {
-    t1_env(s, coord, slots, -1, &env);
-    bool keep = true;
-    for (uint32_t c = 0; c < s->nconds && keep; c++) {
-      if (s->conds[c].uses_P || (s->conds[c].uses_device && !s->has_device)) continue;
-      texpr_value v;
-      char err[512];
-      if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) {
-        vkocc_status st = cond_fail(s, &s->conds[c], coord, err);
-        t1_space_free(out);
-        return st;
-      }
-      keep = texpr_truthy(&v);
-      if (!keep) out->by_cond[c]++;
-    }
-    if (keep) {
-      /* the sizes of every kept configuration must evaluate (P-dependent ones are checked once P is known) */
-      bool sizes_P = false;
-      for (int d = 0; d < 3; d++)
-        sizes_P |= (texpr_uses(s->global[d], NULL) & TEXPR_USES_P) ||
-                   (!s->has_device && (texpr_uses(s->global[d], NULL) | texpr_uses(s->local[d], NULL)) & TEXPR_USES_DEVICE);
-      uint32_t l[3], g[3];
-      vkocc_status st = sizes_P ? VKOCC_OK : t1_sizes(s, coord, -1, l, g);
-      if (st) { t1_space_free(out); return st; }
-      if (out->count == T1_MAX_KEPT) {
-        t1_space_free(out);
-        return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.ConfigurationSpace: more than %u configurations satisfy the conditions",
-                          s->file, T1_MAX_KEPT);
-      }
-      if (out->count == cap) {
-        cap = cap ? 2 * cap : 256;
-        out->coord = vkocc_xrealloc(out->coord, (size_t)cap * s->nparams * sizeof *out->coord);
-      }
-      memcpy(out->coord + (size_t)out->count * s->nparams, coord, s->nparams * sizeof *coord);
-      out->count++;
-    } else out->constrained++;
-    for (int32_t i = (int32_t)s->nparams - 1; i >= 0; i--) {
-      if (++coord[i] < s->params[i].nvalues) break;
-      coord[i] = 0;
-    }
-  }
-  if (!out->count) {
-    t1_space_free(out);
-    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.ConfigurationSpace.Conditions: no configuration of %llu satisfies the "
-                      "conditions", s->file, (unsigned long long)total);
-  }
-  return VKOCC_OK;
-}
-
-void t1_space_free(t1_space *sp) {
-  free(sp->coord);
-  free(sp->by_cond);
-  memset(sp, 0, sizeof *sp);
-}
-
-vkocc_status t1_check_P(const t1_spec *s, const uint32_t *coord, int64_t P, bool *ok, char *why, size_t len) {
-  texpr_value slots[32];
-  texpr_env env;
-  t1_env(s, coord, slots, P, &env);
-  *ok = true;
-  for (uint32_t c = 0; c < s->nconds; c++) {
-    if (!s->conds[c].uses_P) continue;
-    texpr_value v;
-    char err[512];
-    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) return cond_fail(s, &s->conds[c], coord, err);
-    if (!texpr_truthy(&v)) {
-      *ok = false;
-      snprintf(why, len, "%s: '%s' is false with P = %lld", s->conds[c].path, s->conds[c].text, (long long)P);
-      return VKOCC_OK;
-    }
-  }
-  return VKOCC_OK;
-}
-
-/* ------------------------------------------------------------------ data */
-
-/* conversions that saturate (NaN: 0), never undefined behaviour on out-of-range values */
-static int64_t to_i64(double v) {
-  if (!(v == v)) return 0;
-  if (v >= 9.2e18) return INT64_MAX;
-  if (v <= -9.2e18) return INT64_MIN;
-  return (int64_t)v;
-}
-static uint64_t to_u64(double v) {
-  if (!(v == v)) return 0;
-  if (v < 0) return (uint64_t)to_i64(v); /* two's complement, as C would store it */
-  if (v >= 1.8e19) return UINT64_MAX;
-  return (uint64_t)v;
-}
-static float to_f32(double v) {
-  if (v > FLT_MAX) return INFINITY;
-  if (v < -FLT_MAX) return -INFINITY;
-  return (float)v;
-}
-
-static void put(void *dst, uint64_t idx, t1_etype t, double v) {
-  uint8_t *p = dst;
-  switch (t) {
-  case T1E_BOOL: { uint32_t x = v != 0; memcpy(p + 4 * idx, &x, 4); break; }
-  case T1E_I8: case T1E_U8: case T1E_CUSTOM: p[idx] = (uint8_t)to_u64(v); break;
-  case T1E_I16: case T1E_U16: { uint16_t x = (uint16_t)to_u64(v); memcpy(p + 2 * idx, &x, 2); break; }
-  case T1E_I32: case T1E_U32: { uint32_t x = (uint32_t)to_u64(v); memcpy(p + 4 * idx, &x, 4); break; }
-  case T1E_I64: { int64_t x = to_i64(v); memcpy(p + 8 * idx, &x, 8); break; }
-  case T1E_U64: { uint64_t x = to_u64(v); memcpy(p + 8 * idx, &x, 8); break; }
-  case T1E_F32: { float x = to_f32(v); memcpy(p + 4 * idx, &x, 4); break; }
-  case T1E_F64: memcpy(p + 8 * idx, &v, 8); break;
-  }
-}
-
-/* A Generator's elements, one chunk of indices per call (vkocc_parallel_for). */
-#define GEN_CHUNK (1u << 18)
-typedef struct gen_fill {
-  const t1_spec *s;
-  const t1_data *d;
-  t1_etype t;
-  void *dst;
-  uint64_t comps;
-  pthread_mutex_t lock;
-  uint64_t bad;              /* the lowest index that failed (UINT64_MAX: none) */
-  char err[512];
-} gen_fill;
-
-static void gen_chunk(void *user, uint32_t chunk) {
-  gen_fill *g = user;
-  uint64_t lo = (uint64_t)chunk * GEN_CHUNK, hi = lo + GEN_CHUNK < g->comps ? lo + GEN_CHUNK : g->comps;
-  pthread_mutex_lock(&g->lock);
-  bool after_failure = lo > g->bad; /* nothing here can be the first to fail */
-  pthread_mutex_unlock(&g->lock);
-  if (after_failure) return;
-  texpr_value slot;
-  texpr_env env = {.vars = &slot, .problem_size = g->s->problem, .nproblem = g->s->nproblem};
-  /* blocks of indices at once where the expression allows (texpr_eval_range: the same values); element by element
-   * where it does not, or a value fails there (which this loop then names) */
-  enum { BLOCK = 1024 };
-  double vals[BLOCK];
-  uint64_t i = lo;
-  for (; i < hi; i += BLOCK) {
-    uint32_t m = hi - i < BLOCK ? (uint32_t)(hi - i) : BLOCK;
-    if (!texpr_eval_range(g->d->gen, &env, (int64_t)i, m, vals)) break;
-    for (uint32_t k = 0; k < m; k++) put(g->dst, i + k, g->t, vals[k]);
-  }
-  for (; i < hi; i++) {
-    slot = (texpr_value){.kind = TEXPR_INT, .i = (int64_t)i};
-    texpr_value v;
-    char err[512];
-    if (!texpr_eval(g->d->gen, &env, &v, err, sizeof err) || (v.kind == TEXPR_STR && snprintf(err, sizeof err, "a string"))) {
-      pthread_mutex_lock(&g->lock);
-      if (i < g->bad) g->bad = i, memcpy(g->err, err, sizeof err);
-      pthread_mutex_unlock(&g->lock);
-      return;
-    }
-    put(g->dst, i, g->t, v.kind == TEXPR_INT ? (double)v.i : v.f);
-  }
-}
-
-vkocc_status t1_fill_data(const t1_spec *s, const t1_data *d, const char *path, const t1_arg *shape, void *dst) {
-  uint64_t comps = shape->count * shape->comps;
-  switch (d->fill) {
-  case T1_FILL_NONE: memset(dst, 0, shape->bytes); return VKOCC_OK;
-  case T1_FILL_HOOK: return d->hook(s, shape, dst, d->hook_user);
-  case T1_FILL_CONSTANT:
-    for (uint64_t i = 0; i < comps; i++) put(dst, i, shape->type, d->value);
-    return VKOCC_OK;
-  case T1_FILL_RANDOM: {
-    tune_rng g;
-    tune_rng_seed(&g, d->seed);
-    for (uint64_t i = 0; i < comps; i++) {
-      uint64_t x = tune_rng_next(&g);
-      uint8_t *p = dst;
-      switch (shape->type) {
-      case T1E_F32: case T1E_F64: put(dst, i, shape->type, (double)(x >> 11) * 0x1.0p-53); break;
-      case T1E_BOOL: put(dst, i, shape->type, (double)(x >> 63)); break;
-      case T1E_I64: case T1E_U64: memcpy(p + 8 * i, &x, 8); break;
-      case T1E_I32: case T1E_U32: { uint32_t y = (uint32_t)(x >> 32); memcpy(p + 4 * i, &y, 4); break; }
-      case T1E_I16: case T1E_U16: { uint16_t y = (uint16_t)(x >> 48); memcpy(p + 2 * i, &y, 2); break; }
-      default: p[i] = (uint8_t)(x >> 56); break;
-      }
-    }
-    return VKOCC_OK;
-  }
-  case T1_FILL_BINARY: {
-    void *data;
-    size_t len;
-    if (vkocc_read_file(d->source, &data, &len))
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.DataSource: %s", s->file, path, vkocc_last_error());
-    if (len != shape->bytes) {
-      free(data);
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.DataSource: %s holds %zu bytes, expected %llu", s->file, path,
-                        d->source, len, (unsigned long long)shape->bytes);
-    }
-    memcpy(dst, data, len);
-    free(data);
-    return VKOCC_OK;
-  }
-  case T1_FILL_GENERATOR: {
-    /* chunks of the index range on a few threads: each element is the same expression of i as on one, so the
-     * bytes are the same; a failure names the lowest i that fails */
-    gen_fill g = {.s = s, .d = d, .t = shape->type, .dst = dst, .comps = comps, .bad = UINT64_MAX};
-    pthread_mutex_init(&g.lock, NULL);
-    uint32_t chunks = (uint32_t)((comps + GEN_CHUNK - 1) / GEN_CHUNK);
-    /* pure host work: every core (vkocc_parallel_for's 0 means 8) */
-    if (chunks > 1) vkocc_parallel_for(chunks, vkocc_cores(0, 32), gen_chunk, &g);
-    else if (chunks) gen_chunk(&g, 0);
-    pthread_mutex_destroy(&g.lock);
-    if (g.bad != UINT64_MAX)
-      return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.DataSource: '%.200s': %s (at i = %llu)", s->file, path, d->source,
-                        g.err, (unsigned long long)g.bad);
-    return VKOCC_OK;
-  }
-  }
-  return VKOCC_OK;
 }
