@@ -104,7 +104,7 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   cli_common c = {.run = run};
   const char *policy = NULL, *out = NULL, *t4 = NULL, *strategy = NULL, *reference = NULL, *name = NULL, *fp_path = NULL, *spec = NULL;
   bool resume = false, always_P = false;
-  vkocc_tune_options o = {0};
+  vkocc_tune_options o = {.note = cli_tune_note};
   uint32_t max_runs = 0, budget_n = 0;
   double spread = 0, timeout_s = 0, warmup_ms = 0, warmup_ratio = 0;
   int32_t sentinel = 0;

@@ -44,7 +44,7 @@ static void check(const uint8_t *data, size_t size) {
   reset();
   json_t *devices = json_array(), *attrib = json_object();
   uint32_t applied = 0;
-  vkocc_status st = fleet_journal_read(path, &run, devices, attrib, &applied);
+  vkocc_status st = fleet_journal_read(path, &run, devices, attrib, &applied, NULL);
   if (st) FUZZ_CHECK(st == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), path)); /* a refusal names the journal */
   uint32_t measured = 0;
   for (uint32_t c = 0; c < run.space.count; c++) {

@@ -3,36 +3,11 @@
  * checkpoints, a device that fails, the loop that runs it all. */
 #include "fleet_internal.h"
 
-/* ---- the coordinator */
-
-static vkocc_status send_command(fleet *f, const cmd *c) {
-  if (f->slots[c->worker].rank == f->rank) {
-    /* this rank's workers come first, in order */
-    fleet_worker_command(f, &f->w[c->worker], c);
-    return VKOCC_OK;
-  }
-  return fleet_mpi_send(f->slots[c->worker].rank, TAG_CMD, c, sizeof *c, f->silent_ms);
-}
-
-static vkocc_status send_cmd(fleet *f, uint32_t sl, int kind, uint32_t config, const char *reference) {
-  cmd c = {.kind = kind, .worker = sl, .config = config};
-  if (reference) snprintf(c.reference, sizeof c.reference, "%s", reference);
-  return send_command(f, &c);
-}
-
 bool fleet_needs_reference_run(const tu_run *run, const vkocc_tune_options *o) {
   if (run->spec.nrefs || (o->reference && o->reference[0])) return false;
   for (uint32_t i = 0; i < run->spec.nargs; i++)
     if (run->spec.args[i].output) return true;
   return false;
-}
-
-/* a device entry of a document: the same device (key and UUID: two GPUs of one model share the key), rank and host */
-bool fleet_same_device_entry(json_t *p, const char *key, const char *uuid, int64_t rank, const char *host) {
-  const char *pk = json_string_value(json_object_get(p, "key")), *pu = json_string_value(json_object_get(p, "uuid"));
-  const char *ph = json_string_value(json_object_get(p, "host"));
-  return pk && pu && ph && !strcmp(pk, key) && !strcmp(pu, uuid) && !strcmp(ph, host) &&
-         json_integer_value(json_object_get(p, "rank")) == rank;
 }
 static json_t *fleet_document(fleet *f, group *g) {
   char when[32];
@@ -134,27 +109,8 @@ vkocc_status fleet_checkpoint(fleet *f, group *g) {
   json_t *doc = fleet_document(f, g);
   vkocc_status st = vkocc_json_write(doc, g->output);
   json_decref(doc);
-  if (!st) fleet_journal_restart(g); /* everything it held is in the document now */
+  if (!st) fleet_journal_restart(f, g); /* everything it held is in the document now */
   return st;
-}
-
-/* ---- the coordinator's loop */
-
-void fleet_slot_failed(fleet *f, uint32_t s, const char *why) {
-  slot *sl = &f->slots[s];
-  group *g = &f->g[sl->group];
-  if (sl->dead) return;
-  sl->dead = true;
-  snprintf(sl->error, sizeof sl->error, "%s", why);
-  for (uint32_t i = 0; i < sl->ninflight; i++) tune_search_requeue(g->ts, sl->inflight[i]); /* another device measures them */
-  sl->ninflight = 0, sl->again_inflight = 0;
-  bool alive = false;
-  for (uint32_t k = 0; k < f->nslots; k++) alive |= f->slots[k].group == sl->group && !f->slots[k].dead;
-  if (!alive && !g->finished) {
-    snprintf(g->stopped, sizeof g->stopped, "every device of the cluster failed; the last: %s", why);
-    tune_search_stop(g->ts);
-  }
-  fprintf(stderr, "vkocc tune: device %s (rank %d) left the search: %s\n", sl->dev.id.name, sl->rank, why);
 }
 
 /* The search handed out everything: last reference points, then the final round on every device; true when the
@@ -277,7 +233,7 @@ static void steal(fleet *f, uint32_t gi, uint32_t s) {
         break;
       }
     sl->inflight[sl->ninflight++] = c[i], sl->stolen++, sl->end_ref = false;
-    if (send_cmd(f, s, CMD_MEASURE, c[i], NULL)) fleet_slot_failed(f, s, vkocc_last_error());
+    if (fleet_send_cmd(f, s, CMD_MEASURE, c[i], NULL)) fleet_slot_failed(f, s, vkocc_last_error());
   }
 }
 
@@ -300,7 +256,7 @@ static bool dispatch(fleet *f) {
         if (!g->ref_known && other) continue;
         cmd go = {.kind = CMD_GO, .purpose = g->norm, .worker = s};
         snprintf(go.reference, sizeof go.reference, "%s", g->ref_known ? g->reference : "");
-        if (send_command(f, &go)) { fleet_slot_failed(f, s, vkocc_last_error()); continue; }
+        if (fleet_send_command(f, &go)) { fleet_slot_failed(f, s, vkocc_last_error()); continue; }
         sl->started = true, sl->go_ms = vkocc_now_ms() - f->t0;
         fleet_ask_references(f, s);
       }
@@ -318,7 +274,7 @@ static bool dispatch(fleet *f) {
           }
           if (sl->dead) { tune_search_requeue(g->ts, c[i]); continue; }
           sl->inflight[sl->ninflight++] = c[i], want--, handed = true, sl->end_ref = false;
-          if (send_cmd(f, s, CMD_MEASURE, c[i], NULL)) fleet_slot_failed(f, s, vkocc_last_error());
+          if (fleet_send_cmd(f, s, CMD_MEASURE, c[i], NULL)) fleet_slot_failed(f, s, vkocc_last_error());
         }
       }
     }

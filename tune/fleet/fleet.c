@@ -24,11 +24,6 @@
 #include "fleet_internal.h"
 #include <unistd.h>
 
-void fleet_host_name(char *out, size_t len) {
-  if (gethostname(out, len)) snprintf(out, len, "?");
-  out[len - 1] = 0;
-}
-
 static void output_of(const char *output, const char *cluster, uint32_t ng, char *out, size_t len) {
   size_t l = strlen(output);
   if (ng == 1) snprintf(out, len, "%s", output);
@@ -90,7 +85,7 @@ static vkocc_status make_groups(fleet *f) {
     snprintf(g->journal, sizeof g->journal, "%s.journal", g->output);
     if ((st = tu_prepare(f->spec_path, f->name, &g->run))) return st;
     if ((st = bind_group_limits(f, gi))) return st;
-    if (f->resume && (st = fleet_resume_group(g))) return st;
+    if (f->resume && (st = fleet_resume_group(f, g))) return st;
     if (!g->prev_devices) g->prev_devices = json_array();
     /* --only after the resumed results, as one device does: those are kept whatever it says */
     for (uint32_t i = 0; i < o->nonly; i++)
@@ -387,7 +382,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   tu_shared_free(F.shared);
   free(ids);
   free(lims);
-  if (mpi_inited) fleet_mpi_finalize(lost, silent_ms, st ? 1 : 0);
+  if (mpi_inited) fleet_mpi_finalize(lost, silent_ms, st ? 1 : 0, o->note, o->user);
   return st ? vkocc_fail(st, "%s", keep) : VKOCC_OK;
 }
 
@@ -406,7 +401,7 @@ void vkocc_tune_fleet_refuse(const char *why) {
   if (fleet_mpi_init(&F.rank, &F.nranks)) return;
   F.mpi = F.nranks > 1;
   if (F.mpi) fleet_refuse(&F, VKOCC_ERROR_USAGE, why && why[0] ? why : "(no reason given)");
-  fleet_mpi_finalize(false, F.silent_ms, 2);
+  fleet_mpi_finalize(false, F.silent_ms, 2, NULL, NULL); /* no caller's options to note to */
 }
 
 bool vkocc_mpi_built(void) { return fleet_mpi_built(); }
@@ -429,21 +424,3 @@ bool vkocc_mpi_launched(int *rank, int *local_rank) {
   if (local_rank) *local_rank = l > 0 ? (int)l : 0;
   return size > 1 && r >= 0;
 }
-
-#ifndef VKOCC_HAVE_MPI
-bool fleet_mpi_built(void) { return false; }
-vkocc_status fleet_mpi_init(int *rank, int *size) {
-  *rank = 0, *size = 1;
-  return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "this vkocc was built without MPI (libopenmpi-dev when it was configured)");
-}
-void fleet_mpi_finalize(bool lost, double limit_ms, int code) { (void)lost, (void)limit_ms, (void)code; }
-void fleet_mpi_abort(int code) { exit(code); }
-vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len, double limit_ms) {
-  (void)to, (void)tag, (void)buf, (void)len, (void)limit_ms;
-  return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "this vkocc was built without MPI");
-}
-bool fleet_mpi_poll(int *from, int *tag, void **buf, size_t *len) {
-  (void)from, (void)tag, (void)buf, (void)len;
-  return false;
-}
-#endif

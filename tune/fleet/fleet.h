@@ -16,11 +16,12 @@
 /* The journal beside a results document (OUTPUT.journal): each result appended as it arrives. Applies the
  * results of the journal at path to run (those not measured there yet; counted in run->resumed and *applied),
  * each one's device to devices (a JSON array of {key, uuid, rank, host, measured}: found there or appended) and attrib
- * (configuration key -> index in devices). A journal of another spec or vkocc build is set aside (a note on
- * stderr); one cut short (a kill while a record was written) is read up to that record. A whole record that is not
+ * (configuration key -> index in devices). A journal of another spec or vkocc build is set aside (*set_aside true,
+ * where given: the caller notes it); one cut short (a kill while a record was written) is read up to that record. A whole record that is not
  * one vkocc writes (tu_record_check: its median not that of its times, a time not positive, a configuration outside
  * the space or twice) is USAGE naming the journal and the record, and then nothing of it is to be resumed. */
-vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied);
+vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied,
+                                bool *set_aside);
 /* Its parts as the coordinator writes them: the header (FLEET_JOURNAL_HEADER bytes: the layout of a result, the
  * vkocc version, the spec's hash) and one record (run->r[c] with the device that measured it). */
 #define FLEET_JOURNAL_HEADER 84
@@ -55,12 +56,12 @@ bool fleet_factor_applies(bool known, double factor, double spread);
  * (*ref) and how many points (*npoints). False when no reference has two points. Pure. */
 bool fleet_drift_of(const fleet_point *p, uint32_t n, uint32_t *ref, uint32_t *npoints, double *range, double *spread);
 
-/* The MPI transport (tune/fleet_mpi.c when vkocc is built with MPI; otherwise every call fails or is false). */
+/* The MPI transport (tune/fleet/fleet_mpi.c when vkocc is built with MPI; otherwise every call fails or is false). */
 bool fleet_mpi_built(void);
 /* MPI_Init_thread (funneled) and the communicator's rank and size. */
 vkocc_status fleet_mpi_init(int *rank, int *size);
-/* MPI_Finalize, left out when a rank was lost and bounded by limit_ms otherwise (then _exit(code)) */
-void fleet_mpi_finalize(bool lost, double limit_ms, int code);
+/* MPI_Finalize, left out when a rank was lost and bounded by limit_ms otherwise (then a note and _exit(code)) */
+void fleet_mpi_finalize(bool lost, double limit_ms, int code, void (*note)(void *user, const char *line), void *user);
 /* Ends every rank (a coordinator that cannot go on). */
 void fleet_mpi_abort(int code);
 /* Sends, waiting at most limit_ms for the message to leave (a rank that died takes nothing). */

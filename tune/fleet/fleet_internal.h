@@ -1,8 +1,9 @@
-/* Internal to the fleet's room (tune/fleet/): what its files share. fleet.c sets a run up and runs it
- * (vkocc_tune_fleet); worker.c is a device's host thread around its harness; coordinator.c hands out the search's
- * configurations and takes their results; journal.c keeps each result as it arrives (--resume after a kill);
- * normalize.c ranks a shared search by times normalized to common references, and its final round; ranks.c is the
- * protocol of the MPI ranks over fleet_mpi.c's transport. */
+/* Internal to the fleet's room (tune/fleet/): what its files share, from the bottom up. fleet_mpi.c is the MPI
+ * transport; journal.c keeps each result as it arrives (--resume after a kill); worker.c is a device's host thread
+ * around its harness; commands.c sends the devices their commands and gives a failed one up; normalize.c ranks a
+ * shared search by times normalized to common references, and its final round; ranks.c is the protocol of the MPI
+ * ranks; coordinator.c hands out the search's configurations and takes their results; fleet.c sets a run up and
+ * runs it (vkocc_tune_fleet). */
 #ifndef VKOCC_TUNE_FLEET_INTERNAL_H
 #define VKOCC_TUNE_FLEET_INTERNAL_H
 #include "fleet.h"
@@ -210,10 +211,16 @@ typedef struct welcome {
 /* a device's limits as a rank sends them (ranks.c) */
 typedef int64_t limits_t[TEXPR_NDEVICE];
 
-/* ---- what the fleet's files call of each other */
+/* ---- what the fleet's files call of each other, from the bottom up (no file calls one above it) */
 
-/* fleet.c */
-void fleet_host_name(char *out, size_t len);
+/* journal.c */
+vkocc_status fleet_journal_open(group *g);
+void fleet_journal_restart(const fleet *f, group *g);
+void fleet_record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r);
+vkocc_status fleet_resume_group(const fleet *f, group *g);
+bool fleet_bools_ok(const unsigned char *b);
+void fleet_attribute_resumed(group *g);
+bool fleet_same_device_entry(json_t *p, const char *key, const char *uuid, int64_t rank, const char *host);
 
 /* worker.c */
 msg *fleet_take(fleet *f, double wait_ms);
@@ -224,29 +231,17 @@ vkocc_status fleet_make_worker(fleet *f, worker *w, const vkocc_tune_fleet_membe
 vkocc_status fleet_start_workers(fleet *f);
 void fleet_stop_workers(fleet *f);
 
-/* coordinator.c */
-bool fleet_needs_reference_run(const tu_run *run, const vkocc_tune_options *o);
-bool fleet_same_device_entry(json_t *p, const char *key, const char *uuid, int64_t rank, const char *host);
-vkocc_status fleet_checkpoint(fleet *f, group *g);
+/* commands.c */
+vkocc_status fleet_send_command(fleet *f, const cmd *c);
+vkocc_status fleet_send_cmd(fleet *f, uint32_t sl, int kind, uint32_t config, const char *reference);
 void fleet_slot_failed(fleet *f, uint32_t s, const char *why);
-void fleet_normalization_line(const fleet *f, uint32_t gi, char *out, size_t len);
-void fleet_clocks_line(const fleet *f, uint32_t gi, char *out, size_t len, bool *drifted);
-vkocc_status fleet_coordinate(fleet *f);
-
-/* journal.c */
-vkocc_status fleet_journal_open(group *g);
-void fleet_journal_restart(group *g);
-void fleet_record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r);
-vkocc_status fleet_resume_group(group *g);
-bool fleet_bools_ok(const unsigned char *b);
-void fleet_attribute_resumed(group *g);
+void fleet_ask_again(fleet *f, uint32_t s, uint32_t c, int32_t purpose);
 
 /* normalize.c */
 int32_t fleet_base_slot(const fleet *f, uint32_t gi);
 bool fleet_slot_factor(const fleet *f, uint32_t gi, uint32_t s, double *factor, double *spread, uint32_t *nratios);
 double fleet_norm_ns(const fleet *f, uint32_t gi, uint32_t s, double raw);
 double fleet_result_norm_ns(const fleet *f, uint32_t gi, uint32_t c);
-void fleet_ask_again(fleet *f, uint32_t s, uint32_t c, int32_t purpose);
 void fleet_ask_references(fleet *f, uint32_t s);
 void fleet_again_result(fleet *f, uint32_t s, const msg *m);
 void fleet_close_window(fleet *f, uint32_t gi);
@@ -265,4 +260,12 @@ vkocc_status fleet_agent(fleet *f, const vkocc_tune_fleet_member *members, const
 vkocc_status fleet_admit(fleet *f, const char *hash, char **hellos, size_t *lens, const char *own);
 vkocc_status fleet_welcome_ranks(fleet *f, char **hellos);
 void fleet_watch_ranks(fleet *f);
+void fleet_host_name(char *out, size_t len);
+
+/* coordinator.c */
+bool fleet_needs_reference_run(const tu_run *run, const vkocc_tune_options *o);
+vkocc_status fleet_checkpoint(fleet *f, group *g);
+void fleet_normalization_line(const fleet *f, uint32_t gi, char *out, size_t len);
+void fleet_clocks_line(const fleet *f, uint32_t gi, char *out, size_t len, bool *drifted);
+vkocc_status fleet_coordinate(fleet *f);
 #endif

@@ -1,6 +1,8 @@
-/* The MPI transport of tune/fleet.c (built when CMake finds MPI). Only the main thread of a rank calls MPI
- * (MPI_THREAD_FUNNELED); messages are byte buffers, received whatever their size (probe, then receive). */
+/* The MPI transport of the fleet (tune/fleet/ranks.c speaks over it), where CMake found MPI (VKOCC_HAVE_MPI);
+ * without it every call fails or is false. Only the main thread of a rank calls MPI (MPI_THREAD_FUNNELED); messages
+ * are byte buffers, received whatever their size (probe, then receive). */
 #include "fleet.h"
+#ifdef VKOCC_HAVE_MPI
 #include <mpi.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -24,39 +26,43 @@ vkocc_status fleet_mpi_init(int *rank, int *size) {
   return VKOCC_OK;
 }
 
-static struct {
+/* what the watch of a bounded MPI_Finalize knows: on fleet_mpi_finalize's stack, which outlives the watch (joined, or
+ * the process ends) */
+typedef struct finalizing {
   atomic_bool done;
   double limit_ms;
   int code;
+  void (*note)(void *user, const char *line);
+  void *user;
 } finalizing;
 
 static void *finalize_watch(void *arg) {
-  (void)arg;
-  double end = vkocc_now_ms() + finalizing.limit_ms;
-  while (!atomic_load(&finalizing.done) && vkocc_now_ms() < end) {
+  finalizing *fz = arg;
+  double end = vkocc_now_ms() + fz->limit_ms;
+  while (!atomic_load(&fz->done) && vkocc_now_ms() < end) {
     struct timespec ts = {0, 50000000};
     nanosleep(&ts, NULL);
   }
-  if (atomic_load(&finalizing.done)) return NULL;
+  if (atomic_load(&fz->done)) return NULL;
   /* everything is written by now; what is left is the runtime's goodbye to a rank that will not answer */
-  fprintf(stderr, "vkocc: MPI_Finalize did not return in %.0f s (a rank is gone?): leaving without it\n",
-          finalizing.limit_ms / 1e3);
+  tu_note_to(fz->note, fz->user, "vkocc: MPI_Finalize did not return in %.0f s (a rank is gone?): leaving without it",
+             fz->limit_ms / 1e3);
   fflush(NULL);
-  _exit(finalizing.code);
+  _exit(fz->code);
 }
 
 /* Open MPI 4.1's MPI_Finalize is a fence with every rank, a lost one included: in mpirun's recovery mode it waits
  * for good. So it is left out once a rank is known lost, and bounded otherwise. */
-void fleet_mpi_finalize(bool lost, double limit_ms, int code) {
+void fleet_mpi_finalize(bool lost, double limit_ms, int code, void (*note)(void *user, const char *line), void *user) {
   int fin = 0;
   MPI_Finalized(&fin);
   if (fin || lost) return;
-  finalizing.limit_ms = limit_ms > 10000 ? limit_ms : 10000, finalizing.code = code;
-  atomic_store(&finalizing.done, false);
+  finalizing fz = {.limit_ms = limit_ms > 10000 ? limit_ms : 10000, .code = code, .note = note, .user = user};
+  atomic_store(&fz.done, false);
   pthread_t t;
-  bool watched = !pthread_create(&t, NULL, finalize_watch, NULL);
+  bool watched = !pthread_create(&t, NULL, finalize_watch, &fz);
   MPI_Finalize();
-  atomic_store(&finalizing.done, true);
+  atomic_store(&fz.done, true);
   if (watched) pthread_join(t, NULL);
 }
 
@@ -98,3 +104,24 @@ bool fleet_mpi_poll(int *from, int *tag, void **buf, size_t *len) {
   *from = st.MPI_SOURCE, *tag = st.MPI_TAG, *len = (size_t)n;
   return true;
 }
+#else /* built without MPI: every call fails or is false */
+#include <stdlib.h>
+
+bool fleet_mpi_built(void) { return false; }
+vkocc_status fleet_mpi_init(int *rank, int *size) {
+  *rank = 0, *size = 1;
+  return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "this vkocc was built without MPI (libopenmpi-dev when it was configured)");
+}
+void fleet_mpi_finalize(bool lost, double limit_ms, int code, void (*note)(void *user, const char *line), void *user) {
+  (void)lost, (void)limit_ms, (void)code, (void)note, (void)user;
+}
+void fleet_mpi_abort(int code) { exit(code); }
+vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len, double limit_ms) {
+  (void)to, (void)tag, (void)buf, (void)len, (void)limit_ms;
+  return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "this vkocc was built without MPI");
+}
+bool fleet_mpi_poll(int *from, int *tag, void **buf, size_t *len) {
+  (void)from, (void)tag, (void)buf, (void)len;
+  return false;
+}
+#endif

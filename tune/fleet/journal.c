@@ -64,10 +64,10 @@ static void journal_append(group *g, uint32_t c, const slot *sl) {
   if (g->jf) fleet_journal_record(g->jf, &g->run, c, sl->dev.id.key, uuid, sl->rank, sl->host);
 }
 
-void fleet_journal_restart(group *g) {
+void fleet_journal_restart(const fleet *f, group *g) {
   if (g->jf) fclose(g->jf), g->jf = NULL;
   if (fleet_journal_open(g)) /* something put in its place since the start: the document holds what was measured */
-    fprintf(stderr, "vkocc tune: note: no journal from now on: %s\n", vkocc_last_error());
+    tu_note_to(f->o->note, f->o->user, "vkocc tune: note: no journal from now on: %s", vkocc_last_error());
 }
 
 void fleet_record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r) {
@@ -99,7 +99,7 @@ static json_t *key_index(const tu_run *run) {
   return index;
 }
 
-vkocc_status fleet_resume_group(group *g) {
+vkocc_status fleet_resume_group(const fleet *f, group *g) {
   vkocc_status st;
   g->prev_devices = json_array(), g->attrib = json_object();
   if (access(g->output, F_OK) == 0) {
@@ -121,7 +121,11 @@ vkocc_status fleet_resume_group(group *g) {
   }
   g->resumed = g->run.resumed;
   uint32_t applied = 0;
-  st = fleet_journal_read(g->journal, &g->run, g->prev_devices, g->attrib, &applied);
+  bool set_aside = false;
+  st = fleet_journal_read(g->journal, &g->run, g->prev_devices, g->attrib, &applied, &set_aside);
+  if (set_aside)
+    tu_note_to(f->o->note, f->o->user, "vkocc tune: note: %s is the journal of another spec or vkocc build; set aside",
+               g->journal);
   g->resumed += applied;
   return st;
 }
@@ -154,7 +158,8 @@ static bool result_shape(tu_result *r) {
   return r->measured && (unsigned)r->inv <= TU_CONSTRAINTS && r->runs <= 1000000;
 }
 
-vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied) {
+vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, json_t *attrib, uint32_t *applied,
+                                bool *set_aside) {
   *applied = 0;
   int fd;
   vkocc_status ost = vkocc_door_open(path, O_RDONLY, 0, &fd);
@@ -169,7 +174,7 @@ vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, 
   journal_header(run, &want);
   if (fread(&h, sizeof h, 1, jf) != 1 || memcmp(&h, &want, sizeof h)) {
     fclose(jf);
-    fprintf(stderr, "vkocc tune: note: %s is the journal of another spec or vkocc build; set aside\n", path);
+    if (set_aside) *set_aside = true;
     return VKOCC_OK;
   }
   json_t *index = key_index(run);
@@ -258,4 +263,12 @@ void fleet_attribute_resumed(group *g) {
     json_t *d = json_object_get(g->attrib, key);
     if (d) g->prev_who[c] = (int32_t)json_integer_value(d);
   }
+}
+
+/* a device entry of a document: the same device (key and UUID: two GPUs of one model share the key), rank and host */
+bool fleet_same_device_entry(json_t *p, const char *key, const char *uuid, int64_t rank, const char *host) {
+  const char *pk = json_string_value(json_object_get(p, "key")), *pu = json_string_value(json_object_get(p, "uuid"));
+  const char *ph = json_string_value(json_object_get(p, "host"));
+  return pk && pu && ph && !strcmp(pk, key) && !strcmp(pu, uuid) && !strcmp(ph, host) &&
+         json_integer_value(json_object_get(p, "rank")) == rank;
 }

@@ -123,22 +123,6 @@ double fleet_result_norm_ns(const fleet *f, uint32_t gi, uint32_t c) {
 
 static bool result_valid(const tu_result *r) { return r->measured && r->inv == TU_CORRECT && r->runs > 0 && r->median_ns > 0; }
 
-/* configuration c measured again on device s (a reference, or the final round); it goes first on the worker */
-void fleet_ask_again(fleet *f, uint32_t s, uint32_t c, int32_t purpose) {
-  slot *sl = &f->slots[s];
-  if (sl->dead || !sl->started) return;
-  cmd x = {.kind = CMD_AGAIN, .purpose = purpose, .worker = s, .config = c};
-  vkocc_status st = VKOCC_OK;
-  if (sl->rank == f->rank) fleet_worker_command(f, &f->w[s], &x);
-  else st = fleet_mpi_send(sl->rank, TAG_CMD, &x, sizeof x, f->silent_ms);
-  if (st) {
-    fleet_slot_failed(f, s, vkocc_last_error());
-    return;
-  }
-  sl->again_inflight++;
-  if (purpose == FOR_REFERENCE) sl->since_ref = 0;
-}
-
 /* every reference known so far, on device s (its start, the end) */
 void fleet_ask_references(fleet *f, uint32_t s) {
   const group *g = &f->g[f->slots[s].group];

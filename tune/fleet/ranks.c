@@ -147,8 +147,8 @@ vkocc_status fleet_admit(fleet *f, const char *hash, char **hellos, size_t *lens
     if (!fleet_mpi_poll(&from, &tag, &buf, &len)) {
       if (!said && vkocc_now_ms() - t0 > 10e3) { /* a wait that speaks: each rank fingerprints and opens its devices first */
         said = true;
-        fprintf(stderr, "vkocc tune: rank 0 waits for %d of %d other ranks to report (each fingerprints and opens its devices "
-                "first)\n", f->nranks - 1 - got, f->nranks - 1);
+        tu_note_to(f->o->note, f->o->user, "vkocc tune: rank 0 waits for %d of %d other ranks to report (each fingerprints "
+                   "and opens its devices first)", f->nranks - 1 - got, f->nranks - 1);
       }
       usleep(1000);
       continue;
@@ -227,4 +227,9 @@ void fleet_watch_ranks(fleet *f) {
     for (uint32_t s = 0; s < f->nslots; s++)
       if (f->slots[s].rank == r) fleet_slot_failed(f, s, why);
   }
+}
+
+void fleet_host_name(char *out, size_t len) {
+  if (gethostname(out, len)) snprintf(out, len, "?");
+  out[len - 1] = 0;
 }

@@ -63,7 +63,7 @@ static vkocc_status measure_again(worker *w, uint32_t c, int32_t purpose, tune_e
   memset(&w->run.r[c], 0, sizeof keep);
   w->run.r[c].P = -1;
   bool full_rule = w->to.full_rule;
-  if (purpose == FOR_REFERENCE && (!min_runs || min_runs > 3)) w->to.min_runs = 3;
+  if (purpose == FOR_REFERENCE && tu_min_runs(&w->to) > 3) w->to.min_runs = 3;
   w->to.full_rule = true; /* measured again to compare, never raced */
   tune_eval e;
   vkocc_status st = eval(eval_user, c, &e);
@@ -153,14 +153,13 @@ static void *worker_main(void *arg) {
   if (go) snprintf(w->run.reference, sizeof w->run.reference, "%s", w->reference);
   pthread_mutex_unlock(&f->mu);
   if (!go) return NULL;
-  /* budget, confirm and checkpoints belong to the coordinator; the sentinel stays per device where the group does not
-   * normalize (a device alone in its cluster) */
-  w->to = (tu_options){.strategy = o->strategy, .seed = o->seed, .reference = o->reference, .always_P = o->always_occupancy,
-                   .target_spread = o->target_spread, .max_runs = o->max_runs, .full_rule = o->full_rule, .timeout_s = o->timeout_s,
-                   .warmup_ms = o->warmup_ms, .warmup_ratio = o->warmup_ratio,
-                   .sentinel_every = w->no_sentinel ? -1 : o->sentinel_every,
-                   .confirm = -1, .reopen = worker_reopen, .user = w, .drive = worker_drive, .drive_user = w,
-                   .shared = f->shared, .fp_doc = w->fp_doc};
+  /* budget, confirm, checkpoints and the stop belong to the coordinator; the sentinel stays per device where the group
+   * does not normalize (a device alone in its cluster) */
+  tu_options_from(&w->to, o);
+  w->to.budget = (tune_budget){0}, w->to.confirm = -1, w->to.stop = NULL;
+  if (w->no_sentinel) w->to.sentinel_every = -1;
+  w->to.reopen = worker_reopen, w->to.user = w, w->to.drive = worker_drive, w->to.drive_user = w;
+  w->to.shared = f->shared, w->to.fp_doc = w->fp_doc;
   vkocc_status st = tu_tune(&w->ctx, &w->run, &w->to);
   if (st) {
     msg *m = vkocc_xcalloc(1, sizeof *m);

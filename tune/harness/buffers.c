@@ -96,7 +96,7 @@ static vkocc_status make_readback(harness *h) {
       st = vkocc_buffer_create(CTX(h), (a->bytes + 3) / 4 * 4, true, &h->readback[i]);
   }
   h->readback_made = !st;
-  if (h->trace_setup) fprintf(stderr, "vkocc tune: setup the read-back buffers: %.1f ms\n", vkocc_now_ms() - t0);
+  if (h->trace_setup) tu_note(h->o, "vkocc tune: setup the read-back buffers: %.1f ms", vkocc_now_ms() - t0);
   return st;
 }
 
@@ -146,7 +146,7 @@ vkocc_status tu_make_buffers(harness *h) {
       if (!shared) free(host);
     }
     if (h->trace_setup)
-      fprintf(stderr, "vkocc tune: setup %s (%llu bytes): buffer %.1f ms, data %.1f, pristine buffer %.1f, upload %.1f\n",
+      tu_note(h->o, "vkocc tune: setup %s (%llu bytes): buffer %.1f ms, data %.1f, pristine buffer %.1f, upload %.1f",
               a->name, (unsigned long long)bytes, t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3]);
   }
   if (st) tu_free_buffers(h);
@@ -307,4 +307,43 @@ vkocc_status tu_recover(harness *h, tu_result *r, tu_invalidity inv, const char 
   h->run->device_losses++;
   if (!st) st = tu_make_buffers(h);
   return st;
+}
+
+tu_outcome tu_invalid(trial *t, tu_invalidity inv, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(t->r->error, sizeof t->r->error, fmt, ap);
+  va_end(ap);
+  t->r->inv = inv;
+  return TU_INVALID;
+}
+
+tu_outcome tu_stop(trial *t, vkocc_status st) {
+  t->st = st;
+  return TU_STOP;
+}
+
+/* A pipeline, P or dispatch that failed: a lost device or a dispatch past its bound is recovered from (the
+ * configuration is recorded; the run goes on when the device does); any other failure is the configuration's. */
+tu_outcome tu_failed(harness *h, trial *t, tu_invalidity inv, bool lost, bool timed_out, const char *why) {
+  if (!lost && !timed_out) return tu_invalid(t, inv, "%s", why);
+  t->st = tu_recover(h, t->r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &t->k);
+  return TU_INVALID;
+}
+
+/* count dispatches of the trial's pipeline (run_batch), each bounded by timeout_s */
+tu_outcome tu_dispatch(harness *h, trial *t, uint32_t count, bool poison, bool readback, double *ns) {
+  bool lost, timed_out;
+  if (!tu_run_batch(h, &t->k, t->r->groups, count, poison, readback, t->timeout_s * count, ns, &lost, &timed_out)) {
+    for (uint32_t i = 0; i < count; i++) t->r->gpu_ms += ns[i] * 1e-6;
+    t->r->device_ms += h->last_span_ms;
+    t->r->submissions++;
+    t->late_setup_ms += h->late_setup_ms, h->late_setup_ms = 0;
+    return TU_GO;
+  }
+  char why[600];
+  if (timed_out) snprintf(why, sizeof why, "%u dispatches did not end within the bound of %.3g s each (--timeout)", count,
+                          t->timeout_s);
+  else snprintf(why, sizeof why, "%s", vkocc_last_error());
+  return tu_failed(h, t, TU_RUNTIME, lost, timed_out, why);
 }

@@ -7,6 +7,7 @@
  * occupancy C API (vkocc_pipeline_occupancy); its own small pipeline builder, since the user's layout
  * (set 0 storage buffers, a push-constant block, typed specialization constants) is not core's. */
 #include "harness.h"
+#include <stdarg.h>
 #include <unistd.h>
 
 static const char *const phase_names[] = {"prepare", "validate", "warm", "trials", "summary"};
@@ -18,42 +19,6 @@ bool tu_invalidity_parse(const char *name, tu_invalidity *out) {
   for (int i = 0; i < 6; i++)
     if (!strcmp(name, inv_names[i])) { *out = (tu_invalidity)i; return true; }
   return false;
-}
-
-/* The measurement of one configuration: its phases in turn, each timed, until one does not say go on. */
-static const struct phase {
-  tu_phase id;
-  tu_outcome (*run)(harness *h, trial *t);
-} recipe[] = {{TU_PHASE_PREPARE, tu_phase_prepare}, {TU_PHASE_VALIDATE, tu_phase_validate}, {TU_PHASE_WARM, tu_phase_warm},
-              {TU_PHASE_TRIALS, tu_phase_trials}};
-
-vkocc_status tu_measure_config(harness *h, uint32_t c, tu_result *r) {
-  double t_start = vkocc_now_ms();
-  memset(r, 0, sizeof *r);
-  r->P = -1, r->P_from = -1, r->measured = true;
-  vkocc_utc_now(r->when, sizeof r->when);
-  config *x = tu_config_of(h, c);
-  trial t = {.c = c, .x = x, .coord = x->coord, .r = r, .timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5};
-  tu_outcome out = TU_GO;
-  h->late_setup_ms = 0; /* made outside a configuration (the final round): already the run's */
-  const bool cpu = vkocc_context_device(CTX(h))->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  for (size_t i = 0; i < sizeof recipe / sizeof recipe[0] && out == TU_GO; i++) {
-    double t0 = vkocc_now_ms(), late0 = t.late_setup_ms;
-    bool timed = recipe[i].id == TU_PHASE_WARM || recipe[i].id == TU_PHASE_TRIALS;
-    if (cpu && timed) tu_pool_hold(h, x, true);
-    out = recipe[i].run(h, &t);
-    if (cpu && timed) tu_pool_hold(h, x, false);
-    r->phase_ms[recipe[i].id] = vkocc_now_ms() - t0 - (t.late_setup_ms - late0);
-  }
-  vkocc_kernel_destroy(CTX(h), &t.k);
-  if (out == TU_STOP) {
-    r->measured = false;
-    return t.st;
-  }
-  double t0 = vkocc_now_ms();
-  tu_phase_summary(h, &t, t_start);
-  r->phase_ms[TU_PHASE_SUMMARY] = vkocc_now_ms() - t0;
-  return t.st;
 }
 
 /* ------------------------------------------------------------------ the search */
@@ -376,7 +341,7 @@ static vkocc_status setup_reference(harness *h) {
                                   &h->expect_borrowed[ref->target]);
       if (st) return st;
       if (h->trace_setup)
-        fprintf(stderr, "vkocc tune: setup the reference %s (%llu bytes): data %.1f ms\n", ref->name,
+        tu_note(h->o, "vkocc tune: setup the reference %s (%llu bytes): data %.1f ms", ref->name,
                 (unsigned long long)a->bytes, vkocc_now_ms() - t0);
     }
     h->have_reference = true;
@@ -547,7 +512,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   run->search_ms += vkocc_now_ms() - t_tune - (run->setup_ms - setup0), run->search_device_ms += run->device_ms - device0;
   if (!st && h.sentinel >= 0 && tu_sentinel_every(o) > 0) st = tu_sentinel_again(&h);
   if (!st && o->confirm >= 0 && tu_confirm_best(&h, o->confirm ? (uint32_t)o->confirm : 5))
-    fprintf(stderr, "vkocc tune: note: %s; the best is ranked by the search's medians\n", vkocc_last_error());
+    tu_note(o, "vkocc tune: note: %s; the best is ranked by the search's medians", vkocc_last_error());
   run->tuning_ms += vkocc_now_ms() - t_tune - (run->setup_ms - setup0);
   if (!st) st = compiles_somewhere(&h);
   run->elapsed_ms += vkocc_now_ms() - h.t0;

@@ -1,8 +1,10 @@
-/* Internal to the harness's room (tune/harness/): what its files share. One configuration is measured as a recipe
- * of phases (harness.c measure_config), a file each: prepare.c (sizes, module, pipeline, P), validate.c (the first
- * run checked), time.c (warm-up, the timed trials), decide.c (the stopping rule, racing, the summary, the final
- * round, the sentinel); build.c makes the modules and their specialization, pool.c builds the next configurations
- * ahead on host threads, buffers.c holds the device's buffers and the batches that run on them. */
+/* Internal to the harness's room (tune/harness/): what its files share, from the bottom up. options.c takes the
+ * public options and hands notes back; build.c makes the modules and their specialization; pool.c is the pool that
+ * builds ahead; buffers.c holds the device's buffers, the batches that run on them and the recovery from a lost
+ * device. One configuration is measured as a recipe of phases (measure.c), a file each: prepare.c (sizes, module,
+ * pipeline, P), validate.c (the first run checked), time.c (warm-up, the timed trials), decide.c (the stopping rule
+ * and its defaults, racing, the summary). ahead.c is the pool's jobs, final.c the final round and the sentinel,
+ * harness.c the run (tu_tune). */
 #ifndef VKOCC_TUNE_HARNESS_H
 #define VKOCC_TUNE_HARNESS_H
 #include "user.h"
@@ -186,10 +188,24 @@ typedef struct trial {
   vkocc_status st;
 } trial;
 
-/* ---- what the harness's files call of each other */
+/* ---- prebuilding: the next configurations' modules and pipelines made on a host thread while the device
+ * measures the current one, so the device does not wait for the compiler and the driver */
 
-/* harness.c */
-vkocc_status tu_measure_config(harness *h, uint32_t c, tu_result *r);
+typedef enum { PB_QUEUED, PB_COMPILING, PB_COMPILED, PB_BUILDING, PB_READY } pb_state;
+
+typedef struct prebuilt {
+  pb_state state;            /* PB_READY: made (or given up): measure_config may take it */
+  uint32_t rank;             /* when the measuring thread needs it: 0 next; UINT32_MAX no longer proposed */
+  tu_outcome out;            /* TU_GO: module and pipeline below; else the main thread prepares it itself */
+  module *m;
+  specs sp;
+  vkocc_spirv_info info;
+  vkocc_kernel k;
+  double compile_ms, pipeline_ms;
+} prebuilt;
+
+
+/* ---- what the harness's files call of each other, from the bottom up (no file calls one above it) */
 
 /* build.c */
 void tu_spv_walk(const uint32_t *w, size_t words, spv_consts *out);
@@ -205,11 +221,13 @@ vkocc_status tu_check_interface(harness *h, module *m);
 bool tu_specs_of(harness *h, module *m, const uint32_t *coord, const uint32_t local[3], specs *sp, char *err, size_t len);
 
 /* pool.c */
+config *tu_pool_pick(prebuilder *b);
+void tu_pool_trace(prebuilder *b, const char *job, const config *x, const char *who);
 void tu_pool_hold(harness *h, const config *x, bool on);
 void tu_pool_test_hooks(prebuilder *b);
 uint32_t tu_prebuild_threads(const tu_options *o);
 uint32_t tu_prebuild_window(const harness *h);
-void tu_prebuild_queue(harness *h, const uint32_t *next, uint32_t n);
+bool tu_pool_evict(harness *h);
 bool tu_prebuilt_take(harness *h, trial *t);
 void tu_prebuild_drop(harness *h, config *x);
 void tu_prebuild_drain(harness *h);
@@ -223,6 +241,10 @@ vkocc_status tu_fill_push(harness *h);
 vkocc_status tu_run_batch(harness *h, vkocc_kernel *k, const uint32_t groups[3], uint32_t count, bool poison,
                           bool readback, double timeout_s, double *ns, bool *lost, bool *timed_out);
 vkocc_status tu_recover(harness *h, tu_result *r, tu_invalidity inv, const char *why, vkocc_kernel *k);
+tu_outcome tu_invalid(trial *t, tu_invalidity inv, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+tu_outcome tu_stop(trial *t, vkocc_status st);
+tu_outcome tu_failed(harness *h, trial *t, tu_invalidity inv, bool lost, bool timed_out, const char *why);
+tu_outcome tu_dispatch(harness *h, trial *t, uint32_t count, bool poison, bool readback, double *ns);
 
 /* prepare.c */
 tu_outcome tu_prepare_module(harness *h, trial *t);
@@ -235,10 +257,6 @@ bool tu_outputs_right(harness *h, char *why, size_t len);
 void tu_final_wrong(tu_result *r, const char *when, const char *why);
 
 /* time.c */
-tu_outcome tu_invalid(trial *t, tu_invalidity inv, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-tu_outcome tu_stop(trial *t, vkocc_status st);
-tu_outcome tu_failed(harness *h, trial *t, tu_invalidity inv, bool lost, bool timed_out, const char *why);
-tu_outcome tu_dispatch(harness *h, trial *t, uint32_t count, bool poison, bool readback, double *ns);
 uint32_t tu_batch_size(double per_ns, uint32_t lo, uint32_t left);
 tu_outcome tu_phase_warm(harness *h, trial *t);
 tu_outcome tu_phase_trials(harness *h, trial *t);
@@ -246,6 +264,14 @@ tu_outcome tu_phase_trials(harness *h, trial *t);
 /* decide.c */
 bool tu_race_stops(harness *h, tu_result *r);
 void tu_phase_summary(harness *h, trial *t, double t_start);
+
+/* measure.c */
+vkocc_status tu_measure_config(harness *h, uint32_t c, tu_result *r);
+
+/* ahead.c */
+void tu_prebuild_queue(harness *h, const uint32_t *next, uint32_t n);
+
+/* final.c */
 vkocc_status tu_confirm_best(harness *h, uint32_t k);
 int32_t tu_sentinel_every(const tu_options *o);
 vkocc_status tu_sentinel_record(harness *h, uint32_t c, const tu_result *r);

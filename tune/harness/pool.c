@@ -3,25 +3,9 @@
 #include "harness.h"
 #include <unistd.h>
 
-/* ---- prebuilding: the next configurations' modules and pipelines made on a host thread while the device
- * measures the current one, so the device does not wait for the compiler and the driver */
-
-typedef enum { PB_QUEUED, PB_COMPILING, PB_COMPILED, PB_BUILDING, PB_READY } pb_state;
-
-typedef struct prebuilt {
-  pb_state state;            /* PB_READY: made (or given up): measure_config may take it */
-  uint32_t rank;             /* when the measuring thread needs it: 0 next; UINT32_MAX no longer proposed */
-  tu_outcome out;            /* TU_GO: module and pipeline below; else the main thread prepares it itself */
-  module *m;
-  specs sp;
-  vkocc_spirv_info info;
-  vkocc_kernel k;
-  double compile_ms, pipeline_ms;
-} prebuilt;
-
 /* The runnable job of the configuration needed soonest (b->lock held): its pipeline once the buffers exist,
  * else its compile, each kind within its limit; NULL when none. */
-static config *pool_pick(prebuilder *b) {
+config *tu_pool_pick(prebuilder *b) {
   config *best = NULL;
   if (b->hold) return NULL;
   for (uint32_t i = 0; i < b->njobs; i++) {
@@ -33,7 +17,7 @@ static config *pool_pick(prebuilder *b) {
   return best;
 }
 
-static void pool_trace(prebuilder *b, const char *job, const config *x, const char *who) {
+void tu_pool_trace(prebuilder *b, const char *job, const config *x, const char *who) {
   if (b->trace) fprintf(b->trace, "%s %u %s\n", job, x->index, who), fflush(b->trace);
 }
 
@@ -45,65 +29,10 @@ void tu_pool_hold(harness *h, const config *x, bool on) {
   prebuilder *b = &h->pb;
   pthread_mutex_lock(&b->lock);
   b->hold = on;
-  pool_trace(b, on ? "hold" : "release", x, "measuring"); /* under the lock: in order with the jobs' lines */
+  tu_pool_trace(b, on ? "hold" : "release", x, "measuring"); /* under the lock: in order with the jobs' lines */
   while (on && b->busy) pthread_cond_wait(&b->done, &b->lock);
   if (!on) pthread_cond_broadcast(&b->wake);
   pthread_mutex_unlock(&b->lock);
-}
-
-/* x's compile (its module, shared with every configuration of its define set) */
-static void prebuild_compile(harness *h, config *x) {
-  double ms;
-  module *m = tu_get_module(h, x, &ms);
-  pthread_mutex_lock(&h->pb.lock);
-  x->pre->compile_ms = ms;
-  /* a module that failed: the measuring thread records why */
-  if (m->failed) x->pre->state = PB_READY, x->pre->out = TU_STOP;
-  else x->pre->state = PB_COMPILED;
-  pthread_mutex_unlock(&h->pb.lock);
-}
-
-/* x's pipeline, its module compiled */
-static void prebuild_pipeline(harness *h, config *x) {
-  prebuilt *p = x->pre;
-  tu_result scratch = {.P = -1};
-  trial t = {.x = x, .coord = x->coord, .r = &scratch, .ahead = true};
-  memcpy(scratch.local, x->local, sizeof scratch.local);
-  tu_outcome out = tu_prepare_module(h, &t);
-  double t0 = vkocc_now_ms();
-  if (out == TU_GO) out = tu_prepare_pipeline(h, &t);
-  double ms = vkocc_now_ms() - t0;
-  pthread_mutex_lock(&h->pb.lock);
-  p->pipeline_ms = ms;
-  p->m = t.m, p->sp = t.sp, p->info = t.info, p->k = t.k, p->out = out;
-  p->state = PB_READY;
-  pthread_mutex_unlock(&h->pb.lock);
-}
-
-static void *prebuild_thread(void *arg) {
-  harness *h = arg;
-  prebuilder *b = &h->pb;
-  pthread_mutex_lock(&b->lock);
-  for (;;) {
-    config *x;
-    while (!(x = pool_pick(b)) && !b->quit) pthread_cond_wait(&b->wake, &b->lock);
-    if (b->quit) break;
-    bool compile = x->pre->state == PB_QUEUED;
-    x->pre->state = compile ? PB_COMPILING : PB_BUILDING;
-    compile ? b->compiling++ : b->building++;
-    b->busy++;
-    pool_trace(b, compile ? "compile" : "pipeline", x, "pool");
-    pthread_mutex_unlock(&b->lock);
-    if (b->slow_ms) usleep(b->slow_ms * 1000u);
-    compile ? prebuild_compile(h, x) : prebuild_pipeline(h, x);
-    pthread_mutex_lock(&b->lock);
-    compile ? b->compiling-- : b->building--;
-    b->busy--;
-    pthread_cond_broadcast(&b->done);
-    pthread_cond_broadcast(&b->wake); /* a slot of its kind is free; a compiled one may be built */
-  }
-  pthread_mutex_unlock(&b->lock);
-  return NULL;
 }
 
 /* Its tests' hooks: VKOCC_TEST_POOL_WAIT=1 (the measuring thread waits for the pool instead of building what the
@@ -149,7 +78,7 @@ static void pool_remove(prebuilder *b, config *x) {
 }
 
 /* A job no longer proposed and not running, given up to make room (b->lock held); false when there is none. */
-static bool pool_evict(harness *h) {
+bool tu_pool_evict(harness *h) {
   prebuilder *b = &h->pb;
   for (uint32_t i = 0; i < b->njobs; i++) {
     config *x = b->job[i];
@@ -162,45 +91,6 @@ static bool pool_evict(harness *h) {
   }
   return false;
 }
-
-/* Hands the configurations the strategy will propose next (next, n of them in that order: tune_search_peek) that
- * are neither measured nor handed over yet to the pool, and ranks every one it holds by that order. Starts the pool
- * on first use (the buffers exist by then: after a device is reopened the pool builds no pipeline until they are
- * made again). */
-void tu_prebuild_queue(harness *h, const uint32_t *next, uint32_t n) {
-  prebuilder *b = &h->pb;
-  if (!n) return;
-  if (!b->thread) {
-    b->cap = tu_prebuild_window(h) + b->nthreads;
-    b->job = vkocc_xcalloc(b->cap, sizeof *b->job);
-    if (!b->max_compiling || b->max_compiling > b->nthreads) b->max_compiling = b->nthreads;
-    if (!b->max_building || b->max_building > b->nthreads) b->max_building = b->nthreads;
-    b->thread = vkocc_xcalloc(b->nthreads, sizeof *b->thread);
-    for (uint32_t i = 0; i < b->nthreads; i++)
-      if (!pthread_create(&b->thread[b->started], NULL, prebuild_thread, h)) b->started++;
-  }
-  if (!b->started) return; /* no thread to be had: each is built when measured */
-  pthread_mutex_lock(&b->lock);
-  for (uint32_t i = 0; i < b->njobs; i++) b->job[i]->pre->rank = UINT32_MAX;
-  for (uint32_t i = 0; i < n; i++) {
-    config *x = tu_config_of(h, next[i]);
-    if (h->run->r[next[i]].measured) continue;
-    if (x->pre) {
-      if (x->pre->rank == UINT32_MAX) x->pre->rank = i;
-      continue;
-    }
-    if (b->njobs == b->cap && !pool_evict(h)) continue;
-    if (!x->sized && t1_sizes(h->s, x->coord, h->global_P ? 1 : -1, x->local, x->groups)) continue;
-    x->sized = true;
-    x->pre = vkocc_xcalloc(1, sizeof *x->pre);
-    x->pre->state = PB_QUEUED, x->pre->rank = i;
-    b->job[b->njobs++] = x;
-  }
-  pthread_cond_broadcast(&b->wake);
-  pthread_mutex_unlock(&b->lock);
-}
-
-void tu_prefetch(void *eval_user, const uint32_t *next, uint32_t n) { tu_prebuild_queue(eval_user, next, n); }
 
 /* x's prebuilt state, taken from the pool once no job of it runs (a running job is waited for). What the pool has not
  * started is given up (out TU_STOP: the caller builds it, a compiled module stays compiled), except that with claim
@@ -234,7 +124,7 @@ bool tu_prebuilt_take(harness *h, trial *t) {
     t->m = p->m, t->sp = p->sp, t->info = p->info, t->k = p->k;
     t->r->compile_ms = p->compile_ms, t->r->pipeline_ms = p->pipeline_ms;
   }
-  pool_trace(&h->pb, "take", t->x, ok ? "pool" : "measuring");
+  tu_pool_trace(&h->pb, "take", t->x, ok ? "pool" : "measuring");
   free(p);
   return ok;
 }

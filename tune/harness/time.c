@@ -3,45 +3,6 @@
 #include "harness.h"
 #include <stdarg.h>
 
-tu_outcome tu_invalid(trial *t, tu_invalidity inv, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(t->r->error, sizeof t->r->error, fmt, ap);
-  va_end(ap);
-  t->r->inv = inv;
-  return TU_INVALID;
-}
-
-tu_outcome tu_stop(trial *t, vkocc_status st) {
-  t->st = st;
-  return TU_STOP;
-}
-
-/* A pipeline, P or dispatch that failed: a lost device or a dispatch past its bound is recovered from (the
- * configuration is recorded; the run goes on when the device does); any other failure is the configuration's. */
-tu_outcome tu_failed(harness *h, trial *t, tu_invalidity inv, bool lost, bool timed_out, const char *why) {
-  if (!lost && !timed_out) return tu_invalid(t, inv, "%s", why);
-  t->st = tu_recover(h, t->r, timed_out ? TU_TIMEOUT : TU_RUNTIME, why, &t->k);
-  return TU_INVALID;
-}
-
-/* count dispatches of the trial's pipeline (run_batch), each bounded by timeout_s */
-tu_outcome tu_dispatch(harness *h, trial *t, uint32_t count, bool poison, bool readback, double *ns) {
-  bool lost, timed_out;
-  if (!tu_run_batch(h, &t->k, t->r->groups, count, poison, readback, t->timeout_s * count, ns, &lost, &timed_out)) {
-    for (uint32_t i = 0; i < count; i++) t->r->gpu_ms += ns[i] * 1e-6;
-    t->r->device_ms += h->last_span_ms;
-    t->r->submissions++;
-    t->late_setup_ms += h->late_setup_ms, h->late_setup_ms = 0;
-    return TU_GO;
-  }
-  char why[600];
-  if (timed_out) snprintf(why, sizeof why, "%u dispatches did not end within the bound of %.3g s each (--timeout)", count,
-                          t->timeout_s);
-  else snprintf(why, sizeof why, "%s", vkocc_last_error());
-  return tu_failed(h, t, TU_RUNTIME, lost, timed_out, why);
-}
-
 /* ---- warm: untimed dispatches before anything is timed */
 
 /* How long to warm, in device time, so that clocks that dropped while the host worked come back up. A GPU's
@@ -105,8 +66,8 @@ tu_outcome tu_phase_warm(harness *h, trial *t) {
 
 tu_outcome tu_phase_trials(harness *h, trial *t) {
   tu_result *r = t->r;
-  uint32_t max_runs = h->o->max_runs ? h->o->max_runs : 50;
-  uint32_t min_runs = h->o->min_runs ? h->o->min_runs : 5;
+  uint32_t max_runs = tu_max_runs(h->o);
+  uint32_t min_runs = tu_min_runs(h->o);
   r->times_ns = vkocc_xmalloc((max_runs + 1) * sizeof *r->times_ns);
   double since = vkocc_now_ms();
   uint32_t retry = 0;

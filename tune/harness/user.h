@@ -102,9 +102,9 @@ typedef struct tu_options {
   tune_budget budget;        /* nonzero fields override the spec's Budget */
   const char *reference;     /* "NAME=VALUE,..." : the configuration whose output is the reference */
   bool always_P;             /* measure P of every configuration, not only when an expression names it */
-  double target_spread;      /* 0 = 0.02 */
-  uint32_t min_runs, max_runs; /* 0 = 5, 50 */
-  double max_config_s;       /* timing per configuration, 0 = 2 s */
+  double target_spread;      /* 0: the stopping rule's default (tu_enough_runs) */
+  uint32_t min_runs, max_runs; /* 0: the stopping rule's defaults (tu_min_runs, tu_max_runs) */
+  double max_config_s;       /* timing per configuration, 0: the stopping rule's default */
   /* every configuration to the full rule (no racing: tune/race.h); false: a configuration whose runs put it behind
    * the best stops (the search's configurations only: never a reference, the sentinel or the final round) */
   bool full_rule;
@@ -141,7 +141,25 @@ typedef struct tu_options {
   /* the fingerprint document given for this device (vkocc_tune_fingerprint[_file], --fingerprint; NULL: none): its
    * per-SM limits serve P where the cache has none and it is this device's (tu_fingerprint_derived) */
   const json_t *fp_doc;
+  /* a line for the user (vkocc_tune_options.note), called with note_user; NULL: dropped */
+  void (*note)(void *note_user, const char *line);
+  void *note_user;
 } tu_options;
+
+/* o's fewest and most timed runs of a configuration, the stopping rule's defaults taken (tune/harness/decide.c) */
+uint32_t tu_min_runs(const tu_options *o);
+uint32_t tu_max_runs(const tu_options *o);
+
+/* The public options of a run (vkocc_tune_options) as the harness takes them: the search (strategy, seed, budget),
+ * the reference, what is measured and how (P, the stopping rule, racing, bounds, warm-up, sentinel, final round,
+ * threads) and the notes. The caller sets its own callbacks (progress, checkpoint, reopen, drive) and what it
+ * overrides. */
+void tu_options_from(tu_options *to, const vkocc_tune_options *o);
+/* A note (printf-like, one line without its newline) to o->note; nothing without one. */
+void tu_note(const tu_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same to a public note callback (the fleet's own notes). */
+void tu_note_to(void (*note)(void *user, const char *line), void *user, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The per-SM limits of fingerprint document doc where it is dev's (the same UUID, driver and queue family); false
  * otherwise, or where it has none. A file of another device (--allow-other-device) is not used for P: its SM count

@@ -141,7 +141,7 @@ vkocc_status tu_builtin_prepare(tu_builtin *b, const tune_kernel_def *k, uint64_
   }
   snprintf(run->name, sizeof run->name, "%s", k->name);
   if ((st = tu_begin(run))) {
-    if (st != VKOCC_ERROR_USAGE || !strstr(vkocc_last_error(), "no configuration")) return st;
+    if (st != VKOCC_ERROR_USAGE || !run->space.none) return st;
     return vkocc_fail(st, "kernel %s at --size %llu: no configuration can run on %s", k->name, (unsigned long long)n,
                       device_name);
   }

@@ -60,13 +60,13 @@ static uint32_t tournament(ga *a) {
   return fit(a, x) <= fit(a, y) ? x : y;
 }
 
-static _Thread_local const ga *sort_ctx; /* qsort has no context argument in C11 */
+/* a configuration with its fitness, sorted without a context (fitness, then index: a total order) */
+typedef struct fit_of { double f; uint32_t c; } fit_of;
 static int cmp_fit(const void *x, const void *y) {
-  uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-  double fa = fit(sort_ctx, a), fb = fit(sort_ctx, b);
-  if (fa < fb) return -1;
-  if (fa > fb) return 1;
-  return a < b ? -1 : a > b;
+  const fit_of *a = x, *b = y;
+  if (a->f < b->f) return -1;
+  if (a->f > b->f) return 1;
+  return a->c < b->c ? -1 : a->c > b->c;
 }
 
 /* mu + lambda: the best popn of population and generation, distinct */
@@ -78,8 +78,11 @@ static void select_next(ga *a) {
     for (uint32_t j = 0; j < n && !dup; j++) dup = all[j] == a->gen[i];
     if (!dup) all[n++] = a->gen[i];
   }
-  sort_ctx = a;
-  qsort(all, n, sizeof *all, cmp_fit);
+  fit_of *by = vkocc_xmalloc(((size_t)n + 1) * sizeof *by);
+  for (uint32_t i = 0; i < n; i++) by[i] = (fit_of){fit(a, all[i]), all[i]};
+  qsort(by, n, sizeof *by, cmp_fit);
+  for (uint32_t i = 0; i < n; i++) all[i] = by[i].c;
+  free(by);
   a->npop = n < a->popn ? n : a->popn;
   memcpy(a->pop, all, a->npop * sizeof *all);
   free(all);

@@ -302,15 +302,10 @@ static vkocc_status run_reopen(void *user, vkocc_context **ctx) {
 }
 
 static vkocc_status run_search(vkocc_tune_session *s, vkocc_context **ctx, const vkocc_tune_options *o) {
-  tu_options to = {.strategy = o->strategy, .seed = o->seed,
-                   .budget = {.max_evals = o->budget_evals, .max_fraction = o->budget_fraction,
-                              .max_seconds = o->budget_seconds},
-                   .reference = o->reference, .always_P = o->always_occupancy, .target_spread = o->target_spread,
-                   .max_runs = o->max_runs, .full_rule = o->full_rule, .timeout_s = o->timeout_s, .warmup_ms = o->warmup_ms,
-                   .warmup_ratio = o->warmup_ratio, .sentinel_every = o->sentinel_every, .confirm = o->confirm > 0 ? o->confirm : -1,
-                   .reopen = o->reopen ? run_reopen : NULL, .progress = o->progress ? run_progress : NULL,
-                   .checkpoint = o->output ? run_checkpoint : NULL, .user = s, .stop = o->stop, .threads = o->threads,
-                   .fp_doc = s->fp_doc};
+  tu_options to;
+  tu_options_from(&to, o);
+  to.reopen = o->reopen ? run_reopen : NULL, to.progress = o->progress ? run_progress : NULL;
+  to.checkpoint = o->output ? run_checkpoint : NULL, to.user = s, to.fp_doc = s->fp_doc;
   vkocc_status st = tu_tune(ctx, &s->urun, &to);
   if (!st || st == VKOCC_ERROR_USAGE || st == VKOCC_ERROR_UNSUPPORTED || !o->output)
     return st; /* usage, unsupported: nothing written, the spec does not fit */

@@ -121,6 +121,7 @@ typedef struct t1_space {
   uint32_t *coord;           /* count * nparams */
   uint64_t constrained;      /* left out by those conditions */
   uint64_t *by_cond;         /* per condition: the configurations it was the first to leave out */
+  bool none;                 /* t1_enumerate failed (USAGE) because no configuration satisfies the conditions */
 } t1_space;
 #define T1_MAX_SPACE (1ull << 26)
 #define T1_MAX_KEPT (1u << 22)

@@ -135,6 +135,7 @@ vkocc_status t1_enumerate(const t1_spec *s, t1_space *out) {
   }
   if (!out->count) {
     t1_space_free(out);
+    out->none = true;
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.ConfigurationSpace.Conditions: no configuration of %llu satisfies the "
                       "conditions", s->file, (unsigned long long)total);
   }
