@@ -23,7 +23,7 @@ vkocc_status fleet_send_cmd(fleet *f, uint32_t sl, int kind, uint32_t config, co
 /* ---- the coordinator's loop */
 
 void fleet_slot_failed(fleet *f, uint32_t s, const char *why) {
-  slot *sl = &f->slots[s];
+  fleet_slot *sl = &f->slots[s];
   group *g = &f->g[sl->group];
   if (sl->dead) return;
   sl->dead = true;
@@ -41,7 +41,7 @@ void fleet_slot_failed(fleet *f, uint32_t s, const char *why) {
 
 /* configuration c measured again on device s (a reference, or the final round); it goes first on the worker */
 void fleet_ask_again(fleet *f, uint32_t s, uint32_t c, int32_t purpose) {
-  slot *sl = &f->slots[s];
+  fleet_slot *sl = &f->slots[s];
   if (sl->dead || !sl->started) return;
   cmd x = {.kind = CMD_AGAIN, .purpose = purpose, .worker = s, .config = c};
   vkocc_status st = VKOCC_OK;

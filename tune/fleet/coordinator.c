@@ -20,7 +20,7 @@ static json_t *fleet_document(fleet *f, group *g) {
   uint8_t *claimed = vkocc_xcalloc(nprev + 1, 1);
   int32_t *index = vkocc_xcalloc(f->nslots + 1, sizeof *index);
   for (uint32_t s = 0; s < f->nslots; s++) {
-    slot *sl = &f->slots[s];
+    fleet_slot *sl = &f->slots[s];
     index[s] = -1;
     if (sl->group != (uint32_t)(g - f->g)) continue;
     json_t *d = vkocc_device_identity_json(&sl->dev.id);
@@ -147,7 +147,7 @@ static bool after_search(fleet *f, uint32_t gi) {
 
 static void handle(fleet *f, msg *m) {
   if (m->worker >= f->nslots) return;
-  slot *sl = &f->slots[m->worker];
+  fleet_slot *sl = &f->slots[m->worker];
   group *g = &f->g[sl->group];
   if (m->kind == MSG_RESULT) sl->compiles = m->compiles, sl->setup_ms = m->setup_ms;
   if (m->kind == MSG_FAILED) {
@@ -211,7 +211,7 @@ static void tell_ahead(fleet *f, uint32_t gi) {
  * the end while another works through a queue (configurations of up to 1 s on matmul 8192 left one H200 idle for
  * 0.6 s of an 11 s run). A worker of another rank is not stolen from (its queue is on that rank). */
 static void steal(fleet *f, uint32_t gi, uint32_t s) {
-  slot *sl = &f->slots[s];
+  fleet_slot *sl = &f->slots[s];
   if (sl->rank != f->rank || sl->dead || !sl->started || sl->ninflight) return;
   int32_t v = -1;
   uint32_t most = 0;
@@ -226,7 +226,7 @@ static void steal(fleet *f, uint32_t gi, uint32_t s) {
   }
   pthread_mutex_unlock(&f->mu);
   for (uint32_t i = n; i-- > 0;) {
-    slot *vs = &f->slots[v];
+    fleet_slot *vs = &f->slots[v];
     for (uint32_t k = 0; k < vs->ninflight; k++)
       if (vs->inflight[k] == c[i]) {
         vs->inflight[k] = vs->inflight[--vs->ninflight];
@@ -245,7 +245,7 @@ static bool dispatch(fleet *f) {
     if (g->finished) continue;
     bool handed = true;
     for (uint32_t s = 0; s < f->nslots && handed; s++) {
-      slot *sl = &f->slots[s];
+      fleet_slot *sl = &f->slots[s];
       /* a worker is topped up whenever it holds less than it may: it never waits for the coordinator, and its pool
        * builds what it holds while the device measures (tu_prefetch) */
       if (sl->group != gi || sl->dead || sl->ninflight >= hold_limit(f, gi)) continue;
@@ -279,7 +279,7 @@ static bool dispatch(fleet *f) {
       }
     }
     for (uint32_t s = 0; g->chunk > 1 && s < f->nslots; s++) {
-      slot *sl = &f->slots[s];
+      fleet_slot *sl = &f->slots[s];
       if (sl->group != gi) continue;
       steal(f, gi, s);
       /* still nothing: it times its end-of-search reference now rather than after the others' last results */
@@ -344,7 +344,7 @@ void fleet_clocks_line(const fleet *f, uint32_t gi, char *out, size_t len, bool 
   size_t at = 0;
   out[0] = 0, *drifted = false;
   for (uint32_t s = 0; s < f->nslots && at < len; s++) {
-    const slot *sl = &f->slots[s];
+    const fleet_slot *sl = &f->slots[s];
     uint32_t ref, n;
     double range, spread;
     if (sl->group != gi || !fleet_drift_of(sl->pts, sl->npts, &ref, &n, &range, &spread)) continue;

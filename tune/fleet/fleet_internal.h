@@ -101,7 +101,7 @@ typedef struct worker {
 #define FINAL_ROUNDS 1
 enum { PH_SEARCH, PH_LAST_REF, PH_FINAL, PH_DONE };
 
-typedef struct slot {
+typedef struct fleet_slot {
   int rank;
   uint32_t group;
   tune_device_id dev;
@@ -125,7 +125,7 @@ typedef struct slot {
   uint32_t npts;
   double *fin[FINAL_MAX];
   uint32_t nfin[FINAL_MAX];
-} slot;
+} fleet_slot;
 
 typedef struct group {
   char cluster_id[24];
@@ -178,7 +178,7 @@ typedef struct fleet {
   pthread_cond_t out_cond;
   msg *out_head, *out_tail;
   /* coordinator */
-  slot *slots;
+  fleet_slot *slots;
   uint32_t nslots;
   group *g;
   uint32_t ng;

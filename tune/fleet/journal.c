@@ -58,7 +58,7 @@ void fleet_journal_record(FILE *f, const tu_run *run, uint32_t c, const char *de
   fflush(f);
 }
 
-static void journal_append(group *g, uint32_t c, const slot *sl) {
+static void journal_append(group *g, uint32_t c, const fleet_slot *sl) {
   char uuid[37];
   vkocc_format_uuid(sl->dev.id.uuid, uuid);
   if (g->jf) fleet_journal_record(g->jf, &g->run, c, sl->dev.id.key, uuid, sl->rank, sl->host);

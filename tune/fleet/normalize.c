@@ -47,7 +47,7 @@ int32_t fleet_base_slot(const fleet *f, uint32_t gi) {
 
 /* device s's time of reference j: its points of j (fleet_reference_of) */
 static bool ref_time(const fleet *f, uint32_t s, uint32_t j, double *t, double *u) {
-  const slot *sl = &f->slots[s];
+  const fleet_slot *sl = &f->slots[s];
   fleet_point *p = vkocc_xmalloc((sl->npts + 1) * sizeof *p);
   uint32_t n = 0;
   for (uint32_t i = 0; i < sl->npts; i++)
@@ -130,14 +130,14 @@ void fleet_ask_references(fleet *f, uint32_t s) {
 }
 
 /* a point of reference j on device sl: its time as r measured it, after sl's search results so far */
-static void add_point(slot *sl, uint32_t j, const tu_result *r) {
+static void add_point(fleet_slot *sl, uint32_t j, const tu_result *r) {
   sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
   sl->pts[sl->npts++] = (fleet_point){.ref = j, .after = sl->measured, .median_ns = r->median_ns, .spread = r->spread,
                                       .runs = r->runs};
 }
 
 void fleet_again_result(fleet *f, uint32_t s, const msg *m) {
-  slot *sl = &f->slots[s];
+  fleet_slot *sl = &f->slots[s];
   group *g = &f->g[sl->group];
   if (sl->again_inflight) sl->again_inflight--;
   if (sl->dead || !result_valid(&m->r)) return;
@@ -167,7 +167,7 @@ void fleet_close_window(fleet *f, uint32_t gi) {
   group *g = &f->g[gi];
   if (g->win_best < 0 || g->nrefs >= NREF) return;
   uint32_t c = (uint32_t)g->win_best, s = (uint32_t)g->who[c];
-  slot *sl = &f->slots[s];
+  fleet_slot *sl = &f->slots[s];
   const tu_result *r = &g->run.r[c];
   g->win_best = -1, g->win_n = 0;
   if (sl->dead) return;
@@ -191,7 +191,7 @@ uint32_t fleet_end_reference(const group *g) {
  * (close_window), each measured on every other device once known. Then one of them, in turn, every `every`
  * configurations of a device and at its end, so that a drift shows. */
 void fleet_reference_due(fleet *f, uint32_t s, uint32_t c) {
-  slot *sl = &f->slots[s];
+  fleet_slot *sl = &f->slots[s];
   group *g = &f->g[sl->group];
   if (!g->norm) return;
   sl->since_ref++;
@@ -264,7 +264,7 @@ void fleet_final_record(fleet *f, uint32_t gi) {
   int32_t pick = -1;
   uint32_t most = 0, b = (uint32_t)fleet_base_slot(f, gi);
   for (uint32_t s = 0; s < f->nslots; s++) {
-    const slot *sl = &f->slots[s];
+    const fleet_slot *sl = &f->slots[s];
     if (sl->group != gi || sl->dead) continue;
     uint32_t n = 0;
     for (uint32_t k = 0; k < g->ncand; k++) n += sl->nfin[k] > 0;
@@ -272,7 +272,7 @@ void fleet_final_record(fleet *f, uint32_t gi) {
   }
   g->final_slot = pick;
   if (pick < 0) return;
-  slot *sl = &f->slots[pick];
+  fleet_slot *sl = &f->slots[pick];
   for (uint32_t k = 0; k < g->ncand; k++) {
     tu_result *r = &g->run.r[g->cand[k]];
     uint32_t n = sl->nfin[k];
@@ -327,7 +327,7 @@ json_t *fleet_norm_json(const fleet *f, uint32_t gi, const int32_t *index) {
   json_object_set_new(n, "every", json_integer(g->every));
   json_object_set_new(n, "base_device", b >= 0 && index[b] >= 0 ? json_integer(index[b]) : json_null());
   for (uint32_t s = 0; s < f->nslots; s++) {
-    const slot *sl = &f->slots[s];
+    const fleet_slot *sl = &f->slots[s];
     if (sl->group != gi || index[s] < 0) continue;
     json_t *d = json_pack("{s:i}", "device", index[s]), *pts = json_array(), *times = json_array(), *ratios = json_array();
     for (uint32_t i = 0; i < sl->npts; i++)
@@ -366,7 +366,7 @@ json_t *fleet_norm_json(const fleet *f, uint32_t gi, const int32_t *index) {
     json_object_set_new(e, "device", g->who[c] >= 0 && index[g->who[c]] >= 0 ? json_integer(index[g->who[c]]) : json_null());
     json_t *times = json_array();
     for (uint32_t s = 0; s < f->nslots; s++) {
-      const slot *sl = &f->slots[s];
+      const fleet_slot *sl = &f->slots[s];
       if (sl->group != gi || index[s] < 0 || !sl->nfin[k]) continue;
       double *v = vkocc_xmalloc(sl->nfin[k] * sizeof *v);
       memcpy(v, sl->fin[k], sl->nfin[k] * sizeof *v);

@@ -4,7 +4,7 @@
  * device. One configuration is measured as a recipe of phases (measure.c), a file each: prepare.c (sizes, module,
  * pipeline, P), validate.c (the first run checked), time.c (warm-up, the timed trials), decide.c (the stopping rule
  * and its defaults, racing, the summary). ahead.c is the pool's jobs, final.c the final round and the sentinel,
- * harness.c the run (tu_tune). */
+ * run.c the run (tu_tune). */
 #ifndef VKOCC_TUNE_HARNESS_H
 #define VKOCC_TUNE_HARNESS_H
 #include "user.h"
