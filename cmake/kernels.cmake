@@ -1,7 +1,7 @@
 # Tunable kernels (kernels/<name>/): the GLSL text <name>.comp is embedded into libvkocc as
 # `const char vkocc_glsl_<name>[]` and compiled at run time (libshaderc), variants by #define and tuning
 # parameters as specialization constants; its built-in T1 spec <name>.t1.json as `const char vkocc_t1_<name>[]`
-# (tune/builtin.c). In script mode (-DTEXT_IN=... -DOUT=... -DVAR=...) this file writes one generated C source.
+# (tune/results/builtin.c). In script mode (-DTEXT_IN=... -DOUT=... -DVAR=...) this file writes one generated C source.
 if(DEFINED TEXT_IN)
   file(READ ${TEXT_IN} hex HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," body "${hex}")

@@ -1,4 +1,4 @@
-/* Fuzz target for the journal a fleet's coordinator keeps beside its results document (tune/fleet.c), read
+/* Fuzz target for the journal a fleet's coordinator keeps beside its results document (tune/fleet/journal.c), read
  * back by --resume: the input is what follows the header (this build's header is put before it, so every
  * input reaches the records). Invariants: nothing crashes; every result taken is measured, of a known validity,
  * its strings terminated, a valid one with runs and a positive median; each names a device entry that exists,

@@ -1,7 +1,7 @@
-/* Internal to libvkocc: tuning one T1 spec on several devices and MPI ranks at once (tune/fleet.c,
+/* Internal to libvkocc: tuning one T1 spec on several devices and MPI ranks at once (tune/fleet/,
  * docs/fleet.md).
  *
- * Devices whose fingerprints share a cluster ID share one search (tune/search.h, ask/tell): a coordinator asks
+ * Devices whose fingerprints share a cluster ID share one search (tune/search/search.h, ask/tell): a coordinator asks
  * the strategy for a configuration whenever a device of the cluster is free and tells it the result when it
  * arrives, in whatever order. Each device is a worker: a host thread with its own context and its own harness
  * (tu_tune with tu_options.drive), which measures the configurations it is handed, so the seam to the

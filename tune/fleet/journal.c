@@ -212,7 +212,7 @@ vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, 
     if (r.runs && fread(r.times_ns, sizeof *r.times_ns, r.runs, jf) != r.runs) { free(r.times_ns); break; }
     json_t *ci = json_object_get(index, key);
     int64_t c = ci ? json_integer_value(ci) : -1;
-    /* the one check of a recorded result (tune/user_results.h), as --resume from a document and --replay do */
+    /* the one check of a recorded result (tune/results/user_results.h), as --resume from a document and --replay do */
     tu_record rv = {.config = c, .empty = !strcmp(key, "{}"), .valid = r.inv == TU_CORRECT, .times = r.times_ns,
                     .ntimes = r.runs, .time = r.median_ns, .time_is_median = true, .times_name = "its times",
                     .time_name = "median_ns"};

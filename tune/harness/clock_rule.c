@@ -1,4 +1,4 @@
-/* Clock-verified samples (tune/clock_rule.h): pure logic over the probe's readings, tested on synthetic clocks. */
+/* Clock-verified samples (tune/harness/clock_rule.h): pure logic over the probe's readings, tested on synthetic clocks. */
 #include "clock_rule.h"
 #include <math.h>
 #include <string.h>

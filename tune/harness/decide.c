@@ -24,7 +24,7 @@ bool tu_enough_runs(const tu_options *o, const double *ns, uint32_t runs, double
   return runs >= 3 && elapsed_ms > max_s * 1e3;
 }
 
-/* Racing (tune/race.h): whether the runs so far put the configuration behind the best; if so it is marked stopped,
+/* Racing (tune/search/race.h): whether the runs so far put the configuration behind the best; if so it is marked stopped,
  * with the incumbent's median and the margin it was held against. */
 bool tu_race_stops(harness *h, tu_result *r) {
   tu_race_verdict v = tu_race_judge(&h->race, !h->racing_now, r->times_ns, r->runs);

@@ -1,4 +1,4 @@
-/* A T1 output validated on the device as the CPU harness judges it (tune/gpu_validate.h). */
+/* A T1 output validated on the device as the CPU harness judges it (tune/harness/gpu_validate.h). */
 #include "gpu_validate.h"
 #include <stdio.h>
 #include <string.h>

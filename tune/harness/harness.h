@@ -97,7 +97,7 @@ typedef struct harness {
   bool *expect_borrowed;     /* per argument: expect[i] is tu_options.shared's, not freed here */
   const t1_ref **ref_of;     /* per argument: the reference entry giving the method (NULL: exact / default) */
   bool have_reference;
-  /* validation on the device (tune/gpu_validate.h): per validated output its expected values on the device and
+  /* validation on the device (tune/harness/gpu_validate.h): per validated output its expected values on the device and
    * a compare dispatch after the last run of a batch; only the compare's answer comes back. gpu_check 0: not set
    * up yet, 1: on, -1: off (a CPU device, the device lacks what a compare needs, or VKOCC_TEST_CPU_COMPARE=1): the outputs are
    * then read back and compared on the host */
@@ -134,7 +134,7 @@ typedef struct harness {
   double last_span_ms;       /* the device's whole span of the last batch run_batch waited for (vkocc_batch.span_ns) */
   double late_setup_ms;      /* the run's setup done by run_batch (expected outputs uploaded, compares and the probe
                               * made) and not yet taken off a configuration's costs */
-  /* racing (tune/race.h): the incumbent and the noise of the configurations measured to the full rule; racing_now
+  /* racing (tune/search/race.h): the incumbent and the noise of the configurations measured to the full rule; racing_now
    * while a configuration of the search is measured (never the reference run first, the sentinel or the final round) */
   tu_race race;
   bool racing_now;

@@ -1,5 +1,5 @@
 /* P of a configuration's pipeline from the device's model instead of a measurement, where the model determines
- * it (tune/user.h tu_P_model): the per-SM limits a fingerprint derived and the register file a register surface
+ * it (tune/harness/user.h tu_P_model): the per-SM limits a fingerprint derived and the register file a register surface
  * fitted, under the pipeline's own statistics (registers, shared memory). */
 #include "user.h"
 

@@ -39,7 +39,7 @@ static uint32_t first_batch_size(double per_ns, uint32_t min_runs, uint32_t left
   return b > left ? left : b;
 }
 
-/* With the clock probe a warm-up runs only while the evidence asks for it (tune/clock_rule.h): the clock read
+/* With the clock probe a warm-up runs only while the evidence asks for it (tune/harness/clock_rule.h): the clock read
  * after the last batch is below the steady clock, or no steady clock is known yet; in batches of about 10 ms, up
  * to warmup_ms (default 500). Without the probe (a device without both clocks), warm_wanted_ms's blind rule. */
 tu_outcome tu_phase_warm(harness *h, trial *t) {

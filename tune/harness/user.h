@@ -1,6 +1,6 @@
 /* Internal to libvkocc: tuning the user's own Vulkan kernel from a T1 specification (docs/tune.md).
  *
- * tu_prepare reads the spec and enumerates its space; tu_tune runs a search strategy (tune/search.h) over it:
+ * tu_prepare reads the spec and enumerates its space; tu_tune runs a search strategy (tune/search/search.h) over it:
  * every configuration proposed is compiled (one compile per distinct set of -D defines; parameters that are
  * specialization constants never recompile), its pipeline created, P of that pipeline measured when an
  * expression needs it, its output validated on poisoned buffers, then timed with queue timestamps under the
@@ -18,7 +18,7 @@ typedef enum { TU_CORRECT, TU_COMPILE, TU_RUNTIME, TU_TIMEOUT, TU_CORRECTNESS, T
 const char *tu_invalidity_name(tu_invalidity v);
 bool tu_invalidity_parse(const char *name, tu_invalidity *out);
 
-/* The phases of one configuration's measurement (tune/user.c measure_config), each timed: prepare (compile,
+/* The phases of one configuration's measurement (tune/harness/measure.c tu_measure_config), each timed: prepare (compile,
  * pipeline, P), validate (the first run, checked), warm (untimed runs), trials (the timed runs), summary. */
 typedef enum { TU_PHASE_PREPARE, TU_PHASE_VALIDATE, TU_PHASE_WARM, TU_PHASE_TRIALS, TU_PHASE_SUMMARY, TU_NPHASES } tu_phase;
 /* "prepare", "validate", "warm", "trials", "summary": the members of a result's "cost" object */
@@ -38,7 +38,7 @@ typedef struct tu_result {
   uint32_t local[3], groups[3];
   double median_ns, spread, min_ns, max_ns;
   uint32_t runs;
-  /* racing (tune/race.h): 1 when its runs put it behind the best and it stopped before the full rule ("stopped:
+  /* racing (tune/search/race.h): 1 when its runs put it behind the best and it stopped before the full rule ("stopped:
    * behind the best"; its median, spread and runs are those of the runs it had); race_best_ns and race_margin: the
    * incumbent's median it was held against and the whole margin then (the early runs' bias included). A byte, not a bool: journals copy results as bytes */
   uint8_t stopped;
@@ -105,7 +105,7 @@ typedef struct tu_options {
   double target_spread;      /* 0: the stopping rule's default (tu_enough_runs) */
   uint32_t min_runs, max_runs; /* 0: the stopping rule's defaults (tu_min_runs, tu_max_runs) */
   double max_config_s;       /* timing per configuration, 0: the stopping rule's default */
-  /* every configuration to the full rule (no racing: tune/race.h); false: a configuration whose runs put it behind
+  /* every configuration to the full rule (no racing: tune/search/race.h); false: a configuration whose runs put it behind
    * the best stops (the search's configurations only: never a reference, the sentinel or the final round) */
   bool full_rule;
   double timeout_s;          /* bound on one dispatch (the first, validated run); 0 = 5 s */
@@ -130,13 +130,13 @@ typedef struct tu_options {
   void *user;
   volatile sig_atomic_t *stop; /* set (Ctrl-C): the tuning ends after the configuration under way */
   /* Replaces the search (NULL: the strategy within the budget): drive evaluates what it chooses through eval
-   * and returns when done. A fleet's worker measures what its coordinator hands out (tune/fleet.c). */
+   * and returns when done. A fleet's worker measures what its coordinator hands out (tune/fleet/). */
   vkocc_status (*drive)(void *drive_user, const tune_space *s, tune_eval_fn eval, void *eval_user);
   void *drive_user;
   /* host threads that compile and create the next configurations' pipelines while the device measures (for a
    * strategy that can say what comes next, tune_strategy_def.peek); 0: one per core less one, at most 16 */
   uint32_t threads;
-  /* what the harnesses of one process's devices share (a fleet's workers, tune/fleet.c): NULL, each makes its own */
+  /* what the harnesses of one process's devices share (a fleet's workers, tune/fleet/): NULL, each makes its own */
   struct tu_shared *shared;
   /* the fingerprint document given for this device (vkocc_tune_fingerprint[_file], --fingerprint; NULL: none): its
    * per-SM limits serve P where the cache has none and it is this device's (tu_fingerprint_derived) */

@@ -1,4 +1,4 @@
-/* The shipped kernels as built-in T1 specs (tune/builtin.h): the kernel's embedded spec made concrete (size,
+/* The shipped kernels as built-in T1 specs (tune/results/builtin.h): the kernel's embedded spec made concrete (size,
  * element type), its input and CPU reference as data hooks, and the mapping between a T1 configuration and the
  * configuration its results document names (only the parameters its variant takes). */
 #include "builtin.h"

@@ -1,6 +1,6 @@
 /* Internal to libvkocc: the shipped kernels (kernels/) as built-in T1 specs, measured by the one harness
- * (tune/user.c) like any user's kernel, their results written as the results document of any T1 spec
- * (tune/user_results.h) with the element type, each configuration named by the parameters its variant takes (as
+ * (tune/harness/) like any user's kernel, their results written as the results document of any T1 spec
+ * (tune/results/user_results.h) with the element type, each configuration named by the parameters its variant takes (as
  * `vkocc policy` reads them, io/tune_results.h) and the constraints the device's limits impose counted by reason. */
 #ifndef VKOCC_TUNE_BUILTIN_H
 #define VKOCC_TUNE_BUILTIN_H

@@ -1,5 +1,5 @@
 /* Internal to libvkocc (and the CLI's tune --spec): the results of a user kernel's tuning run as documents
- * (tune/user_results.c): vkocc.tune-results/1 with "kind": "user" (docs/tune.md), --resume from one, and
+ * (tune/results/user_results.c): vkocc.tune-results/1 with "kind": "user" (docs/tune.md), --resume from one, and
  * the T4 form (Kernel Tuner / KTT's results and metadata schemas). */
 #ifndef VKOCC_TUNE_USER_RESULTS_H
 #define VKOCC_TUNE_USER_RESULTS_H

@@ -1,4 +1,4 @@
-/* Racing: which configurations stop before the full rule (tune/race.h). Pure. */
+/* Racing: which configurations stop before the full rule (tune/search/race.h). Pure. */
 #include "race.h"
 #include "util.h"
 #include <math.h>

@@ -1,5 +1,5 @@
 /* Internal to libvkocc: racing, the decision that stops timing a configuration that cannot win (pure logic; the
- * harness, tune/user.c, feeds it the runs).
+ * harness, tune/harness/time.c, feeds it the runs).
  *
  * The stopping rule asks "is this configuration's median known to the target spread?"; a search only needs to know
  * whether a configuration can still be the best. A configuration whose FASTEST run so far is slower than the

@@ -21,7 +21,7 @@
 
 /* ------------------------------------------------------------------ occupancy features */
 
-/* The occupancy features (tune/features.c) of every configuration, and the prior. */
+/* The occupancy features (tune/search/features.c) of every configuration, and the prior. */
 static void occupancy_features(tune_replay_space *sp, const vkocc_derived *d, const uint32_t *wg,
                                const uint32_t *shared, const uint32_t *groups) {
   uint32_t n = sp->s.nconfigs;
@@ -474,7 +474,7 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
   }
   qsort(names, np, sizeof *names, cmp_str);
   code_space(sp, configs, n, names, np);
-  /* each record through the one check of a recorded result (tune/user_results.h): a configuration recorded twice
+  /* each record through the one check of a recorded result (tune/results/user_results.h): a configuration recorded twice
    * (which of the two times is the truth?) or empty, a time that is not positive, is refused naming the entry */
   uint32_t m = 0;
   {

@@ -1,5 +1,5 @@
 /* vkocc_tune_replay (include/vkocc.h): the whole `vkocc tune --replay` report as one document
- * (vkocc.tune-replay/1): the recorded space read (tune/replay.c), each strategy run over the seeds, with and
+ * (vkocc.tune-replay/1): the recorded space read (tune/session/replay.c), each strategy run over the seeds, with and
  * without the occupancy features as asked, and their statistics. */
 #include "replay.h"
 #include "io.h"

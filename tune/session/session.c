@@ -1,5 +1,5 @@
-/* The public tuning session (include/vkocc.h, "tuning"): one handle over the one harness (tune/user.c), for a
- * user's kernel from a T1 spec and for a shipped kernel through its built-in spec (tune/builtin.c), with what
+/* The public tuning session (include/vkocc.h, "tuning"): one handle over the one harness (tune/harness/), for a
+ * user's kernel from a T1 spec and for a shipped kernel through its built-in spec (tune/results/builtin.c), with what
  * `vkocc tune` does around it: --resume, --only, who measured, checkpoints, the results documents written whole,
  * and the queries the text summary reads. Every run writes the one results document; a shipped kernel's names its
  * element type and each configuration by the parameters of its variant (what policies read), and --only reads

@@ -25,7 +25,7 @@ typedef struct t1_cond {
   char path[96];
 } t1_cond;
 
-/* T1_FILL_HOOK: no FillType of a file; a built-in spec's data computed by a C function (tune/builtin.c) */
+/* T1_FILL_HOOK: no FillType of a file; a built-in spec's data computed by a C function (tune/results/builtin.c) */
 typedef enum { T1_FILL_NONE, T1_FILL_CONSTANT, T1_FILL_RANDOM, T1_FILL_BINARY, T1_FILL_GENERATOR, T1_FILL_HOOK } t1_fill;
 struct t1_spec;
 struct t1_arg;
