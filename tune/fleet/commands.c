@@ -3,8 +3,6 @@
  * the search. */
 #include "fleet_internal.h"
 
-/* ---- the coordinator */
-
 vkocc_status fleet_send_command(fleet *f, const cmd *c) {
   if (f->slots[c->worker].rank == f->rank) {
     /* this rank's workers come first, in order */
@@ -20,8 +18,8 @@ vkocc_status fleet_send_cmd(fleet *f, uint32_t sl, int kind, uint32_t config, co
   return fleet_send_command(f, &c);
 }
 
-/* ---- the coordinator's loop */
-
+/* A device given up: its configurations in flight go back to the search (another device measures them); a cluster
+ * without a device left stops its search. */
 void fleet_slot_failed(fleet *f, uint32_t s, const char *why) {
   fleet_slot *sl = &f->slots[s];
   group *g = &f->g[sl->group];

@@ -301,7 +301,7 @@ static bool dispatch(fleet *f) {
   return any;
 }
 
-/* ---- the run */
+/* ---- the summary's lines */
 
 /* the summary's line: each device's factor, and what the final round said */
 void fleet_normalization_line(const fleet *f, uint32_t gi, char *out, size_t len) {

@@ -1,9 +1,6 @@
 /* Deciding (tune/harness/harness.h): the stopping rule of a configuration's timed runs and its defaults (in this
- * file alone), racing's verdict, the configuration's summary, the ranking, the final round that re-times the best,
- * and the sentinel that watches the clocks. */
+ * file alone), racing's verdict, the configuration's summary and the ranking. */
 #include "harness.h"
-
-/* ---- trials: timed batches until the stopping rule holds, then the last outputs validated again */
 
 /* The stopping rule and its defaults, here alone: at least 5 runs whose spread (MAD / median) is at most 0.02, or at
  * least 3 runs after 2 s of timing; at most 50 runs (the cap is the trials loop's). */

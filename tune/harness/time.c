@@ -1,7 +1,6 @@
 /* The warm and trials phases (tune/harness/harness.h): untimed dispatches that bring the clocks up, then timed
- * batches until the stopping rule (decide.c) holds or a cap is reached; what a phase says (go on, invalid, stop). */
+ * batches until the stopping rule (decide.c) holds or a cap is reached, then the last outputs validated again. */
 #include "harness.h"
-#include <stdarg.h>
 
 /* ---- warm: untimed dispatches before anything is timed */
 
@@ -63,6 +62,8 @@ tu_outcome tu_phase_warm(harness *h, trial *t) {
   t->r->warmup_ms = evidence ? busy / 1e6 : warm_ms;
   return TU_GO;
 }
+
+/* ---- trials: timed batches until the stopping rule holds, then the last outputs validated again */
 
 tu_outcome tu_phase_trials(harness *h, trial *t) {
   tu_result *r = t->r;
