@@ -53,7 +53,7 @@ static void test_times(const worker *w, uint32_t c, tu_result *r) {
 }
 
 /* Configuration c measured afresh, whatever this worker measured before; its own record stays as it was. A
- * reference stops at 3 runs where the spread allows (the search's rule: 5): its points measure how the boards
+ * reference stops at 3 runs where the spread allows (the search's rule: tu_min_runs): its points measure how the boards
  * differ, 0.5-3% by configuration against spreads of 0.01-0.3% on two H200s, and a drift, 5% at the least; each such
  * measurement is one that only a shared search makes (matmul 12288: 0.9 s a reference on an H200, six of them). */
 static vkocc_status measure_again(worker *w, uint32_t c, int32_t purpose, tune_eval_fn eval, void *eval_user,
