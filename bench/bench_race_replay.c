@@ -1,4 +1,4 @@
-/* Racing replayed over recorded tunings (tune/race.h): each configuration's recorded runs (times_ns, in the order they
+/* Racing replayed over recorded tunings (tune/search/race.h): each configuration's recorded runs (times_ns, in the order they
  * were timed, every one measured to the full rule) are handed to the race one run at a time, from the 2nd on; a
  * configuration that the race stops keeps the runs it had; the others keep all theirs and join the race's noise and
  * incumbent. Orders: the recorded evaluation order and 10 seeded shuffles (a random search's). Per order: the best the

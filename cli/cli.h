@@ -108,6 +108,8 @@ bool cli_parse_double(const char *s, double lo, double hi, double *out);
 /* Comma list and/or ranges A-B[:STEP] of unsigned values; sorted, duplicates removed. */
 bool cli_parse_list(const char *s, bool allow_units, uint32_t **out, uint32_t *n);
 bool cli_is_tty(void);
+/* vkocc_tune_options.note: the tuning's notes, a line each on stderr */
+void cli_tune_note(void *user, const char *line);
 /* Progress callback for the library (stderr; set only when stderr is a terminal): phase, done/total,
  * the phase's elapsed time and an ETA from its rate so far. */
 void cli_progress(void *user, const char *phase, uint32_t done, uint32_t total);

@@ -196,7 +196,7 @@ int cmd_tune(cli_run *run, int argc, char **argv) {
   if (st) return cli_fail("tune", st);
   int rc = tune_kernel(s, &c, have_size, out, resume, fp_path, &(vkocc_tune_options){.threads = threads, .target_spread = spread,
                        .max_runs = max_runs, .full_rule = full_rule, .only = only, .nonly = nonly, .output = out,
-                       .progress = cli_is_tty() ? progress : NULL});
+                       .progress = cli_is_tty() ? progress : NULL, .note = cli_tune_note});
   vkocc_tune_close(s);
   return rc;
 }

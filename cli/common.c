@@ -296,6 +296,11 @@ void cli_progress_line(const char *phase, uint32_t done, uint32_t total, const c
   }
 }
 
+void cli_tune_note(void *user, const char *line) {
+  (void)user;
+  fprintf(stderr, "%s\n", line);
+}
+
 void cli_progress(void *user, const char *phase, uint32_t done, uint32_t total) {
   (void)user;
   cli_progress_line(phase, done, total, NULL);

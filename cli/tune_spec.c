@@ -100,11 +100,14 @@ const struct option cli_tune_spec_options[] = {
     {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, {"policy", required_argument, 0, 'L'},
     {"threads", required_argument, 0, 'H'}, CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
 
+static int tune_one(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *out,
+                    const char *t4, const char *policy, vkocc_tune_options *o);
+
 int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   cli_common c = {.run = run};
   const char *policy = NULL, *out = NULL, *t4 = NULL, *strategy = NULL, *reference = NULL, *name = NULL, *fp_path = NULL, *spec = NULL;
   bool resume = false, always_P = false;
-  vkocc_tune_options o = {0};
+  vkocc_tune_options o = {.note = cli_tune_note};
   uint32_t max_runs = 0, budget_n = 0;
   double spread = 0, timeout_s = 0, warmup_ms = 0, warmup_ratio = 0;
   int32_t sentinel = 0;
@@ -199,17 +202,23 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   spec = argv[optind];
   if (optind + 1 < argc) return cli_error("tune", 2, "unexpected argument '%s'", argv[optind + 1]);
   if (!out) return cli_error("tune", 2, "-o FILE is required (the results document; -o -: standard output)");
+  o.strategy = strategy, o.seed = seed, o.reference = reference, o.always_occupancy = always_P;
+  o.target_spread = spread, o.max_runs = max_runs, o.timeout_s = timeout_s, o.warmup_ms = warmup_ms;
+  o.warmup_ratio = warmup_ratio, o.sentinel_every = sentinel, o.only = only, o.nonly = nonly;
   if (cli_tune_fleet_wanted(c.device)) { /* several devices or ranks: one search per cluster (cli/tune_fleet.c) */
-    o.strategy = strategy, o.seed = seed, o.reference = reference, o.always_occupancy = always_P;
-    o.target_spread = spread, o.max_runs = max_runs, o.timeout_s = timeout_s, o.warmup_ms = warmup_ms;
-    o.warmup_ratio = warmup_ratio, o.sentinel_every = sentinel, o.only = only, o.nonly = nonly;
     o.output = strcmp(out, "-") ? out : NULL;
-    (void)have_confirm;
     return cli_tune_fleet(&c, spec, name, fp_path, resume, t4, policy, &o);
   }
+  o.confirm = have_confirm ? (int32_t)confirm : 0;
+  return tune_one(&c, spec, name, fp_path, resume, out, t4, policy, &o);
+}
+
+/* One device: the outputs checked, the spec opened, the run, its policy. */
+static int tune_one(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *out,
+                    const char *t4, const char *policy, vkocc_tune_options *o) {
   if (!strcmp(out, "-")) { /* standard output, as everywhere: the document at the end, no file */
     if (resume) return cli_error("tune", 2, "--resume needs -o FILE (the document to continue)");
-    out = NULL, c.json = true;
+    out = NULL, c->json = true;
   }
   int rc = cli_check_output("tune", "-o", out);
   if (rc) return rc;
@@ -235,11 +244,8 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
     vkocc_tune_close(s);
     return rc;
   }
-  o.strategy = strategy, o.seed = seed, o.reference = reference, o.always_occupancy = always_P;
-  o.target_spread = spread, o.max_runs = max_runs, o.timeout_s = timeout_s, o.warmup_ms = warmup_ms;
-  o.warmup_ratio = warmup_ratio, o.sentinel_every = sentinel, o.confirm = have_confirm ? (int32_t)confirm : 0;
-  o.only = only, o.nonly = nonly, o.output = out, o.t4_output = t4;
-  rc = tune_spec(s, &c, resume, fp_path, &o, t4_meta);
+  o->output = out, o->t4_output = t4;
+  rc = tune_spec(s, c, resume, fp_path, o, t4_meta);
   vkocc_tune_close(s);
   if (!rc && policy && out) rc = cli_tune_policy(policy, (const char *const[]){out}, 1);
   return rc;

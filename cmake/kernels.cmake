@@ -1,7 +1,7 @@
 # Tunable kernels (kernels/<name>/): the GLSL text <name>.comp is embedded into libvkocc as
 # `const char vkocc_glsl_<name>[]` and compiled at run time (libshaderc), variants by #define and tuning
 # parameters as specialization constants; its built-in T1 spec <name>.t1.json as `const char vkocc_t1_<name>[]`
-# (tune/builtin.c). In script mode (-DTEXT_IN=... -DOUT=... -DVAR=...) this file writes one generated C source.
+# (tune/results/builtin.c). In script mode (-DTEXT_IN=... -DOUT=... -DVAR=...) this file writes one generated C source.
 if(DEFINED TEXT_IN)
   file(READ ${TEXT_IN} hex HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," body "${hex}")
@@ -29,6 +29,6 @@ foreach(k IN LISTS VKOCC_KERNEL_NAMES)
   endforeach()
   list(APPEND VKOCC_LIB_SOURCES kernels/${k}/${k}.c)
 endforeach()
-list(APPEND VKOCC_LIB_SOURCES tune/builtin.c tune/search.c io/tune_results.c policy/build.c policy/transfer.c policy/params.c)
+list(APPEND VKOCC_LIB_SOURCES io/tune_results.c policy/build.c policy/transfer.c policy/params.c)
 list(APPEND VKOCC_LIB_SOURCES policy/documents.c) # results files in, policy documents out (public)
 list(APPEND VKOCC_LIB_SOURCES policy/header.c) # a policy database as a C header that data cannot subvert

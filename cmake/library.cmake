@@ -62,7 +62,12 @@ target_include_directories(vkocc_internal INTERFACE
   ${CMAKE_CURRENT_SOURCE_DIR}/fingerprint ${CMAKE_CURRENT_SOURCE_DIR}/compile ${CMAKE_CURRENT_SOURCE_DIR}/io
   ${CMAKE_CURRENT_SOURCE_DIR}/probes ${CMAKE_CURRENT_SOURCE_DIR}/characterize ${CMAKE_CURRENT_SOURCE_DIR}/kernels
   ${CMAKE_CURRENT_SOURCE_DIR}/calibrate ${CMAKE_CURRENT_SOURCE_DIR}/persistent ${CMAKE_CURRENT_SOURCE_DIR}/policy)
-# (tune/ stays off: its features.h would stand in for the C library's <features.h>; tests name it "../tune/...")
+# The tuner's rooms only quote-only: tune/search/features.h would stand in for the C library's <features.h>
+foreach(r IN LISTS VKOCC_ROOM_NAMES)
+  if(r MATCHES "^tune/")
+    target_compile_options(vkocc_internal INTERFACE -iquote${CMAKE_CURRENT_SOURCE_DIR}/${r})
+  endif()
+endforeach()
 target_link_libraries(vkocc_internal INTERFACE Vulkan::Headers PkgConfig::JANSSON)
 target_compile_definitions(vkocc_internal INTERFACE VK_NO_PROTOTYPES)
 
@@ -83,9 +88,10 @@ set(_vkocc_left ${VKOCC_LIB_SOURCES})
 foreach(r IN LISTS VKOCC_ROOM_NAMES)
   vkocc_room_sources(${r} "${VKOCC_LIB_SOURCES}" srcs)
   if(srcs)
-    add_library(vkocc_room_${r} OBJECT ${srcs})
-    vkocc_library_objects(vkocc_room_${r} ${r})
-    list(APPEND VKOCC_ROOM_OBJECTS $<TARGET_OBJECTS:vkocc_room_${r}>)
+    vkocc_room_target(${r} tgt)
+    add_library(${tgt} OBJECT ${srcs})
+    vkocc_library_objects(${tgt} ${r})
+    list(APPEND VKOCC_ROOM_OBJECTS $<TARGET_OBJECTS:${tgt}>)
     list(REMOVE_ITEM _vkocc_left ${srcs})
   endif()
 endforeach()
@@ -94,16 +100,16 @@ if(_vkocc_left)
 endif()
 target_link_libraries(vkocc_room_compile PRIVATE PkgConfig::SPVC)
 target_link_libraries(vkocc_room_core PRIVATE PkgConfig::SPVC)  # <spirv.h>: the reflection's types
-target_link_libraries(vkocc_room_tune PRIVATE PkgConfig::SPVC)
+target_link_libraries(vkocc_room_tune_harness PRIVATE PkgConfig::SPVC) # <spirv.h>: the kernels' constants
 target_link_libraries(vkocc_room_policy PRIVATE SQLite::SQLite3)
 target_compile_definitions(vkocc_room_util PRIVATE VKOCC_VERSION="${PROJECT_VERSION}")
 add_library(vkocc_generated OBJECT ${VKOCC_SHADER_SOURCES})
 vkocc_library_objects(vkocc_generated util)
 list(APPEND VKOCC_ROOM_OBJECTS $<TARGET_OBJECTS:vkocc_generated>)
 if(VKOCC_WITH_MPI AND MPI_C_FOUND)
-  # tune/fleet_mpi.c: ranks across machines (Open MPI, found like GLFW)
-  target_compile_definitions(vkocc_room_tune PRIVATE VKOCC_HAVE_MPI=1)
-  target_link_libraries(vkocc_room_tune PRIVATE MPI::MPI_C)
+  # tune/fleet/fleet_mpi.c: ranks across machines (Open MPI, found like GLFW)
+  target_compile_definitions(vkocc_room_tune_fleet PRIVATE VKOCC_HAVE_MPI=1)
+  target_link_libraries(vkocc_room_tune_fleet PRIVATE MPI::MPI_C)
 endif()
 
 # Link-time dependencies of the library: jansson, the statically linked compiler (shaderc + glslang +

@@ -2,7 +2,8 @@
 # folder and the folders of the rooms on lower floors: an #include that runs up a floor or sideways does not compile.
 # A Vulkan-free room sees only the Vulkan-free rooms below it, and cmake/vulkan-free/ first, whose <vulkan/...>
 # stops the build. The CLI (cli/) sees include/ and cli/ alone (cmake/library.cmake). scripts/structure.py reads the
-# floors from this table; tests and benches keep the rooms' folders, tune/ aside (vkocc_internal, cmake/library.cmake).
+# floors from this table; tests and benches keep the rooms' folders (vkocc_internal, cmake/library.cmake). A room may be
+# a folder's folder (tune/harness): its target is named with "_" for "/" (vkocc_room_tune_harness).
 #
 #   room         floor  Vulkan-free
 set(VKOCC_ROOMS
@@ -16,10 +17,15 @@ set(VKOCC_ROOMS
     probes       4      -
     characterize 5      -
     persistent   5      -
-    tune         5      -
-    policy       6      -
-    viewer       6      VULKAN_FREE
-    cli          7      -)
+    tune/search  5      -
+    tune/spec    6      -
+    tune/harness 7      -
+    tune/results 8      -
+    tune/fleet   9      -
+    tune/session 9      -
+    policy       10     -
+    viewer       10     VULKAN_FREE
+    cli          11     -)
 
 set(VKOCC_ROOM_NAMES "")
 list(LENGTH VKOCC_ROOMS _n)
@@ -40,7 +46,7 @@ endforeach()
 # vkocc_room_flags(ROOM OUT): the compiler flags of the room's walls: include/, the room and the rooms on lower floors
 # (only the Vulkan-free ones for a Vulkan-free room, after cmake/vulkan-free/); the CLI: cli/ and include/. The rooms'
 # folders are quote-only (-iquote): their headers are included as "name.h", and a room's file named like a system
-# header (tune/features.h) must not stand in for it.
+# header (tune/search/features.h) must not stand in for it.
 function(vkocc_room_flags room out)
   if(room STREQUAL "cli")
     set(${out} -I${PROJECT_SOURCE_DIR}/cli -I${PROJECT_SOURCE_DIR}/include PARENT_SCOPE)
@@ -63,6 +69,12 @@ endfunction()
 function(vkocc_room_walls target room)
   vkocc_room_flags(${room} flags)
   target_compile_options(${target} BEFORE PRIVATE ${flags})
+endfunction()
+
+# vkocc_room_target(ROOM OUT): the object library's name of ROOM (tune/harness: vkocc_room_tune_harness)
+function(vkocc_room_target room out)
+  string(REPLACE "/" "_" n "vkocc_room_${room}")
+  set(${out} ${n} PARENT_SCOPE)
 endfunction()
 
 # vkocc_room_sources(ROOM SOURCES OUT): the sources of SOURCES in the room's folder

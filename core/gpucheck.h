@@ -7,7 +7,7 @@
  *                                               back with vkCmdCopyBuffer before each timed dispatch
  *   clock evidence (core/clockprobe.c)          a one-invocation probe beside a timed batch reads the SM clock
  *                                               (clockARB ticks per clockRealtimeEXT tick); the rule that
- *                                               judges the readings is pure logic (tune/clock_rule.h)
+ *                                               judges the readings is pure logic (tune/harness/clock_rule.h)
  *
  * Each records into an open vkocc_batch (core/exec.h) and reads its answer after vkocc_batch_wait; buffers
  * the caller passes stay the caller's and must outlive every batch that uses them.

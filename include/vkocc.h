@@ -1584,6 +1584,10 @@ typedef struct vkocc_tune_options {
   vkocc_status (*reopen)(void *user, vkocc_context **ctx);
   void *user;
   volatile sig_atomic_t *stop; /* set (e.g. by SIGINT): the run ends after the configuration under way */
+  /* a note for the user (a journal set aside, a device that left a fleet's search, the final round that did not
+     run): one line as `vkocc tune` prints it on stderr, without its newline, called with user (from any of a fleet's
+     threads); NULL: none is given. The library itself writes nothing to stdout or stderr. */
+  void (*note)(void *user, const char *line);
 } vkocc_tune_options;
 
 /* The space on ctx's device: the device's identity, the resumed results (a file of another device:

@@ -1,5 +1,5 @@
 /* Results of user kernels, for policies: the reader of a "kind": "user" tuning results document into a tune_doc
- * (io/tune_user_io.h); tune/user_results.c writes them. */
+ * (io/tune_user_io.h); tune/results/user_results.c writes them. */
 #include "tune_user_io.h"
 #include "io.h"
 #include "jsonio.h"

@@ -1,6 +1,6 @@
 /* Internal to libvkocc: the reader of the user's own kernels' tuning results (vkocc.tune-results/1 with
  * "kind": "user", docs/tune.md) that lets policy build/transfer take them next to the shipped kernels'
- * results. Their writers (the document, --resume, T4) are tune/'s: tune/user_results.h. */
+ * results. Their writers (the document, --resume, T4) are tune/'s: tune/results/user_results.h. */
 #ifndef VKOCC_TUNE_USER_IO_H
 #define VKOCC_TUNE_USER_IO_H
 #include "tune_results.h"

@@ -20,12 +20,12 @@ typedef struct tune_param_def {
   uint32_t nnames;
 } tune_param_def;
 
-/* A shipped kernel: its built-in T1 spec (tune/builtin.c measures it through the one harness, tune/user.c), its
+/* A shipped kernel: its built-in T1 spec (tune/results/builtin.c measures it through the one harness, tune/harness/), its
  * CPU reference, and the parameters as its results documents name them (vkocc.tune-results/1). */
 typedef struct tune_kernel_def {
   const char *name, *what;
   const char *glsl;               /* the embedded GLSL text */
-  /* The embedded T1 spec (kernels/<name>/<name>.t1.json), a template: tune/builtin.c sets ProblemSize, the Scalar
+  /* The embedded T1 spec (kernels/<name>/<name>.t1.json), a template: tune/results/builtin.c sets ProblemSize, the Scalar
    * "n", the Type "T" of arguments (uint32 or float) and, for f32, -DTYPE_F32. Arguments and references whose
    * DataSource is "cpu:input" / "cpu:reference" are filled by input / reference below. */
   const char *t1;

@@ -23,23 +23,23 @@ comb-overcounts@probes/comb.c@    if (at_least >= min_dwell) { out->P = l; break
 clock-8-percent-off@calibrate/calibrate.c@    cal->ns_per_tick = cal->realtime_fit.slope;@    cal->ns_per_tick = 1.08 * cal->realtime_fit.slope;@^test_calibrate_lvp$
 calibration-accepts-poor-fits@calibrate/calibrate.c@  return line && f->r2 >= 0.999 &&@  return line || f->r2 >= 0.999 ||@^test_fit$|^test_calibrate_lvp$
 barrier-bound-refused-by-calibration@persistent/barrier.c@  if (!(ticks <= 2147483647.0)) ticks = 2147483647.0, out->clamped = true;@  if (!(ticks <= 2147483647.0)) return vkocc_fail(VKOCC_ERROR_USAGE, "--bound-ms: at most 2^31 - 1 ticks");@^test_barrier_lvp$
-tune-validation-off-shipped@tune/user.c@static bool validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }@static bool validated(const harness *h, uint32_t i) { (void)h, (void)i; return false; }@^test_tune_lvp$
-shipped-reference-hook-off@tune/builtin.c@  b->k->reference(in, b->n, b->f32, dst);@  memset(dst, 0, shape->bytes);@^test_tune$|^test_tune_lvp$
-tune-validation-off-T1@tune/user.c@static bool validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }@static bool validated(const harness *h, uint32_t i) { (void)h, (void)i; return false; }@^test_tune_spec_lvp$
+tune-validation-off-shipped@tune/harness/buffers.c@bool tu_validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }@bool tu_validated(const harness *h, uint32_t i) { (void)h, (void)i; return false; }@^test_tune_lvp$
+shipped-reference-hook-off@tune/results/builtin.c@  b->k->reference(in, b->n, b->f32, dst);@  memset(dst, 0, shape->bytes);@^test_tune$|^test_tune_lvp$
+tune-validation-off-T1@tune/harness/buffers.c@bool tu_validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }@bool tu_validated(const harness *h, uint32_t i) { (void)h, (void)i; return false; }@^test_tune_spec_lvp$
 histogram-bins-wrongly@kernels/histogram/histogram.comp@    if (idx < pc.n) atomicAdd(hist.bins[inp.data[idx] >> 24], 1u);@    if (idx < pc.n) atomicAdd(hist.bins[(inp.data[idx] >> 24) ^ 1u], 1u);@^test_tune_lvp$
-race-never-stops@tune/race.c@  v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * v.bias * (1 + v.margin);@  v.behind = false;@^test_race$|^test_race_lvp$
-race-stops-everything@tune/race.c@  v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * v.bias * (1 + v.margin);@  v.behind = n >= 1;@^test_race$
+race-never-stops@tune/search/race.c@  v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * v.bias * (1 + v.margin);@  v.behind = false;@^test_race$|^test_race_lvp$
+race-stops-everything@tune/search/race.c@  v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * v.bias * (1 + v.margin);@  v.behind = n >= 1;@^test_race$
 constant-cluster-id@fingerprint/normalize.c@(unsigned long long)(h >> 16)@0ull@^test_signature$|^test_fingerprint$|^test_arch_bench$|^test_one_id$|^test_cli_fingerprint$
 c3-drops-fp64-ratio@fingerprint/signature.c@VKOCC_SIG_COUNT && n < len; i++) {\n    const vkocc_sig_value *v = &g->v[i];@VKOCC_SIG_COUNT && n < len; i++) {\n    if (i == VKOCC_SIG_FP64_RATIO) continue;\n    const vkocc_sig_value *v = &g->v[i];@^test_signature$
-stop-rule-after-two-runs@tune/user.c@  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;@  if (runs >= 2) return true;@^test_stop_rule$|^test_tune_spec_lvp$
-stop-rule-ignores-spread@tune/user.c@  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;@  if (runs >= min_runs) return true;@^test_stop_rule$
-validation-tolerance-1000x-host@tune/user.c@    double lim = m == T1_SIDE_BY_SIDE_REL ? th * fabs(y) : th;@    double lim = 1000 * (m == T1_SIDE_BY_SIDE_REL ? th * fabs(y) : th);@^test_tune_spec_lvp$
-validation-skips-last-host@tune/user.c@  for (uint64_t k = 0; k < n; k++) {\n    double x = vkocc_elem_value(out, k, cd.elem)@  for (uint64_t k = 0; k + 1 < n; k++) {\n    double x = vkocc_elem_value(out, k, cd.elem)@^test_tune_spec_lvp$
+stop-rule-after-two-runs@tune/harness/decide.c@  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;@  if (runs >= 2) return true;@^test_stop_rule$|^test_tune_spec_lvp$
+stop-rule-ignores-spread@tune/harness/decide.c@  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;@  if (runs >= min_runs) return true;@^test_stop_rule$
+validation-tolerance-1000x-host@tune/harness/validate.c@    double lim = m == T1_SIDE_BY_SIDE_REL ? th * fabs(y) : th;@    double lim = 1000 * (m == T1_SIDE_BY_SIDE_REL ? th * fabs(y) : th);@^test_tune_spec_lvp$
+validation-skips-last-host@tune/harness/validate.c@  for (uint64_t k = 0; k < n; k++) {\n    double x = vkocc_elem_value(out, k, cd.elem)@  for (uint64_t k = 0; k + 1 < n; k++) {\n    double x = vkocc_elem_value(out, k, cd.elem)@^test_tune_spec_lvp$
 validation-tolerance-1000x-device@shaders/compare.comp@      lim = th * abs(y.v);@      lim = 1000.0 * th * abs(y.v);@^test_tune_spec_lvp$|^test_gpucheck_lvp$
 validation-skips-last-device@shaders/compare.comp@k < pc.n; k += stride@k + 1u < pc.n; k += stride@^test_tune_spec_lvp$|^test_gpucheck_lvp$
 comb-second-tooth-as-P@probes/comb.c@  free(starts); free(ends); free(len); free(dwell);\n  return VKOCC_OK;@  if (out->teeth >= 2) out->P = out->tooth_heights[1];\n  free(starts); free(ends); free(len); free(dwell);\n  return VKOCC_OK;@^test_comb$|^test_probe_lvp_threads
 header-identifier-lets-star-slash@policy/header.c@name[i] == '_' || name[i] == '-')@name[i] == '_' || name[i] == '-' || name[i] == '*' || name[i] == '/')@^test_policy_header$
-P-condition-error-as-true@tune/t1.c@    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) return cond_fail(s, &s->conds[c], coord, err);\n    if (!texpr_truthy(&v)) {@    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) continue;\n    if (!texpr_truthy(&v)) {@^test_t1$
+P-condition-error-as-true@tune/spec/t1_space.c@    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) return cond_fail(s, &s->conds[c], coord, err);\n    if (!texpr_truthy(&v)) {@    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) continue;\n    if (!texpr_truthy(&v)) {@^test_t1$
 EOF
 )
 

@@ -64,7 +64,11 @@ for cand in (rooms_file, os.path.join(repo, "cmake/rooms.cmake"),
         table = read_rooms(cand); break
 floor = {r: f for r, (f, _) in table.items()}
 vulkan_free_rooms = {r for r, (_, v) in table.items() if v}
-def room(f): return f.split("/")[0]
+def room(f):  # the room whose folder holds f, the deepest (tune/harness before a room tune)
+    best = f.split("/")[0]
+    for r in table:
+        if f.startswith(r + "/") and len(r) > len(best): best = r
+    return best
 def in_house(f): return room(f) in floor
 call_arrows = {}
 for f in calls:

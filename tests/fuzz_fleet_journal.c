@@ -1,11 +1,11 @@
-/* Fuzz target for the journal a fleet's coordinator keeps beside its results document (tune/fleet.c), read
+/* Fuzz target for the journal a fleet's coordinator keeps beside its results document (tune/fleet/journal.c), read
  * back by --resume: the input is what follows the header (this build's header is put before it, so every
  * input reaches the records). Invariants: nothing crashes; every result taken is measured, of a known validity,
  * its strings terminated, a valid one with runs and a positive median; each names a device entry that exists,
  * and the entries' counts add up to what was taken. A valid record built here is taken, so the accepting path
  * is always reached whatever the corpus. */
 #include "fuzz_util.h"
-#include "../tune/fleet.h"
+#include "../tune/fleet/fleet.h"
 #include <math.h>
 
 static tu_run run;
@@ -44,7 +44,7 @@ static void check(const uint8_t *data, size_t size) {
   reset();
   json_t *devices = json_array(), *attrib = json_object();
   uint32_t applied = 0;
-  vkocc_status st = fleet_journal_read(path, &run, devices, attrib, &applied);
+  vkocc_status st = fleet_journal_read(path, &run, devices, attrib, &applied, NULL);
   if (st) FUZZ_CHECK(st == VKOCC_ERROR_USAGE && strstr(vkocc_last_error(), path)); /* a refusal names the journal */
   uint32_t measured = 0;
   for (uint32_t c = 0; c < run.space.count; c++) {

@@ -1,7 +1,7 @@
 /* Fuzz target for the replay loader (tune_replay_load: T4 results files and vkocc tune-results documents),
  * then what `vkocc tune --replay` runs on a space it accepted: every strategy over it with a small budget. */
 #include "fuzz_util.h"
-#include "../tune/replay.h"
+#include "../tune/session/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tune_replay_space sp;

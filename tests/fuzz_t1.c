@@ -1,9 +1,9 @@
-/* Fuzz target for the T1 reader (tune/t1.c, without looking files up), then what `vkocc tune` does with an
+/* Fuzz target for the T1 reader (tune/spec/t1.c, without looking files up), then what `vkocc tune` does with an
  * accepted spec before it needs a device: the space enumeration (when the product is small), the sizes and
  * the key of the first configurations, the conditions naming P at several P, and the argument fills. Bad
  * input must be a usage error whose message starts with the file name. */
 #include "fuzz_util.h"
-#include "../tune/t1.h"
+#include "../tune/spec/t1.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   t1_spec s;

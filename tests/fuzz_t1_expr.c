@@ -1,10 +1,10 @@
-/* Fuzz target for the T1 expression evaluator (tune/expr.c): the input is parsed as a condition (with three
+/* Fuzz target for the T1 expression evaluator (tune/spec/expr.c): the input is parsed as a condition (with three
  * parameters, P and ProblemSize) and evaluated at several environments, and as a Values list. Invariants:
  * a parse or evaluation error is a message with a column; an accepted expression evaluates without a
  * crash, an overflow or a division trap (UBSan halts on any); where the block evaluator (texpr_eval_range)
  * takes it, its values are texpr_eval's bit for bit; a list has 1 to TEXPR_MAX_LIST elements. */
 #include "fuzz_util.h"
-#include "../tune/expr.h"
+#include "../tune/spec/expr.h"
 #include <math.h>
 
 static void check_err(const char *err) { FUZZ_CHECK(!strncmp(err, "column ", 7) || strstr(err, "expected")); }

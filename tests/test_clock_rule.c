@@ -1,4 +1,4 @@
-/* Clock-verified samples on synthetic clocks (tune/clock_rule.h): an H100-like cold start (345 MHz idle, 1980 MHz
+/* Clock-verified samples on synthetic clocks (tune/harness/clock_rule.h): an H100-like cold start (345 MHz idle, 1980 MHz
  * under load), a constant clock with noise (lavapipe), an outlier, a drop in the middle of a run, no evidence. */
 #include "check.h"
 #include "clock_rule.h"

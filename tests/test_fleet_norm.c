@@ -1,4 +1,4 @@
-/* The arithmetic of a shared search's normalization (tune/fleet.c): a device's time of one reference from its points
+/* The arithmetic of a shared search's normalization (tune/fleet/normalize.c): a device's time of one reference from its points
  * (fleet_reference_of) and its factor against the base device from the references both measured (fleet_factor_of),
  * with the spreads that decide whether a final round is needed. Values from the two H200s of
  * docs/results/h100x2/fleet/run4: the boards' ratio depends on the configuration (0.994 for one reference, 1.029 for
@@ -6,7 +6,7 @@
  * points (fleet_drift_of). Then policy build on a fleet's
  * document: it ranks normalized times. No device. argv: tests/data. */
 #include "check.h"
-#include "../tune/fleet.h"
+#include "../tune/fleet/fleet.h"
 #include "vkocc.h"
 #include <jansson.h>
 

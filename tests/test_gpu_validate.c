@@ -1,4 +1,4 @@
-/* A T1 output's device compare chosen and worded as the CPU harness's compare() (tune/gpu_validate.h), no device. */
+/* A T1 output's device compare chosen and worded as the CPU harness's compare() (tune/harness/gpu_validate.h), no device. */
 #include "check.h"
 #include "gpu_validate.h"
 #include <math.h>

@@ -14,7 +14,7 @@
 extern const uint32_t vkocc_spv_compare_exact[], vkocc_spv_clockprobe[];
 extern const size_t vkocc_spv_compare_exact_size, vkocc_spv_clockprobe_size;
 
-/* The oracle: the CPU harness's per-element rule (tune/user.c, compare()), element by element. */
+/* The oracle: the CPU harness's per-element rule (tune/harness/validate.c, compare()), element by element. */
 typedef struct oracle { uint64_t count, first; double sum; bool pass; } oracle;
 static oracle cpu_compare(const void *out, const void *exp, uint64_t n, vkocc_elem t, vkocc_cmp_mode m, double th) {
   oracle o = {0, UINT64_MAX, 0, true};

@@ -1,7 +1,7 @@
-/* Racing on synthetic timings (tune/race.h): a clear loser stops after 2 runs, a near-tie within the noise never
+/* Racing on synthetic timings (tune/search/race.h): a clear loser stops after 2 runs, a near-tie within the noise never
  * does, a noisy contender is not stopped by one slow run (its fastest run decides), the incumbent changes during the
  * search, the margin follows the noise measured, and the full rule (--full-rule) stops nothing. The trials loop of
- * tune/user.c is replayed here over a run of times: the first batch of tu_race_first_runs, the race judged after each
+ * tune/harness/time.c is replayed here over a run of times: the first batch of tu_race_first_runs, the race judged after each
  * run, the full rule (spread <= 2% with 5 runs, or 50) for whatever is not stopped. */
 #include "check.h"
 #include "race.h"

@@ -7,8 +7,8 @@
 #include "check.h"
 #include "run.h"
 #include "space_synth.h"
-#include "../tune/replay.h"
-#include "../tune/strategy_util.h"
+#include "../tune/session/replay.h"
+#include "../tune/search/strategy_util.h"
 #include <stdlib.h>
 #include <time.h>
 

@@ -5,7 +5,7 @@
  * handed out again. */
 #include "check.h"
 #include "space_synth.h"
-#include "../tune/search.h"
+#include "../tune/search/search.h"
 #include <stdlib.h>
 
 static double g_bowl(const uint32_t *c) {

@@ -1,4 +1,4 @@
-/* The tuner's stopping rule on synthetic timings (tu_enough_runs, tune/user.c): it stops only when the spread
+/* The tuner's stopping rule on synthetic timings (tu_enough_runs, tune/harness/decide.c): it stops only when the spread
  * target is met after the fewest runs, or after 3 runs once the time per configuration is spent; a noisy
  * configuration keeps being timed (the trials loop's run cap ends it), whatever the number of runs so far. */
 #include "check.h"

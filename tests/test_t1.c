@@ -2,7 +2,7 @@
  * columns and JSON paths, the space enumeration with conditions, P conditions left for later, the device's limits
  * as names (left out until the device is given). */
 #include "check.h"
-#include "../tune/user.h"
+#include "../tune/harness/user.h"
 #include <stdlib.h>
 
 static texpr_var vars[3];

@@ -6,7 +6,7 @@
 #include "synth.h"
 #include "../policy/tunedb.h"
 #include "jsonio.h"
-#include "../tune/builtin.h"
+#include "../tune/results/builtin.h"
 #include "older_results.h"
 #include <stdlib.h>
 

@@ -66,6 +66,13 @@ static bool known_key(const char *k) {
   return false;
 }
 
+/* vkocc_tune_options.note: the library's notes come here, never on stderr */
+typedef struct notes { uint32_t n; char first[256]; } notes;
+static void take_note(void *user, const char *line) {
+  notes *nt = user;
+  if (!nt->n++) snprintf(nt->first, sizeof nt->first, "%s", line);
+}
+
 static void test_session(vkocc_context **ctx, const char *spec, const char *fp) {
   char out[1100], t4[1100], meta[1200];
   snprintf(out, sizeof out, "%s/results.json", dir);
@@ -157,10 +164,16 @@ static void test_session(vkocc_context **ctx, const char *spec, const char *fp) 
   if (!s) return;
   CHECK(vkocc_tune_fingerprint_file(s, fp) == VKOCC_OK, "fingerprint");
   CHECK(vkocc_tune_resume(s, out) == VKOCC_OK, "resume");
-  vkocc_tune_options o2 = {.only = only, .nonly = 5, .strategy = "brute_force", .max_runs = 5, .warmup_ms = -1};
+  notes nt = {0};
+  vkocc_tune_options o2 = {.only = only, .nonly = 5, .strategy = "brute_force", .max_runs = 5, .warmup_ms = -1,
+                           .note = take_note, .user = &nt};
   CHECK(vkocc_tune_prepare(s, *ctx, &o2) == VKOCC_OK, "prepare resumed");
   CHECK(vkocc_tune_resumed(s) == 4, "4 resumed (%u)", vkocc_tune_resumed(s));
+  setenv("VKOCC_TRACE_SETUP", "1", 1); /* each argument's set-up costs, as notes */
   CHECK(vkocc_tune_run(s, ctx, &o2) == VKOCC_OK, "run resumed");
+  unsetenv("VKOCC_TRACE_SETUP");
+  CHECK(nt.n > 0 && !strncmp(nt.first, "vkocc tune: setup ", 18), "the set-up's notes through the callback: %u, '%s'",
+        nt.n, nt.first);
   vkocc_tune_summarize(s, &sum);
   CHECK(sum.measured == 4 && sum.resumed == 4 && sum.valid == 4, "resumed: %u measured %u resumed", sum.measured, sum.resumed);
   vkocc_tune_close(s);

@@ -11,7 +11,7 @@
  * argv: vkocc, the source tree. */
 #include "check.h"
 #include "run.h"
-#include "../tune/fleet.h"
+#include "../tune/fleet/fleet.h"
 #include <math.h>
 #include <sys/stat.h>
 #include <time.h>

@@ -510,7 +510,7 @@ static void test_bad(void) {
 static void test_warmup_sentinel(void) {
   char *out;
   /* a cache of its own, empty: the steady clock is seeded from this device's cached fingerprint when there is
-   * one (tune/clock_rule.h), so only an empty cache makes the first configuration cold whatever ran before */
+   * one (tune/harness/clock_rule.h), so only an empty cache makes the first configuration cold whatever ran before */
   int rc = run_fmt(&out, "XDG_CACHE_HOME=%s/cold1 %s tune %s/transpose.json -o %s/ws.json --budget 7 --seed 3 --warmup-ms 30 "
                    "--sentinel 3 --fingerprint %s --allow-other-device 2>&1", dir, bin, dir, dir, fp);
   CHECK(rc == 0, "warm-up and sentinel: exit %d: %s", rc, out);
@@ -531,7 +531,7 @@ static void test_warmup_sentinel(void) {
     CHECK(json_number_value(json_object_get(q, "median_ns")) > 0, "sentinel median");
   }
   CHECK(json_object_get(sen, "config") && json_number_value(json_object_get(sen, "range")) >= 0, "sentinel config and range");
-  /* lavapipe has both clocks: a warm-up runs only on the probe's evidence (tune/clock_rule.h). The cold first
+  /* lavapipe has both clocks: a warm-up runs only on the probe's evidence (tune/harness/clock_rule.h). The cold first
    * configuration warms (no steady clock known yet), within the 30 ms cap and one batch of about 10 ms; most of
    * the others need none (a reading disturbed by the load here may ask for some, never past the cap) */
   size_t i;

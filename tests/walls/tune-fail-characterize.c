@@ -1,3 +1,0 @@
-/* sideways: the tuner into the characterization (floor 5 both) */
-#include "characterize.h"
-int wall_case(void) { return 0; }
