@@ -78,10 +78,17 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv);     /* vkocc tune SPEC.j
 /* A tune's sentinel as its "clocks:" line says it (without the label), and on stderr the warning where it drifted */
 void cli_sentinel_line(const vkocc_tune_sentinel *sen, char *out, size_t len);
 bool cli_tune_fleet_wanted(const char *device);
+/* What a tune does with its results documents at its end: --policy DB, the policy database of the results (and its
+ * transfer report, DB.transfer.json); --db STORE, the results added to the SQLite policy store. NULL: not asked. */
+typedef struct cli_tune_after {
+  const char *policy, *store;
+} cli_tune_after;
 int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *t4,
-                   const char *policy, vkocc_tune_options *o);
-/* --policy DB: the policy database of the results (and its transfer report, DB.transfer.json) */
-int cli_tune_policy(const char *db, const char *const *results, uint32_t n);
+                   const cli_tune_after *after, vkocc_tune_options *o);
+/* Before anything is measured: neither file is one of the n inputs and outputs (NULL entries skipped). */
+int cli_tune_after_check(const cli_tune_after *after, const char *const *files, uint32_t n);
+/* At the end, on the results documents written (rank 0 alone under MPI). */
+int cli_tune_after_run(const cli_tune_after *after, const char *const *results, uint32_t n);
 int cmd_policy_header(cli_run *run, int argc, char **argv); /* vkocc policy header DB -o tuned.h */
 int cmd_barrier_test(cli_run *run, int argc, char **argv);
 

@@ -167,7 +167,7 @@ static void *close_member(void *ctx) {
   return NULL;
 }
 
-int cli_tune_policy(const char *db, const char *const *results, uint32_t n) {
+static int tune_policy(const char *db, const char *const *results, uint32_t n) {
   vkocc_status st = vkocc_policy_build(results, n, false, db, NULL);
   if (st) return cli_fail("tune", st);
   /* the transfer report beside it: what each cluster's best is worth on the others */
@@ -181,6 +181,40 @@ int cli_tune_policy(const char *db, const char *const *results, uint32_t n) {
   return 0;
 }
 
+/* The store is written by this process alone (rank 0 under MPI: the coordinator is the one writer); the results
+ * documents are already on disk, so a refusal here loses no measurement and says how to add them later. */
+static int tune_store(const char *store, const char *const *results, uint32_t n) {
+  vkocc_policy_store_options so = {0};
+  vkocc_policy_store_added a;
+  vkocc_status st = vkocc_policy_store_add(store, results, n, &so, &a);
+  if (st) {
+    int rc = cli_fail("tune", st);
+    fprintf(stderr, "vkocc tune: the results are in %s%s: vkocc policy add --db %s adds them\n", results[0],
+            n > 1 ? " and beside it" : "", store);
+    return rc;
+  }
+  fprintf(stderr, "store:    %s (%llu results added, %llu there already)\n", store, (unsigned long long)a.results_added,
+          (unsigned long long)a.results_present);
+  return 0;
+}
+
+int cli_tune_after_check(const cli_tune_after *after, const char *const *files, uint32_t n) {
+  int rc = 0;
+  if (after->policy && (rc = cli_check_not_input("tune", "--policy", after->policy, files, n))) return rc;
+  if (after->store && (rc = cli_check_not_input("tune", "--db", after->store, files, n))) return rc;
+  if (after->policy && after->store && !strcmp(after->policy, after->store))
+    return cli_error("tune", 2, "--db %s: the same file as --policy", after->store);
+  return 0;
+}
+
+int cli_tune_after_run(const cli_tune_after *after, const char *const *results, uint32_t n) {
+  int rc = 0;
+  if (!n) return 0;
+  if (after->policy && (rc = tune_policy(after->policy, results, n))) return rc;
+  if (after->store) rc = tune_store(after->store, results, n);
+  return rc;
+}
+
 /* Under MPI a rank that stops before the tuning tells the others why (vkocc_tune_fleet_refuse), so that every rank
  * ends at once and the reason, naming the rank, reaches the user instead of a rank that waits for it. */
 static int refused(bool mpi, int rc) {
@@ -189,7 +223,7 @@ static int refused(bool mpi, int rc) {
 }
 
 int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *t4,
-                   const char *policy, vkocc_tune_options *o) {
+                   const cli_tune_after *after, vkocc_tune_options *o) {
   int rank = 0, rc;
   bool mpi = vkocc_mpi_built() && vkocc_mpi_launched(&rank, NULL);
   /* under MPI every message names its rank: which of several processes stopped, and why */
@@ -202,7 +236,9 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
   if (t4) return refused(mpi, cli_error(who, 2, "--t4: not with several devices or ranks (one results document per cluster)"));
   if (!o->output) return refused(mpi, cli_error(who, 2, "-o FILE is required with several devices or ranks (-o -: not these)"));
   /* only the coordinator writes, so only it checks and locks the output */
-  if (rank == 0 && ((rc = cli_check_output(who, "-o", o->output)) || (rc = cli_lock_output(who, o->output))))
+  const char *files[] = {spec, fp_path, o->output};
+  if (rank == 0 && ((rc = cli_check_output(who, "-o", o->output)) || (rc = cli_tune_after_check(after, files, 3)) ||
+                    (rc = cli_lock_output(who, o->output))))
     return refused(mpi, rc);
   char **names;
   uint32_t n;
@@ -309,12 +345,12 @@ int cli_tune_fleet(cli_common *c, const char *spec, const char *name, const char
                                       "wall_ms", rep.wall_ms, "clusters", clusters), NULL);
     else json_decref(clusters);
     if (!valid) rc = cli_error(who, 1, "no valid configuration in any cluster");
-    if (!rc && policy) {
+    if (!rc && (after->policy || after->store)) {
       const char **files = calloc(rep.nclusters + 1, sizeof *files);
       uint32_t nf = 0;
       for (uint32_t k = 0; k < rep.nclusters; k++)
         if (rep.clusters[k].valid) files[nf++] = rep.clusters[k].output;
-      rc = cli_tune_policy(policy, files, nf);
+      rc = cli_tune_after_run(after, files, nf);
       free(files);
     }
   }

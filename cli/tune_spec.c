@@ -12,7 +12,7 @@ static const char *help =
     "                  [--time S] [--seed N] [--resume] [--reference NAME=VALUE,...] [--name NAME] [--occupancy]\n"
     "                  [--only PARAM=V1,V2]... [--confirm K] [--spread S] [--max-runs N] [--full-rule] [--timeout S]\n"
     "                  [--warmup-ms MS] [--warmup-ratio R] [--sentinel N] [--fingerprint FILE [--allow-other-device]] [--json]\n"
-    "                  [--device D|all|D1,D2,...] [--queue Q] [--policy DB] [--threads N]\n"
+    "                  [--device D|all|D1,D2,...] [--queue Q] [--policy DB] [--db STORE] [--threads N]\n"
     "Tunes the Vulkan compute kernel a T1 file describes (\"Language\": \"Vulkan\"; the subset vkocc reads is in\n"
     "docs/tune.md): its space less the conditions, searched by the spec's Search (or --strategy: brute_force,\n"
     "random_sample, ...) within its Budget (or --budget configurations, --fraction of the space, --time seconds).\n"
@@ -37,7 +37,9 @@ static const char *help =
     "cluster ID share one search, each\n"
     "cluster gets its own results document (RESULTS-CLUSTER.json when there are several); under mpirun or srun every\n"
     "rank measures and rank 0 searches and writes (docs/fleet.md). --policy DB: at the end, the policy database of\n"
-    "the results (as vkocc policy build) and its transfer report beside it (DB.transfer.json).\n"
+    "the results (as vkocc policy build) and its transfer report beside it (DB.transfer.json). --db STORE: at the\n"
+    "end, the results added to the SQLite policy store (as vkocc policy add --db STORE; under mpirun by rank 0 alone,\n"
+    "the one writer; docs/policy-store.md).\n"
     "--resume continues RESULTS.json (same spec file and device). --name: the kernel's name in results and\n"
     "policies (default: the spec file's stem). --only keeps the configurations whose PARAM is one of the values.\n"
     "--warmup-ms MS (default 500): at most this much device time of untimed dispatches of each configuration before\n"
@@ -98,14 +100,15 @@ const struct option cli_tune_spec_options[] = {
     {"only", required_argument, 0, 'O'}, {"confirm", required_argument, 0, 'C'},
     {"fingerprint", required_argument, 0, 'f'}, {"allow-other-device", no_argument, 0, 'G'},
     {"json", no_argument, 0, 'j'}, {"device", required_argument, 0, 'd'}, {"policy", required_argument, 0, 'L'},
-    {"threads", required_argument, 0, 'H'}, CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
+    {"db", required_argument, 0, 'B'}, {"threads", required_argument, 0, 'H'}, CLI_QUEUE_OPTION, {"help", no_argument, 0, 'h'}, {0}};
 
 static int tune_one(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *out,
-                    const char *t4, const char *policy, vkocc_tune_options *o);
+                    const char *t4, const cli_tune_after *after, vkocc_tune_options *o);
 
 int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   cli_common c = {.run = run};
-  const char *policy = NULL, *out = NULL, *t4 = NULL, *strategy = NULL, *reference = NULL, *name = NULL, *fp_path = NULL, *spec = NULL;
+  cli_tune_after after = {0};
+  const char *out = NULL, *t4 = NULL, *strategy = NULL, *reference = NULL, *name = NULL, *fp_path = NULL, *spec = NULL;
   bool resume = false, always_P = false;
   vkocc_tune_options o = {.note = cli_tune_note};
   uint32_t max_runs = 0, budget_n = 0;
@@ -192,7 +195,8 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
     case 'G': c.allow_other_device = true; break;
     case 'j': c.json = true; break;
     case 'd': c.device = optarg; break;
-    case 'L': policy = optarg; break;
+    case 'L': after.policy = optarg; break;
+    case 'B': after.store = optarg; break;
     case CLI_OPT_QUEUE: c.queue = optarg; break;
     case 'h': fputs(help, stdout); return 0;
     default: fputs(help, stderr); return 2;
@@ -207,15 +211,15 @@ int cmd_tune_spec(cli_run *run, int argc, char **argv) {
   o.warmup_ratio = warmup_ratio, o.sentinel_every = sentinel, o.only = only, o.nonly = nonly;
   if (cli_tune_fleet_wanted(c.device)) { /* several devices or ranks: one search per cluster (cli/tune_fleet.c) */
     o.output = strcmp(out, "-") ? out : NULL;
-    return cli_tune_fleet(&c, spec, name, fp_path, resume, t4, policy, &o);
+    return cli_tune_fleet(&c, spec, name, fp_path, resume, t4, &after, &o);
   }
   o.confirm = have_confirm ? (int32_t)confirm : 0;
-  return tune_one(&c, spec, name, fp_path, resume, out, t4, policy, &o);
+  return tune_one(&c, spec, name, fp_path, resume, out, t4, &after, &o);
 }
 
 /* One device: the outputs checked, the spec opened, the run, its policy. */
 static int tune_one(cli_common *c, const char *spec, const char *name, const char *fp_path, bool resume, const char *out,
-                    const char *t4, const char *policy, vkocc_tune_options *o) {
+                    const char *t4, const cli_tune_after *after, vkocc_tune_options *o) {
   if (!strcmp(out, "-")) { /* standard output, as everywhere: the document at the end, no file */
     if (resume) return cli_error("tune", 2, "--resume needs -o FILE (the document to continue)");
     out = NULL, c->json = true;
@@ -238,16 +242,16 @@ static int tune_one(cli_common *c, const char *spec, const char *name, const cha
    * results file would lose one's runs */
   vkocc_tune_summary sum0;
   vkocc_tune_summarize(s, &sum0);
-  const char *inputs[] = {spec, sum0.kernel_file, fp_path};
+  const char *inputs[] = {spec, sum0.kernel_file, fp_path, out, t4};
   if ((rc = cli_check_not_input("tune", "-o", out, inputs, 3)) || (t4 && (rc = cli_check_not_input("tune", "--t4", t4, inputs, 3))) ||
-      (rc = cli_lock_output("tune", out))) {
+      (rc = cli_tune_after_check(after, inputs, 5)) || (rc = cli_lock_output("tune", out))) {
     vkocc_tune_close(s);
     return rc;
   }
   o->output = out, o->t4_output = t4;
   rc = tune_spec(s, c, resume, fp_path, o, t4_meta);
   vkocc_tune_close(s);
-  if (!rc && policy && out) rc = cli_tune_policy(policy, (const char *const[]){out}, 1);
+  if (!rc && out) rc = cli_tune_after_run(after, (const char *const[]){out}, 1);
   return rc;
 }
 

@@ -455,10 +455,20 @@ static void test_mpi(json_t *one) {
   free(out);
   char mpirun[256];
   snprintf(mpirun, sizeof mpirun, "mpirun --oversubscribe%s", getuid() == 0 ? " --allow-run-as-root" : "");
-  /* 3 ranks, one search */
-  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s -n 3 %s tune s.json -o mpi.json %s 2>&1", dir, mpirun, bin, common);
+  /* 3 ranks, one search; its results into a policy store by the coordinator alone (the one writer) */
+  int rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 %s -n 3 %s tune s.json -o mpi.json %s --db mpi.sqlite 2>&1", dir,
+                   mpirun, bin, common);
   CHECK_EQ_U(rc, 0);
   CHECK_CONTAINS(out, "3 devices on 3 ranks");
+  CHECK_CONTAINS(out, "store:    mpi.sqlite (12 results added, 0 there already)");
+  const char *second = strstr(out, "store:    mpi.sqlite");
+  CHECK(second && !strstr(second + 1, "store:    mpi.sqlite"), "the store written once: %s", out);
+  free(out);
+  rc = run_fmt(&out, "%s policy check --db %s/mpi.sqlite 2>&1", bin, dir);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "integrity: ok");
+  CHECK_CONTAINS(out, "\nresults: 12\n");
+  CHECK_CONTAINS(out, "\nruns: 1\n");
   free(out);
   same_as_one(one, "mpi.json", 3);
   json_t *d = load("mpi.json");
