@@ -18,19 +18,21 @@ prefix_rules='s/\bvkocc_spv_/shaders_spv_/g
 s/\bvkocc_\$\{part\}_/kernels_${part}_/g
 s/\bvkocc_(glsl|t1)_</kernels_\1_</g'
 
-mapfile -t files < <(git ls-files | grep -vE '^(docs/results/|scripts/rename-internal\.sh$)' |
-                     xargs -d '\n' grep -IlE '\bvkocc_(spv_|\$\{part\}_|[a-z])' -- 2>/dev/null || true)
+# the tracked text files (what is counted) and those naming vkocc_ (what is rewritten)
+mapfile -t texts < <(git ls-files | grep -vE '^(docs/results/|scripts/rename-internal\.sh$)' |
+                     xargs -d '\n' grep -Il '' -- 2>/dev/null || true)
+mapfile -t files < <(printf '%s\n' "${texts[@]}" | xargs -d '\n' grep -lE '\bvkocc_' -- 2>/dev/null || true)
 [ ${#files[@]} -gt 0 ] || { echo "rename-internal: no tracked file names vkocc_" >&2; exit 1; }
-# every identifier of those files with its count, then each pair's two counts
+# every identifier with its count, then each pair's two counts
 ids=$(mktemp) sedf=$(mktemp)
 trap 'rm -f "$ids" "$sedf"' EXIT
-cat -- "${files[@]}" | grep -oE '\b[A-Za-z_][A-Za-z0-9_]*' | sort | uniq -c >"$ids"
+cat -- "${texts[@]}" | grep -oE '\b[A-Za-z_][A-Za-z0-9_]*' | sort | uniq -c >"$ids"
 report=$(awk 'NR == FNR { n[$2] = $1; next } { printf "%s %s %d %d\n", $1, $2, n[$1] + 0, n[$2] + 0 }' "$ids" - <<<"$pairs")
 stale=$(awk '$3 == 0 && $4 == 0' <<<"$report")
 both=$(awk '$3 > 0 && $4 > 0' <<<"$report")
 todo=$(awk '$3 > 0 && $4 == 0' <<<"$report")
 awk '{ printf "%-40s %-40s old %4d  new %4d\n", $1, $2, $3, $4 }' <<<"$report"
-spv=$(grep -cE '\bvkocc_spv_' -- "${files[@]}" | awk -F: '{ s += $NF } END { print s + 0 }')
+spv=$({ grep -cE '\bvkocc_spv_' -- "${files[@]}" || true; } | awk -F: '{ s += $NF } END { print s + 0 }')
 echo "rename-internal: $(wc -l <<<"$pairs") pairs: $(grep -c . <<<"$todo" || true) to rename," \
      "$(awk '$3 == 0 && $4 > 0' <<<"$report" | grep -c . || true) done already; lines naming vkocc_spv_: $spv"
 fail=0
