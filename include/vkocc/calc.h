@@ -1,6 +1,6 @@
 /* vkocc/calc.h: the occupancy calculator; part of <vkocc.h>. */
-#ifndef VKOCC_CALC_H
-#define VKOCC_CALC_H
+#ifndef VKOCC_API_CALC_H
+#define VKOCC_API_CALC_H
 
 #include <stdio.h>  /* FILE: the calculator's emitter */
 #include "common.h"

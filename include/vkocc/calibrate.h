@@ -1,6 +1,6 @@
 /* vkocc/calibrate.h: the clock calibration; part of <vkocc.h>. */
-#ifndef VKOCC_CALIBRATE_H
-#define VKOCC_CALIBRATE_H
+#ifndef VKOCC_API_CALIBRATE_H
+#define VKOCC_API_CALIBRATE_H
 
 #include "common.h"
 #include "device.h"

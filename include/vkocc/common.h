@@ -1,6 +1,6 @@
 /* vkocc/common.h: errors and status, the clock, files written whole; part of <vkocc.h>. */
-#ifndef VKOCC_COMMON_H
-#define VKOCC_COMMON_H
+#ifndef VKOCC_API_COMMON_H
+#define VKOCC_API_COMMON_H
 
 #include <stdbool.h>
 #include <stddef.h>

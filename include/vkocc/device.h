@@ -1,6 +1,6 @@
 /* vkocc/device.h: devices, their identity, the context; part of <vkocc.h>. */
-#ifndef VKOCC_DEVICE_H
-#define VKOCC_DEVICE_H
+#ifndef VKOCC_API_DEVICE_H
+#define VKOCC_API_DEVICE_H
 
 #include "common.h"
 

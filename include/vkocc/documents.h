@@ -1,6 +1,6 @@
 /* vkocc/documents.h: documents as jansson objects; part of <vkocc.h>. */
-#ifndef VKOCC_DOCUMENTS_H
-#define VKOCC_DOCUMENTS_H
+#ifndef VKOCC_API_DOCUMENTS_H
+#define VKOCC_API_DOCUMENTS_H
 
 #include "common.h"
 #include "device.h"

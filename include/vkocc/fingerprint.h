@@ -1,6 +1,6 @@
 /* vkocc/fingerprint.h: the architecture signature, the fingerprint and its cluster; part of <vkocc.h>. */
-#ifndef VKOCC_FINGERPRINT_H
-#define VKOCC_FINGERPRINT_H
+#ifndef VKOCC_API_FINGERPRINT_H
+#define VKOCC_API_FINGERPRINT_H
 
 #include "common.h"
 #include "device.h"

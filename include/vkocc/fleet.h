@@ -1,6 +1,6 @@
 /* vkocc/fleet.h: tuning on several devices and ranks; part of <vkocc.h>. */
-#ifndef VKOCC_FLEET_H
-#define VKOCC_FLEET_H
+#ifndef VKOCC_API_FLEET_H
+#define VKOCC_API_FLEET_H
 
 #include "common.h"
 #include "device.h"

@@ -1,6 +1,6 @@
 /* vkocc/numbers.h: ticks, fits and summaries (no device); part of <vkocc.h>. */
-#ifndef VKOCC_NUMBERS_H
-#define VKOCC_NUMBERS_H
+#ifndef VKOCC_API_NUMBERS_H
+#define VKOCC_API_NUMBERS_H
 
 #include "common.h"
 

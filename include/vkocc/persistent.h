@@ -1,6 +1,6 @@
 /* vkocc/persistent.h: persistent threads and the device-wide barrier; part of <vkocc.h>. */
-#ifndef VKOCC_PERSISTENT_H
-#define VKOCC_PERSISTENT_H
+#ifndef VKOCC_API_PERSISTENT_H
+#define VKOCC_API_PERSISTENT_H
 
 #include "common.h"
 #include "device.h"

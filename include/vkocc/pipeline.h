@@ -1,6 +1,6 @@
 /* vkocc/pipeline.h: the user's own pipeline and its augmentation; part of <vkocc.h>. */
-#ifndef VKOCC_PIPELINE_H
-#define VKOCC_PIPELINE_H
+#ifndef VKOCC_API_PIPELINE_H
+#define VKOCC_API_PIPELINE_H
 
 #include "common.h"
 #include "device.h"

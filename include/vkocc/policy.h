@@ -1,6 +1,6 @@
 /* vkocc/policy.h: tuned policies and their store; part of <vkocc.h>. */
-#ifndef VKOCC_POLICY_H
-#define VKOCC_POLICY_H
+#ifndef VKOCC_API_POLICY_H
+#define VKOCC_API_POLICY_H
 
 #include "common.h"
 #include "fingerprint.h"

@@ -1,6 +1,6 @@
 /* vkocc/probe.h: occupancy probes: P of one pipeline at one point; part of <vkocc.h>. */
-#ifndef VKOCC_PROBE_H
-#define VKOCC_PROBE_H
+#ifndef VKOCC_API_PROBE_H
+#define VKOCC_API_PROBE_H
 
 #include "common.h"
 #include "device.h"

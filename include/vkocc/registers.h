@@ -1,6 +1,6 @@
 /* vkocc/registers.h: the register file, the third axis of occupancy; part of <vkocc.h>. */
-#ifndef VKOCC_REGISTERS_H
-#define VKOCC_REGISTERS_H
+#ifndef VKOCC_API_REGISTERS_H
+#define VKOCC_API_REGISTERS_H
 
 #include "common.h"
 #include "device.h"

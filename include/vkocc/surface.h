@@ -1,6 +1,6 @@
 /* vkocc/surface.h: the surface of P and the per-SM limits derived from it; part of <vkocc.h>. */
-#ifndef VKOCC_SURFACE_H
-#define VKOCC_SURFACE_H
+#ifndef VKOCC_API_SURFACE_H
+#define VKOCC_API_SURFACE_H
 
 #include "common.h"
 #include "device.h"

@@ -1,6 +1,6 @@
 /* vkocc/tune.h: tuning a kernel; part of <vkocc.h>. */
-#ifndef VKOCC_TUNE_H
-#define VKOCC_TUNE_H
+#ifndef VKOCC_API_TUNE_H
+#define VKOCC_API_TUNE_H
 
 #include <signal.h> /* sig_atomic_t: the stop flag of a tuning run */
 #include "common.h"
