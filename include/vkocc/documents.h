@@ -9,6 +9,7 @@
 #include "surface.h"
 #include "registers.h"
 #include "fingerprint.h"
+#include "pipeline.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,17 @@ vkocc_status vkocc_register_model_from_json(struct json_t *o, const char *file, 
                                             vkocc_register_model *m);
 /* The "probe" object: the point, the method, P, agreement, the repetitions and the timing of each method. */
 struct json_t *vkocc_probe_result_json(const vkocc_probe_result *r);
+/* The vkocc.probe document of the user's pipeline (what `vkocc probe --shader --json` prints): the device, the
+ * shader (path, entry, workgroup, the constants shader gave), the probe with P as written, the limits against d
+ * (NULL: left out), model (how the model was had, e.g. {"derived": "measured"}; NULL or empty: left out), P as
+ * written (vkocc_written_json), the register model rm (NULL: unknown) and the driver's statistics. With error
+ * (the measurement stood but P as written could not be established): the evidence instead, "P" null and the
+ * error, the derived limits d weighed. */
+struct json_t *vkocc_pipeline_document(const vkocc_device_info *dev, const vkocc_shader_desc *shader,
+                                       const vkocc_pipeline_result *r, const vkocc_derived *d,
+                                       const vkocc_register_model *rm, struct json_t *model, const char *error);
+/* The decision on P of the pipeline as written (vkocc_pipeline_result.written) as JSON. */
+struct json_t *vkocc_written_json(const vkocc_written_answer *w);
 
 /* The whole vkocc.surface document `vkocc surface` writes: the surface with its start-up time (< 0: left out),
  * the calibration, and where derived limits exist (d not NULL) those and the vendor cross-check. */

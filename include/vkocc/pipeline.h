@@ -158,6 +158,23 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
                                             vkocc_pipeline_result *out);
 void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
 
+/* The pipeline's measured P against a device model (derived limits; rm, the register file, may be unknown): the
+ * workgroups per SM each limit allows (as Nsight Compute's occupancy section lists them), the model's P and the
+ * limit that binds, in words, with what the measured P says beyond the model. */
+typedef struct vkocc_pipeline_limits {
+  double occupancy_pct;          /* of threads_per_sm, from the measured P */
+  double per_sm;                 /* measured workgroups per SM (0: no SM count) */
+  uint32_t sm_count, threads_per_sm, shared_per_sm;
+  uint32_t by_workgroup_slots, by_subgroup_slots, subgroups_per_workgroup;
+  uint32_t by_shared_memory;     /* UINT32_MAX: the pipeline uses no shared memory */
+  uint32_t by_registers;         /* VKOCC_NO_LIMIT: the register file is unknown */
+  uint32_t registers;            /* per invocation, as written (0: unknown) */
+  uint32_t surface_P;            /* P the model predicts */
+  char binding[256];
+} vkocc_pipeline_limits;
+void vkocc_pipeline_limits_compute(const vkocc_derived *d, const vkocc_register_model *rm,
+                                   const vkocc_pipeline_result *r, vkocc_pipeline_limits *out);
+
 /* The decision behind vkocc_pipeline_occupancy_model, alone. */
 typedef struct vkocc_written_input {
   uint32_t nstats;

@@ -220,6 +220,32 @@ typedef struct vkocc_tune_replay_options {
 vkocc_status vkocc_tune_replay(const char *results, const vkocc_tune_replay_options *options, struct json_t **report,
                                uint32_t *constrained);
 
+/* A replay's report read back from its document, for printing or plotting it: the numbers vkocc_tune_replay's
+ * document holds, with each curve whole again (the document ends a curve where every quartile reached the
+ * optimum: the rest is 1). Strings are borrowed from the document, which the report holds a reference to. */
+#define VKOCC_TUNE_REPLAY_AT 4 /* the budgets of 1, 2, 5 and 10% of the space */
+typedef struct vkocc_tune_replay_run {
+  const char *strategy;
+  bool occupancy;            /* with the occupancy features */
+  uint32_t budget;           /* evaluations */
+  double *median, *q1, *q3;  /* [budget]: the fraction of the optimum found after 1, 2, ... evaluations */
+  double to95[3];            /* evaluations to 95% of the optimum: median, q1, q3; INFINITY: not within budget */
+  uint32_t at_evaluations[VKOCC_TUNE_REPLAY_AT]; /* the budgets of 1, 2, 5, 10% of the space */
+  double at_median[VKOCC_TUNE_REPLAY_AT];        /* the median fraction of runs with that budget; INFINITY: none */
+  uint32_t seeds_finding_optimum;
+} vkocc_tune_replay_run;
+typedef struct vkocc_tune_replay_report {
+  const char *space, *optimum, *fingerprint, *feature_note; /* fingerprint NULL: none */
+  uint32_t configurations, valid, budget, nfeatures;
+  double optimum_ns;
+  vkocc_tune_replay_run *runs;
+  uint32_t nruns;
+  struct json_t *doc;        /* the document (a reference of the report's own) */
+} vkocc_tune_replay_report;
+/* Reads the vkocc.tune-replay/1 document vkocc_tune_replay made; VKOCC_ERROR_USAGE for another document. */
+vkocc_status vkocc_tune_replay_report_read(struct json_t *doc, vkocc_tune_replay_report *out);
+void vkocc_tune_replay_report_free(vkocc_tune_replay_report *r);
+
 #ifdef __cplusplus
 }
 #endif
