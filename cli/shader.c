@@ -73,8 +73,8 @@ static void print_limits(const vkocc_derived *d, const vkocc_register_model *rm,
   vkocc_pipeline_limits_compute(d, rm, r, &l);
   printf("occupancy: %.2f%% of %u threads per SM\n", l.occupancy_pct, l.threads_per_sm);
   printf("per SM: %.2f workgroups measured (%u SMs); limits in workgroups per SM: workgroup slots %u, subgroup "
-         "slots %u (%u subgroups each)", l.per_sm, l.sm_count, l.by_workgroup_slots, l.by_subgroup_slots,
-         l.subgroups_per_workgroup);
+         "slots %u (%u subgroups each)",
+         l.per_sm, l.sm_count, l.by_workgroup_slots, l.by_subgroup_slots, l.subgroups_per_workgroup);
   if (r->shared_bytes) printf(", shared memory %u (%u bytes per SM)", l.by_shared_memory, l.shared_per_sm);
   if (l.by_registers != VKOCC_NO_LIMIT) printf(", registers %u (%u per invocation)", l.by_registers, l.registers);
   else printf(", registers unknown");

@@ -145,7 +145,10 @@ int cli_tune_replay(cli_run *runner, int argc, char **argv) {
   free(copy);
   if (st) return cli_fail("tune", st);
   vkocc_tune_replay_report rp;
-  if ((st = vkocc_tune_replay_report_read(doc, &rp))) { json_decref(doc); return cli_fail("tune", st); }
+  if ((st = vkocc_tune_replay_report_read(doc, &rp))) {
+    json_decref(doc);
+    return cli_fail("tune", st);
+  }
   uint32_t nruns = rp.nruns, B = rp.budget;
   if (fp && !rp.nfeatures)
     fprintf(stderr, "vkocc tune: --fingerprint %s: no occupancy features: %s\n", fp, rp.feature_note);
@@ -153,40 +156,45 @@ int cli_tune_replay(cli_run *runner, int argc, char **argv) {
   /* a run's label: the strategy, and which half of an ablation it is */
   char(*label)[96] = cli_xcalloc(nruns ? nruns : 1, sizeof *label);
   for (uint32_t i = 0; i < nruns; i++)
-    snprintf(label[i], sizeof label[i], "%s%s", rp.runs[i].strategy, both && !rp.runs[i].occupancy ? " (no occupancy)" : "");
+    snprintf(label[i], sizeof label[i], "%s%s", rp.runs[i].strategy,
+             both && !rp.runs[i].occupancy ? " (no occupancy)" : "");
   rc = 0;
   if (out && (st = cli_json_write(doc, out))) rc = cli_fail("tune", st);
 #ifdef VKOCC_HAVE_CAIRO
   if (!rc && plot) {
     vkocc_convergence_curve *cv = cli_xcalloc(nruns, sizeof *cv);
     for (uint32_t i = 0; i < nruns; i++)
-      cv[i] = (vkocc_convergence_curve){label[i], rp.runs[i].budget, rp.runs[i].median, rp.runs[i].q1, rp.runs[i].q3,
-                                        !rp.runs[i].occupancy && rp.nfeatures && ablation, (int32_t)(both ? i / 2 : i)};
+      cv[i] = (vkocc_convergence_curve){label[i],
+                                        rp.runs[i].budget,
+                                        rp.runs[i].median,
+                                        rp.runs[i].q1,
+                                        rp.runs[i].q3,
+                                        !rp.runs[i].occupancy && rp.nfeatures && ablation,
+                                        (int32_t)(both ? i / 2 : i)};
     char title[700], sub[700];
     snprintf(title, sizeof title, "search convergence: %s", rp.space);
     snprintf(sub, sizeof sub, "%u configurations, optimum %.1f us; %u seeds; %s", rp.configurations,
-             rp.optimum_ns / 1e3, seeds, rp.nfeatures ? "occupancy features from the fingerprint" : "no occupancy features");
+             rp.optimum_ns / 1e3, seeds,
+             rp.nfeatures ? "occupancy features from the fingerprint" : "no occupancy features");
     if ((st = vkocc_plot_convergence(cv, nruns, rp.configurations, title, sub, plot, NULL))) rc = cli_fail("tune", st);
     free(cv);
   }
 #endif
-  if (!rc && json) {
-    rc = cli_emit_json("tune", json_incref(doc), NULL);
-  }
+  if (!rc && json) { rc = cli_emit_json("tune", json_incref(doc), NULL); }
   if (!rc && !json) {
     /* with -o FILE the table goes to stderr: stdout stays quiet, as everywhere -o is given */
     FILE *o = out ? stderr : stdout;
     fprintf(o, "space:     %s: %s, %u configurations (%u valid)%s\n", replay, rp.space, rp.configurations, rp.valid,
-           constrained ? " after constraints" : "");
+            constrained ? " after constraints" : "");
     fprintf(o, "optimum:   %.1f us: %s\n", rp.optimum_ns / 1e3, rp.optimum);
     if (rp.nfeatures) {
       fprintf(o, "features:  occupancy, wg_per_sm, limit, P, waves from %s (%s); prior weight occupancy^4\n",
-             rp.fingerprint, rp.feature_note);
+              rp.fingerprint, rp.feature_note);
     } else {
       fprintf(o, "features:  none (%s)\n", rp.feature_note);
     }
     fprintf(o, "replay:    %u seeds from %u, budget %u evaluations (%.1f%% of the space)\n\n", seeds, seed0, B,
-           100.0 * B / rp.configurations);
+            100.0 * B / rp.configurations);
     /* the budgets of 1, 5 and 10% of the space (the 2% one is in the document) */
     const uint32_t *at0 = rp.runs[0].at_evaluations;
     fprintf(o, "%-36s %-18s %-23s %-8s %-8s %-8s %s\n", "strategy", "evals to 95%", "", "@1%", "@5%", "@10%", "optimum found");

@@ -6,7 +6,10 @@
 #include <string.h>
 
 /* A fingerprint's place with its ID beside it, so that the sort needs no context (reentrant). */
-typedef struct { const char *id; uint32_t i; } keyed;
+typedef struct {
+  const char *id;
+  uint32_t i;
+} keyed;
 static int cmp_id(const void *a, const void *b) {
   const keyed *x = a, *y = b;
   int c = strcmp(x->id, y->id);

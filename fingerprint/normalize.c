@@ -59,8 +59,10 @@ vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_
 }
 
 /* The cluster IDs' prefixes, by recipe: the one table that writes and reads them */
-static const char *const id_prefix[] = {[VKOCC_RECIPE_C1] = "c1-", [VKOCC_RECIPE_C2] = "c2-",
-                                        [VKOCC_RECIPE_C3] = "c3-", [VKOCC_RECIPE_C3_PARTIAL] = "c3p-"};
+static const char *const id_prefix[] = {[VKOCC_RECIPE_C1] = "c1-",
+                                        [VKOCC_RECIPE_C2] = "c2-",
+                                        [VKOCC_RECIPE_C3] = "c3-",
+                                        [VKOCC_RECIPE_C3_PARTIAL] = "c3p-"};
 
 vkocc_cluster_recipe vkocc_cluster_id_recipe(const char *id) {
   for (int r = VKOCC_RECIPE_C1; r <= VKOCC_RECIPE_C3_PARTIAL; r++)
@@ -69,8 +71,8 @@ vkocc_cluster_recipe vkocc_cluster_id_recipe(const char *id) {
 }
 
 const char *vkocc_cluster_recipe_name(vkocc_cluster_recipe r) {
-  static const char *const name[] = {[VKOCC_RECIPE_C1] = "c1", [VKOCC_RECIPE_C2] = "c2", [VKOCC_RECIPE_C3] = "c3",
-                                     [VKOCC_RECIPE_C3_PARTIAL] = "c3"};
+  static const char *const name[] = {
+      [VKOCC_RECIPE_C1] = "c1", [VKOCC_RECIPE_C2] = "c2", [VKOCC_RECIPE_C3] = "c3", [VKOCC_RECIPE_C3_PARTIAL] = "c3"};
   return r > VKOCC_RECIPE_NONE && r <= VKOCC_RECIPE_C3_PARTIAL ? name[r] : NULL;
 }
 

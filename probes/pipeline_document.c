@@ -21,14 +21,18 @@ void vkocc_pipeline_limits_compute(const vkocc_derived *d, const vkocc_register_
     snprintf(out->binding, sizeof out->binding, "%s (as the device surface predicts)", vkocc_limit_name(oc.binding));
   } else if (r->P < oc.wgs && r->shared_bytes && P_sm * r->shared_bytes < d->shared_per_sm) {
     /* fewer than the surface: the capacity this pipeline got, if shared memory is what binds */
-    snprintf(out->binding, sizeof out->binding, "shared memory with less capacity than the probe got: this pipeline got "
-             "%u..%u bytes per SM (probe: %u); or registers", P_sm * r->shared_bytes,
-             (P_sm + 1) * r->shared_bytes - 1, d->shared_per_sm);
+    snprintf(out->binding, sizeof out->binding,
+             "shared memory with less capacity than the probe got: this pipeline got "
+             "%u..%u bytes per SM (probe: %u); or registers",
+             P_sm * r->shared_bytes, (P_sm + 1) * r->shared_bytes - 1, d->shared_per_sm);
   } else if (r->P < oc.wgs) {
-    snprintf(out->binding, sizeof out->binding, "something beyond workgroup, subgroup and shared-memory slots (registers?)");
+    snprintf(out->binding, sizeof out->binding,
+             "something beyond workgroup, subgroup and shared-memory slots (registers?)");
   } else {
-    snprintf(out->binding, sizeof out->binding, "none of the surface's limits: the pipeline holds more than the surface "
-             "predicts (%u > %u)", r->P, oc.wgs);
+    snprintf(out->binding, sizeof out->binding,
+             "none of the surface's limits: the pipeline holds more than the surface "
+             "predicts (%u > %u)",
+             r->P, oc.wgs);
   }
   vkocc_occupancy mo;
   vkocc_occupancy_from_P(d, r->wg_size, r->shared_bytes, r->P, &mo);
@@ -51,9 +55,10 @@ static json_t *limits_json(const vkocc_pipeline_limits *l, bool shared) {
                         l->per_sm, "sm_count", (json_int_t)l->sm_count, "by_workgroup_slots",
                         (json_int_t)l->by_workgroup_slots, "by_subgroup_slots", (json_int_t)l->by_subgroup_slots,
                         "subgroups_per_workgroup", (json_int_t)l->subgroups_per_workgroup, "by_shared_memory",
-                        shared ? json_integer(l->by_shared_memory) : json_null(), "surface_P",
-                        (json_int_t)l->surface_P, "binding", l->binding);
-  json_object_set_new(o, "by_registers", l->by_registers == VKOCC_NO_LIMIT ? json_null() : json_integer(l->by_registers));
+                        shared ? json_integer(l->by_shared_memory) : json_null(), "surface_P", (json_int_t)l->surface_P,
+                        "binding", l->binding);
+  json_object_set_new(o, "by_registers",
+                      l->by_registers == VKOCC_NO_LIMIT ? json_null() : json_integer(l->by_registers));
   return o;
 }
 
@@ -102,16 +107,25 @@ static json_t *stats_json(const vkocc_pipeline_result *r) {
 /* The refusal's document: the evidence, no P */
 static json_t *refusal(const vkocc_device_info *dev, const vkocc_shader_desc *sh, const vkocc_pipeline_result *r,
                        const vkocc_derived *d, const vkocc_register_model *rm, json_t *model, const char *error) {
-  json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:n, s:I, s:s, s:o, s:o}", "device", vkocc_device_info_json(dev),
-                                          "shader", shader_json(sh, r), "P", "augmented_P", (json_int_t)r->probe.P,
-                                          "error", error, "statistics", stats_json(r), "register_model",
-                                          vkocc_register_model_json(rm)), VKOCC_DOC_PROBE);
+  json_t *doc =
+      vkocc_doc_stamp(json_pack("{s:o, s:o, s:n, s:I, s:s, s:o, s:o}", "device", vkocc_device_info_json(dev), "shader",
+                                shader_json(sh, r), "P", "augmented_P", (json_int_t)r->probe.P, "error", error,
+                                "statistics", stats_json(r), "register_model", vkocc_register_model_json(rm)),
+                      VKOCC_DOC_PROBE);
   if (model && json_object_size(model)) json_object_set_new(doc, "model", json_incref(model));
   /* the derived limits alone: what the refusal weighed */
-  if (d) json_object_set_new(doc, "derived", vkocc_derived_json(&(vkocc_derived){.sm_count = d->sm_count,
-      .wg_per_sm = d->wg_per_sm, .subgroups_per_sm = d->subgroups_per_sm, .subgroup_size = d->subgroup_size,
-      .threads_per_sm = d->threads_per_sm, .shared_per_sm = d->shared_per_sm, .shared_bound_seen = d->shared_bound_seen,
-      .subgroups_per_sm_max = d->subgroups_per_sm_max, .shared_per_sm_max = d->shared_per_sm_max}, NULL));
+  if (d)
+    json_object_set_new(doc, "derived",
+                        vkocc_derived_json(&(vkocc_derived){.sm_count = d->sm_count,
+                                                            .wg_per_sm = d->wg_per_sm,
+                                                            .subgroups_per_sm = d->subgroups_per_sm,
+                                                            .subgroup_size = d->subgroup_size,
+                                                            .threads_per_sm = d->threads_per_sm,
+                                                            .shared_per_sm = d->shared_per_sm,
+                                                            .shared_bound_seen = d->shared_bound_seen,
+                                                            .subgroups_per_sm_max = d->subgroups_per_sm_max,
+                                                            .shared_per_sm_max = d->shared_per_sm_max},
+                                           NULL));
   return doc;
 }
 
@@ -129,11 +143,12 @@ json_t *vkocc_pipeline_document(const vkocc_device_info *dev, const vkocc_shader
     json_object_set_new(doc, "unmodified", json_true());
     json_object_set_new(json_object_get(doc, "probe"), "bisect_workload", json_string("user-pipeline"));
     if (!r->from_cache)
-      json_object_set_new(doc, "runtime", json_pack(
-          "{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:f}", "empty_ns", r->unmod.empty_ns, "noise_ns",
-          r->unmod.noise_ns, "one_ns", r->unmod.one_ns, "wave_ns", r->unmod.wave_ns, "at_P_ns", r->unmod.at_P_ns,
-          "at_P1_ns", r->unmod.at_P1_ns, "at_2P_ns", r->unmod.at_2P_ns, "at_2P1_ns", r->unmod.at_2P1_ns, "dispatches",
-          (json_int_t)r->unmod.dispatches, "wall_ns", r->unmod.wall_ns));
+      json_object_set_new(doc, "runtime",
+                          json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:f}", "empty_ns", r->unmod.empty_ns,
+                                    "noise_ns", r->unmod.noise_ns, "one_ns", r->unmod.one_ns, "wave_ns",
+                                    r->unmod.wave_ns, "at_P_ns", r->unmod.at_P_ns, "at_P1_ns", r->unmod.at_P1_ns,
+                                    "at_2P_ns", r->unmod.at_2P_ns, "at_2P1_ns", r->unmod.at_2P1_ns, "dispatches",
+                                    (json_int_t)r->unmod.dispatches, "wall_ns", r->unmod.wall_ns));
   }
   if (d) {
     vkocc_pipeline_limits l;

@@ -121,7 +121,11 @@ void vkocc_cluster_id_c3(const vkocc_fingerprint *fp, char out[24]);
 /* The recipe a cluster ID was made by, read from its prefix: "c1-", "c2-", "c3-", "c3p-" (a partial signature);
  * VKOCC_RECIPE_NONE for anything else. The one place that knows the prefixes (the IDs are written by it too). */
 typedef enum vkocc_cluster_recipe {
-  VKOCC_RECIPE_NONE = 0, VKOCC_RECIPE_C1, VKOCC_RECIPE_C2, VKOCC_RECIPE_C3, VKOCC_RECIPE_C3_PARTIAL
+  VKOCC_RECIPE_NONE = 0,
+  VKOCC_RECIPE_C1,
+  VKOCC_RECIPE_C2,
+  VKOCC_RECIPE_C3,
+  VKOCC_RECIPE_C3_PARTIAL
 } vkocc_cluster_recipe;
 vkocc_cluster_recipe vkocc_cluster_id_recipe(const char *id);
 /* The recipe's name as documents record it: "c1", "c2", "c3" (also for a partial c3); NULL for NONE. */

@@ -162,14 +162,14 @@ void vkocc_pipeline_result_free(vkocc_pipeline_result *r);
  * workgroups per SM each limit allows (as Nsight Compute's occupancy section lists them), the model's P and the
  * limit that binds, in words, with what the measured P says beyond the model. */
 typedef struct vkocc_pipeline_limits {
-  double occupancy_pct;          /* of threads_per_sm, from the measured P */
-  double per_sm;                 /* measured workgroups per SM (0: no SM count) */
+  double occupancy_pct; /* of threads_per_sm, from the measured P */
+  double per_sm;        /* measured workgroups per SM (0: no SM count) */
   uint32_t sm_count, threads_per_sm, shared_per_sm;
   uint32_t by_workgroup_slots, by_subgroup_slots, subgroups_per_workgroup;
-  uint32_t by_shared_memory;     /* UINT32_MAX: the pipeline uses no shared memory */
-  uint32_t by_registers;         /* VKOCC_NO_LIMIT: the register file is unknown */
-  uint32_t registers;            /* per invocation, as written (0: unknown) */
-  uint32_t surface_P;            /* P the model predicts */
+  uint32_t by_shared_memory; /* UINT32_MAX: the pipeline uses no shared memory */
+  uint32_t by_registers;     /* VKOCC_NO_LIMIT: the register file is unknown */
+  uint32_t registers;        /* per invocation, as written (0: unknown) */
+  uint32_t surface_P;        /* P the model predicts */
   char binding[256];
 } vkocc_pipeline_limits;
 void vkocc_pipeline_limits_compute(const vkocc_derived *d, const vkocc_register_model *rm,

@@ -226,10 +226,10 @@ vkocc_status vkocc_tune_replay(const char *results, const vkocc_tune_replay_opti
 #define VKOCC_TUNE_REPLAY_AT 4 /* the budgets of 1, 2, 5 and 10% of the space */
 typedef struct vkocc_tune_replay_run {
   const char *strategy;
-  bool occupancy;            /* with the occupancy features */
-  uint32_t budget;           /* evaluations */
-  double *median, *q1, *q3;  /* [budget]: the fraction of the optimum found after 1, 2, ... evaluations */
-  double to95[3];            /* evaluations to 95% of the optimum: median, q1, q3; INFINITY: not within budget */
+  bool occupancy;           /* with the occupancy features */
+  uint32_t budget;          /* evaluations */
+  double *median, *q1, *q3; /* [budget]: the fraction of the optimum found after 1, 2, ... evaluations */
+  double to95[3];           /* evaluations to 95% of the optimum: median, q1, q3; INFINITY: not within budget */
   uint32_t at_evaluations[VKOCC_TUNE_REPLAY_AT]; /* the budgets of 1, 2, 5, 10% of the space */
   double at_median[VKOCC_TUNE_REPLAY_AT];        /* the median fraction of runs with that budget; INFINITY: none */
   uint32_t seeds_finding_optimum;
@@ -240,7 +240,7 @@ typedef struct vkocc_tune_replay_report {
   double optimum_ns;
   vkocc_tune_replay_run *runs;
   uint32_t nruns;
-  struct json_t *doc;        /* the document (a reference of the report's own) */
+  struct json_t *doc; /* the document (a reference of the report's own) */
 } vkocc_tune_replay_report;
 /* Reads the vkocc.tune-replay/1 document vkocc_tune_replay made; VKOCC_ERROR_USAGE for another document. */
 vkocc_status vkocc_tune_replay_report_read(struct json_t *doc, vkocc_tune_replay_report *out);
