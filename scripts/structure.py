@@ -142,7 +142,10 @@ print("includes running up a floor:", len(up_inc))
 for u in up_inc: print("   ", u)
 print("includes sideways:", len(side_inc))
 for u in side_inc: print("   ", u)
-pathy = [(f, m.group(1)) for f in files for m in re.finditer(r'^\s*#\s*include\s+"([^"]*/[^"]*)"', nocomment(text[f]), re.M)]
+# (the public umbrella include/vkocc.h includes its parts, include/vkocc/*.h, by their path below include/)
+pathy = [(f, m.group(1)) for f in files for m in re.finditer(r'^\s*#\s*include\s+"([^"]*/[^"]*)"', nocomment(text[f]), re.M)
+         if not (f.startswith("include/") and os.path.normpath(os.path.join("include", m.group(1))).startswith("include/")
+                 and os.path.exists(os.path.join(repo, "include", m.group(1))))]
 print("includes through a path (past the build's walls):", len(pathy), pathy)
 arrows = set(call_arrows)
 for f, g in house: arrows.add((room(f), room(g)))
