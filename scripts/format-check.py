@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The format check of CI: the C lines a change writes must be as .clang-format writes them, and none may run past
 120 columns. Only new lines are checked: untouched code never (the tree predates .clang-format), and neither are
-lines a change only moves (a line whose text the same change deletes elsewhere: a file split, a function moved).
+lines a change only moves (a line whose text the same change deletes elsewhere: a file split, a function moved) or
+only renames in (a hunk whose lines differ from the lines they replace in identifiers alone).
 
 usage: scripts/format-check.py [--fix] [BASE]   --fix: format the new lines in place;  BASE: what the change is measured from; default: the merge base with
        origin/main (else main), or HEAD~ where HEAD is main itself. Exit 0 clean, 1 findings, 2 cannot check.
@@ -29,16 +30,30 @@ if not cf:
 
 paths = [":(glob)**/*.c", ":(glob)**/*.h", ":(exclude)tests/fuzz-corpus/**"]
 diff = git("diff", "-U0", "--no-renames", base, "--", *paths).stdout
-added, deleted, f, n = {}, set(), None, 0
+# A hunk whose lines only renamed identifiers (each added line the deleted one with other names: a mechanical
+# rename such as scripts/rename-internal.sh) writes nothing new either.
+def shape(s): return re.sub(r"\s+", " ", re.sub(r"\b[A-Za-z_]\w*\b", "I", s)).strip()
+added, deleted, f, n, hunks = {}, set(), None, 0, []
 for line in diff.split("\n"):
     if line.startswith("+++ "): f = line[6:] if line != "+++ /dev/null" else None; continue
     if line.startswith("--- "): continue
     m = re.match(r"@@ -\d+(?:,\d+)? \+(\d+)", line)
-    if m: n = int(m.group(1)); continue
-    if line.startswith("-"): deleted.add(line[1:].strip())
+    if m:
+        n = int(m.group(1))
+        hunks.append((f, [], []))
+        continue
+    if line.startswith("-"):
+        deleted.add(line[1:].strip())
+        if hunks: hunks[-1][1].append(line[1:])
     elif line.startswith("+") and f:
         added.setdefault(f, []).append((n, line[1:]))
+        hunks[-1][2].append((n, line[1:]))
         n += 1
+renamed = set()
+for f, dels, adds in hunks:
+    if dels and len(dels) == len(adds) and all(shape(d) == shape(a) for d, (_, a) in zip(dels, adds)):
+        renamed |= {(f, n) for n, _ in adds}
+for f in added: added[f] = [(n, t) for n, t in added[f] if (f, n) not in renamed]
 findings = []
 for f, lines in sorted(added.items()):
     new = [(n, t) for n, t in lines if t.strip() and t.strip() not in deleted]
