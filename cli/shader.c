@@ -145,12 +145,6 @@ static int measure_model(const char *cmd, const cli_common *c, vkocc_context *ct
   return 0;
 }
 
-/* The reason of a refusal that a measured model can lift: the per-SM model or the register file is missing. */
-static bool model_missing(const char *why) {
-  return strstr(why, "no per-SM model") || strstr(why, "register file of this device is unknown") ||
-         strstr(why, "limit is unknown and could bind");
-}
-
 int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
                      bool use_cache) {
   vkocc_derived d;
@@ -189,9 +183,9 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   /* refused for want of a model the device can give: measured, then the pipeline again with it */
   json_t *how = json_object();
   for (int again = 0; again < 2 && st == VKOCC_ERROR_RUNTIME && !o->from &&
-                      vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN && model_missing(vkocc_last_error()); again++) {
-    bool want_rm = !rm.known && (strstr(vkocc_last_error(), "register file") || /* only where the decision names it */
-                                    strstr(vkocc_last_error(), "register limit"));
+                      vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN && r.written_needs;
+       again++) {
+    bool want_rm = !rm.known && (r.written_needs & VKOCC_WRITTEN_NEEDS_REGISTERS);
     size_t before = json_object_size(how);
     vkocc_pipeline_result_free(&r);
     if ((rc = measure_model(cmd, c, ctx, &d, &have_d, &rm, want_rm, how))) { json_decref(how); return rc; }
@@ -337,10 +331,10 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
     vkocc_pipeline_result r;
     st = vkocc_pipeline_occupancy_model(ctx, &cal, &sh, &p, have_d ? &d : NULL, have_rm ? &rm : NULL, false, &r);
     for (int again = 0; again < 2 && st == VKOCC_ERROR_RUNTIME && vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN &&
-                        model_missing(vkocc_last_error()); again++) {
+                        r.written_needs;
+         again++) {
       /* refused for want of a model the device can give: measured once, this point again with it */
-      bool want_rm = !rm.known && (strstr(vkocc_last_error(), "register file") || /* only where the decision names it */
-                                    strstr(vkocc_last_error(), "register limit"));
+      bool want_rm = !rm.known && (r.written_needs & VKOCC_WRITTEN_NEEDS_REGISTERS);
       size_t before = json_object_size(how);
       vkocc_pipeline_result_free(&r);
       if ((rc = measure_model(cmd, c, ctx, &d, &have_d, &rm, want_rm, how))) {

@@ -104,7 +104,10 @@ typedef struct vkocc_written_answer {
   char variant[24];              /* the augmentation variant that measured P (VKOCC_WRITTEN_VARIANT), else "" */
   char variants[512];            /* the variants tried where the statistics differed, with theirs: "unrolled: Register
                                     Count 80, Shared Memory Size 13568 (differs); small: ... (equal: measured)" */
+  uint32_t needs; /* not established: what the device could give to decide (VKOCC_WRITTEN_NEEDS_) */
 } vkocc_written_answer;
+#define VKOCC_WRITTEN_NEEDS_MODEL 1u     /* the per-SM model of the device and queue family (vkocc fingerprint) */
+#define VKOCC_WRITTEN_NEEDS_REGISTERS 2u /* its register file (vkocc surface --registers) */
 
 typedef struct vkocc_pipeline_result {
   uint32_t P;                    /* workgroups of this pipeline resident at once on the whole device */
@@ -136,6 +139,9 @@ typedef struct vkocc_pipeline_result {
   } unmod;
   /* P of the pipeline as written (P above is it): the evidence, the augmented P, the model's predictions */
   struct vkocc_written_answer *written; /* malloc'd; freed by vkocc_pipeline_result_free */
+  /* refused (VKOCC_REASON_WRITTEN_UNKNOWN) for want of what the device can give: VKOCC_WRITTEN_NEEDS_ bits, so a
+   * caller measures it and asks again (0: nothing a measurement of the device would add) */
+  uint32_t written_needs;
 } vkocc_pipeline_result;
 
 /* Compiles (GLSL/HLSL through libshaderc), inspects, augments and measures the user's compute pipeline.
