@@ -104,7 +104,7 @@ typedef struct vkocc_written_answer {
   char variant[24];              /* the augmentation variant that measured P (VKOCC_WRITTEN_VARIANT), else "" */
   char variants[512];            /* the variants tried where the statistics differed, with theirs: "unrolled: Register
                                     Count 80, Shared Memory Size 13568 (differs); small: ... (equal: measured)" */
-  uint32_t needs; /* not established: what the device could give to decide (VKOCC_WRITTEN_NEEDS_) */
+  uint32_t needs;                /* not established: what the device could give to decide (VKOCC_WRITTEN_NEEDS_) */
 } vkocc_written_answer;
 #define VKOCC_WRITTEN_NEEDS_MODEL 1u     /* the per-SM model of the device and queue family (vkocc fingerprint) */
 #define VKOCC_WRITTEN_NEEDS_REGISTERS 2u /* its register file (vkocc surface --registers) */
