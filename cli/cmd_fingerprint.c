@@ -48,8 +48,10 @@ void cli_print_fingerprint(json_t *doc, const vkocc_fingerprint *fp, const vkocc
     vkocc_clear_error();
   }
   cli_print_vendor_check("vendor:      ", json_object_get(doc, "vendor_reported"));
-  printf("cluster ID:  %s%s\n", fp->cluster_id, strncmp(fp->cluster_id, "c1-", 3) ? "" : " (recipe c1: depends on the "
-         "queue family's shared capacity)");
+  printf("cluster ID:  %s%s\n", fp->cluster_id,
+         vkocc_cluster_id_recipe(fp->cluster_id) != VKOCC_RECIPE_C1 ? ""
+                                                                    : " (recipe c1: depends on the "
+                                                                      "queue family's shared capacity)");
   if (fp->signature.present) { /* recipe c3: the occupancy class and the architecture signature */
     const vkocc_signature *g = &fp->signature;
     printf("occupancy:   %s (recipe c2: the occupancy class alone)\n", fp->occupancy_id);

@@ -66,88 +66,19 @@ static vkocc_shader_desc desc_of(const cli_shader *o) {
                              .spec = o->spec, .nspec = o->nspec, .unmodified = o->unmodified};
 }
 
-/* The limit that binds for this pipeline, against the device model derived from a surface: the
- * workgroups per SM each limit allows (as Nsight Compute's occupancy section lists them) and what the
- * measured P says beyond the model. */
-static json_t *limits(const vkocc_derived *d, const vkocc_register_model *rm, const vkocc_pipeline_result *r,
-                      bool print) {
-  vkocc_occupancy oc;
-  vkocc_occupancy_compute(d, r->wg_size, r->shared_bytes, &oc);
-  uint32_t regs = r->written ? r->written->written_registers : 0, by_reg = vkocc_register_limit(rm, r->wg_size, regs);
-  if (by_reg != VKOCC_NO_LIMIT) /* the register file is known: the model's P with it */
-    oc.wgs = vkocc_model_P(d, rm, r->wg_size, r->shared_bytes, regs, &oc.binding);
-  uint32_t sg = d->subgroup_size ? d->subgroup_size : 32;
-  uint32_t sgs = (r->wg_size + sg - 1) / sg;
-  uint32_t by_wg = d->wg_per_sm, by_sg = sgs ? d->subgroups_per_sm / sgs : 0;
-  uint32_t by_sh = r->shared_bytes ? d->shared_per_sm / r->shared_bytes : UINT32_MAX;
-  double per_sm = d->sm_count ? (double)r->P / d->sm_count : 0;
-  uint32_t P_sm = (uint32_t)floor(per_sm);
-  char verdict[256];
-  if (r->P == oc.wgs) {
-    snprintf(verdict, sizeof verdict, "%s (as the device surface predicts)", vkocc_limit_name(oc.binding));
-  } else if (r->P < oc.wgs && r->shared_bytes && P_sm * r->shared_bytes < d->shared_per_sm) {
-    /* fewer than the surface: the capacity this pipeline got, if shared memory is what binds */
-    snprintf(verdict, sizeof verdict, "shared memory with less capacity than the probe got: this pipeline got "
-             "%u..%u bytes per SM (probe: %u); or registers", P_sm * r->shared_bytes,
-             (P_sm + 1) * r->shared_bytes - 1, d->shared_per_sm);
-  } else if (r->P < oc.wgs) {
-    snprintf(verdict, sizeof verdict, "something beyond workgroup, subgroup and shared-memory slots (registers?)");
-  } else {
-    snprintf(verdict, sizeof verdict, "none of the surface's limits: the pipeline holds more than the surface "
-             "predicts (%u > %u)", r->P, oc.wgs);
-  }
-  vkocc_occupancy mo;
-  vkocc_occupancy_from_P(d, r->wg_size, r->shared_bytes, r->P, &mo);
-  if (print) {
-    printf("occupancy: %.2f%% of %u threads per SM\n", mo.occupancy_pct, d->threads_per_sm);
-    printf("per SM: %.2f workgroups measured (%u SMs); limits in workgroups per SM: workgroup slots %u, subgroup "
-           "slots %u (%u subgroups each)", per_sm, d->sm_count, by_wg, by_sg, sgs);
-    if (r->shared_bytes) printf(", shared memory %u (%u bytes per SM)", by_sh, d->shared_per_sm);
-    if (by_reg != VKOCC_NO_LIMIT) printf(", registers %u (%u per invocation)", by_reg, regs);
-    else printf(", registers unknown");
-    printf("\nsurface predicts P = %u; binding limit: %s\n", oc.wgs, verdict);
-  }
-  json_t *o = json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:o, s:I, s:s}", "occupancy_pct", mo.occupancy_pct, "per_sm", per_sm, "sm_count", (json_int_t)d->sm_count,
-                   "by_workgroup_slots", (json_int_t)by_wg, "by_subgroup_slots", (json_int_t)by_sg,
-                   "subgroups_per_workgroup", (json_int_t)sgs,
-                   "by_shared_memory", r->shared_bytes ? json_integer(by_sh) : json_null(), "surface_P",
-                   (json_int_t)oc.wgs, "binding", verdict);
-  json_object_set_new(o, "by_registers", by_reg == VKOCC_NO_LIMIT ? json_null() : json_integer(by_reg));
-  return o;
-}
-
-/* The decision on P of the pipeline as written (probes/written.c) as JSON. */
-static json_t *written_json(const vkocc_written_answer *w) {
-  json_t *o = json_pack("{s:I, s:I, s:s, s:b, s:s, s:s}", "P", (json_int_t)w->P, "augmented_P", (json_int_t)w->augmented_P,
-                        "evidence", vkocc_written_evidence_name(w->evidence), "confirmed", w->confirmed, "reason",
-                        w->reason, "differs", w->differs);
-  json_object_set_new(o, "predicted_P", w->predicted_P ? json_integer(w->predicted_P) : json_null());
-  json_object_set_new(o, "predicted_augmented_P", w->predicted_augmented_P ? json_integer(w->predicted_augmented_P)
-                                                                           : json_null());
-  json_object_set_new(o, "binding", w->binding ? json_string(vkocc_limit_name(w->binding)) : json_null());
-  json_object_set_new(o, "registers", json_pack("{s:o, s:o}", "written", w->written_registers ?
-                      json_integer(w->written_registers) : json_null(), "augmented", w->augmented_registers ?
-                      json_integer(w->augmented_registers) : json_null()));
-  json_object_set_new(o, "shared_bytes", json_pack("{s:I, s:I}", "written", (json_int_t)w->written_shared, "augmented",
-                                                   (json_int_t)w->augmented_shared));
-  /* the augmentation variants tried where the statistics differed, and the one that measured P */
-  json_object_set_new(o, "variant", w->variant[0] ? json_string(w->variant) : json_null());
-  json_object_set_new(o, "variants", w->variants[0] ? json_string(w->variants) : json_null());
-  return o;
-}
-
-static json_t *shader_json(const cli_shader *o, const vkocc_pipeline_result *r) {
-  json_t *spec = json_object();
-  for (uint32_t i = 0; i < o->nspec; i++) {
-    char k[16];
-    snprintf(k, sizeof k, "%u", o->spec[i].id);
-    json_object_set_new(spec, k, json_real(o->spec[i].value));
-  }
-  return json_pack("{s:s, s:s, s:[I,I,I], s:I, s:I, s:b, s:o, s:I, s:I, s:I, s:b}", "path", o->path, "entry", r->entry,
-                   "workgroup", (json_int_t)r->wg[0], (json_int_t)r->wg[1], (json_int_t)r->wg[2], "wg_size",
-                   (json_int_t)r->wg_size, "shared_bytes", (json_int_t)r->shared_bytes, "shared_exact", r->shared_exact,
-                   "spec", spec, "augmentation_set", (json_int_t)r->aug_set, "descriptors", (json_int_t)r->descriptors,
-                   "push_bytes", (json_int_t)r->push_bytes, "from_cache", r->from_cache);
+/* The limit that binds for this pipeline, against the device model derived from a surface (the library's
+ * vkocc_pipeline_limits), printed. */
+static void print_limits(const vkocc_derived *d, const vkocc_register_model *rm, const vkocc_pipeline_result *r) {
+  vkocc_pipeline_limits l;
+  vkocc_pipeline_limits_compute(d, rm, r, &l);
+  printf("occupancy: %.2f%% of %u threads per SM\n", l.occupancy_pct, l.threads_per_sm);
+  printf("per SM: %.2f workgroups measured (%u SMs); limits in workgroups per SM: workgroup slots %u, subgroup "
+         "slots %u (%u subgroups each)",
+         l.per_sm, l.sm_count, l.by_workgroup_slots, l.by_subgroup_slots, l.subgroups_per_workgroup);
+  if (r->shared_bytes) printf(", shared memory %u (%u bytes per SM)", l.by_shared_memory, l.shared_per_sm);
+  if (l.by_registers != VKOCC_NO_LIMIT) printf(", registers %u (%u per invocation)", l.by_registers, l.registers);
+  else printf(", registers unknown");
+  printf("\nsurface predicts P = %u; binding limit: %s\n", l.surface_P, l.binding);
 }
 
 /* quiet: a cache that does not load is no error (returns 1 without a message) */
@@ -214,12 +145,6 @@ static int measure_model(const char *cmd, const cli_common *c, vkocc_context *ct
   return 0;
 }
 
-/* The reason of a refusal that a measured model can lift: the per-SM model or the register file is missing. */
-static bool model_missing(const char *why) {
-  return strstr(why, "no per-SM model") || strstr(why, "register file of this device is unknown") ||
-         strstr(why, "limit is unknown and could bind");
-}
-
 int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
                      bool use_cache) {
   vkocc_derived d;
@@ -258,9 +183,9 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   /* refused for want of a model the device can give: measured, then the pipeline again with it */
   json_t *how = json_object();
   for (int again = 0; again < 2 && st == VKOCC_ERROR_RUNTIME && !o->from &&
-                      vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN && model_missing(vkocc_last_error()); again++) {
-    bool want_rm = !rm.known && (strstr(vkocc_last_error(), "register file") || /* only where the decision names it */
-                                    strstr(vkocc_last_error(), "register limit"));
+                      vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN && r.written_needs;
+       again++) {
+    bool want_rm = !rm.known && (r.written_needs & VKOCC_WRITTEN_NEEDS_REGISTERS);
     size_t before = json_object_size(how);
     vkocc_pipeline_result_free(&r);
     if ((rc = measure_model(cmd, c, ctx, &d, &have_d, &rm, want_rm, how))) { json_decref(how); return rc; }
@@ -271,29 +196,14 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
     /* measured, but P as written cannot be established: the evidence is shown, no P, exit 1 */
     char why[700];
     snprintf(why, sizeof why, "%s", vkocc_last_error());
-    json_t *stats = json_array();
-    for (uint32_t i = 0; i < r.nstats; i++)
-      json_array_append_new(stats, json_pack("{s:s, s:o, s:f}", "name", r.stats[i].name, "value",
-                                             isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
-                                             "augmented", r.stats[i].augmented));
     if (c->json) { /* -o gets no file: the command fails (exit 1) */
-      json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:n, s:I, s:s, s:o, s:o}", "device", vkocc_device_info_json(dev),
-                                              "shader", shader_json(o, &r), "P", "augmented_P", (json_int_t)r.probe.P,
-                                              "error", why, "statistics", stats, "register_model",
-                                              vkocc_register_model_json(&rm)), VKOCC_DOC_PROBE);
-      if (json_object_size(how)) json_object_set_new(doc, "model", json_incref(how));
-      if (have_d) json_object_set_new(doc, "derived", vkocc_derived_json(&(vkocc_derived){.sm_count = d.sm_count,
-          .wg_per_sm = d.wg_per_sm, .subgroups_per_sm = d.subgroups_per_sm, .subgroup_size = d.subgroup_size,
-          .threads_per_sm = d.threads_per_sm, .shared_per_sm = d.shared_per_sm, .shared_bound_seen = d.shared_bound_seen,
-          .subgroups_per_sm_max = d.subgroups_per_sm_max, .shared_per_sm_max = d.shared_per_sm_max}, NULL));
-      cli_emit_json(cmd, doc, NULL);
+      cli_emit_json(cmd, vkocc_pipeline_document(dev, &sh, &r, have_d ? &d : NULL, &rm, how, why), NULL);
     } else {
       printf("measured on the augmented pipeline: P = %u (not the pipeline as written)\n", r.probe.P);
       printf("driver statistics (VK_KHR_pipeline_executable_properties), as written / augmented:\n");
       for (uint32_t i = 0; i < r.nstats; i++)
         printf("  %-40s %12g %12g%s\n", r.stats[i].name, r.stats[i].value, r.stats[i].augmented,
                r.stats[i].value == r.stats[i].augmented ? "" : "  (differs)");
-      json_decref(stats);
     }
     vkocc_pipeline_result_free(&r);
     json_decref(how);
@@ -302,32 +212,9 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   if (st) { vkocc_pipeline_result_free(&r); json_decref(how); return cli_fail(cmd, st); }
   if (fp_path[0] && !c->json) fprintf(stderr, "vkocc %s: per SM from the cached fingerprint %s\n", cmd, fp_path);
   if (c->json || c->output) { /* -o: the document --json prints */
-    json_t *doc = vkocc_doc_stamp(json_pack("{s:o, s:o, s:o}", "device", vkocc_device_info_json(dev), "probe",
-                                            vkocc_probe_result_json(&r.probe), "shader", shader_json(o, &r)),
-                                  VKOCC_DOC_PROBE);
-    json_object_set_new(json_object_get(doc, "probe"), "P", json_integer(r.P));
-    if (r.unmodified) { /* only here: the default --shader document stays as it was */
-      json_object_set_new(doc, "unmodified", json_true());
-      json_object_set_new(json_object_get(doc, "probe"), "bisect_workload", json_string("user-pipeline"));
-      if (!r.from_cache)
-        json_object_set_new(doc, "runtime", json_pack(
-            "{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:f}", "empty_ns", r.unmod.empty_ns, "noise_ns",
-            r.unmod.noise_ns, "one_ns", r.unmod.one_ns, "wave_ns", r.unmod.wave_ns, "at_P_ns", r.unmod.at_P_ns,
-            "at_P1_ns", r.unmod.at_P1_ns, "at_2P_ns", r.unmod.at_2P_ns, "at_2P1_ns", r.unmod.at_2P1_ns, "dispatches",
-            (json_int_t)r.unmod.dispatches, "wall_ns", r.unmod.wall_ns));
-    }
-    if (have_d) json_object_set_new(doc, "limits", limits(&d, &rm, &r, false));
-    if (json_object_size(how)) json_object_set_new(doc, "model", json_incref(how)); /* measured for this command */
+    json_t *doc = vkocc_pipeline_document(dev, &sh, &r, have_d ? &d : NULL, &rm, how, NULL);
     json_decref(how);
     how = NULL;
-    if (r.written) json_object_set_new(doc, "written", written_json(r.written));
-    json_object_set_new(doc, "register_model", vkocc_register_model_json(&rm));
-    json_t *stats = json_array();
-    for (uint32_t i = 0; i < r.nstats; i++)
-      json_array_append_new(stats, json_pack("{s:s, s:o, s:f}", "name", r.stats[i].name, "value",
-                                             isnan(r.stats[i].value) ? json_null() : json_real(r.stats[i].value),
-                                             "augmented", r.stats[i].augmented));
-    json_object_set_new(doc, "statistics", stats);
     /* -o FILE: the document there and nothing on standard output; "-" is standard output */
     vkocc_status ws = c->output ? cli_json_write(doc, c->output) : VKOCC_OK;
     if (ws || c->json || c->output) {
@@ -369,7 +256,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   for (uint32_t i = 0; i < r.nstats; i++)
     printf("  %-40s %12g %12g%s\n", r.stats[i].name, r.stats[i].value, r.stats[i].augmented,
            r.stats[i].value == r.stats[i].augmented ? "" : "  (differs)");
-  if (have_d) json_decref(limits(&d, &rm, &r, true));
+  if (have_d) print_limits(&d, &rm, &r);
   bool agree = r.from_cache || r.probe.agree;
   vkocc_pipeline_result_free(&r);
   return agree ? 0 : 1;
@@ -444,10 +331,10 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
     vkocc_pipeline_result r;
     st = vkocc_pipeline_occupancy_model(ctx, &cal, &sh, &p, have_d ? &d : NULL, have_rm ? &rm : NULL, false, &r);
     for (int again = 0; again < 2 && st == VKOCC_ERROR_RUNTIME && vkocc_last_reason() == VKOCC_REASON_WRITTEN_UNKNOWN &&
-                        model_missing(vkocc_last_error()); again++) {
+                        r.written_needs;
+         again++) {
       /* refused for want of a model the device can give: measured once, this point again with it */
-      bool want_rm = !rm.known && (strstr(vkocc_last_error(), "register file") || /* only where the decision names it */
-                                    strstr(vkocc_last_error(), "register limit"));
+      bool want_rm = !rm.known && (r.written_needs & VKOCC_WRITTEN_NEEDS_REGISTERS);
       size_t before = json_object_size(how);
       vkocc_pipeline_result_free(&r);
       if ((rc = measure_model(cmd, c, ctx, &d, &have_d, &rm, want_rm, how))) {
@@ -496,7 +383,7 @@ int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, cons
                            (json_int_t)r.wg_size, "shared_bytes", (json_int_t)r.shared_bytes, "P",
                            (json_int_t)r.P, "comb_P", (json_int_t)r.probe.comb_median, "bisect_P",
                            (json_int_t)r.probe.bisect_median, "agree", r.probe.agree);
-    if (r.written) json_object_set_new(pt, "written", written_json(r.written));
+    if (r.written) json_object_set_new(pt, "written", vkocc_written_json(r.written));
     json_array_append_new(points, pt);
     vkocc_pipeline_result_free(&r);
   }

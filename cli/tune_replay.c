@@ -24,25 +24,6 @@ static const char *help =
     "--plot FILE draws the convergence plot (.png, .svg, .pdf). --attributes passes a JSON object to the strategies\n"
     "as T1 Search.Attributes (one strategy). docs/tune.md.\n";
 
-/* One strategy's run as the report holds it, with the curve whole again (the document ends it where every
- * quartile has reached the optimum: the rest is 1). */
-typedef struct run {
-  json_t *doc;
-  bool occ;
-  char label[96];
-  uint32_t colour, budget;
-  double *median, *q1, *q3;
-} run;
-
-static double *curve(json_t *c, uint32_t budget) {
-  double *v = cli_xmalloc((budget ? budget : 1) * sizeof *v);
-  for (uint32_t e = 0; e < budget; e++) v[e] = e < json_array_size(c) ? json_real_value(json_array_get(c, e)) : 1;
-  return v;
-}
-
-/* A number of the report; INFINITY where it holds null (beyond the budget). */
-static double num(json_t *v) { return json_is_number(v) ? json_number_value(v) : INFINITY; }
-
 static void replay_progress(void *user, const char *label, uint32_t done, uint32_t total) {
   (void)user;
   fprintf(stderr, "\rvkocc tune: replaying %s (%u of %u)   ", label, done + 1, total);
@@ -163,91 +144,78 @@ int cli_tune_replay(cli_run *runner, int argc, char **argv) {
   json_decref(attrs);
   free(copy);
   if (st) return cli_fail("tune", st);
-  json_t *feats = json_object_get(doc, "features"), *jruns = json_object_get(doc, "runs");
-  uint32_t nfeatures = (uint32_t)json_array_size(feats), nruns = (uint32_t)json_array_size(jruns);
-  uint32_t nconfigs = (uint32_t)json_integer_value(json_object_get(doc, "configurations"));
-  uint32_t nvalid = (uint32_t)json_integer_value(json_object_get(doc, "valid"));
-  double optimum_ns = json_real_value(json_object_get(doc, "optimum_ns"));
-  const char *what = json_string_value(json_object_get(doc, "space"));
-  const char *best = json_string_value(json_object_get(doc, "optimum"));
-  const char *fp_used = json_string_value(json_object_get(doc, "fingerprint"));
-  const char *feature_note = json_string_value(json_object_get(doc, "feature_note"));
-  if (fp && !nfeatures) fprintf(stderr, "vkocc tune: --fingerprint %s: no occupancy features: %s\n", fp, feature_note);
-  uint32_t B = (uint32_t)json_integer_value(json_object_get(doc, "budget"));
-  bool both = ablation && nfeatures;
-  run *runs = cli_xcalloc(nruns, sizeof *runs);
-  for (uint32_t i = 0; i < nruns; i++) {
-    run *r = &runs[i];
-    r->doc = json_array_get(jruns, i);
-    r->occ = json_is_true(json_object_get(r->doc, "occupancy"));
-    r->colour = both ? i / 2 : i;
-    r->budget = (uint32_t)json_integer_value(json_object_get(r->doc, "budget"));
-    snprintf(r->label, sizeof r->label, "%s%s", json_string_value(json_object_get(r->doc, "strategy")),
-             both && !r->occ ? " (no occupancy)" : "");
-    json_t *c = json_object_get(r->doc, "curve");
-    r->median = curve(json_object_get(c, "median"), r->budget), r->q1 = curve(json_object_get(c, "q1"), r->budget);
-    r->q3 = curve(json_object_get(c, "q3"), r->budget);
+  vkocc_tune_replay_report rp;
+  if ((st = vkocc_tune_replay_report_read(doc, &rp))) {
+    json_decref(doc);
+    return cli_fail("tune", st);
   }
+  uint32_t nruns = rp.nruns, B = rp.budget;
+  if (fp && !rp.nfeatures)
+    fprintf(stderr, "vkocc tune: --fingerprint %s: no occupancy features: %s\n", fp, rp.feature_note);
+  bool both = ablation && rp.nfeatures;
+  /* a run's label: the strategy, and which half of an ablation it is */
+  char(*label)[96] = cli_xcalloc(nruns ? nruns : 1, sizeof *label);
+  for (uint32_t i = 0; i < nruns; i++)
+    snprintf(label[i], sizeof label[i], "%s%s", rp.runs[i].strategy,
+             both && !rp.runs[i].occupancy ? " (no occupancy)" : "");
   rc = 0;
   if (out && (st = cli_json_write(doc, out))) rc = cli_fail("tune", st);
 #ifdef VKOCC_HAVE_CAIRO
   if (!rc && plot) {
     vkocc_convergence_curve *cv = cli_xcalloc(nruns, sizeof *cv);
     for (uint32_t i = 0; i < nruns; i++)
-      cv[i] = (vkocc_convergence_curve){runs[i].label, runs[i].budget, runs[i].median, runs[i].q1, runs[i].q3,
-                                        !runs[i].occ && nfeatures && ablation, (int32_t)runs[i].colour};
+      cv[i] = (vkocc_convergence_curve){label[i],
+                                        rp.runs[i].budget,
+                                        rp.runs[i].median,
+                                        rp.runs[i].q1,
+                                        rp.runs[i].q3,
+                                        !rp.runs[i].occupancy && rp.nfeatures && ablation,
+                                        (int32_t)(both ? i / 2 : i)};
     char title[700], sub[700];
-    snprintf(title, sizeof title, "search convergence: %s", what);
-    snprintf(sub, sizeof sub, "%u configurations, optimum %.1f us; %u seeds; %s", nconfigs, optimum_ns / 1e3,
-             seeds, nfeatures ? "occupancy features from the fingerprint" : "no occupancy features");
-    if ((st = vkocc_plot_convergence(cv, nruns, nconfigs, title, sub, plot, NULL))) rc = cli_fail("tune", st);
+    snprintf(title, sizeof title, "search convergence: %s", rp.space);
+    snprintf(sub, sizeof sub, "%u configurations, optimum %.1f us; %u seeds; %s", rp.configurations,
+             rp.optimum_ns / 1e3, seeds,
+             rp.nfeatures ? "occupancy features from the fingerprint" : "no occupancy features");
+    if ((st = vkocc_plot_convergence(cv, nruns, rp.configurations, title, sub, plot, NULL))) rc = cli_fail("tune", st);
     free(cv);
   }
 #endif
-  if (!rc && json) {
-    rc = cli_emit_json("tune", doc, NULL);
-    doc = NULL;
-  }
+  if (!rc && json) { rc = cli_emit_json("tune", json_incref(doc), NULL); }
   if (!rc && !json) {
     /* with -o FILE the table goes to stderr: stdout stays quiet, as everywhere -o is given */
     FILE *o = out ? stderr : stdout;
-    fprintf(o, "space:     %s: %s, %u configurations (%u valid)%s\n", replay, what, nconfigs, nvalid,
-           constrained ? " after constraints" : "");
-    fprintf(o, "optimum:   %.1f us: %s\n", optimum_ns / 1e3, best);
-    if (nfeatures) {
+    fprintf(o, "space:     %s: %s, %u configurations (%u valid)%s\n", replay, rp.space, rp.configurations, rp.valid,
+            constrained ? " after constraints" : "");
+    fprintf(o, "optimum:   %.1f us: %s\n", rp.optimum_ns / 1e3, rp.optimum);
+    if (rp.nfeatures) {
       fprintf(o, "features:  occupancy, wg_per_sm, limit, P, waves from %s (%s); prior weight occupancy^4\n",
-             fp_used, feature_note);
+              rp.fingerprint, rp.feature_note);
     } else {
-      fprintf(o, "features:  none (%s)\n", feature_note);
+      fprintf(o, "features:  none (%s)\n", rp.feature_note);
     }
     fprintf(o, "replay:    %u seeds from %u, budget %u evaluations (%.1f%% of the space)\n\n", seeds, seed0, B,
-           100.0 * B / nconfigs);
-    json_t *at0 = json_object_get(runs[0].doc, "at_budget");
-    uint32_t e1 = (uint32_t)json_integer_value(json_object_get(json_array_get(at0, 0), "evaluations"));
-    uint32_t e5 = (uint32_t)json_integer_value(json_object_get(json_array_get(at0, 2), "evaluations"));
-    uint32_t e10 = (uint32_t)json_integer_value(json_object_get(json_array_get(at0, 3), "evaluations"));
+            100.0 * B / rp.configurations);
+    /* the budgets of 1, 5 and 10% of the space (the 2% one is in the document) */
+    const uint32_t *at0 = rp.runs[0].at_evaluations;
     fprintf(o, "%-36s %-18s %-23s %-8s %-8s %-8s %s\n", "strategy", "evals to 95%", "", "@1%", "@5%", "@10%", "optimum found");
     char hdr[64];
     snprintf(hdr, sizeof hdr, "median [q1, q3]");
-    fprintf(o, "%-36s %-42s %-8u %-8u %-8u (of %u seeds)\n", "", hdr, e1, e5, e10, seeds);
+    fprintf(o, "%-36s %-42s %-8u %-8u %-8u (of %u seeds)\n", "", hdr, at0[0], at0[2], at0[3], seeds);
     for (uint32_t i = 0; i < nruns; i++) {
-      json_t *r = runs[i].doc, *e95 = json_object_get(r, "evaluations_to_95"), *at = json_object_get(r, "at_budget");
+      const vkocc_tune_replay_run *r = &rp.runs[i];
       char a[24], b[24], c[24], cell[80], f1[16] = "-", f5[16] = "-", f10[16] = "-";
-      fmt_to95(num(json_object_get(e95, "median")), runs[i].budget, a, sizeof a);
-      fmt_to95(num(json_object_get(e95, "q1")), runs[i].budget, b, sizeof b);
-      fmt_to95(num(json_object_get(e95, "q3")), runs[i].budget, c, sizeof c);
+      fmt_to95(r->to95[0], r->budget, a, sizeof a);
+      fmt_to95(r->to95[1], r->budget, b, sizeof b);
+      fmt_to95(r->to95[2], r->budget, c, sizeof c);
       snprintf(cell, sizeof cell, "%s [%s, %s]", a, b, c);
-      double m1 = num(json_object_get(json_array_get(at, 0), "median")), m5 = num(json_object_get(json_array_get(at, 2), "median")),
-             m10 = num(json_object_get(json_array_get(at, 3), "median"));
-      if (isfinite(m1)) snprintf(f1, sizeof f1, "%.3f", m1);
-      if (isfinite(m5)) snprintf(f5, sizeof f5, "%.3f", m5);
-      if (isfinite(m10)) snprintf(f10, sizeof f10, "%.3f", m10);
-      fprintf(o, "%-36s %-42s %-8s %-8s %-8s %u\n", runs[i].label, cell, f1, f5, f10,
-             (uint32_t)json_integer_value(json_object_get(r, "seeds_finding_optimum")));
+      if (isfinite(r->at_median[0])) snprintf(f1, sizeof f1, "%.3f", r->at_median[0]);
+      if (isfinite(r->at_median[2])) snprintf(f5, sizeof f5, "%.3f", r->at_median[2]);
+      if (isfinite(r->at_median[3])) snprintf(f10, sizeof f10, "%.3f", r->at_median[3]);
+      fprintf(o, "%-36s %-42s %-8s %-8s %-8s %u\n", label[i], cell, f1, f5, f10, r->seeds_finding_optimum);
     }
     fprintf(o, "\n@1%%, @5%%, @10%%: median fraction of the optimum in runs with that budget (the strategies size their\n"
            "designs by the budget); below: the curve of the runs with the whole budget, median [q1, q3]:\n%-8s", "N");
-    for (uint32_t i = 0; i < nruns; i++) fprintf(o, " %-24.24s", runs[i].label);
+    for (uint32_t i = 0; i < nruns; i++) fprintf(o, " %-24.24s", label[i]);
     fprintf(o, "\n");
     static const uint32_t marks[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000};
     for (size_t m = 0; m <= (sizeof marks / sizeof marks[0]); m++) {
@@ -256,7 +224,8 @@ int cli_tune_replay(cli_run *runner, int argc, char **argv) {
       fprintf(o, "%-8u", e);
       for (uint32_t i = 0; i < nruns; i++) {
         char cell[40];
-        snprintf(cell, sizeof cell, "%.3f [%.3f, %.3f]", runs[i].median[e - 1], runs[i].q1[e - 1], runs[i].q3[e - 1]);
+        snprintf(cell, sizeof cell, "%.3f [%.3f, %.3f]", rp.runs[i].median[e - 1], rp.runs[i].q1[e - 1],
+                 rp.runs[i].q3[e - 1]);
         fprintf(o, " %-24s", cell);
       }
       fprintf(o, "\n");
@@ -265,7 +234,7 @@ int cli_tune_replay(cli_run *runner, int argc, char **argv) {
     if (plot) fprintf(o, "plot:      %s\n", plot);
   }
   json_decref(doc);
-  for (uint32_t i = 0; i < nruns; i++) free(runs[i].median), free(runs[i].q1), free(runs[i].q3);
-  free(runs);
+  free(label);
+  vkocc_tune_replay_report_free(&rp);
   return rc;
 }

@@ -2,7 +2,8 @@
 # (docs/library.md; the Debian package is built from debian/ by dpkg-buildpackage). Included by the
 # top-level CMakeLists.txt once VKOCC_LIB_SOURCES is complete.
 #
-#   libvkocc.so / libvkocc.a            everything but plotting; exports exactly what include/vkocc.h declares
+#   libvkocc.so / libvkocc.a            everything but plotting; exports exactly what include/vkocc.h (and its parts,
+#                                       include/vkocc/*.h) declares
 #   libvkocc-plot.so / libvkocc-plot.a  vkocc_plot_* (viewer/, include/vkocc_plot.h), the only part that links cairo
 #   vkocc                               the CLI: links both static libraries, compiled against include/ and cli/ alone
 #
@@ -33,7 +34,8 @@ list(FILTER VKOCC_PLOT_SOURCES INCLUDE REGEX "^viewer/")
 list(FILTER VKOCC_LIB_SOURCES EXCLUDE REGEX "^viewer/")
 
 # ---------------------------------------------------------------- exported symbols, from the public headers
-# (include/vkocc_plot.h includes vkocc.h, so preprocessing it reads both)
+# (include/vkocc_plot.h includes vkocc.h and vkocc.h its parts, include/vkocc/*.h, so preprocessing it reads them all)
+file(GLOB VKOCC_PUBLIC_PARTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc/*.h)
 set(VKOCC_SYMBOLS_DIR ${CMAKE_CURRENT_BINARY_DIR}/symbols)
 set(VKOCC_SYMBOL_FILES ${VKOCC_SYMBOLS_DIR}/vkocc.map ${VKOCC_SYMBOLS_DIR}/vkocc-plot.map
                        ${VKOCC_SYMBOLS_DIR}/vkocc.symbols ${VKOCC_SYMBOLS_DIR}/vkocc-plot.symbols)
@@ -45,7 +47,7 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -DIN=${VKOCC_SYMBOLS_DIR}/vkocc.i -DOUT_DIR=${VKOCC_SYMBOLS_DIR}
           -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/symbols.cmake
   COMMAND ${CMAKE_COMMAND} -E touch ${VKOCC_SYMBOLS_DIR}/stamp
-  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc.h ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc_plot.h
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc.h ${VKOCC_PUBLIC_PARTS} ${CMAKE_CURRENT_SOURCE_DIR}/include/vkocc_plot.h
           ${CMAKE_CURRENT_SOURCE_DIR}/cmake/symbols.cmake
   COMMENT "exported symbols from include/vkocc.h and include/vkocc_plot.h"
   VERBATIM)
@@ -225,6 +227,7 @@ install(TARGETS vkocc_shared ${VKOCC_PLOT_TARGETS} EXPORT vkocc-targets
 install(TARGETS vkocc ${VKOCC_PLOT_STATIC_TARGETS} EXPORT vkocc-static-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES include/vkocc.h include/vkocc_plot.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${VKOCC_PUBLIC_PARTS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/vkocc)
 # GLSL includes for applications' own shaders, once the folder exists
 # (checked when installing, so no new configure is needed when glsl/ appears)
 install(DIRECTORY glsl/ DESTINATION ${VKOCC_INSTALL_GLSLDIR} OPTIONAL)

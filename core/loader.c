@@ -92,26 +92,31 @@ void vkocc_load_device_functions(VkInstance instance) {
 }
 
 vkocc_status vkocc_loader_use(void (*gipa)(void), VkInstance instance) {
+  /* the table is written under its lock, as everywhere: another thread may be opening a context */
+  pthread_mutex_lock(&table_lock);
+  vkocc_status s = VKOCC_OK;
   if (gipa) {
     vkocc_fn.vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)gipa;
 #define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(NULL, #n);
     VKOCC_VK_GLOBAL(LOAD)
 #undef LOAD
   } else {
-    vkocc_status s = vkocc_loader_open();
-    if (s) return s;
+    s = loader_open_locked();
   }
+  if (!s) {
 #define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(instance, #n);
-  VKOCC_VK_INSTANCE(LOAD)
+    VKOCC_VK_INSTANCE(LOAD)
 #undef LOAD
-  if (!vkocc_fn.vkGetPhysicalDeviceProperties2 || !vkocc_fn.vkGetDeviceProcAddr)
-    return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the instance lacks Vulkan 1.1 (vkGetPhysicalDeviceProperties2)");
-  /* the application's loader may not be the one the table was filled from: its device trampolines next */
-  pthread_mutex_lock(&table_lock);
-  instance_loaded = true;
-  device_loaded = false;
+    if (!vkocc_fn.vkGetPhysicalDeviceProperties2 || !vkocc_fn.vkGetDeviceProcAddr)
+      s = vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the instance lacks Vulkan 1.1 (vkGetPhysicalDeviceProperties2)");
+  }
+  if (!s) {
+    /* the application's loader may not be the one the table was filled from: its device trampolines next */
+    instance_loaded = true;
+    device_loaded = false;
+  }
   pthread_mutex_unlock(&table_lock);
-  return VKOCC_OK;
+  return s;
 }
 
 /* ---------------------------------------------------------------- VkResult as errors */

@@ -5,12 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const vkocc_fingerprint *g_fps; /* qsort has no user pointer in C11 */
-
+/* A fingerprint's place with its ID beside it, so that the sort needs no context (reentrant). */
+typedef struct {
+  const char *id;
+  uint32_t i;
+} keyed;
 static int cmp_id(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  int c = strcmp(g_fps[x].cluster_id, g_fps[y].cluster_id);
-  return c ? c : (x > y) - (x < y);
+  const keyed *x = a, *y = b;
+  int c = strcmp(x->id, y->id);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
 typedef struct { uint32_t first, count; } group;
@@ -26,10 +29,12 @@ vkocc_status vkocc_cluster(const vkocc_fingerprint *fps, uint32_t n, double thre
   *clusters = 0;
   if (n == 0) return VKOCC_OK;
   if (threshold < 0) threshold = VKOCC_CLUSTER_THRESHOLD;
+  keyed *by_id = vkocc_xmalloc(n * sizeof *by_id);
+  for (uint32_t i = 0; i < n; i++) by_id[i] = (keyed){fps[i].cluster_id, i};
+  qsort(by_id, n, sizeof *by_id, cmp_id);
   uint32_t *order = vkocc_xmalloc(n * sizeof *order);
-  for (uint32_t i = 0; i < n; i++) order[i] = i;
-  g_fps = fps;
-  qsort(order, n, sizeof *order, cmp_id);
+  for (uint32_t i = 0; i < n; i++) order[i] = by_id[i].i;
+  free(by_id);
   group *g = vkocc_xmalloc(n * sizeof *g);
   uint32_t ng = 0;
   for (uint32_t i = 0; i < n; i++) {

@@ -58,6 +58,29 @@ vkocc_status vkocc_fingerprint_from_surface(const vkocc_surface *s, const vkocc_
   return VKOCC_OK;
 }
 
+/* The cluster IDs' prefixes, by recipe: the one table that writes and reads them */
+static const char *const id_prefix[] = {[VKOCC_RECIPE_C1] = "c1-",
+                                        [VKOCC_RECIPE_C2] = "c2-",
+                                        [VKOCC_RECIPE_C3] = "c3-",
+                                        [VKOCC_RECIPE_C3_PARTIAL] = "c3p-"};
+
+vkocc_cluster_recipe vkocc_cluster_id_recipe(const char *id) {
+  for (int r = VKOCC_RECIPE_C1; r <= VKOCC_RECIPE_C3_PARTIAL; r++)
+    if (id && !strncmp(id, id_prefix[r], strlen(id_prefix[r]))) return (vkocc_cluster_recipe)r;
+  return VKOCC_RECIPE_NONE;
+}
+
+const char *vkocc_cluster_recipe_name(vkocc_cluster_recipe r) {
+  static const char *const name[] = {
+      [VKOCC_RECIPE_C1] = "c1", [VKOCC_RECIPE_C2] = "c2", [VKOCC_RECIPE_C3] = "c3", [VKOCC_RECIPE_C3_PARTIAL] = "c3"};
+  return r > VKOCC_RECIPE_NONE && r <= VKOCC_RECIPE_C3_PARTIAL ? name[r] : NULL;
+}
+
+/* An ID: the recipe's prefix and the hash's top 48 bits in hex */
+static void id_format(vkocc_cluster_recipe r, uint64_t h, char out[24]) {
+  snprintf(out, 24, "%s%012llx", id_prefix[r], (unsigned long long)(h >> 16));
+}
+
 /* Recipe c1 (fingerprints written before c2, still read): "vkocc-fp/1;sg=G;" then for each canonical (wg, shared)
  * in row order "WG,SH=V;" with V the value to 3 decimals ("x" where unrunnable). The ID is "c1-" + the top 48 bits
  * of FNV-1a 64 of it. It depends on the shared memory the queue family grants (100 KiB on an H100's compute-only
@@ -74,7 +97,7 @@ void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]) {
       else n = snprintf(buf, sizeof buf, "%u,%u=%.3f;", vkocc_canonical_wg[a], vkocc_canonical_shared[b], v);
       h = vkocc_fnv1a(h, buf, (size_t)n);
     }
-  snprintf(out, 24, "c1-%012llx", (unsigned long long)(h >> 16));
+  id_format(VKOCC_RECIPE_C1, h, out);
 }
 
 /* Recipe c2: one GPU, one ID. "vkocc-fp/2;sg=G;" then for each canonical workgroup size "WG=V;", V the resident
@@ -95,11 +118,11 @@ void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
   char text[VKOCC_OCCUPANCY_TEXT];
   size_t n = vkocc_occupancy_text(fp, text, sizeof text);
   uint64_t h = vkocc_fnv1a(VKOCC_FNV1A_OFFSET, text, n);
-  snprintf(out, 24, "c2-%012llx", (unsigned long long)(h >> 16));
+  id_format(VKOCC_RECIPE_C2, h, out);
 }
 
 void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]) {
-  if (strncmp(fp->cluster_id, "c2-", 3)) vkocc_cluster_id(fp, out); /* c1 and c3: the c2 ID */
+  if (vkocc_cluster_id_recipe(fp->cluster_id) != VKOCC_RECIPE_C2) vkocc_cluster_id(fp, out); /* c1 and c3: the c2 ID */
   else vkocc_cluster_id_c1(fp, out);
 }
 
@@ -130,7 +153,7 @@ void vkocc_cluster_id_c3(const vkocc_fingerprint *fp, char out[24]) {
   for (int i = 0; i < VKOCC_SIG_COUNT; i++)
     if (fp->signature.v[i].state == VKOCC_SIG_UNAVAILABLE || fp->signature.v[i].state == VKOCC_SIG_NOT_STABLE)
       partial = true;
-  snprintf(out, 24, "%s-%012llx", partial ? "c3p" : "c3", (unsigned long long)(h >> 16));
+  id_format(partial ? VKOCC_RECIPE_C3_PARTIAL : VKOCC_RECIPE_C3, h, out);
 }
 
 void vkocc_fingerprint_set_ids(vkocc_fingerprint *fp) {

@@ -60,17 +60,19 @@ vkocc_status vkocc_fingerprint_from_json(json_t *doc, const char *name, const ch
   json_t *sig = json_object_get(doc, "signature"); /* schema 3: recipe c3 */
   if (sig && (s = vkocc_signature_from_json(sig, name, &fp->signature))) return s;
   vkocc_fingerprint_set_ids(fp);
-  if (!strncmp(stored, "c1-", 3)) vkocc_cluster_id_c1(fp, fp->cluster_id); /* written before recipe c2 */
-  else if (!strncmp(stored, "c2-", 3) && fp->signature.present) /* c2 with a signature beside it: the occupancy ID */
+  vkocc_cluster_recipe recipe = vkocc_cluster_id_recipe(stored);
+  bool c3 = recipe == VKOCC_RECIPE_C3 || recipe == VKOCC_RECIPE_C3_PARTIAL;
+  if (recipe == VKOCC_RECIPE_C1) vkocc_cluster_id_c1(fp, fp->cluster_id); /* written before recipe c2 */
+  else if (recipe == VKOCC_RECIPE_C2 && fp->signature.present) /* c2 with a signature beside it: the occupancy ID */
     snprintf(fp->cluster_id, sizeof fp->cluster_id, "%s", fp->occupancy_id);
   if (strcmp(stored, fp->cluster_id) != 0) {
     /* which part was edited: where the document's occupancy_id is its normalized surface's, the signature */
     const char *occ = json_string_value(json_object_get(doc, "occupancy_id"));
-    if (fp->signature.present && !strncmp(stored, "c3", 2) && occ && !strcmp(occ, fp->occupancy_id))
+    if (fp->signature.present && c3 && occ && !strcmp(occ, fp->occupancy_id))
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.signature: edited: the cluster ID \"%s\" does not match its "
                         "signature's values (they give %s; the normalized surface matches $.occupancy_id %s)", name,
                         stored, fp->cluster_id, occ);
-    if (fp->signature.present && !strncmp(stored, "c3", 2))
+    if (fp->signature.present && c3)
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: \"%s\" does not match its normalized surface and "
                         "signature (%s; the surface alone gives %s%s%s)", name, stored, fp->cluster_id, fp->occupancy_id,
                         occ ? ", $.occupancy_id says " : "", occ ? occ : "");

@@ -10,8 +10,11 @@ void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_
 
 void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d) {
   /* the schema (version 2) is the table's (io/document.c); a c1 fingerprint read back keeps its c1 ID */
-  json_object_set_new(doc, "cluster_recipe", json_string(fp->signature.present ? "c3"
-                                                          : strncmp(fp->cluster_id, "c1-", 3) ? "c2" : "c1"));
+  json_object_set_new(doc, "cluster_recipe",
+                      json_string(vkocc_cluster_recipe_name(fp->signature.present ? VKOCC_RECIPE_C3
+                                                            : vkocc_cluster_id_recipe(fp->cluster_id) == VKOCC_RECIPE_C1
+                                                                ? VKOCC_RECIPE_C1
+                                                                : VKOCC_RECIPE_C2)));
   if (s && d && s->has_device) {
     const vkocc_device_info *dev = &s->device;
     json_t *fam = json_pack("{s:o, s:s, s:I, s:o, s:b}", "queue_family",

@@ -185,10 +185,12 @@ vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_a
   if (unknown_differs)
     return fail(o, "the driver statistic '%s' differs (%s) and vkocc does not know whether it bounds occupancy; "
                 "measure the pipeline as written with --unmodified", unknown_name, o->differs);
-  if (!d)
+  if (!d) {
+    o->needs = VKOCC_WRITTEN_NEEDS_MODEL;
     return fail(o, "statistics that bound occupancy differ (%s) and no per-SM model of this device and queue family "
                 "is known: give --from a surface or fingerprint of it (vkocc fingerprint caches one), or measure the "
                 "pipeline as written with --unmodified", o->differs);
+  }
   uint32_t N = d->sm_count;
   limits lw = limits_of(d, rm, in->wg_size, o->written_shared, o->written_registers);
   /* 1. The bound: the augmented pipeline uses no less of any resource, so the written one holds at least as
@@ -219,10 +221,12 @@ vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_a
   if (other_differ)
     return fail(o, "statistics that bound occupancy differ (%s), among them one the per-SM model does not cover; "
                 "measure the pipeline as written with --unmodified", o->differs);
-  if (regs_differ && !rm)
+  if (regs_differ && !rm) {
+    o->needs = VKOCC_WRITTEN_NEEDS_MODEL | VKOCC_WRITTEN_NEEDS_REGISTERS;
     return fail(o, "the register counts differ (%u written, %u augmented) and the register file of this device is "
                 "unknown: measure it with `vkocc surface --registers` (probe --shader then finds it), or measure the "
                 "pipeline as written with --unmodified", o->written_registers, o->augmented_registers);
+  }
   if (shared_differ && !d->shared_bound_seen)
     return fail(o, "the shared memory differs (%u bytes written, %u augmented) and the shared capacity per SM of this "
                 "queue family is unknown (no point of the surface was limited by it); measure the pipeline as written "
@@ -239,11 +243,14 @@ vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_a
   /* Limits the model does not know are equal in both pipelines (checked above) and, since the augmented P
    * was measured, allow at least pa per SM: they cannot bind below that. Above it they could. */
   bool unknown_limit = !lw.regs_known || !lw.shared_known;
-  if (unknown_limit && o->predicted_P > in->augmented_P)
+  if (unknown_limit && o->predicted_P > in->augmented_P) {
+    /* the register file is what a measurement can add (a shared-memory limit no point reached stays unknown) */
+    o->needs = VKOCC_WRITTEN_NEEDS_MODEL | VKOCC_WRITTEN_NEEDS_REGISTERS;
     return fail(o, "statistics that bound occupancy differ (%s); the per-SM model predicts P = %u for the pipeline "
                 "as written, more than the %u measured, and its %s limit is unknown and could bind in between; "
                 "measure the register file with `vkocc surface --registers`, or the pipeline as written with "
                 "--unmodified", o->differs, o->predicted_P, in->augmented_P, !lw.regs_known ? "register" : "shared-memory");
+  }
   o->P = o->predicted_P;
   o->evidence = VKOCC_WRITTEN_PREDICTED;
   o->confirmed = o->P == in->augmented_P; /* the measurement shows it directly only where they are equal */

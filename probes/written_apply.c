@@ -59,6 +59,7 @@ vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, con
     char why[1200];
     if (variants->tried[0]) snprintf(why, sizeof why, "%s; augmentation variants tried: %s", reason, variants->tried);
     else snprintf(why, sizeof why, "%s", reason);
+    out->written_needs = a->needs;
     free(out->written);
     out->written = NULL;
     /* the decision's reason too: the cache lookups cleared it, and callers tell this refusal by it (a command

@@ -14,6 +14,7 @@ pkgs=(build-essential cmake pkg-config
                                                            # is optional: apt-get install lintian
       python3-jsonschema                                   # tests: T4 tuning results against their JSON schemas
       valgrind                                             # tests: memcheck over the unit tests (scripts/test.sh)
+      clang-format                                         # CI: scripts/format-check.py on the lines a change writes
       libopenmpi-dev openmpi-bin)                          # tuning across MPI ranks (mpirun/srun vkocc tune)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -17,6 +17,7 @@ int main(void) {
     CHECK(synth_fingerprint(archs[a], sms[0], 0, &ref) == VKOCC_OK, "%s: %s", archs[a]->name, vkocc_last_error());
     snprintf(ids[a], sizeof ids[a], "%s", ref.cluster_id);
     CHECK(!strncmp(ref.cluster_id, "c2-", 3) && strlen(ref.cluster_id) == 15, "id format %s", ref.cluster_id);
+    CHECK(vkocc_cluster_id_recipe(ref.cluster_id) == VKOCC_RECIPE_C2, "recipe of %s", ref.cluster_id);
     for (int k = 1; k < 6; k++) {
       vkocc_fingerprint fp;
       CHECK(synth_fingerprint(archs[a], sms[k], 0, &fp) == VKOCC_OK, "%s at %u SMs", archs[a]->name, sms[k]);
@@ -119,6 +120,13 @@ int main(void) {
   free(text);
   json_decref(doc);
   CHECK(vkocc_fingerprint_parse("[1,2", 4, "x.json", &back) == VKOCC_ERROR_USAGE, "broken JSON");
+  /* the recipes by their prefixes, in one place */
+  CHECK(vkocc_cluster_id_recipe("c1-dace7ddcd2e0") == VKOCC_RECIPE_C1, "c1");
+  CHECK(vkocc_cluster_id_recipe("c3-0123456789ab") == VKOCC_RECIPE_C3, "c3");
+  CHECK(vkocc_cluster_id_recipe("c3p-0123456789ab") == VKOCC_RECIPE_C3_PARTIAL, "c3p");
+  CHECK(vkocc_cluster_id_recipe("c4-0") == VKOCC_RECIPE_NONE && vkocc_cluster_id_recipe(NULL) == VKOCC_RECIPE_NONE,
+        "no recipe");
+  CHECK(!strcmp(vkocc_cluster_recipe_name(VKOCC_RECIPE_C3_PARTIAL), "c3") && !vkocc_cluster_recipe_name(0), "names");
   CHECK_CONTAINS(vkocc_last_error(), "x.json:1:");
   return check_report();
 }

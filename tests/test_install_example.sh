@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$cmake" --install "$build" --prefix "$tmp/prefix" >/dev/null
-for f in include/vkocc.h include/vkocc_plot.h; do [[ -f $tmp/prefix/$f ]] || fail "not installed: $f"; done
+for f in include/vkocc.h include/vkocc/common.h include/vkocc/tune.h include/vkocc_plot.h; do [[ -f $tmp/prefix/$f ]] || fail "not installed: $f"; done
 pc=$(find "$tmp/prefix" -name vkocc.pc -print -quit)
 config=$(find "$tmp/prefix" -name vkocc-config.cmake -print -quit)
 [[ -n $pc && -n $config ]] || fail "vkocc.pc or vkocc-config.cmake not installed"
@@ -47,8 +47,13 @@ readelf -d "$tmp/pick_policy_pc" | grep 'NEEDED.*libvkocc\.so' >/dev/null || fai
 # Vulkan stays private: the header includes no Vulkan header and the package defines no VK_NO_PROTOTYPES,
 # so an application's own vkEnumerateInstanceVersion() keeps its prototype (checked in C++, where a missing
 # one is an error) when a C++ compiler and the Vulkan headers are there
-grep -q '#include *<vulkan' "$tmp/prefix/include/vkocc.h" "$tmp/prefix/include/vkocc_plot.h" &&
+grep -q '#include *<vulkan' "$tmp/prefix/include/vkocc.h" "$tmp/prefix/include/vkocc/"*.h "$tmp/prefix/include/vkocc_plot.h" &&
   fail "a public header includes a Vulkan header"
+# each part of the header compiles alone (vkocc.h includes them all)
+for part in "$tmp/prefix/include/vkocc/"*.h; do
+  printf '#include <vkocc/%s>\n' "$(basename "$part")" | "$cc" -std=c11 -Wall -Wextra -Werror -fsyntax-only \
+    -I"$tmp/prefix/include" -x c - || fail "the installed part $(basename "$part") does not compile alone"
+done
 if grep -rq VK_NO_PROTOTYPES "$(dirname "$config")" "$pc"; then fail "the package sets VK_NO_PROTOTYPES"; fi
 if command -v c++ >/dev/null && echo '#include <vulkan/vulkan.h>' | c++ -E -x c++ - >/dev/null 2>&1; then
   printf '#include <vkocc_plot.h>\n#include <vulkan/vulkan.h>\nint main() { uint32_t v; return vkEnumerateInstanceVersion(&v) + (int)vkocc_now_ms(); }\n' |

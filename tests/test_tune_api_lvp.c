@@ -300,6 +300,15 @@ static void test_no_device(void) {
   CHECK(json_integer_value(json_object_get(rep, "configurations")) == 168, "168 configurations");
   CHECK(json_real_value(json_object_get(rep, "median_fraction")) == 1.0, "the whole space finds the optimum");
   CHECK(json_array_size(json_object_get(rep, "runs")) == 1 && constrained == 0, "one run, nothing constrained");
+  /* the report read back for printing: the curve whole again, to the budget */
+  vkocc_tune_replay_report rr;
+  CHECK(vkocc_tune_replay_report_read(rep, &rr) == VKOCC_OK, "report: %s", vkocc_last_error());
+  CHECK(rr.configurations == 168 && rr.nruns == 1 && rr.budget == 168 && rr.space && rr.optimum, "report's space");
+  CHECK(!strcmp(rr.runs[0].strategy, "random_sample") && rr.runs[0].budget == 168, "report's run");
+  CHECK(rr.runs[0].median[167] == 1.0 && rr.runs[0].q1[0] > 0 && rr.runs[0].q1[0] <= 1, "report's curve");
+  CHECK(rr.runs[0].at_evaluations[0] >= 1 && rr.runs[0].seeds_finding_optimum == 3, "report's budgets");
+  vkocc_tune_replay_report_free(&rr);
+  CHECK(vkocc_tune_replay_report_read(json_object_get(rep, "runs"), &rr) == VKOCC_ERROR_USAGE, "not a report");
   json_decref(rep);
   const char *unknown[] = {"nope"};
   ro.strategies = unknown;

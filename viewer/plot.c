@@ -22,6 +22,21 @@ static void *xrealloc(void *p, size_t n) {
 }
 static void *xmalloc(size_t n) { return xrealloc(NULL, n); }
 
+/* Every label drawn, so SVG output can carry them as <title>/<desc>; and in SVG output the labels
+ * themselves: cairo's SVG surface draws text as glyph outlines, which neither searches, screen readers nor
+ * copy and paste can read, so there text() draws nothing and each label becomes an SVG <text> element
+ * (appended over the drawing when the canvas closes). The canvas holds it; text() finds it through the cairo
+ * context's user data (a context the application gave, which no canvas opened, records nothing). */
+typedef struct {
+  char *labels;
+  size_t labels_len;
+  bool svg_text;   /* the canvas is SVG: labels as <text> */
+  char *svg_elems; /* the <text> elements */
+  size_t svg_len;
+} text_state;
+static const cairo_user_data_key_t text_key;
+static text_state *text_of(cairo_t *cr) { return cairo_get_user_data(cr, &text_key); }
+
 typedef struct {
   cairo_surface_t *surface;
   cairo_t *cr;
@@ -30,25 +45,17 @@ typedef struct {
   char *buf;        /* the encoded image, written to path at once by vkocc_write_file_atomic */
   size_t len, cap;
   double w, h;
+  text_state text;
 } canvas;
 
-/* Every label drawn, so SVG output can carry them as <title>/<desc>; and in SVG output the labels
- * themselves: cairo's SVG surface draws text as glyph outlines, which neither searches, screen readers nor
- * copy and paste can read, so there text() draws nothing and each label becomes an SVG <text> element
- * (appended over the drawing when the canvas closes). */
-static _Thread_local char *labels;
-static _Thread_local size_t labels_len;
-static _Thread_local bool svg_text;     /* the canvas is SVG: labels as <text> */
-static _Thread_local char *svg_elems;   /* the <text> elements */
-static _Thread_local size_t svg_len;
-
-static void record_label(const char *s) {
+static void record_label(text_state *ts, const char *s) {
+  if (!ts) return;
   size_t n = strlen(s);
-  labels = xrealloc(labels, labels_len + n + 2);
-  memcpy(labels + labels_len, s, n);
-  labels_len += n;
-  labels[labels_len++] = '\n';
-  labels[labels_len] = 0;
+  ts->labels = xrealloc(ts->labels, ts->labels_len + n + 2);
+  memcpy(ts->labels + ts->labels_len, s, n);
+  ts->labels_len += n;
+  ts->labels[ts->labels_len++] = '\n';
+  ts->labels[ts->labels_len] = 0;
 }
 
 static void xml_escape(FILE *f, const char *s, size_t n) {
@@ -88,14 +95,15 @@ static bool svg_add_text(canvas *c) {
   FILE *f = end && close > end ? open_memstream(&out, &n) : NULL;
   if (!f) return false;
   fwrite(svg, 1, (size_t)(end + 1 - svg), f);
-  const char *nl = labels ? strchr(labels, '\n') : NULL;
+  const text_state *ts = &c->text;
+  const char *nl = ts->labels ? strchr(ts->labels, '\n') : NULL;
   fputs("\n<title>", f);
-  if (nl) xml_escape(f, labels, (size_t)(nl - labels));
+  if (nl) xml_escape(f, ts->labels, (size_t)(nl - ts->labels));
   fputs("</title>\n<desc>", f);
-  if (labels) xml_escape(f, labels, labels_len);
+  if (ts->labels) xml_escape(f, ts->labels, ts->labels_len);
   fputs("</desc>", f);
   fwrite(end + 1, 1, (size_t)(close - (end + 1)), f);
-  if (svg_elems) fwrite(svg_elems, 1, svg_len, f);
+  if (ts->svg_elems) fwrite(ts->svg_elems, 1, ts->svg_len, f);
   fputs(close, f);
   bool ok = !ferror(f);
   ok = fclose(f) == 0 && ok;
@@ -106,7 +114,7 @@ static bool svg_add_text(canvas *c) {
 
 /* One label as an SVG <text> at the device position of (x, y) in user space, anchored as `a`, rotated with
  * the current transformation, in the current source colour. */
-static void svg_label(cairo_t *cr, double x, double y, double size, bool bold, int a, const char *s) {
+static void svg_label(cairo_t *cr, text_state *ts, double x, double y, double size, bool bold, int a, const char *s) {
   cairo_matrix_t m;
   cairo_get_matrix(cr, &m);
   double dx = x, dy = y, r = 0, g = 0, b = 0, al = 1;
@@ -125,18 +133,16 @@ static void svg_label(cairo_t *cr, double x, double y, double size, bool bold, i
   xml_escape(f, s, strlen(s));
   fputs("</text>\n", f);
   if (fclose(f) == 0) {
-    svg_elems = xrealloc(svg_elems, svg_len + n + 1);
-    memcpy(svg_elems + svg_len, t, n + 1);
-    svg_len += n;
+    ts->svg_elems = xrealloc(ts->svg_elems, ts->svg_len + n + 1);
+    memcpy(ts->svg_elems + ts->svg_len, t, n + 1);
+    ts->svg_len += n;
   }
   free(t);
 }
 
-static void text_state_reset(void) {
-  free(labels), free(svg_elems);
-  labels = svg_elems = NULL;
-  labels_len = svg_len = 0;
-  svg_text = false;
+static void text_state_reset(text_state *ts) {
+  free(ts->labels), free(ts->svg_elems);
+  memset(ts, 0, sizeof *ts);
 }
 
 /* Default sizes: PNG and SVG 1000 x 700 (pixels, points); PDF a page of 6.5 x 4 inches (468 x 288 points),
@@ -147,7 +153,6 @@ static void text_state_reset(void) {
 
 static vkocc_status canvas_open(canvas *c, const char *path, const vkocc_plot_options *o) {
   memset(c, 0, sizeof *c);
-  text_state_reset();
   const char *ext = strrchr(path, '.');
   if (ext && !strcasecmp(ext, ".png")) c->format = FMT_PNG;
   else if (ext && !strcasecmp(ext, ".svg")) c->format = FMT_SVG;
@@ -175,7 +180,8 @@ static vkocc_status canvas_open(canvas *c, const char *path, const vkocc_plot_op
   cairo_scale(c->cr, 1 / k, 1 / k);
   cairo_set_source_rgb(c->cr, 1, 1, 1);
   cairo_paint(c->cr);
-  svg_text = c->format == FMT_SVG;
+  c->text.svg_text = c->format == FMT_SVG;
+  cairo_set_user_data(c->cr, &text_key, &c->text, NULL);
   return VKOCC_OK;
 }
 
@@ -188,7 +194,7 @@ static vkocc_status canvas_close(canvas *c, bool ok) {
   if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(c->surface);
   cairo_surface_destroy(c->surface);
   bool text_ok = !ok || st != CAIRO_STATUS_SUCCESS || c->format != FMT_SVG || svg_add_text(c);
-  text_state_reset();
+  text_state_reset(&c->text);
   vkocc_status s = VKOCC_OK;
   if (!ok) s = VKOCC_ERROR_USAGE; /* the caller has set the message */
   else if (st != CAIRO_STATUS_SUCCESS || !text_ok)
@@ -227,8 +233,12 @@ static const double okabe_ito[8][3] = {{0.000, 0.447, 0.698}, {0.835, 0.369, 0.0
 typedef enum { LEFT, CENTER, RIGHT } align;
 
 static void text(cairo_t *cr, double x, double y, double size, bool bold, align a, const char *s) {
-  record_label(s);
-  if (svg_text) { svg_label(cr, x, y, size, bold, (int)a, s); return; }
+  text_state *ts = text_of(cr);
+  record_label(ts, s);
+  if (ts && ts->svg_text) {
+    svg_label(cr, ts, x, y, size, bold, (int)a, s);
+    return;
+  }
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, size);
   cairo_text_extents_t e;
