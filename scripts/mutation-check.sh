@@ -20,7 +20,7 @@ unmodified-P1@probes/unmodified.c@  P = pr->bisect_min;@  P = 1;@^test_shader_un
 bisect-never-establishes@probes/bisect.c@  out->P = lo;\n  out->certain = true;@  return vkocc_fail(VKOCC_ERROR_RUNTIME, "bisect: could not establish P (mutation)");@^test_probe_lvp_threads|^test_shader_lvp$
 bisect-off-by-one@probes/bisect.c@  out->P = lo;\n  out->certain = true;@  out->P = lo + 1;\n  out->certain = true;@^test_probe_lvp_threads|^test_shader_lvp$
 comb-overcounts@probes/comb.c@    if (at_least >= min_dwell) { out->P = l; break; }@    if (at_least >= min_dwell) { out->P = l + 1; break; }@^test_probe_lvp_threads|^test_comb$
-clock-8-percent-off@calibrate/calibrate.c@    cal->ns_per_tick = cal->realtime_fit.slope;@    cal->ns_per_tick = 1.08 * cal->realtime_fit.slope;@^test_calibrate_lvp$
+clock-8-percent-off@calibrate/calibrate.c@    cal->ns_per_tick = a;\n    cal->from_starts = true;@    cal->ns_per_tick = 1.08 * a;\n    cal->from_starts = true;@^test_calibrate_lvp$
 calibration-accepts-poor-fits@calibrate/calibrate.c@  return line && f->r2 >= 0.999 &&@  return line || f->r2 >= 0.999 ||@^test_fit$|^test_calibrate_lvp$
 barrier-bound-refused-by-calibration@persistent/barrier.c@  if (!(ticks <= 2147483647.0)) ticks = 2147483647.0, out->clamped = true;@  if (!(ticks <= 2147483647.0)) return vkocc_fail(VKOCC_ERROR_USAGE, "--bound-ms: at most 2^31 - 1 ticks");@^test_barrier_lvp$
 tune-validation-off-shipped@tune/harness/buffers.c@bool tu_validated(const harness *h, uint32_t i) { return h->expect && h->expect[i]; }@bool tu_validated(const harness *h, uint32_t i) { (void)h, (void)i; return false; }@^test_tune_lvp$
