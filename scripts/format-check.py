@@ -22,7 +22,11 @@ if not base:
             base = git("merge-base", "HEAD", ref).stdout.strip()
             break
     if not base or base == commit("HEAD"): base = "HEAD~"
-if not commit(base): sys.exit("format-check: no commit %s to compare with" % base)
+if not commit(base):
+    if rest: sys.exit("format-check: no commit %s to compare with" % base)
+    # a clone of one commit (git clone --depth 1) has no change to measure: nothing is checked, which is said
+    print("format-check: no commit %s to compare with (a shallow clone?): nothing checked" % base)
+    sys.exit(0)
 cf = shutil.which("clang-format") or shutil.which("clang-format-14")
 if not cf:
     print("format-check: clang-format is missing (apt-get install clang-format; scripts/install-deps.sh)", file=sys.stderr)
