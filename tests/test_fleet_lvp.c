@@ -147,6 +147,19 @@ static void test_devices(json_t *one) {
   CHECK_EQ_U(json_integer_value(json_object_get(d0, "measured")), 2);
   CHECK_CONTAINS(json_string_value(json_object_get(d0, "error")), "VKOCC_TEST_FLEET_FAIL");
   json_decref(d);
+  /* a device whose result is not one vkocc records (its median not its times' median: a forged best) is given up as a
+   * failed one, named with the reason, and its configurations go to the other; the forged time ranks nothing */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_FORGE=0:1 %s tune s.json -o forge.json %s --device 0,0 "
+               "2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "left the search");
+  free(out);
+  same_as_one(one, "forge.json", 2);
+  d = load("forge.json");
+  d0 = json_array_get(json_object_get(d, "devices"), 0);
+  CHECK_CONTAINS(json_string_value(json_object_get(d0, "error")), "median_ns is not the median of its times");
+  CHECK_EQ_U(json_integer_value(json_object_get(d0, "measured")), 1);
+  json_decref(d);
   /* every device of the cluster fails: the search stops, the document says why, exit 1 */
   rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_FAIL=0:1,1:0 %s tune s.json -o dead.json %s "
                "--device 0,0 2>&1", dir, bin, common);
@@ -477,6 +490,20 @@ static void test_mpi(json_t *one) {
   int ranks = 0;
   json_array_foreach(json_object_get(d, "devices"), i, dv) ranks |= 1 << json_integer_value(json_object_get(dv, "rank"));
   CHECK_EQ_U(ranks, 7);
+  json_decref(d);
+  /* a rank's forged result (its median not its times') reaches the coordinator over MPI and gets the same check as a
+   * thread's: rank 1 is given up, named, and the others complete the space */
+  rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_FORGE=1:1 %s -n 3 %s tune s.json -o mforge.json %s 2>&1",
+               dir, mpirun, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "(rank 1) left the search: sent a result that is not one vkocc records");
+  free(out);
+  same_as_one(one, "mforge.json", 3);
+  d = load("mforge.json");
+  json_t *f1 = NULL;
+  json_array_foreach(json_object_get(d, "devices"), i, dv)
+    if (json_integer_value(json_object_get(dv, "rank")) == 1) f1 = dv;
+  CHECK_CONTAINS(f1 ? json_string_value(json_object_get(f1, "error")) : "", "median_ns is not the median of its times");
   json_decref(d);
   /* rank 1 killed with SIGKILL (mpirun ends the job), then --resume completes the space */
   rc = run_fmt(&out, "cd %s && VKOCC_TEST_SAME_DEVICE=1 VKOCC_TEST_FLEET_KILL=1:0 %s -n 3 %s tune s.json -o mk.json %s 2>&1", dir,

@@ -145,11 +145,28 @@ static bool after_search(fleet *f, uint32_t gi) {
   return true;
 }
 
+/* A worker's result (a thread of this process, or a rank over MPI) is taken on the terms of a recorded one: the one
+ * check of tune/results/user_results.h (its times positive and finite, its median theirs), as the journal and
+ * --resume read a result. Which configuration it is was checked by the coordinator itself (one it handed out), so
+ * the check sees it as the only configuration of a space of one. A worker that sends one that fails is given up:
+ * its configurations go to the others and the document names why. */
+static bool result_checked(fleet *f, msg *m) {
+  int64_t first = -1;
+  tu_record rv = {.config = 0, .valid = m->r.inv == TU_CORRECT, .times = m->r.times_ns, .ntimes = m->r.runs,
+                  .time = m->r.median_ns, .time_is_median = true, .times_name = "its times", .time_name = "median_ns"};
+  char why[300], msg_text[400];
+  if (tu_record_check(&rv, &first, 0, "", why, sizeof why)) return true;
+  snprintf(msg_text, sizeof msg_text, "sent a result that is not one vkocc records: %s", why);
+  fleet_slot_failed(f, m->worker, msg_text);
+  return false;
+}
+
 static void handle(fleet *f, msg *m) {
   if (m->worker >= f->nslots) return;
   fleet_slot *sl = &f->slots[m->worker];
   group *g = &f->g[sl->group];
   if (m->kind == MSG_RESULT) sl->compiles = m->compiles, sl->setup_ms = m->setup_ms;
+  if (m->kind == MSG_RESULT && !result_checked(f, m)) return;
   if (m->kind == MSG_FAILED) {
     fleet_slot_failed(f, m->worker, m->error);
     return;

@@ -81,7 +81,7 @@ typedef struct worker {
   pthread_cond_t cond;
   /* tests: VKOCC_TEST_FLEET_FAIL / _KILL "W:N,...": worker W fails (returns an error) / kills its process with
    * SIGKILL once it has measured N configurations */
-  int64_t fail_after, kill_after;
+  int64_t fail_after, kill_after, forge_at;
   uint32_t done;
   /* tests: VKOCC_TEST_FLEET_SLOW "W:PERCENT": worker W's times scaled (a board of another speed);
    * VKOCC_TEST_FLEET_SYNTH=C: every valid time replaced by a known one, 100 us x (1 + 5% x |c - C|) (the best: C) */

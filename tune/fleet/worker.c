@@ -44,12 +44,19 @@ void fleet_msg_free(msg *m) {
 static void test_times(const worker *w, uint32_t c, tu_result *r) {
   if (r->inv != TU_CORRECT || !r->runs || (w->scale == 1 && w->synth < 0)) return;
   double base = w->synth >= 0 ? 1e5 * (1 + 0.05 * fabs((double)c - (double)w->synth)) : 0;
-  for (uint32_t i = 0; i < r->runs; i++)
-    r->times_ns[i] = w->scale * (w->synth >= 0 ? base * (1 + 0.001 * (double)((int)(i % 5) - 2)) : r->times_ns[i]);
-  r->median_ns = w->scale * (w->synth >= 0 ? base : r->median_ns);
-  r->min_ns = w->scale * (w->synth >= 0 ? base * 0.998 : r->min_ns);
-  r->max_ns = w->scale * (w->synth >= 0 ? base * 1.002 : r->max_ns);
-  if (w->synth >= 0) r->spread = r->runs > 2 ? 0.001 : 0;
+  /* made-up times spread by 0.1-0.2% about base: two at base, then pairs above and below, so that their median is base
+   * at any count of runs */
+  for (uint32_t i = 0; i < r->runs; i++) {
+    int off = i < 2 ? 0 : (int)((i - 2) / 2 % 2 + 1) * (i % 2 ? -1 : 1);
+    r->times_ns[i] = w->scale * (w->synth >= 0 ? base * (1 + 0.001 * off) : r->times_ns[i]);
+  }
+  r->median_ns *= w->scale, r->min_ns *= w->scale, r->max_ns *= w->scale;
+  if (w->synth >= 0) { /* the figures of the times made up, so that the result is one vkocc records (its median theirs) */
+    vkocc_summary sum;
+    vkocc_summarize(r->times_ns, r->runs, &sum);
+    r->median_ns = sum.median, r->min_ns = sum.min, r->max_ns = sum.max;
+    r->spread = r->runs > 2 ? 0.001 : 0;
+  }
 }
 
 /* Configuration c measured afresh, whatever this worker measured before; its own record stays as it was. A
@@ -128,6 +135,9 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
       return st;
     }
     test_times(w, c, &m->r);
+    /* a forged result: a median half its times' (the coordinator's check gives this worker up) */
+    if (purpose == FOR_SEARCH && w->forge_at >= 0 && w->done == (uint64_t)w->forge_at && m->r.inv == TU_CORRECT)
+      m->r.median_ns *= 0.5;
     snprintf(m->reference, sizeof m->reference, "%s", w->run.reference);
     m->compiles = w->run.compiles, m->setup_ms = w->run.setup_ms;
     if (purpose == FOR_SEARCH) w->done++;
@@ -228,6 +238,7 @@ vkocc_status fleet_make_worker(fleet *f, worker *w, const vkocc_tune_fleet_membe
   const char *synth = getenv("VKOCC_TEST_FLEET_SYNTH");
   w->synth = synth && *synth ? strtol(synth, NULL, 10) : -1;
   w->delay_ms = test_hook("VKOCC_TEST_FLEET_DELAY", gid);
+  w->forge_at = test_hook("VKOCC_TEST_FLEET_FORGE", gid);
   return VKOCC_OK;
 }
 
