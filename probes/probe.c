@@ -151,6 +151,12 @@ uint32_t vkocc_comb_read_records(const uint32_t *w, uint32_t n, double ns_per_ti
 }
 
 vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k) {
+  vkocc_status s;
+  if (vkocc_probe_prebuilt_take(ctx, wg, shared, k, &s)) return s;
+  return vkocc_probe_kernel_create_now(ctx, wg, shared, k);
+}
+
+vkocc_status vkocc_probe_kernel_create_now(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k) {
   uint32_t words = (shared + 3) / 4;
   uint32_t spec[2] = {wg, words ? words : 1};
   bool clock = ctx->device_clock;
