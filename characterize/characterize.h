@@ -17,4 +17,7 @@ vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, struct js
  * unexplained, no point was limited by registers, or the register file spans a whole allocation granule (U x Q) or
  * more. vkocc_register_model_measure then measures the whole grid. Pure. */
 bool vkocc_register_model_open(const vkocc_register_model *m);
+/* signature.c: the signature's pipelines into the context's pipeline cache ahead of vkocc_signature_measure
+ * (a GPU with the subgroup clock; thread-safe beside measurements on the same context). */
+void vkocc_signature_warm_pipelines(vkocc_context *ctx);
 #endif

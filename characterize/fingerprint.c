@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <pthread.h>
 
 vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, json_t *doc) {
   char path[1024], key[1024];
@@ -29,6 +30,11 @@ static void prebuild_axes(vkocc_context *ctx, const uint32_t *wg, uint32_t nw, c
   for (uint32_t j = 0; j < ns; j++) pw[n] = wg[0], ps[n++] = sh[j];
   for (uint32_t i = 1; i < nw; i++) pw[n] = wg[i], ps[n++] = sh[0];
   vkocc_probe_prebuild_start(ctx, pw, ps, n);
+}
+
+static void *warm_signature(void *ctx) {
+  vkocc_signature_warm_pipelines(ctx);
+  return NULL;
 }
 
 vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
@@ -65,15 +71,23 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
     if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[ns++] = vkocc_canonical_shared[i];
   vkocc_status st = VKOCC_OK;
   if (nw && ns) prebuild_axes(ctx, wg, nw, sh, ns);
+  /* the signature's pipelines too, on a thread of their own, into the pipeline cache */
+  pthread_t warm;
+  bool warming = ctx->subgroup_clock && vkocc_prebuild_pays(ctx) && pthread_create(&warm, NULL, warm_signature, ctx) == 0;
   vkocc_calibrate_options co;
   vkocc_calibrate_preset(o->calibration, &co);
   vkocc_calibration cal;
-  if ((st = vkocc_calibrate(ctx, &co, &cal))) { vkocc_probe_prebuild_finish(ctx); return st; }
+  if ((st = vkocc_calibrate(ctx, &co, &cal))) {
+    vkocc_probe_prebuild_finish(ctx);
+    if (warming) pthread_join(warm, NULL);
+    return st;
+  }
   vkocc_surface_options so = {.wg_sizes = wg, .wg_count = nw, .shared = sh, .shared_count = ns, .no_refine = true,
                               .method = o->method, .progress = o->progress, .user = o->user};
   vkocc_surface s;
   st = vkocc_surface_measure(ctx, &cal, &so, &s);
   vkocc_probe_prebuild_finish(ctx);
+  if (warming) pthread_join(warm, NULL);
   if (st) return st;
   if ((st = vkocc_derive(s.points, s.count, s.subgroup_size, &det->derived)) ||
       (st = vkocc_fingerprint_from_surface(&s, &det->derived, out))) {

@@ -53,11 +53,14 @@ static void *pool_main(void *arg) {
   return NULL;
 }
 
-void vkocc_probe_prebuild_start(vkocc_context *ctx, const uint32_t *wg, const uint32_t *shared, uint32_t n) {
-  if (!ctx || ctx->probe_pool || !n) return;
+bool vkocc_prebuild_pays(const vkocc_context *ctx) {
   /* a CPU device compiles at the first dispatch, on the cores the caller measures with: nothing to gain */
   const char *force = getenv("VKOCC_TEST_PREBUILD"); /* lavapipe takes the GPU's path: the tests' way in */
-  if (ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU && !(force && !strcmp(force, "1"))) return;
+  return ctx->info.device_type != VK_PHYSICAL_DEVICE_TYPE_CPU || (force && !strcmp(force, "1"));
+}
+
+void vkocc_probe_prebuild_start(vkocc_context *ctx, const uint32_t *wg, const uint32_t *shared, uint32_t n) {
+  if (!ctx || ctx->probe_pool || !n || !vkocc_prebuild_pays(ctx)) return;
   struct vkocc_probe_pool *p = vkocc_xcalloc(1, sizeof *p);
   p->ctx = ctx;
   p->e = vkocc_xcalloc(n, sizeof *p->e);

@@ -28,6 +28,7 @@ vkocc_status vkocc_probe_kernel_create_now(vkocc_context *ctx, uint32_t wg, uint
  * on, while the caller goes on (a GPU only: a CPU device compiles at first use, on the caller's cores);
  * _take hands one over (true, *st its status) or says the caller builds it (false); _finish waits for the
  * builds under way and destroys what nobody took. One pool per context; _finish before the context goes. */
+bool vkocc_prebuild_pays(const vkocc_context *ctx); /* a GPU (VKOCC_TEST_PREBUILD=1: any device) */
 void vkocc_probe_prebuild_start(vkocc_context *ctx, const uint32_t *wg, const uint32_t *shared, uint32_t n);
 bool vkocc_probe_prebuilt_take(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k, vkocc_status *st);
 void vkocc_probe_prebuild_finish(vkocc_context *ctx);
