@@ -37,6 +37,24 @@ static void *warm_signature(void *ctx) {
   return NULL;
 }
 
+void vkocc_fingerprint_ahead_start(vkocc_context *ctx, vkocc_fingerprint_ahead *a) {
+  const vkocc_device_info *d = vkocc_context_device(ctx);
+  uint32_t wg[VKOCC_CANON_WG], sh[VKOCC_CANON_SHARED], nw = 0, ns = 0, maxwg = vkocc_device_max_wg_size(d);
+  for (int i = 0; i < VKOCC_CANON_WG; i++)
+    if (vkocc_canonical_wg[i] <= maxwg) wg[nw++] = vkocc_canonical_wg[i];
+  for (int i = 0; i < VKOCC_CANON_SHARED; i++)
+    if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[ns++] = vkocc_canonical_shared[i];
+  if (nw && ns) prebuild_axes(ctx, wg, nw, sh, ns);
+  /* the signature's pipelines too, on a thread of their own, into the pipeline cache */
+  a->warming = ctx->subgroup_clock && vkocc_prebuild_pays(ctx) && pthread_create(&a->warm, NULL, warm_signature, ctx) == 0;
+}
+
+void vkocc_fingerprint_ahead_finish(vkocc_context *ctx, vkocc_fingerprint_ahead *a) {
+  vkocc_probe_prebuild_finish(ctx);
+  if (a->warming) pthread_join(a->warm, NULL);
+  a->warming = false;
+}
+
 vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
                                        vkocc_fingerprint *out, vkocc_fingerprint_details *details) {
   vkocc_fingerprint_options defaults = {0};
@@ -70,24 +88,17 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
   for (int i = 0; i < VKOCC_CANON_SHARED; i++)
     if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[ns++] = vkocc_canonical_shared[i];
   vkocc_status st = VKOCC_OK;
-  if (nw && ns) prebuild_axes(ctx, wg, nw, sh, ns);
-  /* the signature's pipelines too, on a thread of their own, into the pipeline cache */
-  pthread_t warm;
-  bool warming = ctx->subgroup_clock && vkocc_prebuild_pays(ctx) && pthread_create(&warm, NULL, warm_signature, ctx) == 0;
+  vkocc_fingerprint_ahead ahead;
+  vkocc_fingerprint_ahead_start(ctx, &ahead);
   vkocc_calibrate_options co;
   vkocc_calibrate_preset(o->calibration, &co);
   vkocc_calibration cal;
-  if ((st = vkocc_calibrate(ctx, &co, &cal))) {
-    vkocc_probe_prebuild_finish(ctx);
-    if (warming) pthread_join(warm, NULL);
-    return st;
-  }
+  if ((st = vkocc_calibrate(ctx, &co, &cal))) { vkocc_fingerprint_ahead_finish(ctx, &ahead); return st; }
   vkocc_surface_options so = {.wg_sizes = wg, .wg_count = nw, .shared = sh, .shared_count = ns, .no_refine = true,
                               .method = o->method, .progress = o->progress, .user = o->user};
   vkocc_surface s;
   st = vkocc_surface_measure(ctx, &cal, &so, &s);
-  vkocc_probe_prebuild_finish(ctx);
-  if (warming) pthread_join(warm, NULL);
+  vkocc_fingerprint_ahead_finish(ctx, &ahead);
   if (st) return st;
   if ((st = vkocc_derive(s.points, s.count, s.subgroup_size, &det->derived)) ||
       (st = vkocc_fingerprint_from_surface(&s, &det->derived, out))) {

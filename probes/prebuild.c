@@ -1,7 +1,7 @@
 /* Probe pipelines built ahead, on threads of their own, while the caller does something else with the device
  * (the calibration): on a GPU a pipeline is tens of milliseconds of the driver's compiler, and the adaptive
  * surface asks for its first points in small rounds, one after the other, each waiting for its compile.
- * vkocc_probe_kernel_create takes a prebuilt kernel where the pool has one for the point (waiting for it when
+ * vkocc_probe_kernel_create (here) takes a prebuilt kernel where the pool has one for the point (waiting for it when
  * it is being built), and builds one itself where not; a point taken once is built anew the next time.
  * The kernels are the same ones vkocc_probe_kernel_create makes: only when they are made changes. */
 #include "probe_internal.h"
@@ -93,6 +93,12 @@ bool vkocc_probe_prebuilt_take(vkocc_context *ctx, uint32_t wg, uint32_t shared,
   }
   pthread_mutex_unlock(&p->lock);
   return got;
+}
+
+vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k) {
+  vkocc_status s;
+  if (vkocc_probe_prebuilt_take(ctx, wg, shared, k, &s)) return s;
+  return vkocc_probe_kernel_create_now(ctx, wg, shared, k);
 }
 
 void vkocc_probe_prebuild_finish(vkocc_context *ctx) {
