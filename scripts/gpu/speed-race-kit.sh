@@ -4,17 +4,18 @@
 # SPIRV-Cross static (no Debian package needed there but the Vulkan loader and libglvnd), stripped, and packed with one
 # xz dictionary (the two versions share most of their bytes).
 #   bash scripts/gpu/speed-race-kit.sh BEFORE_BUILD AFTER_BUILD OUT_DIR
-# OUT_DIR/kit-fingerprint.tar.xz: before/ and after/ (vkocc, bench_fingerprint) linked with a stand-in for shaderc
+# OUT_DIR/kit.tar.xz: before/ and after/ (vkocc, bench_fingerprint) linked with a stand-in for shaderc
 # (docs/results/h100/fingerprint-speed/raw/stub-shaderc.c: nothing there compiles GLSL; the --shader checks take
-# SPIR-V), spv/, debs/, enter.sh, speed-race.sh. OUT_DIR/kit-race.tar.xz: after/vkocc with the real shaderc (the
-# tuner compiles each configuration), matmul/, debs/, enter.sh, speed-race.sh. Builds: Release, without the viewer,
-# GLFW and MPI.
+# SPIR-V, the tuned matmul is bench/tune/matmul_spec, SPIR-V with specialization constants), spv/, matmul/, debs/,
+# enter.sh, speed-race.sh; and OUT_DIR/kit.part.NN, the same in pieces of PART bytes (default 640000): the
+# repository leaves about 0.7 MB of the 64 MiB a call may carry, so the pieces go one call each to a warm machine's
+# /tmp. Builds: Release, without the viewer, GLFW and MPI.
 set -eu
 B=$(cd "$1" && pwd); A=$(cd "$2" && pwd); O=$3
 root=$(cd "$(dirname "$0")/../.." && pwd)
 L=/usr/lib/x86_64-linux-gnu
 W=$(mktemp -d)
-mkdir -p "$O" "$W/fp/before" "$W/fp/after" "$W/fp/spv" "$W/race/after" "$W/race/matmul" "$W/debs"
+mkdir -p "$O" "$W/fp/before" "$W/fp/after" "$W/fp/spv" "$W/fp/matmul" "$W/debs"
 cc -O2 -c "$root/docs/results/h100/fingerprint-speed/raw/stub-shaderc.c" -o "$W/stub.o"
 SPVC="-Wl,--start-group $L/libspirv-cross-c.a $L/libspirv-cross-glsl.a $L/libspirv-cross-hlsl.a $L/libspirv-cross-msl.a"
 SPVC="$SPVC $L/libspirv-cross-cpp.a $L/libspirv-cross-reflect.a $L/libspirv-cross-core.a -Wl,--end-group"
@@ -33,11 +34,10 @@ for v in before after; do
   relink "$d" . vkocc-cli vkocc "$W/fp/$v/vkocc" stub
   relink "$d" bench bench_fingerprint bench_fingerprint "$W/fp/$v/bench_fingerprint" stub
 done
-relink "$A" . vkocc-cli vkocc "$W/race/after/vkocc"
 for s in stencil_tile regpressure histogram; do
   glslc -O --target-env=vulkan1.1 "$root/tests/shaders/$s.comp" -o "$W/fp/spv/$s.spv"
 done
-cp "$root/bench/tune/matmul/matmul.json" "$root/bench/tune/matmul/matmul.comp" "$W/race/matmul/"
+cp "$root/bench/tune/matmul_spec/matmul_spec.json" "$root/bench/tune/matmul_spec/matmul_spec.spv" "$W/fp/matmul/"
 mkdir -p /tmp/amd64-lists/partial
 o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64-lists'
 apt-get $o update -qq
@@ -49,10 +49,8 @@ ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 EOS
-for k in fp race; do
-  cp -r "$W/debs" "$W/enter.sh" "$root/scripts/gpu/speed-race.sh" "$W/$k/"
-done
-tar cf - -C "$W" fp | xz --lzma2=preset=9e,dict=64MiB -T1 > "$O/kit-fingerprint.tar.xz"
-tar cf - -C "$W" race | xz --lzma2=preset=9e,dict=64MiB -T1 > "$O/kit-race.tar.xz"
+cp -r "$W/debs" "$W/enter.sh" "$root/scripts/gpu/speed-race.sh" "$W/fp/"
+tar cf - -C "$W" fp | xz --lzma2=preset=9e,dict=64MiB -T1 > "$O/kit.tar.xz"
+(cd "$O" && rm -f kit.part.* && split -b "${PART:-640000}" -d kit.tar.xz kit.part.)
 rm -rf "$W"
 ls -l "$O"

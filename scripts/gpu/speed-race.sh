@@ -2,7 +2,7 @@
 # One GPU call for two validations, as run for docs/results/h100/fingerprint-speed2 and docs/results/h100/race:
 #   bash speed-race.sh KIT OUT TAR [PARTS]
 # KIT holds before/ and after/ (vkocc, bench_fingerprint), spv/ (the --shader checks' SPIR-V) and matmul/ (the
-# tuned kernel). PARTS (default "fingerprint shader race"): which parts run. TAR is rewritten after every step, so a
+# tuned kernel: bench/tune/matmul_spec, SPIR-V). PARTS (default "fingerprint shader race"): which parts run. TAR is rewritten after every step, so a
 # call cut off at its limit still returns what ran. Every process starts in an empty cache (a fresh XDG_CACHE_HOME:
 # vkocc's and the driver's pipeline caches cold) unless the step says otherwise; before and after alternate, so the
 # board's drift falls on both.
@@ -72,7 +72,7 @@ race)
   R=$O/race; mkdir -p "$R"
   export XDG_CACHE_HOME=$(fresh)
   t race-fingerprint "$K/after/vkocc" fingerprint -o "$R/fingerprint.json"
-  M=$K/matmul/matmul.json
+  M=$K/matmul/matmul_spec.json
   TUNE=("$K/after/vkocc" tune "$M" --fingerprint "$R/fingerprint.json" "${EXTRA[@]}")
   nvidia-smi --query-gpu=timestamp,clocks.sm,pstate,power.draw,utilization.gpu --format=csv -lms 200 > "$R/clocks.csv" 2>&1 &
   NS=$!
