@@ -1678,8 +1678,11 @@ static tu_outcome phase_trials(harness *h, trial *t) {
   bool timed = false;
   while (r->runs < max_runs) {
     uint32_t left = max_runs - r->runs;
+    /* a contender short of min_runs after the race's first batch gets what the full rule's first batch would
+     * have given it (about 2 ms of runs), not a 20 ms batch: on an H100 that was 13-20 runs where 5 decide */
     uint32_t batch = !timed ? first_batch_size(t->first_ns, first, left)
-                            : batch_size(t->first_ns, r->runs < min_runs ? min_runs - r->runs : 1, left);
+                     : r->runs < min_runs ? first_batch_size(t->first_ns, min_runs - r->runs, left)
+                                          : batch_size(t->first_ns, 1, left);
     tu_outcome out = dispatch(h, t, batch, false, true, r->times_ns + r->runs);
     if (out != TU_GO) return out;
     if (h->probe_on) {

@@ -7,7 +7,7 @@
 # OUT_DIR/kit.tar.xz: before/ and after/ (vkocc, bench_fingerprint) linked with a stand-in for shaderc
 # (docs/results/h100/fingerprint-speed/raw/stub-shaderc.c: nothing there compiles GLSL; the --shader checks take
 # SPIR-V, the tuned matmul is bench/tune/matmul_spec, SPIR-V with specialization constants), spv/, matmul/, debs/,
-# enter.sh, speed-race.sh; and OUT_DIR/kit.part.NN, the same in pieces of PART bytes (default 640000): the
+# enter.sh, speed-race.sh; and OUT_DIR/kit.part.NN, the same in PIECES pieces (default 4): the
 # repository leaves about 0.7 MB of the 64 MiB a call may carry, so the pieces go one call each to a warm machine's
 # /tmp. Builds: Release, without the viewer, GLFW and MPI.
 set -eu
@@ -51,6 +51,6 @@ export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d
 EOS
 cp -r "$W/debs" "$W/enter.sh" "$root/scripts/gpu/speed-race.sh" "$W/fp/"
 tar cf - -C "$W" fp | xz --lzma2=preset=9e,dict=64MiB -T1 > "$O/kit.tar.xz"
-(cd "$O" && rm -f kit.part.* && split -b "${PART:-640000}" -d kit.tar.xz kit.part.)
+(cd "$O" && rm -f kit.part.* && split -n "${PIECES:-4}" -d kit.tar.xz kit.part.)
 rm -rf "$W"
 ls -l "$O"
