@@ -2,8 +2,9 @@
  * with its register axis, the same steps vkocc_fingerprint_measure and vkocc_fingerprint_registers take, each run
  * in a cache directory of its own (nothing cached: the driver's pipeline cache cold too):
  *   start-up     vkocc_context_create (instance, device, the pipeline cache file)
- *   calibration  vkocc_calibrate, the fingerprint's preset (FULL)
- *   pipelines    the surface's pipeline creation (vkocc_surface.pipelines_ms)
+ *   calibration  vkocc_calibrate, the fingerprint's preset (FULL); on a GPU the surface's first pipelines and the
+ *                signature's are built meanwhile, on threads of their own (vkocc_fingerprint_ahead_start)
+ *   pipelines    the surface's pipeline creation, waiting for those built ahead (vkocc_surface.pipelines_ms)
  *   surface      the rest of vkocc_surface_measure on the canonical grid (measurement), derive and normalize
  *   signature    vkocc_signature_measure (its pipelines included)
  *   registers    vkocc_register_model_measure: the register sweep (its own quick calibration and pipelines) and its
@@ -11,6 +12,7 @@
  * Medians with min..max over the runs, and each phase's share of the median total.
  * usage: bench_fingerprint [--device D] [--queue Q] [--runs N] [--no-registers] [--json FILE] */
 #include "vkocc.h"
+#include "characterize.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +44,13 @@ static int run_once(const vkocc_context_options *co, bool registers, double *t, 
   if (vkocc_context_create(co, &ctx)) return fail("device"), 3;
   t[STARTUP] = vkocc_now_ms() - t0;
   double t1 = vkocc_now_ms();
+  vkocc_fingerprint_ahead ahead; /* as vkocc_fingerprint_measure: pipelines built during the calibration */
+  vkocc_fingerprint_ahead_start(ctx, &ahead);
   vkocc_calibrate_options cpo;
   vkocc_calibrate_preset(VKOCC_CALIBRATION_FULL, &cpo);
   vkocc_calibration cal;
-  if (vkocc_calibrate(ctx, &cpo, &cal)) return vkocc_context_destroy(ctx), fail("calibration");
+  if (vkocc_calibrate(ctx, &cpo, &cal))
+    return vkocc_fingerprint_ahead_finish(ctx, &ahead), vkocc_context_destroy(ctx), fail("calibration");
   t[CALIBRATION] = vkocc_now_ms() - t1;
   const vkocc_device_info *d = vkocc_context_device(ctx);
   uint32_t wg[VKOCC_CANON_WG], sh[VKOCC_CANON_SHARED], nw = 0, ns = 0, maxwg = vkocc_device_max_wg_size(d);
@@ -56,7 +61,9 @@ static int run_once(const vkocc_context_options *co, bool registers, double *t, 
   vkocc_surface_options so = {.wg_sizes = wg, .wg_count = nw, .shared = sh, .shared_count = ns, .no_refine = true};
   double t2 = vkocc_now_ms();
   vkocc_surface s;
-  if (vkocc_surface_measure(ctx, &cal, &so, &s)) return vkocc_context_destroy(ctx), fail("surface");
+  vkocc_status sst = vkocc_surface_measure(ctx, &cal, &so, &s);
+  vkocc_fingerprint_ahead_finish(ctx, &ahead);
+  if (sst) return vkocc_context_destroy(ctx), fail("surface");
   vkocc_derived der;
   vkocc_fingerprint fp;
   if (vkocc_derive(s.points, s.count, s.subgroup_size, &der) || vkocc_fingerprint_from_surface(&s, &der, &fp)) {

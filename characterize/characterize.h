@@ -5,6 +5,7 @@
 #ifndef VKOCC_CHARACTERIZE_H
 #define VKOCC_CHARACTERIZE_H
 #include "vkocc.h"
+#include <pthread.h>
 #include <stddef.h>
 
 /* fingerprint.c: vkocc_fingerprint_measure, which writes the cache; its entries' names and reader are below,
@@ -17,4 +18,13 @@ vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, struct js
  * unexplained, no point was limited by registers, or the register file spans a whole allocation granule (U x Q) or
  * more. vkocc_register_model_measure then measures the whole grid. Pure. */
 bool vkocc_register_model_open(const vkocc_register_model *m);
+/* signature.c: the signature's pipelines into the context's pipeline cache ahead of vkocc_signature_measure
+ * (a GPU with the subgroup clock; thread-safe beside measurements on the same context). */
+void vkocc_signature_warm_pipelines(vkocc_context *ctx);
+/* fingerprint.c: what a fresh fingerprint builds ahead while it calibrates, on threads of its own (a GPU): the
+ * probe pipelines of the canonical surface's axes (probes/prebuild.c) and the signature's pipelines (into the
+ * pipeline cache); _finish once the surface is measured (or on failure), before the context goes. */
+typedef struct vkocc_fingerprint_ahead { pthread_t warm; bool warming; } vkocc_fingerprint_ahead;
+void vkocc_fingerprint_ahead_start(vkocc_context *ctx, vkocc_fingerprint_ahead *a);
+void vkocc_fingerprint_ahead_finish(vkocc_context *ctx, vkocc_fingerprint_ahead *a);
 #endif

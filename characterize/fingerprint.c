@@ -5,11 +5,14 @@
 #include "characterize.h"
 #include "internal.h"
 #include "io.h"
+#include "probe_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <pthread.h>
 
 vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, json_t *doc) {
   char path[1024], key[1024];
@@ -17,6 +20,39 @@ vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, json_t *d
   if (!path[0]) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no cache directory");
   vkocc_fingerprint_cache_key(d, key, sizeof key);
   return vkocc_cache_doc_write(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), doc, key);
+}
+
+/* The adaptive surface measures the axes first (the first row and the first column, bisected a round per
+ * level, each round waiting for its pipelines): their pipelines are built ahead, during the calibration. The
+ * first point leads: it is measured alone, first. */
+static void prebuild_axes(vkocc_context *ctx, const uint32_t *wg, uint32_t nw, const uint32_t *sh, uint32_t ns) {
+  uint32_t pw[VKOCC_CANON_WG + VKOCC_CANON_SHARED], ps[VKOCC_CANON_WG + VKOCC_CANON_SHARED], n = 0;
+  for (uint32_t j = 0; j < ns; j++) pw[n] = wg[0], ps[n++] = sh[j];
+  for (uint32_t i = 1; i < nw; i++) pw[n] = wg[i], ps[n++] = sh[0];
+  vkocc_probe_prebuild_start(ctx, pw, ps, n);
+}
+
+static void *warm_signature(void *ctx) {
+  vkocc_signature_warm_pipelines(ctx);
+  return NULL;
+}
+
+void vkocc_fingerprint_ahead_start(vkocc_context *ctx, vkocc_fingerprint_ahead *a) {
+  const vkocc_device_info *d = vkocc_context_device(ctx);
+  uint32_t wg[VKOCC_CANON_WG], sh[VKOCC_CANON_SHARED], nw = 0, ns = 0, maxwg = vkocc_device_max_wg_size(d);
+  for (int i = 0; i < VKOCC_CANON_WG; i++)
+    if (vkocc_canonical_wg[i] <= maxwg) wg[nw++] = vkocc_canonical_wg[i];
+  for (int i = 0; i < VKOCC_CANON_SHARED; i++)
+    if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[ns++] = vkocc_canonical_shared[i];
+  if (nw && ns) prebuild_axes(ctx, wg, nw, sh, ns);
+  /* the signature's pipelines too, on a thread of their own, into the pipeline cache */
+  a->warming = ctx->subgroup_clock && vkocc_prebuild_pays(ctx) && pthread_create(&a->warm, NULL, warm_signature, ctx) == 0;
+}
+
+void vkocc_fingerprint_ahead_finish(vkocc_context *ctx, vkocc_fingerprint_ahead *a) {
+  vkocc_probe_prebuild_finish(ctx);
+  if (a->warming) pthread_join(a->warm, NULL);
+  a->warming = false;
 }
 
 vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerprint_options *options,
@@ -45,21 +81,25 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "method %s needs the realtime shader clock, which %s lacks here",
                       vkocc_method_name(o->method), d->name);
   double t0 = vkocc_now_ms();
-  vkocc_calibrate_options co;
-  vkocc_calibrate_preset(o->calibration, &co);
-  vkocc_calibration cal;
-  vkocc_status st = vkocc_calibrate(ctx, &co, &cal);
-  if (st) return st;
   /* the canonical grid, clipped to what the device can run */
   uint32_t wg[VKOCC_CANON_WG], sh[VKOCC_CANON_SHARED], nw = 0, ns = 0, maxwg = vkocc_device_max_wg_size(d);
   for (int i = 0; i < VKOCC_CANON_WG; i++)
     if (vkocc_canonical_wg[i] <= maxwg) wg[nw++] = vkocc_canonical_wg[i];
   for (int i = 0; i < VKOCC_CANON_SHARED; i++)
     if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[ns++] = vkocc_canonical_shared[i];
+  vkocc_status st = VKOCC_OK;
+  vkocc_fingerprint_ahead ahead;
+  vkocc_fingerprint_ahead_start(ctx, &ahead);
+  vkocc_calibrate_options co;
+  vkocc_calibrate_preset(o->calibration, &co);
+  vkocc_calibration cal;
+  if ((st = vkocc_calibrate(ctx, &co, &cal))) { vkocc_fingerprint_ahead_finish(ctx, &ahead); return st; }
   vkocc_surface_options so = {.wg_sizes = wg, .wg_count = nw, .shared = sh, .shared_count = ns, .no_refine = true,
                               .method = o->method, .progress = o->progress, .user = o->user};
   vkocc_surface s;
-  if ((st = vkocc_surface_measure(ctx, &cal, &so, &s))) return st;
+  st = vkocc_surface_measure(ctx, &cal, &so, &s);
+  vkocc_fingerprint_ahead_finish(ctx, &ahead);
+  if (st) return st;
   if ((st = vkocc_derive(s.points, s.count, s.subgroup_size, &det->derived)) ||
       (st = vkocc_fingerprint_from_surface(&s, &det->derived, out))) {
     vkocc_surface_free(&s);
@@ -85,10 +125,23 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
 
 /* The cache entry of the device and queue family the options name, from the device list alone (an instance, no
  * device opened); false where it misses or the choice does not resolve (measuring then reports it). */
+static bool any_fingerprint_cached(void) {
+  char dir[900];
+  if (vkocc_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return false; }
+  DIR *dh = opendir(dir);
+  if (!dh) return false;
+  bool any = false;
+  for (struct dirent *e; !any && (e = readdir(dh));) any = !strncmp(e->d_name, "fingerprint-", 12);
+  closedir(dh);
+  return any;
+}
+
 static bool cluster_id_cached(const vkocc_context_options *o, vkocc_fingerprint *fp, vkocc_fingerprint_details *det) {
   vkocc_device_info *d;
   uint32_t n, idx, fam;
   bool fell_back, hit = false;
+  /* the device list is an instance of its own (tens of milliseconds on a GPU's driver): not for an empty cache */
+  if (!any_fingerprint_cached()) return false;
   if (vkocc_enumerate_devices(&d, &n)) { vkocc_clear_error(); return false; }
   const char *spec = o && o->device ? o->device : getenv("VKOCC_DEVICE");
   const char *q = o && o->queue ? o->queue : getenv("VKOCC_QUEUE");

@@ -4,6 +4,7 @@
  * clock ramp or a neighbour's load touches all of them alike; ratios are taken within one repeat. */
 #include "exec.h"
 #include "model.h"
+#include "probe_internal.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,25 @@ static vkocc_status measure(kernels *ks, vkocc_buffer *out, uint32_t repeats, vk
     set_stats(v, x, repeats);
   }
   return VKOCC_OK;
+}
+
+/* The signature's pipelines made once and dropped: the context's pipeline cache then holds them, so that
+ * vkocc_signature_measure, later, makes them in a fraction of the time. For a thread of its own while the
+ * device measures something else; the same workgroup size as the measurement, the modes the device enables. */
+void vkocc_signature_warm_pipelines(vkocc_context *ctx) {
+  const vkocc_device_info *d = &ctx->info;
+  if (!ctx->subgroup_clock || !vkocc_prebuild_pays(ctx)) return;
+  vkocc_module_limits lim;
+  vkocc_module_limits_of(ctx, &lim);
+  uint32_t maxwg = d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
+  kernels ks = {.ctx = ctx, .wg = maxwg < 1024 ? maxwg : 1024};
+  for (int m = 0; m < NMODES; m++) ks.want[m] = true;
+  ks.want[MODE_FP64] = lim.enabled >> VKOCC_FEAT_FLOAT64 & 1;
+  ks.want[MODE_FP16] = lim.enabled >> VKOCC_FEAT_FLOAT16 & 1;
+  vkocc_parallel_for(NMODES, NMODES, create_one, &ks);
+  for (int m = 0; m < NMODES; m++)
+    if (ks.want[m] && !ks.st[m]) vkocc_kernel_destroy(ctx, &ks.k[m]);
+  vkocc_clear_error(); /* a pipeline that fails here fails again, with its message, in the measurement */
 }
 
 vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_options *options, vkocc_signature *g) {

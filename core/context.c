@@ -62,6 +62,7 @@ static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
   ctx->cache_was_loaded = r == VK_SUCCESS && ci.pInitialData != NULL &&
                           vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &held, NULL) == VK_SUCCESS &&
                           held > 32;
+  if (ctx->cache_was_loaded) ctx->cache_loaded_bytes = held;
   free(data);
   return r == VK_SUCCESS ? VKOCC_OK : vkocc_vk_fail(r, "vkCreatePipelineCache");
 }
@@ -70,6 +71,8 @@ static void save_pipeline_cache(vkocc_context *ctx) {
   if (!ctx->cache || !ctx->cache_path[0]) return;
   size_t len = 0;
   if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, NULL) != VK_SUCCESS || !len) return;
+  /* nothing new since it was loaded (a warm run): rewriting it (an fsync) costs the run and adds nothing */
+  if (ctx->cache_loaded_bytes && len == ctx->cache_loaded_bytes) return;
   char *file = vkocc_xmalloc(sizeof(pc_header) + len);
   if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, file + sizeof(pc_header)) == VK_SUCCESS) {
     pc_header h = {.size = len, .checksum = pc_checksum(ctx, file + sizeof(pc_header), len)};

@@ -85,6 +85,8 @@ struct vkocc_context {
   void *wait_user;
   bool lock_stopped;     /* the wait hook stopped a submission's wait: the submission fails */
   uint32_t exclusive, shared; /* depth of exclusive sections; submissions in flight holding the shared lock */
+  struct vkocc_probe_pool *probe_pool; /* probe kernels built ahead (probes/prebuild.c), NULL when none */
+  size_t cache_loaded_bytes; /* the pipeline cache's size as loaded: unchanged at the end, it is not written again */
 };
 
 /* shader_features.c: the shader features vkocc's device enables (all of its list that the device supports);

@@ -150,7 +150,7 @@ uint32_t vkocc_comb_read_records(const uint32_t *w, uint32_t n, double ns_per_ti
   return cut;
 }
 
-vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k) {
+vkocc_status vkocc_probe_kernel_create_now(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k) {
   uint32_t words = (shared + 3) / 4;
   uint32_t spec[2] = {wg, words ? words : 1};
   bool clock = ctx->device_clock;
@@ -587,7 +587,7 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, co
   vkocc_probe_session ps;
   vkocc_kernel k;
   if ((s = vkocc_probe_session_create(ctx, &ps))) return s;
-  if (!(s = vkocc_probe_kernel_create(ctx, opt->wg_size, opt->shared_bytes, &k))) {
+  if (!(s = vkocc_probe_kernel_create_now(ctx, opt->wg_size, opt->shared_bytes, &k))) {
     /* One point, one answer: where repetitions or methods disagree, measure again (twice at most), then
      * give up rather than pick one. With more lavapipe threads than cores the comb (residency) and the
      * bisection (throughput) may keep disagreeing: ask for one method then. */

@@ -20,7 +20,18 @@ typedef struct vkocc_probe_session {
 } vkocc_probe_session;
 vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps);
 void vkocc_probe_session_destroy(vkocc_probe_session *ps);
+/* The probe's kernel at one point: the one the context's prebuild pool has for it (probes/prebuild.c), else
+ * built now (_now: built now, the pool not asked). */
 vkocc_status vkocc_probe_kernel_create(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k);
+vkocc_status vkocc_probe_kernel_create_now(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k);
+/* probes/prebuild.c: the probe kernels of n points (wg[i], shared[i]) built on threads of their own from now
+ * on, while the caller goes on (a GPU only: a CPU device compiles at first use, on the caller's cores);
+ * _take hands one over (true, *st its status) or says the caller builds it (false); _finish waits for the
+ * builds under way and destroys what nobody took. One pool per context; _finish before the context goes. */
+bool vkocc_prebuild_pays(const vkocc_context *ctx); /* a GPU (VKOCC_TEST_PREBUILD=1: any device) */
+void vkocc_probe_prebuild_start(vkocc_context *ctx, const uint32_t *wg, const uint32_t *shared, uint32_t n);
+bool vkocc_probe_prebuilt_take(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k, vkocc_status *st);
+void vkocc_probe_prebuild_finish(vkocc_context *ctx);
 /* The probe shader's records (8 words each: start lo/hi, end lo/hi, flags) as intervals in ns from the
  * first start; a clock whose high words are all 0 is read as 32-bit (lavapipe). Returns the number of
  * sleeps cut by the iteration bound (flag 2); cut_min_ns (may be NULL) gets the shortest of them, unchanged

@@ -90,6 +90,16 @@ int main(int argc, char **argv) {
   CHECK(rc == 0, "fingerprint: exit %d", rc);
   CHECK_CONTAINS(out, id);
   free(out);
+  /* the pipelines of the axes built ahead, during the calibration (a GPU's path): the same ID, measured */
+  fresh_cache("id-prebuilt");
+  setenv("VKOCC_TEST_PREBUILD", "1", 1);
+  rc = run_fmt(&out, "%s fingerprint --id-only --json", bin);
+  unsetenv("VKOCC_TEST_PREBUILD");
+  CHECK(rc == 0, "fingerprint --id-only, pipelines built ahead: exit %d: %s", rc, out);
+  CHECK_CONTAINS(out, "\"from_cache\": false");
+  CHECK_CONTAINS(out, id);
+  free(out);
+  fresh_cache("id");
   rc = run_fmt(&out, "%s --problem-size 1000", app);
   CHECK(rc == 0, "cluster_start: exit %d: %s", rc, out);
   value_of(out, "cluster_id: ", id2, sizeof id2);
