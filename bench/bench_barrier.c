@@ -50,62 +50,62 @@ static int bench_stencil(vkocc_context *ctx, const vkocc_calibration *cal, const
   uint32_t *spv_f, *spv_m;
   size_t wf, wm;
   const char *name;
-  if (vkocc_pk_compile("kernels/barrier/stencil.comp", NULL, b, fdef, 1, &spv_f, &wf, &name) ||
-      vkocc_pk_compile("kernels/barrier/stencil.comp", NULL, b, NULL, 0, &spv_m, &wm, &name))
+  if (persistent_pk_compile("kernels/barrier/stencil.comp", NULL, b, fdef, 1, &spv_f, &wf, &name) ||
+      persistent_pk_compile("kernels/barrier/stencil.comp", NULL, b, NULL, 0, &spv_m, &wm, &name))
     return fail("compiling the stencil");
   uint32_t spec[1] = {wg}, P;
   bool cached;
   double t0 = vkocc_now_ms();
-  if (vkocc_pk_measure(ctx, cal, spv_f, wf, "stencil.comp (FUSED)", spec, 1, use_cache, &P, &cached))
+  if (persistent_pk_measure(ctx, cal, spv_f, wf, "stencil.comp (FUSED)", spec, 1, use_cache, &P, &cached))
     return fail("P of the fused stencil");
   double pms = vkocc_now_ms() - t0;
   uint32_t G = P / fused_div ? P / fused_div : 1;
-  vkocc_kernel kf, km;
-  if (vkocc_kernel_create(ctx, spv_f, wf * 4, 2, 12, spec, 1, &kf) || vkocc_kernel_create(ctx, spv_m, wm * 4, 2, 12, spec, 1, &km))
+  core_kernel kf, km;
+  if (core_kernel_create(ctx, spv_f, wf * 4, 2, 12, spec, 1, &kf) || core_kernel_create(ctx, spv_m, wm * 4, 2, 12, spec, 1, &km))
     return fail("stencil pipelines");
   free(spv_f);
   free(spv_m);
   uint32_t n = n_elems;
   VkDeviceSize sb = VKOCC_BARRIER_STATE_WORDS * 4, db = 8ull * n;
-  vkocc_buffer state, data, host;
-  if (vkocc_buffer_create(ctx, sb, false, &state) || vkocc_buffer_create(ctx, db, false, &data) ||
-      vkocc_buffer_create(ctx, sb + 2 * db, true, &host))
+  core_buffer state, data, host;
+  if (core_buffer_create(ctx, sb, false, &state) || core_buffer_create(ctx, db, false, &data) ||
+      core_buffer_create(ctx, sb + 2 * db, true, &host))
     return fail("stencil buffers");
-  vkocc_buffer *bufs[2] = {&state, &data};
-  vkocc_kernel_bind(ctx, &kf, bufs);
-  vkocc_kernel_bind(ctx, &km, bufs);
+  core_buffer *bufs[2] = {&state, &data};
+  core_kernel_bind(ctx, &kf, bufs);
+  core_kernel_bind(ctx, &km, bufs);
   /* host: [state][initial v (2n)][read-back v (2n)] */
   uint32_t *hs = host.map, *init = hs + VKOCC_BARRIER_STATE_WORDS, *back = init + 2 * n;
   for (uint32_t i = 0; i < n; i++) init[i] = rng();
   memset(init + n, 0, 4ull * n);
-  uint32_t *ref = vkocc_xmalloc(8ull * n);
+  uint32_t *ref = util_xmalloc(8ull * n);
   memcpy(ref, init, 8ull * n);
   stencil_ref(ref, n, steps);
   uint32_t half = steps & 1;
   typedef struct { uint32_t n, steps, first; } push_t;
   push_t pf = {n, steps, 0};
-  push_t *pm = vkocc_xmalloc(steps * sizeof *pm);
-  vkocc_pk_dispatch *dm = vkocc_xmalloc(steps * sizeof *dm);
+  push_t *pm = util_xmalloc(steps * sizeof *pm);
+  persistent_pk_dispatch *dm = util_xmalloc(steps * sizeof *dm);
   uint32_t mgroups = (n + wg - 1) / wg;
   if (mgroups > ctx->info.max_wg_count_x) mgroups = ctx->info.max_wg_count_x;
   for (uint32_t s = 0; s < steps; s++) {
     pm[s] = (push_t){n, 1, s};
-    dm[s] = (vkocc_pk_dispatch){&km, &pm[s], mgroups};
+    dm[s] = (persistent_pk_dispatch){&km, &pm[s], mgroups};
   }
-  double *tf = vkocc_xmalloc((reps + 1) * sizeof *tf), *tm = vkocc_xmalloc((reps + 1) * sizeof *tm);
+  double *tf = util_xmalloc((reps + 1) * sizeof *tf), *tm = util_xmalloc((reps + 1) * sizeof *tm);
   uint32_t bad_f = 0, bad_m = 0, timeouts = 0, max_wait_ticks = 0;
   uint64_t timeout_ns = (uint64_t)(10e9 + steps * bound_ms * 1e6);
   for (uint32_t r = 0; r <= reps; r++) { /* rep 0: warm-up (first dispatch of each pipeline), not counted */
     for (int which = 0; which < 2; which++) {
       vkocc_barrier_state_init(hs, b);
-      vkocc_pk_copy pre[2] = {{&host, &state, 0, 0, sb}, {&host, &data, sb, 0, db}};
-      vkocc_pk_copy post[1] = {{&data, &host, 0, sb + db, db}};
-      vkocc_pk_copy post_state = {&state, &host, 0, 0, sb};
-      vkocc_pk_copy posts[2] = {post[0], post_state};
-      vkocc_pk_dispatch df = {&kf, &pf, G};
+      persistent_pk_copy pre[2] = {{&host, &state, 0, 0, sb}, {&host, &data, sb, 0, db}};
+      persistent_pk_copy post[1] = {{&data, &host, 0, sb + db, db}};
+      persistent_pk_copy post_state = {&state, &host, 0, 0, sb};
+      persistent_pk_copy posts[2] = {post[0], post_state};
+      persistent_pk_dispatch df = {&kf, &pf, G};
       double gpu;
-      vkocc_status s = which == 0 ? vkocc_pk_submit(ctx, pre, 2, &df, 1, posts, 2, timeout_ns, &gpu, NULL)
-                                  : vkocc_pk_submit(ctx, pre, 2, dm, steps, posts, 2, timeout_ns, &gpu, NULL);
+      vkocc_status s = which == 0 ? persistent_pk_submit(ctx, pre, 2, &df, 1, posts, 2, timeout_ns, &gpu, NULL)
+                                  : persistent_pk_submit(ctx, pre, 2, dm, steps, posts, 2, timeout_ns, &gpu, NULL);
       if (s) return fail(which == 0 ? "fused stencil" : "stencil dispatches");
       bool ok = !memcmp(back + (size_t)half * n, ref, 4ull * n);
       if (which == 0) {
@@ -139,8 +139,8 @@ static int bench_stencil(vkocc_context *ctx, const vkocc_calibration *cal, const
       "runs_each", (json_int_t)(reps + 1), "speedup_median", speedup, "speedup_fastest", sm.min / sf.min,
       "longest_wait_ms", max_wait_ticks * b->ns_per_tick / 1e6));
   free(tf); free(tm); free(pm); free(dm); free(ref);
-  vkocc_buffer_destroy(ctx, &host); vkocc_buffer_destroy(ctx, &data); vkocc_buffer_destroy(ctx, &state);
-  vkocc_kernel_destroy(ctx, &kf); vkocc_kernel_destroy(ctx, &km);
+  core_buffer_destroy(ctx, &host); core_buffer_destroy(ctx, &data); core_buffer_destroy(ctx, &state);
+  core_kernel_destroy(ctx, &kf); core_kernel_destroy(ctx, &km);
   return (bad_f || bad_m || timeouts) ? 1 : 0;
 }
 
@@ -160,29 +160,29 @@ static int bench_histogram(vkocc_context *ctx, const vkocc_calibration *cal, con
   const char *tdef[] = {"VARIANT_PERSISTENT=1"};
   bool tune = tune_path != NULL;
   if (tune) { wg = tune_wg; grain = tune_grain; bins = 256; }
-  if (vkocc_pk_compile("kernels/barrier/histogram.comp", tune_path, b, tdef, tune ? 1 : 0, &spv, &words, &name))
+  if (persistent_pk_compile("kernels/barrier/histogram.comp", tune_path, b, tdef, tune ? 1 : 0, &spv, &words, &name))
     return fail("compiling the histogram");
   uint32_t spec[3] = {wg, bins, grain}, P;
   if (tune) spec[1] = tune_grain, spec[2] = tune_copies;
   bool cached;
   double t0 = vkocc_now_ms();
-  if (vkocc_pk_measure(ctx, cal, spv, words, "histogram.comp", spec, 3, use_cache, &P, &cached)) return fail("P of the histogram");
+  if (persistent_pk_measure(ctx, cal, spv, words, "histogram.comp", spec, 3, use_cache, &P, &cached)) return fail("P of the histogram");
   double pms = vkocc_now_ms() - t0;
-  vkocc_kernel k;
-  if (vkocc_kernel_create(ctx, spv, words * 4, tune ? 2 : 3, 4, spec, 3, &k)) return fail("histogram pipeline");
+  core_kernel k;
+  if (core_kernel_create(ctx, spv, words * 4, tune ? 2 : 3, 4, spec, 3, &k)) return fail("histogram pipeline");
   free(spv);
   uint32_t n = nkeys;
   VkDeviceSize sb = VKOCC_BARRIER_STATE_WORDS * 4, kb = 4ull * n, bb = 4ull * bins;
-  vkocc_buffer state, keys, hbins, host;
-  if (vkocc_buffer_create(ctx, sb, false, &state) || vkocc_buffer_create(ctx, kb, false, &keys) ||
-      vkocc_buffer_create(ctx, bb, false, &hbins) || vkocc_buffer_create(ctx, sb + 2 * bb, true, &host))
+  core_buffer state, keys, hbins, host;
+  if (core_buffer_create(ctx, sb, false, &state) || core_buffer_create(ctx, kb, false, &keys) ||
+      core_buffer_create(ctx, bb, false, &hbins) || core_buffer_create(ctx, sb + 2 * bb, true, &host))
     return fail("histogram buffers");
-  uint32_t *kh = vkocc_xmalloc(kb), *ref = vkocc_xcalloc(bins, 4);
+  uint32_t *kh = util_xmalloc(kb), *ref = util_xcalloc(bins, 4);
   for (uint32_t i = 0; i < n; i++) { kh[i] = rng(); ref[tune ? kh[i] >> 24 : kh[i] % bins]++; }
-  if (vkocc_buffer_upload(ctx, &keys, kh, kb)) return fail("uploading keys");
+  if (core_buffer_upload(ctx, &keys, kh, kb)) return fail("uploading keys");
   free(kh);
-  vkocc_buffer *bufs[3] = {&state, &keys, &hbins}, *tbufs[2] = {&keys, &hbins};
-  vkocc_kernel_bind(ctx, &k, tune ? tbufs : bufs);
+  core_buffer *bufs[3] = {&state, &keys, &hbins}, *tbufs[2] = {&keys, &hbins};
+  core_kernel_bind(ctx, &k, tune ? tbufs : bufs);
   uint32_t *hs = host.map, *zero = hs + VKOCC_BARRIER_STATE_WORDS, *back = zero + bins;
   memset(zero, 0, bb);
   /* the counts: P, a sweep around it (its best is the tuned count), the fixed count */
@@ -204,17 +204,17 @@ static int bench_histogram(vkocc_context *ctx, const vkocc_calibration *cal, con
     if (!dupf && extra[e] <= ctx->info.max_wg_count_x) cand[nc++] = extra[e];
   }
   qsort(cand, nc, sizeof cand[0], cmp_u32);
-  double *t = vkocc_xmalloc((size_t)nc * reps * sizeof *t);
+  double *t = util_xmalloc((size_t)nc * reps * sizeof *t);
   uint32_t wrong = 0;
   uint32_t push = n;
   for (uint32_t r = 0; r <= reps; r++) /* interleaved; rep 0 warms up */
     for (uint32_t c = 0; c < nc; c++) {
       vkocc_barrier_state_init(hs, b);
-      vkocc_pk_copy pre[2] = {{&host, &hbins, sb, 0, bb}, {&host, &state, 0, 0, sb}};
-      vkocc_pk_copy post[1] = {{&hbins, &host, 0, sb + bb, bb}};
-      vkocc_pk_dispatch d = {&k, &push, cand[c]};
+      persistent_pk_copy pre[2] = {{&host, &hbins, sb, 0, bb}, {&host, &state, 0, 0, sb}};
+      persistent_pk_copy post[1] = {{&hbins, &host, 0, sb + bb, bb}};
+      persistent_pk_dispatch d = {&k, &push, cand[c]};
       double gpu;
-      if (vkocc_pk_submit(ctx, pre, tune ? 1 : 2, &d, 1, post, 1, 60000000000ull, &gpu, NULL)) return fail("histogram");
+      if (persistent_pk_submit(ctx, pre, tune ? 1 : 2, &d, 1, post, 1, 60000000000ull, &gpu, NULL)) return fail("histogram");
       wrong += memcmp(back, ref, bb) != 0;
       if (r) t[c * reps + r - 1] = gpu / 1e6;
     }
@@ -247,9 +247,9 @@ static int bench_histogram(vkocc_context *ctx, const vkocc_calibration *cal, con
       "best_groups", (json_int_t)bestG, "best_ms", best, "at_P_ms", atP, "at_fixed_ms", atFixed,
       "P_over_best", atP / best, "wrong", (json_int_t)wrong, "runs_each", (json_int_t)(reps + 1)));
   free(t); free(ref);
-  vkocc_buffer_destroy(ctx, &host); vkocc_buffer_destroy(ctx, &hbins); vkocc_buffer_destroy(ctx, &keys);
-  vkocc_buffer_destroy(ctx, &state);
-  vkocc_kernel_destroy(ctx, &k);
+  core_buffer_destroy(ctx, &host); core_buffer_destroy(ctx, &hbins); core_buffer_destroy(ctx, &keys);
+  core_buffer_destroy(ctx, &state);
+  core_kernel_destroy(ctx, &k);
   return wrong ? 1 : 0;
 }
 
@@ -301,7 +301,7 @@ int main(int argc, char **argv) {
   int rc = 0;
   if (!only || !strcmp(only, "stencil")) rc |= bench_stencil(ctx, &cal, &b, doc);
   if (!only || !strcmp(only, "histogram")) rc |= bench_histogram(ctx, &cal, &b, doc);
-  if (json_path && vkocc_json_write(doc, json_path)) rc |= fail("writing JSON");
+  if (json_path && util_json_write(doc, json_path)) rc |= fail("writing JSON");
   json_decref(doc);
   vkocc_context_destroy(ctx);
   return rc;

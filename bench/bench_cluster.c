@@ -12,11 +12,11 @@ int main(int argc, char **argv) {
   uint32_t n = argc > 1 ? (uint32_t)atoi(argv[1]) : 10000;
   const char *dir = (argc > 3 && !strcmp(argv[2], "--files")) ? argv[3] : NULL;
   const synth_arch *archs[] = {&SYNTH_HOPPER, &SYNTH_AMPERE, &SYNTH_RDNA, &SYNTH_GCN, &SYNTH_XE};
-  vkocc_fingerprint *fps = vkocc_xmalloc(n * sizeof *fps);
+  vkocc_fingerprint *fps = util_xmalloc(n * sizeof *fps);
   for (uint32_t i = 0; i < n; i++)
     if (synth_fingerprint(archs[i % 5], 8 + (i / 5) % 150, i % 4 == 0 ? 1 + i % 3 : 0, &fps[i])) return 1;
-  uint32_t *of = vkocc_xmalloc(n * sizeof *of), nc;
-  double *dist = vkocc_xmalloc(n * sizeof *dist), t[5];
+  uint32_t *of = util_xmalloc(n * sizeof *of), nc;
+  double *dist = util_xmalloc(n * sizeof *dist), t[5];
   for (int r = 0; r < 5; r++) {
     double t0 = vkocc_now_ms();
     vkocc_cluster(fps, n, VKOCC_CLUSTER_THRESHOLD, of, dist, &nc);
@@ -29,9 +29,9 @@ int main(int argc, char **argv) {
     for (uint32_t i = 0; i < n; i++) {
       char path[600];
       snprintf(path, sizeof path, "%s/fp-%05u.json", dir, i);
-      json_t *doc = vkocc_fingerprint_json(&fps[i]);
+      json_t *doc = io_fingerprint_json(&fps[i]);
       json_object_set_new(doc, "schema", json_string(vkocc_doc_schema_string(VKOCC_DOC_FINGERPRINT)));
-      vkocc_json_write(doc, path);
+      util_json_write(doc, path);
       json_decref(doc);
     }
     double t0 = vkocc_now_ms();

@@ -3,7 +3,7 @@
  * in a cache directory of its own (nothing cached: the driver's pipeline cache cold too):
  *   start-up     vkocc_context_create (instance, device, the pipeline cache file)
  *   calibration  vkocc_calibrate, the fingerprint's preset (FULL); on a GPU the surface's first pipelines and the
- *                signature's are built meanwhile, on threads of their own (vkocc_fingerprint_ahead_start)
+ *                signature's are built meanwhile, on threads of their own (characterize_fingerprint_ahead_start)
  *   pipelines    the surface's pipeline creation, waiting for those built ahead (vkocc_surface.pipelines_ms)
  *   surface      the rest of vkocc_surface_measure on the canonical grid (measurement), derive and normalize
  *   signature    vkocc_signature_measure (its pipelines included)
@@ -44,13 +44,13 @@ static int run_once(const vkocc_context_options *co, bool registers, double *t, 
   if (vkocc_context_create(co, &ctx)) return fail("device"), 3;
   t[STARTUP] = vkocc_now_ms() - t0;
   double t1 = vkocc_now_ms();
-  vkocc_fingerprint_ahead ahead; /* as vkocc_fingerprint_measure: pipelines built during the calibration */
-  vkocc_fingerprint_ahead_start(ctx, &ahead);
+  characterize_fingerprint_ahead ahead; /* as vkocc_fingerprint_measure: pipelines built during the calibration */
+  characterize_fingerprint_ahead_start(ctx, &ahead);
   vkocc_calibrate_options cpo;
   vkocc_calibrate_preset(VKOCC_CALIBRATION_FULL, &cpo);
   vkocc_calibration cal;
   if (vkocc_calibrate(ctx, &cpo, &cal))
-    return vkocc_fingerprint_ahead_finish(ctx, &ahead), vkocc_context_destroy(ctx), fail("calibration");
+    return characterize_fingerprint_ahead_finish(ctx, &ahead), vkocc_context_destroy(ctx), fail("calibration");
   t[CALIBRATION] = vkocc_now_ms() - t1;
   const vkocc_device_info *d = vkocc_context_device(ctx);
   uint32_t wg[VKOCC_CANON_WG], sh[VKOCC_CANON_SHARED], nw = 0, ns = 0, maxwg = vkocc_device_max_wg_size(d);
@@ -62,7 +62,7 @@ static int run_once(const vkocc_context_options *co, bool registers, double *t, 
   double t2 = vkocc_now_ms();
   vkocc_surface s;
   vkocc_status sst = vkocc_surface_measure(ctx, &cal, &so, &s);
-  vkocc_fingerprint_ahead_finish(ctx, &ahead);
+  characterize_fingerprint_ahead_finish(ctx, &ahead);
   if (sst) return vkocc_context_destroy(ctx), fail("surface");
   vkocc_derived der;
   vkocc_fingerprint fp;

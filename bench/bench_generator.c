@@ -30,12 +30,12 @@ static int run(const char *src, const char *type, long n, int repeat) {
   unsigned char *dst = malloc(s.args[0].bytes);
   double *ms = calloc((size_t)repeat, sizeof *ms);
   for (int r = 0; r < repeat; r++) {
-    double t0 = vkocc_now_ns();
+    double t0 = util_now_ns();
     if (t1_fill_data(&s, &s.args[0].data, s.args[0].path, &s.args[0], dst)) {
       fprintf(stderr, "bench_generator: %s\n", vkocc_last_error());
       return 1;
     }
-    ms[r] = (vkocc_now_ns() - t0) / 1e6;
+    ms[r] = (util_now_ns() - t0) / 1e6;
   }
   uint64_t h = 1469598103934665603ull; /* FNV-1a of the bytes */
   for (uint64_t i = 0; i < s.args[0].bytes; i++) h = (h ^ dst[i]) * 1099511628211ull;

@@ -1,6 +1,6 @@
 /* How the host builds pipelines in parallel: K distinct compute pipelines of one kernel (the 2048 matmul of
  * bench/tune/matmul by default, its parameters as -D defines), compiled (shaderc) and then built
- * (vkocc_kernel_build: vkCreateComputePipelines and its layout) by 1, 2, 4, 8 threads, each phase on its own.
+ * (core_kernel_build: vkCreateComputePipelines and its layout) by 1, 2, 4, 8 threads, each phase on its own.
  * Every pipeline of the run is distinct (WIDTH differs), so neither the context's pipeline cache nor the
  * driver's hits; turn the driver's disk cache off as well (NVIDIA: __GL_SHADER_DISK_CACHE=0). Not a test: it
  * reports.
@@ -33,9 +33,9 @@ typedef struct {
   unsigned width[MAXK];
   uint32_t *spv[MAXK];
   size_t words[MAXK];
-  vkocc_kernel kern[MAXK];
+  core_kernel kern[MAXK];
   double ms[MAXK];
-  vkocc_buffer buf[3];
+  core_buffer buf[3];
   bool uncached, pipeline; /* this phase: the pipelines, else the compiles */
   atomic_uint next;
   atomic_int failed;
@@ -44,7 +44,7 @@ typedef struct {
 static double quantile(const double *v, uint32_t n, double q) {
   double *s = malloc((n ? n : 1) * sizeof *s);
   memcpy(s, v, n * sizeof *s);
-  qsort(s, n, sizeof *s, vkocc_cmp_double);
+  qsort(s, n, sizeof *s, util_cmp_double);
   double r = n ? s[(uint32_t)(q * (n - 1) + 0.5)] : 0;
   free(s);
   return r;
@@ -57,15 +57,15 @@ static int compile_one(bench *b, uint32_t i) {
   snprintf(d[2], 32, "tile_size_x=%d", c->tx), snprintf(d[3], 32, "tile_size_y=%d", c->ty);
   snprintf(w, sizeof w, "WIDTH=%u", b->width[i]);
   const char *defs[5] = {d[0], d[1], d[2], d[3], w};
-  return vkocc_shader_compile(b->text, b->len, b->file, VKOCC_SHADER_GLSL, "main", defs, 5, &b->spv[i], &b->words[i]);
+  return compile_shader_compile(b->text, b->len, b->file, VKOCC_SHADER_GLSL, "main", defs, 5, &b->spv[i], &b->words[i]);
 }
 
 static int build_one(bench *b, uint32_t i) {
-  vkocc_kernel_resource res[3];
-  for (uint32_t r = 0; r < 3; r++) res[r] = (vkocc_kernel_resource){.set = 0, .binding = r, .buffer = &b->buf[r]};
-  vkocc_kernel_desc kd = {.spv = b->spv[i], .words = b->words[i], .name = b->file, .entry = "main", .res = res,
+  core_kernel_resource res[3];
+  for (uint32_t r = 0; r < 3; r++) res[r] = (core_kernel_resource){.set = 0, .binding = r, .buffer = &b->buf[r]};
+  core_kernel_desc kd = {.spv = b->spv[i], .words = b->words[i], .name = b->file, .entry = "main", .res = res,
                           .nres = 3, .uncached = b->uncached};
-  return vkocc_kernel_build(b->ctx, &kd, &b->kern[i]);
+  return core_kernel_build(b->ctx, &kd, &b->kern[i]);
 }
 
 static void *worker(void *arg) {
@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
   printf("host cores %ld, __GL_SHADER_DISK_CACHE %s, K %u distinct pipelines per round, salt %u\n",
          sysconf(_SC_NPROCESSORS_ONLN), dc ? dc : "(unset)", k, salt);
   for (int r = 0; r < 3; r++)
-    if (vkocc_buffer_create(b.ctx, 1 << 16, false, &b.buf[r])) { fprintf(stderr, "%s\n", vkocc_last_error()); return 1; }
+    if (core_buffer_create(b.ctx, 1 << 16, false, &b.buf[r])) { fprintf(stderr, "%s\n", vkocc_last_error()); return 1; }
   /* the matmul's configurations (block_size_x == block_size_y * tile_size_y, at most 1024 invocations and 48 KiB
    * of shared memory), cycled */
   mm_config all[256];
@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
   b.k = 1, b.cfg[0] = all[0], b.width[0] = 2048 + 16 * (salt * 10000 + serial++);
   double c0 = phase(&b, false, 1), p0 = b.failed ? 0 : phase(&b, true, 1);
   printf("first compile %.1f ms, first pipeline %.1f ms\n", c0, p0);
-  vkocc_kernel_destroy(b.ctx, &b.kern[0]), free(b.spv[0]);
+  core_kernel_destroy(b.ctx, &b.kern[0]), free(b.spv[0]);
   b.k = k;
   static round_result rr[MAXROUNDS];
   uint32_t nr = 0;
@@ -176,7 +176,7 @@ int main(int argc, char **argv) {
                "pipeline: median %7.2f p90 %7.2f ms wall %8.1f ms (%6.2f per pipeline)\n",
                x->uncached ? "none" : "context", t, x->c_med, x->c_p90, x->c_wall, x->c_wall / k, x->p_med, x->p_p90,
                x->p_wall, x->p_wall / k);
-        for (uint32_t i = 0; i < k; i++) vkocc_kernel_destroy(b.ctx, &b.kern[i]), free(b.spv[i]), b.spv[i] = NULL;
+        for (uint32_t i = 0; i < k; i++) core_kernel_destroy(b.ctx, &b.kern[i]), free(b.spv[i]), b.spv[i] = NULL;
         if (b.failed) return 1;
       }
     }
@@ -199,7 +199,7 @@ int main(int argc, char **argv) {
              m ? "none" : "context", ts[j], cm, cw / k, c1 > 0 ? c1 / cw : 0, pm, pw / k, p1 > 0 ? p1 / pw : 0);
     }
   }
-  for (int r = 0; r < 3; r++) vkocc_buffer_destroy(b.ctx, &b.buf[r]);
+  for (int r = 0; r < 3; r++) core_buffer_destroy(b.ctx, &b.buf[r]);
   vkocc_context_destroy(b.ctx);
   return 0;
 }

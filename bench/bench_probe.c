@@ -60,7 +60,7 @@ int main(int argc, char **argv) {
   if (json_path) {
     json_t *doc = json_pack("{s:s, s:o, s:I, s:o}", "schema", vkocc_doc_schema_string(VKOCC_DOC_BENCH_PROBE), "device", vkocc_device_info_json(d),
                             "repeat", (json_int_t)repeat, "rows", rows);
-    vkocc_json_write(doc, json_path);
+    util_json_write(doc, json_path);
     json_decref(doc);
   } else json_decref(rows);
   vkocc_context_destroy(ctx);

@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
     json_t *o = json_pack("{s:s, s:I, s:s, s:f, s:s, s:o}", "device", ctx->info.name, "queue_family",
                           (json_int_t)ctx->info.compute_queue_family, "kind",
                           vkocc_queue_kind_name(ctx->info.compute_queue_flags), "context_ms", t1 - t0, "text", text,
-                          "signature", vkocc_signature_json(&g));
+                          "signature", io_signature_json(&g));
     char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
     printf("%s\n", line);
     free(line);

@@ -192,7 +192,7 @@ int main(int argc, char **argv) {
   if (json_path) {
     json_t *doc = json_pack("{s:s, s:o, s:o, s:o, s:o}", "schema", vkocc_doc_schema_string(VKOCC_DOC_BENCH_SURFACE), "runs", rows, "medians", sum,
                             "ratios", ratios, "identical_check", check);
-    vkocc_json_write(doc, json_path);
+    util_json_write(doc, json_path);
     json_decref(doc);
   } else {
     json_decref(rows); json_decref(sum); json_decref(ratios); json_decref(check);

@@ -16,17 +16,17 @@ int main(int argc, char **argv) {
   vkocc_context *ctx;
   vkocc_context_options o = {0};
   if (vkocc_context_create(&o, &ctx)) { fprintf(stderr, "%s\n", vkocc_last_error()); return 3; }
-  vkocc_probe_session ps;
-  vkocc_kernel k;
-  if (vkocc_probe_session_create(ctx, &ps) || vkocc_probe_kernel_create(ctx, wg, shm, &k) ||
-      vkocc_probe_first_use(&ps, &k)) { fprintf(stderr, "%s\n", vkocc_last_error()); return 1; }
+  probes_session ps;
+  core_kernel k;
+  if (probes_session_create(ctx, &ps) || probes_kernel_create(ctx, wg, shm, &k) ||
+      probes_first_use(&ps, &k)) { fprintf(stderr, "%s\n", vkocc_last_error()); return 1; }
   push_t p = {0, ticks, rounds, 1, (1u << 20) - 1, 0xFFFFFFFFu};
   uint32_t cut = 0, total = 0;
   double min_rate = 1e30, max_rate = 0;
   for (uint32_t d = 0; d < disp; d++) {
     memset(ps.rec.map, 0, (size_t)groups * 32);
     double ns; vkocc_tick_status ts;
-    if (vkocc_dispatch_timed(ctx, &k, &p, groups, &ns, &ts)) { fprintf(stderr, "%s\n", vkocc_last_error()); return 1; }
+    if (core_dispatch_timed(ctx, &k, &p, groups, &ns, &ts)) { fprintf(stderr, "%s\n", vkocc_last_error()); return 1; }
     if (argc > 7) printf("dispatch %u: %.0f ns\n", d, ns);
     const uint32_t *w = ps.rec.map;
     for (uint32_t i = 0; i < groups; i++) {
@@ -43,8 +43,8 @@ int main(int argc, char **argv) {
     }
   }
   printf("summary: %u of %u sleeps cut; ns/round %.1f..%.1f\n", cut, total, min_rate, max_rate);
-  vkocc_kernel_destroy(ctx, &k);
-  vkocc_probe_session_destroy(&ps);
+  core_kernel_destroy(ctx, &k);
+  probes_session_destroy(&ps);
   vkocc_context_destroy(ctx);
   return 0;
 }

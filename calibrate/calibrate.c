@@ -2,7 +2,7 @@
  * dispatch with timestamps, and fit queue ns against in-shader ticks (slope: ns per tick; intercept:
  * dispatch overhead). Warm-ups are discarded; lengths are interleaved across repeats so drift (clock
  * ramp-up) spreads over all lengths instead of bending the line. The realtime clock's ns per tick comes
- * from the dispatches' starts instead (vkocc_calibration_anchor_fit), the intervals' fit kept beside it. */
+ * from the dispatches' starts instead (calibrate_anchor_fit), the intervals' fit kept beside it. */
 #include "calibrate.h"
 #include "exec.h"
 #include <math.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const uint32_t vkocc_spv_calibrate_full[], vkocc_spv_calibrate_dev[], vkocc_spv_calibrate_sg[],
-    vkocc_spv_calibrate_none[];
-extern const size_t vkocc_spv_calibrate_full_size, vkocc_spv_calibrate_dev_size, vkocc_spv_calibrate_sg_size,
-    vkocc_spv_calibrate_none_size;
+extern const uint32_t shaders_spv_calibrate_full[], shaders_spv_calibrate_dev[], shaders_spv_calibrate_sg[],
+    shaders_spv_calibrate_none[];
+extern const size_t shaders_spv_calibrate_full_size, shaders_spv_calibrate_dev_size, shaders_spv_calibrate_sg_size,
+    shaders_spv_calibrate_none_size;
 
 /* Spin rounds (256 dependent steps each). Below lavapipe's 65535-iteration loop cap; 8 ms to 400 ms on
  * the devices we know. */
@@ -21,8 +21,8 @@ extern const size_t vkocc_spv_calibrate_full_size, vkocc_spv_calibrate_dev_size,
 
 typedef struct {
   vkocc_context *ctx;
-  vkocc_kernel k;
-  vkocc_buffer out;
+  core_kernel k;
+  core_buffer out;
   uint32_t wraps, backwards;
 } spin;
 
@@ -30,15 +30,15 @@ typedef struct {
   double ns;
   uint64_t rt, cyc;
   bool rt_ok, cyc_ok;
-  vkocc_clock_anchor start; /* the queue's first timestamp and the realtime clock at the spin's start */
+  calibrate_clock_anchor start; /* the queue's first timestamp and the realtime clock at the spin's start */
   bool rt64;                /* the realtime clock gave a high word */
 } spin_sample;
 
 static vkocc_status run_spin(spin *sp, uint32_t iterations, spin_sample *smp) {
   uint32_t push[2] = {iterations, 0x9e3779b9u ^ iterations};
   memset(sp->out.map, 0, 64);
-  vkocc_batch_record rec;
-  vkocc_status s = vkocc_dispatch_timed_record(sp->ctx, &sp->k, push, 1, &rec);
+  core_batch_record rec;
+  vkocc_status s = core_dispatch_timed_record(sp->ctx, &sp->k, push, 1, &rec);
   if (s) return s;
   vkocc_tick_status ts = rec.tick;
   smp->ns = rec.ns;
@@ -53,7 +53,7 @@ static vkocc_status run_spin(spin *sp, uint32_t iterations, spin_sample *smp) {
   vkocc_tick_status a = vkocc_tick_delta(rt0, rt1, (o[1] | o[3]) ? 64 : 32, &smp->rt);
   vkocc_tick_status b = vkocc_tick_delta(c0, c1, (o[5] | o[7]) ? 64 : 32, &smp->cyc);
   smp->rt_ok = sp->ctx->device_clock && a != VKOCC_TICKS_BACKWARDS;
-  smp->start = (vkocc_clock_anchor){rec.start, rt0};
+  smp->start = (calibrate_clock_anchor){rec.start, rt0};
   smp->rt64 = (o[1] | o[3]) != 0;
   smp->cyc_ok = sp->ctx->subgroup_clock && b != VKOCC_TICKS_BACKWARDS;
   if (a == VKOCC_TICKS_WRAPPED || b == VKOCC_TICKS_WRAPPED) sp->wraps++;
@@ -62,16 +62,16 @@ static vkocc_status run_spin(spin *sp, uint32_t iterations, spin_sample *smp) {
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_calibration_anchor_fit(const vkocc_clock_anchor *a, uint32_t n, uint32_t ts_bits, double period,
+vkocc_status calibrate_anchor_fit(const calibrate_clock_anchor *a, uint32_t n, uint32_t ts_bits, double period,
                                           uint32_t rt_bits, double interval_ns_per_tick, vkocc_linfit *fit,
                                           double *span_ns) {
   memset(fit, 0, sizeof *fit);
   *span_ns = 0;
   if (!n) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no dispatch starts to fit the realtime clock against");
-  double *x = vkocc_xcalloc(n, sizeof *x), *y = vkocc_xcalloc(n, sizeof *y);
+  double *x = util_xcalloc(n, sizeof *x), *y = util_xcalloc(n, sizeof *y);
   const double range = rt_bits >= 64 ? 0 : ldexp(1.0, (int)rt_bits);
   const uint64_t mask = rt_bits >= 64 ? ~0ull : (1ull << rt_bits) - 1;
-  vkocc_clock_anchor prev = a[0];
+  calibrate_clock_anchor prev = a[0];
   uint32_t m = 1;
   for (uint32_t i = 1; i < n; i++) {
     uint64_t dts;
@@ -105,7 +105,7 @@ vkocc_status vkocc_calibration_anchor_fit(const vkocc_clock_anchor *a, uint32_t 
 static uint32_t fastest_by_length(const double *key, const bool *ok, const double *x, const double *y, uint32_t n,
                                   double *mx, double *my) {
   uint32_t out = 0;
-  bool *done = vkocc_xcalloc(n, sizeof *done);
+  bool *done = util_xcalloc(n, sizeof *done);
   for (uint32_t i = 0; i < n; i++) {
     if (done[i]) continue;
     int64_t best = -1;
@@ -132,11 +132,11 @@ static double default_longest_ns(const vkocc_context *ctx) {
  * ns per tick where both clocks are the same host nanoseconds. The time from the queue's start timestamp to
  * the spin's first clock read stayed at 30-80 us, and over the run's 200-400 ms the starts gave
  * 0.99990-1.00002 (beside two CPU hogs; 1.0000 on the quiet machine). */
-void vkocc_calibration_choose_tick(vkocc_calibration *cal, const vkocc_clock_anchor *starts, uint32_t n, uint32_t rt_bits,
+void calibrate_choose_tick(vkocc_calibration *cal, const calibrate_clock_anchor *starts, uint32_t n, uint32_t rt_bits,
                                    uint32_t lengths, char *note, size_t note_size) {
   const double interval = cal->realtime_fit.slope;
   if (note_size) note[0] = 0; /* "" when there is nothing to say */
-  vkocc_status s = vkocc_calibration_anchor_fit(starts, n, cal->timestamp_valid_bits, cal->timestamp_period, rt_bits,
+  vkocc_status s = calibrate_anchor_fit(starts, n, cal->timestamp_valid_bits, cal->timestamp_period, rt_bits,
                                                 interval, &cal->anchor_fit, &cal->anchor_span_ns);
   const double a = cal->anchor_fit.slope;
   cal->ns_per_tick = interval;
@@ -161,7 +161,7 @@ void vkocc_calibration_choose_tick(vkocc_calibration *cal, const vkocc_clock_anc
   cal->tick_equals_period = fabs(cal->ns_per_tick - cal->timestamp_period) <= 0.02 * cal->timestamp_period;
 }
 
-bool vkocc_calibration_plausible(double npt, const char *clock, const double *ticks, const double *ns, uint32_t n,
+bool calibrate_plausible(double npt, const char *clock, const double *ticks, const double *ns, uint32_t n,
                                  double period, char *why, size_t len) {
   if (!(npt > 0) || !isfinite(npt)) {
     snprintf(why, len, "%s: %.4g ns per tick is no clock period", clock, npt);
@@ -221,18 +221,18 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
   cal->timestamp_period = ctx->info.timestamp_period;
   cal->timestamp_valid_bits = ctx->info.timestamp_valid_bits;
 
-  const uint32_t *spv = vkocc_spv_calibrate_none;
-  size_t spv_size = vkocc_spv_calibrate_none_size;
-  if (ctx->device_clock && ctx->subgroup_clock) spv = vkocc_spv_calibrate_full, spv_size = vkocc_spv_calibrate_full_size;
-  else if (ctx->device_clock) spv = vkocc_spv_calibrate_dev, spv_size = vkocc_spv_calibrate_dev_size;
-  else if (ctx->subgroup_clock) spv = vkocc_spv_calibrate_sg, spv_size = vkocc_spv_calibrate_sg_size;
+  const uint32_t *spv = shaders_spv_calibrate_none;
+  size_t spv_size = shaders_spv_calibrate_none_size;
+  if (ctx->device_clock && ctx->subgroup_clock) spv = shaders_spv_calibrate_full, spv_size = shaders_spv_calibrate_full_size;
+  else if (ctx->device_clock) spv = shaders_spv_calibrate_dev, spv_size = shaders_spv_calibrate_dev_size;
+  else if (ctx->subgroup_clock) spv = shaders_spv_calibrate_sg, spv_size = shaders_spv_calibrate_sg_size;
 
   spin sp = {.ctx = ctx};
-  vkocc_status s = vkocc_buffer_create(ctx, 64, true, &sp.out);
-  if (!s) s = vkocc_kernel_create(ctx, spv, spv_size, 1, 8, NULL, 0, &sp.k);
-  if (s) { vkocc_buffer_destroy(ctx, &sp.out); return s; }
-  vkocc_buffer *bufs[] = {&sp.out};
-  vkocc_kernel_bind(ctx, &sp.k, bufs);
+  vkocc_status s = core_buffer_create(ctx, 64, true, &sp.out);
+  if (!s) s = core_kernel_create(ctx, spv, spv_size, 1, 8, NULL, 0, &sp.k);
+  if (s) { core_buffer_destroy(ctx, &sp.out); return s; }
+  core_buffer *bufs[] = {&sp.out};
+  core_kernel_bind(ctx, &sp.k, bufs);
 
   spin_sample smp;
   /* The first dispatches after pipeline creation are slow (compilation, page faults): discard them. */
@@ -273,10 +273,10 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
     if ((s = run_spin(&sp, (uint32_t)longest_it, &smp))) goto out;
 
   uint32_t n = o.lengths * o.repeats, m = 0;
-  double *it_s = vkocc_xcalloc(n, sizeof *it_s), *ns_s = vkocc_xcalloc(n, sizeof *ns_s), *rt_s = vkocc_xcalloc(n, sizeof *rt_s),
-         *cyc_s = vkocc_xcalloc(n, sizeof *cyc_s), *fx = vkocc_xcalloc(n, sizeof *fx), *fy = vkocc_xcalloc(n, sizeof *fy);
-  bool *all = vkocc_xcalloc(n, sizeof *all), *rt_ok = vkocc_xcalloc(n, sizeof *rt_ok), *cyc_ok = vkocc_xcalloc(n, sizeof *cyc_ok);
-  vkocc_clock_anchor *starts = vkocc_xcalloc(n, sizeof *starts);
+  double *it_s = util_xcalloc(n, sizeof *it_s), *ns_s = util_xcalloc(n, sizeof *ns_s), *rt_s = util_xcalloc(n, sizeof *rt_s),
+         *cyc_s = util_xcalloc(n, sizeof *cyc_s), *fx = util_xcalloc(n, sizeof *fx), *fy = util_xcalloc(n, sizeof *fy);
+  bool *all = util_xcalloc(n, sizeof *all), *rt_ok = util_xcalloc(n, sizeof *rt_ok), *cyc_ok = util_xcalloc(n, sizeof *cyc_ok);
+  calibrate_clock_anchor *starts = util_xcalloc(n, sizeof *starts);
   uint32_t nstarts = 0;
   bool rt64 = false;
   sp.wraps = sp.backwards = 0;
@@ -311,15 +311,15 @@ static vkocc_status measure_once(vkocc_context *ctx, const vkocc_calibrate_optio
     k = fastest_by_length(it_s, rt_ok, rt_s, ns_s, m, fx, fy);
     if ((s = vkocc_linfit_compute(fx, fy, k, true, &cal->realtime_fit))) { *no_line = true; goto done; }
     cal->overhead_ns = cal->realtime_fit.intercept;
-    vkocc_calibration_choose_tick(cal, starts, nstarts, rt64 ? 64 : 32, o.lengths, anchor_note, sizeof anchor_note);
-    vkocc_calibration_plausible(cal->ns_per_tick, "realtime clock", fx, fy, k, cal->timestamp_period, implausible, 256);
+    calibrate_choose_tick(cal, starts, nstarts, rt64 ? 64 : 32, o.lengths, anchor_note, sizeof anchor_note);
+    calibrate_plausible(cal->ns_per_tick, "realtime clock", fx, fy, k, cal->timestamp_period, implausible, 256);
   }
   if (!s && ctx->subgroup_clock) {
     k = fastest_by_length(it_s, cyc_ok, cyc_s, ns_s, m, fx, fy);
     if ((s = vkocc_linfit_compute(fx, fy, k, true, &cal->subgroup_fit))) { *no_line = true; goto done; }
     cal->shader_clock_mhz = 1e3 / cal->subgroup_fit.slope;
     if (!implausible[0])
-      vkocc_calibration_plausible(cal->subgroup_fit.slope, "subgroup clock", fx, fy, k, cal->timestamp_period,
+      calibrate_plausible(cal->subgroup_fit.slope, "subgroup clock", fx, fy, k, cal->timestamp_period,
                                   implausible, 256);
   }
   if (!ctx->device_clock || !ctx->subgroup_clock) {
@@ -339,12 +339,12 @@ done:
   free(it_s); free(ns_s); free(rt_s); free(cyc_s); free(fx); free(fy); free(all); free(rt_ok); free(cyc_ok);
   free(starts);
 out:
-  vkocc_kernel_destroy(ctx, &sp.k);
-  vkocc_buffer_destroy(ctx, &sp.out);
+  core_kernel_destroy(ctx, &sp.k);
+  core_buffer_destroy(ctx, &sp.out);
   return s;
 }
 
-bool vkocc_calibration_fit_good(const vkocc_calibration *cal, uint32_t lengths) {
+bool calibrate_fit_good(const vkocc_calibration *cal, uint32_t lengths) {
   const vkocc_linfit *f = cal->has_device_clock ? &cal->realtime_fit : &cal->spin_fit;
   bool line = lengths >= VKOCC_CALIBRATION_MIN_LENGTHS && f->n == lengths && f->slope > 0 && isfinite(f->slope) &&
               (!cal->has_subgroup_clock || (cal->subgroup_fit.n == lengths && cal->subgroup_fit.slope > 0 &&
@@ -364,10 +364,10 @@ static vkocc_status calibrate(vkocc_context *ctx, const vkocc_calibrate_options 
 /* with the device to itself: another vkocc process's work beside the spins would bend the line */
 vkocc_status vkocc_calibrate(vkocc_context *ctx, const vkocc_calibrate_options *opt, vkocc_calibration *cal) {
   vkocc_clear_error();
-  vkocc_status s = vkocc_device_exclusive_begin(ctx, "the clock calibration");
+  vkocc_status s = core_device_exclusive_begin(ctx, "the clock calibration");
   if (s) return s;
   s = calibrate(ctx, opt, cal);
-  vkocc_device_exclusive_end(ctx);
+  core_device_exclusive_end(ctx);
   return s;
 }
 
@@ -388,9 +388,9 @@ static vkocc_status calibrate(vkocc_context *ctx, const vkocc_calibrate_options 
     if (s) return s;
     /* a line that fits but that the timestamps do not allow (or spins too short to judge) is measured again
      * with longer spins, as a poor fit is */
-    if (vkocc_calibration_fit_good(cal, lengths) && !implausible[0]) return VKOCC_OK;
+    if (calibrate_fit_good(cal, lengths) && !implausible[0]) return VKOCC_OK;
   }
-  if (implausible[0] && vkocc_calibration_fit_good(cal, lengths)) {
+  if (implausible[0] && calibrate_fit_good(cal, lengths)) {
     size_t len = strlen(cal->note);
     snprintf(cal->note + len, sizeof cal->note - len, "%simplausible after 3 attempts: the clock figures are refused",
              len ? "; " : "");

@@ -35,17 +35,17 @@ vkocc_status vkocc_linfit_compute(const double *x, const double *y, uint32_t n, 
   memset(out, 0, sizeof *out);
   out->n = n;
   if (n < 2) return vkocc_fail(VKOCC_ERROR_RUNTIME, "line fit needs at least 2 points, got %u", n);
-  bool *use = vkocc_xmalloc(n * sizeof *use);
-  double *res = vkocc_xmalloc(n * sizeof *res);
+  bool *use = util_xmalloc(n * sizeof *use);
+  double *res = util_xmalloc(n * sizeof *res);
   for (uint32_t i = 0; i < n; i++) use[i] = isfinite(x[i]) && isfinite(y[i]);
   bool ok = fit_subset(x, y, use, n, out);
   for (int round = 0; ok && reject && round < 3; round++) {
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++)
       if (use[i]) res[m++] = fabs(y[i] - (out->intercept + out->slope * x[i]));
-    double sigma = 1.4826 * vkocc_median(res, m);
+    double sigma = 1.4826 * util_median(res, m);
     uint32_t keep = 0, dropped = 0;
-    bool *next = vkocc_xmalloc(n * sizeof *next);
+    bool *next = util_xmalloc(n * sizeof *next);
     for (uint32_t i = 0; i < n; i++) {
       double r = fabs(y[i] - (out->intercept + out->slope * x[i]));
       double lim = fmax(4 * sigma, 1e-9 * fabs(y[i]));

@@ -14,12 +14,12 @@
 #include <dirent.h>
 #include <pthread.h>
 
-vkocc_status vkocc_fingerprint_cache_store(const vkocc_device_info *d, json_t *doc) {
+vkocc_status characterize_fingerprint_cache_store(const vkocc_device_info *d, json_t *doc) {
   char path[1024], key[1024];
   vkocc_fingerprint_cache_path(d, path, sizeof path);
   if (!path[0]) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no cache directory");
-  vkocc_fingerprint_cache_key(d, key, sizeof key);
-  return vkocc_cache_doc_write(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), doc, key);
+  io_fingerprint_cache_key(d, key, sizeof key);
+  return util_cache_doc_write(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), doc, key);
 }
 
 /* The adaptive surface measures the axes first (the first row and the first column, bisected a round per
@@ -29,15 +29,15 @@ static void prebuild_axes(vkocc_context *ctx, const uint32_t *wg, uint32_t nw, c
   uint32_t pw[VKOCC_CANON_WG + VKOCC_CANON_SHARED], ps[VKOCC_CANON_WG + VKOCC_CANON_SHARED], n = 0;
   for (uint32_t j = 0; j < ns; j++) pw[n] = wg[0], ps[n++] = sh[j];
   for (uint32_t i = 1; i < nw; i++) pw[n] = wg[i], ps[n++] = sh[0];
-  vkocc_probe_prebuild_start(ctx, pw, ps, n);
+  probes_prebuild_start(ctx, pw, ps, n);
 }
 
 static void *warm_signature(void *ctx) {
-  vkocc_signature_warm_pipelines(ctx);
+  characterize_signature_warm_pipelines(ctx);
   return NULL;
 }
 
-void vkocc_fingerprint_ahead_start(vkocc_context *ctx, vkocc_fingerprint_ahead *a) {
+void characterize_fingerprint_ahead_start(vkocc_context *ctx, characterize_fingerprint_ahead *a) {
   const vkocc_device_info *d = vkocc_context_device(ctx);
   uint32_t wg[VKOCC_CANON_WG], sh[VKOCC_CANON_SHARED], nw = 0, ns = 0, maxwg = vkocc_device_max_wg_size(d);
   for (int i = 0; i < VKOCC_CANON_WG; i++)
@@ -46,11 +46,11 @@ void vkocc_fingerprint_ahead_start(vkocc_context *ctx, vkocc_fingerprint_ahead *
     if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[ns++] = vkocc_canonical_shared[i];
   if (nw && ns) prebuild_axes(ctx, wg, nw, sh, ns);
   /* the signature's pipelines too, on a thread of their own, into the pipeline cache */
-  a->warming = ctx->subgroup_clock && vkocc_prebuild_pays(ctx) && pthread_create(&a->warm, NULL, warm_signature, ctx) == 0;
+  a->warming = ctx->subgroup_clock && probes_prebuild_pays(ctx) && pthread_create(&a->warm, NULL, warm_signature, ctx) == 0;
 }
 
-void vkocc_fingerprint_ahead_finish(vkocc_context *ctx, vkocc_fingerprint_ahead *a) {
-  vkocc_probe_prebuild_finish(ctx);
+void characterize_fingerprint_ahead_finish(vkocc_context *ctx, characterize_fingerprint_ahead *a) {
+  probes_prebuild_finish(ctx);
   if (a->warming) pthread_join(a->warm, NULL);
   a->warming = false;
 }
@@ -70,7 +70,7 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
   /* without the device clock the device had, the measurement differs: it neither reuses nor replaces the cache */
   bool use_cache = !o->no_cache && !(d->shader_device_clock && !vkocc_context_has_device_clock(ctx));
   if (use_cache) vkocc_fingerprint_cache_path(d, det->cache_path, sizeof det->cache_path);
-  if (use_cache && !o->fresh && det->cache_path[0] && vkocc_fingerprint_cache_read(d, det->cache_path, o->method, out, det)) {
+  if (use_cache && !o->fresh && det->cache_path[0] && io_fingerprint_cache_read(d, det->cache_path, o->method, out, det)) {
     vkocc_clear_error();
     if (!details) vkocc_fingerprint_details_free(det);
     return VKOCC_OK;
@@ -88,17 +88,17 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
   for (int i = 0; i < VKOCC_CANON_SHARED; i++)
     if (vkocc_canonical_shared[i] <= d->max_shared_bytes) sh[ns++] = vkocc_canonical_shared[i];
   vkocc_status st = VKOCC_OK;
-  vkocc_fingerprint_ahead ahead;
-  vkocc_fingerprint_ahead_start(ctx, &ahead);
+  characterize_fingerprint_ahead ahead;
+  characterize_fingerprint_ahead_start(ctx, &ahead);
   vkocc_calibrate_options co;
   vkocc_calibrate_preset(o->calibration, &co);
   vkocc_calibration cal;
-  if ((st = vkocc_calibrate(ctx, &co, &cal))) { vkocc_fingerprint_ahead_finish(ctx, &ahead); return st; }
+  if ((st = vkocc_calibrate(ctx, &co, &cal))) { characterize_fingerprint_ahead_finish(ctx, &ahead); return st; }
   vkocc_surface_options so = {.wg_sizes = wg, .wg_count = nw, .shared = sh, .shared_count = ns, .no_refine = true,
                               .method = o->method, .progress = o->progress, .user = o->user};
   vkocc_surface s;
   st = vkocc_surface_measure(ctx, &cal, &so, &s);
-  vkocc_fingerprint_ahead_finish(ctx, &ahead);
+  characterize_fingerprint_ahead_finish(ctx, &ahead);
   if (st) return st;
   if ((st = vkocc_derive(s.points, s.count, s.subgroup_size, &det->derived)) ||
       (st = vkocc_fingerprint_from_surface(&s, &det->derived, out))) {
@@ -114,9 +114,9 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
   det->elapsed_ms = vkocc_now_ms() - t0;
   det->device = s.device;
   det->method = s.method;
-  json_t *doc = vkocc_fingerprint_document(out, &s, &cal, &det->derived, det->elapsed_ms);
+  json_t *doc = io_fingerprint_document(out, &s, &cal, &det->derived, det->elapsed_ms);
   vkocc_surface_free(&s);
-  if (use_cache && det->cache_path[0] && vkocc_fingerprint_cache_store(d, doc))
+  if (use_cache && det->cache_path[0] && characterize_fingerprint_cache_store(d, doc))
     vkocc_clear_error(); /* a cache that cannot be written is no error */
   det->document = doc;
   if (!details) vkocc_fingerprint_details_free(det);
@@ -127,7 +127,7 @@ vkocc_status vkocc_fingerprint_measure(vkocc_context *ctx, const vkocc_fingerpri
  * device opened); false where it misses or the choice does not resolve (measuring then reports it). */
 static bool any_fingerprint_cached(void) {
   char dir[900];
-  if (vkocc_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return false; }
+  if (util_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return false; }
   DIR *dh = opendir(dir);
   if (!dh) return false;
   bool any = false;

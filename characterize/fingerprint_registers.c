@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool vkocc_register_model_open(const vkocc_register_model *m) {
+bool characterize_register_model_open(const vkocc_register_model *m) {
   if (!m->known || !m->bound_seen || m->explained < m->total) return true;
   uint64_t granule = (uint64_t)m->alloc_unit * (m->partitions ? m->partitions : 1);
   return m->regs_per_sm_max == UINT32_MAX || (uint64_t)(m->regs_per_sm_max - m->regs_per_sm) >= granule;
@@ -34,11 +34,11 @@ vkocc_status vkocc_register_model_measure(vkocc_context *ctx, const vkocc_calibr
   vkocc_register_point *p = NULL, *q = NULL;
   uint32_t n = 0, nq = 0;
   vkocc_status st = vkocc_register_surface_measure(ctx, cal, &so, &p, &n);
-  if (!st && (vkocc_derive_registers(p, n, derived, m) || vkocc_register_model_open(m))) {
+  if (!st && (vkocc_derive_registers(p, n, derived, m) || characterize_register_model_open(m))) {
     vkocc_clear_error(); /* the core left the model open: the whole grid */
     so.live = rest, so.live_count = 5;
     if (!(st = vkocc_register_surface_measure(ctx, cal, &so, &q, &nq))) {
-      p = vkocc_xrealloc(p, (n + nq) * sizeof *p);
+      p = util_xrealloc(p, (n + nq) * sizeof *p);
       memcpy(p + n, q, nq * sizeof *q);
       n += nq;
       st = vkocc_derive_registers(p, n, derived, m);

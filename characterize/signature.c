@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const uint32_t vkocc_spv_signature[], vkocc_spv_signature_f64[], vkocc_spv_signature_f16[];
-extern const size_t vkocc_spv_signature_size, vkocc_spv_signature_f64_size, vkocc_spv_signature_f16_size;
+extern const uint32_t shaders_spv_signature[], shaders_spv_signature_f64[], shaders_spv_signature_f16[];
+extern const size_t shaders_spv_signature_size, shaders_spv_signature_f64_size, shaders_spv_signature_f16_size;
 
 enum { MODE_FMA_LAT, MODE_SHM_LAT, MODE_FP32, MODE_INT32, MODE_FP64, MODE_FP16, NMODES };
 /* chain lengths in rounds of 64 operations: short enough for lavapipe's 65535-iteration loop cap and a few
@@ -21,7 +21,7 @@ enum { MODE_FMA_LAT, MODE_SHM_LAT, MODE_FP32, MODE_INT32, MODE_FP64, MODE_FP16, 
 
 typedef struct {
   vkocc_context *ctx;
-  vkocc_kernel k[NMODES];
+  core_kernel k[NMODES];
   vkocc_status st[NMODES];
   char err[NMODES][100];
   bool want[NMODES];
@@ -31,12 +31,12 @@ typedef struct {
 static void create_one(void *user, uint32_t m) {
   kernels *ks = user;
   if (!ks->want[m]) return;
-  const uint32_t *spv = vkocc_spv_signature;
-  size_t size = vkocc_spv_signature_size;
-  if (m == MODE_FP64) spv = vkocc_spv_signature_f64, size = vkocc_spv_signature_f64_size;
-  if (m == MODE_FP16) spv = vkocc_spv_signature_f16, size = vkocc_spv_signature_f16_size;
+  const uint32_t *spv = shaders_spv_signature;
+  size_t size = shaders_spv_signature_size;
+  if (m == MODE_FP64) spv = shaders_spv_signature_f64, size = shaders_spv_signature_f64_size;
+  if (m == MODE_FP16) spv = shaders_spv_signature_f16, size = shaders_spv_signature_f16_size;
   uint32_t spec[2] = {ks->wg, m};
-  ks->st[m] = vkocc_kernel_create(ks->ctx, spv, size, 1, 16, spec, 2, &ks->k[m]);
+  ks->st[m] = core_kernel_create(ks->ctx, spv, size, 1, 16, spec, 2, &ks->k[m]);
   if (ks->st[m]) snprintf(ks->err[m], sizeof ks->err[m], "%s", vkocc_last_error());
 }
 
@@ -52,14 +52,14 @@ static double median(double *v, uint32_t n) {
 }
 
 /* Cycles of one dispatch: invocation 0's (latency modes) or the median of every invocation's. */
-static vkocc_status run_mode(kernels *ks, vkocc_buffer *out, uint32_t m, uint32_t rounds, double *cycles) {
+static vkocc_status run_mode(kernels *ks, core_buffer *out, uint32_t m, uint32_t rounds, double *cycles) {
   struct { uint32_t rounds, stride; float a, b; } push = {rounds, 37u, 1.0000001f, 1e-7f};
   uint32_t n = m <= MODE_SHM_LAT ? 1 : ks->wg;
   memset(out->map, 0, (size_t)(4 * ks->wg + 1) * 4);
-  vkocc_status s = vkocc_dispatch_timed(ks->ctx, &ks->k[m], &push, 1, NULL, NULL);
+  vkocc_status s = core_dispatch_timed(ks->ctx, &ks->k[m], &push, 1, NULL, NULL);
   if (s) return s;
   const uint32_t *o = out->map;
-  double *d = vkocc_xmalloc(n * sizeof *d);
+  double *d = util_xmalloc(n * sizeof *d);
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
     const uint32_t *r = o + 4 * i;
@@ -91,7 +91,7 @@ static void set_stats(vkocc_sig_value *v, const double *x, uint32_t n) {
 }
 
 /* One measurement of every wanted mode, `repeats` times. */
-static vkocc_status measure(kernels *ks, vkocc_buffer *out, uint32_t repeats, vkocc_signature *g) {
+static vkocc_status measure(kernels *ks, core_buffer *out, uint32_t repeats, vkocc_signature *g) {
   double val[NMODES][VKOCC_SIG_MAX_REPEATS];
   for (uint32_t r = 0; r < repeats; r++)
     for (uint32_t m = 0; m < NMODES; m++) {
@@ -120,19 +120,19 @@ static vkocc_status measure(kernels *ks, vkocc_buffer *out, uint32_t repeats, vk
 /* The signature's pipelines made once and dropped: the context's pipeline cache then holds them, so that
  * vkocc_signature_measure, later, makes them in a fraction of the time. For a thread of its own while the
  * device measures something else; the same workgroup size as the measurement, the modes the device enables. */
-void vkocc_signature_warm_pipelines(vkocc_context *ctx) {
+void characterize_signature_warm_pipelines(vkocc_context *ctx) {
   const vkocc_device_info *d = &ctx->info;
-  if (!ctx->subgroup_clock || !vkocc_prebuild_pays(ctx)) return;
-  vkocc_module_limits lim;
-  vkocc_module_limits_of(ctx, &lim);
+  if (!ctx->subgroup_clock || !probes_prebuild_pays(ctx)) return;
+  compile_module_limits lim;
+  core_module_limits_of(ctx, &lim);
   uint32_t maxwg = d->max_invocations < d->max_wg_size_x ? d->max_invocations : d->max_wg_size_x;
   kernels ks = {.ctx = ctx, .wg = maxwg < 1024 ? maxwg : 1024};
   for (int m = 0; m < NMODES; m++) ks.want[m] = true;
   ks.want[MODE_FP64] = lim.enabled >> VKOCC_FEAT_FLOAT64 & 1;
   ks.want[MODE_FP16] = lim.enabled >> VKOCC_FEAT_FLOAT16 & 1;
-  vkocc_parallel_for(NMODES, NMODES, create_one, &ks);
+  util_parallel_for(NMODES, NMODES, create_one, &ks);
   for (int m = 0; m < NMODES; m++)
-    if (ks.want[m] && !ks.st[m]) vkocc_kernel_destroy(ctx, &ks.k[m]);
+    if (ks.want[m] && !ks.st[m]) core_kernel_destroy(ctx, &ks.k[m]);
   vkocc_clear_error(); /* a pipeline that fails here fails again, with its message, in the measurement */
 }
 
@@ -149,9 +149,9 @@ vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_o
   const vkocc_device_info *d = &ctx->info;
   g->present = true;
   g->vendor_id = d->vendor_id;
-  vkocc_subgroup_size_range(ctx, &g->subgroup_min, &g->subgroup_max);
-  vkocc_module_limits lim;
-  vkocc_module_limits_of(ctx, &lim);
+  core_subgroup_size_range(ctx, &g->subgroup_min, &g->subgroup_max);
+  compile_module_limits lim;
+  core_module_limits_of(ctx, &lim);
   /* what the device supports is the fact; what this context enabled decides whether the probe may run (an
    * application's device, vkocc_context_create_external, enables what vkocc cannot know) */
   g->float64 = lim.supported >> VKOCC_FEAT_FLOAT64 & 1;
@@ -195,10 +195,10 @@ vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_o
                                           VKOCC_SIG_INT32_RATIO, VKOCC_SIG_FP64_RATIO, VKOCC_SIG_FP16_RATIO};
   for (int m = 0; m < NMODES; m++)
     ks.want[m] = g->v[sig_of_mode[m]].state == VKOCC_SIG_MEASURED || g->v[sig_of_mode[m]].state == VKOCC_SIG_NOT_STABLE;
-  vkocc_buffer out;
-  vkocc_status s = vkocc_buffer_create(ctx, (VkDeviceSize)(4 * ks.wg + 1) * 4, true, &out);
+  core_buffer out;
+  vkocc_status s = core_buffer_create(ctx, (VkDeviceSize)(4 * ks.wg + 1) * 4, true, &out);
   if (s) return s;
-  vkocc_parallel_for(NMODES, 0, create_one, &ks);
+  util_parallel_for(NMODES, 0, create_one, &ks);
   for (int m = 0; m < NMODES; m++) {
     if (!ks.want[m]) continue;
     if (ks.st[m]) {
@@ -207,8 +207,8 @@ vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_o
       snprintf(v->reason, sizeof v->reason, "the pipeline failed: %s", ks.err[m]);
       continue;
     }
-    vkocc_buffer *b[] = {&out};
-    vkocc_kernel_bind(ctx, &ks.k[m], b);
+    core_buffer *b[] = {&out};
+    core_kernel_bind(ctx, &ks.k[m], b);
   }
   /* the ratios need the FP32 rate */
   if (ks.st[MODE_FP32] || !ks.want[MODE_FP32])
@@ -228,10 +228,10 @@ vkocc_status vkocc_signature_measure(vkocc_context *ctx, const vkocc_signature_o
   for (uint32_t a = 0; a < attempts && !s; a++) {
     g->attempts = a + 1;
     if ((s = measure(&ks, &out, repeats, g))) break;
-    if ((bad = vkocc_signature_unstable(g, &qa, &qb)) < 0) break;
+    if ((bad = fingerprint_signature_unstable(g, &qa, &qb)) < 0) break;
   }
-  for (int m = 0; m < NMODES; m++) vkocc_kernel_destroy(ctx, &ks.k[m]);
-  vkocc_buffer_destroy(ctx, &out);
+  for (int m = 0; m < NMODES; m++) core_kernel_destroy(ctx, &ks.k[m]);
+  core_buffer_destroy(ctx, &out);
   g->elapsed_ms = vkocc_now_ms() - t0;
   if (s) return s;
   if (bad >= 0) {

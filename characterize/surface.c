@@ -14,7 +14,7 @@
 typedef struct {
   vkocc_context *ctx;
   vkocc_surface_point *pts;
-  vkocc_kernel *kernels;
+  core_kernel *kernels;
   uint32_t n;
   pthread_mutex_t lock;
   vkocc_status status;
@@ -29,7 +29,7 @@ static void build_one(void *user, uint32_t i) {
   bool stop = b->status != VKOCC_OK; /* one failure ends the sweep: build no more */
   pthread_mutex_unlock(&b->lock);
   if (stop) return;
-  vkocc_status s = vkocc_probe_kernel_create(b->ctx, b->pts[i].wg_size, b->pts[i].shared_bytes, &b->kernels[i]);
+  vkocc_status s = probes_kernel_create(b->ctx, b->pts[i].wg_size, b->pts[i].shared_bytes, &b->kernels[i]);
   pthread_mutex_lock(&b->lock);
   if (s && b->status == VKOCC_OK) {
     b->status = s;
@@ -42,10 +42,10 @@ static void build_one(void *user, uint32_t i) {
 }
 
 static vkocc_status build_kernels(vkocc_context *ctx, const vkocc_surface_options *o, vkocc_surface_point *pts,
-                                  uint32_t n, vkocc_kernel *kernels) {
+                                  uint32_t n, core_kernel *kernels) {
   builder b = {.ctx = ctx, .pts = pts, .kernels = kernels, .n = n, .o = o};
   pthread_mutex_init(&b.lock, NULL);
-  vkocc_parallel_for(n, o->threads, build_one, &b);
+  util_parallel_for(n, o->threads, build_one, &b);
   pthread_mutex_destroy(&b.lock);
   if (b.status) return vkocc_fail(b.status, "%s", b.error);
   return VKOCC_OK;
@@ -62,11 +62,11 @@ void vkocc_surface_default_grid(const vkocc_device_info *d, uint32_t **wg, uint3
   uint32_t sg = d->subgroup_size ? d->subgroup_size : 32;
   uint32_t maxwg = vkocc_device_max_wg_size(d);
   *nwg = 0;
-  *wg = vkocc_xmalloc((maxwg / sg + 1) * sizeof **wg);
+  *wg = util_xmalloc((maxwg / sg + 1) * sizeof **wg);
   for (uint32_t w = sg; w <= maxwg; w += sg) (*wg)[(*nwg)++] = w;
   /* 0, 1 KiB, 2 KiB, then steps of an eighth of the maximum (refinement finds the exact steps) */
   uint32_t maxs = d->max_shared_bytes;
-  *shared = vkocc_xmalloc(16 * sizeof **shared);
+  *shared = util_xmalloc(16 * sizeof **shared);
   *nshared = 0;
   (*shared)[(*nshared)++] = 0;
   if (maxs >= 1024) (*shared)[(*nshared)++] = 1024;
@@ -87,33 +87,33 @@ static void point_from_result(vkocc_surface_point *p, const vkocc_probe_result *
 
 /* Measures pts[0..n) (kernels built first). hints: an expected P for each point (NULL: none), used where
  * a row starts (hint_each: at every point that has one); otherwise the previous point's P is the hint. */
-static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, const vkocc_calibration *cal,
+static vkocc_status measure_round(vkocc_context *ctx, probes_session *ps, const vkocc_calibration *cal,
                                   const vkocc_surface_options *o, vkocc_method method, uint32_t repeat,
                                   vkocc_surface_point *pts, const uint32_t *hints, bool hint_each, uint32_t n,
                                   vkocc_surface *out) {
-  vkocc_kernel *kernels = vkocc_xcalloc(n ? n : 1, sizeof *kernels);
-  double t0 = vkocc_now_ns();
+  core_kernel *kernels = util_xcalloc(n ? n : 1, sizeof *kernels);
+  double t0 = util_now_ns();
   vkocc_status s = build_kernels(ctx, o, pts, n, kernels);
   /* Drivers may finish a pipeline at its first dispatch (lavapipe compiles there): one tiny dispatch of
    * each belongs to pipeline creation, not to measurement. */
-  if (!s) s = vkocc_probe_first_use_batch(ps, kernels, n);
-  out->pipelines_ms += (vkocc_now_ns() - t0) / 1e6;
+  if (!s) s = probes_first_use_batch(ps, kernels, n);
+  out->pipelines_ms += (util_now_ns() - t0) / 1e6;
   out->pipelines += n;
-  t0 = vkocc_now_ns();
+  t0 = util_now_ns();
   uint32_t hint = 0, row_hint = 0;
   double sleep = 0, learned = 0;
   /* Batches: the combs of a chunk of points go to the device in one command buffer, each hinted
    * by its prediction (hint_each) or by the point of the same shared size in an earlier row, with that
    * point's sleep; the points a batch does not establish are measured one by one below. */
   bool batch = method == VKOCC_METHOD_COMB && repeat == 1;
-  double *sleeps = vkocc_xcalloc(n ? n : 1, sizeof *sleeps);
+  double *sleeps = util_xcalloc(n ? n : 1, sizeof *sleeps);
   for (uint32_t c0 = 0; c0 < n && !s;) {
     uint32_t c1 = c0 + 1;
     while (c1 < n && c1 - c0 < 32 && (hint_each || pts[c1].wg_size == pts[c0].wg_size)) c1++;
     uint32_t len = c1 - c0;
-    bool *done = vkocc_xcalloc(len, sizeof *done);
-    vkocc_probe_result *res = vkocc_xcalloc(len, sizeof *res);
-    vkocc_probe_options *bo = vkocc_xcalloc(len, sizeof *bo);
+    bool *done = util_xcalloc(len, sizeof *done);
+    vkocc_probe_result *res = util_xcalloc(len, sizeof *res);
+    vkocc_probe_options *bo = util_xcalloc(len, sizeof *bo);
     if (batch) {
       for (uint32_t i = c0; i < c1; i++) {
         uint32_t h = hint_each && hints ? hints[i] : 0;
@@ -127,7 +127,7 @@ static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, c
         bo[i - c0] = (vkocc_probe_options){.wg_size = pts[i].wg_size, .shared_bytes = pts[i].shared_bytes,
                                            .method = method, .repeat = 1, .hint = h, .sleep_start_ns = sl};
       }
-      s = vkocc_probe_measure_batch(ps, kernels + c0, cal, bo, len, res, done);
+      s = probes_measure_batch(ps, kernels + c0, cal, bo, len, res, done);
       if (s) s = vkocc_fail(s, "batched combs from wg %u, %u shared bytes: %s", pts[c0].wg_size, pts[c0].shared_bytes,
                             vkocc_last_error());
     }
@@ -146,7 +146,7 @@ static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, c
         vkocc_probe_options po = {.wg_size = pts[i].wg_size, .shared_bytes = pts[i].shared_bytes, .method = method,
                                   .repeat = repeat, .hint = bo[i - c0].hint ? bo[i - c0].hint : hint,
                                   .sleep_start_ns = sleep > bo[i - c0].sleep_start_ns ? sleep : bo[i - c0].sleep_start_ns};
-        if ((s = vkocc_probe_measure(ps, &kernels[i], cal, &po, &r))) {
+        if ((s = probes_measure(ps, &kernels[i], cal, &po, &r))) {
           s = vkocc_fail(s, "wg %u, %u shared bytes: %s", pts[i].wg_size, pts[i].shared_bytes, vkocc_last_error());
           break;
         }
@@ -172,15 +172,15 @@ static vkocc_status measure_round(vkocc_context *ctx, vkocc_probe_session *ps, c
     c0 = c1;
   }
   free(sleeps);
-  out->measure_ms += (vkocc_now_ns() - t0) / 1e6;
-  for (uint32_t i = 0; i < n; i++) vkocc_kernel_destroy(ctx, &kernels[i]);
+  out->measure_ms += (util_now_ns() - t0) / 1e6;
+  for (uint32_t i = 0; i < n; i++) core_kernel_destroy(ctx, &kernels[i]);
   free(kernels);
   return s;
 }
 
 typedef struct {
   vkocc_context *ctx;
-  vkocc_probe_session *ps;
+  probes_session *ps;
   const vkocc_calibration *cal;
   const vkocc_surface_options *o;
   vkocc_method method;
@@ -192,7 +192,7 @@ typedef struct {
  * point hinted with the model's prediction. */
 static vkocc_status measure_batch(void *user, vkocc_surface_point *pts, uint32_t n) {
   adaptive_run *r = user;
-  uint32_t *hints = vkocc_xmalloc((n ? n : 1) * sizeof *hints);
+  uint32_t *hints = util_xmalloc((n ? n : 1) * sizeof *hints);
   for (uint32_t i = 0; i < n; i++) hints[i] = pts[i].P;
   vkocc_status s = measure_round(r->ctx, r->ps, r->cal, r->o, r->method, r->repeat, pts, hints, true, n, r->out);
   free(hints);
@@ -202,9 +202,9 @@ static vkocc_status measure_batch(void *user, vkocc_surface_point *pts, uint32_t
 
 /* sorted copy without duplicates */
 static uint32_t *sorted_unique(const uint32_t *v, uint32_t n, uint32_t *m) {
-  uint32_t *c = vkocc_xmalloc((n ? n : 1) * sizeof *c);
+  uint32_t *c = util_xmalloc((n ? n : 1) * sizeof *c);
   memcpy(c, v, n * sizeof *c);
-  qsort(c, n, sizeof *c, vkocc_cmp_u32);
+  qsort(c, n, sizeof *c, util_cmp_u32);
   *m = 0;
   for (uint32_t i = 0; i < n; i++)
     if (!*m || c[*m - 1] != c[i]) c[(*m)++] = c[i];
@@ -214,8 +214,8 @@ static uint32_t *sorted_unique(const uint32_t *v, uint32_t n, uint32_t *m) {
 static vkocc_status adaptive(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_surface_options *o,
                              vkocc_method method, uint32_t repeat, const uint32_t *wg, uint32_t nwg, const uint32_t *sh,
                              uint32_t nsh, vkocc_surface *out) {
-  vkocc_probe_session ps;
-  vkocc_status s = vkocc_probe_session_create(ctx, &ps);
+  probes_session ps;
+  vkocc_status s = probes_session_create(ctx, &ps);
   if (s) return s;
   uint32_t nw, ns;
   uint32_t *w = sorted_unique(wg, nwg, &nw), *h = sorted_unique(sh, nsh, &ns);
@@ -224,7 +224,7 @@ static vkocc_status adaptive(vkocc_context *ctx, const vkocc_calibration *cal, c
                                .no_refine = o->no_refine, .refine_bytes = o->refine_bytes, .checks = o->checks};
   vkocc_adaptive_stats st;
   s = vkocc_surface_adaptive(&ao, measure_batch, &r, &out->points, &out->count, &st);
-  vkocc_probe_session_destroy(&ps);
+  probes_session_destroy(&ps);
   free(w); free(h);
   if (s) { vkocc_surface_free(out); return s; }
   out->measured = st.measured;
@@ -234,7 +234,7 @@ static vkocc_status adaptive(vkocc_context *ctx, const vkocc_calibration *cal, c
 }
 
 static void append(vkocc_surface *out, uint32_t *cap, const vkocc_surface_point *p) {
-  vkocc_array_room(out->points, out->count, *cap, 256);
+  util_array_room(out->points, out->count, *cap, 256);
   out->points[out->count++] = *p;
 }
 
@@ -280,26 +280,26 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
   free(dwg); free(dsh);
   qsort(out->points, out->count, sizeof *out->points, cmp_point);
 
-  vkocc_probe_session ps;
-  if ((s = vkocc_probe_session_create(ctx, &ps))) { vkocc_surface_free(out); return s; }
+  probes_session ps;
+  if ((s = probes_session_create(ctx, &ps))) { vkocc_surface_free(out); return s; }
   s = measure_round(ctx, &ps, cal, &o, method, repeat, out->points, NULL, false, out->count, out);
   uint32_t batches = 1;
   uint32_t step = o.refine_bytes ? o.refine_bytes : 512;
   for (int round = 0; !s && !o.no_refine && round < 16; round++) {
     /* midpoints of shared-memory gaps wider than `step` whose ends differ */
-    vkocc_array mida = VKOCC_ARRAY_INIT, hintsa = VKOCC_ARRAY_INIT;
+    util_array mida = VKOCC_ARRAY_INIT, hintsa = VKOCC_ARRAY_INIT;
     for (uint32_t i = 0; i + 1 < out->count; i++) {
       vkocc_surface_point *l = &out->points[i], *r = &out->points[i + 1];
       if (l->wg_size != r->wg_size || l->P == r->P || r->shared_bytes - l->shared_bytes <= step) continue;
       uint32_t m = (l->shared_bytes + (r->shared_bytes - l->shared_bytes) / 2) / step * step;
       if (m <= l->shared_bytes || m >= r->shared_bytes) continue;
-      vkocc_array_append(&hintsa, uint32_t, l->P); /* P only falls with more shared memory: the left neighbour bounds it */
-      vkocc_array_append(&mida, vkocc_surface_point,
+      util_array_append(&hintsa, uint32_t, l->P); /* P only falls with more shared memory: the left neighbour bounds it */
+      util_array_append(&mida, vkocc_surface_point,
                          ((vkocc_surface_point){.wg_size = l->wg_size, .shared_bytes = m, .refined = true}));
     }
-    uint32_t nmid = (uint32_t)vkocc_array_num(&mida, vkocc_surface_point);
-    vkocc_surface_point *mid = vkocc_array_steal(&mida);
-    uint32_t *hints = vkocc_array_steal(&hintsa);
+    uint32_t nmid = (uint32_t)util_array_num(&mida, vkocc_surface_point);
+    vkocc_surface_point *mid = util_array_steal(&mida);
+    uint32_t *hints = util_array_steal(&hintsa);
     if (nmid == 0) { free(mid); free(hints); break; }
     s = measure_round(ctx, &ps, cal, &o, method, repeat, mid, hints, false, nmid, out);
     batches++;
@@ -308,7 +308,7 @@ vkocc_status vkocc_surface_measure(vkocc_context *ctx, const vkocc_calibration *
     free(hints);
     qsort(out->points, out->count, sizeof *out->points, cmp_point);
   }
-  vkocc_probe_session_destroy(&ps);
+  probes_session_destroy(&ps);
   if (s) vkocc_surface_free(out);
   else out->measured = out->measurements = out->count, out->batches = batches;
   return s;

@@ -1,6 +1,6 @@
 # Tunable kernels (kernels/<name>/): the GLSL text <name>.comp is embedded into libvkocc as
-# `const char vkocc_glsl_<name>[]` and compiled at run time (libshaderc), variants by #define and tuning
-# parameters as specialization constants; its built-in T1 spec <name>.t1.json as `const char vkocc_t1_<name>[]`
+# `const char kernels_glsl_<name>[]` and compiled at run time (libshaderc), variants by #define and tuning
+# parameters as specialization constants; its built-in T1 spec <name>.t1.json as `const char kernels_t1_<name>[]`
 # (tune/results/builtin.c). In script mode (-DTEXT_IN=... -DOUT=... -DVAR=...) this file writes one generated C source.
 if(DEFINED TEXT_IN)
   file(READ ${TEXT_IN} hex HEX)
@@ -21,7 +21,7 @@ foreach(k IN LISTS VKOCC_KERNEL_NAMES)
     add_custom_command(
       OUTPUT ${csrc}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/kernels
-      COMMAND ${CMAKE_COMMAND} -DTEXT_IN=${src} -DOUT=${csrc} -DVAR=vkocc_${part}_${k} -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/kernels.cmake
+      COMMAND ${CMAKE_COMMAND} -DTEXT_IN=${src} -DOUT=${csrc} -DVAR=kernels_${part}_${k} -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/kernels.cmake
       DEPENDS ${src} ${CMAKE_CURRENT_SOURCE_DIR}/cmake/kernels.cmake
       COMMENT "embedding ${src}"
       VERBATIM)

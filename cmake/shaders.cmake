@@ -1,5 +1,5 @@
 # vkocc_shader(NAME SOURCE [glslc defines...]): compiles SOURCE to SPIR-V and embeds it as
-# `const uint32_t vkocc_spv_NAME[]` / `vkocc_spv_NAME_size` (bytes) in the generated shaders/NAME.c.
+# `const uint32_t shaders_spv_NAME[]` / `shaders_spv_NAME_size` (bytes) in the generated shaders/NAME.c.
 set(VKOCC_SHADER_SOURCES "")
 function(vkocc_shader name src)
   set(spv ${CMAKE_CURRENT_BINARY_DIR}/shaders/${name}.spv)

@@ -138,10 +138,10 @@ static bool eval_op(uint32_t op, uint32_t a, uint32_t b, uint32_t *r) {
 }
 
 static vkocc_status eval_consts(const module *m, const vkocc_spec_value *spec, uint32_t nspec, consts *c) {
-  c->val = vkocc_xcalloc(m->bound + 1, 4);
-  c->known = vkocc_xcalloc(m->bound + 1, 1);
-  c->def = vkocc_xcalloc(m->bound + 1, sizeof *c->def);
-  c->spec_id = vkocc_xcalloc(m->bound + 1, 4);
+  c->val = util_xcalloc(m->bound + 1, 4);
+  c->known = util_xcalloc(m->bound + 1, 1);
+  c->def = util_xcalloc(m->bound + 1, sizeof *c->def);
+  c->spec_id = util_xcalloc(m->bound + 1, 4);
   for (size_t i = 5; i < m->n; i += len_of(m->w[i])) {
     const uint32_t *x = m->w + i;
     if (op_of(x[0]) == SpvOpDecorate && x[2] == SpvDecorationSpecId && len_of(x[0]) >= 4 && x[1] < m->bound)
@@ -270,13 +270,13 @@ static bool type_size(const module *m, const consts *c, uint32_t id, int depth, 
   }
 }
 
-vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *name, const char *entry,
-                                 const vkocc_spec_value *spec, uint32_t nspec, vkocc_spirv_info *info) {
+vkocc_status compile_spirv_inspect(const uint32_t *spv, size_t words, const char *name, const char *entry,
+                                 const vkocc_spec_value *spec, uint32_t nspec, compile_spirv_info *info) {
   memset(info, 0, sizeof *info);
   module m;
   vkocc_status s = check_stream(spv, words, name, &m);
   if (!s) s = find_entry(&m, entry); /* before validation: "no compute entry point" beats a validator message */
-  if (!s) s = vkocc_spirv_validate(spv, words, name, "the module");
+  if (!s) s = compile_spirv_validate(spv, words, name, "the module");
   if (s) return s;
   consts c;
   if ((s = eval_consts(&m, spec, nspec, &c))) { consts_free(&c); return s; }
@@ -353,7 +353,7 @@ vkocc_status vkocc_spirv_inspect(const uint32_t *spv, size_t words, const char *
 typedef struct { uint32_t *w; size_t n, cap; } wbuf;
 
 static void put(wbuf *b, uint32_t v) {
-  vkocc_array_room(b->w, b->n, b->cap, 256);
+  util_array_room(b->w, b->n, b->cap, 256);
   b->w[b->n++] = v;
 }
 static void putn(wbuf *b, const uint32_t *v, size_t n) { for (size_t i = 0; i < n; i++) put(b, v[i]); }
@@ -462,9 +462,9 @@ static uint32_t load_builtin_u32(aug *a, wbuf *f, const builtin_var *b) {
   return v;
 }
 
-vkocc_status vkocc_spirv_augment(const uint32_t *spv, size_t words, const char *name, const char *entry,
+vkocc_status compile_spirv_augment(const uint32_t *spv, size_t words, const char *name, const char *entry,
                                  uint32_t set, uint32_t **out, size_t *out_words) {
-  return vkocc_spirv_augment_variant(spv, words, name, entry, set, vkocc_aug_resolve(VKOCC_AUG_AUTO, 0), out,
+  return compile_spirv_augment_variant(spv, words, name, entry, set, compile_aug_resolve(VKOCC_AUG_AUTO, 0), out,
                                      out_words);
 }
 
@@ -479,21 +479,21 @@ static const struct { const char *name; uint32_t steps; bool rolled; } variants[
     [VKOCC_AUG_ROLLED] = {"rolled", 128, true}       /* 128 steps as an inner loop (lavapipe cuts it short) */
 };
 
-const char *vkocc_aug_variant_name(uint32_t v) {
+const char *compile_aug_variant_name(uint32_t v) {
   return v < VKOCC_AUG_VARIANTS ? variants[v].name : v == VKOCC_AUG_AUTO ? "auto" : "?";
 }
 
-uint32_t vkocc_aug_resolve(uint32_t variant, uint32_t device_type) {
+uint32_t compile_aug_resolve(uint32_t variant, uint32_t device_type) {
   if (variant < VKOCC_AUG_VARIANTS) return variant;
   return device_type == 4 /* VK_PHYSICAL_DEVICE_TYPE_CPU */ ? VKOCC_AUG_UNROLLED : VKOCC_AUG_COMPACT;
 }
 
-uint32_t vkocc_aug_rounds_scale(uint32_t v, uint32_t device_type) {
+uint32_t compile_aug_rounds_scale(uint32_t v, uint32_t device_type) {
   if (device_type == 4 || v >= VKOCC_AUG_VARIANTS) return 1;
   return variants[v].steps ? 128 / variants[v].steps : 128;
 }
 
-vkocc_status vkocc_aug_parse(const char *name, uint32_t *variant) {
+vkocc_status compile_aug_parse(const char *name, uint32_t *variant) {
   *variant = VKOCC_AUG_AUTO;
   if (!name || !strcmp(name, "auto")) return VKOCC_OK;
   for (uint32_t v = 0; v < VKOCC_AUG_VARIANTS; v++)
@@ -508,10 +508,10 @@ vkocc_status vkocc_aug_parse(const char *name, uint32_t *variant) {
 vkocc_status vkocc_augmentation_check(const char *name) {
   vkocc_clear_error();
   uint32_t v;
-  return vkocc_aug_parse(name, &v);
+  return compile_aug_parse(name, &v);
 }
 
-vkocc_status vkocc_spirv_augment_variant(const uint32_t *spv, size_t words, const char *name, const char *entry,
+vkocc_status compile_spirv_augment_variant(const uint32_t *spv, size_t words, const char *name, const char *entry,
                                          uint32_t set, uint32_t variant, uint32_t **out, size_t *out_words) {
   *out = NULL;
   *out_words = 0;
@@ -523,7 +523,7 @@ vkocc_status vkocc_spirv_augment_variant(const uint32_t *spv, size_t words, cons
   if (!s) s = find_entry(&m, entry);
   if (s) return s;
   aug a = {.m = &m, .next_id = m.bound};
-  a.def = vkocc_xcalloc(m.bound + 1, sizeof *a.def);
+  a.def = util_xcalloc(m.bound + 1, sizeof *a.def);
   bool has_clock_cap = false, has_clock_ext = false, has_sb_ext = false;
   for (size_t i = 5; i < m.n; i += len_of(m.w[i])) {
     const uint32_t *x = m.w + i;

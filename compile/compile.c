@@ -17,7 +17,7 @@
 #define VKOCC_STR_(x) #x
 #define VKOCC_STR(x) VKOCC_STR_(x)
 
-vkocc_shader_lang vkocc_shader_lang_of(const char *path) {
+vkocc_shader_lang compile_shader_lang_of(const char *path) {
   const char *dot = path ? strrchr(path, '.') : NULL;
   if (!dot) return VKOCC_SHADER_AUTO;
   if (!strcasecmp(dot, ".spv")) return VKOCC_SHADER_SPIRV;
@@ -28,18 +28,18 @@ vkocc_shader_lang vkocc_shader_lang_of(const char *path) {
 
 typedef struct { shaderc_include_result r; char *name; void *data; } include_result;
 
-const char *vkocc_embedded_text(const char *name, size_t *len) {
-  for (unsigned i = 0; i < vkocc_embedded_text_count; i++)
-    if (!strcmp(vkocc_embedded_texts[i].name, name)) {
-      if (len) *len = vkocc_embedded_texts[i].len;
-      return vkocc_embedded_texts[i].text;
+const char *compile_embedded_text(const char *name, size_t *len) {
+  for (unsigned i = 0; i < compile_embedded_text_count; i++)
+    if (!strcmp(compile_embedded_texts[i].name, name)) {
+      if (len) *len = compile_embedded_texts[i].len;
+      return compile_embedded_texts[i].text;
     }
   return NULL;
 }
 
 static shaderc_include_result *resolve(void *user, const char *requested, int type, const char *requesting,
                                        size_t depth) {
-  include_result *ir = vkocc_xcalloc(1, sizeof *ir);
+  include_result *ir = util_xcalloc(1, sizeof *ir);
   size_t elen = 0;
   if (depth > VKOCC_MAX_INCLUDE_DEPTH) { /* a file that includes itself (directly or around a cycle) */
     static const char msg[] = "#include nested deeper than " VKOCC_STR(VKOCC_MAX_INCLUDE_DEPTH)
@@ -50,7 +50,7 @@ static shaderc_include_result *resolve(void *user, const char *requested, int ty
     return &ir->r;
   }
   bool ours = type == shaderc_include_type_standard && !strncmp(requested, "vkocc/", 6);
-  const char *emb = ours ? vkocc_embedded_text(requested, &elen) : NULL;
+  const char *emb = ours ? compile_embedded_text(requested, &elen) : NULL;
   if (ours && !emb) { /* other <...> names resolve next to the including file, as before */
     static const char msg[] = "no such vkocc include (<vkocc/device_barrier.glsl>, <vkocc/persistent.glsl>)";
     ir->r.content = msg;
@@ -59,9 +59,9 @@ static shaderc_include_result *resolve(void *user, const char *requested, int ty
     return &ir->r;
   }
   if (emb) { /* names stay <vkocc/...> in messages; the text is the library's own copy */
-    ir->name = vkocc_xmalloc(strlen(requested) + 1);
+    ir->name = util_xmalloc(strlen(requested) + 1);
     memcpy(ir->name, requested, strlen(requested) + 1);
-    ir->data = vkocc_xmalloc(elen + 1);
+    ir->data = util_xmalloc(elen + 1);
     memcpy(ir->data, emb, elen + 1);
     ir->r.source_name = ir->name;
     ir->r.source_name_length = strlen(ir->name);
@@ -72,11 +72,11 @@ static shaderc_include_result *resolve(void *user, const char *requested, int ty
   const char *slash = strrchr(requesting, '/');
   size_t dl = slash ? (size_t)(slash - requesting + 1) : 0;
   size_t need = dl + strlen(requested) + 1;
-  ir->name = vkocc_xmalloc(need);
+  ir->name = util_xmalloc(need);
   if (requested[0] == '/') snprintf(ir->name, need, "%s", requested);
   else snprintf(ir->name, need, "%.*s%s", (int)dl, requesting, requested);
   size_t len = 0;
-  if (vkocc_read_file(ir->name, &ir->data, &len)) {
+  if (util_read_file(ir->name, &ir->data, &len)) {
     free(ir->name);
     ir->name = NULL;
     static const char msg[] = "cannot read the included file";
@@ -117,11 +117,11 @@ static shaderc_compiler_t process_compiler;
 static pthread_once_t process_compiler_once = PTHREAD_ONCE_INIT;
 static void process_compiler_make(void) { process_compiler = shaderc_compiler_initialize(); }
 
-bool vkocc_hlsl_numthreads_unknown(const char *t, size_t tlen, char *name, size_t len) {
+bool compile_hlsl_numthreads_unknown(const char *t, size_t tlen, char *name, size_t len) {
   static const char key[] = "numthreads";
   if (len) name[0] = 0;
   for (size_t i = 0; t && i + sizeof key - 1 <= tlen; i++) {
-    if (memcmp(t + i, key, sizeof key - 1) || (i > 0 && vkocc_ident_char(t[i - 1]))) continue;
+    if (memcmp(t + i, key, sizeof key - 1) || (i > 0 && util_ident_char(t[i - 1]))) continue;
     size_t p = i + sizeof key - 1;
     while (p < tlen && isspace((unsigned char)t[p])) p++;
     if (p >= tlen || t[p] != '(') continue;
@@ -139,9 +139,9 @@ bool vkocc_hlsl_numthreads_unknown(const char *t, size_t tlen, char *name, size_
         else break;
       }
       bool ident = y > x && (isalpha((unsigned char)t[x]) || t[x] == '_');
-      for (size_t k = x; ident && k < y; k++) ident = vkocc_ident_char(t[k]);
+      for (size_t k = x; ident && k < y; k++) ident = util_ident_char(t[k]);
       /* named anywhere else in the text (a static const declared there): glslang's to judge */
-      if (ident && !vkocc_word_in(t, tlen, 0, i, t + x, y - x) && !vkocc_word_in(t, tlen, close, tlen, t + x, y - x)) {
+      if (ident && !util_word_in(t, tlen, 0, i, t + x, y - x) && !util_word_in(t, tlen, close, tlen, t + x, y - x)) {
         if (len) snprintf(name, len, "%.*s", (int)(y - x), t + x);
         return true;
       }
@@ -154,7 +154,7 @@ bool vkocc_hlsl_numthreads_unknown(const char *t, size_t tlen, char *name, size_
 /* glslang (in libshaderc) does not fail but crashes (SEGV in handleEntryPointAttributes) on an HLSL
  * [numthreads(...)] argument that is a lone identifier it does not know, parenthesized or not: a macro the spec's
  * parameters leave undefined, such as numthreads(LOCAL_SIZE_X, 1, 1). The preprocessed text (macros expanded,
- * comments gone) is scanned for it first (vkocc_hlsl_numthreads_unknown). */
+ * comments gone) is scanned for it first (compile_hlsl_numthreads_unknown). */
 static vkocc_status hlsl_numthreads_known(shaderc_compiler_t comp, const char *text, size_t len, const char *name,
                                           const char *ep, shaderc_compile_options_t opts) {
   shaderc_compilation_result_t pre =
@@ -162,14 +162,14 @@ static vkocc_status hlsl_numthreads_known(shaderc_compiler_t comp, const char *t
   vkocc_status s = VKOCC_OK;
   char unknown[128];
   if (shaderc_result_get_compilation_status(pre) == shaderc_compilation_status_success &&
-      vkocc_hlsl_numthreads_unknown(shaderc_result_get_bytes(pre), shaderc_result_get_length(pre), unknown, sizeof unknown))
+      compile_hlsl_numthreads_unknown(shaderc_result_get_bytes(pre), shaderc_result_get_length(pre), unknown, sizeof unknown))
     s = vkocc_fail(VKOCC_ERROR_USAGE, "%s does not compile: [numthreads(...)] names '%s', which nothing defines (a macro "
                    "the spec's parameters do not set?); the compiler would crash on it", name, unknown);
   shaderc_result_release(pre);
   return s;
 }
 
-vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name, vkocc_shader_lang lang,
+vkocc_status compile_shader_compile(const char *text, size_t len, const char *name, vkocc_shader_lang lang,
                                   const char *entry, const char *const *defines, uint32_t ndefines,
                                   uint32_t **spv, size_t *words) {
   *spv = NULL;
@@ -222,7 +222,7 @@ vkocc_status vkocc_shader_compile(const char *text, size_t len, const char *name
     s = vkocc_fail(VKOCC_ERROR_USAGE, "%s does not compile: %s", name, line[0] ? line : "(no message)");
   } else {
     size_t bytes = shaderc_result_get_length(res);
-    *spv = vkocc_xmalloc(bytes ? bytes : 4);
+    *spv = util_xmalloc(bytes ? bytes : 4);
     memcpy(*spv, shaderc_result_get_bytes(res), bytes);
     *words = bytes / 4;
   }
@@ -245,12 +245,12 @@ static void *warm_main(void *arg) {
   warm_job *j = arg;
   uint32_t *spv;
   size_t words;
-  if (!vkocc_shader_compile(j->text, strlen(j->text), "warm-up", j->lang, "main", NULL, 0, &spv, &words)) free(spv);
+  if (!compile_shader_compile(j->text, strlen(j->text), "warm-up", j->lang, "main", NULL, 0, &spv, &words)) free(spv);
   free(j);
   return NULL;
 }
 
-void vkocc_shader_warm_wait(void) {
+void compile_shader_warm_wait(void) {
   pthread_mutex_lock(&warm_lock);
   bool join = warm_running;
   warm_running = false;
@@ -284,9 +284,9 @@ static void version_line(const char *text, size_t len, char *out, size_t n) {
   if (e - i < n - 1) snprintf(out, n, "%.*s", (int)(e - i), text + i);
 }
 
-void vkocc_shader_warm(const char *text, size_t len, vkocc_shader_lang lang) {
+void compile_shader_warm(const char *text, size_t len, vkocc_shader_lang lang) {
   if (lang != VKOCC_SHADER_GLSL && lang != VKOCC_SHADER_HLSL) return;
-  warm_job *j = vkocc_xcalloc(1, sizeof *j);
+  warm_job *j = util_xcalloc(1, sizeof *j);
   j->lang = lang;
   if (lang == VKOCC_SHADER_HLSL) {
     snprintf(j->text, sizeof j->text, "[numthreads(1, 1, 1)] void main() {}\n");
@@ -302,19 +302,19 @@ void vkocc_shader_warm(const char *text, size_t len, vkocc_shader_lang lang) {
   bool started = first && warm_running;
   pthread_mutex_unlock(&warm_lock);
   if (!started) free(j);
-  else atexit(vkocc_shader_warm_wait);
+  else atexit(compile_shader_warm_wait);
 }
 
-vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, const char *entry,
+vkocc_status compile_shader_load_file(const char *path, vkocc_shader_lang lang, const char *entry,
                                     const char *const *defines, uint32_t ndefines, uint32_t **spv, size_t *words) {
   *spv = NULL;
   *words = 0;
-  if (lang == VKOCC_SHADER_AUTO) lang = vkocc_shader_lang_of(path);
+  if (lang == VKOCC_SHADER_AUTO) lang = compile_shader_lang_of(path);
   if (lang == VKOCC_SHADER_AUTO)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: unknown shader kind (expected .comp/.glsl, .hlsl or .spv)", path);
   void *data;
   size_t len;
-  if (vkocc_read_file(path, &data, &len))
+  if (util_read_file(path, &data, &len))
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: cannot read the shader file", path);
   vkocc_status s;
   if (lang == VKOCC_SHADER_SPIRV) {
@@ -327,7 +327,7 @@ vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, co
     *words = len / 4;
     return VKOCC_OK;
   }
-  s = vkocc_shader_compile(data, len, path, lang, entry, defines, ndefines, spv, words);
+  s = compile_shader_compile(data, len, path, lang, entry, defines, ndefines, spv, words);
   free(data);
   return s;
 }
@@ -335,7 +335,7 @@ vkocc_status vkocc_shader_load_file(const char *path, vkocc_shader_lang lang, co
 /* Full validation through SPIRV-Tools (linked with libshaderc), for the Vulkan version the module's SPIR-V
  * version implies, lenient on block layouts (device features decide those). The walker in augment.c trusts
  * ids and types only after this. */
-vkocc_status vkocc_spirv_validate(const uint32_t *spv, size_t words, const char *name, const char *what) {
+vkocc_status compile_spirv_validate(const uint32_t *spv, size_t words, const char *name, const char *what) {
   uint32_t v = words >= 2 ? spv[1] : 0;
   spv_target_env env = v <= 0x10300 ? SPV_ENV_VULKAN_1_1 : v == 0x10400 ? SPV_ENV_VULKAN_1_1_SPIRV_1_4
                        : v == 0x10500 ? SPV_ENV_VULKAN_1_2 : SPV_ENV_VULKAN_1_3;

@@ -54,7 +54,7 @@ static const char *const feature_names[VKOCC_FEAT_COUNT] = {
     [VKOCC_FEAT_SHADER_DEVICE_CLOCK] = "shaderDeviceClock or shaderSubgroupClock",
 };
 
-const char *vkocc_feature_name(unsigned feat) {
+const char *compile_feature_name(unsigned feat) {
   return feat < VKOCC_FEAT_COUNT && feature_names[feat] ? feature_names[feat] : "(unknown feature)";
 }
 
@@ -157,14 +157,14 @@ static const char *cap_name(uint32_t c, char buf[24]) {
 
 static const char *yes_no(bool b) { return b ? "yes" : "no"; }
 
-static vkocc_status feature_missing(const char *name, const vkocc_module_limits *lim, const char *cap, unsigned f) {
+static vkocc_status feature_missing(const char *name, const compile_module_limits *lim, const char *cap, unsigned f) {
   bool sup = lim->supported >> f & 1;
   return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: capability %s needs the feature %s, which vkocc's device on %s "
                     "does not enable (needed: yes, enabled: no, supported by the device: %s)", name, cap,
-                    vkocc_feature_name(f), lim->device, yes_no(sup));
+                    compile_feature_name(f), lim->device, yes_no(sup));
 }
 
-static vkocc_status check_capabilities(const uint32_t *w, size_t n, const char *name, const vkocc_module_limits *lim,
+static vkocc_status check_capabilities(const uint32_t *w, size_t n, const char *name, const compile_module_limits *lim,
                                        bool augmented) {
   for (size_t i = 5; i < n && (w[i] >> 16); i += w[i] >> 16) {
     if ((w[i] & 0xFFFFu) != SpvOpCapability || (w[i] >> 16) < 2 || i + 1 >= n) continue;
@@ -229,9 +229,9 @@ static vkocc_status over(const char *name, const char *what, uint64_t have, cons
                     (unsigned long long)have, limit, max, device);
 }
 
-vkocc_status vkocc_module_contract(const uint32_t *spv, size_t words, const char *name, const vkocc_spirv_info *info,
-                                   const vkocc_reflection *refl, const vkocc_spec_value *spec, uint32_t nspec,
-                                   bool augmented, const vkocc_module_limits *lim) {
+vkocc_status compile_module_contract(const uint32_t *spv, size_t words, const char *name, const compile_spirv_info *info,
+                                   const compile_reflection *refl, const vkocc_spec_value *spec, uint32_t nspec,
+                                   bool augmented, const compile_module_limits *lim) {
   const char *dev = lim->device ? lim->device : "the device";
   /* specialization constants: at most what vkocc maps, each ID once (two map entries with one ID are
    * invalid Vulkan) */
@@ -245,7 +245,7 @@ vkocc_status vkocc_module_contract(const uint32_t *spv, size_t words, const char
                           spec[i].id, spec[j].value, spec[i].value);
   /* each value representable in its constant's type (an integer constant takes a whole number) */
   for (uint32_t i = 0; i < nspec; i++) {
-    const vkocc_reflect_spec *c = NULL;
+    const compile_reflect_spec *c = NULL;
     for (uint32_t k = 0; k < refl->nspecs && !c; k++)
       if (refl->specs[k].id == spec[i].id) c = &refl->specs[k];
     double v = spec[i].value;
@@ -293,7 +293,7 @@ vkocc_status vkocc_module_contract(const uint32_t *spv, size_t words, const char
   /* bindings: per set (vkocc's fixed layout table), binding numbers, array sizes; per-stage totals */
   uint64_t samplers = 0, ubo = 0, ssbo = augmented ? 1 : 0, sampled = 0, storage_img = 0, total = augmented ? 1 : 0;
   for (uint32_t i = 0; i < refl->nbindings; i++) {
-    const vkocc_reflect_binding *b = &refl->bindings[i];
+    const compile_reflect_binding *b = &refl->bindings[i];
     if (b->binding > VKOCC_BIND_MAX_BINDING)
       return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: set %u binding %u: binding numbers above %u are not bound by "
                         "vkocc", name, b->set, b->binding, VKOCC_BIND_MAX_BINDING);

@@ -9,13 +9,13 @@
 #include <string.h>
 #include <vulkan/vulkan.h>
 
-static vkocc_status add_list(spvc_compiler comp, spvc_resources res, spvc_resource_type rt, vkocc_array *bindings,
-                             vkocc_reflection *out) {
+static vkocc_status add_list(spvc_compiler comp, spvc_resources res, spvc_resource_type rt, util_array *bindings,
+                             compile_reflection *out) {
   const spvc_reflected_resource *list;
   size_t n;
   if (spvc_resources_get_resource_list_for_type(res, rt, &list, &n) != SPVC_SUCCESS) return VKOCC_OK;
   for (size_t i = 0; i < n; i++) {
-    vkocc_reflect_binding b = {0};
+    compile_reflect_binding b = {0};
     b.set = spvc_compiler_get_decoration(comp, list[i].id, SpvDecorationDescriptorSet);
     b.binding = spvc_compiler_get_decoration(comp, list[i].id, SpvDecorationBinding);
     spvc_type t = spvc_compiler_get_type_handle(comp, list[i].type_id);
@@ -69,13 +69,13 @@ static vkocc_status add_list(spvc_compiler comp, spvc_resources res, spvc_resour
         spvc_compiler_get_declared_struct_size(comp, base, &sz);
       b.size = sz > UINT32_MAX ? UINT32_MAX : (uint32_t)sz; /* saturated: above every buffer range */
     }
-    vkocc_array_append(bindings, vkocc_reflect_binding, b);
+    util_array_append(bindings, compile_reflect_binding, b);
     out->nbindings++;
   }
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_reflect(const uint32_t *spv, size_t words, const char *entry, vkocc_reflection *out) {
+vkocc_status compile_reflect(const uint32_t *spv, size_t words, const char *entry, compile_reflection *out) {
   memset(out, 0, sizeof *out);
   spvc_context sctx = NULL;
   spvc_parsed_ir ir;
@@ -119,9 +119,9 @@ vkocc_status vkocc_reflect(const uint32_t *spv, size_t words, const char *entry,
                                       SPVC_RESOURCE_TYPE_STORAGE_IMAGE, SPVC_RESOURCE_TYPE_SAMPLED_IMAGE,
                                       SPVC_RESOURCE_TYPE_SEPARATE_IMAGE, SPVC_RESOURCE_TYPE_SEPARATE_SAMPLERS,
                                       SPVC_RESOURCE_TYPE_ACCELERATION_STRUCTURE, SPVC_RESOURCE_TYPE_SUBPASS_INPUT};
-  vkocc_array bindings = VKOCC_ARRAY_INIT;
+  util_array bindings = VKOCC_ARRAY_INIT;
   for (size_t k = 0; k < VKOCC_ARRAY_LEN(kinds) && !s; k++) s = add_list(comp, res, kinds[k], &bindings, out);
-  out->bindings = vkocc_array_steal(&bindings);
+  out->bindings = util_array_steal(&bindings);
   const spvc_reflected_resource *pc;
   size_t npc;
   if (!s && spvc_resources_get_resource_list_for_type(res, SPVC_RESOURCE_TYPE_PUSH_CONSTANT, &pc, &npc) ==
@@ -133,12 +133,12 @@ vkocc_status vkocc_reflect(const uint32_t *spv, size_t words, const char *entry,
   const spvc_specialization_constant *sc;
   size_t nsc;
   if (!s && spvc_compiler_get_specialization_constants(comp, &sc, &nsc) == SPVC_SUCCESS && nsc) {
-    out->specs = vkocc_xcalloc(nsc, sizeof *out->specs);
+    out->specs = util_xcalloc(nsc, sizeof *out->specs);
     for (size_t i = 0; i < nsc; i++) {
       spvc_constant c = spvc_compiler_get_constant_handle(comp, sc[i].id);
       spvc_type t = spvc_compiler_get_type_handle(comp, spvc_constant_get_type(c));
       spvc_basetype bt = spvc_type_get_basetype(t);
-      vkocc_reflect_spec *o = &out->specs[out->nspecs++];
+      compile_reflect_spec *o = &out->specs[out->nspecs++];
       o->id = sc[i].constant_id;
       o->bytes = spvc_type_get_bit_width(t) == 64 ? 8 : 4;
       o->is_float = bt == SPVC_BASETYPE_FP32 || bt == SPVC_BASETYPE_FP64 || bt == SPVC_BASETYPE_FP16;
@@ -148,11 +148,11 @@ vkocc_status vkocc_reflect(const uint32_t *spv, size_t words, const char *entry,
     }
   }
   spvc_context_destroy(sctx);
-  if (s) vkocc_reflection_free(out);
+  if (s) compile_reflection_free(out);
   return s;
 }
 
-void vkocc_reflection_free(vkocc_reflection *r) {
+void compile_reflection_free(compile_reflection *r) {
   free(r->bindings);
   free(r->specs);
   memset(r, 0, sizeof *r);

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 /* The driver's pipeline cache on disk: vkocc's header, then the driver's data. The header holds a checksum
- * (FNV-1a 64) over the key (vkocc_cache_key: device, driver, queue family, driver environment, vkocc's
+ * (FNV-1a 64) over the key (util_cache_key: device, driver, queue family, driver environment, vkocc's
  * version) and the data, so an edited, torn or foreign file never reaches the driver (the driver checks only
  * its own header, not the data behind it). */
 #define PC_MAGIC "vkoccPC1"
@@ -17,8 +17,8 @@ typedef struct {
 
 static uint64_t pc_checksum(const vkocc_context *ctx, const void *data, size_t size) {
   char key[1024];
-  vkocc_cache_key(&ctx->info, "pipelines", key, sizeof key);
-  return vkocc_fnv1a(vkocc_fnv1a_str(VKOCC_FNV1A_OFFSET, key), data, size);
+  util_cache_key(&ctx->info, "pipelines", key, sizeof key);
+  return util_fnv1a(util_fnv1a_str(VKOCC_FNV1A_OFFSET, key), data, size);
 }
 
 /* The driver's data of a file, or NULL (a miss) when the header or its checksum does not match. */
@@ -38,11 +38,11 @@ static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
   void *data = NULL;
   size_t len = 0;
   vkocc_format_uuid(ctx->info.uuid, uuid);
-  if (vkocc_cache_dir(dir, sizeof dir) == VKOCC_OK) {
+  if (util_cache_dir(dir, sizeof dir) == VKOCC_OK) {
     /* per queue family too: what the driver compiles for may differ there (shared-memory carveout on NVIDIA) */
     snprintf(ctx->cache_path, sizeof ctx->cache_path, "%s/pipelines-%s-q%u.bin", dir, uuid,
              ctx->info.compute_queue_family);
-    if (vkocc_read_cache_file(ctx->cache_path, &data, &len) != VKOCC_OK) { data = NULL; len = 0; }
+    if (util_read_cache_file(ctx->cache_path, &data, &len) != VKOCC_OK) { data = NULL; len = 0; }
   }
   vkocc_clear_error();
   size_t size = 0;
@@ -50,35 +50,35 @@ static vkocc_status load_pipeline_cache(vkocc_context *ctx) {
   /* The driver validates its header (vendor, device, pipelineCacheUUID) and ignores a foreign cache. */
   VkPipelineCacheCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
                                   .initialDataSize = init ? size : 0, .pInitialData = init};
-  VkResult r = vkocc_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
+  VkResult r = core_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
   if (r != VK_SUCCESS && init) {
     ci.initialDataSize = 0;
     ci.pInitialData = NULL;
-    r = vkocc_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
+    r = core_fn.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->cache);
   }
   /* warm only when the driver kept pipelines from the file: a header alone (32 bytes), or data it refused,
    * leaves an empty cache */
   size_t held = 0;
   ctx->cache_was_loaded = r == VK_SUCCESS && ci.pInitialData != NULL &&
-                          vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &held, NULL) == VK_SUCCESS &&
+                          core_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &held, NULL) == VK_SUCCESS &&
                           held > 32;
   if (ctx->cache_was_loaded) ctx->cache_loaded_bytes = held;
   free(data);
-  return r == VK_SUCCESS ? VKOCC_OK : vkocc_vk_fail(r, "vkCreatePipelineCache");
+  return r == VK_SUCCESS ? VKOCC_OK : core_vk_fail(r, "vkCreatePipelineCache");
 }
 
 static void save_pipeline_cache(vkocc_context *ctx) {
   if (!ctx->cache || !ctx->cache_path[0]) return;
   size_t len = 0;
-  if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, NULL) != VK_SUCCESS || !len) return;
+  if (core_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, NULL) != VK_SUCCESS || !len) return;
   /* nothing new since it was loaded (a warm run): rewriting it (an fsync) costs the run and adds nothing */
   if (ctx->cache_loaded_bytes && len == ctx->cache_loaded_bytes) return;
-  char *file = vkocc_xmalloc(sizeof(pc_header) + len);
-  if (vkocc_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, file + sizeof(pc_header)) == VK_SUCCESS) {
+  char *file = util_xmalloc(sizeof(pc_header) + len);
+  if (core_fn.vkGetPipelineCacheData(ctx->device, ctx->cache, &len, file + sizeof(pc_header)) == VK_SUCCESS) {
     pc_header h = {.size = len, .checksum = pc_checksum(ctx, file + sizeof(pc_header), len)};
     memcpy(h.magic, PC_MAGIC, 8);
     memcpy(file, &h, sizeof h);
-    if (vkocc_write_own_file_atomic(ctx->cache_path, file, sizeof h + len))
+    if (util_write_own_file_atomic(ctx->cache_path, file, sizeof h + len))
       vkocc_clear_error(); /* a cache that cannot be written is no error */
   }
   free(file);
@@ -91,10 +91,10 @@ static vkocc_status context_objects(vkocc_context *ctx) {
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                  .queueFamilyIndex = ctx->info.compute_queue_family};
-  VkResult r = vkocc_fn.vkCreateCommandPool(ctx->device, &pci, NULL, &ctx->cmd_pool);
-  if (r) return vkocc_vk_fail(r, "creating command pool, fence and query pool");
-  ctx->batch = vkocc_xcalloc(1, sizeof *ctx->batch);
-  vkocc_status s = vkocc_batch_create(ctx, VKOCC_CONTEXT_TIMED, ctx->batch);
+  VkResult r = core_fn.vkCreateCommandPool(ctx->device, &pci, NULL, &ctx->cmd_pool);
+  if (r) return core_vk_fail(r, "creating command pool, fence and query pool");
+  ctx->batch = util_xcalloc(1, sizeof *ctx->batch);
+  vkocc_status s = core_batch_create(ctx, VKOCC_CONTEXT_TIMED, ctx->batch);
   if (s) {
     free(ctx->batch);
     ctx->batch = NULL;
@@ -117,27 +117,27 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
       strspn(qspec, "0123456789") != strlen(qspec))
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s '%s': expected compute, graphics or a queue family index "
                       "(vkocc devices lists the families)", qsrc, qspec);
-  vkocc_context *ctx = vkocc_xcalloc(1, sizeof *ctx);
+  vkocc_context *ctx = util_xcalloc(1, sizeof *ctx);
   ctx->timeout_ns = (uint64_t)((opt->timeout_s > 0 ? opt->timeout_s : 10.0) * 1e9);
   ctx->wait = opt->wait, ctx->wait_user = opt->wait_user;
-  vkocc_status s = vkocc_instance_create(&ctx->instance);
+  vkocc_status s = core_instance_create(&ctx->instance);
   if (s) { free(ctx); return s; }
 
   uint32_t n = 0;
-  VkResult er = vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
+  VkResult er = core_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
   if (er < 0 || n == 0) {
     vkocc_context_destroy(ctx);
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device (%s); install "
-                      "a driver, e.g. mesa-vulkan-drivers for lavapipe", vkocc_vk_result_name(er));
+                      "a driver, e.g. mesa-vulkan-drivers for lavapipe", core_vk_result_name(er));
   }
-  VkPhysicalDevice *pds = vkocc_xcalloc(n, sizeof *pds);
-  if ((er = vkocc_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, pds)) < 0 || n == 0) {
+  VkPhysicalDevice *pds = util_xcalloc(n, sizeof *pds);
+  if ((er = core_fn.vkEnumeratePhysicalDevices(ctx->instance, &n, pds)) < 0 || n == 0) {
     free(pds);
     vkocc_context_destroy(ctx);
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "vkEnumeratePhysicalDevices: %s", vkocc_vk_result_name(er));
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "vkEnumeratePhysicalDevices: %s", core_vk_result_name(er));
   }
-  vkocc_device_info *infos = vkocc_xcalloc(n, sizeof *infos);
-  for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
+  vkocc_device_info *infos = util_xcalloc(n, sizeof *infos);
+  for (uint32_t i = 0; i < n; i++) core_fill_device_info(pds[i], i, &infos[i]);
   const char *spec = opt->device ? opt->device : getenv("VKOCC_DEVICE");
   uint32_t idx = 0;
   s = vkocc_select_device_from(infos, n, spec, opt->device ? "--device" : "VKOCC_DEVICE", &idx);
@@ -160,7 +160,7 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
     for (char *c = choice; *c; c++) *c = (char)tolower((unsigned char)*c);
   }
   vkocc_device_use_queue_family(&ctx->info, fam, choice);
-  vkocc_fn.vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem);
+  core_fn.vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem);
 
   ctx->device_clock = ctx->info.shader_device_clock && !opt->disable_shader_clock;
   ctx->subgroup_clock = ctx->info.shader_subgroup_clock && !opt->disable_shader_clock;
@@ -180,9 +180,9 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pep = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   const char *ext_pep[2];
-  if (vkocc_device_has_extension(ctx->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+  if (core_device_has_extension(ctx->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &pep};
-    vkocc_fn.vkGetPhysicalDeviceFeatures2(ctx->phys, &f2);
+    core_fn.vkGetPhysicalDeviceFeatures2(ctx->phys, &f2);
     if ((ctx->exec_props = pep.pipelineExecutableInfo)) {
       uint32_t k = 0;
       if (use_clock) ext_pep[k++] = ext[0];
@@ -193,18 +193,18 @@ vkocc_status vkocc_context_create(const vkocc_context_options *opt, vkocc_contex
       dci.pNext = &pep;
     }
   }
-  vkocc_feature_chain features; /* the shader features a user's module may need, where supported */
-  vkocc_shader_features_enable(ctx->phys, &dci, &features);
-  VkResult r = vkocc_fn.vkCreateDevice(ctx->phys, &dci, NULL, &ctx->device);
+  core_feature_chain features; /* the shader features a user's module may need, where supported */
+  core_shader_features_enable(ctx->phys, &dci, &features);
+  VkResult r = core_fn.vkCreateDevice(ctx->phys, &dci, NULL, &ctx->device);
   if (r != VK_SUCCESS) {
     char what[300];
     snprintf(what, sizeof what, "vkCreateDevice on %s", ctx->info.name);
-    s = vkocc_vk_fail(r, what);
+    s = core_vk_fail(r, what);
     vkocc_context_destroy(ctx);
     return s;
   }
-  vkocc_load_device_functions(ctx->instance);
-  vkocc_fn.vkGetDeviceQueue(ctx->device, ctx->info.compute_queue_family, 0, &ctx->queue);
+  core_load_device_functions(ctx->instance);
+  core_fn.vkGetDeviceQueue(ctx->device, ctx->info.compute_queue_family, 0, &ctx->queue);
   if ((s = context_objects(ctx))) { vkocc_context_destroy(ctx); return s; }
   /* A CPU device compiles a pipeline at its first dispatch (lavapipe: LLVM, seconds for a large module on a
    * busy host: a 10 s wait timed out there) and cannot hang like a GPU: its default wait is longer. */
@@ -221,17 +221,17 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
     return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: the instance, physical device and device "
                       "handles are required");
   VkInstance instance = (VkInstance)ext->instance;
-  vkocc_status s = vkocc_loader_use(ext->get_instance_proc_addr, instance);
+  vkocc_status s = core_loader_use(ext->get_instance_proc_addr, instance);
   if (s) return s;
   /* the physical device must be one of the instance's: its index names it in documents as usual */
   uint32_t n = 0, idx = UINT32_MAX;
-  VkResult er = vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, NULL);
-  VkPhysicalDevice *pds = vkocc_xcalloc(n ? n : 1, sizeof *pds);
-  if (er >= 0 && n) er = vkocc_fn.vkEnumeratePhysicalDevices(instance, &n, pds);
+  VkResult er = core_fn.vkEnumeratePhysicalDevices(instance, &n, NULL);
+  VkPhysicalDevice *pds = util_xcalloc(n ? n : 1, sizeof *pds);
+  if (er >= 0 && n) er = core_fn.vkEnumeratePhysicalDevices(instance, &n, pds);
   if (er < 0) {
     free(pds);
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "vkocc_context_create_external: vkEnumeratePhysicalDevices: %s",
-                      vkocc_vk_result_name(er));
+                      core_vk_result_name(er));
   }
   for (uint32_t i = 0; i < n; i++)
     if (pds[i] == (VkPhysicalDevice)ext->physical_device) idx = i;
@@ -239,13 +239,13 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
   if (idx == UINT32_MAX)
     return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: the physical device is not one of the "
                       "instance's %u", n);
-  vkocc_context *ctx = vkocc_xcalloc(1, sizeof *ctx);
+  vkocc_context *ctx = util_xcalloc(1, sizeof *ctx);
   ctx->external = true;
   ctx->timeout_ns = (uint64_t)((ext->timeout_s > 0 ? ext->timeout_s : 10.0) * 1e9);
   ctx->instance = instance;
   ctx->phys = (VkPhysicalDevice)ext->physical_device;
   ctx->device = (VkDevice)ext->device;
-  vkocc_fill_device_info(ctx->phys, idx, &ctx->info);
+  core_fill_device_info(ctx->phys, idx, &ctx->info);
   uint32_t fam = ext->queue_family;
   if (fam >= ctx->info.queue_family_count) {
     s = vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_context_create_external: queue family %u: %s has %u families", fam,
@@ -262,12 +262,12 @@ vkocc_status vkocc_context_create_external(const vkocc_external_device *ext, vko
   char choice[16];
   snprintf(choice, sizeof choice, "%u", fam);
   vkocc_device_use_queue_family(&ctx->info, fam, choice);
-  vkocc_fn.vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem);
+  core_fn.vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem);
   /* only what the application enabled (a feature it did not enable must not be used) */
   ctx->device_clock = ext->shader_device_clock && ctx->info.shader_device_clock;
   ctx->subgroup_clock = ext->shader_subgroup_clock && ctx->info.shader_subgroup_clock;
-  vkocc_load_device_functions(ctx->instance);
-  vkocc_fn.vkGetDeviceQueue(ctx->device, fam, ext->queue_index, &ctx->queue);
+  core_load_device_functions(ctx->instance);
+  core_fn.vkGetDeviceQueue(ctx->device, fam, ext->queue_index, &ctx->queue);
   if ((s = context_objects(ctx))) { vkocc_context_destroy(ctx); return s; }
   /* A CPU device compiles a pipeline at its first dispatch (lavapipe: LLVM, seconds for a large module on a
    * busy host: a 10 s wait timed out there) and cannot hang like a GPU: its default wait is longer. */
@@ -286,7 +286,7 @@ void vkocc_context_destroy(vkocc_context *ctx) {
      * then, neither the device nor the instance (destroying them under running work is undefined); the
      * process's exit reclaims them. A lost device is waited for no more; its objects are destroyed. */
     if (!ctx->lost && !ctx->unfinished && ctx->batch && ctx->batch->in_flight) {
-      VkResult r = vkocc_fn.vkWaitForFences(ctx->device, 1, &ctx->batch->fence, VK_TRUE, ctx->timeout_ns);
+      VkResult r = core_fn.vkWaitForFences(ctx->device, 1, &ctx->batch->fence, VK_TRUE, ctx->timeout_ns);
       if (r == VK_ERROR_DEVICE_LOST) ctx->lost = true;
       else if (r != VK_SUCCESS) ctx->unfinished = true;
       else ctx->batch->in_flight = false;
@@ -298,19 +298,19 @@ void vkocc_context_destroy(vkocc_context *ctx) {
       return;
     }
     if (!ctx->lost) save_pipeline_cache(ctx);
-    if (ctx->cache) vkocc_fn.vkDestroyPipelineCache(ctx->device, ctx->cache, NULL);
+    if (ctx->cache) core_fn.vkDestroyPipelineCache(ctx->device, ctx->cache, NULL);
     if (ctx->batch) {
       ctx->batch->in_flight = false; /* signalled, or the device is lost */
-      vkocc_batch_destroy(ctx->batch);
+      core_batch_destroy(ctx->batch);
       free(ctx->batch);
     }
-    if (ctx->staging) vkocc_buffer_destroy(ctx, ctx->staging);
+    if (ctx->staging) core_buffer_destroy(ctx, ctx->staging);
     free(ctx->staging);
-    if (ctx->cmd_pool) vkocc_fn.vkDestroyCommandPool(ctx->device, ctx->cmd_pool, NULL);
-    if (!ctx->external) vkocc_fn.vkDestroyDevice(ctx->device, NULL);
+    if (ctx->cmd_pool) core_fn.vkDestroyCommandPool(ctx->device, ctx->cmd_pool, NULL);
+    if (!ctx->external) core_fn.vkDestroyDevice(ctx->device, NULL);
   }
-  if (ctx->instance && !ctx->external) vkocc_fn.vkDestroyInstance(ctx->instance, NULL);
-  vkocc_device_locks_close(ctx);
+  if (ctx->instance && !ctx->external) core_fn.vkDestroyInstance(ctx->instance, NULL);
+  core_device_locks_close(ctx);
   free(ctx);
 }
 

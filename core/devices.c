@@ -29,9 +29,9 @@ void vkocc_format_driver_version(uint32_t vendor, uint32_t v, char out[32]) {
 static bool has_extension(VkPhysicalDevice pd, const char *name) {
   uint32_t n = 0;
   /* a failed enumeration is no extension (VK_INCOMPLETE still lists the first n) */
-  if (vkocc_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) < 0) n = 0;
-  VkExtensionProperties *e = vkocc_xcalloc(n ? n : 1, sizeof *e);
-  if (n && vkocc_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, e) < 0) n = 0;
+  if (core_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) < 0) n = 0;
+  VkExtensionProperties *e = util_xcalloc(n ? n : 1, sizeof *e);
+  if (n && core_fn.vkEnumerateDeviceExtensionProperties(pd, NULL, &n, e) < 0) n = 0;
   bool found = false;
   for (uint32_t i = 0; i < n && !found; i++) found = strcmp(e[i].extensionName, name) == 0;
   free(e);
@@ -57,7 +57,7 @@ static void fill_vendor_reported(VkPhysicalDevice pd, vkocc_vendor_reported *v) 
   if (has_amd2) { amd2.pNext = chain; chain = &amd2; }
   if (has_arm) { arm.pNext = chain; chain = &arm; }
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = chain};
-  vkocc_fn.vkGetPhysicalDeviceProperties2(pd, &p2);
+  core_fn.vkGetPhysicalDeviceProperties2(pd, &p2);
   if (has_nv) {
     snprintf(v->source, sizeof v->source, "%s", VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
     v->cores = nv.shaderSMCount;
@@ -97,18 +97,18 @@ void vkocc_vendor_check_compute(const vkocc_vendor_reported *v, const vkocc_deri
                                                                         : d->subgroups_per_sm <= v->warps_per_core);
 }
 
-void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info) {
+void core_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info) {
   memset(info, 0, sizeof *info);
   info->index = index;
   VkPhysicalDeviceProperties base;
-  vkocc_fn.vkGetPhysicalDeviceProperties(pd, &base);
+  core_fn.vkGetPhysicalDeviceProperties(pd, &base);
   bool v12 = base.apiVersion >= VK_API_VERSION_1_2 || has_extension(pd, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
   VkPhysicalDeviceDriverProperties drv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES, .pNext = &sg};
   if (v12) sg.pNext = &drv;
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
-  vkocc_fn.vkGetPhysicalDeviceProperties2(pd, &p2);
+  core_fn.vkGetPhysicalDeviceProperties2(pd, &p2);
   const VkPhysicalDeviceProperties *p = &p2.properties;
   snprintf(info->name, sizeof info->name, "%s", p->deviceName);
   info->vendor_id = p->vendorID;
@@ -130,9 +130,9 @@ void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_in
   info->timestamp_compute_and_graphics = p->limits.timestampComputeAndGraphics;
 
   uint32_t nq = 0;
-  vkocc_fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
-  VkQueueFamilyProperties *q = vkocc_xcalloc(nq ? nq : 1, sizeof *q);
-  vkocc_fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, q);
+  core_fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
+  VkQueueFamilyProperties *q = util_xcalloc(nq ? nq : 1, sizeof *q);
+  core_fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, q);
   info->queue_family_count = nq < VKOCC_MAX_QUEUE_FAMILIES ? nq : VKOCC_MAX_QUEUE_FAMILIES;
   for (uint32_t i = 0; i < info->queue_family_count; i++) {
     info->queue_families[i].flags = q[i].queueFlags;
@@ -155,7 +155,7 @@ void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_in
   if (info->has_shader_clock_ext) {
     VkPhysicalDeviceShaderClockFeaturesKHR clk = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &clk};
-    vkocc_fn.vkGetPhysicalDeviceFeatures2(pd, &f2);
+    core_fn.vkGetPhysicalDeviceFeatures2(pd, &f2);
     info->shader_subgroup_clock = clk.shaderSubgroupClock;
     info->shader_device_clock = clk.shaderDeviceClock;
   }
@@ -254,25 +254,25 @@ vkocc_status vkocc_enumerate_devices(vkocc_device_info **devices, uint32_t *coun
   *devices = NULL;
   *count = 0;
   VkInstance inst;
-  vkocc_status s = vkocc_instance_create(&inst);
+  vkocc_status s = core_instance_create(&inst);
   if (s) return s;
   uint32_t n = 0;
-  VkResult r = vkocc_fn.vkEnumeratePhysicalDevices(inst, &n, NULL);
+  VkResult r = core_fn.vkEnumeratePhysicalDevices(inst, &n, NULL);
   if (r != VK_SUCCESS || n == 0) {
-    vkocc_fn.vkDestroyInstance(inst, NULL);
+    core_fn.vkDestroyInstance(inst, NULL);
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no Vulkan device: the loader found no physical device (%s); "
-                      "install a driver, e.g. mesa-vulkan-drivers for lavapipe", vkocc_vk_result_name(r));
+                      "install a driver, e.g. mesa-vulkan-drivers for lavapipe", core_vk_result_name(r));
   }
-  VkPhysicalDevice *pds = vkocc_xcalloc(n, sizeof *pds);
-  if ((r = vkocc_fn.vkEnumeratePhysicalDevices(inst, &n, pds)) < 0 || n == 0) {
+  VkPhysicalDevice *pds = util_xcalloc(n, sizeof *pds);
+  if ((r = core_fn.vkEnumeratePhysicalDevices(inst, &n, pds)) < 0 || n == 0) {
     free(pds);
-    vkocc_fn.vkDestroyInstance(inst, NULL);
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "vkEnumeratePhysicalDevices: %s", vkocc_vk_result_name(r));
+    core_fn.vkDestroyInstance(inst, NULL);
+    return vkocc_fail(VKOCC_ERROR_RUNTIME, "vkEnumeratePhysicalDevices: %s", core_vk_result_name(r));
   }
-  vkocc_device_info *infos = vkocc_xcalloc(n, sizeof *infos);
-  for (uint32_t i = 0; i < n; i++) vkocc_fill_device_info(pds[i], i, &infos[i]);
+  vkocc_device_info *infos = util_xcalloc(n, sizeof *infos);
+  for (uint32_t i = 0; i < n; i++) core_fill_device_info(pds[i], i, &infos[i]);
   free(pds);
-  vkocc_fn.vkDestroyInstance(inst, NULL);
+  core_fn.vkDestroyInstance(inst, NULL);
   *devices = infos;
   *count = n;
   return VKOCC_OK;
@@ -355,4 +355,4 @@ vkocc_status vkocc_select_device_from(const vkocc_device_info *d, uint32_t n, co
   return VKOCC_OK;
 }
 
-bool vkocc_device_has_extension(VkPhysicalDevice pd, const char *name) { return has_extension(pd, name); }
+bool core_device_has_extension(VkPhysicalDevice pd, const char *name) { return has_extension(pd, name); }

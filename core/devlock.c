@@ -41,7 +41,7 @@ static int open_lock(vkocc_context *ctx, const char *dir, const char *kind) {
   lock_path(ctx, dir, kind, path, sizeof path);
   int fd = -1;
   if (!path[0]) return -1;
-  if (vkocc_door_open(path, O_RDWR | O_CREAT, 0644, &fd) && errno == EINVAL && ctx->lock_state != 3) {
+  if (util_door_open(path, O_RDWR | O_CREAT, 0644, &fd) && errno == EINVAL && ctx->lock_state != 3) {
     ctx->lock_state = 3;
     snprintf(ctx->lock_error, sizeof ctx->lock_error, "%s", vkocc_last_error());
   }
@@ -54,7 +54,7 @@ static bool lock_files(vkocc_context *ctx) {
   if (ctx->lock_state == 0) {
     ctx->lock_state = 2;
     char dir[1024];
-    if (vkocc_cache_dir(dir, sizeof dir) == VKOCC_OK) {
+    if (util_cache_dir(dir, sizeof dir) == VKOCC_OK) {
       ctx->lock_fd = open_lock(ctx, dir, "lock");
       ctx->intent_fd = ctx->lock_fd >= 0 ? open_lock(ctx, dir, "intent") : -1;
       if (ctx->intent_fd >= 0) ctx->lock_state = 1;
@@ -92,7 +92,7 @@ typedef enum { TAKEN, PAST_BOUND, STOPPED, FAILED } take_result;
 /* flock(fd, op | LOCK_NB) until it holds, `limit_s` passes or the context's wait hook stops it; sleeps 1 ms
  * between tries. After one second the hook is told what the wait is for (then every 10 ms, and at its end). */
 static take_result take(vkocc_context *ctx, int fd, int op, double limit_s, const char *what, const char *kind) {
-  double start = vkocc_now_ns(), end = start + limit_s * 1e9, next_call = start + 1e9;
+  double start = util_now_ns(), end = start + limit_s * 1e9, next_call = start + 1e9;
   char dir[1024], path[1200] = "";
   vkocc_wait_info w = {.what = what, .lock = !strcmp(kind, "lock") ? "device lock" : "device intent", .path = path,
                        .bound_s = limit_s};
@@ -101,11 +101,11 @@ static take_result take(vkocc_context *ctx, int fd, int op, double limit_s, cons
   for (;;) {
     if (!flock(fd, op | LOCK_NB)) { r = TAKEN; break; }
     if (errno != EWOULDBLOCK && errno != EINTR) { r = FAILED; break; }
-    double now = vkocc_now_ns();
+    double now = util_now_ns();
     if (now > end) { r = PAST_BOUND; break; }
     if (ctx->wait && now >= next_call) {
       if (!told) {
-        if (vkocc_cache_dir(dir, sizeof dir) == VKOCC_OK) lock_path(ctx, dir, kind, path, sizeof path);
+        if (util_cache_dir(dir, sizeof dir) == VKOCC_OK) lock_path(ctx, dir, kind, path, sizeof path);
         vkocc_clear_error();
         w.holder_pid = holder_pid(fd);
         told = true;
@@ -117,7 +117,7 @@ static take_result take(vkocc_context *ctx, int fd, int op, double limit_s, cons
     nanosleep(&(struct timespec){0, 1000000}, NULL);
   }
   if (told) {
-    w.waited_s = (vkocc_now_ns() - start) / 1e9;
+    w.waited_s = (util_now_ns() - start) / 1e9;
     w.done = true;
     ctx->wait(ctx->wait_user, &w);
     char holder[48] = "another process";
@@ -129,7 +129,7 @@ static take_result take(vkocc_context *ctx, int fd, int op, double limit_s, cons
   return r;
 }
 
-vkocc_status vkocc_device_exclusive_begin(vkocc_context *ctx, const char *what) {
+vkocc_status core_device_exclusive_begin(vkocc_context *ctx, const char *what) {
   pthread_mutex_lock(&lock_mu);
   if (ctx->exclusive++ || !lock_files(ctx)) {
     if (ctx->lock_state == 3 && ctx->exclusive == 1) {
@@ -157,7 +157,7 @@ vkocc_status vkocc_device_exclusive_begin(vkocc_context *ctx, const char *what) 
   return VKOCC_OK;
 }
 
-void vkocc_device_exclusive_end(vkocc_context *ctx) {
+void core_device_exclusive_end(vkocc_context *ctx) {
   pthread_mutex_lock(&lock_mu);
   if (ctx->exclusive && !--ctx->exclusive && ctx->lock_state == 1) {
     flock(ctx->lock_fd, ctx->shared ? LOCK_SH : LOCK_UN);
@@ -166,7 +166,7 @@ void vkocc_device_exclusive_end(vkocc_context *ctx) {
   pthread_mutex_unlock(&lock_mu);
 }
 
-bool vkocc_device_shared_take(vkocc_context *ctx) {
+bool core_device_shared_take(vkocc_context *ctx) {
   pthread_mutex_lock(&lock_mu);
   bool held = true;
   if (!ctx->shared && !ctx->exclusive && lock_files(ctx)) {
@@ -178,7 +178,7 @@ bool vkocc_device_shared_take(vkocc_context *ctx) {
     }
     held = r == TAKEN;
     /* past the bound the work goes ahead unlocked: a submission never fails for want of the lock; stopped
-     * by the wait hook, it fails (vkocc_batch_submit) */
+     * by the wait hook, it fails (core_batch_submit) */
     if (r == STOPPED) ctx->lock_stopped = true;
   }
   if (held) ctx->shared++;
@@ -186,13 +186,13 @@ bool vkocc_device_shared_take(vkocc_context *ctx) {
   return held;
 }
 
-void vkocc_device_shared_release(vkocc_context *ctx) {
+void core_device_shared_release(vkocc_context *ctx) {
   pthread_mutex_lock(&lock_mu);
   if (ctx->shared && !--ctx->shared && !ctx->exclusive && ctx->lock_state == 1) flock(ctx->lock_fd, LOCK_UN);
   pthread_mutex_unlock(&lock_mu);
 }
 
-void vkocc_device_locks_close(vkocc_context *ctx) {
+void core_device_locks_close(vkocc_context *ctx) {
   if (ctx->lock_state == 1) {
     close(ctx->lock_fd); /* closing releases what is held */
     close(ctx->intent_fd);

@@ -8,9 +8,9 @@
 #include <vulkan/vulkan.h>
 
 /* loader.c */
-const char *vkocc_vk_result_name(VkResult r);
+const char *core_vk_result_name(VkResult r);
 /* Maps a VkResult from `what` to a status with a message; VK_ERROR_DEVICE_LOST gets its own wording. */
-vkocc_status vkocc_vk_fail(VkResult r, const char *what);
+vkocc_status core_vk_fail(VkResult r, const char *what);
 
 /* loader.c: Vulkan entry points, loaded at run time (volk-style) so a missing loader is a clear error. Only
  * core/ calls them: device and context set-up here, everything else through the executor (core/exec.h).
@@ -39,23 +39,23 @@ vkocc_status vkocc_vk_fail(VkResult r, const char *what);
   X(vkCreateImageView) X(vkDestroyImageView) X(vkCreateSampler) X(vkDestroySampler) X(vkCreateBufferView) \
   X(vkDestroyBufferView) X(vkGetPipelineExecutableStatisticsKHR)
 
-typedef struct vkocc_vk {
+typedef struct core_vk {
 #define VKOCC_PFN(name) PFN_##name name;
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
   VKOCC_VK_GLOBAL(VKOCC_PFN) VKOCC_VK_INSTANCE(VKOCC_PFN) VKOCC_VK_DEVICE(VKOCC_PFN)
 #undef VKOCC_PFN
-} vkocc_vk;
-extern vkocc_vk vkocc_fn;
+} core_vk;
+extern core_vk core_fn;
 
-vkocc_status vkocc_loader_open(void);
-vkocc_status vkocc_instance_create(VkInstance *instance);
+vkocc_status core_loader_open(void);
+vkocc_status core_instance_create(VkInstance *instance);
 /* The application's loader entry (NULL: the system loader's) and the instance functions of its instance. */
-vkocc_status vkocc_loader_use(void (*get_instance_proc_addr)(void), VkInstance instance);
-void vkocc_load_device_functions(VkInstance instance);
+vkocc_status core_loader_use(void (*get_instance_proc_addr)(void), VkInstance instance);
+void core_load_device_functions(VkInstance instance);
 
 /* devices.c */
-void vkocc_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info);
-bool vkocc_device_has_extension(VkPhysicalDevice pd, const char *name);
+void core_fill_device_info(VkPhysicalDevice pd, uint32_t index, vkocc_device_info *info);
+bool core_device_has_extension(VkPhysicalDevice pd, const char *name);
 
 /* context.c; the buffers, pipelines and batches made on a context are in core/exec.h */
 struct vkocc_context {
@@ -66,8 +66,8 @@ struct vkocc_context {
   vkocc_device_info info;
   VkPhysicalDeviceMemoryProperties mem;
   VkCommandPool cmd_pool;     /* the batches' command buffers (core/exec.c) */
-  struct vkocc_batch *batch;  /* the context's own batch: vkocc_context_batch */
-  struct vkocc_buffer *staging; /* vkocc_buffer_upload_to's, kept for the context's life (NULL until the first) */
+  struct core_batch *batch;  /* the context's own batch: core_context_batch */
+  struct core_buffer *staging; /* core_buffer_upload_to's, kept for the context's life (NULL until the first) */
   VkPipelineCache cache;
   char cache_path[1024];
   bool cache_was_loaded;
@@ -85,19 +85,19 @@ struct vkocc_context {
   void *wait_user;
   bool lock_stopped;     /* the wait hook stopped a submission's wait: the submission fails */
   uint32_t exclusive, shared; /* depth of exclusive sections; submissions in flight holding the shared lock */
-  struct vkocc_probe_pool *probe_pool; /* probe kernels built ahead (probes/prebuild.c), NULL when none */
+  struct probes_pool *probe_pool; /* probe kernels built ahead (probes/prebuild.c), NULL when none */
   size_t cache_loaded_bytes; /* the pipeline cache's size as loaded: unchanged at the end, it is not written again */
 };
 
 /* shader_features.c: the shader features vkocc's device enables (all of its list that the device supports);
  * vkocc_context_create calls this before vkCreateDevice, chain living until then. */
-typedef struct vkocc_feature_chain {
+typedef struct core_feature_chain {
   VkPhysicalDeviceFeatures2 f2;
   VkPhysicalDeviceVulkan11Features v11;
   VkPhysicalDeviceVulkan12Features v12;
   bool has12;
-} vkocc_feature_chain;
-void vkocc_shader_features_enable(VkPhysicalDevice pd, VkDeviceCreateInfo *dci, vkocc_feature_chain *chain);
+} core_feature_chain;
+void core_shader_features_enable(VkPhysicalDevice pd, VkDeviceCreateInfo *dci, core_feature_chain *chain);
 /* The subgroup-size range a compute pipeline can get (subgroupSizeControl), else subgroupSize twice. */
-void vkocc_subgroup_size_range(vkocc_context *ctx, uint32_t *min, uint32_t *max);
+void core_subgroup_size_range(vkocc_context *ctx, uint32_t *min, uint32_t *max);
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-vkocc_vk vkocc_fn;
+core_vk core_fn;
 static void *loader_handle;
 /* --device all opens contexts on several threads: the table is filled once, under this lock, with the
  * loader's trampolines (valid for every instance and device of every driver). */
@@ -13,7 +13,7 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool instance_loaded, device_loaded;
 
 static vkocc_status loader_open_locked(void);
-vkocc_status vkocc_loader_open(void) {
+vkocc_status core_loader_open(void) {
   pthread_mutex_lock(&table_lock);
   vkocc_status s = loader_open_locked();
   pthread_mutex_unlock(&table_lock);
@@ -21,7 +21,7 @@ vkocc_status vkocc_loader_open(void) {
 }
 
 static vkocc_status loader_open_locked(void) {
-  if (vkocc_fn.vkGetInstanceProcAddr) return VKOCC_OK;
+  if (core_fn.vkGetInstanceProcAddr) return VKOCC_OK;
   /* VKOCC_VULKAN_LIBRARY lets tests (and odd installs) name the loader. */
   const char *name = getenv("VKOCC_VULKAN_LIBRARY");
   if (!name || !*name) name = "libvulkan.so.1";
@@ -29,22 +29,22 @@ static vkocc_status loader_open_locked(void) {
   if (!loader_handle)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED,
                       "no Vulkan loader: cannot open %s (install libvulkan1, e.g. scripts/install-deps.sh)", name);
-  vkocc_fn.vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)dlsym(loader_handle, "vkGetInstanceProcAddr");
-  if (!vkocc_fn.vkGetInstanceProcAddr)
+  core_fn.vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)dlsym(loader_handle, "vkGetInstanceProcAddr");
+  if (!core_fn.vkGetInstanceProcAddr)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s is not a Vulkan loader (no vkGetInstanceProcAddr)", name);
-#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(NULL, #n);
+#define LOAD(n) core_fn.n = (PFN_##n)core_fn.vkGetInstanceProcAddr(NULL, #n);
   VKOCC_VK_GLOBAL(LOAD)
 #undef LOAD
-  if (!vkocc_fn.vkCreateInstance)
+  if (!core_fn.vkCreateInstance)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s does not provide vkCreateInstance", name);
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_instance_create(VkInstance *instance) {
-  vkocc_status s = vkocc_loader_open();
+vkocc_status core_instance_create(VkInstance *instance) {
+  vkocc_status s = core_loader_open();
   if (s) return s;
   uint32_t api = VK_API_VERSION_1_0;
-  if (vkocc_fn.vkEnumerateInstanceVersion && vkocc_fn.vkEnumerateInstanceVersion(&api) != VK_SUCCESS)
+  if (core_fn.vkEnumerateInstanceVersion && core_fn.vkEnumerateInstanceVersion(&api) != VK_SUCCESS)
     api = VK_API_VERSION_1_0; /* cannot fail in the specification; a loader that says otherwise gets 1.0 */
   VkApplicationInfo app = {
       .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -54,7 +54,7 @@ vkocc_status vkocc_instance_create(VkInstance *instance) {
       .apiVersion = api >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1,
   };
   VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
-  VkResult r = vkocc_fn.vkCreateInstance(&ci, NULL, instance);
+  VkResult r = core_fn.vkCreateInstance(&ci, NULL, instance);
   if (r != VK_SUCCESS) {
     /* The loader reports a broken driver manifest in odd ways (a garbage VK_DRIVER_FILES gives
      * VK_ERROR_OUT_OF_HOST_MEMORY): without an instance the system lacks a usable driver, whatever the code. */
@@ -63,27 +63,27 @@ vkocc_status vkocc_instance_create(VkInstance *instance) {
     char hint[600] = "install a driver, e.g. mesa-vulkan-drivers for lavapipe";
     if (files && *files) snprintf(hint, sizeof hint, "check the driver manifests in %s=%s", var, files);
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no usable Vulkan driver: instance creation failed (vkCreateInstance "
-                      "returned %s); %s", vkocc_vk_result_name(r), hint);
+                      "returned %s); %s", core_vk_result_name(r), hint);
   }
   pthread_mutex_lock(&table_lock);
   if (!instance_loaded) {
-#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(*instance, #n);
+#define LOAD(n) core_fn.n = (PFN_##n)core_fn.vkGetInstanceProcAddr(*instance, #n);
     VKOCC_VK_INSTANCE(LOAD)
 #undef LOAD
     instance_loaded = true;
   }
   pthread_mutex_unlock(&table_lock);
-  if (!vkocc_fn.vkGetPhysicalDeviceProperties2)
+  if (!core_fn.vkGetPhysicalDeviceProperties2)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the Vulkan loader lacks Vulkan 1.1 (vkGetPhysicalDeviceProperties2)");
   return VKOCC_OK;
 }
 
-void vkocc_load_device_functions(VkInstance instance) {
+void core_load_device_functions(VkInstance instance) {
   /* vkGetInstanceProcAddr gives the loader's trampolines, which dispatch on the device handle: one table
    * serves devices of different drivers at once (vkGetDeviceProcAddr's pointers are one driver's) */
   pthread_mutex_lock(&table_lock);
   if (!device_loaded) {
-#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(instance, #n);
+#define LOAD(n) core_fn.n = (PFN_##n)core_fn.vkGetInstanceProcAddr(instance, #n);
     VKOCC_VK_DEVICE(LOAD)
 #undef LOAD
     device_loaded = true;
@@ -91,23 +91,23 @@ void vkocc_load_device_functions(VkInstance instance) {
   pthread_mutex_unlock(&table_lock);
 }
 
-vkocc_status vkocc_loader_use(void (*gipa)(void), VkInstance instance) {
+vkocc_status core_loader_use(void (*gipa)(void), VkInstance instance) {
   /* the table is written under its lock, as everywhere: another thread may be opening a context */
   pthread_mutex_lock(&table_lock);
   vkocc_status s = VKOCC_OK;
   if (gipa) {
-    vkocc_fn.vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)gipa;
-#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(NULL, #n);
+    core_fn.vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)gipa;
+#define LOAD(n) core_fn.n = (PFN_##n)core_fn.vkGetInstanceProcAddr(NULL, #n);
     VKOCC_VK_GLOBAL(LOAD)
 #undef LOAD
   } else {
     s = loader_open_locked();
   }
   if (!s) {
-#define LOAD(n) vkocc_fn.n = (PFN_##n)vkocc_fn.vkGetInstanceProcAddr(instance, #n);
+#define LOAD(n) core_fn.n = (PFN_##n)core_fn.vkGetInstanceProcAddr(instance, #n);
     VKOCC_VK_INSTANCE(LOAD)
 #undef LOAD
-    if (!vkocc_fn.vkGetPhysicalDeviceProperties2 || !vkocc_fn.vkGetDeviceProcAddr)
+    if (!core_fn.vkGetPhysicalDeviceProperties2 || !core_fn.vkGetDeviceProcAddr)
       s = vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "the instance lacks Vulkan 1.1 (vkGetPhysicalDeviceProperties2)");
   }
   if (!s) {
@@ -121,7 +121,7 @@ vkocc_status vkocc_loader_use(void (*gipa)(void), VkInstance instance) {
 
 /* ---------------------------------------------------------------- VkResult as errors */
 
-const char *vkocc_vk_result_name(VkResult r) {
+const char *core_vk_result_name(VkResult r) {
   switch (r) {
 #define C(x) case x: return #x;
     C(VK_SUCCESS) C(VK_NOT_READY) C(VK_TIMEOUT) C(VK_INCOMPLETE) C(VK_ERROR_OUT_OF_HOST_MEMORY)
@@ -135,7 +135,7 @@ const char *vkocc_vk_result_name(VkResult r) {
   }
 }
 
-vkocc_status vkocc_vk_fail(VkResult r, const char *what) {
+vkocc_status core_vk_fail(VkResult r, const char *what) {
   if (r == VK_ERROR_DEVICE_LOST)
     return vkocc_fail_reason(VKOCC_ERROR_RUNTIME, VKOCC_REASON_DEVICE_LOST,
                              "%s: VK_ERROR_DEVICE_LOST (the GPU reset or the driver killed the work; results are "
@@ -145,6 +145,6 @@ vkocc_status vkocc_vk_fail(VkResult r, const char *what) {
                              "time)", what);
   if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: VK_ERROR_INCOMPATIBLE_DRIVER (no usable Vulkan driver)", what);
-  return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: %s", what, vkocc_vk_result_name(r));
+  return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: %s", what, core_vk_result_name(r));
 }
 

@@ -6,18 +6,18 @@
 #include <string.h>
 
 /* resources.c */
-vkocc_status vkocc_dummies_make(vkocc_context *ctx, vkocc_kernel *k, const bool *covered);
-void vkocc_dummies_destroy(vkocc_context *ctx, vkocc_kernel *k);
+vkocc_status core_dummies_make(vkocc_context *ctx, core_kernel *k, const bool *covered);
+void core_dummies_destroy(vkocc_context *ctx, core_kernel *k);
 
-vkocc_status vkocc_kernel_create(vkocc_context *ctx, const uint32_t *spv, size_t spv_bytes, uint32_t bindings,
-                                 uint32_t push_bytes, const uint32_t *spec, uint32_t spec_count, vkocc_kernel *k) {
+vkocc_status core_kernel_create(vkocc_context *ctx, const uint32_t *spv, size_t spv_bytes, uint32_t bindings,
+                                 uint32_t push_bytes, const uint32_t *spec, uint32_t spec_count, core_kernel *k) {
   memset(k, 0, sizeof *k);
   k->bindings = bindings;
   k->push_bytes = push_bytes;
   k->nsets = 1;
-  k->set_layouts = vkocc_xcalloc(1, sizeof *k->set_layouts);
-  k->sets = vkocc_xcalloc(1, sizeof *k->sets);
-  VkDescriptorSetLayoutBinding *b = vkocc_xcalloc(bindings, sizeof *b);
+  k->set_layouts = util_xcalloc(1, sizeof *k->set_layouts);
+  k->sets = util_xcalloc(1, sizeof *k->sets);
+  VkDescriptorSetLayoutBinding *b = util_xcalloc(bindings, sizeof *b);
   for (uint32_t i = 0; i < bindings; i++)
     b[i] = (VkDescriptorSetLayoutBinding){.binding = i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                           .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
@@ -26,7 +26,7 @@ vkocc_status vkocc_kernel_create(vkocc_context *ctx, const uint32_t *spv, size_t
   VkDescriptorSetLayoutCreateInfo dslci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                            .bindingCount = bindings, .pBindings = b};
   VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = push_bytes};
-  VkSpecializationMapEntry *entries = vkocc_xcalloc(spec_count, sizeof *entries);
+  VkSpecializationMapEntry *entries = util_xcalloc(spec_count, sizeof *entries);
   for (uint32_t i = 0; i < spec_count; i++)
     entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = 4 * i, .size = 4};
   VkSpecializationInfo si = {.mapEntryCount = spec_count, .pMapEntries = entries, .dataSize = 4 * spec_count,
@@ -35,95 +35,95 @@ vkocc_status vkocc_kernel_create(vkocc_context *ctx, const uint32_t *spv, size_t
   VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
                                      .poolSizeCount = 1, .pPoolSizes = &ps};
   VkResult r;
-  if ((r = vkocc_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &k->module)) ||
-      (r = vkocc_fn.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &k->set_layouts[0])))
+  if ((r = core_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &k->module)) ||
+      (r = core_fn.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &k->set_layouts[0])))
     goto fail;
   VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
                                      .pSetLayouts = k->set_layouts, .pushConstantRangeCount = push_bytes ? 1 : 0,
                                      .pPushConstantRanges = &pcr};
-  if ((r = vkocc_fn.vkCreatePipelineLayout(ctx->device, &plci, NULL, &k->layout))) goto fail;
+  if ((r = core_fn.vkCreatePipelineLayout(ctx->device, &plci, NULL, &k->layout))) goto fail;
   VkComputePipelineCreateInfo cpci = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                 .module = k->module, .pName = "main", .pSpecializationInfo = spec_count ? &si : NULL},
       .layout = k->layout};
-  if ((r = vkocc_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &k->pipeline)) ||
-      (r = vkocc_fn.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &k->pool)))
+  if ((r = core_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &k->pipeline)) ||
+      (r = core_fn.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &k->pool)))
     goto fail;
   VkDescriptorSetAllocateInfo dsai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                       .descriptorPool = k->pool, .descriptorSetCount = 1,
                                       .pSetLayouts = k->set_layouts};
-  if ((r = vkocc_fn.vkAllocateDescriptorSets(ctx->device, &dsai, k->sets))) goto fail;
+  if ((r = core_fn.vkAllocateDescriptorSets(ctx->device, &dsai, k->sets))) goto fail;
   free(b);
   free(entries);
   return VKOCC_OK;
 fail:
   free(b);
   free(entries);
-  vkocc_kernel_destroy(ctx, k);
-  return vkocc_vk_fail(r, "creating a compute pipeline");
+  core_kernel_destroy(ctx, k);
+  return core_vk_fail(r, "creating a compute pipeline");
 }
 
-void vkocc_kernel_bind_range(vkocc_context *ctx, vkocc_kernel *k, uint32_t set, uint32_t binding,
-                             const vkocc_buffer *b, VkDeviceSize offset, VkDeviceSize range) {
+void core_kernel_bind_range(vkocc_context *ctx, core_kernel *k, uint32_t set, uint32_t binding,
+                             const core_buffer *b, VkDeviceSize offset, VkDeviceSize range) {
   if (set >= k->nsets) return;
   VkDescriptorBufferInfo bi = {.buffer = b->buffer, .offset = offset, .range = range ? range : VK_WHOLE_SIZE};
   VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = k->sets[set],
                             .dstBinding = binding, .descriptorCount = 1,
                             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi};
-  vkocc_fn.vkUpdateDescriptorSets(ctx->device, 1, &w, 0, NULL);
+  core_fn.vkUpdateDescriptorSets(ctx->device, 1, &w, 0, NULL);
 }
 
-void vkocc_kernel_bind(vkocc_context *ctx, vkocc_kernel *k, vkocc_buffer *const *buffers) {
+void core_kernel_bind(vkocc_context *ctx, core_kernel *k, core_buffer *const *buffers) {
   if (!k->bindings || !k->nsets) return;
-  VkDescriptorBufferInfo *bi = vkocc_xcalloc(k->bindings, sizeof *bi);
-  VkWriteDescriptorSet *w = vkocc_xcalloc(k->bindings, sizeof *w);
+  VkDescriptorBufferInfo *bi = util_xcalloc(k->bindings, sizeof *bi);
+  VkWriteDescriptorSet *w = util_xcalloc(k->bindings, sizeof *w);
   for (uint32_t i = 0; i < k->bindings; i++) {
     bi[i] = (VkDescriptorBufferInfo){.buffer = buffers[i]->buffer, .range = VK_WHOLE_SIZE};
     w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = k->sets[0], .dstBinding = i,
                                   .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                   .pBufferInfo = &bi[i]};
   }
-  vkocc_fn.vkUpdateDescriptorSets(ctx->device, k->bindings, w, 0, NULL);
+  core_fn.vkUpdateDescriptorSets(ctx->device, k->bindings, w, 0, NULL);
   free(bi);
   free(w);
 }
 
-void vkocc_kernel_destroy(vkocc_context *ctx, vkocc_kernel *k) {
+void core_kernel_destroy(vkocc_context *ctx, core_kernel *k) {
   VkDevice dev = ctx->device;
-  vkocc_dummies_destroy(ctx, k);
-  if (k->pool) vkocc_fn.vkDestroyDescriptorPool(dev, k->pool, NULL);
-  if (k->pipeline) vkocc_fn.vkDestroyPipeline(dev, k->pipeline, NULL);
-  if (k->layout) vkocc_fn.vkDestroyPipelineLayout(dev, k->layout, NULL);
+  core_dummies_destroy(ctx, k);
+  if (k->pool) core_fn.vkDestroyDescriptorPool(dev, k->pool, NULL);
+  if (k->pipeline) core_fn.vkDestroyPipeline(dev, k->pipeline, NULL);
+  if (k->layout) core_fn.vkDestroyPipelineLayout(dev, k->layout, NULL);
   for (uint32_t i = 0; k->set_layouts && i < k->nsets; i++)
-    if (k->set_layouts[i]) vkocc_fn.vkDestroyDescriptorSetLayout(dev, k->set_layouts[i], NULL);
-  if (k->module) vkocc_fn.vkDestroyShaderModule(dev, k->module, NULL);
+    if (k->set_layouts[i]) core_fn.vkDestroyDescriptorSetLayout(dev, k->set_layouts[i], NULL);
+  if (k->module) core_fn.vkDestroyShaderModule(dev, k->module, NULL);
   free(k->set_layouts);
   free(k->sets);
   free(k->spec_entries);
   free(k->spec_data);
-  vkocc_reflection_free(&k->refl);
+  compile_reflection_free(&k->refl);
   memset(k, 0, sizeof *k);
 }
 
 /* ------------------------------------------------------------------ built from the reflection */
 
-static void reflection_copy(const vkocc_reflection *from, vkocc_reflection *to) {
+static void reflection_copy(const compile_reflection *from, compile_reflection *to) {
   *to = *from;
-  to->bindings = vkocc_xcalloc(from->nbindings, sizeof *to->bindings);
+  to->bindings = util_xcalloc(from->nbindings, sizeof *to->bindings);
   if (from->nbindings) memcpy(to->bindings, from->bindings, from->nbindings * sizeof *to->bindings);
-  to->specs = vkocc_xcalloc(from->nspecs, sizeof *to->specs);
+  to->specs = util_xcalloc(from->nspecs, sizeof *to->specs);
   if (from->nspecs) memcpy(to->specs, from->specs, from->nspecs * sizeof *to->specs);
 }
 
 /* Specialization data in the constants' own types, one map entry per ID (the last value given for it). */
-static void spec_data(vkocc_kernel *k, const vkocc_spec_value *spec, uint32_t nspec) {
-  const vkocc_reflection *rf = &k->refl;
-  k->spec_entries = vkocc_xcalloc(nspec, sizeof *k->spec_entries);
-  k->spec_data = vkocc_xcalloc(nspec, 8);
+static void spec_data(core_kernel *k, const vkocc_spec_value *spec, uint32_t nspec) {
+  const compile_reflection *rf = &k->refl;
+  k->spec_entries = util_xcalloc(nspec, sizeof *k->spec_entries);
+  k->spec_data = util_xcalloc(nspec, 8);
   uint32_t off = 0, n = 0;
   for (uint32_t i = 0; i < nspec; i++) {
-    const vkocc_reflect_spec *c = NULL;
+    const compile_reflect_spec *c = NULL;
     for (uint32_t j = 0; j < rf->nspecs; j++) if (rf->specs[j].id == spec[i].id) c = &rf->specs[j];
     if (!c) continue;
     bool later = false; /* the same ID again further on: that value counts */
@@ -143,7 +143,7 @@ static void spec_data(vkocc_kernel *k, const vkocc_spec_value *spec, uint32_t ns
   k->spec_bytes = off;
 }
 
-static const vkocc_kernel_resource *resource_at(const vkocc_kernel_desc *d, uint32_t set, uint32_t binding) {
+static const core_kernel_resource *resource_at(const core_kernel_desc *d, uint32_t set, uint32_t binding) {
   for (uint32_t i = 0; i < d->nres; i++)
     if (d->res[i].set == set && d->res[i].binding == binding && d->res[i].buffer) return &d->res[i];
   return NULL;
@@ -153,17 +153,17 @@ static const vkocc_kernel_resource *resource_at(const vkocc_kernel_desc *d, uint
 
 /* Set layouts (the reflected bindings, the extra set's buffer, empty ones in the gaps), the pipeline layout
  * and the descriptor pool sizes. */
-static vkocc_status layouts(vkocc_context *ctx, const vkocc_kernel_desc *d, vkocc_kernel *k,
+static vkocc_status layouts(vkocc_context *ctx, const core_kernel_desc *d, core_kernel *k,
                             VkDescriptorPoolSize *sizes, uint32_t *nsizes) {
   VkResult r;
-  VkDescriptorSetLayoutBinding *lb = vkocc_xcalloc(k->refl.nbindings + 1, sizeof *lb);
+  VkDescriptorSetLayoutBinding *lb = util_xcalloc(k->refl.nbindings + 1, sizeof *lb);
   for (uint32_t set = 0; set < k->nsets; set++) {
     uint32_t n = 0;
     if (d->has_extra_set && set == d->extra_set)
       lb[n++] = (VkDescriptorSetLayoutBinding){.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                                .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     for (uint32_t i = 0; i < k->refl.nbindings; i++) {
-      const vkocc_reflect_binding *b = &k->refl.bindings[i];
+      const compile_reflect_binding *b = &k->refl.bindings[i];
       if (b->set != set) continue;
       lb[n++] = (VkDescriptorSetLayoutBinding){.binding = b->binding, .descriptorType = b->type,
                                                .descriptorCount = b->count, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
@@ -176,9 +176,9 @@ static vkocc_status layouts(vkocc_context *ctx, const vkocc_kernel_desc *d, vkoc
     }
     VkDescriptorSetLayoutCreateInfo dslci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                              .bindingCount = n, .pBindings = lb};
-    if ((r = vkocc_fn.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &k->set_layouts[set]))) {
+    if ((r = core_fn.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &k->set_layouts[set]))) {
       free(lb);
-      return vkocc_vk_fail(r, "descriptor set layout for the user's shader");
+      return core_vk_fail(r, "descriptor set layout for the user's shader");
     }
   }
   free(lb);
@@ -186,22 +186,22 @@ static vkocc_status layouts(vkocc_context *ctx, const vkocc_kernel_desc *d, vkoc
   VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = k->nsets,
                                      .pSetLayouts = k->set_layouts, .pushConstantRangeCount = k->push_bytes ? 1 : 0,
                                      .pPushConstantRanges = &pcr};
-  if ((r = vkocc_fn.vkCreatePipelineLayout(ctx->device, &plci, NULL, &k->layout)))
-    return vkocc_vk_fail(r, "pipeline layout for the user's shader");
+  if ((r = core_fn.vkCreatePipelineLayout(ctx->device, &plci, NULL, &k->layout)))
+    return core_vk_fail(r, "pipeline layout for the user's shader");
   return VKOCC_OK;
 }
 
 /* The descriptor writes: the extra set's buffer, then every reflected binding (each array element the same
  * resource: the caller's buffer or the dummy). */
-static void write_sets(vkocc_context *ctx, const vkocc_kernel_desc *d, vkocc_kernel *k) {
+static void write_sets(vkocc_context *ctx, const core_kernel_desc *d, core_kernel *k) {
   if (d->has_extra_set) {
-    const vkocc_kernel_resource *x = resource_at(d, d->extra_set, 0);
-    if (x) vkocc_kernel_bind_range(ctx, k, d->extra_set, 0, x->buffer, x->offset, x->range);
+    const core_kernel_resource *x = resource_at(d, d->extra_set, 0);
+    if (x) core_kernel_bind_range(ctx, k, d->extra_set, 0, x->buffer, x->offset, x->range);
   }
   for (uint32_t i = 0; i < k->refl.nbindings; i++) {
-    const vkocc_reflect_binding *b = &k->refl.bindings[i];
-    const vkocc_dummy *dm = &k->dummies[i];
-    const vkocc_kernel_resource *x = resource_at(d, b->set, b->binding);
+    const compile_reflect_binding *b = &k->refl.bindings[i];
+    const core_dummy *dm = &k->dummies[i];
+    const core_kernel_resource *x = resource_at(d, b->set, b->binding);
     for (uint32_t e = 0; e < b->count; e++) {
       VkDescriptorBufferInfo bi = {.buffer = x ? x->buffer->buffer : dm->buf.buffer, .offset = x ? x->offset : 0,
                                    .range = x && x->range ? x->range : VK_WHOLE_SIZE};
@@ -210,33 +210,33 @@ static void write_sets(vkocc_context *ctx, const vkocc_kernel_desc *d, vkocc_ker
                                 .dstBinding = b->binding, .dstArrayElement = e, .descriptorCount = 1,
                                 .descriptorType = b->type, .pBufferInfo = &bi, .pImageInfo = &ii,
                                 .pTexelBufferView = &dm->texel_view};
-      vkocc_fn.vkUpdateDescriptorSets(ctx->device, 1, &w, 0, NULL);
+      core_fn.vkUpdateDescriptorSets(ctx->device, 1, &w, 0, NULL);
     }
   }
 }
 
-static vkocc_status build(vkocc_context *ctx, const vkocc_kernel_desc *d, vkocc_kernel *k) {
+static vkocc_status build(vkocc_context *ctx, const core_kernel_desc *d, core_kernel *k) {
   const char *name = d->name ? d->name : "module";
   const uint32_t *rspv = d->reflect_spv ? d->reflect_spv : d->spv;
   size_t rwords = d->reflect_spv ? d->reflect_words : d->words;
   vkocc_status s;
   if (d->info) k->info = *d->info;
-  else if ((s = vkocc_spirv_inspect(rspv, rwords, name, d->entry, d->spec, d->nspec, &k->info))) return s;
+  else if ((s = compile_spirv_inspect(rspv, rwords, name, d->entry, d->spec, d->nspec, &k->info))) return s;
   if (d->refl) reflection_copy(d->refl, &k->refl);
-  else if ((s = vkocc_reflect(rspv, rwords, k->info.entry, &k->refl))) return s;
+  else if ((s = compile_reflect(rspv, rwords, k->info.entry, &k->refl))) return s;
   k->push_bytes = k->refl.push_bytes;
   k->nsets = k->info.max_set_plus1;
   if (d->has_extra_set && d->extra_set + 1 > k->nsets) k->nsets = d->extra_set + 1;
   if (k->nsets > MAX_SETS) return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: descriptor sets above %u", name, MAX_SETS);
-  k->set_layouts = vkocc_xcalloc(k->nsets, sizeof *k->set_layouts);
-  k->sets = vkocc_xcalloc(k->nsets, sizeof *k->sets);
+  k->set_layouts = util_xcalloc(k->nsets, sizeof *k->set_layouts);
+  k->sets = util_xcalloc(k->nsets, sizeof *k->sets);
   const char *role = d->role ? d->role : "";
   VkShaderModuleCreateInfo smci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = d->words * 4,
                                    .pCode = d->spv};
-  VkResult r = vkocc_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &k->module);
+  VkResult r = core_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &k->module);
   if (r) return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: the driver rejects the %s%smodule: vkCreateShaderModule "
-                           "gave %s", name, role, *role ? " " : "", vkocc_vk_result_name(r));
-  VkDescriptorPoolSize *sizes = vkocc_xcalloc(k->refl.nbindings + 1, sizeof *sizes);
+                           "gave %s", name, role, *role ? " " : "", core_vk_result_name(r));
+  VkDescriptorPoolSize *sizes = util_xcalloc(k->refl.nbindings + 1, sizeof *sizes);
   uint32_t nsizes = 0;
   if ((s = layouts(ctx, d, k, sizes, &nsizes))) { free(sizes); return s; }
   spec_data(k, d->spec, d->nspec);
@@ -248,37 +248,37 @@ static vkocc_status build(vkocc_context *ctx, const vkocc_kernel_desc *d, vkocc_
                 .module = k->module, .pName = k->info.entry, .pSpecializationInfo = k->nspec_entries ? &si : NULL},
       .layout = k->layout};
   if (d->statistics && ctx->exec_props) cpci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-  if ((r = vkocc_fn.vkCreateComputePipelines(ctx->device, d->uncached ? VK_NULL_HANDLE : ctx->cache, 1, &cpci, NULL,
+  if ((r = core_fn.vkCreateComputePipelines(ctx->device, d->uncached ? VK_NULL_HANDLE : ctx->cache, 1, &cpci, NULL,
                                               &k->pipeline))) {
     free(sizes);
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: the driver rejects the %s%spipeline: vkCreateComputePipelines "
-                      "gave %s", name, role, *role ? " " : "", vkocc_vk_result_name(r));
+                      "gave %s", name, role, *role ? " " : "", core_vk_result_name(r));
   }
   VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = k->nsets,
                                      .poolSizeCount = nsizes, .pPoolSizes = sizes};
-  if (k->nsets && nsizes && (r = vkocc_fn.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &k->pool))) {
+  if (k->nsets && nsizes && (r = core_fn.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &k->pool))) {
     free(sizes);
-    return vkocc_vk_fail(r, "descriptor pool for the user's shader");
+    return core_vk_fail(r, "descriptor pool for the user's shader");
   }
   free(sizes);
   VkDescriptorSetAllocateInfo dsai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorPool = k->pool,
                                       .descriptorSetCount = k->nsets, .pSetLayouts = k->set_layouts};
-  if (k->pool && (r = vkocc_fn.vkAllocateDescriptorSets(ctx->device, &dsai, k->sets)))
-    return vkocc_vk_fail(r, "descriptor sets for the user's shader");
-  bool *covered = vkocc_xcalloc(k->refl.nbindings, sizeof *covered);
+  if (k->pool && (r = core_fn.vkAllocateDescriptorSets(ctx->device, &dsai, k->sets)))
+    return core_vk_fail(r, "descriptor sets for the user's shader");
+  bool *covered = util_xcalloc(k->refl.nbindings, sizeof *covered);
   for (uint32_t i = 0; i < k->refl.nbindings; i++)
     covered[i] = resource_at(d, k->refl.bindings[i].set, k->refl.bindings[i].binding) != NULL;
-  s = vkocc_dummies_make(ctx, k, covered);
+  s = core_dummies_make(ctx, k, covered);
   free(covered);
   if (s) return s;
   if (k->pool) write_sets(ctx, d, k);
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_kernel_build(vkocc_context *ctx, const vkocc_kernel_desc *desc, vkocc_kernel *k) {
+vkocc_status core_kernel_build(vkocc_context *ctx, const core_kernel_desc *desc, core_kernel *k) {
   memset(k, 0, sizeof *k);
   vkocc_status s = build(ctx, desc, k);
-  if (s) vkocc_kernel_destroy(ctx, k);
+  if (s) core_kernel_destroy(ctx, k);
   return s;
 }
 
@@ -286,15 +286,15 @@ vkocc_status vkocc_kernel_build(vkocc_context *ctx, const vkocc_kernel_desc *des
 
 static uint32_t read_stats(VkDevice dev, VkPipeline p, char (*names)[64], double *vals, uint32_t max) {
   /* the loader's trampoline from the table, else the driver's own entry (a loader that lacks the extension) */
-  PFN_vkGetPipelineExecutableStatisticsKHR stats = vkocc_fn.vkGetPipelineExecutableStatisticsKHR;
+  PFN_vkGetPipelineExecutableStatisticsKHR stats = core_fn.vkGetPipelineExecutableStatisticsKHR;
   if (!stats)
-    stats = (PFN_vkGetPipelineExecutableStatisticsKHR)vkocc_fn.vkGetDeviceProcAddr(dev,
+    stats = (PFN_vkGetPipelineExecutableStatisticsKHR)core_fn.vkGetDeviceProcAddr(dev,
                                                                                     "vkGetPipelineExecutableStatisticsKHR");
   if (!stats) return 0;
   VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = p};
   uint32_t n = 0;
   if (stats(dev, &ei, &n, NULL) != VK_SUCCESS || !n) return 0;
-  VkPipelineExecutableStatisticKHR *st = vkocc_xcalloc(n, sizeof *st);
+  VkPipelineExecutableStatisticKHR *st = util_xcalloc(n, sizeof *st);
   for (uint32_t i = 0; i < n; i++) st[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
   if (stats(dev, &ei, &n, st) < 0) n = 0;
   uint32_t k = 0;
@@ -311,13 +311,13 @@ static uint32_t read_stats(VkDevice dev, VkPipeline p, char (*names)[64], double
   return k;
 }
 
-uint32_t vkocc_kernel_statistics(vkocc_context *ctx, const vkocc_kernel *k, char (*names)[64], double *values,
+uint32_t core_kernel_statistics(vkocc_context *ctx, const core_kernel *k, char (*names)[64], double *values,
                                  uint32_t max) {
   if (!ctx->exec_props || !k->pipeline) return 0;
   return read_stats(ctx->device, k->pipeline, names, values, max);
 }
 
-uint32_t vkocc_kernel_statistics_of(vkocc_context *ctx, const vkocc_kernel *k, const uint32_t *spv, size_t words,
+uint32_t core_kernel_statistics_of(vkocc_context *ctx, const core_kernel *k, const uint32_t *spv, size_t words,
                                     char (*names)[64], double *values, uint32_t max) {
   if (!ctx->exec_props || !k->layout) return 0;
   VkShaderModuleCreateInfo smci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = words * 4,
@@ -332,23 +332,23 @@ uint32_t vkocc_kernel_statistics_of(vkocc_context *ctx, const vkocc_kernel *k, c
   VkShaderModule m = VK_NULL_HANDLE;
   VkPipeline p = VK_NULL_HANDLE;
   uint32_t n = 0;
-  if (vkocc_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &m)) return 0;
+  if (core_fn.vkCreateShaderModule(ctx->device, &smci, NULL, &m)) return 0;
   cpci.stage.module = m;
-  if (!vkocc_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &p)) {
+  if (!core_fn.vkCreateComputePipelines(ctx->device, ctx->cache, 1, &cpci, NULL, &p)) {
     n = read_stats(ctx->device, p, names, values, max);
-    vkocc_fn.vkDestroyPipeline(ctx->device, p, NULL);
+    core_fn.vkDestroyPipeline(ctx->device, p, NULL);
   }
-  vkocc_fn.vkDestroyShaderModule(ctx->device, m, NULL);
+  core_fn.vkDestroyShaderModule(ctx->device, m, NULL);
   return n;
 }
 
 /* ------------------------------------------------------------------ limits */
 
-void vkocc_exec_limits_get(vkocc_context *ctx, vkocc_exec_limits *out) {
+void core_exec_limits_get(vkocc_context *ctx, core_exec_limits *out) {
   memset(out, 0, sizeof *out);
   VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
-  vkocc_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
+  core_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
   out->max_storage_buffer_range = p2.properties.limits.maxStorageBufferRange;
   for (int d = 0; d < 3; d++)
     out->max_wg_size[d] = p2.properties.limits.maxComputeWorkGroupSize[d],

@@ -13,7 +13,7 @@ static int32_t find_memory(const vkocc_context *ctx, uint32_t bits, VkMemoryProp
   return -1;
 }
 
-vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool host_visible, vkocc_buffer *b) {
+vkocc_status core_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool host_visible, core_buffer *b) {
   memset(b, 0, sizeof *b);
   b->size = size;
   VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
@@ -21,13 +21,13 @@ vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool hos
                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                                      VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                      VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT}; /* + user shaders' dummies */
-  VkResult r = vkocc_fn.vkCreateBuffer(ctx->device, &bci, NULL, &b->buffer);
+  VkResult r = core_fn.vkCreateBuffer(ctx->device, &bci, NULL, &b->buffer);
   if (r) {
     memset(b, 0, sizeof *b);
-    return vkocc_vk_fail(r, "vkCreateBuffer");
+    return core_vk_fail(r, "vkCreateBuffer");
   }
   VkMemoryRequirements req;
-  vkocc_fn.vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
+  core_fn.vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
   /* Host-visible buffers are read back by the host: prefer cached memory (reads from write-combined
    * memory are slow). */
   const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -36,24 +36,24 @@ vkocc_status vkocc_buffer_create(vkocc_context *ctx, VkDeviceSize size, bool hos
   if (type < 0 && host_visible) type = find_memory(ctx, req.memoryTypeBits, hv);
   if (type < 0 && !host_visible) type = find_memory(ctx, req.memoryTypeBits, 0);
   if (type < 0) {
-    vkocc_buffer_destroy(ctx, b);
+    core_buffer_destroy(ctx, b);
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "no %s memory type for a %llu-byte buffer",
                       host_visible ? "host-visible coherent" : "device", (unsigned long long)size);
   }
   VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
                               .memoryTypeIndex = (uint32_t)type};
-  if ((r = vkocc_fn.vkAllocateMemory(ctx->device, &mai, NULL, &b->memory)) ||
-      (r = vkocc_fn.vkBindBufferMemory(ctx->device, b->buffer, b->memory, 0)) ||
-      (host_visible && (r = vkocc_fn.vkMapMemory(ctx->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map)))) {
-    vkocc_buffer_destroy(ctx, b);
-    return vkocc_vk_fail(r, "allocating buffer memory");
+  if ((r = core_fn.vkAllocateMemory(ctx->device, &mai, NULL, &b->memory)) ||
+      (r = core_fn.vkBindBufferMemory(ctx->device, b->buffer, b->memory, 0)) ||
+      (host_visible && (r = core_fn.vkMapMemory(ctx->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map)))) {
+    core_buffer_destroy(ctx, b);
+    return core_vk_fail(r, "allocating buffer memory");
   }
   return VKOCC_OK;
 }
 
-void vkocc_buffer_destroy(vkocc_context *ctx, vkocc_buffer *b) {
-  if (b->buffer) vkocc_fn.vkDestroyBuffer(ctx->device, b->buffer, NULL);
-  if (b->memory) vkocc_fn.vkFreeMemory(ctx->device, b->memory, NULL);
+void core_buffer_destroy(vkocc_context *ctx, core_buffer *b) {
+  if (b->buffer) core_fn.vkDestroyBuffer(ctx->device, b->buffer, NULL);
+  if (b->memory) core_fn.vkFreeMemory(ctx->device, b->memory, NULL);
   memset(b, 0, sizeof *b);
 }
 
@@ -62,7 +62,7 @@ void vkocc_buffer_destroy(vkocc_context *ctx, vkocc_buffer *b) {
  * upload), where the copies themselves take a few ms. */
 #define STAGING_MAX (64ull << 20)
 
-vkocc_status vkocc_buffer_upload_to(vkocc_context *ctx, vkocc_buffer *const *dst, uint32_t n, const void *data,
+vkocc_status core_buffer_upload_to(vkocc_context *ctx, core_buffer *const *dst, uint32_t n, const void *data,
                                     VkDeviceSize size) {
   uint32_t staged = 0;
   for (uint32_t k = 0; k < n; k++)
@@ -72,24 +72,24 @@ vkocc_status vkocc_buffer_upload_to(vkocc_context *ctx, vkocc_buffer *const *dst
   VkDeviceSize chunk = size < STAGING_MAX ? size : STAGING_MAX;
   vkocc_status s;
   if (!ctx->staging || ctx->staging->size < chunk) {
-    if (!ctx->staging) ctx->staging = vkocc_xcalloc(1, sizeof *ctx->staging);
-    vkocc_buffer_destroy(ctx, ctx->staging);
-    if ((s = vkocc_buffer_create(ctx, chunk, true, ctx->staging))) return s;
+    if (!ctx->staging) ctx->staging = util_xcalloc(1, sizeof *ctx->staging);
+    core_buffer_destroy(ctx, ctx->staging);
+    if ((s = core_buffer_create(ctx, chunk, true, ctx->staging))) return s;
   }
-  vkocc_batch *b = vkocc_context_batch(ctx);
+  core_batch *b = core_context_batch(ctx);
   for (VkDeviceSize off = 0; off < size; off += chunk) {
     VkDeviceSize len = size - off < chunk ? size - off : chunk;
     memcpy(ctx->staging->map, (const uint8_t *)data + off, len);
-    if ((s = vkocc_batch_begin(b))) return s;
+    if ((s = core_batch_begin(b))) return s;
     for (uint32_t k = 0; k < n; k++)
-      if (!dst[k]->map) vkocc_batch_copy(b, ctx->staging, dst[k], 0, off, len);
-    if ((s = vkocc_batch_run(b, 0, "uploading a buffer"))) return s;
+      if (!dst[k]->map) core_batch_copy(b, ctx->staging, dst[k], 0, off, len);
+    if ((s = core_batch_run(b, 0, "uploading a buffer"))) return s;
   }
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_buffer_upload(vkocc_context *ctx, vkocc_buffer *dst, const void *data, VkDeviceSize size) {
-  return vkocc_buffer_upload_to(ctx, &dst, 1, data, size);
+vkocc_status core_buffer_upload(vkocc_context *ctx, core_buffer *dst, const void *data, VkDeviceSize size) {
+  return core_buffer_upload_to(ctx, &dst, 1, data, size);
 }
 
 /* ------------------------------------------------------------------ dummies */
@@ -120,7 +120,7 @@ static VkFormat storage_format(uint32_t spv_format, uint32_t sampled_type) {
          : sampled_type == 2 ? VK_FORMAT_R32G32B32A32_UINT : VK_FORMAT_R32G32B32A32_SFLOAT;
 }
 
-static vkocc_status make_image(vkocc_context *ctx, const vkocc_reflect_binding *b, vkocc_dummy *d) {
+static vkocc_status make_image(vkocc_context *ctx, const compile_reflect_binding *b, core_dummy *d) {
   VkDevice dev = ctx->device;
   bool storage = b->type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
   VkFormat fmt = storage ? storage_format(b->image_format, b->sampled_type)
@@ -142,42 +142,42 @@ static vkocc_status make_image(vkocc_context *ctx, const vkocc_reflect_binding *
                            .tiling = VK_IMAGE_TILING_OPTIMAL,
                            .usage = storage ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT,
                            .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
-  VkResult r = vkocc_fn.vkCreateImage(dev, &ici, NULL, &d->image);
+  VkResult r = core_fn.vkCreateImage(dev, &ici, NULL, &d->image);
   if (r) return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "dummy image for set %u binding %u (format %d): vkCreateImage "
-                           "gave %s", b->set, b->binding, fmt, vkocc_vk_result_name(r));
+                           "gave %s", b->set, b->binding, fmt, core_vk_result_name(r));
   VkMemoryRequirements req;
-  vkocc_fn.vkGetImageMemoryRequirements(dev, d->image, &req);
+  core_fn.vkGetImageMemoryRequirements(dev, d->image, &req);
   int32_t mt = find_memory(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   if (mt < 0) mt = find_memory(ctx, req.memoryTypeBits, 0);
   VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
                               .memoryTypeIndex = (uint32_t)mt};
-  if (mt < 0 || (r = vkocc_fn.vkAllocateMemory(dev, &mai, NULL, &d->image_mem)) ||
-      (r = vkocc_fn.vkBindImageMemory(dev, d->image, d->image_mem, 0)))
-    return vkocc_vk_fail(r ? r : VK_ERROR_OUT_OF_DEVICE_MEMORY, "dummy image memory");
+  if (mt < 0 || (r = core_fn.vkAllocateMemory(dev, &mai, NULL, &d->image_mem)) ||
+      (r = core_fn.vkBindImageMemory(dev, d->image, d->image_mem, 0)))
+    return core_vk_fail(r ? r : VK_ERROR_OUT_OF_DEVICE_MEMORY, "dummy image memory");
   VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = d->image, .viewType = vt,
                                .format = fmt,
                                .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers}};
-  if ((r = vkocc_fn.vkCreateImageView(dev, &vci, NULL, &d->view))) return vkocc_vk_fail(r, "dummy image view");
+  if ((r = core_fn.vkCreateImageView(dev, &vci, NULL, &d->view))) return core_vk_fail(r, "dummy image view");
   /* UNDEFINED -> GENERAL once, so the descriptor's layout is the image's */
-  vkocc_batch *bt = vkocc_context_batch(ctx);
-  vkocc_status s = vkocc_batch_begin(bt);
+  core_batch *bt = core_context_batch(ctx);
+  vkocc_status s = core_batch_begin(bt);
   if (s) return s;
-  vkocc_batch_image_general(bt, d->image, layers);
-  return vkocc_batch_run(bt, 0, "dummy image layout transition");
+  core_batch_image_general(bt, d->image, layers);
+  return core_batch_run(bt, 0, "dummy image layout transition");
 }
 
 /* Dummies for k->refl's bindings that no caller resource covers (covered[i]). */
-vkocc_status vkocc_dummies_make(vkocc_context *ctx, vkocc_kernel *k, const bool *covered) {
+vkocc_status core_dummies_make(vkocc_context *ctx, core_kernel *k, const bool *covered) {
   VkDevice dev = ctx->device;
-  k->dummies = vkocc_xcalloc(k->refl.nbindings ? k->refl.nbindings : 1, sizeof *k->dummies);
+  k->dummies = util_xcalloc(k->refl.nbindings ? k->refl.nbindings : 1, sizeof *k->dummies);
   VkSamplerCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO, .magFilter = VK_FILTER_NEAREST,
                              .minFilter = VK_FILTER_NEAREST};
-  VkResult r = vkocc_fn.vkCreateSampler(dev, &sci, NULL, &k->sampler);
-  if (r) return vkocc_vk_fail(r, "dummy sampler");
+  VkResult r = core_fn.vkCreateSampler(dev, &sci, NULL, &k->sampler);
+  if (r) return core_vk_fail(r, "dummy sampler");
   for (uint32_t i = 0; i < k->refl.nbindings; i++) {
     if (covered && covered[i]) continue;
-    const vkocc_reflect_binding *b = &k->refl.bindings[i];
-    vkocc_dummy *d = &k->dummies[i];
+    const compile_reflect_binding *b = &k->refl.bindings[i];
+    core_dummy *d = &k->dummies[i];
     vkocc_status s = VKOCC_OK;
     switch (b->type) {
     case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
@@ -189,21 +189,21 @@ vkocc_status vkocc_dummies_make(vkocc_context *ctx, vkocc_kernel *k, const bool 
        * register personality reads v[0..255]), and lavapipe's JIT once read past a 256-byte dummy into an
        * unmapped page (SEGV on a worker thread, 1 run in many under ASan): storage dummies get 64 KiB. */
       if (b->type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER && size < 65536) size = 65536;
-      if (!(s = vkocc_buffer_create(ctx, size, true, &d->buf))) memset(d->buf.map, 0, size);
+      if (!(s = core_buffer_create(ctx, size, true, &d->buf))) memset(d->buf.map, 0, size);
       break;
     }
     case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
     case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER: {
-      if ((s = vkocc_buffer_create(ctx, 4096, true, &d->buf))) break;
+      if ((s = core_buffer_create(ctx, 4096, true, &d->buf))) break;
       memset(d->buf.map, 0, 4096);
       VkFormat fmt = b->type == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER ? storage_format(b->image_format, b->sampled_type)
                      : b->sampled_type == 1 ? VK_FORMAT_R32_SINT : b->sampled_type == 2 ? VK_FORMAT_R32_UINT
                                                                                        : VK_FORMAT_R32_SFLOAT;
       VkBufferViewCreateInfo bvci = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO, .buffer = d->buf.buffer,
                                      .format = fmt, .range = VK_WHOLE_SIZE};
-      if ((r = vkocc_fn.vkCreateBufferView(dev, &bvci, NULL, &d->texel_view)))
+      if ((r = core_fn.vkCreateBufferView(dev, &bvci, NULL, &d->texel_view)))
         s = vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "dummy texel buffer for set %u binding %u (format %d): %s", b->set,
-                       b->binding, fmt, vkocc_vk_result_name(r));
+                       b->binding, fmt, core_vk_result_name(r));
       break;
     }
     case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
@@ -216,18 +216,18 @@ vkocc_status vkocc_dummies_make(vkocc_context *ctx, vkocc_kernel *k, const bool 
   return VKOCC_OK;
 }
 
-void vkocc_dummies_destroy(vkocc_context *ctx, vkocc_kernel *k) {
+void core_dummies_destroy(vkocc_context *ctx, core_kernel *k) {
   VkDevice dev = ctx->device;
   for (uint32_t i = 0; k->dummies && i < k->refl.nbindings; i++) {
-    vkocc_dummy *d = &k->dummies[i];
-    if (d->texel_view) vkocc_fn.vkDestroyBufferView(dev, d->texel_view, NULL);
-    if (d->view) vkocc_fn.vkDestroyImageView(dev, d->view, NULL);
-    if (d->image) vkocc_fn.vkDestroyImage(dev, d->image, NULL);
-    if (d->image_mem) vkocc_fn.vkFreeMemory(dev, d->image_mem, NULL);
-    vkocc_buffer_destroy(ctx, &d->buf);
+    core_dummy *d = &k->dummies[i];
+    if (d->texel_view) core_fn.vkDestroyBufferView(dev, d->texel_view, NULL);
+    if (d->view) core_fn.vkDestroyImageView(dev, d->view, NULL);
+    if (d->image) core_fn.vkDestroyImage(dev, d->image, NULL);
+    if (d->image_mem) core_fn.vkFreeMemory(dev, d->image_mem, NULL);
+    core_buffer_destroy(ctx, &d->buf);
   }
   free(k->dummies);
   k->dummies = NULL;
-  if (k->sampler) vkocc_fn.vkDestroySampler(dev, k->sampler, NULL);
+  if (k->sampler) core_fn.vkDestroySampler(dev, k->sampler, NULL);
   k->sampler = VK_NULL_HANDLE;
 }

@@ -5,45 +5,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-vkocc_status vkocc_restore_add(vkocc_context *ctx, vkocc_restore *r, const vkocc_buffer *target, const void *host_data,
+vkocc_status core_restore_add(vkocc_context *ctx, core_restore *r, const core_buffer *target, const void *host_data,
                                VkDeviceSize bytes) {
   if (!target || bytes == 0 || bytes % 4 || bytes > target->size)
     return vkocc_fail(VKOCC_ERROR_USAGE, "restore: %llu bytes of a %llu-byte buffer; expected a multiple of 4 within it",
                       (unsigned long long)bytes, (unsigned long long)(target ? target->size : 0));
-  vkocc_restore_pair p = {.target = target, .bytes = bytes};
-  vkocc_status s = vkocc_buffer_create(ctx, bytes, false, &p.pristine);
+  core_restore_pair p = {.target = target, .bytes = bytes};
+  vkocc_status s = core_buffer_create(ctx, bytes, false, &p.pristine);
   if (s) return s;
-  if (host_data) s = vkocc_buffer_upload(ctx, &p.pristine, host_data, bytes);
+  if (host_data) s = core_buffer_upload(ctx, &p.pristine, host_data, bytes);
   else {
-    vkocc_batch *b = vkocc_context_batch(ctx);
-    if (!(s = vkocc_batch_begin(b))) {
-      vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
-      vkocc_batch_copy(b, target, &p.pristine, 0, 0, bytes);
-      s = vkocc_batch_run(b, 0, "keeping a pristine copy of an input");
+    core_batch *b = core_context_batch(ctx);
+    if (!(s = core_batch_begin(b))) {
+      core_batch_barrier(b, VKOCC_SYNC_ALL);
+      core_batch_copy(b, target, &p.pristine, 0, 0, bytes);
+      s = core_batch_run(b, 0, "keeping a pristine copy of an input");
     }
   }
   if (s) {
-    vkocc_buffer_destroy(ctx, &p.pristine);
+    core_buffer_destroy(ctx, &p.pristine);
     return s;
   }
-  r->pairs = vkocc_xrealloc(r->pairs, (r->n + 1) * sizeof *r->pairs);
+  r->pairs = util_xrealloc(r->pairs, (r->n + 1) * sizeof *r->pairs);
   r->pairs[r->n++] = p;
   return VKOCC_OK;
 }
 
-void vkocc_batch_restore(vkocc_batch *b, const vkocc_restore *r) {
+void core_batch_restore(core_batch *b, const core_restore *r) {
   if (!r || !r->n) return;
   /* the last run's reads and writes of the targets (shaders, or a readback's copy) before the copies overwrite them */
-  vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
-  for (uint32_t i = 0; i < r->n; i++) vkocc_batch_copy(b, &r->pairs[i].pristine, r->pairs[i].target, 0, 0, r->pairs[i].bytes);
-  vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_COMPUTE);
+  core_batch_barrier(b, VKOCC_SYNC_ALL);
+  for (uint32_t i = 0; i < r->n; i++) core_batch_copy(b, &r->pairs[i].pristine, r->pairs[i].target, 0, 0, r->pairs[i].bytes);
+  core_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_COMPUTE);
 }
 
-extern const uint32_t vkocc_spv_copy[];
-extern const size_t vkocc_spv_copy_size;
+extern const uint32_t shaders_spv_copy[];
+extern const size_t shaders_spv_copy_size;
 
-vkocc_status vkocc_copy_create(vkocc_context *ctx, const vkocc_buffer *src, const vkocc_buffer *dst, VkDeviceSize bytes,
-                               vkocc_copy *c) {
+vkocc_status core_copy_create(vkocc_context *ctx, const core_buffer *src, const core_buffer *dst, VkDeviceSize bytes,
+                               core_copy *c) {
   memset(c, 0, sizeof *c);
   if (!src || !dst || bytes == 0 || bytes % 4 || bytes > src->size || bytes > dst->size || bytes >= (1ull << 36))
     return vkocc_fail(VKOCC_ERROR_USAGE, "compute copy: %llu bytes between buffers of %llu and %llu; expected a multiple of 4 "
@@ -54,35 +54,35 @@ vkocc_status vkocc_copy_create(vkocc_context *ctx, const vkocc_buffer *src, cons
   uint64_t g = ((uint64_t)c->words + 255) / 256;
   c->groups = g > 8192 ? 8192 : (uint32_t)g; /* a few waves on any GPU; the grid-stride loop does the rest */
   if (!c->words) return VKOCC_OK;          /* under 16 bytes: the tail alone */
-  vkocc_status s = vkocc_kernel_create(ctx, vkocc_spv_copy, vkocc_spv_copy_size, 2, 4, NULL, 0, &c->k);
+  vkocc_status s = core_kernel_create(ctx, shaders_spv_copy, shaders_spv_copy_size, 2, 4, NULL, 0, &c->k);
   if (s) return s;
-  vkocc_kernel_bind_range(ctx, &c->k, 0, 0, src, 0, (VkDeviceSize)c->words * 16);
-  vkocc_kernel_bind_range(ctx, &c->k, 0, 1, dst, 0, (VkDeviceSize)c->words * 16);
+  core_kernel_bind_range(ctx, &c->k, 0, 0, src, 0, (VkDeviceSize)c->words * 16);
+  core_kernel_bind_range(ctx, &c->k, 0, 1, dst, 0, (VkDeviceSize)c->words * 16);
   return VKOCC_OK;
 }
 
-void vkocc_copy_record(vkocc_batch *b, const vkocc_copy *c) {
+void core_copy_record(core_batch *b, const core_copy *c) {
   if (c->words) {
-    vkocc_batch_bind(b, &c->k);
-    vkocc_batch_push(b, &c->k, &c->words, 4);
-    vkocc_batch_dispatch(b, c->groups);
+    core_batch_bind(b, &c->k);
+    core_batch_push(b, &c->k, &c->words, 4);
+    core_batch_dispatch(b, c->groups);
   }
   VkDeviceSize done = (VkDeviceSize)c->words * 16;
-  if (done < c->bytes) vkocc_batch_copy(b, c->src, c->dst, done, done, c->bytes - done);
+  if (done < c->bytes) core_batch_copy(b, c->src, c->dst, done, done, c->bytes - done);
 }
 
-void vkocc_copy_destroy(vkocc_context *ctx, vkocc_copy *c) {
-  vkocc_kernel_destroy(ctx, &c->k);
+void core_copy_destroy(vkocc_context *ctx, core_copy *c) {
+  core_kernel_destroy(ctx, &c->k);
   memset(c, 0, sizeof *c);
 }
 
-void vkocc_restore_free(vkocc_context *ctx, vkocc_restore *r) {
-  for (uint32_t i = 0; i < r->n; i++) vkocc_buffer_destroy(ctx, &r->pairs[i].pristine);
+void core_restore_free(vkocc_context *ctx, core_restore *r) {
+  for (uint32_t i = 0; i < r->n; i++) core_buffer_destroy(ctx, &r->pairs[i].pristine);
   free(r->pairs);
   memset(r, 0, sizeof *r);
 }
 
-uint64_t vkocc_spirv_written_bindings(const uint32_t *w, size_t words, uint32_t set) {
+uint64_t core_spirv_written_bindings(const uint32_t *w, size_t words, uint32_t set) {
   if (!w || words < 5 || w[0] != SpvMagicNumber || w[3] > (1u << 22)) return ~0ull;
   uint32_t bound = w[3];
   /* per id: decorations, what a pointer points at, a struct's member count and NonWritable members */

@@ -5,11 +5,11 @@
 #include "internal.h"
 #include <string.h>
 
-typedef vkocc_feature_chain feature_chain;
+typedef core_feature_chain feature_chain;
 
 static bool instance_12(void) {
   uint32_t v = VK_API_VERSION_1_0;
-  if (vkocc_fn.vkEnumerateInstanceVersion && vkocc_fn.vkEnumerateInstanceVersion(&v) != VK_SUCCESS)
+  if (core_fn.vkEnumerateInstanceVersion && core_fn.vkEnumerateInstanceVersion(&v) != VK_SUCCESS)
     v = VK_API_VERSION_1_0;
   return v >= VK_API_VERSION_1_2;
 }
@@ -17,7 +17,7 @@ static bool instance_12(void) {
 static void chain_init(feature_chain *c, VkPhysicalDevice pd) {
   memset(c, 0, sizeof *c);
   VkPhysicalDeviceProperties p;
-  vkocc_fn.vkGetPhysicalDeviceProperties(pd, &p);
+  core_fn.vkGetPhysicalDeviceProperties(pd, &p);
   c->has12 = p.apiVersion >= VK_API_VERSION_1_2 && instance_12();
   c->f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   c->v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
@@ -68,17 +68,17 @@ static uint64_t bits_of(const feature_chain *c) {
 static uint64_t supported_of(VkPhysicalDevice pd, bool *has12) {
   feature_chain c;
   chain_init(&c, pd);
-  vkocc_fn.vkGetPhysicalDeviceFeatures2(pd, &c.f2);
+  core_fn.vkGetPhysicalDeviceFeatures2(pd, &c.f2);
   if (has12) *has12 = c.has12;
   return bits_of(&c);
 }
 
 /* Called by vkocc_context_create before vkCreateDevice: puts a VkPhysicalDeviceFeatures2 chain with every
  * supported feature of the list at the front of dci's pNext. storage must live until vkCreateDevice. */
-void vkocc_shader_features_enable(VkPhysicalDevice pd, VkDeviceCreateInfo *dci, vkocc_feature_chain *e) {
+void core_shader_features_enable(VkPhysicalDevice pd, VkDeviceCreateInfo *dci, core_feature_chain *e) {
   feature_chain q;
   chain_init(&q, pd);
-  vkocc_fn.vkGetPhysicalDeviceFeatures2(pd, &q.f2);
+  core_fn.vkGetPhysicalDeviceFeatures2(pd, &q.f2);
   chain_init(e, pd);
   const VkPhysicalDeviceFeatures *f = &q.f2.features;
   VkPhysicalDeviceFeatures *o = &e->f2.features;
@@ -115,12 +115,12 @@ void vkocc_shader_features_enable(VkPhysicalDevice pd, VkDeviceCreateInfo *dci, 
   dci->pNext = &e->f2;
 }
 
-void vkocc_module_limits_of(vkocc_context *ctx, vkocc_module_limits *out) {
+void core_module_limits_of(vkocc_context *ctx, compile_module_limits *out) {
   memset(out, 0, sizeof *out);
   out->device = ctx->info.name;
   VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
-  vkocc_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
+  core_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
   const VkPhysicalDeviceLimits *l = &p2.properties.limits;
   out->max_bound_sets = l->maxBoundDescriptorSets;
   out->max_push_bytes = l->maxPushConstantsSize;
@@ -144,27 +144,27 @@ void vkocc_module_limits_of(vkocc_context *ctx, vkocc_module_limits *out) {
   if (ctx->device_clock || ctx->subgroup_clock) out->enabled |= 1ull << VKOCC_FEAT_SHADER_DEVICE_CLOCK;
 }
 
-vkocc_status vkocc_module_contract_ctx(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
-                                       const vkocc_spirv_info *info, const vkocc_shader_desc *sh) {
-  vkocc_reflection refl;
-  vkocc_status s = vkocc_reflect(spv, words, info->entry, &refl);
+vkocc_status core_module_contract_ctx(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
+                                       const compile_spirv_info *info, const vkocc_shader_desc *sh) {
+  compile_reflection refl;
+  vkocc_status s = compile_reflect(spv, words, info->entry, &refl);
   if (s) return s;
-  vkocc_module_limits lim;
-  vkocc_module_limits_of(ctx, &lim);
-  s = vkocc_module_contract(spv, words, name, info, &refl, sh->spec, sh->nspec, !sh->unmodified, &lim);
-  vkocc_reflection_free(&refl);
+  compile_module_limits lim;
+  core_module_limits_of(ctx, &lim);
+  s = compile_module_contract(spv, words, name, info, &refl, sh->spec, sh->nspec, !sh->unmodified, &lim);
+  compile_reflection_free(&refl);
   return s;
 }
 
-void vkocc_subgroup_size_range(vkocc_context *ctx, uint32_t *min, uint32_t *max) {
+void core_subgroup_size_range(vkocc_context *ctx, uint32_t *min, uint32_t *max) {
   *min = *max = ctx->info.subgroup_size;
   /* subgroupSizeControl (Vulkan 1.3, VK_EXT_subgroup_size_control): 32..64 on RDNA, one size on NVIDIA */
   if (ctx->info.api_version < VK_API_VERSION_1_3 &&
-      !vkocc_device_has_extension(ctx->phys, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME))
+      !core_device_has_extension(ctx->phys, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME))
     return;
   VkPhysicalDeviceSubgroupSizeControlProperties sc = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sc};
-  vkocc_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
+  core_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
   if (sc.minSubgroupSize && sc.maxSubgroupSize >= sc.minSubgroupSize) *min = sc.minSubgroupSize, *max = sc.maxSubgroupSize;
 }

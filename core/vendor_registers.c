@@ -6,10 +6,10 @@
 
 void vkocc_vendor_registers_get(const vkocc_context *ctx, vkocc_vendor_registers *out) {
   memset(out, 0, sizeof *out);
-  if (!ctx || !vkocc_device_has_extension(ctx->phys, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME)) return;
+  if (!ctx || !core_device_has_extension(ctx->phys, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME)) return;
   VkPhysicalDeviceShaderCorePropertiesAMD amd = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &amd};
-  vkocc_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
+  core_fn.vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
   snprintf(out->source, sizeof out->source, "%s", VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
   out->vgprs_per_simd = amd.vgprsPerSimd;
   out->vgpr_granularity = amd.vgprAllocationGranularity;

@@ -94,7 +94,7 @@ static void row_at(const vkocc_calc_model *m, const vkocc_surface_point *sorted,
 /* the points sorted for binary search (a table over a large file stays O(n log n)); NULL when none */
 static vkocc_surface_point *sorted_points(const vkocc_calc_model *m) {
   if (!m->surface.count) return NULL;
-  vkocc_surface_point *s = vkocc_xmalloc(m->surface.count * sizeof *s);
+  vkocc_surface_point *s = util_xmalloc(m->surface.count * sizeof *s);
   memcpy(s, m->surface.points, m->surface.count * sizeof *s);
   qsort(s, m->surface.count, sizeof *s, cmp_point);
   return s;
@@ -116,11 +116,11 @@ vkocc_status vkocc_calc_table(const vkocc_calc_model *m, uint32_t sh, uint32_t r
   if (regs) { /* every multiple of the subgroup size up to the device's largest workgroup (1024 unknown) */
     uint32_t sg = m->derived.subgroup_size ? m->derived.subgroup_size : 1, maxwg = dev_max ? dev_max : 1024;
     if (sh == VKOCC_CALC_FILE_POINTS) sh = 0;
-    r = vkocc_xmalloc(((size_t)maxwg / sg + 1) * sizeof *r);
+    r = util_xmalloc(((size_t)maxwg / sg + 1) * sizeof *r);
     for (uint32_t w = sg; w <= maxwg; w += sg) row_at(m, NULL, w, sh, regs, &r[n++]);
   } else if (sh == VKOCC_CALC_FILE_POINTS && s->count) {
     vkocc_surface_point *sorted = sorted_points(m);
-    r = vkocc_xmalloc(s->count * sizeof *r);
+    r = util_xmalloc(s->count * sizeof *r);
     for (uint32_t i = 0; i < s->count; i++) row_at(m, sorted, s->points[i].wg_size, s->points[i].shared_bytes, 0, &r[n++]);
     free(sorted);
   } else {
@@ -131,7 +131,7 @@ vkocc_status vkocc_calc_table(const vkocc_calc_model *m, uint32_t sh, uint32_t r
     if (dev_max) maxwg = dev_max;
     if (maxwg > VKOCC_MAX_WG_SIZE) maxwg = VKOCC_MAX_WG_SIZE;
     vkocc_surface_point *sorted = sorted_points(m);
-    r = vkocc_xmalloc((maxwg / step + 1) * sizeof *r);
+    r = util_xmalloc((maxwg / step + 1) * sizeof *r);
     for (uint64_t w = step; w <= maxwg; w += step) row_at(m, sorted, (uint32_t)w, sh, 0, &r[n++]);
     free(sorted);
   }

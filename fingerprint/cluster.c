@@ -29,20 +29,20 @@ vkocc_status vkocc_cluster(const vkocc_fingerprint *fps, uint32_t n, double thre
   *clusters = 0;
   if (n == 0) return VKOCC_OK;
   if (threshold < 0) threshold = VKOCC_CLUSTER_THRESHOLD;
-  keyed *by_id = vkocc_xmalloc(n * sizeof *by_id);
+  keyed *by_id = util_xmalloc(n * sizeof *by_id);
   for (uint32_t i = 0; i < n; i++) by_id[i] = (keyed){fps[i].cluster_id, i};
   qsort(by_id, n, sizeof *by_id, cmp_id);
-  uint32_t *order = vkocc_xmalloc(n * sizeof *order);
+  uint32_t *order = util_xmalloc(n * sizeof *order);
   for (uint32_t i = 0; i < n; i++) order[i] = by_id[i].i;
   free(by_id);
-  group *g = vkocc_xmalloc(n * sizeof *g);
+  group *g = util_xmalloc(n * sizeof *g);
   uint32_t ng = 0;
   for (uint32_t i = 0; i < n; i++) {
     if (i && !strcmp(fps[order[i]].cluster_id, fps[order[i - 1]].cluster_id)) { g[ng - 1].count++; continue; }
     g[ng++] = (group){i, 1};
   }
   qsort(g, ng, sizeof *g, cmp_group);
-  uint32_t *leaders = vkocc_xmalloc(ng * sizeof *leaders), nl = 0;
+  uint32_t *leaders = util_xmalloc(ng * sizeof *leaders), nl = 0;
   for (uint32_t k = 0; k < ng; k++) {
     uint32_t rep = order[g[k].first], leader = rep;
     double best = 0;

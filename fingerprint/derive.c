@@ -28,10 +28,10 @@ static uint32_t clamp32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint
  * ends sorted apart, then one sweep: O(n log n). */
 static uint32_t vote(const interval *iv, uint32_t n, uint64_t *lo, uint64_t *hi) {
   if (!n) return 0;
-  uint64_t *st = vkocc_xmalloc(n * sizeof *st), *en = vkocc_xmalloc(n * sizeof *en), x = 0, h = UINT64_MAX;
+  uint64_t *st = util_xmalloc(n * sizeof *st), *en = util_xmalloc(n * sizeof *en), x = 0, h = UINT64_MAX;
   for (uint32_t i = 0; i < n; i++) st[i] = iv[i].lo, en[i] = iv[i].hi;
-  qsort(st, n, sizeof *st, vkocc_cmp_u64);
-  qsort(en, n, sizeof *en, vkocc_cmp_u64);
+  qsort(st, n, sizeof *st, util_cmp_u64);
+  qsort(en, n, sizeof *en, util_cmp_u64);
   uint32_t best = 0;
   for (uint32_t a = 0, ended = 0; a < n; a++) { /* coverage at st[a]: starts <= it minus ends below it */
     while (ended < n && en[ended] < st[a]) ended++;
@@ -106,25 +106,25 @@ static uint32_t lower_u64(const uint64_t *v, uint32_t n, uint64_t x) { /* first 
 static void mtree_init(mtree *t, const fitdata *f) {
   memset(t, 0, sizeof *t);
   uint32_t m = f->nm;
-  t->leaf = vkocc_xmalloc((m + 1) * sizeof *t->leaf);
+  t->leaf = util_xmalloc((m + 1) * sizeof *t->leaf);
   for (uint32_t i = 0; i < m; i++) t->leaf[i] = f->miv[i].lo;
-  qsort(t->leaf, m, sizeof *t->leaf, vkocc_cmp_u64);
+  qsort(t->leaf, m, sizeof *t->leaf, util_cmp_u64);
   for (uint32_t i = 0; i < m; i++)
     if (!t->nl || t->leaf[t->nl - 1] != t->leaf[i]) t->leaf[t->nl++] = t->leaf[i];
-  t->mx = vkocc_xcalloc(4 * (size_t)t->nl + 4, sizeof *t->mx);
-  t->add = vkocc_xcalloc(4 * (size_t)t->nl + 4, sizeof *t->add);
-  t->l = vkocc_xmalloc((m + 1) * sizeof *t->l);
-  t->r = vkocc_xmalloc((m + 1) * sizeof *t->r);
+  t->mx = util_xcalloc(4 * (size_t)t->nl + 4, sizeof *t->mx);
+  t->add = util_xcalloc(4 * (size_t)t->nl + 4, sizeof *t->add);
+  t->l = util_xmalloc((m + 1) * sizeof *t->l);
+  t->r = util_xmalloc((m + 1) * sizeof *t->r);
   for (uint32_t i = 0; i < m; i++) {
     t->l[i] = lower_u64(t->leaf, t->nl, f->miv[i].lo);
     uint32_t e = lower_u64(t->leaf, t->nl, f->miv[i].hi);
     t->r[i] = e < t->nl && t->leaf[e] == f->miv[i].hi ? e : e - 1; /* the last start <= hi */
   }
   /* intervals by key: (key, index) pairs */
-  uint64_t *kp = vkocc_xmalloc((m + 1) * sizeof *kp * 2);
-  t->by_key = vkocc_xmalloc((m + 1) * sizeof *t->by_key);
+  uint64_t *kp = util_xmalloc((m + 1) * sizeof *kp * 2);
+  t->by_key = util_xmalloc((m + 1) * sizeof *t->by_key);
   for (uint32_t i = 0; i < m; i++) kp[2 * i] = f->mkey[i], kp[2 * i + 1] = i;
-  qsort(kp, m, 2 * sizeof *kp, vkocc_cmp_u64);
+  qsort(kp, m, 2 * sizeof *kp, util_cmp_u64);
   for (uint32_t i = 0; i < m; i++) t->by_key[i] = (uint32_t)kp[2 * i + 1];
   free(kp);
 }
@@ -178,7 +178,7 @@ static uint32_t count_explained(const fitdata *f, uint32_t S, uint64_t M, bool m
 }
 
 typedef struct { uint64_t v; uint32_t pos; } end_pos;
-static int cmp_end(const void *a, const void *b) { return vkocc_cmp_u64(&((const end_pos *)a)->v, &((const end_pos *)b)->v); }
+static int cmp_end(const void *a, const void *b) { return util_cmp_u64(&((const end_pos *)a)->v, &((const end_pos *)b)->v); }
 
 /* The distinct P > 0 of the surface, decreasing, with how often each occurs. */
 typedef struct { uint32_t P, times; } pval;
@@ -191,8 +191,8 @@ static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, ui
   memset(d, 0, sizeof *d);
   d->sm_count = sms;
   d->subgroup_size = sg;
-  uint32_t *p = vkocc_xmalloc((n + 1) * sizeof *p), *k = vkocc_xmalloc((n + 1) * sizeof *k);
-  bool *ok = vkocc_xmalloc((n + 1) * sizeof *ok);
+  uint32_t *p = util_xmalloc((n + 1) * sizeof *p), *k = util_xmalloc((n + 1) * sizeof *k);
+  bool *ok = util_xmalloc((n + 1) * sizeof *ok);
   uint32_t nok = 0;
   for (uint32_t i = 0; i < n; i++) {
     ok[i] = pt[i].P > 0 && pt[i].P % sms == 0;
@@ -210,14 +210,14 @@ static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, ui
     }
   if (!W) W = Wany;
   fitdata f = {.W = W};
-  f.b = vkocc_xmalloc((nok + 1) * sizeof *f.b);
+  f.b = util_xmalloc((nok + 1) * sizeof *f.b);
   for (uint32_t i = 0; i < n; i++) {
     if (!ok[i]) continue;
     uint64_t s = pt[i].shared_bytes;
     f.b[f.nb++] = (struct bounds){(uint64_t)p[i] * k[i], ((uint64_t)p[i] + 1) * k[i], p[i] * s, ((uint64_t)p[i] + 1) * s, p[i]};
   }
   /* S: points without shared memory and below W are limited by subgroups: S in [p k, (p+1) k - 1] */
-  interval *iv = vkocc_xmalloc((n + 1) * sizeof *iv);
+  interval *iv = util_xmalloc((n + 1) * sizeof *iv);
   uint32_t ni = 0;
   uint64_t Slow = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -231,7 +231,7 @@ static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, ui
   /* Voting can be swung by one noisy interval on a small grid: also try each distinct interval end as S
    * (in order of first appearance, so the first best one wins as before) and keep the value whose whole
    * model (with M voted for it) reproduces the most points. */
-  uint64_t *ends = vkocc_xmalloc((2 * (size_t)ni + 1) * sizeof *ends);
+  uint64_t *ends = util_xmalloc((2 * (size_t)ni + 1) * sizeof *ends);
   uint32_t ne = 0;
   for (uint32_t i = 0; i < ni; i++) {
     ends[ne++] = iv[i].lo;
@@ -239,7 +239,7 @@ static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, ui
   }
   /* distinct values, each at its first position: sort (value, position) pairs; the initial S joins them
    * (position ne) so that one sweep in increasing S answers every M vote */
-  end_pos *e = vkocc_xmalloc((ne + 2) * sizeof *e);
+  end_pos *e = util_xmalloc((ne + 2) * sizeof *e);
   for (uint32_t i = 0; i < ne; i++) e[i] = (end_pos){ends[i], i};
   free(ends);
   e[ne] = (end_pos){clamp32(Slo), ne};
@@ -265,8 +265,8 @@ static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, ui
     free(e), free(iv), free(f.b), free(p), free(k), free(ok);
     return -1;
   }
-  f.miv = vkocc_xmalloc((n + 1) * sizeof *f.miv);
-  f.mkey = vkocc_xmalloc((n + 1) * sizeof *f.mkey);
+  f.miv = util_xmalloc((n + 1) * sizeof *f.miv);
+  f.mkey = util_xmalloc((n + 1) * sizeof *f.mkey);
   for (uint32_t i = 0; i < n; i++) {
     if (!ok[i] || pt[i].shared_bytes == 0) continue;
     uint64_t s = pt[i].shared_bytes;
@@ -277,12 +277,12 @@ static int64_t fit(const vkocc_surface_point *pt, uint32_t n, const pval *pv, ui
     if (p[i] * s > f.Mlow) f.Mlow = p[i] * s;
   }
   /* Counts below the best so far (or below need) cannot matter: they are cut short and marked invalid. */
-  struct res { uint64_t M; uint32_t c; bool binds, valid; } *res = vkocc_xcalloc(ne + 1, sizeof *res), r0 = {0};
+  struct res { uint64_t M; uint32_t c; bool binds, valid; } *res = util_xcalloc(ne + 1, sizeof *res), r0 = {0};
   uint32_t maxc = 0;
   /* a few S candidates (often only the voted one): a direct vote each is cheaper than the tree */
   bool direct = nd <= 4;
   mtree t;
-  interval *sub = direct ? vkocc_xmalloc((f.nm + 1) * sizeof *sub) : NULL;
+  interval *sub = direct ? util_xmalloc((f.nm + 1) * sizeof *sub) : NULL;
   if (!direct) mtree_init(&t, &f);
   for (uint32_t i = 0; i < nd && e[i].v <= UINT32_MAX; i++) {
     struct res r = {0};
@@ -362,8 +362,8 @@ static void counter_grow(counter *c) {
   counter old = *c;
   c->cap = old.cap ? old.cap * 2 : 1024;
   c->used = 0;
-  c->key = vkocc_xcalloc(c->cap, sizeof *c->key);
-  c->count = vkocc_xcalloc(c->cap, sizeof *c->count);
+  c->key = util_xcalloc(c->cap, sizeof *c->key);
+  c->count = util_xcalloc(c->cap, sizeof *c->count);
   for (uint32_t i = 0; i < old.cap; i++)
     if (old.key[i]) counter_add(c, old.key[i], old.count[i]);
   free(old.key);
@@ -412,15 +412,15 @@ static int cmp_cand_divides(const void *a, const void *b) {
 }
 
 static uint32_t sm_candidates(const vkocc_surface_point *pt, uint32_t n, uint32_t usable, sm_cand **out) {
-  uint32_t *vals = vkocc_xmalloc((usable + 1) * sizeof *vals), nv = 0, maxv = 0;
+  uint32_t *vals = util_xmalloc((usable + 1) * sizeof *vals), nv = 0, maxv = 0;
   for (uint32_t i = 0; i < n; i++)
     if (pt[i].P > 0) vals[nv++] = pt[i].P, maxv = pt[i].P > maxv ? pt[i].P : maxv;
-  qsort(vals, nv, sizeof *vals, vkocc_cmp_u32);
+  qsort(vals, nv, sizeof *vals, util_cmp_u32);
   /* primes up to sqrt(max P) <= 65535 */
   uint32_t lim = 1;
   while ((uint64_t)(lim + 1) * (lim + 1) <= maxv) lim++;
-  uint8_t *comp = vkocc_xcalloc(lim + 1, 1);
-  uint32_t *primes = vkocc_xmalloc((lim + 1) * sizeof *primes), np = 0;
+  uint8_t *comp = util_xcalloc(lim + 1, 1);
+  uint32_t *primes = util_xmalloc((lim + 1) * sizeof *primes), np = 0;
   for (uint32_t q = 2; q <= lim; q++) {
     if (comp[q]) continue;
     primes[np++] = q;
@@ -437,7 +437,7 @@ static uint32_t sm_candidates(const vkocc_surface_point *pt, uint32_t n, uint32_
   free(primes);
   free(vals);
   uint32_t nc = 0;
-  *out = vkocc_xmalloc((c.used + 1) * sizeof **out);
+  *out = util_xmalloc((c.used + 1) * sizeof **out);
   for (uint32_t i = 0; i < c.cap; i++)
     if (c.key[i] && 2 * (uint64_t)c.count[i] >= usable) (*out)[nc++] = (sm_cand){c.key[i], c.count[i]};
   free(c.key);
@@ -461,17 +461,17 @@ static int cmp_eval(const void *a, const void *b) {
   return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, uint32_t sms_fixed,
+vkocc_status fingerprint_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, uint32_t sms_fixed,
                                 vkocc_derived *out) {
   memset(out, 0, sizeof *out);
   uint32_t usable = 0;
   for (uint32_t i = 0; i < n; i++) usable += pt[i].P > 0;
   if (usable == 0) return vkocc_fail(VKOCC_ERROR_RUNTIME, "derive: the surface has no point with P > 0");
-  pval *pv = vkocc_xmalloc((usable + 1) * sizeof *pv);
-  uint32_t *vals = vkocc_xmalloc((usable + 1) * sizeof *vals), nv = 0, npv = 0;
+  pval *pv = util_xmalloc((usable + 1) * sizeof *pv);
+  uint32_t *vals = util_xmalloc((usable + 1) * sizeof *vals), nv = 0, npv = 0;
   for (uint32_t i = 0; i < n; i++)
     if (pt[i].P > 0) vals[nv++] = pt[i].P;
-  qsort(vals, nv, sizeof *vals, vkocc_cmp_u32);
+  qsort(vals, nv, sizeof *vals, util_cmp_u32);
   for (uint32_t i = nv; i-- > 0;) {
     if (npv && pv[npv - 1].P == vals[i]) pv[npv - 1].times++;
     else pv[npv++] = (pval){vals[i], 1};
@@ -480,7 +480,7 @@ vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint3
   sm_cand *cand;
   uint32_t nc;
   if (sms_fixed) {
-    cand = vkocc_xmalloc(sizeof *cand);
+    cand = util_xmalloc(sizeof *cand);
     cand[0] = (sm_cand){sms_fixed, usable};
     nc = 1;
   } else {
@@ -494,11 +494,11 @@ vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint3
    * it is ambiguous when a later one with the same subgroup size explains as many. A count that divides
    * fewer points than the best fit so far explains fewer and is skipped: exact, and most of the work on
    * clean data. */
-  eval_order *order = vkocc_xmalloc((nc + 1) * sizeof *order);
+  eval_order *order = util_xmalloc((nc + 1) * sizeof *order);
   for (uint32_t i = 0; i < nc; i++) order[i] = (eval_order){cand[i].divides, i};
   qsort(order, nc, sizeof *order, cmp_eval);
-  int64_t *e = vkocc_xmalloc(((size_t)nc * nsg + 1) * sizeof *e);
-  vkocc_derived *fits = vkocc_xmalloc(((size_t)nc * nsg + 1) * sizeof *fits);
+  int64_t *e = util_xmalloc(((size_t)nc * nsg + 1) * sizeof *e);
+  vkocc_derived *fits = util_xmalloc(((size_t)nc * nsg + 1) * sizeof *fits);
   uint32_t best = 0;
   for (uint32_t oi = 0; oi < nc; oi++)
     for (uint32_t si = 0; si < nsg; si++) {
@@ -530,7 +530,7 @@ vkocc_status vkocc_derive_fixed(const vkocc_surface_point *pt, uint32_t n, uint3
 
 vkocc_status vkocc_derive(const vkocc_surface_point *pt, uint32_t n, uint32_t sg, vkocc_derived *out) {
   vkocc_clear_error();
-  return vkocc_derive_fixed(pt, n, sg, 0, out);
+  return fingerprint_derive_fixed(pt, n, sg, 0, out);
 }
 
 void vkocc_occupancy_from_P(const vkocc_derived *d, uint32_t wg, uint32_t s, uint32_t P, vkocc_occupancy *o) {

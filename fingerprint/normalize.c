@@ -85,17 +85,17 @@ static void id_format(vkocc_cluster_recipe r, uint64_t h, char out[24]) {
  * in row order "WG,SH=V;" with V the value to 3 decimals ("x" where unrunnable). The ID is "c1-" + the top 48 bits
  * of FNV-1a 64 of it. It depends on the shared memory the queue family grants (100 KiB on an H100's compute-only
  * family, 48 KiB on its graphics+compute one), so one GPU had two IDs. */
-void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]) {
+void fingerprint_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]) {
   uint64_t h = VKOCC_FNV1A_OFFSET;
   char buf[64];
   int n = snprintf(buf, sizeof buf, "vkocc-fp/1;sg=%u;", fp->subgroup_size);
-  h = vkocc_fnv1a(h, buf, (size_t)n);
+  h = util_fnv1a(h, buf, (size_t)n);
   for (int a = 0; a < VKOCC_CANON_WG; a++)
     for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
       double v = fp->normalized[a][b];
       if (isnan(v)) n = snprintf(buf, sizeof buf, "%u,%u=x;", vkocc_canonical_wg[a], vkocc_canonical_shared[b]);
       else n = snprintf(buf, sizeof buf, "%u,%u=%.3f;", vkocc_canonical_wg[a], vkocc_canonical_shared[b], v);
-      h = vkocc_fnv1a(h, buf, (size_t)n);
+      h = util_fnv1a(h, buf, (size_t)n);
     }
   id_format(VKOCC_RECIPE_C1, h, out);
 }
@@ -104,7 +104,7 @@ void vkocc_cluster_id_c1(const vkocc_fingerprint *fp, char out[24]) {
  * workgroups per SM without shared memory (3 decimals, "x" where unrunnable): the workgroup and subgroup slots.
  * The shared capacity is the queue family's, not the architecture's: it is a recorded attribute of the
  * fingerprint (docs/fingerprint.md), never part of the ID. */
-size_t vkocc_occupancy_text(const vkocc_fingerprint *fp, char *out, size_t len) {
+size_t fingerprint_occupancy_text(const vkocc_fingerprint *fp, char *out, size_t len) {
   size_t n = (size_t)snprintf(out, len, "vkocc-fp/2;sg=%u;", fp->subgroup_size);
   for (int a = 0; a < VKOCC_CANON_WG && n < len; a++) {
     double v = fp->normalized[a][0];
@@ -116,17 +116,17 @@ size_t vkocc_occupancy_text(const vkocc_fingerprint *fp, char *out, size_t len) 
 
 void vkocc_cluster_id(const vkocc_fingerprint *fp, char out[24]) {
   char text[VKOCC_OCCUPANCY_TEXT];
-  size_t n = vkocc_occupancy_text(fp, text, sizeof text);
-  uint64_t h = vkocc_fnv1a(VKOCC_FNV1A_OFFSET, text, n);
+  size_t n = fingerprint_occupancy_text(fp, text, sizeof text);
+  uint64_t h = util_fnv1a(VKOCC_FNV1A_OFFSET, text, n);
   id_format(VKOCC_RECIPE_C2, h, out);
 }
 
-void vkocc_cluster_id_other(const vkocc_fingerprint *fp, char out[24]) {
+void fingerprint_cluster_id_other(const vkocc_fingerprint *fp, char out[24]) {
   if (vkocc_cluster_id_recipe(fp->cluster_id) != VKOCC_RECIPE_C2) vkocc_cluster_id(fp, out); /* c1 and c3: the c2 ID */
-  else vkocc_cluster_id_c1(fp, out);
+  else fingerprint_cluster_id_c1(fp, out);
 }
 
-double vkocc_surface_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
+double fingerprint_surface_distance(const vkocc_fingerprint *a, const vkocc_fingerprint *b) {
   if (a->subgroup_size != b->subgroup_size) return 1.0;
   double sum = 0;
   int n = 0;
@@ -145,10 +145,10 @@ double vkocc_surface_distance(const vkocc_fingerprint *a, const vkocc_fingerprin
 void vkocc_cluster_id_c3(const vkocc_fingerprint *fp, char out[24]) {
   char text[VKOCC_OCCUPANCY_TEXT + 512];
   size_t n = (size_t)snprintf(text, sizeof text, "vkocc-fp/3;");
-  n += vkocc_occupancy_text(fp, text + n, sizeof text - n);
+  n += fingerprint_occupancy_text(fp, text + n, sizeof text - n);
   vkocc_signature_text(&fp->signature, text + n, sizeof text - n);
   n = strlen(text);
-  uint64_t h = vkocc_fnv1a(VKOCC_FNV1A_OFFSET, text, n);
+  uint64_t h = util_fnv1a(VKOCC_FNV1A_OFFSET, text, n);
   bool partial = false;
   for (int i = 0; i < VKOCC_SIG_COUNT; i++)
     if (fp->signature.v[i].state == VKOCC_SIG_UNAVAILABLE || fp->signature.v[i].state == VKOCC_SIG_NOT_STABLE)
@@ -165,7 +165,7 @@ void vkocc_fingerprint_set_ids(vkocc_fingerprint *fp) {
 /* The surface's distance plus, where both fingerprints carry a signature, the signature's (recipe c3). */
 double vkocc_fingerprint_distance_explain(const vkocc_fingerprint *a, const vkocc_fingerprint *b, char *what,
                                           size_t what_len) {
-  double ds = vkocc_surface_distance(a, b);
+  double ds = fingerprint_surface_distance(a, b);
   if (!a->signature.present || !b->signature.present) {
     if (what && what_len)
       snprintf(what, what_len, "surface %.4f; signature not compared (%s)", ds,

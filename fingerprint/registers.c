@@ -62,10 +62,10 @@ typedef struct { uint64_t lo, hi; } span;
 /* The value covered by the most spans; [lo, hi] of the first (lowest) best region. O(n log n). */
 static uint32_t vote(const span *iv, uint32_t n, uint64_t *lo, uint64_t *hi) {
   if (!n) return 0;
-  uint64_t *st = vkocc_xmalloc(n * sizeof *st), *en = vkocc_xmalloc(n * sizeof *en), x = 0, h = UINT64_MAX;
+  uint64_t *st = util_xmalloc(n * sizeof *st), *en = util_xmalloc(n * sizeof *en), x = 0, h = UINT64_MAX;
   for (uint32_t i = 0; i < n; i++) st[i] = iv[i].lo, en[i] = iv[i].hi;
-  qsort(st, n, sizeof *st, vkocc_cmp_u64);
-  qsort(en, n, sizeof *en, vkocc_cmp_u64);
+  qsort(st, n, sizeof *st, util_cmp_u64);
+  qsort(en, n, sizeof *en, util_cmp_u64);
   uint32_t best = 0;
   for (uint32_t a = 0, ended = 0; a < n; a++) {
     while (ended < n && en[ended] < st[a]) ended++;
@@ -91,7 +91,7 @@ typedef struct {
 static reg_fit fit_one(const vkocc_register_point *pt, uint32_t n, const vkocc_derived *d, uint32_t U, uint32_t Q) {
   reg_fit f = {.U = U, .Q = Q};
   uint32_t g = d->subgroup_size ? d->subgroup_size : 1, N = d->sm_count ? d->sm_count : 1;
-  span *iv = vkocc_xmalloc((n + 1) * sizeof *iv);
+  span *iv = util_xmalloc((n + 1) * sizeof *iv);
   uint32_t ni = 0, nexact = 0;
   uint64_t Rlow = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -187,7 +187,7 @@ vkocc_status vkocc_register_base(const vkocc_register_point *pt, uint32_t n, uin
   if (!n) return vkocc_fail(VKOCC_ERROR_RUNTIME, "registers: no points to derive the device's limits from");
   /* the SM count from every point (register-limited ones included: their P values rule out multiples of it),
    * the slots from the point with the fewest live values of each workgroup size (limited by slots, not registers) */
-  vkocc_surface_point *all = vkocc_xcalloc(n, sizeof *all), *low = vkocc_xcalloc(n, sizeof *low);
+  vkocc_surface_point *all = util_xcalloc(n, sizeof *all), *low = util_xcalloc(n, sizeof *low);
   uint32_t nl = 0;
   for (uint32_t i = 0; i < n; i++) {
     all[i] = (vkocc_surface_point){.wg_size = pt[i].wg_size, .shared_bytes = pt[i].shared_bytes, .P = pt[i].P};
@@ -199,7 +199,7 @@ vkocc_status vkocc_register_base(const vkocc_register_point *pt, uint32_t n, uin
   }
   vkocc_derived first;
   vkocc_status s = vkocc_derive(all, n, sg, &first);
-  if (!s) s = vkocc_derive_fixed(low, nl, sg, first.sm_count, out);
+  if (!s) s = fingerprint_derive_fixed(low, nl, sg, first.sm_count, out);
   free(all);
   free(low);
   return s;

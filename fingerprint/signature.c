@@ -77,7 +77,7 @@ double vkocc_signature_distance(const vkocc_signature *a, const vkocc_signature 
   return d > 1 ? 1 : d;
 }
 
-int vkocc_signature_unstable(const vkocc_signature *g, int32_t *qa, int32_t *qb) {
+int fingerprint_signature_unstable(const vkocc_signature *g, int32_t *qa, int32_t *qb) {
   for (int i = 0; i < VKOCC_SIG_COUNT; i++) {
     const vkocc_sig_value *v = &g->v[i];
     if (v->state != VKOCC_SIG_MEASURED || !v->repeats) continue;

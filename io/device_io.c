@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define num vkocc_json_number
+#define num util_json_number
 
 /* {"flags": {"graphics", "compute", "transfer"}, "vk_queue_flags"}: the object a queue family starts from */
 static json_t *queue_flags_json(uint32_t f) {
@@ -17,7 +17,7 @@ static json_t *queue_flags_json(uint32_t f) {
 
 /* The flags of a queue-family object: vk_queue_flags if present, else the booleans. */
 static vkocc_status queue_flags_from_json(json_t *q, const char *file, const char *path, uint32_t *flags) {
-  vkocc_status s = vkocc_json_u32(q, "vk_queue_flags", file, path, false, flags);
+  vkocc_status s = util_json_u32(q, "vk_queue_flags", file, path, false, flags);
   if (s || json_object_get(q, "vk_queue_flags")) return s;
   json_t *f = json_object_get(q, "flags");
   if (!f) return VKOCC_OK;
@@ -25,9 +25,9 @@ static vkocc_status queue_flags_from_json(json_t *q, const char *file, const cha
   snprintf(sub, sizeof sub, "%s.flags", path);
   if (!json_is_object(f)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub);
   bool g = false, c = false, t = false;
-  if ((s = vkocc_json_bool(f, "graphics", file, sub, false, &g)) ||
-      (s = vkocc_json_bool(f, "compute", file, sub, false, &c)) ||
-      (s = vkocc_json_bool(f, "transfer", file, sub, false, &t)))
+  if ((s = util_json_bool(f, "graphics", file, sub, false, &g)) ||
+      (s = util_json_bool(f, "compute", file, sub, false, &c)) ||
+      (s = util_json_bool(f, "transfer", file, sub, false, &t)))
     return s;
   *flags = (g ? VK_QUEUE_GRAPHICS_BIT : 0) | (c ? VK_QUEUE_COMPUTE_BIT : 0) | (t ? VK_QUEUE_TRANSFER_BIT : 0);
   return VKOCC_OK;
@@ -39,7 +39,7 @@ static vkocc_status queues_from_json(json_t *o, const char *file, const char *pa
   char sub[300];
   vkocc_status s;
   d->compute_queue_family = UINT32_MAX;
-  if ((s = vkocc_json_u32(o, "compute_queue_family", file, path, false, &d->compute_queue_family))) return s;
+  if ((s = util_json_u32(o, "compute_queue_family", file, path, false, &d->compute_queue_family))) return s;
   json_t *a = json_object_get(o, "queue_families");
   if (a && !json_is_null(a)) {
     snprintf(sub, sizeof sub, "%s.queue_families", path);
@@ -52,8 +52,8 @@ static vkocc_status queues_from_json(json_t *o, const char *file, const char *pa
       snprintf(sub, sizeof sub, "%s.queue_families[%u]", path, i);
       if (!json_is_object(q)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub);
       if ((s = queue_flags_from_json(q, file, sub, &d->queue_families[i].flags)) ||
-          (s = vkocc_json_u32(q, "queue_count", file, sub, false, &d->queue_families[i].queue_count)) ||
-          (s = vkocc_json_u32(q, "timestamp_valid_bits", file, sub, false, &d->queue_families[i].timestamp_valid_bits)))
+          (s = util_json_u32(q, "queue_count", file, sub, false, &d->queue_families[i].queue_count)) ||
+          (s = util_json_u32(q, "timestamp_valid_bits", file, sub, false, &d->queue_families[i].timestamp_valid_bits)))
         return s;
     }
   }
@@ -62,10 +62,10 @@ static vkocc_status queues_from_json(json_t *o, const char *file, const char *pa
     snprintf(sub, sizeof sub, "%s.queue_family", path);
     if (!json_is_object(q)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub);
     char kind[32] = "";
-    if ((s = vkocc_json_u32(q, "index", file, sub, true, &d->compute_queue_family)) ||
+    if ((s = util_json_u32(q, "index", file, sub, true, &d->compute_queue_family)) ||
         (s = queue_flags_from_json(q, file, sub, &d->compute_queue_flags)) ||
-        (s = vkocc_json_str(q, "kind", file, sub, false, kind, sizeof kind)) ||
-        (s = vkocc_json_str(q, "choice", file, sub, false, d->queue_choice, sizeof d->queue_choice)))
+        (s = util_json_str(q, "kind", file, sub, false, kind, sizeof kind)) ||
+        (s = util_json_str(q, "choice", file, sub, false, d->queue_choice, sizeof d->queue_choice)))
       return s;
     if (kind[0] && strcmp(kind, "compute-only") && strcmp(kind, "graphics+compute") && strcmp(kind, "other") &&
         strcmp(kind, "unknown"))
@@ -130,12 +130,12 @@ json_t *vkocc_device_info_json(const vkocc_device_info *d) {
   SET("timestamp_compute_and_graphics", json_boolean(d->timestamp_compute_and_graphics));
   SET("shader_clock", json_pack("{s:b, s:b, s:b}", "extension", d->has_shader_clock_ext, "subgroup",
                                 d->shader_subgroup_clock, "device", d->shader_device_clock));
-  if (d->vendor.source[0]) SET("vendor_reported", vkocc_vendor_reported_json(&d->vendor));
+  if (d->vendor.source[0]) SET("vendor_reported", io_vendor_reported_json(&d->vendor));
 #undef SET
   return o;
 }
 
-json_t *vkocc_vendor_reported_json(const vkocc_vendor_reported *v) {
+json_t *io_vendor_reported_json(const vkocc_vendor_reported *v) {
   json_t *o = json_pack("{s:s, s:I, s:I}", "source", v->source, "cores", (json_int_t)v->cores, "warps_per_core",
                         (json_int_t)v->warps_per_core);
   if (v->amd_shader_engines)
@@ -150,59 +150,59 @@ json_t *vkocc_vendor_reported_json(const vkocc_vendor_reported *v) {
   return o;
 }
 
-vkocc_status vkocc_vendor_reported_from_json(json_t *o, const char *file, const char *path, vkocc_vendor_reported *v) {
+vkocc_status io_vendor_reported_from_json(json_t *o, const char *file, const char *path, vkocc_vendor_reported *v) {
   memset(v, 0, sizeof *v);
   if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, path);
   vkocc_status s;
-  if ((s = vkocc_json_str(o, "source", file, path, true, v->source, sizeof v->source)) ||
-      (s = vkocc_json_u32(o, "cores", file, path, true, &v->cores)) ||
-      (s = vkocc_json_u32(o, "warps_per_core", file, path, true, &v->warps_per_core)))
+  if ((s = util_json_str(o, "source", file, path, true, v->source, sizeof v->source)) ||
+      (s = util_json_u32(o, "cores", file, path, true, &v->cores)) ||
+      (s = util_json_u32(o, "warps_per_core", file, path, true, &v->warps_per_core)))
     return s;
   json_t *amd = json_object_get(o, "amd");
   if (amd) {
     char sub[300];
     snprintf(sub, sizeof sub, "%s.amd", path);
     if (!json_is_object(amd)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub);
-    if ((s = vkocc_json_u32(amd, "shader_engines", file, sub, false, &v->amd_shader_engines)) ||
-        (s = vkocc_json_u32(amd, "arrays_per_engine", file, sub, false, &v->amd_arrays_per_engine)) ||
-        (s = vkocc_json_u32(amd, "cus_per_array", file, sub, false, &v->amd_cus_per_array)) ||
-        (s = vkocc_json_u32(amd, "simds_per_cu", file, sub, false, &v->amd_simds_per_cu)) ||
-        (s = vkocc_json_u32(amd, "wavefronts_per_simd", file, sub, false, &v->amd_wavefronts_per_simd)) ||
-        (s = vkocc_json_u32(amd, "wavefront_size", file, sub, false, &v->amd_wavefront_size)) ||
-        (s = vkocc_json_u32(amd, "active_cus", file, sub, false, &v->amd_active_cus)))
+    if ((s = util_json_u32(amd, "shader_engines", file, sub, false, &v->amd_shader_engines)) ||
+        (s = util_json_u32(amd, "arrays_per_engine", file, sub, false, &v->amd_arrays_per_engine)) ||
+        (s = util_json_u32(amd, "cus_per_array", file, sub, false, &v->amd_cus_per_array)) ||
+        (s = util_json_u32(amd, "simds_per_cu", file, sub, false, &v->amd_simds_per_cu)) ||
+        (s = util_json_u32(amd, "wavefronts_per_simd", file, sub, false, &v->amd_wavefronts_per_simd)) ||
+        (s = util_json_u32(amd, "wavefront_size", file, sub, false, &v->amd_wavefront_size)) ||
+        (s = util_json_u32(amd, "active_cus", file, sub, false, &v->amd_active_cus)))
       return s;
   }
   return VKOCC_OK;
 }
 
 
-vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char *path, vkocc_device_info *d) {
+vkocc_status io_device_info_from_json(json_t *o, const char *file, const char *path, vkocc_device_info *d) {
   memset(d, 0, sizeof *d);
   if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, path);
   vkocc_status s;
   char uuid[64] = "";
-  if ((s = vkocc_json_str(o, "name", file, path, true, d->name, sizeof d->name)) ||
-      (s = vkocc_json_str(o, "driver_name", file, path, false, d->driver_name, sizeof d->driver_name)) ||
-      (s = vkocc_json_str(o, "driver_info", file, path, false, d->driver_info, sizeof d->driver_info)) ||
-      (s = vkocc_json_u32(o, "vendor_id", file, path, false, &d->vendor_id)) ||
-      (s = vkocc_json_u32(o, "device_id", file, path, false, &d->device_id)) ||
-      (s = vkocc_json_u32(o, "driver_version_raw", file, path, false, &d->driver_version)) ||
-      (s = vkocc_json_u32(o, "subgroup_size", file, path, false, &d->subgroup_size)) ||
-      (s = vkocc_json_u32(o, "max_compute_shared_memory_size", file, path, false, &d->max_shared_bytes)) ||
-      (s = vkocc_json_u32(o, "max_compute_work_group_invocations", file, path, false, &d->max_invocations)) ||
-      (s = vkocc_json_u32(o, "max_compute_work_group_size_x", file, path, false, &d->max_wg_size_x)) ||
-      (s = vkocc_json_u32(o, "max_compute_work_group_count_x", file, path, false, &d->max_wg_count_x)) ||
-      (s = vkocc_json_u32(o, "index", file, path, false, &d->index)) ||
-      (s = vkocc_json_u32(o, "timestamp_valid_bits", file, path, false, &d->timestamp_valid_bits)) ||
-      (s = vkocc_json_bool(o, "timestamp_compute_and_graphics", file, path, false, &d->timestamp_compute_and_graphics)) ||
-      (s = vkocc_json_str(o, "uuid", file, path, false, uuid, sizeof uuid)))
+  if ((s = util_json_str(o, "name", file, path, true, d->name, sizeof d->name)) ||
+      (s = util_json_str(o, "driver_name", file, path, false, d->driver_name, sizeof d->driver_name)) ||
+      (s = util_json_str(o, "driver_info", file, path, false, d->driver_info, sizeof d->driver_info)) ||
+      (s = util_json_u32(o, "vendor_id", file, path, false, &d->vendor_id)) ||
+      (s = util_json_u32(o, "device_id", file, path, false, &d->device_id)) ||
+      (s = util_json_u32(o, "driver_version_raw", file, path, false, &d->driver_version)) ||
+      (s = util_json_u32(o, "subgroup_size", file, path, false, &d->subgroup_size)) ||
+      (s = util_json_u32(o, "max_compute_shared_memory_size", file, path, false, &d->max_shared_bytes)) ||
+      (s = util_json_u32(o, "max_compute_work_group_invocations", file, path, false, &d->max_invocations)) ||
+      (s = util_json_u32(o, "max_compute_work_group_size_x", file, path, false, &d->max_wg_size_x)) ||
+      (s = util_json_u32(o, "max_compute_work_group_count_x", file, path, false, &d->max_wg_count_x)) ||
+      (s = util_json_u32(o, "index", file, path, false, &d->index)) ||
+      (s = util_json_u32(o, "timestamp_valid_bits", file, path, false, &d->timestamp_valid_bits)) ||
+      (s = util_json_bool(o, "timestamp_compute_and_graphics", file, path, false, &d->timestamp_compute_and_graphics)) ||
+      (s = util_json_str(o, "uuid", file, path, false, uuid, sizeof uuid)))
     return s;
   /* what `calc --from FILE --json` repeats: the type, API version, timestamps and clocks the file records */
   double period = 0;
   char type[32] = "", api[32] = "";
-  if ((s = vkocc_json_f64(o, "timestamp_period", file, path, false, &period)) ||
-      (s = vkocc_json_str(o, "device_type", file, path, false, type, sizeof type)) ||
-      (s = vkocc_json_str(o, "api_version", file, path, false, api, sizeof api)))
+  if ((s = util_json_f64(o, "timestamp_period", file, path, false, &period)) ||
+      (s = util_json_str(o, "device_type", file, path, false, type, sizeof type)) ||
+      (s = util_json_str(o, "api_version", file, path, false, api, sizeof api)))
     return s;
   d->timestamp_period = (float)period;
   d->device_type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
@@ -216,9 +216,9 @@ vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char
     char sub[300];
     snprintf(sub, sizeof sub, "%s.shader_clock", path);
     if (!json_is_object(clk)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub);
-    if ((s = vkocc_json_bool(clk, "extension", file, sub, false, &d->has_shader_clock_ext)) ||
-        (s = vkocc_json_bool(clk, "subgroup", file, sub, false, &d->shader_subgroup_clock)) ||
-        (s = vkocc_json_bool(clk, "device", file, sub, false, &d->shader_device_clock)))
+    if ((s = util_json_bool(clk, "extension", file, sub, false, &d->has_shader_clock_ext)) ||
+        (s = util_json_bool(clk, "subgroup", file, sub, false, &d->shader_subgroup_clock)) ||
+        (s = util_json_bool(clk, "device", file, sub, false, &d->shader_device_clock)))
       return s;
   }
   if ((s = queues_from_json(o, file, path, d))) return s;
@@ -226,7 +226,7 @@ vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char
   if (vendor) {
     char sub[300];
     snprintf(sub, sizeof sub, "%s.vendor_reported", path);
-    if ((s = vkocc_vendor_reported_from_json(vendor, file, sub, &d->vendor))) return s;
+    if ((s = io_vendor_reported_from_json(vendor, file, sub, &d->vendor))) return s;
   }
   if (!d->max_wg_size_x) d->max_wg_size_x = d->max_invocations; /* documents before vkocc recorded it */
   uint32_t nib = 0;
@@ -241,7 +241,7 @@ vkocc_status vkocc_device_info_from_json(json_t *o, const char *file, const char
 }
 
 /* The "vendor_reported" object of surface and fingerprint documents. */
-json_t *vkocc_vendor_check_json(const vkocc_vendor_check *c, const char *source) {
+json_t *io_vendor_check_json(const vkocc_vendor_check *c, const char *source) {
   if (!c->available) return NULL;
   return json_pack("{s:s, s:{s:I, s:I, s:b}, s:{s:I, s:I, s:b, s:b}}", "source", source, "sm_count", "reported",
                    (json_int_t)c->sm_reported, "measured", (json_int_t)c->sm_measured, "agree", c->sm_agree,
@@ -295,20 +295,20 @@ bool vkocc_device_identity_same(const vkocc_device_identity *id, const vkocc_dev
   return false;
 }
 
-void vkocc_device_identity_set_sm_count(vkocc_device_identity *id, uint32_t sm_count) {
+void io_device_identity_set_sm_count(vkocc_device_identity *id, uint32_t sm_count) {
   id->sm_count = sm_count;
   identity_key(id);
 }
 
 /* The short form: what tuning results record of the device (the key ties them to policy entries). */
-json_t *vkocc_device_identity_json(const vkocc_device_identity *id) {
+json_t *io_device_identity_json(const vkocc_device_identity *id) {
   return json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I, s:s}", "name", id->name, "vendor_id", (json_int_t)id->vendor_id,
                    "device_id", (json_int_t)id->device_id, "driver_name", id->driver_name, "driver_info",
                    id->driver_info, "driver_version", (json_int_t)id->driver_version, "sm_count",
                    (json_int_t)id->sm_count, "key", id->key);
 }
 
-vkocc_status vkocc_device_identity_from_json(json_t *o, const char *file, const char *path, bool need_key,
+vkocc_status io_device_identity_from_json(json_t *o, const char *file, const char *path, bool need_key,
                                              vkocc_device_identity *id) {
   memset(id, 0, sizeof *id);
   id->queue_family = UINT32_MAX;
@@ -317,43 +317,43 @@ vkocc_status vkocc_device_identity_from_json(json_t *o, const char *file, const 
   if (json_object_get(o, "driver_version_raw") || json_object_get(o, "uuid")) {
     /* the whole device object of a measurement */
     vkocc_device_info d;
-    if ((s = vkocc_device_info_from_json(o, file, path, &d))) return s;
+    if ((s = io_device_info_from_json(o, file, path, &d))) return s;
     vkocc_device_identity_of(&d, 0, id);
     return VKOCC_OK;
   }
   /* the short form (tuning results; a normalized fingerprint's name and driver) */
-  if ((s = vkocc_json_str(o, "name", file, path, true, id->name, sizeof id->name)) ||
-      (s = vkocc_json_str(o, "key", file, path, need_key, id->key, sizeof id->key)) ||
-      (s = vkocc_json_str(o, "driver_name", file, path, false, id->driver_name, sizeof id->driver_name)) ||
-      (s = vkocc_json_str(o, "driver_info", file, path, false, id->driver_info, sizeof id->driver_info)) ||
-      (s = vkocc_json_u32(o, "vendor_id", file, path, false, &id->vendor_id)) ||
-      (s = vkocc_json_u32(o, "device_id", file, path, false, &id->device_id)) ||
-      (s = vkocc_json_u32(o, "driver_version", file, path, false, &id->driver_version)) ||
-      (s = vkocc_json_u32(o, "sm_count", file, path, false, &id->sm_count)))
+  if ((s = util_json_str(o, "name", file, path, true, id->name, sizeof id->name)) ||
+      (s = util_json_str(o, "key", file, path, need_key, id->key, sizeof id->key)) ||
+      (s = util_json_str(o, "driver_name", file, path, false, id->driver_name, sizeof id->driver_name)) ||
+      (s = util_json_str(o, "driver_info", file, path, false, id->driver_info, sizeof id->driver_info)) ||
+      (s = util_json_u32(o, "vendor_id", file, path, false, &id->vendor_id)) ||
+      (s = util_json_u32(o, "device_id", file, path, false, &id->device_id)) ||
+      (s = util_json_u32(o, "driver_version", file, path, false, &id->driver_version)) ||
+      (s = util_json_u32(o, "sm_count", file, path, false, &id->sm_count)))
     return s;
   if (!id->key[0]) identity_key(id);
   return VKOCC_OK;
 }
 
 /* The device identity of any stamped document, where the schema table says it lives. */
-vkocc_status vkocc_doc_device(json_t *doc, const char *file, vkocc_device_identity *id, bool *has) {
+vkocc_status io_doc_device(json_t *doc, const char *file, vkocc_device_identity *id, bool *has) {
   memset(id, 0, sizeof *id);
   id->queue_family = UINT32_MAX;
   *has = false;
   const char *schema = json_string_value(json_object_get(doc, "schema")), *slash = schema ? strchr(schema, '/') : NULL;
   char name[64] = "";
   if (slash && (size_t)(slash - schema) < sizeof name) memcpy(name, schema, (size_t)(slash - schema));
-  const vkocc_doc_schema *d = vkocc_doc_schema_of(name);
+  const io_doc_schema *d = io_doc_schema_of(name);
   if (!d) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.schema: not a document of vkocc (found %s%s%s)", file,
                             schema ? "\"" : "", schema ? schema : "none", schema ? "\"" : "");
-  vkocc_status s = vkocc_doc_check(doc, file, d->name);
+  vkocc_status s = io_doc_check(doc, file, d->name);
   if (s || !d->device) return s;
   json_t *dev = json_object_get(doc, d->device);
   if (!dev) return VKOCC_OK; /* optional where the document allows it (a surface from a CSV, calc of one) */
   char path[80];
   snprintf(path, sizeof path, "$.%s", d->device);
-  if ((s = vkocc_device_identity_from_json(dev, file, path, !strcmp(d->name, VKOCC_DOC_TUNE_RESULTS), id))) return s;
-  if (!strcmp(d->name, VKOCC_DOC_FINGERPRINT)) vkocc_device_identity_set_sm_count(id, vkocc_fingerprint_doc_sm_count(doc));
+  if ((s = io_device_identity_from_json(dev, file, path, !strcmp(d->name, VKOCC_DOC_TUNE_RESULTS), id))) return s;
+  if (!strcmp(d->name, VKOCC_DOC_FINGERPRINT)) io_device_identity_set_sm_count(id, io_fingerprint_doc_sm_count(doc));
   *has = true;
   return VKOCC_OK;
 }
@@ -363,13 +363,13 @@ vkocc_status vkocc_document_device(const char *path, vkocc_device_identity *out)
   void *text;
   size_t len;
   json_error_t e;
-  vkocc_status s = vkocc_read_file(path, &text, &len);
+  vkocc_status s = util_read_file(path, &text, &len);
   if (s) return s;
   json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
   free(text);
   if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", path, e.line, e.column, e.text);
   bool has = false;
-  if (!(s = vkocc_doc_device(doc, path, out, &has)) && !has) {
+  if (!(s = io_doc_device(doc, path, out, &has)) && !has) {
     const char *schema = json_string_value(json_object_get(doc, "schema"));
     s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device: this %s document names no device", path, schema);
   }

@@ -12,11 +12,11 @@ vkocc_status vkocc_fingerprint_load_details(const char *path, vkocc_fingerprint 
   vkocc_status s = vkocc_fingerprint_load(path, fp);
   if (s) return s;
   json_t *doc;
-  if ((s = vkocc_doc_load(path, VKOCC_DOC_FINGERPRINT, &doc))) return s;
+  if ((s = io_doc_load(path, VKOCC_DOC_FINGERPRINT, &doc))) return s;
   details->document = doc;
   json_t *dev = json_object_get(doc, "device"), *der = json_object_get(doc, "derived");
   if (dev && !json_is_null(dev)) {
-    if ((s = vkocc_device_info_from_json(dev, path, "$.device", &details->device))) return s;
+    if ((s = io_device_info_from_json(dev, path, "$.device", &details->device))) return s;
     if (has_device) *has_device = true;
   }
   if (der && !json_is_null(der) && (s = vkocc_derived_from_json(der, path, "$.derived", &details->derived))) return s;

@@ -10,7 +10,7 @@
 
 static const char *source_name[] = {"unrunnable", "measured", "model", "model-replaced-noisy"};
 
-json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp) {
+json_t *io_fingerprint_json(const vkocc_fingerprint *fp) {
   json_t *wg = json_array(), *sh = json_array(), *vals = json_array(), *src = json_array();
   for (int b = 0; b < VKOCC_CANON_SHARED; b++) json_array_append_new(sh, json_integer(vkocc_canonical_shared[b]));
   for (int a = 0; a < VKOCC_CANON_WG; a++) {
@@ -31,32 +31,32 @@ json_t *vkocc_fingerprint_json(const vkocc_fingerprint *fp) {
     char occ[24];
     vkocc_cluster_id(fp, occ);
     json_object_set_new(o, "occupancy_id", json_string(occ));
-    json_object_set_new(o, "signature", vkocc_signature_json(&fp->signature));
+    json_object_set_new(o, "signature", io_signature_json(&fp->signature));
   }
   return o;
 }
 
-void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d);
+void io_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d);
 
-json_t *vkocc_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_calibration *cal,
+json_t *io_fingerprint_document(const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_calibration *cal,
                                    const vkocc_derived *d, double elapsed_ms) {
   char when[32];
-  vkocc_utc_now(when, sizeof when);
-  json_t *doc = vkocc_doc_stamp(vkocc_fingerprint_json(fp), VKOCC_DOC_FINGERPRINT);
+  util_utc_now(when, sizeof when);
+  json_t *doc = vkocc_doc_stamp(io_fingerprint_json(fp), VKOCC_DOC_FINGERPRINT);
   json_object_set_new(doc, "device", vkocc_device_info_json(&s->device));
-  json_object_set_new(doc, "calibration", vkocc_calibration_json(cal));
+  json_object_set_new(doc, "calibration", io_calibration_json(cal));
   json_object_set_new(doc, "derived", vkocc_derived_json(d, s));
   vkocc_vendor_check vc;
   vkocc_vendor_check_compute(&s->device.vendor, d, &vc);
-  json_t *vcj = vkocc_vendor_check_json(&vc, s->device.vendor.source); /* a cross-check, not in the cluster ID */
+  json_t *vcj = io_vendor_check_json(&vc, s->device.vendor.source); /* a cross-check, not in the cluster ID */
   if (vcj) json_object_set_new(doc, "vendor_reported", vcj);
-  json_t *surf = vkocc_surface_json(s);
+  json_t *surf = io_surface_json(s);
   json_object_del(surf, "device");
   json_object_set_new(doc, "surface", surf);
   json_object_set_new(doc, "measurement", json_pack("{s:s, s:s, s:I, s:s, s:f}", "date", when, "method",
                                                     vkocc_method_name(s->method), "repeat", (json_int_t)s->repeat,
                                                     "grid", "canonical", "elapsed_ms", elapsed_ms));
-  vkocc_fingerprint_v2(doc, fp, s, d); /* io/fingerprint_v2.c: the shared capacity, the register axis */
+  io_fingerprint_v2(doc, fp, s, d); /* io/fingerprint_v2.c: the shared capacity, the register axis */
   return doc;
 }
 
@@ -68,11 +68,11 @@ vkocc_status vkocc_fingerprint_save(const vkocc_fingerprint *fp, const vkocc_fin
   if (doc) {
     json_incref(doc);
   } else { /* the normalized part, with what names the device */
-    doc = vkocc_doc_stamp(vkocc_fingerprint_json(fp), VKOCC_DOC_FINGERPRINT);
+    doc = vkocc_doc_stamp(io_fingerprint_json(fp), VKOCC_DOC_FINGERPRINT);
     json_object_set_new(doc, "device", json_pack("{s:s, s:s}", "name", fp->device_name, "driver_info", fp->driver_info));
-    vkocc_fingerprint_v2(doc, fp, NULL, NULL);
+    io_fingerprint_v2(doc, fp, NULL, NULL);
   }
-  vkocc_status s = vkocc_json_write(doc, path);
+  vkocc_status s = util_json_write(doc, path);
   json_decref(doc);
   return s;
 }

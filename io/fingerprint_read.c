@@ -3,24 +3,24 @@
  * nothing dumps and parses again. */
 #include "internal.h"
 #include "io.h"
-#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
+#include "model.h" /* fingerprint_derive_fixed, the cluster recipes */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-vkocc_status vkocc_fingerprint_from_json(json_t *doc, const char *name, const char *cluster_id, vkocc_fingerprint *fp) {
+vkocc_status io_fingerprint_from_json(json_t *doc, const char *name, const char *cluster_id, vkocc_fingerprint *fp) {
   memset(fp, 0, sizeof *fp);
   if (!json_is_object(doc)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: expected an object", name);
   vkocc_status s;
   char stored[64] = "";
   if (cluster_id) snprintf(stored, sizeof stored, "%s", cluster_id);
-  else if ((s = vkocc_json_str(doc, "cluster_id", name, "$", true, stored, sizeof stored))) return s;
-  if ((s = vkocc_json_u32(doc, "subgroup_size", name, "$", true, &fp->subgroup_size))) return s;
+  else if ((s = util_json_str(doc, "cluster_id", name, "$", true, stored, sizeof stored))) return s;
+  if ((s = util_json_u32(doc, "subgroup_size", name, "$", true, &fp->subgroup_size))) return s;
   json_t *dev = json_object_get(doc, "device");
   if (json_is_object(dev)) {
-    if ((s = vkocc_json_str(dev, "name", name, "$.device", false, fp->device_name, sizeof fp->device_name)) ||
-        (s = vkocc_json_str(dev, "driver_info", name, "$.device", false, fp->driver_info, sizeof fp->driver_info)))
+    if ((s = util_json_str(dev, "name", name, "$.device", false, fp->device_name, sizeof fp->device_name)) ||
+        (s = util_json_str(dev, "driver_info", name, "$.device", false, fp->driver_info, sizeof fp->driver_info)))
       return s;
   }
   json_t *norm = json_object_get(doc, "normalized");
@@ -58,11 +58,11 @@ vkocc_status vkocc_fingerprint_from_json(json_t *doc, const char *name, const ch
     }
   }
   json_t *sig = json_object_get(doc, "signature"); /* schema 3: recipe c3 */
-  if (sig && (s = vkocc_signature_from_json(sig, name, &fp->signature))) return s;
+  if (sig && (s = io_signature_from_json(sig, name, &fp->signature))) return s;
   vkocc_fingerprint_set_ids(fp);
   vkocc_cluster_recipe recipe = vkocc_cluster_id_recipe(stored);
   bool c3 = recipe == VKOCC_RECIPE_C3 || recipe == VKOCC_RECIPE_C3_PARTIAL;
-  if (recipe == VKOCC_RECIPE_C1) vkocc_cluster_id_c1(fp, fp->cluster_id); /* written before recipe c2 */
+  if (recipe == VKOCC_RECIPE_C1) fingerprint_cluster_id_c1(fp, fp->cluster_id); /* written before recipe c2 */
   else if (recipe == VKOCC_RECIPE_C2 && fp->signature.present) /* c2 with a signature beside it: the occupancy ID */
     snprintf(fp->cluster_id, sizeof fp->cluster_id, "%s", fp->occupancy_id);
   if (strcmp(stored, fp->cluster_id) != 0) {
@@ -89,8 +89,8 @@ vkocc_status vkocc_fingerprint_parse(const char *text, size_t len, const char *n
   if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", name, e.line, e.column, e.text);
   vkocc_status s = VKOCC_OK;
   if (!json_is_object(doc)) s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $: expected a JSON object", name);
-  else s = vkocc_doc_check(doc, name, VKOCC_DOC_FINGERPRINT);
-  if (!s) s = vkocc_fingerprint_from_json(doc, name, NULL, fp);
+  else s = io_doc_check(doc, name, VKOCC_DOC_FINGERPRINT);
+  if (!s) s = io_fingerprint_from_json(doc, name, NULL, fp);
   json_decref(doc);
   return s;
 }
@@ -99,14 +99,14 @@ vkocc_status vkocc_fingerprint_load(const char *path, vkocc_fingerprint *fp) {
   vkocc_clear_error();
   void *data;
   size_t len;
-  vkocc_status s = vkocc_read_file(path, &data, &len);
+  vkocc_status s = util_read_file(path, &data, &len);
   if (s) return s;
   s = vkocc_fingerprint_parse(data, len, path, fp);
   free(data);
   return s;
 }
 
-uint32_t vkocc_fingerprint_doc_sm_count(json_t *doc) {
+uint32_t io_fingerprint_doc_sm_count(json_t *doc) {
   json_t *sm = json_object_get(json_object_get(doc, "derived"), "sm_count");
   return json_is_integer(sm) && json_integer_value(sm) > 0 && json_integer_value(sm) <= UINT32_MAX
              ? (uint32_t)json_integer_value(sm) : 0;

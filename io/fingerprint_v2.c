@@ -6,9 +6,9 @@
 #include "registers_io.h"
 #include <string.h>
 
-void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d);
+void io_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d);
 
-void vkocc_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d) {
+void io_fingerprint_v2(json_t *doc, const vkocc_fingerprint *fp, const vkocc_surface *s, const vkocc_derived *d) {
   /* the schema (version 2) is the table's (io/document.c); a c1 fingerprint read back keeps its c1 ID */
   json_object_set_new(doc, "cluster_recipe",
                       json_string(vkocc_cluster_recipe_name(fp->signature.present ? VKOCC_RECIPE_C3

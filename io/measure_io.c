@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define num vkocc_json_number
+#define num util_json_number
 
-json_t *vkocc_linfit_json(const vkocc_linfit *f) {
+json_t *io_linfit_json(const vkocc_linfit *f) {
   json_t *o = json_object();
   json_object_set_new(o, "slope", num(f->slope));
   json_object_set_new(o, "intercept", num(f->intercept));
@@ -19,20 +19,20 @@ json_t *vkocc_linfit_json(const vkocc_linfit *f) {
   return o;
 }
 
-json_t *vkocc_calibration_json(const vkocc_calibration *c) {
+json_t *io_calibration_json(const vkocc_calibration *c) {
   json_t *o = json_object();
   json_object_set_new(o, "has_device_clock", json_boolean(c->has_device_clock));
   json_object_set_new(o, "has_subgroup_clock", json_boolean(c->has_subgroup_clock));
   json_object_set_new(o, "ns_per_realtime_tick", c->has_device_clock ? num(c->ns_per_tick) : json_null());
-  json_object_set_new(o, "realtime_fit", c->has_device_clock ? vkocc_linfit_json(&c->realtime_fit) : json_null());
+  json_object_set_new(o, "realtime_fit", c->has_device_clock ? io_linfit_json(&c->realtime_fit) : json_null());
   json_object_set_new(o, "ns_per_realtime_tick_from",
                       c->has_device_clock ? json_string(c->from_starts ? "dispatch starts" : "dispatch intervals") : json_null());
-  json_t *af = c->has_device_clock ? vkocc_linfit_json(&c->anchor_fit) : json_null();
+  json_t *af = c->has_device_clock ? io_linfit_json(&c->anchor_fit) : json_null();
   if (c->has_device_clock) json_object_set_new(af, "span_ns", num(c->anchor_span_ns));
   json_object_set_new(o, "realtime_start_fit", af);
   json_object_set_new(o, "shader_clock_mhz", c->has_subgroup_clock ? num(c->shader_clock_mhz) : json_null());
-  json_object_set_new(o, "subgroup_fit", c->has_subgroup_clock ? vkocc_linfit_json(&c->subgroup_fit) : json_null());
-  json_object_set_new(o, "spin_fit", vkocc_linfit_json(&c->spin_fit));
+  json_object_set_new(o, "subgroup_fit", c->has_subgroup_clock ? io_linfit_json(&c->subgroup_fit) : json_null());
+  json_object_set_new(o, "spin_fit", io_linfit_json(&c->spin_fit));
   json_object_set_new(o, "dispatch_overhead_ns", num(c->overhead_ns));
   json_object_set_new(o, "timestamp_period", num(c->timestamp_period));
   json_object_set_new(o, "timestamp_valid_bits", json_integer(c->timestamp_valid_bits));
@@ -48,7 +48,7 @@ json_t *vkocc_calibration_json(const vkocc_calibration *c) {
   return o;
 }
 
-json_t *vkocc_intervals_json(const vkocc_interval *iv, uint32_t n) {
+json_t *io_intervals_json(const vkocc_interval *iv, uint32_t n) {
   json_t *a = json_array();
   for (uint32_t i = 0; i < n; i++)
     json_array_append_new(a, iv[i].valid ? json_pack("[f,f]", iv[i].start, iv[i].end) : json_null());
@@ -115,7 +115,7 @@ json_t *vkocc_probe_result_json(const vkocc_probe_result *r) {
 /* The whole documents, stamped, written whole ("-": standard output) */
 
 static vkocc_status save(json_t *doc, const char *name, const char *path) {
-  vkocc_status s = vkocc_json_write(vkocc_doc_stamp(doc, name), path);
+  vkocc_status s = util_json_write(vkocc_doc_stamp(doc, name), path);
   json_decref(doc);
   return s;
 }
@@ -124,7 +124,7 @@ vkocc_status vkocc_calibration_save(const vkocc_device_info *device, const vkocc
   vkocc_clear_error();
   if (!device || !cal || !path || !*path)
     return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_calibration_save: no device, calibration or path");
-  return save(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(device), "calibration", vkocc_calibration_json(cal)),
+  return save(json_pack("{s:o, s:o}", "device", vkocc_device_info_json(device), "calibration", io_calibration_json(cal)),
               VKOCC_DOC_CALIBRATION, path);
 }
 
@@ -142,6 +142,6 @@ vkocc_status vkocc_raw_probe_save(const vkocc_device_info *device, const vkocc_p
     return vkocc_fail(VKOCC_ERROR_USAGE, "vkocc_raw_probe_save: the result holds %u repetitions", r->repeat);
   return save(json_pack("{s:o, s:I, s:I, s:f, s:I, s:o}", "device", vkocc_device_info_json(device), "wg_size",
                         (json_int_t)r->wg_size, "shared_bytes", (json_int_t)r->shared_bytes, "sleep_ns", r->sleep_ns, "P",
-                        (json_int_t)r->reps[r->repeat - 1].comb_P, "intervals_ns", vkocc_intervals_json(r->raw, r->raw_count)),
+                        (json_int_t)r->reps[r->repeat - 1].comb_P, "intervals_ns", io_intervals_json(r->raw, r->raw_count)),
               VKOCC_DOC_RAW_PROBE, path);
 }

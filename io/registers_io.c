@@ -25,20 +25,20 @@ json_t *vkocc_register_model_json(const vkocc_register_model *m) {
 vkocc_status vkocc_register_model_from_json(json_t *o, const char *file, const char *path, vkocc_register_model *m) {
   memset(m, 0, sizeof *m);
   if (!json_is_object(o)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, path);
-  vkocc_status s = vkocc_json_bool(o, "known", file, path, true, &m->known);
+  vkocc_status s = util_json_bool(o, "known", file, path, true, &m->known);
   if (s || !m->known) return s;
   m->regs_per_sm_max = UINT32_MAX;
-  if ((s = vkocc_json_u32(o, "subgroup_size", file, path, true, &m->subgroup_size)) ||
-      (s = vkocc_json_u32(o, "regs_per_sm", file, path, true, &m->regs_per_sm)) ||
-      (s = vkocc_json_u32(o, "regs_per_sm_max", file, path, false, &m->regs_per_sm_max)) ||
-      (s = vkocc_json_u32(o, "alloc_unit", file, path, true, &m->alloc_unit)) ||
-      (s = vkocc_json_u32(o, "partitions", file, path, true, &m->partitions)) ||
-      (s = vkocc_json_u32(o, "max_per_invocation", file, path, false, &m->max_per_invocation)) ||
-      (s = vkocc_json_bool(o, "max_capped", file, path, false, &m->max_capped)) ||
-      (s = vkocc_json_bool(o, "bound_seen", file, path, false, &m->bound_seen)) ||
-      (s = vkocc_json_bool(o, "ambiguous", file, path, false, &m->ambiguous)) ||
-      (s = vkocc_json_u32(o, "explained", file, path, false, &m->explained)) ||
-      (s = vkocc_json_u32(o, "total", file, path, false, &m->total)))
+  if ((s = util_json_u32(o, "subgroup_size", file, path, true, &m->subgroup_size)) ||
+      (s = util_json_u32(o, "regs_per_sm", file, path, true, &m->regs_per_sm)) ||
+      (s = util_json_u32(o, "regs_per_sm_max", file, path, false, &m->regs_per_sm_max)) ||
+      (s = util_json_u32(o, "alloc_unit", file, path, true, &m->alloc_unit)) ||
+      (s = util_json_u32(o, "partitions", file, path, true, &m->partitions)) ||
+      (s = util_json_u32(o, "max_per_invocation", file, path, false, &m->max_per_invocation)) ||
+      (s = util_json_bool(o, "max_capped", file, path, false, &m->max_capped)) ||
+      (s = util_json_bool(o, "bound_seen", file, path, false, &m->bound_seen)) ||
+      (s = util_json_bool(o, "ambiguous", file, path, false, &m->ambiguous)) ||
+      (s = util_json_u32(o, "explained", file, path, false, &m->explained)) ||
+      (s = util_json_u32(o, "total", file, path, false, &m->total)))
     return s;
   if (!m->subgroup_size || !m->regs_per_sm || !m->alloc_unit || !m->partitions || m->partitions > 64)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: subgroup_size, regs_per_sm, alloc_unit and partitions (1..64) must "
@@ -47,7 +47,7 @@ vkocc_status vkocc_register_model_from_json(json_t *o, const char *file, const c
   return VKOCC_OK;
 }
 
-json_t *vkocc_register_points_json(const vkocc_register_point *p, uint32_t n) {
+json_t *io_register_points_json(const vkocc_register_point *p, uint32_t n) {
   json_t *a = json_array();
   for (uint32_t i = 0; i < n; i++)
     json_array_append_new(a, json_pack("{s:I, s:I, s:I, s:I, s:I}", "wg_size", (json_int_t)p[i].wg_size, "requested",
@@ -61,7 +61,7 @@ json_t *vkocc_register_document(const vkocc_device_info *dev, const vkocc_regist
                                 const vkocc_vendor_registers *vr) {
   json_t *doc = vkocc_doc_new(VKOCC_DOC_REGISTERS);
   if (dev) json_object_set_new(doc, "device", vkocc_device_info_json(dev));
-  json_object_set_new(doc, "points", vkocc_register_points_json(p, n));
+  json_object_set_new(doc, "points", io_register_points_json(p, n));
   if (base) { /* the device's other limits (their unexplained points belong to another surface) */
     vkocc_derived b = *base;
     b.n_unexplained = 0;
@@ -71,7 +71,7 @@ json_t *vkocc_register_document(const vkocc_device_info *dev, const vkocc_regist
   if (base_source) json_object_set_new(doc, "base_source", json_string(base_source));
   if (!vr || !m) return doc;
   /* the vendor's own figures where it reports them (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties) */
-  if (dev && dev->vendor.source[0]) json_object_set_new(doc, "vendor_reported", vkocc_vendor_reported_json(&dev->vendor));
+  if (dev && dev->vendor.source[0]) json_object_set_new(doc, "vendor_reported", io_vendor_reported_json(&dev->vendor));
   if (vr->source[0])
     json_object_set_new(doc, "vendor_registers", json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:b}",
         "source", vr->source, "vgprs_per_simd", (json_int_t)vr->vgprs_per_simd, "vgpr_granularity",
@@ -92,27 +92,27 @@ void vkocc_register_doc_free(vkocc_register_doc *d) {
 vkocc_status vkocc_register_doc_load(const char *path, vkocc_register_doc *out) {
   memset(out, 0, sizeof *out);
   json_t *doc;
-  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_REGISTERS, &doc);
+  vkocc_status s = io_doc_load(path, VKOCC_DOC_REGISTERS, &doc);
   if (s) return s;
   json_t *dev = json_object_get(doc, "device"), *pts = json_object_get(doc, "points");
-  if (dev && !(s = vkocc_device_info_from_json(dev, path, "$.device", &out->device))) out->has_device = true;
+  if (dev && !(s = io_device_info_from_json(dev, path, "$.device", &out->device))) out->has_device = true;
   if (!s && !json_is_array(pts)) s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.points: expected an array", path);
   if (!s && json_array_size(pts) == 0) s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.points: no points", path);
   if (!s && json_array_size(pts) > (1u << 20))
     s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.points: more than 2^20 points", path);
   uint32_t n = s ? 0 : (uint32_t)json_array_size(pts);
-  out->points = vkocc_xcalloc(n + 1, sizeof *out->points);
+  out->points = util_xcalloc(n + 1, sizeof *out->points);
   for (uint32_t i = 0; i < n && !s; i++) {
     char at[48];
     snprintf(at, sizeof at, "$.points[%u]", i);
     json_t *o = json_array_get(pts, i);
     vkocc_register_point *p = &out->points[i];
     if (!json_is_object(o)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", path, at); break; }
-    if ((s = vkocc_json_u32(o, "wg_size", path, at, true, &p->wg_size)) ||
-        (s = vkocc_json_u32(o, "registers", path, at, true, &p->registers)) ||
-        (s = vkocc_json_u32(o, "shared_bytes", path, at, false, &p->shared_bytes)) ||
-        (s = vkocc_json_u32(o, "requested", path, at, false, &p->requested)) ||
-        (s = vkocc_json_u32(o, "P", path, at, true, &p->P)))
+    if ((s = util_json_u32(o, "wg_size", path, at, true, &p->wg_size)) ||
+        (s = util_json_u32(o, "registers", path, at, true, &p->registers)) ||
+        (s = util_json_u32(o, "shared_bytes", path, at, false, &p->shared_bytes)) ||
+        (s = util_json_u32(o, "requested", path, at, false, &p->requested)) ||
+        (s = util_json_u32(o, "P", path, at, true, &p->P)))
       break;
     if (p->wg_size == 0 || p->wg_size > VKOCC_MAX_WG_SIZE || p->P > VKOCC_MAX_P || p->registers > 65536 ||
         p->shared_bytes > VKOCC_MAX_SHARED_BYTES)
@@ -143,7 +143,7 @@ vkocc_status vkocc_register_doc_load(const char *path, vkocc_register_doc *out) 
 void vkocc_register_cache_path(const vkocc_device_info *d, char *out, size_t len) {
   char dir[900], uuid[37];
   out[0] = 0;
-  if (vkocc_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return; }
+  if (util_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return; }
   vkocc_format_uuid(d->uuid, uuid);
   snprintf(out, len, "%s/registers-%s-%08x.json", dir, uuid, d->driver_version);
 }
@@ -152,8 +152,8 @@ vkocc_status vkocc_register_cache_store(const vkocc_device_info *d, json_t *doc)
   char path[1024], key[1024];
   vkocc_register_cache_path(d, path, sizeof path);
   if (!path[0]) return vkocc_fail(VKOCC_ERROR_RUNTIME, "no cache directory");
-  vkocc_cache_key_any_family(d, "registers", key, sizeof key); /* the register file serves every queue family */
-  return vkocc_cache_doc_write(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), doc, key);
+  util_cache_key_any_family(d, "registers", key, sizeof key); /* the register file serves every queue family */
+  return util_cache_doc_write(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), doc, key);
 }
 
 bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_doc *out) {
@@ -161,9 +161,9 @@ bool vkocc_register_doc_from_cache(const vkocc_device_info *d, vkocc_register_do
   memset(out, 0, sizeof *out);
   vkocc_register_cache_path(d, path, sizeof path);
   if (!path[0]) return false;
-  vkocc_cache_key_any_family(d, "registers", key, sizeof key); /* the register file serves every queue family */
-  json_t *doc = vkocc_cache_doc_read(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), key); /* a regular file only (a FIFO in its place never blocks) */
-  int fd = doc ? vkocc_cache_doc_fd(doc, mem) : -1;
+  util_cache_key_any_family(d, "registers", key, sizeof key); /* the register file serves every queue family */
+  json_t *doc = util_cache_doc_read(path, vkocc_doc_schema_string(VKOCC_DOC_CACHE_SEAL), key); /* a regular file only (a FIFO in its place never blocks) */
+  int fd = doc ? util_cache_doc_fd(doc, mem) : -1;
   json_decref(doc);
   bool ok = fd >= 0 && vkocc_register_doc_load(mem, out) == VKOCC_OK; /* the verified bytes, not the file again */
   if (fd >= 0) close(fd);

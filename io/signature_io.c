@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-json_t *vkocc_signature_json(const vkocc_signature *g) {
+json_t *io_signature_json(const vkocc_signature *g) {
   json_t *sig = json_object();
   char vendor[16];
   snprintf(vendor, sizeof vendor, "0x%x", g->vendor_id);
@@ -17,16 +17,16 @@ json_t *vkocc_signature_json(const vkocc_signature *g) {
                                                  g->int64, "shaderFloat16", g->float16));
   json_object_set_new(sig, "workgroup_size", json_integer(g->workgroup_size));
   json_object_set_new(sig, "attempts", json_integer(g->attempts));
-  json_object_set_new(sig, "elapsed_ms", vkocc_json_number(round(g->elapsed_ms * 1000) / 1000));
+  json_object_set_new(sig, "elapsed_ms", util_json_number(round(g->elapsed_ms * 1000) / 1000));
   json_t *vals = json_object();
   for (int i = 0; i < VKOCC_SIG_COUNT; i++) {
     const vkocc_sig_value *v = &g->v[i];
     json_t *o = json_pack("{s:s}", "state", vkocc_sig_state_name(v->state));
     if (v->repeats) {
       json_t *smp = json_array();
-      for (uint32_t r = 0; r < v->repeats; r++) json_array_append_new(smp, vkocc_json_number(v->samples[r]));
-      json_object_set_new(o, "value", vkocc_json_number(v->value));
-      json_object_set_new(o, "spread", vkocc_json_number(v->spread));
+      for (uint32_t r = 0; r < v->repeats; r++) json_array_append_new(smp, util_json_number(v->samples[r]));
+      json_object_set_new(o, "value", util_json_number(v->value));
+      json_object_set_new(o, "spread", util_json_number(v->spread));
       json_object_set_new(o, "samples", smp);
     }
     int32_t q = vkocc_sig_quantize((vkocc_sig_signal)i, v->value);
@@ -42,7 +42,7 @@ static vkocc_status bad(const char *name, const char *path, const char *what) {
   return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: %s", name, path, what);
 }
 
-vkocc_status vkocc_signature_from_json(json_t *o, const char *name, vkocc_signature *g) {
+vkocc_status io_signature_from_json(json_t *o, const char *name, vkocc_signature *g) {
   memset(g, 0, sizeof *g);
   if (!json_is_object(o)) return bad(name, "$.signature", "expected an object");
   const char *vendor = json_string_value(json_object_get(o, "vendor_id"));
@@ -62,12 +62,12 @@ vkocc_status vkocc_signature_from_json(json_t *o, const char *name, vkocc_signat
   json_t *f = json_object_get(o, "features");
   if (!json_is_object(f)) return bad(name, "$.signature.features", "expected an object");
   vkocc_status s;
-  if ((s = vkocc_json_bool(f, "shaderFloat64", name, "$.signature.features", true, &g->float64)) ||
-      (s = vkocc_json_bool(f, "shaderInt64", name, "$.signature.features", true, &g->int64)) ||
-      (s = vkocc_json_bool(f, "shaderFloat16", name, "$.signature.features", true, &g->float16)) ||
-      (s = vkocc_json_u32(o, "workgroup_size", name, "$.signature", false, &g->workgroup_size)) ||
-      (s = vkocc_json_u32(o, "attempts", name, "$.signature", false, &g->attempts)) ||
-      (s = vkocc_json_f64(o, "elapsed_ms", name, "$.signature", false, &g->elapsed_ms)))
+  if ((s = util_json_bool(f, "shaderFloat64", name, "$.signature.features", true, &g->float64)) ||
+      (s = util_json_bool(f, "shaderInt64", name, "$.signature.features", true, &g->int64)) ||
+      (s = util_json_bool(f, "shaderFloat16", name, "$.signature.features", true, &g->float16)) ||
+      (s = util_json_u32(o, "workgroup_size", name, "$.signature", false, &g->workgroup_size)) ||
+      (s = util_json_u32(o, "attempts", name, "$.signature", false, &g->attempts)) ||
+      (s = util_json_f64(o, "elapsed_ms", name, "$.signature", false, &g->elapsed_ms)))
     return s;
   json_t *vals = json_object_get(o, "values");
   if (!json_is_object(vals)) return bad(name, "$.signature.values", "expected an object");
@@ -84,7 +84,7 @@ vkocc_status vkocc_signature_from_json(json_t *o, const char *name, vkocc_signat
     while (k < 4 && !(st && !strcmp(st, vkocc_sig_state_name((vkocc_sig_state)k)))) k++;
     if (k == 4) return bad(name, path, "state: expected \"measured\", \"unsupported\", \"unavailable\" or \"not-stable\"");
     x->state = (vkocc_sig_state)k;
-    if ((s = vkocc_json_str(v, "reason", name, path, false, x->reason, sizeof x->reason))) return s;
+    if ((s = util_json_str(v, "reason", name, path, false, x->reason, sizeof x->reason))) return s;
     json_t *smp = json_object_get(v, "samples");
     if (smp) {
       if (!json_is_array(smp) || json_array_size(smp) < 1 || json_array_size(smp) > VKOCC_SIG_MAX_REPEATS)
@@ -96,8 +96,8 @@ vkocc_status vkocc_signature_from_json(json_t *o, const char *name, vkocc_signat
         x->samples[r] = json_number_value(e);
       }
       x->repeats = (uint32_t)json_array_size(smp);
-      if ((s = vkocc_json_f64(v, "value", name, path, true, &x->value)) ||
-          (s = vkocc_json_f64(v, "spread", name, path, true, &x->spread)))
+      if ((s = util_json_f64(v, "value", name, path, true, &x->value)) ||
+          (s = util_json_f64(v, "spread", name, path, true, &x->spread)))
         return s;
       char why[160];
       if (!(x->value > 0) || x->value > 1e9) {

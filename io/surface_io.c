@@ -3,7 +3,7 @@
 #include "array.h"
 #include "internal.h"
 #include "io.h"
-#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
+#include "model.h" /* fingerprint_derive_fixed, the cluster recipes */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@ void vkocc_surface_free(vkocc_surface *s) {
   s->count = 0;
 }
 
-json_t *vkocc_surface_json(const vkocc_surface *s) {
+json_t *io_surface_json(const vkocc_surface *s) {
   json_t *o = json_object(), *pts = json_array();
   if (s->has_device) json_object_set_new(o, "device", vkocc_device_info_json(&s->device));
   json_object_set_new(o, "subgroup_size", s->subgroup_size ? json_integer(s->subgroup_size) : json_null());
@@ -56,24 +56,24 @@ json_t *vkocc_surface_json(const vkocc_surface *s) {
   return o;
 }
 
-vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s) {
+vkocc_status io_surface_from_json(json_t *o, const char *file, const char *path, vkocc_surface *s) {
   memset(s, 0, sizeof *s);
   char sub[256];
   vkocc_status st;
   json_t *dev = json_object_get(o, "device");
   if (dev && !json_is_null(dev)) {
     snprintf(sub, sizeof sub, "%s.device", path);
-    if ((st = vkocc_device_info_from_json(dev, file, sub, &s->device))) return st;
+    if ((st = io_device_info_from_json(dev, file, sub, &s->device))) return st;
     s->has_device = true;
   }
-  if ((st = vkocc_json_u32(o, "subgroup_size", file, path, false, &s->subgroup_size))) return st;
+  if ((st = util_json_u32(o, "subgroup_size", file, path, false, &s->subgroup_size))) return st;
   if (!s->subgroup_size) s->subgroup_size = s->device.subgroup_size;
   if (s->subgroup_size > VKOCC_MAX_WG_SIZE)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.subgroup_size: %u is out of range (at most %u)", file, path,
                       s->subgroup_size, VKOCC_MAX_WG_SIZE);
-  if ((st = vkocc_json_u32(o, "repeat", file, path, false, &s->repeat))) return st;
+  if ((st = util_json_u32(o, "repeat", file, path, false, &s->repeat))) return st;
   char method[16] = "";
-  if ((st = vkocc_json_str(o, "method", file, path, false, method, sizeof method))) return st;
+  if ((st = util_json_str(o, "method", file, path, false, method, sizeof method))) return st;
   if (method[0] && vkocc_method_parse(method, NULL, &s->method))
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.method: expected \"comb\", \"bisect\" or \"both\", found \"%s\"",
                       file, path, method);
@@ -81,21 +81,21 @@ vkocc_status vkocc_surface_from_json(json_t *o, const char *file, const char *pa
   if (!json_is_array(pts)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.points: expected an array", file, path);
   s->count = (uint32_t)json_array_size(pts);
   if (s->count == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.points: the surface is empty", file, path);
-  s->points = vkocc_xcalloc(s->count, sizeof *s->points);
+  s->points = util_xcalloc(s->count, sizeof *s->points);
   for (uint32_t i = 0; i < s->count; i++) {
     json_t *e = json_array_get(pts, i);
     vkocc_surface_point *p = &s->points[i];
     snprintf(sub, sizeof sub, "%s.points[%u]", path, i);
     if (!json_is_object(e)) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s: expected an object", file, sub); break; }
     p->agree = true;
-    if ((st = vkocc_json_u32(e, "wg_size", file, sub, true, &p->wg_size)) ||
-        (st = vkocc_json_u32(e, "shared_bytes", file, sub, true, &p->shared_bytes)) ||
-        (st = vkocc_json_u32(e, "P", file, sub, true, &p->P)) ||
-        (st = vkocc_json_u32(e, "comb_P", file, sub, false, &p->comb_P)) ||
-        (st = vkocc_json_u32(e, "bisect_P", file, sub, false, &p->bisect_P)) ||
-        (st = vkocc_json_bool(e, "agree", file, sub, false, &p->agree)) ||
-        (st = vkocc_json_bool(e, "refined", file, sub, false, &p->refined)) ||
-        (st = vkocc_json_bool(e, "predicted", file, sub, false, &p->predicted)))
+    if ((st = util_json_u32(e, "wg_size", file, sub, true, &p->wg_size)) ||
+        (st = util_json_u32(e, "shared_bytes", file, sub, true, &p->shared_bytes)) ||
+        (st = util_json_u32(e, "P", file, sub, true, &p->P)) ||
+        (st = util_json_u32(e, "comb_P", file, sub, false, &p->comb_P)) ||
+        (st = util_json_u32(e, "bisect_P", file, sub, false, &p->bisect_P)) ||
+        (st = util_json_bool(e, "agree", file, sub, false, &p->agree)) ||
+        (st = util_json_bool(e, "refined", file, sub, false, &p->refined)) ||
+        (st = util_json_bool(e, "predicted", file, sub, false, &p->predicted)))
       break;
     if (p->wg_size == 0) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.wg_size: must be positive", file, sub); break; }
     /* bounded like a CSV's values (vkocc.h): nothing downstream has to fear overflow */
@@ -232,8 +232,8 @@ static vkocc_status parse_header(const char *path, uint32_t line, const char *t,
 
 static vkocc_status load_csv(const char *path, const char *text, size_t len, vkocc_surface *out, uint32_t **lines) {
   uint32_t cap = 64, line = 0, sg_ok = 0x1FF; /* bit i: subgroup size 2^i agrees with every row so far */
-  out->points = vkocc_xmalloc(cap * sizeof *out->points);
-  *lines = vkocc_xmalloc(cap * sizeof **lines);
+  out->points = util_xmalloc(cap * sizeof *out->points);
+  *lines = util_xmalloc(cap * sizeof **lines);
   bool header = false;
   csv_header h;
   char hdr[512] = "";
@@ -274,8 +274,8 @@ static vkocc_status load_csv(const char *path, const char *text, size_t len, vko
       for (int i = 0; i < 9; i++)
         if ((uint64_t)(p.wg_size + (1u << i) - 1) / (1u << i) * p.P != sgs) sg_ok &= ~(1u << i);
     uint32_t cap_lines = cap; /* two arrays, one capacity */
-    vkocc_array_room(out->points, out->count, cap, 64);
-    vkocc_array_room(*lines, out->count, cap_lines, 64);
+    util_array_room(out->points, out->count, cap, 64);
+    util_array_room(*lines, out->count, cap_lines, 64);
     (*lines)[out->count] = line;
     out->points[out->count++] = p;
   }
@@ -298,8 +298,8 @@ static int cmp_key(const void *a, const void *b) {
 /* The same point twice: with the same P it is kept once, with another P the file contradicts itself.
  * Locations are CSV lines (lines != NULL) or JSON paths under jpath. Also: some point must have P > 0. */
 static vkocc_status check_points(const char *path, vkocc_surface *s, const uint32_t *lines, const char *jpath) {
-  point_key *k = vkocc_xmalloc((s->count + 1) * sizeof *k);
-  bool *drop = vkocc_xcalloc(s->count + 1, sizeof *drop);
+  point_key *k = util_xmalloc((s->count + 1) * sizeof *k);
+  bool *drop = util_xcalloc(s->count + 1, sizeof *drop);
   for (uint32_t i = 0; i < s->count; i++) k[i] = (point_key){s->points[i].wg_size, s->points[i].shared_bytes, i};
   qsort(k, s->count, sizeof *k, cmp_key);
   vkocc_status st = VKOCC_OK;
@@ -333,19 +333,19 @@ vkocc_status vkocc_derived_from_json(json_t *o, const char *file, const char *p,
   d->subgroups_per_sm_max = d->shared_per_sm_max = UINT32_MAX;
   d->subgroups_bound_seen = d->shared_bound_seen = true;
   vkocc_status s;
-  if ((s = vkocc_json_u32(o, "sm_count", file, p, true, &d->sm_count)) ||
-      (s = vkocc_json_u32(o, "workgroups_per_sm", file, p, true, &d->wg_per_sm)) ||
-      (s = vkocc_json_u32(o, "subgroups_per_sm", file, p, true, &d->subgroups_per_sm)) ||
-      (s = vkocc_json_u32(o, "subgroup_size", file, p, true, &d->subgroup_size)) ||
-      (s = vkocc_json_u32(o, "shared_bytes_per_sm", file, p, true, &d->shared_per_sm)) ||
-      (s = vkocc_json_u32(o, "subgroups_per_sm_max", file, p, false, &d->subgroups_per_sm_max)) ||
-      (s = vkocc_json_u32(o, "shared_bytes_per_sm_max", file, p, false, &d->shared_per_sm_max)) ||
-      (s = vkocc_json_bool(o, "subgroup_limit_seen", file, p, false, &d->subgroups_bound_seen)) ||
-      (s = vkocc_json_bool(o, "shared_limit_seen", file, p, false, &d->shared_bound_seen)) ||
-      (s = vkocc_json_bool(o, "sm_count_ambiguous", file, p, false, &d->sm_count_ambiguous)) ||
-      (s = vkocc_json_bool(o, "subgroup_size_inferred", file, p, false, &d->subgroup_size_inferred)) ||
-      (s = vkocc_json_u32(o, "points_explained", file, p, false, &d->explained)) ||
-      (s = vkocc_json_u32(o, "points", file, p, false, &d->total)))
+  if ((s = util_json_u32(o, "sm_count", file, p, true, &d->sm_count)) ||
+      (s = util_json_u32(o, "workgroups_per_sm", file, p, true, &d->wg_per_sm)) ||
+      (s = util_json_u32(o, "subgroups_per_sm", file, p, true, &d->subgroups_per_sm)) ||
+      (s = util_json_u32(o, "subgroup_size", file, p, true, &d->subgroup_size)) ||
+      (s = util_json_u32(o, "shared_bytes_per_sm", file, p, true, &d->shared_per_sm)) ||
+      (s = util_json_u32(o, "subgroups_per_sm_max", file, p, false, &d->subgroups_per_sm_max)) ||
+      (s = util_json_u32(o, "shared_bytes_per_sm_max", file, p, false, &d->shared_per_sm_max)) ||
+      (s = util_json_bool(o, "subgroup_limit_seen", file, p, false, &d->subgroups_bound_seen)) ||
+      (s = util_json_bool(o, "shared_limit_seen", file, p, false, &d->shared_bound_seen)) ||
+      (s = util_json_bool(o, "sm_count_ambiguous", file, p, false, &d->sm_count_ambiguous)) ||
+      (s = util_json_bool(o, "subgroup_size_inferred", file, p, false, &d->subgroup_size_inferred)) ||
+      (s = util_json_u32(o, "points_explained", file, p, false, &d->explained)) ||
+      (s = util_json_u32(o, "points", file, p, false, &d->total)))
     return s;
   struct { const char *name; uint32_t v, lo, hi; } r[] = {
       {"sm_count", d->sm_count, 1, VKOCC_MAX_P}, {"workgroups_per_sm", d->wg_per_sm, 1, VKOCC_MAX_P},
@@ -364,7 +364,7 @@ vkocc_status vkocc_derived_from_json(json_t *o, const char *file, const char *p,
 static vkocc_status model_from_fingerprint(const char *path, json_t *doc, vkocc_derived *d) {
   json_t *der = json_object_get(doc, "derived");
   if (der && !json_is_null(der)) return vkocc_derived_from_json(der, path, "$.derived", d);
-  vkocc_fingerprint *fp = vkocc_xmalloc(sizeof *fp);
+  vkocc_fingerprint *fp = util_xmalloc(sizeof *fp);
   vkocc_status s = vkocc_fingerprint_load(path, fp);
   vkocc_surface_point pts[VKOCC_CANON_WG * VKOCC_CANON_SHARED];
   uint32_t n = 0;
@@ -374,7 +374,7 @@ static vkocc_status model_from_fingerprint(const char *path, json_t *doc, vkocc_
       if (!isnan(v) && v == floor(v) && v <= VKOCC_MAX_P) /* a fraction is no count of workgroups */
         pts[n++] = (vkocc_surface_point){vkocc_canonical_wg[a], vkocc_canonical_shared[b], (uint32_t)v, .agree = true};
     }
-  if (!s && vkocc_derive_fixed(pts, n, fp->subgroup_size, 1, d))
+  if (!s && fingerprint_derive_fixed(pts, n, fp->subgroup_size, 1, d))
     s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.normalized: no value above 0 to derive the limits from", path);
   free(fp);
   if (!s) d->sm_count = 0, d->n_unexplained = 0; /* its indices would point into pts, not the caller's surface */
@@ -392,7 +392,7 @@ static vkocc_status calc_rows(json_t *doc, const char *path, vkocc_surface *out)
   json_t *dev = json_object_get(doc, "device");
   vkocc_status s;
   if (dev && !json_is_null(dev)) {
-    if ((s = vkocc_device_info_from_json(dev, path, "$.device", &out->device))) return s;
+    if ((s = io_device_info_from_json(dev, path, "$.device", &out->device))) return s;
     out->has_device = true;
     out->subgroup_size = out->device.subgroup_size;
   }
@@ -402,7 +402,7 @@ static vkocc_status calc_rows(json_t *doc, const char *path, vkocc_surface *out)
       json_integer_value(json_object_get(der, "subgroup_size")) <= VKOCC_MAX_WG_SIZE)
     out->subgroup_size = (uint32_t)json_integer_value(json_object_get(der, "subgroup_size"));
   out->count = (uint32_t)json_array_size(rows);
-  out->points = vkocc_xcalloc(out->count, sizeof *out->points);
+  out->points = util_xcalloc(out->count, sizeof *out->points);
   char sub[64];
   for (uint32_t i = 0; i < out->count; i++) {
     json_t *r = json_array_get(rows, i);
@@ -414,10 +414,10 @@ static vkocc_status calc_rows(json_t *doc, const char *path, vkocc_surface *out)
                         "normalized fingerprint), so the device-wide P is unknown", path, sub);
     char src[16] = "";
     p->agree = true;
-    if ((s = vkocc_json_u32(r, "wg_size", path, sub, true, &p->wg_size)) ||
-        (s = vkocc_json_u32(r, "shared_bytes", path, sub, true, &p->shared_bytes)) ||
-        (s = vkocc_json_u32(r, "workgroups", path, sub, true, &p->P)) ||
-        (s = vkocc_json_str(r, "source", path, sub, false, src, sizeof src)))
+    if ((s = util_json_u32(r, "wg_size", path, sub, true, &p->wg_size)) ||
+        (s = util_json_u32(r, "shared_bytes", path, sub, true, &p->shared_bytes)) ||
+        (s = util_json_u32(r, "workgroups", path, sub, true, &p->P)) ||
+        (s = util_json_str(r, "source", path, sub, false, src, sizeof src)))
       return s;
     if (p->wg_size == 0 || p->wg_size > VKOCC_MAX_WG_SIZE || p->shared_bytes > VKOCC_MAX_SHARED_BYTES ||
         p->P > VKOCC_MAX_P)
@@ -433,7 +433,7 @@ static vkocc_status load_json(const char *path, vkocc_surface *out, vkocc_derive
   json_error_t e;
   doc = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
   if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s:%d:%d: invalid JSON: %s", path, e.line, e.column, e.text);
-  /* the kind by its schema name (the version is checked by vkocc_doc_load); anything else reads as a surface,
+  /* the kind by its schema name (the version is checked by io_doc_load); anything else reads as a surface,
    * whose reader then names what it expected */
   const char *schema = json_string_value(json_object_get(doc, "schema"));
   const char *kinds[] = {VKOCC_DOC_FINGERPRINT, VKOCC_DOC_SHADER_SURFACE, VKOCC_DOC_CALC};
@@ -443,7 +443,7 @@ static vkocc_status load_json(const char *path, vkocc_surface *out, vkocc_derive
   bool fp = kind == kinds[0], shader = kind == kinds[1];
   json_decref(doc);
   vkocc_status s;
-  if ((s = vkocc_doc_load(path, kind, &doc))) return s;
+  if ((s = io_doc_load(path, kind, &doc))) return s;
   json_t *obj = fp ? json_object_get(doc, "surface") : doc;
   if (kind == kinds[2]) {
     if (!(s = calc_rows(doc, path, out))) s = check_points(path, out, NULL, "$");
@@ -458,7 +458,7 @@ static vkocc_status load_json(const char *path, vkocc_surface *out, vkocc_derive
                    "normalized one (per SM; 'vkocc plot compare' draws that)", path);
   } else if (fp && !json_is_object(obj)) {
     s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.surface: expected an object", path);
-  } else if (!(s = vkocc_surface_from_json(obj, path, fp ? "$.surface" : "$", out))) {
+  } else if (!(s = io_surface_from_json(obj, path, fp ? "$.surface" : "$", out))) {
     s = check_points(path, out, NULL, fp ? "$.surface" : "$");
     if (s && shader) /* --vary over a constant that is neither the workgroup size nor the shared memory */
       s = vkocc_fail(VKOCC_ERROR_USAGE, "%s (a shader surface varies more than the workgroup size and shared memory; "
@@ -466,7 +466,7 @@ static vkocc_status load_json(const char *path, vkocc_surface *out, vkocc_derive
   }
   if (!s && fp && !out->has_device) {
     json_t *dev = json_object_get(doc, "device");
-    if (dev && (s = vkocc_device_info_from_json(dev, path, "$.device", &out->device)) == VKOCC_OK) {
+    if (dev && (s = io_device_info_from_json(dev, path, "$.device", &out->device)) == VKOCC_OK) {
       out->has_device = true;
       if (!out->subgroup_size) out->subgroup_size = out->device.subgroup_size;
     }
@@ -480,7 +480,7 @@ static vkocc_status load(const char *path, vkocc_surface *out, vkocc_derived *mo
   if (model_only) *model_only = false;
   void *data;
   size_t len;
-  vkocc_status s = vkocc_read_file(path, &data, &len);
+  vkocc_status s = util_read_file(path, &data, &len);
   if (s) return s;
   const char *t = data, *nul = memchr(t, 0, len);
   if (nul) { /* text after it would be silently ignored */
@@ -515,23 +515,23 @@ vkocc_status vkocc_surface_load_model(const char *path, vkocc_surface *out, vkoc
 
 json_t *vkocc_surface_document(const vkocc_surface *s, const vkocc_calibration *cal, const vkocc_derived *d,
                                double startup_ms) {
-  json_t *doc = vkocc_doc_stamp(vkocc_surface_json(s), VKOCC_DOC_SURFACE);
+  json_t *doc = vkocc_doc_stamp(io_surface_json(s), VKOCC_DOC_SURFACE);
   if (startup_ms >= 0) json_object_set_new(json_object_get(doc, "timing"), "startup_ms", json_real(startup_ms));
-  json_object_set_new(doc, "calibration", vkocc_calibration_json(cal));
+  json_object_set_new(doc, "calibration", io_calibration_json(cal));
   if (!d) return doc;
   json_object_set_new(doc, "derived", vkocc_derived_json(d, s));
   vkocc_vendor_check vc;
   vkocc_vendor_check_compute(&s->device.vendor, d, &vc);
-  json_t *vcj = vkocc_vendor_check_json(&vc, s->device.vendor.source); /* measured vs reported, if reported */
+  json_t *vcj = io_vendor_check_json(&vc, s->device.vendor.source); /* measured vs reported, if reported */
   if (vcj) json_object_set_new(doc, "vendor_reported", vcj);
   return doc;
 }
 
 vkocc_status vkocc_surface_save(const vkocc_surface *s, const char *path) {
   vkocc_clear_error();
-  json_t *doc = vkocc_surface_json(s);
+  json_t *doc = io_surface_json(s);
   vkocc_doc_stamp(doc, VKOCC_DOC_SURFACE);
-  vkocc_status st = vkocc_json_write(doc, path);
+  vkocc_status st = util_json_write(doc, path);
   json_decref(doc);
   return st;
 }
@@ -541,18 +541,18 @@ vkocc_status vkocc_raw_probe_load(const char *path, vkocc_interval **iv, uint32_
   *iv = NULL;
   *n = 0;
   json_t *doc;
-  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_RAW_PROBE, &doc);
+  vkocc_status s = io_doc_load(path, VKOCC_DOC_RAW_PROBE, &doc);
   if (s) return s;
   memset(dev, 0, sizeof *dev);
   json_t *d = json_object_get(doc, "device");
-  if (d && (s = vkocc_device_info_from_json(d, path, "$.device", dev))) { json_decref(doc); return s; }
+  if (d && (s = io_device_info_from_json(d, path, "$.device", dev))) { json_decref(doc); return s; }
   json_t *a = json_object_get(doc, "intervals_ns");
   if (!json_is_array(a) || json_array_size(a) == 0) {
     json_decref(doc);
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.intervals_ns: expected a non-empty array", path);
   }
   *n = (uint32_t)json_array_size(a);
-  *iv = vkocc_xcalloc(*n, sizeof **iv);
+  *iv = util_xcalloc(*n, sizeof **iv);
   for (uint32_t i = 0; i < *n; i++) {
     json_t *e = json_array_get(a, i);
     if (json_is_null(e)) continue; /* a record the device never wrote */

@@ -12,7 +12,7 @@ static uint32_t u32(json_t *o, const char *key) { return (uint32_t)json_integer_
 
 /* The curve whole: the document ends it where every quartile has reached the optimum, the rest is 1. */
 static double *curve(json_t *c, uint32_t budget) {
-  double *v = vkocc_xmalloc((budget ? budget : 1) * sizeof *v);
+  double *v = util_xmalloc((budget ? budget : 1) * sizeof *v);
   for (uint32_t e = 0; e < budget; e++) v[e] = e < json_array_size(c) ? json_real_value(json_array_get(c, e)) : 1;
   return v;
 }
@@ -20,7 +20,7 @@ static double *curve(json_t *c, uint32_t budget) {
 vkocc_status vkocc_tune_replay_report_read(json_t *doc, vkocc_tune_replay_report *out) {
   vkocc_clear_error();
   memset(out, 0, sizeof *out);
-  vkocc_status st = vkocc_doc_check(doc, "the replay's report", VKOCC_DOC_TUNE_REPLAY);
+  vkocc_status st = io_doc_check(doc, "the replay's report", VKOCC_DOC_TUNE_REPLAY);
   if (st) return st;
   out->doc = json_incref(doc);
   json_t *runs = json_object_get(doc, "runs");
@@ -34,7 +34,7 @@ vkocc_status vkocc_tune_replay_report_read(json_t *doc, vkocc_tune_replay_report
   out->fingerprint = json_string_value(json_object_get(doc, "fingerprint"));
   out->feature_note = json_string_value(json_object_get(doc, "feature_note"));
   out->nruns = (uint32_t)json_array_size(runs);
-  out->runs = vkocc_xcalloc(out->nruns ? out->nruns : 1, sizeof *out->runs);
+  out->runs = util_xcalloc(out->nruns ? out->nruns : 1, sizeof *out->runs);
   for (uint32_t i = 0; i < out->nruns; i++) {
     vkocc_tune_replay_run *r = &out->runs[i];
     json_t *o = json_array_get(runs, i), *c = json_object_get(o, "curve");

@@ -101,7 +101,7 @@ vkocc_status tune_parse_type(const tune_kernel_def *k, const char *type, bool *f
 
 void tune_device_id_fill(tune_device_id *id, const vkocc_device_info *d, json_t *fp_doc, const vkocc_fingerprint *fp) {
   memset(id, 0, sizeof *id);
-  vkocc_device_identity_of(d, vkocc_fingerprint_doc_sm_count(fp_doc), &id->id);
+  vkocc_device_identity_of(d, io_fingerprint_doc_sm_count(fp_doc), &id->id);
   if (fp) {
     id->has_fp = true;
     id->fp = *fp;
@@ -158,7 +158,7 @@ static int cmp_keyref(const void *a, const void *b) {
 static vkocc_status opt_f64(json_t *o, const char *key, const char *file, const char *path, double *out) {
   json_t *v = json_object_get(o, key);
   if (!v || json_is_null(v)) { *out = NAN; return VKOCC_OK; }
-  return vkocc_json_f64(o, key, file, path, true, out);
+  return util_json_f64(o, key, file, path, true, out);
 }
 
 /* A document of a shipped kernel's run: the results document every T1 spec writes ("kind": "user") with its
@@ -166,7 +166,7 @@ static vkocc_status opt_f64(json_t *o, const char *key, const char *file, const 
 bool tune_results_shipped(json_t *doc) {
   const char *kind = json_string_value(json_object_get(doc, "kind"));
   const char *kname = json_string_value(json_object_get(doc, "kernel"));
-  return kind && !strcmp(kind, "user") && json_object_get(doc, "element_type") && kname && vkocc_kernel_find(kname);
+  return kind && !strcmp(kind, "user") && json_object_get(doc, "element_type") && kname && kernels_find(kname);
 }
 
 /* The kernel, element type and size of a shipped kernel's document: the same members in the results document and
@@ -175,11 +175,11 @@ static vkocc_status shipped_header(json_t *doc, const char *path, const char *ke
   char kname[64], type[8];
   double n = 0;
   vkocc_status s;
-  if ((s = vkocc_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
-      (s = vkocc_json_str(doc, "element_type", path, "$", true, type, sizeof type)) ||
-      (s = vkocc_json_f64(doc, "problem_size", path, "$", true, &n)))
+  if ((s = util_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
+      (s = util_json_str(doc, "element_type", path, "$", true, type, sizeof type)) ||
+      (s = util_json_f64(doc, "problem_size", path, "$", true, &n)))
     return s;
-  if (!(out->k = vkocc_kernel_find(kname)))
+  if (!(out->k = kernels_find(kname)))
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: unknown kernel '%s' (histogram, reduce)", path, kname);
   if (kernel && strcmp(kernel, kname))
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.kernel: results of kernel '%s', not '%s'", path, kname, kernel);
@@ -194,7 +194,7 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
   memset(out, 0, sizeof *out);
   snprintf(out->file, sizeof out->file, "%s", path);
   json_t *doc;
-  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
+  vkocc_status s = io_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
   if (s) return s;
   /* results of a user kernel tuned from a T1 spec (io/tune_user_io.c): kernel, size and results there; a
    * shipped kernel's in the same document, read by its kernel's parameters; no kind: an older shipped kernel's */
@@ -217,9 +217,9 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
   }
   tune_device_id *id = &out->dev;
   bool has_device = false;
-  if ((s = vkocc_doc_device(doc, path, &id->id, &has_device))) goto done;
+  if ((s = io_doc_device(doc, path, &id->id, &has_device))) goto done;
   if (!has_device) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.device: expected an object", path); goto done; }
-  if ((s = vkocc_json_str(doc, "cluster_id", path, "$", true, id->cluster_id, sizeof id->cluster_id))) goto done;
+  if ((s = util_json_str(doc, "cluster_id", path, "$", true, id->cluster_id, sizeof id->cluster_id))) goto done;
   json_t *d = json_object_get(doc, "device");
   snprintf(id->queue_kind, sizeof id->queue_kind, "unknown"); /* older documents do not record the family */
   json_t *qf = json_object_get(d, "queue_family");
@@ -227,7 +227,7 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
     const char *allowed[] = {"compute-only", "graphics+compute", "other", "unknown"};
     char kind[24] = "";
     bool ok = json_is_object(qf);
-    if (ok && (s = vkocc_json_str(qf, "kind", path, "$.device.queue_family", true, kind, sizeof kind))) goto done;
+    if (ok && (s = util_json_str(qf, "kind", path, "$.device.queue_family", true, kind, sizeof kind))) goto done;
     bool known = false;
     for (size_t q = 0; ok && q < sizeof allowed / sizeof allowed[0]; q++) known |= !strcmp(kind, allowed[q]);
     if (!ok || !known) {
@@ -238,7 +238,7 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
     snprintf(id->queue_kind, sizeof id->queue_kind, "%s", kind);
     json_t *sh = json_object_get(qf, "shared_bytes_per_sm");
     if (sh && !json_is_null(sh) &&
-        (s = vkocc_json_u32(qf, "shared_bytes_per_sm", path, "$.device.queue_family", false, &id->shared_per_sm)))
+        (s = util_json_u32(qf, "shared_bytes_per_sm", path, "$.device.queue_family", false, &id->shared_per_sm)))
       goto done;
   }
   json_t *fp = json_object_get(doc, "fingerprint");
@@ -247,7 +247,7 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
     char where[1100];
     snprintf(where, sizeof where, "%s: $.fingerprint", path);
     if (!json_is_object(fp)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: expected an object", where); goto done; }
-    if ((s = vkocc_fingerprint_from_json(fp, where, NULL, &id->fp))) goto done;
+    if ((s = io_fingerprint_from_json(fp, where, NULL, &id->fp))) goto done;
     if (strcmp(id->fp.cluster_id, id->cluster_id)) {
       s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: %s, but the fingerprint's is %s", path, id->cluster_id, id->fp.cluster_id);
       goto done;
@@ -264,10 +264,10 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
   if (user) goto done;
   json_t *res = json_object_get(doc, "results");
   if (!json_is_array(res)) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: expected an array", path); goto done; }
-  out->r = vkocc_xcalloc(json_array_size(res) + 1, sizeof *out->r);
+  out->r = util_xcalloc(json_array_size(res) + 1, sizeof *out->r);
   /* the parameters each variant takes, from the kernel's space */
   uint32_t nspace = out->k->space(NULL), masks[16] = {0};
-  tune_config *sp = vkocc_xcalloc(nspace + 1, sizeof *sp);
+  tune_config *sp = util_xcalloc(nspace + 1, sizeof *sp);
   out->k->space(sp);
   for (uint32_t i = 0; i < nspace; i++)
     if (sp[i].v[0] < 16) masks[sp[i].v[0]] |= sp[i].mask;
@@ -281,11 +281,11 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
     char cp[80];
     snprintf(cp, sizeof cp, "%s.config", p);
     if ((s = tune_config_from_json(out->k, json_object_get(e, "config"), path, cp, &r->cfg)) ||
-        (s = vkocc_json_bool(e, "valid", path, p, true, &r->valid)) ||
+        (s = util_json_bool(e, "valid", path, p, true, &r->valid)) ||
         (s = opt_f64(e, "median_ns", path, p, &r->median_ns)) || (s = opt_f64(e, "spread", path, p, &r->spread)) ||
         (s = opt_f64(e, "min_ns", path, p, &r->min_ns)) || (s = opt_f64(e, "max_ns", path, p, &r->max_ns)) ||
-        (s = vkocc_json_u32(e, "runs", path, p, true, &r->runs)) ||
-        (s = vkocc_json_str(e, "error", path, p, false, r->error, sizeof r->error)) ||
+        (s = util_json_u32(e, "runs", path, p, true, &r->runs)) ||
+        (s = util_json_str(e, "error", path, p, false, r->error, sizeof r->error)) ||
         (s = check_config(out->k, masks, 16, &r->cfg, path, cp)))
       goto done;
     if (!(r->median_ns >= 0 || isnan(r->median_ns)) || !(r->min_ns >= 0 || isnan(r->min_ns)) ||
@@ -302,7 +302,7 @@ vkocc_status tune_results_load(const char *path, const char *kernel, tune_doc *o
     out->count++;
   }
   /* each configuration once: sorted by key, the duplicates are neighbours (O(n log n)) */
-  keyref *refs = vkocc_xcalloc(out->count + 1, sizeof *refs);
+  keyref *refs = util_xcalloc(out->count + 1, sizeof *refs);
   for (uint32_t i = 0; i < out->count; i++) refs[i] = (keyref){out->r[i].key, i};
   qsort(refs, out->count, sizeof *refs, cmp_keyref);
   for (uint32_t i = 1; i < out->count && !s; i++)

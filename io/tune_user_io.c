@@ -29,7 +29,7 @@ const tune_kernel_def *tune_user_kernel(const char *name) {
   for (uint32_t i = 0; i < n && !found; i++)
     if (!strcmp(defs[i].name, name)) found = &defs[i];
   if (!found && n < 256) {
-    defs[n].name = vkocc_xstrdup(name);
+    defs[n].name = util_xstrdup(name);
     defs[n].what = "a user kernel tuned from a T1 spec";
     found = &defs[n++];
   }
@@ -111,8 +111,8 @@ vkocc_status tune_results_load_user(json_t *doc, const char *path, tune_doc *out
   char kname[128];
   double n = 0;
   vkocc_status s;
-  if ((s = vkocc_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
-      (s = vkocc_json_f64(doc, "problem_size", path, "$", true, &n)))
+  if ((s = util_json_str(doc, "kernel", path, "$", true, kname, sizeof kname)) ||
+      (s = util_json_f64(doc, "problem_size", path, "$", true, &n)))
     return s;
   if (!kname[0]) return bad(path, "$.kernel", "empty");
   if (!(n >= 0 && n <= 9.2e18 && n == floor(n))) return bad(path, "$.problem_size", "expected a non-negative integer");
@@ -130,7 +130,7 @@ vkocc_status tune_results_load_user(json_t *doc, const char *path, tune_doc *out
 
 static vkocc_status load_results(json_t *res, const char *path, json_t *sets, json_t *seen, tune_doc *out) {
   vkocc_status s;
-  out->r = vkocc_xcalloc(json_array_size(res) + 1, sizeof *out->r);
+  out->r = util_xcalloc(json_array_size(res) + 1, sizeof *out->r);
   for (size_t i = 0; i < json_array_size(res); i++) {
     char p[64];
     snprintf(p, sizeof p, "$.results[%zu]", i);
@@ -147,7 +147,7 @@ static vkocc_status load_results(json_t *res, const char *path, json_t *sets, js
     if (kl >= sizeof r->key) { free(k); return bad(path, p, "the configuration's text is longer than 255 characters"); }
     memcpy(r->key, k, kl + 1);
     free(k);
-    if ((s = vkocc_json_bool(e, "valid", path, p, true, &r->valid))) return s;
+    if ((s = util_json_bool(e, "valid", path, p, true, &r->valid))) return s;
     json_t *m = json_object_get(e, "median_ns"), *fr = json_object_get(json_object_get(e, "final_round"), "median_ns");
     r->median_ns = json_is_number(m) ? json_number_value(m) : NAN;
     (void)fr; /* a final round's re-timing is reported, never ranked: the search's median is the time */

@@ -48,9 +48,9 @@ typedef struct tune_kernel_def {
   uint32_t (*shared_bytes)(const tune_config *c);
 } tune_kernel_def;
 
-extern const tune_kernel_def vkocc_kernel_histogram, vkocc_kernel_reduce;
+extern const tune_kernel_def kernels_histogram, kernels_reduce;
 /* NULL for an unknown name. */
-const tune_kernel_def *vkocc_kernel_find(const char *name);
+const tune_kernel_def *kernels_find(const char *name);
 /* splitmix64: the inputs' generator */
 static inline uint64_t tune_splitmix(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);

@@ -81,32 +81,32 @@ vkocc_status vkocc_barrier_state_check(const uint32_t state[VKOCC_BARRIER_STATE_
 
 /* ---------------------------------------------------------------- building and submitting */
 
-vkocc_status vkocc_pk_compile(const char *embedded, const char *path, const vkocc_barrier_bounds *b,
+vkocc_status persistent_pk_compile(const char *embedded, const char *path, const vkocc_barrier_bounds *b,
                               const char *const *defines, uint32_t ndefines, uint32_t **spv, size_t *words,
                               const char **name) {
-  const char **defs = vkocc_xcalloc(ndefines + 1, sizeof *defs); /* the clock's define, then the caller's */
+  const char **defs = util_xcalloc(ndefines + 1, sizeof *defs); /* the clock's define, then the caller's */
   uint32_t nd = 0;
   if (b && b->define) defs[nd++] = b->define;
   for (uint32_t i = 0; i < ndefines; i++) defs[nd++] = defines[i];
   vkocc_status s;
   if (path) {
     *name = path;
-    s = vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, "main", defs, nd, spv, words);
+    s = compile_shader_load_file(path, VKOCC_SHADER_AUTO, "main", defs, nd, spv, words);
   } else {
     size_t len;
-    const char *text = vkocc_embedded_text(embedded, &len);
+    const char *text = compile_embedded_text(embedded, &len);
     *name = embedded;
-    s = text ? vkocc_shader_compile(text, len, embedded, VKOCC_SHADER_GLSL, "main", defs, nd, spv, words)
+    s = text ? compile_shader_compile(text, len, embedded, VKOCC_SHADER_GLSL, "main", defs, nd, spv, words)
              : vkocc_fail(VKOCC_ERROR_RUNTIME, "%s is not embedded in this build", embedded);
   }
   free(defs);
   return s;
 }
 
-vkocc_status vkocc_pk_measure(vkocc_context *ctx, const vkocc_calibration *cal, const uint32_t *spv, size_t words,
+vkocc_status persistent_pk_measure(vkocc_context *ctx, const vkocc_calibration *cal, const uint32_t *spv, size_t words,
                               const char *name, const uint32_t *spec, uint32_t nspec, bool use_cache, uint32_t *P,
                               bool *from_cache) {
-  vkocc_spec_value *sv = vkocc_xcalloc(nspec, sizeof *sv);
+  vkocc_spec_value *sv = util_xcalloc(nspec, sizeof *sv);
   for (uint32_t i = 0; i < nspec; i++) sv[i] = (vkocc_spec_value){i, spec[i]};
   vkocc_shader_desc sh = {.spirv = spv, .spirv_words = words, .name = name, .spec = sv, .nspec = nspec};
   vkocc_pipeline_result r;
@@ -122,38 +122,38 @@ vkocc_status vkocc_pk_measure(vkocc_context *ctx, const vkocc_calibration *cal, 
   return s;
 }
 
-vkocc_status vkocc_pk_submit(vkocc_context *ctx, const vkocc_pk_copy *pre, uint32_t npre, const vkocc_pk_dispatch *d,
-                             uint32_t nd, const vkocc_pk_copy *post, uint32_t npost, uint64_t timeout_ns,
+vkocc_status persistent_pk_submit(vkocc_context *ctx, const persistent_pk_copy *pre, uint32_t npre, const persistent_pk_dispatch *d,
+                             uint32_t nd, const persistent_pk_copy *post, uint32_t npost, uint64_t timeout_ns,
                              double *gpu_ns, double *wall_ns) {
   for (uint32_t i = 0; i < nd; i++)
     if (d[i].groups == 0 || d[i].groups > ctx->info.max_wg_count_x)
       return vkocc_fail(VKOCC_ERROR_USAGE, "dispatch of %u workgroups is outside 1..maxComputeWorkGroupCount[0]=%u",
                         d[i].groups, ctx->info.max_wg_count_x);
-  vkocc_batch *b = vkocc_context_batch(ctx);
-  vkocc_status s = vkocc_batch_begin(b);
+  core_batch *b = core_context_batch(ctx);
+  vkocc_status s = core_batch_begin(b);
   if (s) return s;
   for (uint32_t i = 0; i < npre; i++)
-    vkocc_batch_copy(b, pre[i].src, pre[i].dst, pre[i].src_off, pre[i].dst_off, pre[i].size);
-  vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_COMPUTE);
-  uint32_t t = vkocc_batch_timer_start(b);
+    core_batch_copy(b, pre[i].src, pre[i].dst, pre[i].src_off, pre[i].dst_off, pre[i].size);
+  core_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_COMPUTE);
+  uint32_t t = core_batch_timer_start(b);
   for (uint32_t i = 0; i < nd; i++) {
-    vkocc_batch_bind(b, d[i].k);
-    vkocc_batch_push(b, d[i].k, d[i].push, 0);
+    core_batch_bind(b, d[i].k);
+    core_batch_push(b, d[i].k, d[i].push, 0);
     if (i) /* one step's writes before the next step's reads: what k dispatches cost besides the launch */
-      vkocc_batch_barrier(b, VKOCC_SYNC_COMPUTE_TO_COMPUTE);
-    vkocc_batch_dispatch(b, d[i].groups);
+      core_batch_barrier(b, VKOCC_SYNC_COMPUTE_TO_COMPUTE);
+    core_batch_dispatch(b, d[i].groups);
   }
-  vkocc_batch_timer_stop(b, t);
-  vkocc_batch_barrier(b, VKOCC_SYNC_COMPUTE_TO_TRANSFER);
+  core_batch_timer_stop(b, t);
+  core_batch_barrier(b, VKOCC_SYNC_COMPUTE_TO_TRANSFER);
   for (uint32_t i = 0; i < npost; i++)
-    vkocc_batch_copy(b, post[i].src, post[i].dst, post[i].src_off, post[i].dst_off, post[i].size);
-  vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
+    core_batch_copy(b, post[i].src, post[i].dst, post[i].src_off, post[i].dst_off, post[i].size);
+  core_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
   double t0 = vkocc_now_ms();
   /* every wait in the kernel is bounded: a timeout here means the device was held by other work */
-  s = vkocc_batch_run(b, timeout_ns, "the barrier kernel (every wait in it is bounded)");
+  s = core_batch_run(b, timeout_ns, "the barrier kernel (every wait in it is bounded)");
   if (wall_ns) *wall_ns = (vkocc_now_ms() - t0) * 1e6;
   if (s) return s;
-  if (gpu_ns) *gpu_ns = vkocc_batch_record_of(b, t)->ns;
+  if (gpu_ns) *gpu_ns = core_batch_record_of(b, t)->ns;
   return VKOCC_OK;
 }
 
@@ -165,7 +165,7 @@ vkocc_status vkocc_persistent_groups(vkocc_context *ctx, const vkocc_calibration
   vkocc_status s = vkocc_barrier_bounds_get(ctx, cal, 0, 0, &b);
   if (s) return s;
   vkocc_shader_desc d = *sh;
-  const char **defs = vkocc_xcalloc(sh->ndefines + 1, sizeof *defs); /* the clock's define, then the caller's */
+  const char **defs = util_xcalloc(sh->ndefines + 1, sizeof *defs); /* the clock's define, then the caller's */
   uint32_t nd = 0;
   if (b.define) defs[nd++] = b.define;
   for (uint32_t i = 0; i < sh->ndefines; i++) defs[nd++] = sh->defines[i];
@@ -189,7 +189,7 @@ void vkocc_barrier_test_result_free(vkocc_barrier_test_result *r) {
 
 /* The recurrence of kernels/barrier/barrier_test.comp; returns the values after the last round. */
 static uint32_t *reference(uint32_t n, uint32_t wg, uint32_t rounds) {
-  uint32_t *a = vkocc_xmalloc(4ull * n), *b = vkocc_xmalloc(4ull * n);
+  uint32_t *a = util_xmalloc(4ull * n), *b = util_xmalloc(4ull * n);
   for (uint32_t i = 0; i < n; i++) a[i] = i * 2654435761u + 12345u;
   for (uint32_t r = 1; r <= rounds; r++) {
     for (uint32_t i = 0; i < n; i++) b[i] = a[i] * 3u + a[(uint32_t)(((uint64_t)i + (uint64_t)r * wg + 1) % n)] + r;
@@ -219,14 +219,14 @@ vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_opt
   uint32_t *spv = NULL;
   size_t words = 0;
   const char *name;
-  if ((s = vkocc_pk_compile("kernels/barrier/barrier_test.comp", o->shader, &out->bounds, NULL, 0, &spv, &words, &name)))
+  if ((s = persistent_pk_compile("kernels/barrier/barrier_test.comp", o->shader, &out->bounds, NULL, 0, &spv, &words, &name)))
     return s;
   uint32_t spec[1] = {wg};
   double t0 = vkocc_now_ms();
   if (o->P) {
     out->P = o->P;
     out->P_given = true;
-  } else if ((s = vkocc_pk_measure(ctx, cal, spv, words, name, spec, 1, o->use_cache, &out->P, &out->P_from_cache))) {
+  } else if ((s = persistent_pk_measure(ctx, cal, spv, words, name, spec, 1, o->use_cache, &out->P, &out->P_from_cache))) {
     free(spv);
     return s;
   }
@@ -239,24 +239,24 @@ vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_opt
   }
   out->groups = (uint32_t)groups;
   uint32_t n = out->groups * wg;
-  vkocc_kernel k;
-  s = vkocc_kernel_create(ctx, spv, words * 4, 2, 4, spec, 1, &k);
+  core_kernel k;
+  s = core_kernel_create(ctx, spv, words * 4, 2, 4, spec, 1, &k);
   free(spv);
   if (s) {
     char why[512];
     snprintf(why, sizeof why, "%s", vkocc_last_error());
     return vkocc_fail(VKOCC_ERROR_UNSUPPORTED, "%s: %s", name, why);
   }
-  vkocc_buffer state = {0}, data = {0}, host = {0};
+  core_buffer state = {0}, data = {0}, host = {0};
   VkDeviceSize sbytes = VKOCC_BARRIER_STATE_WORDS * 4, dbytes = 8ull * n;
   uint32_t *ref = NULL;
-  if ((s = vkocc_buffer_create(ctx, sbytes, false, &state)) || (s = vkocc_buffer_create(ctx, dbytes, false, &data)) ||
-      (s = vkocc_buffer_create(ctx, sbytes + dbytes, true, &host)))
+  if ((s = core_buffer_create(ctx, sbytes, false, &state)) || (s = core_buffer_create(ctx, dbytes, false, &data)) ||
+      (s = core_buffer_create(ctx, sbytes + dbytes, true, &host)))
     goto done;
-  vkocc_buffer *bufs[2] = {&state, &data};
-  vkocc_kernel_bind(ctx, &k, bufs);
+  core_buffer *bufs[2] = {&state, &data};
+  core_kernel_bind(ctx, &k, bufs);
   ref = reference(n, wg, rounds);
-  out->run = vkocc_xcalloc(runs, sizeof *out->run);
+  out->run = util_xcalloc(runs, sizeof *out->run);
   /* every completed wait is under the bound, so a run lasts at most (rounds + 1) bounds plus its work */
   uint64_t timeout_ns = (uint64_t)(10e9 + (rounds + 1.0) * out->bounds.bound_ms * 1e6);
   for (uint32_t i = 0; i < runs; i++) {
@@ -264,12 +264,12 @@ vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_opt
     uint32_t *hs = host.map;
     vkocc_barrier_state_init(hs, &out->bounds);
     memset(hs + VKOCC_BARRIER_STATE_WORDS, 0, dbytes);
-    vkocc_pk_copy pre[2] = {{&host, &state, 0, 0, sbytes}, {&host, &data, sbytes, 0, dbytes}};
-    vkocc_pk_copy post[2] = {{&state, &host, 0, 0, sbytes}, {&data, &host, 0, sbytes, dbytes}};
+    persistent_pk_copy pre[2] = {{&host, &state, 0, 0, sbytes}, {&host, &data, sbytes, 0, dbytes}};
+    persistent_pk_copy post[2] = {{&state, &host, 0, 0, sbytes}, {&data, &host, 0, sbytes, dbytes}};
     uint32_t push = rounds;
-    vkocc_pk_dispatch dd = {&k, &push, out->groups};
+    persistent_pk_dispatch dd = {&k, &push, out->groups};
     double gpu = 0, wall = 0;
-    if ((s = vkocc_pk_submit(ctx, pre, 2, &dd, 1, post, 2, timeout_ns, &gpu, &wall))) goto done;
+    if ((s = persistent_pk_submit(ctx, pre, 2, &dd, 1, post, 2, timeout_ns, &gpu, &wall))) goto done;
     out->runs++;
     rr->gpu_ms = gpu / 1e6;
     rr->wall_ms = wall / 1e6;
@@ -308,9 +308,9 @@ vkocc_status vkocc_barrier_test(vkocc_context *ctx, const vkocc_barrier_test_opt
   }
 done:
   free(ref);
-  vkocc_buffer_destroy(ctx, &host);
-  vkocc_buffer_destroy(ctx, &data);
-  vkocc_buffer_destroy(ctx, &state);
-  vkocc_kernel_destroy(ctx, &k);
+  core_buffer_destroy(ctx, &host);
+  core_buffer_destroy(ctx, &data);
+  core_buffer_destroy(ctx, &state);
+  core_kernel_destroy(ctx, &k);
   return s;
 }

@@ -8,20 +8,20 @@
 
 /* Compiles a shipped kernel (embedded "kernels/barrier/NAME.comp") or a file (path) with the clock define
  * of b and extra defines. *name names the module in messages. */
-vkocc_status vkocc_pk_compile(const char *embedded, const char *path, const vkocc_barrier_bounds *b,
+vkocc_status persistent_pk_compile(const char *embedded, const char *path, const vkocc_barrier_bounds *b,
                               const char *const *defines, uint32_t ndefines, uint32_t **spv, size_t *words,
                               const char **name);
 /* P of that module under the uint specialization constants spec[0..nspec) (ids 0..nspec-1). */
-vkocc_status vkocc_pk_measure(vkocc_context *ctx, const vkocc_calibration *cal, const uint32_t *spv, size_t words,
+vkocc_status persistent_pk_measure(vkocc_context *ctx, const vkocc_calibration *cal, const uint32_t *spv, size_t words,
                               const char *name, const uint32_t *spec, uint32_t nspec, bool use_cache, uint32_t *P,
                               bool *from_cache);
 
-typedef struct vkocc_pk_copy { vkocc_buffer *src, *dst; VkDeviceSize src_off, dst_off, size; } vkocc_pk_copy;
-typedef struct vkocc_pk_dispatch { vkocc_kernel *k; const void *push; uint32_t groups; } vkocc_pk_dispatch;
+typedef struct persistent_pk_copy { core_buffer *src, *dst; VkDeviceSize src_off, dst_off, size; } persistent_pk_copy;
+typedef struct persistent_pk_dispatch { core_kernel *k; const void *push; uint32_t groups; } persistent_pk_dispatch;
 /* One submission: the copies `pre` (inputs, state), the dispatches in order with a compute->compute barrier
  * between them, the copies `post` (read-back); queue timestamps around the dispatches (*gpu_ns). Waits for
  * the fence at most timeout_ns (VK_TIMEOUT and VK_ERROR_DEVICE_LOST are clear errors). */
-vkocc_status vkocc_pk_submit(vkocc_context *ctx, const vkocc_pk_copy *pre, uint32_t npre, const vkocc_pk_dispatch *d,
-                             uint32_t nd, const vkocc_pk_copy *post, uint32_t npost, uint64_t timeout_ns,
+vkocc_status persistent_pk_submit(vkocc_context *ctx, const persistent_pk_copy *pre, uint32_t npre, const persistent_pk_dispatch *d,
+                             uint32_t nd, const persistent_pk_copy *post, uint32_t npost, uint64_t timeout_ns,
                              double *gpu_ns, double *wall_ns);
 #endif

@@ -62,11 +62,11 @@ bool tdb_pick(const tune_doc *const *docs, uint32_t n, tdb_rule rule, char *out,
   for (uint32_t a = 0; a < n; a++) total += docs[a]->count;
   size_t cap = 16;
   while (cap < 2 * total + 2) cap *= 2;
-  keyslot *tab = vkocc_xmalloc(cap * sizeof *tab), *seen = vkocc_xmalloc(cap * sizeof *seen);
+  keyslot *tab = util_xmalloc(cap * sizeof *tab), *seen = util_xmalloc(cap * sizeof *seen);
   for (size_t b = 0; b < cap; b++) tab[b].i = seen[b].i = UINT32_MAX;
-  keyref *cand = vkocc_xcalloc(total + 1, sizeof *cand);
-  uint64_t *hc = vkocc_xcalloc(total + 1, sizeof *hc);
-  double *best = vkocc_xcalloc(n + 1, sizeof *best);
+  keyref *cand = util_xcalloc(total + 1, sizeof *cand);
+  uint64_t *hc = util_xcalloc(total + 1, sizeof *hc);
+  double *best = util_xcalloc(n + 1, sizeof *best);
   size_t nc = 0, mask = cap - 1;
   /* per document: every result by key, and its best time; the candidates: each key valid somewhere, once, at its
    * first document (document order, then result order, as the linear scan met them) */
@@ -169,7 +169,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: empty", docs[i].file);
   }
   /* one result per kernel, type, size and device: sorted, so neighbours are the duplicates */
-  const tune_doc **ord = vkocc_xcalloc(n + 1, sizeof *ord);
+  const tune_doc **ord = util_xcalloc(n + 1, sizeof *ord);
   for (uint32_t i = 0; i < n; i++) ord[i] = &docs[i];
   qsort(ord, n, sizeof *ord, cmp_doc);
   for (uint32_t q = 1; q < n; q++) {
@@ -191,8 +191,8 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
       "best geometric-mean efficiency over the cluster's devices; problem_size buckets split at the geometric "
       "midpoints between the sizes tuned; default: the best worst-case efficiency over every result of the "
       "kernel (ties: geometric mean); efficiency = best time / the configuration's time on that result"));
-  const tune_doc **set = vkocc_xcalloc(n + 1, sizeof *set);
-  uint64_t *sizes = vkocc_xcalloc(n + 1, sizeof *sizes);
+  const tune_doc **set = util_xcalloc(n + 1, sizeof *set);
+  uint64_t *sizes = util_xcalloc(n + 1, sizeof *sizes);
   for (uint32_t i = 0; i < n; i++) {
     const tune_doc *d = &docs[i];
     int b;
@@ -203,7 +203,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
                                              "best_ns", best, "best", params_of(d->r[b].key), "queue_kind",
                                              d->dev.queue_kind[0] ? d->dev.queue_kind : "unknown"));
     if (d->dev.has_fp && !json_object_get(clusters, d->dev.cluster_id)) {
-      json_t *c = vkocc_fingerprint_json(&d->dev.fp);
+      json_t *c = io_fingerprint_json(&d->dev.fp);
       json_object_del(c, "cluster_id");
       json_object_set_new(c, "name", json_string(d->dev.id.name));
       json_object_set_new(clusters, d->dev.cluster_id, c);
@@ -238,7 +238,7 @@ vkocc_status tdb_build(const tune_doc *docs, uint32_t n, json_t **out) {
           if (q == ns) sizes[ns++] = e->n;
         }
         if (first != i) continue;
-        qsort(sizes, ns, sizeof *sizes, vkocc_cmp_u64);
+        qsort(sizes, ns, sizeof *sizes, util_cmp_u64);
         for (uint32_t q = 0; q < ns; q++) {
           uint32_t m = 0;
           for (uint32_t j = 0; j < n; j++) {

@@ -18,7 +18,7 @@ static vkocc_status from_results(const char *const *results, uint32_t n, bool us
   vkocc_clear_error();
   if (text) *text = NULL;
   if (!n) return vkocc_fail(VKOCC_ERROR_USAGE, "no tuning results given (vkocc tune -o)");
-  tune_doc *docs = vkocc_xcalloc(n, sizeof *docs);
+  tune_doc *docs = util_xcalloc(n, sizeof *docs);
   uint32_t loaded = 0;
   vkocc_status s = VKOCC_OK;
   for (; loaded < n && !s; loaded++) {
@@ -48,8 +48,8 @@ void tdb_statistic(tune_doc *d, bool use_min) {
 }
 
 vkocc_status policy_doc_out(vkocc_status s, json_t *doc, const char *path, char **text) {
-  if (!s && path) s = vkocc_json_write(doc, path);
-  if (!s && text) *text = vkocc_json_text(doc);
+  if (!s && path) s = util_json_write(doc, path);
+  if (!s && text) *text = util_json_text(doc);
   json_decref(doc);
   return s;
 }

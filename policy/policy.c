@@ -6,7 +6,7 @@
 #include "io.h"
 #include "jsonio.h"
 #include "model.h"
-#include "store.h" /* policy_db_from_doc */ /* vkocc_derive_fixed, the cluster recipes */
+#include "store.h" /* policy_db_from_doc */ /* fingerprint_derive_fixed, the cluster recipes */
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>
@@ -131,13 +131,13 @@ static vkocc_status check_db(json_t *doc, const char *file, vkocc_policy_db *db)
   json_t *clusters = json_object_get(doc, "clusters");
   if (clusters && !json_is_object(clusters))
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.clusters: expected an object keyed by cluster ID", file);
-  db->clusters = vkocc_xcalloc(json_object_size(clusters) + 1, sizeof *db->clusters);
+  db->clusters = util_xcalloc(json_object_size(clusters) + 1, sizeof *db->clusters);
   const char *cid;
   json_t *c;
   json_object_foreach(clusters, cid, c) {
     snprintf(path, sizeof path, "%s: $.clusters.%s", file, cid);
     /* a cluster entry holds the normalized part of a fingerprint, keyed by its cluster ID */
-    vkocc_status s = vkocc_fingerprint_from_json(c, path, cid, &db->clusters[db->nclusters]);
+    vkocc_status s = io_fingerprint_from_json(c, path, cid, &db->clusters[db->nclusters]);
     if (s) return s;
     db->nclusters++;
   }
@@ -148,14 +148,14 @@ vkocc_status vkocc_policy_db_load(const char *path, vkocc_policy_db **out) {
   *out = NULL;
   json_t *doc;
   /* version 1 (cluster entries only) reads as version 2 without device entries (io/document.c) */
-  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_POLICY_DB, &doc);
+  vkocc_status s = io_doc_load(path, VKOCC_DOC_POLICY_DB, &doc);
   if (s) return s;
   return policy_db_from_doc(doc, path, out);
 }
 
 vkocc_status policy_db_from_doc(json_t *doc, const char *label, vkocc_policy_db **out) {
   *out = NULL;
-  vkocc_policy_db *db = vkocc_xcalloc(1, sizeof *db);
+  vkocc_policy_db *db = util_xcalloc(1, sizeof *db);
   db->doc = doc;
   vkocc_status s = check_db(doc, label, db);
   if (s) { vkocc_policy_db_free(db); return s; }
@@ -459,8 +459,8 @@ static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, 
     if (dev && has_entries(entries, "", device_key))
       note_rejected(out, entries, "", device_key, " for this device", vars, nvars);
     int e = best_entry(entries, id, NULL, vars, nvars, kind, &m);
-    if (e < 0 && (vkocc_cluster_id_other(fp, id), 1)) e = best_entry(entries, id, NULL, vars, nvars, kind, &m);
-    if (e < 0 && fp->signature.present && (vkocc_cluster_id_c1(fp, id), 1))
+    if (e < 0 && (fingerprint_cluster_id_other(fp, id), 1)) e = best_entry(entries, id, NULL, vars, nvars, kind, &m);
+    if (e < 0 && fp->signature.present && (fingerprint_cluster_id_c1(fp, id), 1))
       e = best_entry(entries, id, NULL, vars, nvars, kind, &m);
     if (e >= 0) {
       out->rule = VKOCC_POLICY_CLUSTER;
@@ -479,8 +479,8 @@ static vkocc_status select_queue(const vkocc_policy_db *db, const char *kernel, 
       if (has_entries(entries, own, NULL)) note_rejected(out, entries, own, NULL, why, vars, nvars);
       else note(out, "no entry for cluster %s", fp->cluster_id);
       /* known clusters by distance, nearest first, within the threshold */
-      double *d = vkocc_xmalloc((db->nclusters + 1) * sizeof *d), nearest = INFINITY;
-      bool *tried = vkocc_xcalloc(db->nclusters + 1, sizeof *tried);
+      double *d = util_xmalloc((db->nclusters + 1) * sizeof *d), nearest = INFINITY;
+      bool *tried = util_xcalloc(db->nclusters + 1, sizeof *tried);
       const char *nearest_id = NULL;
       for (uint32_t i = 0; i < db->nclusters; i++) {
         d[i] = vkocc_fingerprint_distance(fp, &db->clusters[i]);

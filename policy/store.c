@@ -366,7 +366,7 @@ vkocc_status vkocc_policy_store_check(const char *path, char **report) {
   vkocc_status st = pstore_open(path, false, NULL, &s);
   if (st) return st;
   sqlite3_stmt *q;
-  char *text = vkocc_xstrdup("");
+  char *text = util_xstrdup("");
   size_t len = 0;
   int rc = sqlite3_prepare_v2(s.db, "PRAGMA integrity_check", -1, &q, NULL);
   bool ok = false;
@@ -375,7 +375,7 @@ vkocc_status vkocc_policy_store_check(const char *path, char **report) {
     const char *line = (const char *)sqlite3_column_text(q, 0);
     if (!strcmp(line, "ok")) ok = true;
     size_t l = strlen(line);
-    text = vkocc_xrealloc(text, len + l + 32);
+    text = util_xrealloc(text, len + l + 32);
     len += (size_t)sprintf(text + len, "integrity: %s\n", line);
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
@@ -388,7 +388,7 @@ vkocc_status vkocc_policy_store_check(const char *path, char **report) {
   for (size_t i = 0; ok && i < VKOCC_ARRAY_LEN(counts); i++) {
     int v = int_of(&s, counts[i][1], &rc);
     if (rc) { ok = false; break; }
-    text = vkocc_xrealloc(text, len + 64);
+    text = util_xrealloc(text, len + 64);
     len += (size_t)sprintf(text + len, "%s: %d\n", counts[i][0], v);
   }
   pstore_close(&s);

@@ -124,12 +124,12 @@ static uint64_t row_hash(const tune_result *r) {
   char m[200];
   snprintf(m, sizeof m, "|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%u|", r->valid, r->median_ns, r->spread, r->min_ns, r->max_ns,
            r->normalized_ns > 0 ? r->normalized_ns : 0, r->runs);
-  return vkocc_fnv1a_str(vkocc_fnv1a_str(VKOCC_FNV1A_OFFSET, m), r->error);
+  return util_fnv1a_str(util_fnv1a_str(VKOCC_FNV1A_OFFSET, m), r->error);
 }
 
 static char *compact(json_t *j) { return json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY); }
 
-static uint64_t hash_text(const char *t) { return vkocc_fnv1a_str(VKOCC_FNV1A_OFFSET, t); }
+static uint64_t hash_text(const char *t) { return util_fnv1a_str(VKOCC_FNV1A_OFFSET, t); }
 
 /* id of the row a unique key names after an INSERT OR IGNORE (ins bound and stepped by the caller) */
 static vkocc_status id_of(adder *a, int qi, int64_t *id) {
@@ -171,7 +171,7 @@ static vkocc_status addition(adder *a, const char *file, const char *kind, const
 
 /* A cluster's normalized surface as a policy database's "clusters" holds it (policy/build.c writes the same). */
 static json_t *surface_json(const tune_doc *d) {
-  json_t *c = vkocc_fingerprint_json(&d->dev.fp);
+  json_t *c = io_fingerprint_json(&d->dev.fp);
   json_object_del(c, "cluster_id");
   json_object_set_new(c, "name", json_string(d->dev.id.name));
   return c;
@@ -200,14 +200,14 @@ static vkocc_status insert_doc(adder *a, const tune_doc *d, const char *spec, co
                       "from spec %s: another kernel under the same name (rename one, or use another store), refused",
                       d->file, d->k->name, have, spec);
   /* the device, once per identity */
-  json_t *idj = vkocc_device_identity_json(&d->dev.id);
+  json_t *idj = io_device_identity_json(&d->dev.id);
   char *idt = json_dumps(idj, JSON_COMPACT | JSON_SORT_KEYS);
   json_decref(idj);
   char uuid[40] = "", driver[520];
   for (int i = 0; i < 16; i++) snprintf(uuid + 2 * i, 3, "%02x", d->dev.id.uuid[i]);
   snprintf(driver, sizeof driver, "%s %s", d->dev.id.driver_name, d->dev.id.driver_info);
   sqlite3_stmt *q = a->q[Q_DEVICE_INS];
-  uint64_t dh = vkocc_fnv1a_str(hash_text(idt), uuid); /* the short form has no UUID: the column keeps it apart */
+  uint64_t dh = util_fnv1a_str(hash_text(idt), uuid); /* the short form has no UUID: the column keeps it apart */
   sqlite3_bind_int64(q, 1, (sqlite3_int64)dh), bind_text(q, 2, d->dev.id.key), bind_text(q, 3, uuid);
   bind_text(q, 4, driver), bind_text(q, 5, idt);
   free(idt);
@@ -257,7 +257,7 @@ static vkocc_status insert_doc(adder *a, const tune_doc *d, const char *spec, co
   snprintf(ident, sizeof ident, "%s|%s|%llu|%016llx|%s|", d->k->name, etype, (unsigned long long)d->n,
            (unsigned long long)dh, d->dev.queue_kind); /* the run's key: dh names the device's whole identity */
   uint64_t bh = hash_text(ident), added = 0, present = 0;
-  for (uint32_t i = 0; i < d->count; i++) bh = vkocc_fnv1a(vkocc_fnv1a_str(bh, d->r[i].key), &(uint64_t){row_hash(&d->r[i])}, 8);
+  for (uint32_t i = 0; i < d->count; i++) bh = util_fnv1a(util_fnv1a_str(bh, d->r[i].key), &(uint64_t){row_hash(&d->r[i])}, 8);
   q = a->q[Q_BATCH_INS];
   sqlite3_bind_int64(q, 1, run_id), sqlite3_bind_int64(q, 2, (sqlite3_int64)bh), sqlite3_bind_int64(q, 3, d->count);
   if ((s = run_q(a, Q_BATCH_INS, "storing the batch"))) return s;
@@ -361,17 +361,17 @@ static vkocc_status add_t4(adder *a, const char *file, json_t *raw) {
                    "spec_hash and cluster_id (T4 results of another tuner name no device vkocc can key)", meta);
     goto out;
   }
-  if (vkocc_kernel_find(kname)) {
+  if (kernels_find(kname)) {
     s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: T4 results of the shipped kernel '%s' record no element type or size: add its "
                    "vkocc results document instead", file, kname);
     goto out;
   }
-  if ((s = vkocc_device_identity_from_json(dq, meta, "$.metadata.environment.device_query", false, &d.dev.id))) goto out;
+  if ((s = io_device_identity_from_json(dq, meta, "$.metadata.environment.device_query", false, &d.dev.id))) goto out;
   snprintf(d.dev.cluster_id, sizeof d.dev.cluster_id, "%s", cid);
   snprintf(d.dev.queue_kind, sizeof d.dev.queue_kind, "unknown");
   d.k = tune_user_kernel(kname);
   json_t *res = json_object_get(raw, "results");
-  d.r = vkocc_xcalloc(json_array_size(res) + 1, sizeof *d.r);
+  d.r = util_xcalloc(json_array_size(res) + 1, sizeof *d.r);
   json_t *seen = json_object();
   for (size_t i = 0; i < json_array_size(res) && !s; i++) {
     json_t *e = json_array_get(res, i), *cfg = json_object_get(e, "configuration");
@@ -419,7 +419,7 @@ out:
  * kernel's members, entries, default, clusters and sources, so the store gives it back unchanged. */
 static vkocc_status add_policy_db(adder *a, const char *file) {
   json_t *doc;
-  vkocc_status s = vkocc_doc_load(file, VKOCC_DOC_POLICY_DB, &doc);
+  vkocc_status s = io_doc_load(file, VKOCC_DOC_POLICY_DB, &doc);
   if (s) return s;
   vkocc_policy_db *check;
   json_incref(doc);
@@ -542,13 +542,13 @@ vkocc_status pstore_docs(pstore *s, const char *kernel, tune_doc **docs, uint32_
   vkocc_status st = VKOCC_OK;
   tune_doc *out = NULL;
   while (!st && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-    if (*n == cap) cap = cap ? 2 * cap : 16, out = vkocc_xrealloc(out, cap * sizeof *out);
+    if (*n == cap) cap = cap ? 2 * cap : 16, out = util_xrealloc(out, cap * sizeof *out);
     tune_doc *d = &out[*n];
     memset(d, 0, sizeof *d);
     int64_t run = sqlite3_column_int64(q, 0);
     const char *kname = (const char *)sqlite3_column_text(q, 1), *etype = (const char *)sqlite3_column_text(q, 2);
     snprintf(d->file, sizeof d->file, "%s", (const char *)sqlite3_column_text(q, 9));
-    d->k = etype[0] ? vkocc_kernel_find(kname) : tune_user_kernel(kname);
+    d->k = etype[0] ? kernels_find(kname) : tune_user_kernel(kname);
     if (!d->k) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: kernel '%s' is unknown to this vkocc", s->path, kname); break; }
     d->f32 = !strcmp(etype, "f32");
     d->n = (uint64_t)sqlite3_column_int64(q, 3);
@@ -556,7 +556,7 @@ vkocc_status pstore_docs(pstore *s, const char *kernel, tune_doc **docs, uint32_
     json_t *idj = json_loads((const char *)sqlite3_column_text(q, 4), 0, &je);
     char where[1200];
     snprintf(where, sizeof where, "%s (run %lld)", s->path, (long long)run);
-    if (!idj || (st = vkocc_device_identity_from_json(idj, where, "devices.identity", true, &d->dev.id))) {
+    if (!idj || (st = io_device_identity_from_json(idj, where, "devices.identity", true, &d->dev.id))) {
       if (!st) st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: devices.identity: %s", where, je.text);
       json_decref(idj);
       break;
@@ -569,7 +569,7 @@ vkocc_status pstore_docs(pstore *s, const char *kernel, tune_doc **docs, uint32_
       json_t *c = json_loads((const char *)sqlite3_column_text(q, 8), 0, &je);
       if (!c) { st = vkocc_fail(VKOCC_ERROR_USAGE, "%s: clusters.surface: %s", where, je.text); break; }
       json_object_del(c, "name");
-      st = vkocc_fingerprint_from_json(c, where, d->dev.cluster_id, &d->dev.fp);
+      st = io_fingerprint_from_json(c, where, d->dev.cluster_id, &d->dev.fp);
       json_decref(c);
       if (st) break;
       d->dev.has_fp = true;
@@ -578,7 +578,7 @@ vkocc_status pstore_docs(pstore *s, const char *kernel, tune_doc **docs, uint32_
     uint32_t rcap = 0;
     sqlite3_bind_int64(r, 1, run);
     while ((rc = sqlite3_step(r)) == SQLITE_ROW) {
-      if (d->count == rcap) rcap = rcap ? 2 * rcap : 64, d->r = vkocc_xrealloc(d->r, rcap * sizeof *d->r);
+      if (d->count == rcap) rcap = rcap ? 2 * rcap : 64, d->r = util_xrealloc(d->r, rcap * sizeof *d->r);
       tune_result *x = &d->r[d->count++];
       read_row(r, 1, x);
       snprintf(x->key, sizeof x->key, "%s", (const char *)sqlite3_column_text(r, 0));
@@ -658,7 +658,7 @@ vkocc_status vkocc_policy_store_add(const char *path, const char *const *files, 
   adder a = {.s = &s, .config_ids = json_object(), .touched = json_object(), .out = out};
   if (gethostname(a.host, sizeof a.host)) snprintf(a.host, sizeof a.host, "unknown");
   a.host[sizeof a.host - 1] = 0;
-  vkocc_utc_now(a.now, sizeof a.now);
+  util_utc_now(a.now, sizeof a.now);
   if (!(st = prepare(&a)) && !(st = pstore_begin(&s))) {
     for (uint32_t i = 0; i < n && !st; i++) st = add_file(&a, files[i]);
     const char *k;

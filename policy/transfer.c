@@ -67,12 +67,12 @@ static json_t *rule_answer(const tune_doc *t, const tune_doc **set, uint32_t m, 
 vkocc_status tdb_transfer(const tune_doc *docs, uint32_t n, double threshold, json_t **out) {
   if (threshold <= 0) threshold = VKOCC_CLUSTER_THRESHOLD;
   json_t *groups = json_array();
-  const tune_doc **set = vkocc_xcalloc(n + 1, sizeof *set), **by = vkocc_xcalloc(n + 1, sizeof *by);
-  bool *done = vkocc_xcalloc(n + 1, sizeof *done);
+  const tune_doc **set = util_xcalloc(n + 1, sizeof *set), **by = util_xcalloc(n + 1, sizeof *by);
+  bool *done = util_xcalloc(n + 1, sizeof *done);
   for (uint32_t g = 0; g < n; g++) {
     if (done[g]) continue;
     /* a group: one kernel and element type (sizes may differ: a policy applies a size's choice to others) */
-    uint32_t *members = vkocc_xcalloc(n, sizeof *members), nm = 0;
+    uint32_t *members = util_xcalloc(n, sizeof *members), nm = 0;
     for (uint32_t i = g; i < n; i++)
       if (!done[i] && docs[i].k == docs[g].k && docs[i].f32 == docs[g].f32) members[nm++] = i, done[i] = true;
     json_t *targets = json_array();

@@ -40,7 +40,7 @@ static void store(ad *a, uint32_t i, const vkocc_surface_point *p) {
   row_t *r = &a->rows[i];
   meas *m = find(r, p->shared_bytes);
   if (m) { m->pt = *p; return; }
-  vkocc_array_room(r->m, r->n, r->cap, 16);
+  util_array_room(r->m, r->n, r->cap, 16);
   uint32_t k = r->n;
   while (k > 0 && r->m[k - 1].s > p->shared_bytes) { r->m[k] = r->m[k - 1]; k--; }
   r->m[k] = (meas){p->shared_bytes, *p};
@@ -96,9 +96,9 @@ static uint32_t value(const ad *a, uint32_t i, uint32_t s, bool *measured) {
 
 static void list_put(list_t *l, uint32_t at, uint32_t s, uint32_t v, bool refined) {
   uint32_t cap_v = l->cap, cap_refined = l->cap; /* three arrays, one capacity */
-  vkocc_array_room(l->s, l->n, l->cap, 64);
-  vkocc_array_room(l->v, l->n, cap_v, 64);
-  vkocc_array_room(l->refined, l->n, cap_refined, 64);
+  util_array_room(l->s, l->n, l->cap, 64);
+  util_array_room(l->v, l->n, cap_v, 64);
+  util_array_room(l->refined, l->n, cap_refined, 64);
   memmove(l->s + at + 1, l->s + at, (l->n - at) * sizeof *l->s);
   memmove(l->v + at + 1, l->v + at, (l->n - at) * sizeof *l->v);
   memmove(l->refined + at + 1, l->refined + at, (l->n - at) * sizeof *l->refined);
@@ -116,7 +116,7 @@ static void build_row(const ad *a, uint32_t i, list_t *l) {
   for (int round = 0; a->refine && round < MAX_ROUNDS; round++) {
     uint32_t added = 0, n = l->n;
     /* midpoints from this round's list (the full grid computes a round's midpoints before adding them) */
-    uint32_t *mids = vkocc_xmalloc((n ? n : 1) * sizeof *mids), nm = 0;
+    uint32_t *mids = util_xmalloc((n ? n : 1) * sizeof *mids), nm = 0;
     for (uint32_t k = 0; k + 1 < n; k++) {
       uint32_t ls = l->s[k], rs = l->s[k + 1];
       if (!l->v[k] || !l->v[k + 1] || l->v[k] == l->v[k + 1] || rs - ls <= a->step) continue;
@@ -158,7 +158,7 @@ static void want(ad *a, uint32_t i, uint32_t s, bool remeasure) {
   if ((m && !remeasure) || wanted(a, a->wg[i], s)) return;
   uint32_t v = model(a, i, s);
   if (!v) v = bound(a, i, s);
-  vkocc_array_room(a->want, a->nwant, a->wcap, 64);
+  util_array_room(a->want, a->nwant, a->wcap, 64);
   a->want[a->nwant++] = (vkocc_surface_point){.wg_size = a->wg[i], .shared_bytes = s, .P = v};
 }
 
@@ -183,7 +183,7 @@ static vkocc_status run_batch(ad *a, uint32_t **pred) {
   if (!a->nwant) return VKOCC_OK;
   qsort(a->want, a->nwant, sizeof *a->want, cmp_want); /* rows in order: neighbours hint each other */
   if (pred) {
-    *pred = vkocc_xmalloc(a->nwant * sizeof **pred);
+    *pred = util_xmalloc(a->nwant * sizeof **pred);
     /* the model's prediction (the hint may be only a bound) */
     for (uint32_t k = 0; k < a->nwant; k++)
       (*pred)[k] = model(a, row_of(a, a->want[k].wg_size), a->want[k].shared_bytes);
@@ -222,7 +222,7 @@ static void want_axes(ad *a, list_t *l) {
 
 static void mark_full_col(ad *a, uint32_t s) {
   if (col_is_full(a, s)) return;
-  vkocc_array_room(a->col_full, a->ncol_full, a->col_cap, 8);
+  util_array_room(a->col_full, a->ncol_full, a->col_cap, 8);
   a->col_full[a->ncol_full++] = s;
   a->st.full_columns++;
 }
@@ -239,13 +239,13 @@ static void want_unknown(ad *a, list_t *l) {
 /* Compares measured checks with their predictions; a disagreement is measured again with its axis
  * points, and one that stands makes its row and column full. Returns via *more whether anything changed. */
 static vkocc_status settle(ad *a, const vkocc_surface_point *done, const uint32_t *pred, uint32_t n, bool *more) {
-  vkocc_array susa = VKOCC_ARRAY_INIT;
+  util_array susa = VKOCC_ARRAY_INIT;
   /* a full row is measured whole already: its disagreements say nothing new */
   for (uint32_t k = 0; k < n; k++)
     if (pred[k] && done[k].P != pred[k] && !a->row_full[row_of(a, done[k].wg_size)])
-      vkocc_array_append(&susa, vkocc_surface_point, done[k]);
-  uint32_t ns = (uint32_t)vkocc_array_num(&susa, vkocc_surface_point);
-  vkocc_surface_point *sus = vkocc_array_steal(&susa);
+      util_array_append(&susa, vkocc_surface_point, done[k]);
+  uint32_t ns = (uint32_t)util_array_num(&susa, vkocc_surface_point);
+  vkocc_surface_point *sus = util_array_steal(&susa);
   *more = false;
   if (!ns) { free(sus); return VKOCC_OK; }
   a->st.disagreements += ns;
@@ -283,8 +283,8 @@ vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_point
     if (o->shared[i] <= o->shared[i - 1]) return vkocc_fail(VKOCC_ERROR_USAGE, "shared sizes not ascending");
   ad a = {.wg = o->wg_sizes, .lad = o->shared, .nw = o->wg_count, .nl = o->shared_count,
           .step = o->refine_bytes ? o->refine_bytes : 512, .refine = !o->no_refine, .fn = fn, .user = user};
-  a.rows = vkocc_xcalloc(a.nw, sizeof *a.rows);
-  a.row_full = vkocc_xcalloc(a.nw, sizeof *a.row_full);
+  a.rows = util_xcalloc(a.nw, sizeof *a.rows);
+  a.row_full = util_xcalloc(a.nw, sizeof *a.row_full);
   list_t l = {0};
   vkocc_status s = VKOCC_OK;
   bool everything = o->checks == UINT32_MAX;
@@ -352,7 +352,7 @@ vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_point
     if (!a.nwant) break;
     uint32_t *pred = NULL, n = a.nwant;
     s = run_batch(&a, &pred);
-    vkocc_surface_point *done = s ? NULL : vkocc_xmalloc(n * sizeof *done);
+    vkocc_surface_point *done = s ? NULL : util_xmalloc(n * sizeof *done);
     if (done) memcpy(done, a.want, n * sizeof *done);
     bool more = false;
     if (!s) s = settle(&a, done, pred, n, &more);
@@ -361,7 +361,7 @@ vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_point
   }
 
   /* 4. the result: every row's point set, measured or predicted */
-  vkocc_array outa = VKOCC_ARRAY_INIT;
+  util_array outa = VKOCC_ARRAY_INIT;
   for (uint32_t i = 0; i < a.nw && !s; i++) {
     build_row(&a, i, &l);
     for (uint32_t k = 0; k < l.n; k++) {
@@ -371,11 +371,11 @@ vkocc_status vkocc_surface_adaptive(const vkocc_adaptive_options *o, vkocc_point
                                                         .agree = true, .predicted = true};
       p.refined = l.refined[k];
       if (m) a.st.measured++;
-      vkocc_array_append(&outa, vkocc_surface_point, p);
+      util_array_append(&outa, vkocc_surface_point, p);
       (*count)++;
     }
   }
-  vkocc_surface_point *out = vkocc_array_steal(&outa);
+  vkocc_surface_point *out = util_array_steal(&outa);
   a.st.points = *count;
   if (stats) *stats = a.st;
   for (uint32_t i = 0; i < a.nw; i++) free(a.rows[i].m);

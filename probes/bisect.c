@@ -84,7 +84,7 @@ static vkocc_status measure_below(searcher *s, uint32_t groups, double stop_belo
     if (t < best) best = t;
     if (s->early_exit && stop_below > 0 && best <= stop_below) break;
   }
-  *ns = paired && nr ? s->out->base_ns * vkocc_median(ratio, nr) : best;
+  *ns = paired && nr ? s->out->base_ns * util_median(ratio, nr) : best;
   return VKOCC_OK;
 }
 

@@ -20,11 +20,11 @@ static double of_key(uint64_t k) {
   return d;
 }
 static void sort_doubles(double *v, uint32_t n) {
-  if (n < 64) { qsort(v, n, sizeof *v, vkocc_cmp_double); return; }
-  uint64_t *a = vkocc_xmalloc(n * sizeof *a), *b = vkocc_xmalloc(n * sizeof *b);
+  if (n < 64) { qsort(v, n, sizeof *v, util_cmp_double); return; }
+  uint64_t *a = util_xmalloc(n * sizeof *a), *b = util_xmalloc(n * sizeof *b);
   for (uint32_t i = 0; i < n; i++) a[i] = key_of(v[i]);
   enum { BITS = 11, BUCKETS = 1 << BITS };
-  uint32_t *count = vkocc_xmalloc(BUCKETS * sizeof *count);
+  uint32_t *count = util_xmalloc(BUCKETS * sizeof *count);
   for (int shift = 0; shift < 64; shift += BITS) {
     memset(count, 0, BUCKETS * sizeof *count);
     for (uint32_t i = 0; i < n; i++) count[(a[i] >> shift) & (BUCKETS - 1)]++;
@@ -47,7 +47,7 @@ vkocc_status vkocc_comb_estimate_P(const vkocc_interval *iv, uint32_t n, double 
   out->n_missing = n - m;
   if (m == 0) return vkocc_fail(VKOCC_ERROR_RUNTIME, "comb: none of the %u workgroup records is valid", n);
 
-  double *starts = vkocc_xmalloc(m * sizeof *starts), *ends = vkocc_xmalloc(m * sizeof *ends), *len = vkocc_xmalloc(m * sizeof *len);
+  double *starts = util_xmalloc(m * sizeof *starts), *ends = util_xmalloc(m * sizeof *ends), *len = util_xmalloc(m * sizeof *len);
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
     if (!(iv[i].valid && isfinite(iv[i].start) && isfinite(iv[i].end) && iv[i].end >= iv[i].start)) continue;
@@ -63,7 +63,7 @@ vkocc_status vkocc_comb_estimate_P(const vkocc_interval *iv, uint32_t n, double 
    * first at equal times (a refill does not overlap) */
   sort_doubles(starts, m);
   sort_doubles(ends, m);
-  double *dwell = vkocc_xcalloc(m + 1, sizeof *dwell);
+  double *dwell = util_xcalloc(m + 1, sizeof *dwell);
   int level = 0;
   uint32_t si = 0, ei = 0;
   double t = 0;

@@ -10,16 +10,16 @@
 static vkocc_status load_module(const vkocc_shader_desc *sh, uint32_t **spv, size_t *words, const char **name) {
   if (sh->path) {
     *name = sh->path;
-    return vkocc_shader_load_file(sh->path, sh->lang, sh->entry, sh->defines, sh->ndefines, spv, words);
+    return compile_shader_load_file(sh->path, sh->lang, sh->entry, sh->defines, sh->ndefines, spv, words);
   }
   if (sh->source) {
     *name = sh->name ? sh->name : sh->lang == VKOCC_SHADER_HLSL ? "source.hlsl" : "source.comp";
-    return vkocc_shader_compile(sh->source, sh->source_len, *name, sh->lang, sh->entry, sh->defines, sh->ndefines,
+    return compile_shader_compile(sh->source, sh->source_len, *name, sh->lang, sh->entry, sh->defines, sh->ndefines,
                                 spv, words);
   }
   if (sh->spirv) {
     *name = sh->name ? sh->name : "module.spv";
-    *spv = vkocc_xmalloc(sh->spirv_words * 4 + 4);
+    *spv = util_xmalloc(sh->spirv_words * 4 + 4);
     memcpy(*spv, sh->spirv, sh->spirv_words * 4);
     *words = sh->spirv_words;
     return VKOCC_OK;
@@ -42,9 +42,9 @@ vkocc_status vkocc_shader_inspect(vkocc_context *ctx, const vkocc_shader_desc *s
   const char *name = NULL;
   vkocc_status s = load_module(sh, &spv, &words, &name);
   if (s) return s;
-  vkocc_spirv_info info;
-  s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
-  if (!s && ctx) s = vkocc_module_contract_ctx(ctx, spv, words, name, &info, sh);
+  compile_spirv_info info;
+  s = compile_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
+  if (!s && ctx) s = core_module_contract_ctx(ctx, spv, words, name, &info, sh);
   free(spv);
   if (s) return s;
   snprintf(out->entry, sizeof out->entry, "%s", info.entry);
@@ -56,16 +56,16 @@ vkocc_status vkocc_shader_inspect(vkocc_context *ctx, const vkocc_shader_desc *s
 }
 
 /* Internal (tests): builds the pipeline and hands it out, for dispatching either path by hand. */
-vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_desc *sh, uint32_t mode,
+vkocc_status probes_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_desc *sh, uint32_t mode,
                                       uint32_t groups, uint32_t *written, uint32_t *records_flagged) {
   uint32_t *spv;
   size_t words;
   const char *name;
   vkocc_status s = load_module(sh, &spv, &words, &name);
   if (s) return s;
-  vkocc_spirv_info info;
+  compile_spirv_info info;
   user_pipeline u = {0};
-  s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
+  s = compile_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
   if (!s) s = user_pipeline_create(ctx, spv, words, name, sh, &info, false, VKOCC_AUG_AUTO, &u);
   free(spv);
   if (!s) {
@@ -86,13 +86,13 @@ vkocc_status vkocc_user_pipeline_test(vkocc_context *ctx, const vkocc_shader_des
   return s;
 }
 
-#include "written_internal.h" /* vkocc_written_apply: P of the pipeline as written */
+#include "written_internal.h" /* probes_written_apply: P of the pipeline as written */
 #include <math.h>
 #include <stdarg.h>
 
 /* Appends to the variants summary. */
-static void variants_add(vkocc_written_variants *wv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void variants_add(vkocc_written_variants *wv, const char *fmt, ...) {
+static void variants_add(probes_written_variants *wv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void variants_add(probes_written_variants *wv, const char *fmt, ...) {
   size_t n = strlen(wv->tried);
   if (n + 1 >= sizeof wv->tried) return;
   va_list ap;
@@ -105,7 +105,7 @@ static void variants_add(vkocc_written_variants *wv, const char *fmt, ...) {
 static void stats_text(const user_pipeline *v, char *out, size_t len) {
   out[0] = 0;
   for (uint32_t i = 0; i < v->nstats; i++) {
-    if (vkocc_stat_kind(v->stat_name[i]) == VKOCC_STAT_NEUTRAL) continue;
+    if (probes_stat_kind(v->stat_name[i]) == VKOCC_STAT_NEUTRAL) continue;
     size_t n = strlen(out);
     snprintf(out + n, len - n, "%s%s %g", n ? ", " : "", v->stat_name[i], v->stat_aug[i]);
   }
@@ -116,19 +116,19 @@ static void stats_text(const user_pipeline *v, char *out, size_t len) {
  * A variant the driver refuses, or whose measurement fails, is skipped (named in the summary); never fails. */
 static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
                                  const vkocc_probe_options *opt, const uint32_t *spv, size_t words, const char *name,
-                                 const vkocc_spirv_info *info, uint32_t measured, const vkocc_pipeline_result *out,
-                                 vkocc_written_variants *wv) {
+                                 const compile_spirv_info *info, uint32_t measured, const vkocc_pipeline_result *out,
+                                 probes_written_variants *wv) {
   const char *names[VKOCC_USER_STATS];
   double w[VKOCC_USER_STATS], g[VKOCC_USER_STATS];
   uint32_t n = out->nstats < VKOCC_USER_STATS ? out->nstats : VKOCC_USER_STATS;
   for (uint32_t i = 0; i < n; i++) names[i] = out->stats[i].name, w[i] = out->stats[i].value, g[i] = out->stats[i].augmented;
-  if (vkocc_written_stats_equal(n, names, w, g)) return VKOCC_OK;
+  if (probes_written_stats_equal(n, names, w, g)) return VKOCC_OK;
   for (uint32_t v = 0; v < VKOCC_AUG_VARIANTS; v++) {
     if (v == measured) continue; /* the one just measured */
     user_pipeline u;
     vkocc_status s = user_pipeline_create_variant(ctx, spv, words, name, sh, info, false, v, &u);
     if (s) {
-      variants_add(wv, "%s%s: not built (%.120s)", wv->tried[0] ? "; " : "", vkocc_aug_variant_name(v),
+      variants_add(wv, "%s%s: not built (%.120s)", wv->tried[0] ? "; " : "", compile_aug_variant_name(v),
                    vkocc_last_error());
       vkocc_clear_error();
       continue;
@@ -141,18 +141,18 @@ static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *ca
         if (!strcmp(u.stat_name[j], names[i])) vs[i] = u.stat_aug[j];
     }
     const double *one[1] = {vs};
-    bool equal = vkocc_written_pick_variant(n, names, w, one, 1) == 0;
+    bool equal = probes_written_pick_variant(n, names, w, one, 1) == 0;
     char st[300];
     stats_text(&u, st, sizeof st);
-    variants_add(wv, "%s%s: %s (%s)", wv->tried[0] ? "; " : "", vkocc_aug_variant_name(v), st,
+    variants_add(wv, "%s%s: %s (%s)", wv->tried[0] ? "; " : "", compile_aug_variant_name(v), st,
                  equal ? "equal: measured" : "differs");
     if (!equal) { user_pipeline_destroy(&u); continue; }
-    vkocc_probe_session ps = {.ctx = ctx, .max_groups = u.max_groups, .dispatch = user_pipeline_hook, .user = &u};
+    probes_session ps = {.ctx = ctx, .max_groups = u.max_groups, .dispatch = user_pipeline_hook, .user = &u};
     ps.rec = u.aug;
     ps.rec.map = (uint32_t *)u.aug.map + VKOCC_AUG_PARAM_WORDS;
-    vkocc_kernel none = {0};
+    core_kernel none = {0};
     vkocc_probe_result pr;
-    s = vkocc_probe_measure(&ps, &none, cal, opt, &pr);
+    s = probes_measure(&ps, &none, cal, opt, &pr);
     user_pipeline_destroy(&u);
     if (s) { /* this variant could not be measured (its sleeps cut short?): the next one may */
       variants_add(wv, ", its measurement failed (%.120s)", vkocc_last_error());
@@ -161,22 +161,22 @@ static vkocc_status try_variants(vkocc_context *ctx, const vkocc_calibration *ca
       continue;
     }
     wv->P = pr.P;
-    snprintf(wv->name, sizeof wv->name, "%s", vkocc_aug_variant_name(v));
+    snprintf(wv->name, sizeof wv->name, "%s", compile_aug_variant_name(v));
     vkocc_probe_result_free(&pr);
     return VKOCC_OK;
   }
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_pipeline_warm(vkocc_context *ctx, const vkocc_shader_desc *sh) {
+vkocc_status probes_pipeline_warm(vkocc_context *ctx, const vkocc_shader_desc *sh) {
   uint32_t *spv;
   size_t words;
   const char *name;
   vkocc_status s = load_module(sh, &spv, &words, &name);
   if (s) return s;
-  vkocc_spirv_info info;
+  compile_spirv_info info;
   user_pipeline u;
-  s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
+  s = compile_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
   if (!s) s = user_pipeline_create(ctx, spv, words, name, sh, &info, false, VKOCC_AUG_AUTO, &u);
   if (!s) user_pipeline_destroy(&u);
   free(spv);
@@ -204,16 +204,16 @@ vkocc_status vkocc_pipeline_occupancy_model(vkocc_context *ctx, const vkocc_cali
   vkocc_clear_error();
   memset(out, 0, sizeof *out);
   run_mode mode = {VKOCC_AUG_AUTO, false};
-  vkocc_status s = vkocc_aug_parse(opt_in ? opt_in->augmentation : NULL, &mode.variant);
+  vkocc_status s = compile_aug_parse(opt_in ? opt_in->augmentation : NULL, &mode.variant);
   return s ? s : occupancy(ctx, cal_in, sh, opt_in, model_d, model_r, use_cache, mode, out);
 }
 
-vkocc_status vkocc_pipeline_occupancy_raw(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
+vkocc_status probes_pipeline_occupancy_raw(vkocc_context *ctx, const vkocc_calibration *cal, const vkocc_shader_desc *sh,
                                           const vkocc_probe_options *opt, vkocc_pipeline_result *out) {
   vkocc_clear_error();
   memset(out, 0, sizeof *out);
   run_mode mode = {VKOCC_AUG_AUTO, true};
-  vkocc_status s = vkocc_aug_parse(opt ? opt->augmentation : NULL, &mode.variant);
+  vkocc_status s = compile_aug_parse(opt ? opt->augmentation : NULL, &mode.variant);
   return s ? s : occupancy(ctx, cal, sh, opt, NULL, NULL, false, mode, out);
 }
 
@@ -234,9 +234,9 @@ static vkocc_status occupancy(vkocc_context *ctx, const vkocc_calibration *cal_i
   if (s) return s;
   /* The cheap checks and the cache first: a hit builds no pipeline. The module contract (compile/contract.c)
    * before either: no cached answer for a module the device would refuse. */
-  vkocc_spirv_info info;
-  s = vkocc_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
-  if (!s) s = vkocc_module_contract_ctx(ctx, spv, words, name, &info, sh);
+  compile_spirv_info info;
+  s = compile_spirv_inspect(spv, words, name, sh->entry, sh->spec, sh->nspec, &info);
+  if (!s) s = core_module_contract_ctx(ctx, spv, words, name, &info, sh);
   if (s) { free(spv); return s; }
   memcpy(out->wg, info.wg, sizeof out->wg);
   out->wg_size = info.wg[0] * info.wg[1] * info.wg[2];
@@ -250,7 +250,7 @@ static vkocc_status occupancy(vkocc_context *ctx, const vkocc_calibration *cal_i
     out->probe.wg_size = out->wg_size;
     out->probe.shared_bytes = out->shared_bytes;
     /* the method, agreement, statistics and the decision on the pipeline as written as the measurement gave them */
-    return vkocc_written_apply(ctx, model_d, model_r, NULL, mode.raw, out);
+    return probes_written_apply(ctx, model_d, model_r, NULL, mode.raw, out);
   }
   user_pipeline u;
   s = user_pipeline_create(ctx, spv, words, name, sh, &info, sh->unmodified, mode.variant, &u);
@@ -268,14 +268,14 @@ static vkocc_status occupancy(vkocc_context *ctx, const vkocc_calibration *cal_i
     out->probe.wg_size = out->wg_size;
     out->probe.shared_bytes = out->shared_bytes;
     out->probe.method = VKOCC_METHOD_BISECT;
-    if (!(s = vkocc_device_exclusive_begin(ctx, "the occupancy bisection"))) {
+    if (!(s = core_device_exclusive_begin(ctx, "the occupancy bisection"))) {
       s = measure_unmodified(&u, &opt, out);
-      vkocc_device_exclusive_end(ctx);
+      core_device_exclusive_end(ctx);
     }
     user_pipeline_destroy(&u);
     if (s) return s;
     out->P = out->probe.P;
-    if ((s = vkocc_written_apply(ctx, model_d, model_r, NULL, mode.raw, out))) return s;
+    if ((s = probes_written_apply(ctx, model_d, model_r, NULL, mode.raw, out))) return s;
     if (use_cache) pipeline_cache_write(out->key, out);
     return VKOCC_OK;
   }
@@ -288,15 +288,15 @@ static vkocc_status occupancy(vkocc_context *ctx, const vkocc_calibration *cal_i
     cal = &cal_local;
   }
   /* The probe's measurement, on this pipeline: records come back in the augmentation buffer. */
-  vkocc_probe_session ps = {.ctx = ctx, .max_groups = u.max_groups, .dispatch = user_pipeline_hook, .user = &u};
+  probes_session ps = {.ctx = ctx, .max_groups = u.max_groups, .dispatch = user_pipeline_hook, .user = &u};
   ps.rec = u.aug;
   ps.rec.map = (uint32_t *)u.aug.map + VKOCC_AUG_PARAM_WORDS;
-  vkocc_kernel none = {0};
+  core_kernel none = {0};
   /* vkocc_probe_check_point: the workgroup size is the shader's; its shared bytes are checked above */
   opt.wg_size = out->wg_size;
   opt.shared_bytes = out->shared_bytes;
   if (!opt.method) opt.method = VKOCC_METHOD_BOTH;
-  s = vkocc_probe_measure(&ps, &none, cal, &opt, &out->probe);
+  s = probes_measure(&ps, &none, cal, &opt, &out->probe);
   uint32_t measured = u.variant;
   user_pipeline_destroy(&u);
   if (s && measured == VKOCC_AUG_COMPACT && mode.variant == VKOCC_AUG_AUTO &&
@@ -314,12 +314,12 @@ static vkocc_status occupancy(vkocc_context *ctx, const vkocc_calibration *cal_i
   out->P = out->probe.P;
   /* Where the default augmentation changed a statistic that bounds occupancy, the variants: one that compiles to
    * the written statistics measures the written pipeline's P directly. */
-  vkocc_written_variants wv = {0};
+  probes_written_variants wv = {0};
   if (!mode.raw && out->nstats) s = try_variants(ctx, cal, sh, &opt, spv, words, name, &info, measured, out, &wv);
   free(spv);
   if (s) return s;
   /* P of the pipeline as written: the measured one only where the statistics allow (probes/written.c) */
-  s = vkocc_written_apply(ctx, model_d, model_r, &wv, mode.raw, out);
+  s = probes_written_apply(ctx, model_d, model_r, &wv, mode.raw, out);
   if (s) return s;
   if (use_cache && out->probe.agree && out->P == out->probe.P &&
       (out->written->evidence == VKOCC_WRITTEN_EQUAL || out->written->evidence == VKOCC_WRITTEN_NO_STATISTICS))

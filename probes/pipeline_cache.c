@@ -31,39 +31,39 @@ uint64_t pipeline_cache_key(const vkocc_device_info *d, const uint32_t *spv, siz
   uint64_t h = VKOCC_FNV1A_OFFSET;
   char schema[96];
   schema_string(schema);
-  h = vkocc_fnv1a(h, schema, strlen(schema) + 1);
-  h = vkocc_fnv1a(h, d->uuid, 16);
-  h = vkocc_fnv1a(h, &d->driver_version, 4);
-  h = vkocc_fnv1a(h, &d->compute_queue_family, 4); /* NVIDIA grants shared memory per queue family */
-  h = vkocc_fnv1a(h, d->driver_name, strlen(d->driver_name) + 1);
-  h = vkocc_fnv1a(h, d->driver_info, strlen(d->driver_info) + 1);
-  h = vkocc_fnv1a(h, vkocc_version(), strlen(vkocc_version()) + 1);
-  h = vkocc_driver_env_hash(h); /* util/cache.c */
-  h = vkocc_fnv1a(h, spv, words * 4);
-  h = vkocc_fnv1a(h, sh->entry ? sh->entry : "", sh->entry ? strlen(sh->entry) + 1 : 1);
+  h = util_fnv1a(h, schema, strlen(schema) + 1);
+  h = util_fnv1a(h, d->uuid, 16);
+  h = util_fnv1a(h, &d->driver_version, 4);
+  h = util_fnv1a(h, &d->compute_queue_family, 4); /* NVIDIA grants shared memory per queue family */
+  h = util_fnv1a(h, d->driver_name, strlen(d->driver_name) + 1);
+  h = util_fnv1a(h, d->driver_info, strlen(d->driver_info) + 1);
+  h = util_fnv1a(h, vkocc_version(), strlen(vkocc_version()) + 1);
+  h = util_driver_env_hash(h); /* util/cache.c */
+  h = util_fnv1a(h, spv, words * 4);
+  h = util_fnv1a(h, sh->entry ? sh->entry : "", sh->entry ? strlen(sh->entry) + 1 : 1);
   /* constants by ID (the order they were given in does not change the answer) */
-  vkocc_spec_value *sp = vkocc_xcalloc(sh->nspec + 1, sizeof *sp);
+  vkocc_spec_value *sp = util_xcalloc(sh->nspec + 1, sizeof *sp);
   if (sh->nspec) memcpy(sp, sh->spec, sh->nspec * sizeof *sp);
   qsort(sp, sh->nspec, sizeof *sp, cmp_spec);
   for (uint32_t i = 0; i < sh->nspec; i++) {
-    h = vkocc_fnv1a(h, &sp[i].id, 4);
-    h = vkocc_fnv1a(h, &sp[i].value, 8);
+    h = util_fnv1a(h, &sp[i].id, 4);
+    h = util_fnv1a(h, &sp[i].value, 8);
   }
   free(sp);
   uint32_t m = o->method, rep = o->repeat;
-  h = vkocc_fnv1a(h, &m, 4);
-  h = vkocc_fnv1a(h, &rep, 4);
-  h = vkocc_fnv1a(h, sh->unmodified ? "unmodified" : "augmented", 10);
-  h = vkocc_fnv1a(h, "written-rule", 12); /* answers cached before the written-pipeline rule may hold an augmented P */
+  h = util_fnv1a(h, &m, 4);
+  h = util_fnv1a(h, &rep, 4);
+  h = util_fnv1a(h, sh->unmodified ? "unmodified" : "augmented", 10);
+  h = util_fnv1a(h, "written-rule", 12); /* answers cached before the written-pipeline rule may hold an augmented P */
   /* the augmentation measured with (compact since the variants; unrolled before) */
-  const char *aug = sh->unmodified ? "" : vkocc_aug_variant_name(vkocc_aug_resolve(variant, d->device_type));
-  h = vkocc_fnv1a(h, aug, strlen(aug));
+  const char *aug = sh->unmodified ? "" : compile_aug_variant_name(compile_aug_resolve(variant, d->device_type));
+  h = util_fnv1a(h, aug, strlen(aug));
   return h;
 }
 
 static bool entry_path(uint64_t key, char *out, size_t n, char hex[17]) {
   char dir[1024];
-  if (vkocc_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return false; }
+  if (util_cache_dir(dir, sizeof dir)) { vkocc_clear_error(); return false; }
   snprintf(hex, 17, "%016llx", (unsigned long long)key);
   return snprintf(out, n, "%s/pipeline-%s.json", dir, hex) < (int)n;
 }
@@ -79,8 +79,8 @@ void pipeline_cache_write(uint64_t key, const vkocc_pipeline_result *r) {
   json_t *stats = json_array();
   for (uint32_t i = 0; i < r->nstats && i < VKOCC_ARRAY_LEN(r->stats); i++)
     json_array_append_new(stats, json_pack("{s:s, s:o, s:o}", "name", r->stats[i].name, "value",
-                                           vkocc_json_number(r->stats[i].value), "augmented",
-                                           vkocc_json_number(r->stats[i].augmented)));
+                                           util_json_number(r->stats[i].value), "augmented",
+                                           util_json_number(r->stats[i].augmented)));
   json_t *v = json_pack("{s:I, s:b, s:I, s:[I,I,I], s:I, s:b, s:s, s:I, s:I, s:I, s:b, s:o}", "P", (json_int_t)r->P,
                         "agree", p->agree, "method", (json_int_t)p->method, "wg", (json_int_t)r->wg[0],
                         (json_int_t)r->wg[1], (json_int_t)r->wg[2], "shared_bytes", (json_int_t)r->shared_bytes,
@@ -90,9 +90,9 @@ void pipeline_cache_write(uint64_t key, const vkocc_pipeline_result *r) {
   if (!v) return;
   json_object_set_new(v, "comb", trio(p->comb_median, p->comb_min, p->comb_max));
   json_object_set_new(v, "bisect", trio(p->bisect_median, p->bisect_min, p->bisect_max));
-  json_object_set_new(v, "sleep_ns", vkocc_json_number(p->sleep_ns));
-  json_object_set_new(v, "bisect_wave_ns", vkocc_json_number(p->bisect_wave_ns));
-  json_object_set_new(v, "floor_ns", vkocc_json_number(p->floor_ns));
+  json_object_set_new(v, "sleep_ns", util_json_number(p->sleep_ns));
+  json_object_set_new(v, "bisect_wave_ns", util_json_number(p->bisect_wave_ns));
+  json_object_set_new(v, "floor_ns", util_json_number(p->floor_ns));
   const vkocc_written_answer *w = r->written;
   if (w) /* the decision on the pipeline as written, as the measurement made it */
     json_object_set_new(v, "written", json_pack("{s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s}",
@@ -103,7 +103,7 @@ void pipeline_cache_write(uint64_t key, const vkocc_pipeline_result *r) {
         "written_shared", (json_int_t)w->written_shared, "augmented_shared", (json_int_t)w->augmented_shared,
         "differs", w->differs, "reason", w->reason));
   char schema[96];
-  if (vkocc_cache_entry_write(path, schema_string(schema), hex, v)) vkocc_clear_error(); /* only slower */
+  if (util_cache_entry_write(path, schema_string(schema), hex, v)) vkocc_clear_error(); /* only slower */
   json_decref(v);
 }
 
@@ -128,7 +128,7 @@ bool pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out) {
   char path[1100], hex[17];
   if (!entry_path(key, path, sizeof path, hex)) return false;
   char schema[96];
-  json_t *v = vkocc_cache_entry_read(path, schema_string(schema), hex);
+  json_t *v = util_cache_entry_read(path, schema_string(schema), hex);
   if (!v) return false;
   vkocc_pipeline_result r = *out;
   vkocc_probe_result *p = &r.probe;
@@ -173,7 +173,7 @@ bool pipeline_cache_read(uint64_t key, vkocc_pipeline_result *out) {
     wa.evidence = (vkocc_written_evidence)evidence;
     snprintf(wa.differs, sizeof wa.differs, "%s", differs);
     snprintf(wa.reason, sizeof wa.reason, "%s", reason);
-    r.written = vkocc_xmalloc(sizeof *r.written);
+    r.written = util_xmalloc(sizeof *r.written);
     *r.written = wa;
     r.nstats = (uint32_t)json_array_size(stats);
     p->P = r.P;

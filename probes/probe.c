@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const uint32_t vkocc_spv_probe_clock_shm[], vkocc_spv_probe_clock[], vkocc_spv_probe_chase_shm[],
-    vkocc_spv_probe_chase[];
-extern const size_t vkocc_spv_probe_clock_shm_size, vkocc_spv_probe_clock_size, vkocc_spv_probe_chase_shm_size,
-    vkocc_spv_probe_chase_size;
+extern const uint32_t shaders_spv_probe_clock_shm[], shaders_spv_probe_clock[], shaders_spv_probe_chase_shm[],
+    shaders_spv_probe_chase[];
+extern const size_t shaders_spv_probe_clock_shm_size, shaders_spv_probe_clock_size, shaders_spv_probe_chase_shm_size,
+    shaders_spv_probe_chase_size;
 
 #define MAX_ROUNDS 65000u      /* sleep/chase loop bound: under lavapipe's 65535 loop-iteration cap */
 #define CHASE_ENTRIES (1u << 20) /* 4 MiB: past a CPU's L2, so lavapipe's chasers do not contend */
@@ -33,11 +33,11 @@ typedef struct {
 
 typedef struct {
   vkocc_context *ctx;
-  vkocc_kernel k;            /* borrowed from the caller */
-  vkocc_buffer rec, chase;   /* borrowed from the session */
+  core_kernel k;            /* borrowed from the caller */
+  core_buffer rec, chase;   /* borrowed from the session */
   uint32_t max_groups;
   probe_push push;
-  vkocc_status (*hook)(void *user, const vkocc_probe_params *p, uint32_t groups, double *ns, vkocc_tick_status *tick);
+  vkocc_status (*hook)(void *user, const probes_params *p, uint32_t groups, double *ns, vkocc_tick_status *tick);
   void *hook_user; /* the session's dispatch hook (a user's pipeline), or NULL */
   double gpu_ns;       /* sum of timestamp intervals of the dispatches made */
   uint32_t dispatches;
@@ -46,7 +46,7 @@ typedef struct {
   const vkocc_calibration *cal;
   double chase_ns_per_round; /* bisection without a clock: the chase's speed, from chase_wave */
   uint32_t max_overlap;      /* bisection with a clock: most sleeps seen overlapping in its dispatches */
-  vkocc_array iv;             /* bisection with a clock: the intervals of its last dispatch */
+  util_array iv;             /* bisection with a clock: the intervals of its last dispatch */
 } probe_run;
 
 /* A sleep in realtime ticks, kept inside what the shader takes (1 .. 2e9 ticks). */
@@ -69,9 +69,9 @@ vkocc_status vkocc_probe_check_point(const vkocc_device_info *d, uint32_t wg, ui
 
 static vkocc_status dispatch(probe_run *r, uint32_t groups, double *ns) {
   vkocc_tick_status ts;
-  vkocc_probe_params p = {r->push.mode, r->push.sleep_ticks, r->push.max_rounds, r->push.key};
+  probes_params p = {r->push.mode, r->push.sleep_ticks, r->push.max_rounds, r->push.key};
   vkocc_status s = r->hook ? r->hook(r->hook_user, &p, groups, ns, &ts)
-                          : vkocc_dispatch_timed(r->ctx, &r->k, &r->push, groups, ns, &ts);
+                          : core_dispatch_timed(r->ctx, &r->k, &r->push, groups, ns, &ts);
   if (s) return s;
   if (ts == VKOCC_TICKS_BACKWARDS)
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "queue timestamps went backwards around a probe dispatch");
@@ -92,8 +92,8 @@ static vkocc_status workload_fn(void *user, uint32_t groups, double wave_ns, dou
       /* The sleeps record when they ran: more of them overlapping than the P a search ends at proves
        * that P too small (on a busy CPU a worker thread that wakes late leaves its share to the others,
        * and the runtimes then step exactly as for fewer workers). */
-      vkocc_array_clear(&r->iv);
-      vkocc_interval *iv = vkocc_array_grow(&r->iv, vkocc_interval, groups);
+      util_array_clear(&r->iv);
+      vkocc_interval *iv = util_array_grow(&r->iv, vkocc_interval, groups);
       vkocc_status s = comb_once(r, r->cal->ns_per_tick, groups, iv, ns);
       vkocc_comb_estimate e;
       if (!s && vkocc_comb_estimate_P(iv, groups, 0, &e) == VKOCC_OK && e.P > r->max_overlap) r->max_overlap = e.P;
@@ -111,11 +111,11 @@ static vkocc_status comb_once(probe_run *r, double ns_per_tick, uint32_t n, vkoc
   memset(r->rec.map, 0, (size_t)n * RECORD_WORDS * 4);
   vkocc_status s = dispatch(r, n, ns);
   if (s) return s;
-  r->cut_short += vkocc_comb_read_records(r->rec.map, n, ns_per_tick, iv, &r->cut_min_ns);
+  r->cut_short += probes_comb_read_records(r->rec.map, n, ns_per_tick, iv, &r->cut_min_ns);
   return VKOCC_OK;
 }
 
-uint32_t vkocc_comb_read_records(const uint32_t *w, uint32_t n, double ns_per_tick, vkocc_interval *iv,
+uint32_t probes_comb_read_records(const uint32_t *w, uint32_t n, double ns_per_tick, vkocc_interval *iv,
                                  double *cut_min_ns) {
   /* Mesa 22.3 (lavapipe) returns 0 in the clock's high word, so its clock wraps every 2^32 ticks (4.3 s
    * of ns) and a dispatch now and then straddles a wrap. Where every high word is 0 the times are read
@@ -150,27 +150,27 @@ uint32_t vkocc_comb_read_records(const uint32_t *w, uint32_t n, double ns_per_ti
   return cut;
 }
 
-vkocc_status vkocc_probe_kernel_create_now(vkocc_context *ctx, uint32_t wg, uint32_t shared, vkocc_kernel *k) {
+vkocc_status probes_kernel_create_now(vkocc_context *ctx, uint32_t wg, uint32_t shared, core_kernel *k) {
   uint32_t words = (shared + 3) / 4;
   uint32_t spec[2] = {wg, words ? words : 1};
   bool clock = ctx->device_clock;
   const uint32_t *spv;
   size_t size;
-  if (clock) spv = words ? vkocc_spv_probe_clock_shm : vkocc_spv_probe_clock,
-             size = words ? vkocc_spv_probe_clock_shm_size : vkocc_spv_probe_clock_size;
-  else spv = words ? vkocc_spv_probe_chase_shm : vkocc_spv_probe_chase,
-       size = words ? vkocc_spv_probe_chase_shm_size : vkocc_spv_probe_chase_size;
-  return vkocc_kernel_create(ctx, spv, size, 2, sizeof(probe_push), spec, 2, k);
+  if (clock) spv = words ? shaders_spv_probe_clock_shm : shaders_spv_probe_clock,
+             size = words ? shaders_spv_probe_clock_shm_size : shaders_spv_probe_clock_size;
+  else spv = words ? shaders_spv_probe_chase_shm : shaders_spv_probe_chase,
+       size = words ? shaders_spv_probe_chase_shm_size : shaders_spv_probe_chase_size;
+  return core_kernel_create(ctx, spv, size, 2, sizeof(probe_push), spec, 2, k);
 }
 
-vkocc_status vkocc_probe_first_use(vkocc_probe_session *ps, vkocc_kernel *kernel) {
-  vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
-  vkocc_kernel_bind(ps->ctx, kernel, bufs);
+vkocc_status probes_first_use(probes_session *ps, core_kernel *kernel) {
+  core_buffer *bufs[] = {&ps->rec, &ps->chase};
+  core_kernel_bind(ps->ctx, kernel, bufs);
   probe_push push = {.mode = ps->ctx->device_clock ? 0 : 1, .sleep_ticks = 1, .max_rounds = MAX_ROUNDS,
                      .chase_rounds = 1, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
   double ns;
   vkocc_tick_status ts;
-  return vkocc_dispatch_timed(ps->ctx, kernel, &push, 1, &ns, &ts);
+  return core_dispatch_timed(ps->ctx, kernel, &push, 1, &ns, &ts);
 }
 
 /* The host's wait for a submission of n short dispatches. On a CPU device they run on this machine's cores
@@ -181,14 +181,14 @@ static uint64_t batch_timeout(const vkocc_context *ctx, uint32_t n) {
   return ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? ctx->timeout_ns * n : ctx->timeout_ns;
 }
 
-/* vkocc_probe_first_use of n kernels, 32 to a command buffer (a barrier between: one after the other).
+/* probes_first_use of n kernels, 32 to a command buffer (a barrier between: one after the other).
  * lavapipe compiles a pipeline at its first dispatch, on its queue thread, one after the other (0.2-0.5 s
  * each on 2 busy cores): each submission waits the context's limit for each of its dispatches. */
-vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, uint32_t n) {
+vkocc_status probes_first_use_batch(probes_session *ps, core_kernel *kernels, uint32_t n) {
   enum { CHUNK = 32 };
   if (n > CHUNK) {
     for (uint32_t i = 0; i < n; i += CHUNK) {
-      vkocc_status s = vkocc_probe_first_use_batch(ps, kernels + i, n - i < CHUNK ? n - i : CHUNK);
+      vkocc_status s = probes_first_use_batch(ps, kernels + i, n - i < CHUNK ? n - i : CHUNK);
       if (s) return s;
     }
     return VKOCC_OK;
@@ -196,37 +196,37 @@ vkocc_status vkocc_probe_first_use_batch(vkocc_probe_session *ps, vkocc_kernel *
   vkocc_context *ctx = ps->ctx;
   if (ps->dispatch || n <= 1) {
     for (uint32_t i = 0; i < n; i++) {
-      vkocc_status s = vkocc_probe_first_use(ps, &kernels[i]);
+      vkocc_status s = probes_first_use(ps, &kernels[i]);
       if (s) return s;
     }
     return VKOCC_OK;
   }
-  vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
+  core_buffer *bufs[] = {&ps->rec, &ps->chase};
   probe_push push = {.mode = ctx->device_clock ? 0 : 1, .sleep_ticks = 1, .max_rounds = MAX_ROUNDS,
                      .chase_rounds = 1, .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
-  vkocc_batch *b = vkocc_context_batch(ctx);
-  vkocc_status s = vkocc_batch_begin(b);
+  core_batch *b = core_context_batch(ctx);
+  vkocc_status s = core_batch_begin(b);
   if (s) return s;
   for (uint32_t i = 0; i < n; i++) {
-    vkocc_kernel *k = &kernels[i];
-    vkocc_kernel_bind(ctx, k, bufs);
-    vkocc_batch_bind(b, k);
-    vkocc_batch_push(b, k, &push, sizeof push);
-    vkocc_batch_dispatch(b, 1);
-    vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
+    core_kernel *k = &kernels[i];
+    core_kernel_bind(ctx, k, bufs);
+    core_batch_bind(b, k);
+    core_batch_push(b, k, &push, sizeof push);
+    core_batch_dispatch(b, 1);
+    core_batch_barrier(b, VKOCC_SYNC_ALL);
   }
-  return vkocc_batch_run(b, batch_timeout(ctx, n), "first dispatches");
+  return core_batch_run(b, batch_timeout(ctx, n), "first dispatches");
 }
 
-vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session *ps) {
+vkocc_status probes_session_create(vkocc_context *ctx, probes_session *ps) {
   memset(ps, 0, sizeof *ps);
   ps->ctx = ctx;
   ps->max_groups = ctx->info.max_wg_count_x < (1u << 20) ? ctx->info.max_wg_count_x : (1u << 20);
-  vkocc_status s = vkocc_buffer_create(ctx, (VkDeviceSize)ps->max_groups * RECORD_WORDS * 4, true, &ps->rec);
-  if (!s) s = vkocc_buffer_create(ctx, CHASE_ENTRIES * 4, false, &ps->chase);
+  vkocc_status s = core_buffer_create(ctx, (VkDeviceSize)ps->max_groups * RECORD_WORDS * 4, true, &ps->rec);
+  if (!s) s = core_buffer_create(ctx, CHASE_ENTRIES * 4, false, &ps->chase);
   if (!s) {
     /* one random cycle through the table (Sattolo), so every load depends on the previous one */
-    uint32_t *next = vkocc_xmalloc(CHASE_ENTRIES * 4), *perm = vkocc_xmalloc(CHASE_ENTRIES * 4);
+    uint32_t *next = util_xmalloc(CHASE_ENTRIES * 4), *perm = util_xmalloc(CHASE_ENTRIES * 4);
     uint64_t rng = 0x2545F4914F6CDD1Dull;
     for (uint32_t i = 0; i < CHASE_ENTRIES; i++) perm[i] = i;
     for (uint32_t i = CHASE_ENTRIES - 1; i > 0; i--) {
@@ -235,18 +235,18 @@ vkocc_status vkocc_probe_session_create(vkocc_context *ctx, vkocc_probe_session 
       perm[i] = perm[j]; perm[j] = t;
     }
     for (uint32_t i = 0; i < CHASE_ENTRIES; i++) next[perm[i]] = perm[(i + 1) % CHASE_ENTRIES];
-    s = vkocc_buffer_upload(ctx, &ps->chase, next, CHASE_ENTRIES * 4);
+    s = core_buffer_upload(ctx, &ps->chase, next, CHASE_ENTRIES * 4);
     free(next);
     free(perm);
   }
-  if (s) vkocc_probe_session_destroy(ps);
+  if (s) probes_session_destroy(ps);
   return s;
 }
 
-void vkocc_probe_session_destroy(vkocc_probe_session *ps) {
+void probes_session_destroy(probes_session *ps) {
   if (!ps->ctx) return;
-  vkocc_buffer_destroy(ps->ctx, &ps->rec);
-  vkocc_buffer_destroy(ps->ctx, &ps->chase);
+  core_buffer_destroy(ps->ctx, &ps->rec);
+  core_buffer_destroy(ps->ctx, &ps->chase);
   ps->ctx = NULL;
 }
 
@@ -258,7 +258,7 @@ static uint32_t median_u32(const uint32_t *v, uint32_t n, uint32_t *mn, uint32_t
     if (v[i] < *mn) *mn = v[i];
     if (v[i] > *mx) *mx = v[i];
   }
-  return (uint32_t)floor(vkocc_median(t, n));
+  return (uint32_t)floor(util_median(t, n));
 }
 
 /* Comb with adaptive size and sleep. hint: expected P or 0.
@@ -275,7 +275,7 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
   double cap = MAX_SLEEP_NS;
   int cuts = 0;
   uint32_t confirmed = 0;
-  double t0 = vkocc_now_ns(), gpu0 = r->gpu_ns;
+  double t0 = util_now_ns(), gpu0 = r->gpu_ns;
   uint32_t d0 = r->dispatches;
   uint32_t n = hint ? m * hint + m : 2, best = 0;
   vkocc_interval *iv = NULL;
@@ -285,7 +285,7 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
     if (n > r->max_groups) n = r->max_groups;
     r->push.mode = 0;
     r->push.sleep_ticks = sleep_ticks(cal, *sleep_ns);
-    iv = vkocc_xrealloc(iv, n * sizeof *iv);
+    iv = util_xrealloc(iv, n * sizeof *iv);
     r->cut_short = 0;
     double ns;
     if ((s = comb_once(r, cal->ns_per_tick, n, iv, &ns))) break;
@@ -341,7 +341,7 @@ static vkocc_status run_comb(probe_run *r, const vkocc_calibration *cal, double 
   }
   free(iv);
   rep->comb_gpu_ns = r->gpu_ns - gpu0;
-  rep->comb_wall_ns = vkocc_now_ns() - t0;
+  rep->comb_wall_ns = util_now_ns() - t0;
   rep->comb_dispatches = r->dispatches - d0;
   return s;
 }
@@ -382,22 +382,22 @@ static vkocc_status chase_wave(probe_run *r, double target_ns, double *wave_ns) 
   return VKOCC_OK;
 }
 
-static vkocc_status probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
+static vkocc_status probe_measure(probes_session *ps, core_kernel *kernel, const vkocc_calibration *cal,
                                   const vkocc_probe_options *opt, vkocc_probe_result *out);
 
 /* with the device to itself: another vkocc process's work holds workgroup slots (a GPU) or the worker threads
  * (lavapipe), and every repetition of a crowded probe may agree on a P that is too small */
-vkocc_status vkocc_probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
+vkocc_status probes_measure(probes_session *ps, core_kernel *kernel, const vkocc_calibration *cal,
                                  const vkocc_probe_options *opt, vkocc_probe_result *out) {
   memset(out, 0, sizeof *out);
-  vkocc_status s = vkocc_device_exclusive_begin(ps->ctx, "the occupancy probe");
+  vkocc_status s = core_device_exclusive_begin(ps->ctx, "the occupancy probe");
   if (s) return s;
   s = probe_measure(ps, kernel, cal, opt, out);
-  vkocc_device_exclusive_end(ps->ctx);
+  core_device_exclusive_end(ps->ctx);
   return s;
 }
 
-static vkocc_status probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel, const vkocc_calibration *cal,
+static vkocc_status probe_measure(probes_session *ps, core_kernel *kernel, const vkocc_calibration *cal,
                                   const vkocc_probe_options *opt, vkocc_probe_result *out) {
   vkocc_context *ctx = ps->ctx;
   memset(out, 0, sizeof *out);
@@ -433,8 +433,8 @@ static vkocc_status probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel,
   const char *test_rounds = getenv("VKOCC_TEST_MAX_ROUNDS");
   int tr = test_rounds ? atoi(test_rounds) : 0;
   if (tr > 0 && (uint32_t)tr < MAX_ROUNDS) r.push.max_rounds = (uint32_t)tr;
-  vkocc_buffer *bufs[] = {&ps->rec, &ps->chase};
-  vkocc_kernel_bind(ctx, kernel, bufs);
+  core_buffer *bufs[] = {&ps->rec, &ps->chase};
+  core_kernel_bind(ctx, kernel, bufs);
   /* The first dispatch after pipeline creation is slow; it is not part of any estimate. Short
    * workgroups, enough that every worker (SM, CPU thread) runs the new pipeline: twice the expected P,
    * or 256 when nothing is known. */
@@ -443,9 +443,9 @@ static vkocc_status probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel,
   r.push.sleep_ticks = 1;
   r.push.chase_rounds = 1;
   uint32_t warm = opt->hint ? 2 * opt->hint + 2 : 256;
-  double tw = vkocc_now_ns();
+  double tw = util_now_ns();
   s = dispatch(&r, warm < r.max_groups ? warm : r.max_groups, &ignore);
-  out->warmup_wall_ns = vkocc_now_ns() - tw;
+  out->warmup_wall_ns = util_now_ns() - tw;
   r.gpu_ns = 0;
   r.dispatches = 0;
 
@@ -467,7 +467,7 @@ static vkocc_status probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel,
       hint = rep->comb_P;
     }
     if (method & VKOCC_METHOD_BISECT) {
-      double t0 = vkocc_now_ns(), g0 = r.gpu_ns, wave;
+      double t0 = util_now_ns(), g0 = r.gpu_ns, wave;
       /* Bisection sees no launch times, only totals: on a CPU device, whose workers wake with OS
        * latencies of a millisecond or two, its wave must be several times that. */
       double bisect_wave = cpu ? fmax(sleep, 8e6) : sleep, max_wave;
@@ -545,13 +545,13 @@ static vkocc_status probe_measure(vkocc_probe_session *ps, vkocc_kernel *kernel,
       wave = rep->bisect.wave_ns;
       rep->bisect_P = rep->bisect.P;
       rep->bisect_gpu_ns = r.gpu_ns - g0;
-      rep->bisect_wall_ns = vkocc_now_ns() - t0;
+      rep->bisect_wall_ns = util_now_ns() - t0;
       bis_v[i] = rep->bisect_P;
       if (!(method & VKOCC_METHOD_COMB)) hint = rep->bisect_P;
       out->bisect_wave_ns = wave;
     }
   }
-  vkocc_array_fini(&r.iv);
+  util_array_fini(&r.iv);
   if (s) { vkocc_probe_result_free(out); return s; }
   out->sleep_ns = sleep;
   /* floor: the fewest waves that reveal P (2) of each method's wave, per repetition */
@@ -584,15 +584,15 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, co
     if ((s = vkocc_calibrate(ctx, &co, &cal_local))) return s;
     cal = &cal_local;
   }
-  vkocc_probe_session ps;
-  vkocc_kernel k;
-  if ((s = vkocc_probe_session_create(ctx, &ps))) return s;
-  if (!(s = vkocc_probe_kernel_create_now(ctx, opt->wg_size, opt->shared_bytes, &k))) {
+  probes_session ps;
+  core_kernel k;
+  if ((s = probes_session_create(ctx, &ps))) return s;
+  if (!(s = probes_kernel_create_now(ctx, opt->wg_size, opt->shared_bytes, &k))) {
     /* One point, one answer: where repetitions or methods disagree, measure again (twice at most), then
      * give up rather than pick one. With more lavapipe threads than cores the comb (residency) and the
      * bisection (throughput) may keep disagreeing: ask for one method then. */
     for (int attempt = 1; attempt <= 3; attempt++) {
-      if ((s = vkocc_probe_measure(&ps, &k, cal, opt, out)) || out->agree) break;
+      if ((s = probes_measure(&ps, &k, cal, opt, out)) || out->agree) break;
       if (attempt == 3) {
         char b[64] = "";
         if (out->method & VKOCC_METHOD_BISECT) snprintf(b, sizeof b, "; bisect %u..%u", out->bisect_min, out->bisect_max);
@@ -605,9 +605,9 @@ vkocc_status vkocc_probe(vkocc_context *ctx, const vkocc_calibration *cal_in, co
       }
       vkocc_probe_result_free(out);
     }
-    vkocc_kernel_destroy(ctx, &k);
+    core_kernel_destroy(ctx, &k);
   }
-  vkocc_probe_session_destroy(&ps);
+  probes_session_destroy(&ps);
   return s;
 }
 
@@ -622,7 +622,7 @@ void vkocc_probe_result_free(vkocc_probe_result *r) {
  * that clears its records, and its comb between two timestamps, with barriers so that the dispatches run
  * one after the other. Each point's records go to its own range of one buffer (its kernel's descriptor
  * set is pointed there). A point whose comb confirms P the way run_comb would accept it (every
- * confirmation, one submission each, the same P) is done; the others go to vkocc_probe_measure, hinted. */
+ * confirmation, one submission each, the same P) is done; the others go to probes_measure, hinted. */
 typedef struct {
   bool on;              /* still being confirmed */
   uint32_t groups, warm, P;
@@ -632,7 +632,7 @@ typedef struct {
   vkocc_comb_estimate e;
 } batch_point;
 
-vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *kernels, const vkocc_calibration *cal,
+vkocc_status probes_measure_batch(probes_session *ps, core_kernel *kernels, const vkocc_calibration *cal,
                                        const vkocc_probe_options *opts, uint32_t n, vkocc_probe_result *out, bool *done) {
   vkocc_context *ctx = ps->ctx;
   for (uint32_t i = 0; i < n; i++) done[i] = false;
@@ -640,7 +640,7 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
   bool cpu = ctx->info.device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint32_t m = (cpu ? CPU_WAVES : GPU_WAVES) - 1, confirmations = cpu ? 2 : 1;
   const double long_ns = cpu ? CPU_CONFIRM_NS : 0, floor_sleep = cpu ? 2e6 : 20e3;
-  batch_point *b = vkocc_xcalloc(n, sizeof *b);
+  batch_point *b = util_xcalloc(n, sizeof *b);
   VkDeviceSize total = 0;
   uint32_t pending = 0, max_groups = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -660,23 +660,23 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
     pending++;
   }
   if (!pending) { free(b); return VKOCC_OK; }
-  vkocc_buffer buf;
-  vkocc_status s = vkocc_buffer_create(ctx, total, true, &buf);
+  core_buffer buf;
+  vkocc_status s = core_buffer_create(ctx, total, true, &buf);
   if (s) { free(b); return s; }
   for (uint32_t i = 0; i < n; i++) {
     if (!b[i].on) continue;
-    vkocc_kernel_bind_range(ctx, &kernels[i], 0, 0, &buf, b[i].off, b[i].bytes);
-    vkocc_kernel_bind_range(ctx, &kernels[i], 0, 1, &ps->chase, 0, 0);
+    core_kernel_bind_range(ctx, &kernels[i], 0, 0, &buf, b[i].off, b[i].bytes);
+    core_kernel_bind_range(ctx, &kernels[i], 0, 1, &ps->chase, 0, 0);
   }
-  vkocc_interval *iv = vkocc_xmalloc((size_t)(max_groups ? max_groups : 1) * sizeof *iv);
+  vkocc_interval *iv = util_xmalloc((size_t)(max_groups ? max_groups : 1) * sizeof *iv);
   /* Sub-batches of SUB points on two batches: the device runs one while the host reads the records of
    * the other (queue order keeps the dispatches one after the other). */
   enum { SUB = 8 };
-  vkocc_batch bt[2];
+  core_batch bt[2];
   memset(bt, 0, sizeof bt);
-  for (int k = 0; k < 2 && !s; k++) s = vkocc_batch_create(ctx, SUB, &bt[k]);
-  uint32_t *idx = vkocc_xmalloc(n * sizeof *idx);
-  double t0 = vkocc_now_ns();
+  for (int k = 0; k < 2 && !s; k++) s = core_batch_create(ctx, SUB, &bt[k]);
+  uint32_t *idx = util_xmalloc(n * sizeof *idx);
+  double t0 = util_now_ns();
   for (uint32_t round = 0; round < confirmations && pending && !s; round++) {
     uint32_t np = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -685,39 +685,39 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
     for (uint32_t j = 0; j <= nsub && !s; j++) {
       /* submit sub-batch j (if any), then finish sub-batch j - 1 */
       if (j < nsub) {
-        vkocc_batch *cb = &bt[j % 2];
-        if ((s = vkocc_batch_begin(cb))) break;
+        core_batch *cb = &bt[j % 2];
+        if ((s = core_batch_begin(cb))) break;
         for (uint32_t q = j * SUB; q < np && q < (j + 1) * SUB; q++) {
           uint32_t i = idx[q];
-          vkocc_kernel *k = &kernels[i];
-          vkocc_batch_bind(cb, k);
+          core_kernel *k = &kernels[i];
+          core_batch_bind(cb, k);
           probe_push push = {.mode = 0, .sleep_ticks = 1, .max_rounds = MAX_ROUNDS, .chase_rounds = 1,
                              .chase_mask = CHASE_ENTRIES - 1, .key = 0xFFFFFFFFu};
           if (round == 0) { /* the first dispatch after pipeline creation is slow: short sleeps on every worker */
-            vkocc_batch_push(cb, k, &push, sizeof push);
-            vkocc_batch_dispatch(cb, b[i].warm);
-            vkocc_batch_barrier(cb, VKOCC_SYNC_ALL);
+            core_batch_push(cb, k, &push, sizeof push);
+            core_batch_dispatch(cb, b[i].warm);
+            core_batch_barrier(cb, VKOCC_SYNC_ALL);
           }
-          vkocc_batch_fill(cb, &buf, b[i].off, b[i].bytes, 0);
-          vkocc_batch_barrier(cb, VKOCC_SYNC_ALL);
+          core_batch_fill(cb, &buf, b[i].off, b[i].bytes, 0);
+          core_batch_barrier(cb, VKOCC_SYNC_ALL);
           push.sleep_ticks = sleep_ticks(cal, b[i].sleep);
-          vkocc_batch_push(cb, k, &push, sizeof push);
-          vkocc_batch_dispatch_timed(cb, b[i].groups); /* record q - j * SUB */
-          vkocc_batch_barrier(cb, VKOCC_SYNC_ALL);
+          core_batch_push(cb, k, &push, sizeof push);
+          core_batch_dispatch_timed(cb, b[i].groups); /* record q - j * SUB */
+          core_batch_barrier(cb, VKOCC_SYNC_ALL);
         }
-        if ((s = vkocc_batch_submit(cb, "batched combs"))) break;
+        if ((s = core_batch_submit(cb, "batched combs"))) break;
       }
       if (j == 0) continue;
-      vkocc_batch *done_b = &bt[(j - 1) % 2];
+      core_batch *done_b = &bt[(j - 1) % 2];
       /* a sub-batch lasts its dispatches: the context's timeout for each point, at least one */
-      if ((s = vkocc_batch_wait(done_b, batch_timeout(ctx, SUB)))) break;
+      if ((s = core_batch_wait(done_b, batch_timeout(ctx, SUB)))) break;
       for (uint32_t q = (j - 1) * SUB; q < np && q < j * SUB; q++) {
         uint32_t i = idx[q];
-        const vkocc_batch_record *rec = vkocc_batch_record_of(done_b, q - (j - 1) * SUB);
+        const core_batch_record *rec = core_batch_record_of(done_b, q - (j - 1) * SUB);
         bool ok = rec->tick != VKOCC_TICKS_BACKWARDS;
         b[i].gpu_ns += rec->ns;
         b[i].dispatches++;
-        uint32_t cut = vkocc_comb_read_records((const uint32_t *)((const char *)buf.map + b[i].off), b[i].groups,
+        uint32_t cut = probes_comb_read_records((const uint32_t *)((const char *)buf.map + b[i].off), b[i].groups,
                                                cal->ns_per_tick, iv, NULL);
         vkocc_comb_estimate e;
         ok = ok && !cut && vkocc_comb_estimate_P(iv, b[i].groups, 0, &e) == VKOCC_OK;
@@ -738,11 +738,11 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
   }
   /* an error leaves a sub-batch on the device: let it finish before its resources go */
   for (int k = 0; k < 2; k++) {
-    if (bt[k].in_flight && vkocc_batch_wait(&bt[k], batch_timeout(ctx, SUB)) && !s) vkocc_clear_error();
-    vkocc_batch_destroy(&bt[k]);
+    if (bt[k].in_flight && core_batch_wait(&bt[k], batch_timeout(ctx, SUB)) && !s) vkocc_clear_error();
+    core_batch_destroy(&bt[k]);
   }
   free(idx);
-  double wall = vkocc_now_ns() - t0;
+  double wall = util_now_ns() - t0;
   uint32_t ndone = 0;
   for (uint32_t i = 0; i < n && !s; i++) ndone += b[i].on;
   for (uint32_t i = 0; i < n && !s; i++) {
@@ -764,7 +764,7 @@ vkocc_status vkocc_probe_measure_batch(vkocc_probe_session *ps, vkocc_kernel *ke
     done[i] = true;
   }
   free(iv);
-  vkocc_buffer_destroy(ctx, &buf);
+  core_buffer_destroy(ctx, &buf);
   free(b);
   return s;
 }

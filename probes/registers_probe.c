@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const uint32_t vkocc_spv_registers[];
-extern const size_t vkocc_spv_registers_size;
+extern const uint32_t shaders_spv_registers[];
+extern const size_t shaders_spv_registers_size;
 
 #define REG_MAX_LIVE 256u
 
 static uint32_t stat_of(const vkocc_pipeline_result *r, int kind) {
   for (uint32_t i = 0; i < r->nstats; i++)
-    if (vkocc_stat_kind(r->stats[i].name) == kind && r->stats[i].augmented > 0)
+    if (probes_stat_kind(r->stats[i].name) == kind && r->stats[i].augmented > 0)
       return r->stats[i].augmented >= UINT32_MAX ? UINT32_MAX : (uint32_t)r->stats[i].augmented;
   return 0;
 }
@@ -23,11 +23,11 @@ static uint32_t stat_of(const vkocc_pipeline_result *r, int kind) {
 static vkocc_status one(vkocc_context *ctx, const vkocc_calibration *cal, vkocc_method method, uint32_t wg, uint32_t live,
                         uint32_t hint, vkocc_pipeline_result *r) {
   vkocc_spec_value spec[2] = {{0, wg}, {1, live}};
-  vkocc_shader_desc sh = {.spirv = vkocc_spv_registers, .spirv_words = vkocc_spv_registers_size / 4,
+  vkocc_shader_desc sh = {.spirv = shaders_spv_registers, .spirv_words = shaders_spv_registers_size / 4,
                           .name = "registers.comp (vkocc's register probe)", .spec = spec, .nspec = 2};
   vkocc_probe_options po = {.method = method ? method : VKOCC_METHOD_COMB, .hint = hint};
   /* the augmented pipeline's own P: its statistics are the ones recorded */
-  return vkocc_pipeline_occupancy_raw(ctx, cal, &sh, &po, r);
+  return probes_pipeline_occupancy_raw(ctx, cal, &sh, &po, r);
 }
 
 /* The sweep's pipelines built side by side before it is measured point after point (pipeline creation, not the
@@ -42,9 +42,9 @@ typedef struct {
 static void warm_one(void *user, uint32_t i) {
   warm_job *j = user;
   vkocc_spec_value spec[2] = {{0, j->wg[i / j->nlive]}, {1, j->live[i % j->nlive]}};
-  vkocc_shader_desc sh = {.spirv = vkocc_spv_registers, .spirv_words = vkocc_spv_registers_size / 4,
+  vkocc_shader_desc sh = {.spirv = shaders_spv_registers, .spirv_words = shaders_spv_registers_size / 4,
                           .name = "registers.comp (vkocc's register probe)", .spec = spec, .nspec = 2};
-  if (vkocc_pipeline_warm(j->ctx, &sh)) vkocc_clear_error();
+  if (probes_pipeline_warm(j->ctx, &sh)) vkocc_clear_error();
 }
 
 vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_calibration *cal,
@@ -59,8 +59,8 @@ vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_cali
                       "(VK_KHR_pipeline_executable_properties): the register axis is unknown", d->name);
   static const uint32_t def_wg[] = {64, 128, 256, 512, 768, 1024};
   uint32_t maxwg = vkocc_device_max_wg_size(d), nwg = 0, nlive = 0;
-  uint32_t *wg = vkocc_xmalloc((VKOCC_ARRAY_LEN(def_wg) + (o && o->wg_sizes ? o->wg_count : 0) + 1) * sizeof *wg);
-  uint32_t *live = vkocc_xmalloc(((o && o->live ? o->live_count : 0) + 40) * sizeof *live);
+  uint32_t *wg = util_xmalloc((VKOCC_ARRAY_LEN(def_wg) + (o && o->wg_sizes ? o->wg_count : 0) + 1) * sizeof *wg);
+  uint32_t *live = util_xmalloc(((o && o->live ? o->live_count : 0) + 40) * sizeof *live);
   if (o && o->wg_sizes) {
     for (uint32_t i = 0; i < o->wg_count; i++) {
       if (o->wg_sizes[i] == 0 || o->wg_sizes[i] > maxwg) {
@@ -96,8 +96,8 @@ vkocc_status vkocc_register_surface_measure(vkocc_context *ctx, const vkocc_cali
   }
   uint32_t total = nwg * nlive, n = 0;
   warm_job job = {.ctx = ctx, .wg = wg, .live = live, .nlive = nlive};
-  vkocc_parallel_for(total, 0, warm_one, &job);
-  vkocc_register_point *pts = vkocc_xcalloc(total + 1, sizeof *pts);
+  util_parallel_for(total, 0, warm_one, &job);
+  vkocc_register_point *pts = util_xcalloc(total + 1, sizeof *pts);
   vkocc_status s = VKOCC_OK;
   for (uint32_t a = 0; a < nwg && !s; a++) {
     uint32_t hint = 0;

@@ -42,7 +42,7 @@ static vkocc_status unmod_best(unmod_run *r, uint32_t groups, uint32_t k, double
   double b = t[0];
   for (uint32_t i = 1; i < k; i++) if (t[i] < b) b = t[i];
   *best = b;
-  if (median) *median = vkocc_median(t, k);
+  if (median) *median = util_median(t, k);
   return VKOCC_OK;
 }
 

@@ -10,8 +10,8 @@
 
 typedef struct user_pipeline {
   vkocc_context *ctx;
-  vkocc_kernel k;          /* the pipeline (core/exec.h): reflection, dummies, sets */
-  vkocc_buffer aug;        /* parameters + records (augmented only) */
+  core_kernel k;          /* the pipeline (core/exec.h): reflection, dummies, sets */
+  core_buffer aug;        /* parameters + records (augmented only) */
   uint32_t max_groups;
   uint8_t push[256];       /* the user's push constants: zeros */
   char stat_name[VKOCC_USER_STATS][64]; /* executable statistics (VK_KHR_pipeline_executable_properties) */
@@ -26,18 +26,18 @@ typedef struct user_pipeline {
  * inspection the caller made of it (info), augmented with variant (VKOCC_AUG_AUTO: the device's default). On
  * failure u is destroyed. */
 vkocc_status user_pipeline_create(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
-                                  const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
+                                  const vkocc_shader_desc *sh, const compile_spirv_info *info, bool plain,
                                   uint32_t variant, user_pipeline *u);
 /* The same with another augmentation variant (compile.h VKOCC_AUG_*). */
 vkocc_status user_pipeline_create_variant(vkocc_context *ctx, const uint32_t *spv, size_t words, const char *name,
-                                          const vkocc_shader_desc *sh, const vkocc_spirv_info *info, bool plain,
+                                          const vkocc_shader_desc *sh, const compile_spirv_info *info, bool plain,
                                           uint32_t variant, user_pipeline *u);
 void user_pipeline_destroy(user_pipeline *u);
 /* One timed dispatch of the user's pipeline with the estimator's parameters (params NULL: as they are). */
 vkocc_status user_dispatch(user_pipeline *u, const uint32_t params[4], uint32_t groups, double *ns,
                            vkocc_tick_status *tick);
 /* The probe session's dispatch hook over a user_pipeline. */
-vkocc_status user_pipeline_hook(void *user, const vkocc_probe_params *p, uint32_t groups, double *ns,
+vkocc_status user_pipeline_hook(void *user, const probes_params *p, uint32_t groups, double *ns,
                                 vkocc_tick_status *tick);
 
 /* unmodified.c: P of the pipeline as written from its runtime steps (dispatch bisection). */

@@ -43,7 +43,7 @@ static stat_kind classify(const char *name) {
   return ST_OTHER;
 }
 
-int vkocc_stat_kind(const char *name) { return (int)classify(name); }
+int probes_stat_kind(const char *name) { return (int)classify(name); }
 
 const char *vkocc_written_evidence_name(vkocc_written_evidence e) {
   switch (e) {
@@ -260,7 +260,7 @@ vkocc_status vkocc_written_decide(const vkocc_written_input *in, vkocc_written_a
   return VKOCC_OK;
 }
 
-bool vkocc_written_stats_equal(uint32_t n, const char *const *names, const double *a, const double *b) {
+bool probes_written_stats_equal(uint32_t n, const char *const *names, const double *a, const double *b) {
   for (uint32_t i = 0; i < n; i++) {
     if (classify(names[i]) == ST_NEUTRAL) continue;
     if (isnan(a[i]) != isnan(b[i]) || (!isnan(a[i]) && a[i] != b[i])) return false;
@@ -268,9 +268,9 @@ bool vkocc_written_stats_equal(uint32_t n, const char *const *names, const doubl
   return true;
 }
 
-int vkocc_written_pick_variant(uint32_t n, const char *const *names, const double *written,
+int probes_written_pick_variant(uint32_t n, const char *const *names, const double *written,
                                const double *const *variant_stats, uint32_t nvariants) {
   for (uint32_t v = 0; v < nvariants; v++)
-    if (variant_stats[v] && vkocc_written_stats_equal(n, names, written, variant_stats[v])) return (int)v;
+    if (variant_stats[v] && probes_written_stats_equal(n, names, written, variant_stats[v])) return (int)v;
   return -1;
 }

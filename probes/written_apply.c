@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-vkocc_status vkocc_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
-                                 const vkocc_written_variants *variants, bool raw, vkocc_pipeline_result *out) {
-  static const vkocc_written_variants none;
+vkocc_status probes_written_apply(vkocc_context *ctx, const vkocc_derived *d, const vkocc_register_model *rm,
+                                 const probes_written_variants *variants, bool raw, vkocc_pipeline_result *out) {
+  static const probes_written_variants none;
   if (!variants) variants = &none;
   if (out->from_cache && out->written) return VKOCC_OK; /* the measurement's own decision, from its cache entry */
-  vkocc_written_answer *a = vkocc_xcalloc(1, sizeof *a);
+  vkocc_written_answer *a = util_xcalloc(1, sizeof *a);
   free(out->written);
   out->written = a;
   if (out->from_cache) { /* only answers whose statistics were equal (or absent) are cached */

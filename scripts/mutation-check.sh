@@ -34,7 +34,7 @@ c3-drops-fp64-ratio@fingerprint/signature.c@VKOCC_SIG_COUNT && n < len; i++) {\n
 stop-rule-after-two-runs@tune/harness/decide.c@  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;@  if (runs >= 2) return true;@^test_stop_rule$|^test_tune_spec_lvp$
 stop-rule-ignores-spread@tune/harness/decide.c@  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;@  if (runs >= min_runs) return true;@^test_stop_rule$
 validation-tolerance-1000x-host@tune/harness/validate.c@    double lim = m == T1_SIDE_BY_SIDE_REL ? th * fabs(y) : th;@    double lim = 1000 * (m == T1_SIDE_BY_SIDE_REL ? th * fabs(y) : th);@^test_tune_spec_lvp$
-validation-skips-last-host@tune/harness/validate.c@  for (uint64_t k = 0; k < n; k++) {\n    double x = vkocc_elem_value(out, k, cd.elem)@  for (uint64_t k = 0; k + 1 < n; k++) {\n    double x = vkocc_elem_value(out, k, cd.elem)@^test_tune_spec_lvp$
+validation-skips-last-host@tune/harness/validate.c@  for (uint64_t k = 0; k < n; k++) {\n    double x = core_elem_value(out, k, cd.elem)@  for (uint64_t k = 0; k + 1 < n; k++) {\n    double x = core_elem_value(out, k, cd.elem)@^test_tune_spec_lvp$
 validation-tolerance-1000x-device@shaders/compare.comp@      lim = th * abs(y.v);@      lim = 1000.0 * th * abs(y.v);@^test_tune_spec_lvp$|^test_gpucheck_lvp$
 validation-skips-last-device@shaders/compare.comp@k < pc.n; k += stride@k + 1u < pc.n; k += stride@^test_tune_spec_lvp$|^test_gpucheck_lvp$
 comb-second-tooth-as-P@probes/comb.c@  free(starts); free(ends); free(len); free(dwell);\n  return VKOCC_OK;@  if (out->teeth >= 2) out->P = out->tooth_heights[1];\n  free(starts); free(ends); free(len); free(dwell);\n  return VKOCC_OK;@^test_comb$|^test_probe_lvp_threads

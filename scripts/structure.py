@@ -28,11 +28,11 @@ def strip(s):  # comments, strings and character literals out, in one pass (a "/
         return "\n" * t.count("\n") if t[0] == "/" else t[0] * 2
     return tok.sub(sub, s)
 code = {f: strip(t) for f, t in text.items()}
-# 1. vkocc_fn.vk calls outside core/
-vk = {f: len(re.findall(r"vkocc_fn\.vk", code[f])) for f in files if not f.startswith("core/")}
-print("vkocc_fn.vk calls outside core/:", sum(vk.values()), {f: n for f, n in vk.items() if n})
+# 1. core_fn.vk calls outside core/
+vk = {f: len(re.findall(r"core_fn\.vk", code[f])) for f in files if not f.startswith("core/")}
+print("core_fn.vk calls outside core/:", sum(vk.values()), {f: n for f, n in vk.items() if n})
 # 2. places that record a timed dispatch (functions that write a queue timestamp)
-ts = {f: len(re.findall(r"vkocc_fn\.vkCmdWriteTimestamp", code[f])) for f in files}
+ts = {f: len(re.findall(r"core_fn\.vkCmdWriteTimestamp", code[f])) for f in files}
 print("files that write queue timestamps (vkCmdWriteTimestamp):", {f: n for f, n in ts.items() if n})
 # function definitions (non-static, at column 0) and their bodies
 defre = re.compile(r"^(?!static)[A-Za-z_][\w \*]*?\b(\w+)\([^;{]*\)\s*\{", re.M)

@@ -23,14 +23,14 @@ layout(std430, binding = 2) buffer Result { uint r[]; };
 
 layout(push_constant) uniform PC {
   uint n;        // elements
-  uint elem;     // core/compare.h: vkocc_elem
+  uint elem;     // core/compare.h: core_elem
   uint mode;     // 0 exact, 1 abs, 2 rel, 3 sum
   uint phase;    // 0 compare, 1 fetch the values at the first bad index (and add the partial sums)
   uint th_lo, th_hi; // the threshold's double bits
   uint groups;   // workgroups of phase 0
 } pc;
 
-// vkocc_elem: U8 I8 U16 I16 U32 I32 U64 I64 F32 F64 BOOL32
+// core_elem: U8 I8 U16 I16 U32 I32 U64 I64 F32 F64 BOOL32
 uint elem_bytes(uint t) { return t <= 1u ? 1u : t <= 3u ? 2u : (t == 6u || t == 7u || t == 9u) ? 8u : 4u; }
 
 // the raw bits of element k (low word; hi for 8-byte elements), zero-extended

@@ -1,5 +1,5 @@
 #version 450
-// A buffer copy by a compute dispatch (core/restore.c, vkocc_copy): 16 bytes per invocation and step, grid-stride.
+// A buffer copy by a compute dispatch (core/restore.c, core_copy): 16 bytes per invocation and step, grid-stride.
 // On an H100 vkCmdCopyBuffer restored 256 MiB in 0.64 ms (0.84 TB/s read+write), this in 0.19 ms; the harness
 // keeps vkCmdCopyBuffer by default (a kernel timed after this copy ran 0.5% slower: core/gpucheck.h).
 layout(local_size_x = 256) in;

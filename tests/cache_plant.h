@@ -23,7 +23,7 @@ static inline bool plant_entry(json_t *doc, const char *xdg, const char *lp, boo
   if (vkocc_enumerate_devices(&devs, &n) == VKOCC_OK)
     for (uint32_t i = 0; i < n && !ok; i++)
       if (strstr(devs[i].name, "llvmpipe"))
-        ok = (registers ? vkocc_register_cache_store(&devs[i], doc) : vkocc_fingerprint_cache_store(&devs[i], doc)) == VKOCC_OK;
+        ok = (registers ? vkocc_register_cache_store(&devs[i], doc) : characterize_fingerprint_cache_store(&devs[i], doc)) == VKOCC_OK;
   free(devs);
   if (old_xdg) setenv("XDG_CACHE_HOME", old_xdg, 1);
   else unsetenv("XDG_CACHE_HOME");

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int i = 0; i < 3; i++) FUZZ_CHECK(of[i] < 3 && dist[i] >= 0 && dist[i] <= VKOCC_CLUSTER_THRESHOLD);
 
   /* what the writer writes, the reader reads back with the same ID */
-  json_t *doc = vkocc_fingerprint_json(&fp);
+  json_t *doc = io_fingerprint_json(&fp);
   json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/1"));
   char *text = json_dumps(doc, 0);
   json_decref(doc);

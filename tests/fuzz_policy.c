@@ -35,8 +35,8 @@ static uint32_t collect_vars(json_t *doc, vkocc_policy_var *vars, char val[][64]
  * before the signature) by c1 */
 static bool own_id(const vkocc_fingerprint *fp, const char *id) {
   char other[24], c1[24];
-  vkocc_cluster_id_other(fp, other);
-  vkocc_cluster_id_c1(fp, c1);
+  fingerprint_cluster_id_other(fp, other);
+  fingerprint_cluster_id_c1(fp, c1);
   return !strcmp(id, fp->cluster_id) || !strcmp(id, other) || !strcmp(id, c1);
 }
 

@@ -17,13 +17,13 @@ enum { SpvMagicNumber = 0x07230202, SpvOpEntryPoint = 15, SpvOpExecutionMode = 1
 
 #define MAX_WORDS (1u << 16)
 
-static const vkocc_module_limits lavapipe = {
+static const compile_module_limits lavapipe = {
     .device = "lavapipe", .max_bound_sets = 8, .max_push_bytes = 128, .max_shared_bytes = 32768,
     .max_invocations = 1024, .max_wg_size = {1024, 1024, 1024}, .per_stage_samplers = 32,
     .per_stage_uniform_buffers = 15, .per_stage_storage_buffers = 32, .per_stage_sampled_images = 128,
     .per_stage_storage_images = 64, .per_stage_resources = 128, .max_uniform_range = 65536,
     .max_storage_range = 134217728, .subgroup_ops = 0xbf, .supported = 0x5ffd2bff, .enabled = 0x5ffd2bff};
-static const vkocc_module_limits big = {
+static const compile_module_limits big = {
     .device = "big", .max_bound_sets = 32, .max_push_bytes = 256, .max_shared_bytes = 232448,
     .max_invocations = 1024, .max_wg_size = {1024, 1024, 64}, .per_stage_samplers = 1048576,
     .per_stage_uniform_buffers = 1048576, .per_stage_storage_buffers = 1048576, .per_stage_sampled_images = 1048576,
@@ -46,21 +46,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t words = size / 4;
   uint32_t *spv = malloc(size + 4);
   if (size) memcpy(spv, data, size);
-  vkocc_spirv_info info;
-  vkocc_status s = vkocc_spirv_inspect(spv, words, "fuzz.spv", NULL, NULL, 0, &info);
+  compile_spirv_info info;
+  vkocc_status s = compile_spirv_inspect(spv, words, "fuzz.spv", NULL, NULL, 0, &info);
   refusal(s);
   if (s) { free(spv); return 0; }
   fuzz_accepted++;
   FUZZ_CHECK(info.wg[0] && info.wg[1] && info.wg[2]);
   FUZZ_CHECK(info.entry[0] && strlen(info.entry) < sizeof info.entry);
   FUZZ_CHECK(info.first_free_set <= 2048);
-  vkocc_reflection refl;
-  s = vkocc_reflect(spv, words, info.entry, &refl);
+  compile_reflection refl;
+  s = compile_reflect(spv, words, info.entry, &refl);
   refusal(s);
   if (!s) {
     /* the contract against both devices; then the constants at their edges */
-    vkocc_status a = vkocc_module_contract(spv, words, "fuzz.spv", &info, &refl, NULL, 0, true, &lavapipe);
-    vkocc_status b = vkocc_module_contract(spv, words, "fuzz.spv", &info, &refl, NULL, 0, true, &big);
+    vkocc_status a = compile_module_contract(spv, words, "fuzz.spv", &info, &refl, NULL, 0, true, &lavapipe);
+    vkocc_status b = compile_module_contract(spv, words, "fuzz.spv", &info, &refl, NULL, 0, true, &big);
     refusal(a), refusal(b);
     for (uint32_t i = 0; i < refl.nbindings; i++) FUZZ_CHECK(refl.bindings[i].count >= 1);
     /* one constant at one edge, chosen by the input (each inspection validates again: one per input keeps the
@@ -71,19 +71,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (uint32_t k = refl.nspecs ? hsum % refl.nspecs : 0, once = 0; k < refl.nspecs && !once; once = 1)
       for (size_t e = hsum / 7 % (sizeof edge / sizeof *edge), one = 0; !one; one = 1) {
         vkocc_spec_value sv[2] = {{refl.specs[k].id, edge[e]}, {refl.specs[k].id, 1}};
-        vkocc_spirv_info si;
-        vkocc_status t = vkocc_spirv_inspect(spv, words, "fuzz.spv", NULL, sv, 1, &si);
+        compile_spirv_info si;
+        vkocc_status t = compile_spirv_inspect(spv, words, "fuzz.spv", NULL, sv, 1, &si);
         refusal(t);
-        if (!t) refusal(vkocc_module_contract(spv, words, "fuzz.spv", &si, &refl, sv, 2, true, &big)); /* twice */
-        if (!t) refusal(vkocc_module_contract(spv, words, "fuzz.spv", &si, &refl, sv, 1, true, &lavapipe));
+        if (!t) refusal(compile_module_contract(spv, words, "fuzz.spv", &si, &refl, sv, 2, true, &big)); /* twice */
+        if (!t) refusal(compile_module_contract(spv, words, "fuzz.spv", &si, &refl, sv, 1, true, &lavapipe));
       }
     if (!b) { /* what reaches the driver: the augmented module must validate */
       uint32_t *aug;
       size_t aw;
-      vkocc_status t = vkocc_spirv_augment(spv, words, "fuzz.spv", info.entry, info.first_free_set, &aug, &aw);
+      vkocc_status t = compile_spirv_augment(spv, words, "fuzz.spv", info.entry, info.first_free_set, &aug, &aw);
       refusal(t);
       if (!t) {
-        vkocc_status v = vkocc_spirv_validate(aug, aw, "fuzz.spv", "the augmented module");
+        vkocc_status v = compile_spirv_validate(aug, aw, "fuzz.spv", "the augmented module");
         if (v) augmented_invalid++; /* refused as vkocc's fault (exit 3) by the pipeline builder */
         else augmented_ok++;
         if (v && getenv("FUZZ_STRICT_AUGMENT")) {
@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(aug);
       }
     }
-    vkocc_reflection_free(&refl);
+    compile_reflection_free(&refl);
   }
   free(spv);
   return 0;
@@ -220,7 +220,7 @@ static size_t mutate_spirv(uint8_t *data, size_t size, size_t max_size, unsigned
     if (m < 5) continue;
     memcpy(data, w, m * 4);
     got = m * 4;
-    if (!vkocc_spirv_validate(w, m, "mutant", "the module")) break;
+    if (!compile_spirv_validate(w, m, "mutant", "the module")) break;
   }
   vkocc_clear_error();
   return got;

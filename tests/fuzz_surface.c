@@ -28,9 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_accepted++;
 
   /* the writer's document reads back to the same points */
-  json_t *doc = vkocc_surface_json(&s);
+  json_t *doc = io_surface_json(&s);
   vkocc_surface back;
-  st = vkocc_surface_from_json(doc, "round trip", "$", &back);
+  st = io_surface_from_json(doc, "round trip", "$", &back);
   json_decref(doc);
   if (st) fprintf(stderr, "round trip: %s\n", vkocc_last_error());
   FUZZ_CHECK(st == VKOCC_OK && back.count == s.count);

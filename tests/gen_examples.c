@@ -6,7 +6,7 @@
 #include <string.h>
 
 static json_t *fp_doc(const vkocc_fingerprint *fp) {
-  json_t *doc = vkocc_fingerprint_json(fp);
+  json_t *doc = io_fingerprint_json(fp);
   json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/1"));
   json_object_set_new(doc, "tool_version", json_string(vkocc_version()));
   json_object_set_new(doc, "device", json_pack("{s:s, s:s}", "name", fp->device_name, "driver_info", "synthetic"));
@@ -25,7 +25,7 @@ static int write_fp(const char *dir, const char *name, const synth_arch *a, uint
   }
   snprintf(path, sizeof path, "%s/%s", dir, name);
   json_t *doc = fp_doc(fp);
-  vkocc_status s = vkocc_json_write(doc, path);
+  vkocc_status s = util_json_write(doc, path);
   json_decref(doc);
   return s != VKOCC_OK;
 }
@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
   const vkocc_fingerprint *known[] = {&h132, &amp};
   const char *names[] = {"NVIDIA Hopper (synthetic)", "NVIDIA Ampere GA102 (synthetic)"};
   for (int i = 0; i < 2; i++) {
-    json_t *c = vkocc_fingerprint_json(known[i]);
+    json_t *c = io_fingerprint_json(known[i]);
     json_object_del(c, "cluster_id");
     json_object_set_new(c, "name", json_string(names[i]));
     json_object_set_new(clusters, known[i]->cluster_id, c);
@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
       "cluster", amp.cluster_id, "when", "element_type", "u32", "params", "wg_size", 512, "elements_per_thread", 8);
   char path[512];
   snprintf(path, sizeof path, "%s/policy-db.json", argv[1]);
-  vkocc_status s = vkocc_json_write(db, path);
+  vkocc_status s = util_json_write(db, path);
   json_decref(db);
   return s != VKOCC_OK;
 }

@@ -16,11 +16,11 @@ static json_t *older_results_json(const tune_doc *d, uint32_t space_total, uint3
   json_object_set_new(doc, "element_type", json_string(d->f32 ? "f32" : "u32"));
   json_object_set_new(doc, "problem_size", json_integer((json_int_t)d->n));
   json_object_set_new(doc, "tolerance", json_string(d->k->tolerance));
-  json_t *dev = vkocc_device_identity_json(&d->dev.id);
+  json_t *dev = io_device_identity_json(&d->dev.id);
   json_object_set_new(dev, "queue_family", tune_device_queue_json(&d->dev));
   json_object_set_new(doc, "device", dev);
   json_object_set_new(doc, "cluster_id", json_string(d->dev.cluster_id));
-  if (d->dev.has_fp) json_object_set_new(doc, "fingerprint", vkocc_fingerprint_json(&d->dev.fp));
+  if (d->dev.has_fp) json_object_set_new(doc, "fingerprint", io_fingerprint_json(&d->dev.fp));
   json_object_set_new(doc, "space", json_pack("{s:I, s:I, s:I, s:s, s:I}", "total", (json_int_t)space_total, "filtered_out",
                                               (json_int_t)0, "pruned", (json_int_t)pruned, "pruned_by", "",
                                               "runnable", (json_int_t)d->count));

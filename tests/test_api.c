@@ -184,7 +184,7 @@ static void test_stamp(void) {
   free(text);
   json_decref(doc);
   json_t *v2 = json_pack("{s:s}", "schema", "vkocc.test/2");
-  CHECK(vkocc_json_check_schema(v2, "f.json", "vkocc.test") == VKOCC_ERROR_USAGE, "version 2 refused");
+  CHECK(util_json_check_schema(v2, "f.json", "vkocc.test") == VKOCC_ERROR_USAGE, "version 2 refused");
   json_decref(v2);
   CHECK_CONTAINS(vkocc_last_error(), "f.json: $.schema: version 2 of vkocc.test is not supported");
 }
@@ -212,16 +212,16 @@ static void test_device_identity(const char *data) {
   CHECK_EQ_U(b.sm_count, 132);
   CHECK(!strcmp(b.key, "10de:2330 NVIDIA H100 80GB HBM3 | 580.159.04 | sm 132"), "key %s", b.key);
   /* the short form written back and read again: the same identity and key */
-  json_t *o = vkocc_device_identity_json(&b);
+  json_t *o = io_device_identity_json(&b);
   vkocc_device_identity c;
-  CHECK(vkocc_device_identity_from_json(o, "mem", "$.device", true, &c) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(io_device_identity_from_json(o, "mem", "$.device", true, &c) == VKOCC_OK, "%s", vkocc_last_error());
   CHECK(!strcmp(c.key, b.key) && !strcmp(c.name, b.name) && c.sm_count == 132 && c.driver_version == b.driver_version &&
         c.vendor_id == b.vendor_id && c.device_id == b.device_id, "short form: %s", c.key);
   CHECK_EQ_U(c.queue_family, UINT32_MAX); /* the short form does not record it */
   json_object_del(o, "key");
-  CHECK(vkocc_device_identity_from_json(o, "mem", "$.device", true, &c) == VKOCC_ERROR_USAGE, "key required");
+  CHECK(io_device_identity_from_json(o, "mem", "$.device", true, &c) == VKOCC_ERROR_USAGE, "key required");
   CHECK_CONTAINS(vkocc_last_error(), "mem: $.device.key");
-  CHECK(vkocc_device_identity_from_json(o, "mem", "$.device", false, &c) == VKOCC_OK && !strcmp(c.key, b.key),
+  CHECK(io_device_identity_from_json(o, "mem", "$.device", false, &c) == VKOCC_OK && !strcmp(c.key, b.key),
         "key computed: %s", c.key);
   json_decref(o);
   /* the identity of a device as vkocc_device_key names it */
@@ -242,7 +242,7 @@ static void test_device_identity(const char *data) {
   CHECK_CONTAINS(vkocc_last_error(), "h100-grid.csv");
   json_t *doc = json_pack("{s:s, s:{s:i}}", "schema", "vkocc.probe/1", "device", "name", 5);
   bool has = true;
-  CHECK(vkocc_doc_device(doc, "p.json", &c, &has) == VKOCC_ERROR_USAGE && !has, "a malformed device accepted");
+  CHECK(io_doc_device(doc, "p.json", &c, &has) == VKOCC_ERROR_USAGE && !has, "a malformed device accepted");
   CHECK_CONTAINS(vkocc_last_error(), "p.json: $.device.name");
   json_decref(doc);
 }

@@ -48,7 +48,7 @@ static void test_cache(const char *data) {
   snprintf(mk, sizeof mk, "mkdir -p %s/vkocc", dir);
   CHECK(system(mk) == 0, "mkdir");
   /* sealed under the device's key, as vkocc_fingerprint_measure stores it (an unsealed file is a miss) */
-  CHECK(vkocc_fingerprint_cache_store(dev, fp) == VKOCC_OK, "cache entry: %s", vkocc_last_error());
+  CHECK(characterize_fingerprint_cache_store(dev, fp) == VKOCC_OK, "cache entry: %s", vkocc_last_error());
   json_decref(fp);
   json_decref(surf);
 

@@ -31,7 +31,7 @@
 #include "check.h"
 #include "internal.h"
 #include "vkocc.h"
-#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
+#include "model.h" /* fingerprint_derive_fixed, the cluster recipes */
 #include <math.h>
 #include <stdlib.h>
 
@@ -220,8 +220,8 @@ int main(int argc, char **argv) {
     printf("%-18s %-16s %-16s %-16s\n", "architecture", "c2 ID", "c1 at 48 KiB", "c1 at 100 KiB");
     for (size_t i = 0; i < NARCH; i++) {
       char a[24], b[24];
-      vkocc_cluster_id_c1(&fps[i][0], a);
-      vkocc_cluster_id_c1(&fps[i][1], b);
+      fingerprint_cluster_id_c1(&fps[i][0], a);
+      fingerprint_cluster_id_c1(&fps[i][1], b);
       printf("%-18s %-16s %-16s %-16s\n", archs[i].name, fps[i][0].cluster_id, a, b);
     }
     printf("\npairs with one c2 ID, or within %.2f (distance at 48 KiB / at 100 KiB):\n", VKOCC_CLUSTER_THRESHOLD);

@@ -29,12 +29,12 @@ static void test_decision(void) {
   double v_differs[] = {6000, 0, 13568, 68719476736.0, 80}, v_equal[] = {5200, 0, 256, 68719476736.0, 89};
   double v_missing[] = {5200, 0, 256, 68719476736.0, NAN};
   /* equality ignores what does not bound occupancy (binary size), not registers or shared memory */
-  CHECK(vkocc_written_stats_equal(5, nv_names, w, v_equal), "binary size alone differs: equal");
-  CHECK(!vkocc_written_stats_equal(5, nv_names, w, a), "registers and shared differ");
-  CHECK(!vkocc_written_stats_equal(5, nv_names, w, v_missing), "a statistic missing in one: not equal");
+  CHECK(probes_written_stats_equal(5, nv_names, w, v_equal), "binary size alone differs: equal");
+  CHECK(!probes_written_stats_equal(5, nv_names, w, a), "registers and shared differ");
+  CHECK(!probes_written_stats_equal(5, nv_names, w, v_missing), "a statistic missing in one: not equal");
   const double *tried[] = {v_differs, NULL, v_missing, v_equal};
-  CHECK(vkocc_written_pick_variant(5, nv_names, w, tried, 4) == 3, "the variant with the written statistics");
-  CHECK(vkocc_written_pick_variant(5, nv_names, w, tried, 3) == -1, "none");
+  CHECK(probes_written_pick_variant(5, nv_names, w, tried, 4) == 3, "the variant with the written statistics");
+  CHECK(probes_written_pick_variant(5, nv_names, w, tried, 3) == -1, "none");
   vkocc_derived d = h100(49152);
   vkocc_written_answer o;
   vkocc_written_input in = {.nstats = 5, .names = nv_names, .written = w, .augmented = a, .wg_size = 256,
@@ -89,19 +89,19 @@ static void test_modules(const char *src, const char *spirv_val) {
     snprintf(path, sizeof path, "%s/%s", src, files[f]);
     uint32_t *spv;
     size_t words;
-    if (vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, NULL, 0, &spv, &words)) {
+    if (compile_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, NULL, 0, &spv, &words)) {
       CHECK(0, "%s: %s", path, vkocc_last_error());
       continue;
     }
-    vkocc_spirv_info info;
-    CHECK(vkocc_spirv_inspect(spv, words, path, NULL, NULL, 0, &info) == VKOCC_OK, "inspect %s", path);
+    compile_spirv_info info;
+    CHECK(compile_spirv_inspect(spv, words, path, NULL, NULL, 0, &info) == VKOCC_OK, "inspect %s", path);
     size_t size[VKOCC_AUG_VARIANTS] = {0};
     for (uint32_t v = 0; v < VKOCC_AUG_VARIANTS; v++) {
       uint32_t *aug;
-      vkocc_status s = vkocc_spirv_augment_variant(spv, words, path, NULL, info.first_free_set, v, &aug, &size[v]);
-      CHECK(s == VKOCC_OK, "%s %s: %s", path, vkocc_aug_variant_name(v), vkocc_last_error());
+      vkocc_status s = compile_spirv_augment_variant(spv, words, path, NULL, info.first_free_set, v, &aug, &size[v]);
+      CHECK(s == VKOCC_OK, "%s %s: %s", path, compile_aug_variant_name(v), vkocc_last_error());
       if (s) continue;
-      if (spirv_val && *spirv_val) CHECK(validate(spirv_val, aug, size[v]) == 0, "spirv-val: %s %s", path, vkocc_aug_variant_name(v));
+      if (spirv_val && *spirv_val) CHECK(validate(spirv_val, aug, size[v]) == 0, "spirv-val: %s %s", path, compile_aug_variant_name(v));
       free(aug);
     }
     printf("%-20s written %5zu words; augmented: compact %5zu (%.2fx), unrolled %5zu (%.2fx), small %5zu, clock-only "
@@ -114,9 +114,9 @@ static void test_modules(const char *src, const char *spirv_val) {
               size[VKOCC_AUG_ROLLED] < size[VKOCC_AUG_COMPACT], "%s: sizes in order", path);
     uint32_t *aug;
     size_t n;
-    CHECK(vkocc_spirv_augment_variant(spv, words, path, NULL, info.first_free_set, VKOCC_AUG_VARIANTS, &aug, &n) ==
+    CHECK(compile_spirv_augment_variant(spv, words, path, NULL, info.first_free_set, VKOCC_AUG_VARIANTS, &aug, &n) ==
               VKOCC_ERROR_USAGE, "an unknown variant is refused");
-    CHECK(vkocc_spirv_augment(spv, words, path, NULL, info.first_free_set, &aug, &n) == VKOCC_OK &&
+    CHECK(compile_spirv_augment(spv, words, path, NULL, info.first_free_set, &aug, &n) == VKOCC_OK &&
               n == size[VKOCC_AUG_COMPACT], "the default is compact (%zu words)", n);
     free(aug);
     free(spv);
@@ -142,7 +142,7 @@ static void test_lavapipe(const char *src) {
     /* the comb can only undercount on a loaded machine (a starved worker): up to three tries, the largest counts */
     for (int attempt = 0; attempt < 3 && best < expect; attempt++) {
       vkocc_pipeline_result r;
-      vkocc_probe_options po = {.method = VKOCC_METHOD_COMB, .augmentation = vkocc_aug_variant_name(vs[i])};
+      vkocc_probe_options po = {.method = VKOCC_METHOD_COMB, .augmentation = compile_aug_variant_name(vs[i])};
       s = vkocc_pipeline_occupancy(ctx, &cal, &sh, &po, false, &r);
       if (s) break;
       if (r.P > best) best = r.P;
@@ -150,8 +150,8 @@ static void test_lavapipe(const char *src) {
             "lavapipe: no statistics, no variants tried");
       vkocc_pipeline_result_free(&r);
     }
-    CHECK(s == VKOCC_OK, "%s: %s", vkocc_aug_variant_name(vs[i]), vkocc_last_error());
-    CHECK(best == expect, "%s: P %u, expected %u", vkocc_aug_variant_name(vs[i]), best, expect);
+    CHECK(s == VKOCC_OK, "%s: %s", compile_aug_variant_name(vs[i]), vkocc_last_error());
+    CHECK(best == expect, "%s: P %u, expected %u", compile_aug_variant_name(vs[i]), best, expect);
   }
   /* a refusal says why, though the cache lookups for a register model (none in this empty cache) clear the last error
    * in between: the H100 case's statistics, registers 89 written / 80 augmented, the per-SM model given, no register
@@ -164,16 +164,16 @@ static void test_lavapipe(const char *src) {
       r.stats[k].value = w[k], r.stats[k].augmented = a[k];
     }
     vkocc_derived d = h100(233472);
-    vkocc_status st = vkocc_written_apply(ctx, &d, NULL, NULL, false, &r);
+    vkocc_status st = probes_written_apply(ctx, &d, NULL, NULL, false, &r);
     CHECK(st == VKOCC_ERROR_RUNTIME && strstr(vkocc_last_error(), "register counts differ (89 written, 80 augmented)"),
           "the refusal without a register file: status %d, \"%s\"", (int)st, vkocc_last_error());
     vkocc_pipeline_result_free(&r);
   }
-  CHECK_EQ_U(vkocc_aug_resolve(VKOCC_AUG_AUTO, 4), VKOCC_AUG_UNROLLED); /* lavapipe (a CPU device): the unrolled loop */
-  CHECK_EQ_U(vkocc_aug_resolve(VKOCC_AUG_AUTO, 2), VKOCC_AUG_COMPACT);  /* a discrete GPU: the compact one */
-  CHECK_EQ_U(vkocc_aug_resolve(VKOCC_AUG_SMALL, 4), VKOCC_AUG_SMALL);   /* a variant asked for is the one built */
-  CHECK_EQ_U(vkocc_aug_rounds_scale(VKOCC_AUG_COMPACT, 2), 4);
-  CHECK_EQ_U(vkocc_aug_rounds_scale(VKOCC_AUG_COMPACT, 4), 1);
+  CHECK_EQ_U(compile_aug_resolve(VKOCC_AUG_AUTO, 4), VKOCC_AUG_UNROLLED); /* lavapipe (a CPU device): the unrolled loop */
+  CHECK_EQ_U(compile_aug_resolve(VKOCC_AUG_AUTO, 2), VKOCC_AUG_COMPACT);  /* a discrete GPU: the compact one */
+  CHECK_EQ_U(compile_aug_resolve(VKOCC_AUG_SMALL, 4), VKOCC_AUG_SMALL);   /* a variant asked for is the one built */
+  CHECK_EQ_U(compile_aug_rounds_scale(VKOCC_AUG_COMPACT, 2), 4);
+  CHECK_EQ_U(compile_aug_rounds_scale(VKOCC_AUG_COMPACT, 4), 1);
   vkocc_context_destroy(ctx);
 }
 

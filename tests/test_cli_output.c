@@ -27,7 +27,7 @@ static double now_s(void) {
 static char *slurp(const char *path) {
   void *d;
   size_t n;
-  return vkocc_read_file(path, &d, &n) ? NULL : d;
+  return util_read_file(path, &d, &n) ? NULL : d;
 }
 
 /* Names in directory d other than those listed (NULL-terminated); returns their count, prints them. */
@@ -179,13 +179,13 @@ static void test_json_stdout(void) {
   int saved = dup(STDOUT_FILENO), full = open("/dev/full", O_WRONLY);
   dup2(full, STDOUT_FILENO);
   json_t *doc = json_pack("{s:s}", "schema", "vkocc.test/1");
-  vkocc_status s = vkocc_json_write(doc, "-");
+  vkocc_status s = util_json_write(doc, "-");
   json_decref(doc);
   clearerr(stdout);
   dup2(saved, STDOUT_FILENO);
   close(full);
   close(saved);
-  CHECK(s == VKOCC_ERROR_RUNTIME, "vkocc_json_write to /dev/full returned %d", (int)s);
+  CHECK(s == VKOCC_ERROR_RUNTIME, "util_json_write to /dev/full returned %d", (int)s);
   CHECK_CONTAINS(vkocc_last_error(), "cannot write to standard output");
 }
 

@@ -292,7 +292,7 @@ static void documents(const char *data) {
   vkocc_device_use_queue_family(&d, 2, "compute");
   json_t *o = vkocc_device_info_json(&d);
   vkocc_device_info back;
-  CHECK(vkocc_device_info_from_json(o, "mem", "$.device", &back) == VKOCC_OK, "round trip: %s", vkocc_last_error());
+  CHECK(io_device_info_from_json(o, "mem", "$.device", &back) == VKOCC_OK, "round trip: %s", vkocc_last_error());
   CHECK(back.compute_queue_family == 2 && back.compute_queue_flags == (C | T), "round trip family %u flags %u",
         back.compute_queue_family, back.compute_queue_flags);
   CHECK(!strcmp(back.queue_choice, "compute") && back.queue_family_count == 3, "round trip choice/count");
@@ -301,18 +301,18 @@ static void documents(const char *data) {
         "kind written");
   /* the flags object alone (no vk_queue_flags) is enough */
   json_object_del(json_object_get(o, "queue_family"), "vk_queue_flags");
-  CHECK(vkocc_device_info_from_json(o, "mem", "$.device", &back) == VKOCC_OK && back.compute_queue_flags == (C | T),
+  CHECK(io_device_info_from_json(o, "mem", "$.device", &back) == VKOCC_OK && back.compute_queue_flags == (C | T),
         "flags object: %u", back.compute_queue_flags);
   /* wrong types are named by their path */
   json_object_set_new(json_object_get(o, "queue_family"), "kind", json_string("gpu"));
-  CHECK(vkocc_device_info_from_json(o, "mem", "$.device", &back) == VKOCC_ERROR_USAGE, "bad kind accepted");
+  CHECK(io_device_info_from_json(o, "mem", "$.device", &back) == VKOCC_ERROR_USAGE, "bad kind accepted");
   CHECK_CONTAINS(vkocc_last_error(), "$.device.queue_family.kind");
   json_object_set_new(o, "queue_family", json_integer(5));
-  CHECK(vkocc_device_info_from_json(o, "mem", "$.device", &back) == VKOCC_ERROR_USAGE, "queue_family 5 accepted");
+  CHECK(io_device_info_from_json(o, "mem", "$.device", &back) == VKOCC_ERROR_USAGE, "queue_family 5 accepted");
   CHECK_CONTAINS(vkocc_last_error(), "$.device.queue_family: expected an object");
   json_object_del(o, "queue_family");
   json_object_set_new(json_array_get(json_object_get(o, "queue_families"), 1), "timestamp_valid_bits", json_string("x"));
-  CHECK(vkocc_device_info_from_json(o, "mem", "$.device", &back) == VKOCC_ERROR_USAGE, "bad timestamp bits accepted");
+  CHECK(io_device_info_from_json(o, "mem", "$.device", &back) == VKOCC_ERROR_USAGE, "bad timestamp bits accepted");
   CHECK_CONTAINS(vkocc_last_error(), "$.device.queue_families[1].timestamp_valid_bits");
   json_decref(o);
   vkocc_clear_error();

@@ -118,7 +118,7 @@ int main(void) {
     rec[8 * 5 + 4] |= 2; /* one sleep cut by the iteration bound */
     vkocc_interval r[6];
     double cut_min = INFINITY;
-    CHECK_EQ_U(vkocc_comb_read_records(rec, 6, 1.0, r, &cut_min), 1);
+    CHECK_EQ_U(probes_comb_read_records(rec, 6, 1.0, r, &cut_min), 1);
     CHECK_NEAR(cut_min, 2e6, 0.5); /* the one cut sleep's length */
     for (uint32_t i = 0; i < 6; i++) {
       CHECK(r[i].valid, "record %u valid (wide %d)", i, wide);

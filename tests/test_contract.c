@@ -7,7 +7,7 @@
 #include "internal.h"
 #include <stdlib.h>
 
-static const vkocc_module_limits base = {
+static const compile_module_limits base = {
     .device = "testdev", .max_bound_sets = 8, .max_push_bytes = 128, .max_shared_bytes = 32768,
     .max_invocations = 1024, .max_wg_size = {1024, 1024, 32}, .per_stage_samplers = 16,
     .per_stage_uniform_buffers = 12, .per_stage_storage_buffers = 8, .per_stage_sampled_images = 16,
@@ -15,18 +15,18 @@ static const vkocc_module_limits base = {
     .max_storage_range = 1u << 27, .subgroup_ops = 0x3f, .supported = ~0ull, .enabled = ~0ull};
 
 /* compiles GLSL, inspects and reflects, runs the contract; returns its status */
-static vkocc_status check(const char *glsl, const vkocc_module_limits *lim, const vkocc_spec_value *spec,
+static vkocc_status check(const char *glsl, const compile_module_limits *lim, const vkocc_spec_value *spec,
                           uint32_t nspec) {
   uint32_t *spv;
   size_t words;
-  vkocc_status s = vkocc_shader_compile(glsl, strlen(glsl), "t.comp", VKOCC_SHADER_GLSL, NULL, NULL, 0, &spv, &words);
+  vkocc_status s = compile_shader_compile(glsl, strlen(glsl), "t.comp", VKOCC_SHADER_GLSL, NULL, NULL, 0, &spv, &words);
   if (s) { fprintf(stderr, "compile: %s\n", vkocc_last_error()); return s; }
-  vkocc_spirv_info info;
-  vkocc_reflection refl = {0};
-  s = vkocc_spirv_inspect(spv, words, "t.comp", NULL, spec, nspec, &info);
-  if (!s) s = vkocc_reflect(spv, words, info.entry, &refl);
-  if (!s) s = vkocc_module_contract(spv, words, "t.comp", &info, &refl, spec, nspec, true, lim);
-  vkocc_reflection_free(&refl);
+  compile_spirv_info info;
+  compile_reflection refl = {0};
+  s = compile_spirv_inspect(spv, words, "t.comp", NULL, spec, nspec, &info);
+  if (!s) s = compile_reflect(spv, words, info.entry, &refl);
+  if (!s) s = compile_module_contract(spv, words, "t.comp", &info, &refl, spec, nspec, true, lim);
+  compile_reflection_free(&refl);
   free(spv);
   return s;
 }
@@ -38,7 +38,7 @@ static vkocc_status hlsl(const char *args, const char *const *defines, uint32_t 
            "void main(uint3 id : SV_DispatchThreadID) { b[id.x] = 1.0; }\n", decl, args);
   uint32_t *spv = NULL;
   size_t words;
-  vkocc_status s = vkocc_shader_compile(src, strlen(src), "k.hlsl", VKOCC_SHADER_HLSL, "main", defines, ndefines, &spv, &words);
+  vkocc_status s = compile_shader_compile(src, strlen(src), "k.hlsl", VKOCC_SHADER_HLSL, "main", defines, ndefines, &spv, &words);
   free(spv);
   return s;
 }
@@ -62,7 +62,7 @@ static void test_hlsl_numthreads(void) {
 
 int main(void) {
   test_hlsl_numthreads();
-  vkocc_module_limits l = base;
+  compile_module_limits l = base;
   /* a feature the device has but does not enable: named, with both sides */
   const char *i64 = HEAD "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n" OUT
                          "void main() { uint64_t a = uint64_t(o.v[1]) << 40; o.v[0] = uint(a >> 40); }\n";

@@ -62,20 +62,20 @@ int main(void) {
   pid_t kid = fork();
   if (!kid) {
     vkocc_context *c = fake();
-    if (!vkocc_device_shared_take(c)) _exit(4);
+    if (!core_device_shared_take(c)) _exit(4);
     put(p[1], now_s());
     sleep_ms(300);
     double rel = now_s();
-    vkocc_device_shared_release(c);
+    core_device_shared_release(c);
     put(p[1], rel);
     _exit(0);
   }
   get(p[0]);
   vkocc_context *a = fake();
-  CHECK(vkocc_device_exclusive_begin(a, "test") == VKOCC_OK, "exclusive: %s", vkocc_last_error());
+  CHECK(core_device_exclusive_begin(a, "test") == VKOCC_OK, "exclusive: %s", vkocc_last_error());
   double got = now_s(), rel = get(p[0]);
   CHECK(rel > 0 && got >= rel, "the measurement began at %.6f, before the other process's work ended at %.6f", got, rel);
-  vkocc_device_exclusive_end(a);
+  core_device_exclusive_end(a);
   int st;
   waitpid(kid, &st, 0);
   CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child 1: %d", st);
@@ -83,17 +83,17 @@ int main(void) {
 
   /* 2. another process's submission waits until the measurement has ended */
   if (pipe(p)) return 1;
-  CHECK(vkocc_device_exclusive_begin(a, "test") == VKOCC_OK, "exclusive: %s", vkocc_last_error());
+  CHECK(core_device_exclusive_begin(a, "test") == VKOCC_OK, "exclusive: %s", vkocc_last_error());
   if (!(kid = fork())) {
     vkocc_context *c = fake();
-    if (!vkocc_device_shared_take(c)) _exit(4);
+    if (!core_device_shared_take(c)) _exit(4);
     put(p[1], now_s());
-    vkocc_device_shared_release(c);
+    core_device_shared_release(c);
     _exit(0);
   }
   sleep_ms(300);
   double end = now_s();
-  vkocc_device_exclusive_end(a);
+  core_device_exclusive_end(a);
   double taken = get(p[0]);
   CHECK(taken >= end, "the other process's work went in at %.6f, during the measurement (ended %.6f)", taken, end);
   waitpid(kid, &st, 0);
@@ -106,10 +106,10 @@ int main(void) {
   pid_t k1 = fork();
   if (!k1) { /* work in flight for 400 ms */
     vkocc_context *c = fake();
-    if (!vkocc_device_shared_take(c)) _exit(4);
+    if (!core_device_shared_take(c)) _exit(4);
     put(p[1], 1);
     sleep_ms(400);
-    vkocc_device_shared_release(c);
+    core_device_shared_release(c);
     _exit(0);
   }
   get(p[0]);
@@ -119,15 +119,15 @@ int main(void) {
     double until = now_s() + 30;
     while (can(fd, LOCK_SH) && now_s() < until) sleep_ms(2);
     vkocc_context *c = fake();
-    if (!vkocc_device_shared_take(c)) _exit(4);
+    if (!core_device_shared_take(c)) _exit(4);
     put(q[1], now_s());
-    vkocc_device_shared_release(c);
+    core_device_shared_release(c);
     _exit(0);
   }
-  CHECK(vkocc_device_exclusive_begin(a, "test") == VKOCC_OK, "exclusive: %s", vkocc_last_error());
+  CHECK(core_device_exclusive_begin(a, "test") == VKOCC_OK, "exclusive: %s", vkocc_last_error());
   sleep_ms(200);
   end = now_s();
-  vkocc_device_exclusive_end(a);
+  core_device_exclusive_end(a);
   taken = get(q[0]);
   CHECK(taken >= end, "work that asked after the measurement went in at %.6f, before it ended at %.6f", taken, end);
   waitpid(k1, &st, 0);
@@ -138,21 +138,21 @@ int main(void) {
   /* 4. this process's own work in flight is converted, and nesting keeps the section */
   int lk = other("lock");
   CHECK(lk >= 0, "the lock file");
-  CHECK(vkocc_device_shared_take(a), "shared");
+  CHECK(core_device_shared_take(a), "shared");
   CHECK(can(lk, LOCK_SH) && !can(lk, LOCK_EX), "while work is in flight others may submit but not measure");
-  CHECK(vkocc_device_exclusive_begin(a, "test") == VKOCC_OK, "exclusive over own work: %s", vkocc_last_error());
-  CHECK(vkocc_device_exclusive_begin(a, "test") == VKOCC_OK, "nested");
+  CHECK(core_device_exclusive_begin(a, "test") == VKOCC_OK, "exclusive over own work: %s", vkocc_last_error());
+  CHECK(core_device_exclusive_begin(a, "test") == VKOCC_OK, "nested");
   CHECK(!can(lk, LOCK_SH), "a measurement keeps others' work out");
-  vkocc_device_exclusive_end(a);
+  core_device_exclusive_end(a);
   CHECK(!can(lk, LOCK_SH), "the outer section still holds");
-  vkocc_device_exclusive_end(a);
+  core_device_exclusive_end(a);
   CHECK(can(lk, LOCK_SH) && !can(lk, LOCK_EX), "after the measurement, the work in flight holds the shared lock again");
-  CHECK(vkocc_device_shared_take(a), "a second batch");
-  vkocc_device_shared_release(a);
+  CHECK(core_device_shared_take(a), "a second batch");
+  core_device_shared_release(a);
   CHECK(!can(lk, LOCK_EX), "one batch is still in flight");
-  vkocc_device_shared_release(a);
+  core_device_shared_release(a);
   CHECK(can(lk, LOCK_EX), "nothing in flight: free");
-  vkocc_device_locks_close(a);
+  core_device_locks_close(a);
   free(a);
 
   /* 5. no cache directory: nothing is locked, nothing fails */
@@ -161,11 +161,11 @@ int main(void) {
   char *h = home ? strdup(home) : NULL;
   unsetenv("HOME");
   vkocc_context *b = fake();
-  CHECK(vkocc_device_exclusive_begin(b, "test") == VKOCC_OK, "no cache directory: %s", vkocc_last_error());
+  CHECK(core_device_exclusive_begin(b, "test") == VKOCC_OK, "no cache directory: %s", vkocc_last_error());
   CHECK(b->lock_state == 2, "lock_state %d", b->lock_state);
-  CHECK(vkocc_device_shared_take(b), "shared without files");
-  vkocc_device_shared_release(b);
-  vkocc_device_exclusive_end(b);
+  CHECK(core_device_shared_take(b), "shared without files");
+  core_device_shared_release(b);
+  core_device_exclusive_end(b);
   free(b);
   if (h) setenv("HOME", h, 1), free(h);
 

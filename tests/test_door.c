@@ -95,18 +95,18 @@ int main(void) {
       char path[512];
       snprintf(path, sizeof path, "%s", at("device-x.lock"));
       if (!make(i, path)) { printf(" | %-26s", "(cannot plant here)"); continue; }
-      for (int how = 0; how < 2; how++) { /* vkocc_door_open, vkocc_door_openat */
+      for (int how = 0; how < 2; how++) { /* util_door_open, util_door_openat */
         int fd = 7;
         alarm(5);
-        double t0 = vkocc_now_ns();
+        double t0 = util_now_ns();
         vkocc_status s;
-        if (how == 0) s = vkocc_door_open(path, modes[m].flags, 0644, &fd);
+        if (how == 0) s = util_door_open(path, modes[m].flags, 0644, &fd);
         else {
           int dfd = open(dir, O_RDONLY | O_DIRECTORY);
-          s = vkocc_door_openat(dfd, dir, "device-x.lock", modes[m].flags, 0644, &fd);
+          s = util_door_openat(dfd, dir, "device-x.lock", modes[m].flags, 0644, &fd);
           close(dfd);
         }
-        double ms = (vkocc_now_ns() - t0) / 1e6;
+        double ms = (util_now_ns() - t0) / 1e6;
         alarm(0);
         int e = errno;
         CHECK(s == VKOCC_ERROR_USAGE, "%s opened as %s: status %d, expected 2", plants[i].name, modes[m].name, (int)s);
@@ -132,7 +132,7 @@ int main(void) {
 
   /* a regular file: opened, blocking again, closed on exec; created where it is not */
   int fd = -1;
-  CHECK(vkocc_door_open(at("fresh.lock"), O_RDWR | O_CREAT, 0644, &fd) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(util_door_open(at("fresh.lock"), O_RDWR | O_CREAT, 0644, &fd) == VKOCC_OK, "%s", vkocc_last_error());
   CHECK(fd >= 0, "fd %d", fd);
   if (fd >= 0) {
     int fl = fcntl(fd, F_GETFL), fdfl = fcntl(fd, F_GETFD);
@@ -143,27 +143,27 @@ int main(void) {
     close(fd);
   }
   CHECK(!strcmp(slurp(at("fresh.lock")) ? slurp(at("fresh.lock")) : "", "1234\n"), "the file holds what was written");
-  CHECK(vkocc_door_open(at("fresh.lock"), O_RDONLY, 0, &fd) == VKOCC_OK && fd >= 0, "%s", vkocc_last_error());
+  CHECK(util_door_open(at("fresh.lock"), O_RDONLY, 0, &fd) == VKOCC_OK && fd >= 0, "%s", vkocc_last_error());
   if (fd >= 0) close(fd);
   /* exclusive create: an existing regular file is EEXIST (another name, for a temporary) */
-  CHECK(vkocc_door_open(at("fresh.lock"), O_WRONLY | O_CREAT | O_EXCL, 0644, &fd) == VKOCC_ERROR_USAGE && fd == -1,
+  CHECK(util_door_open(at("fresh.lock"), O_WRONLY | O_CREAT | O_EXCL, 0644, &fd) == VKOCC_ERROR_USAGE && fd == -1,
         "exclusive create of an existing file");
   CHECK(errno == EEXIST, "errno %d, expected EEXIST", errno);
-  CHECK(vkocc_door_open(at("new.tmp"), O_WRONLY | O_CREAT | O_EXCL, 0600, &fd) == VKOCC_OK && fd >= 0, "%s",
+  CHECK(util_door_open(at("new.tmp"), O_WRONLY | O_CREAT | O_EXCL, 0600, &fd) == VKOCC_OK && fd >= 0, "%s",
         vkocc_last_error());
   if (fd >= 0) close(fd);
   /* a missing file without O_CREAT: ENOENT named, exit 2 */
-  CHECK(vkocc_door_open(at("absent"), O_RDONLY, 0, &fd) == VKOCC_ERROR_USAGE && errno == ENOENT, "absent file");
+  CHECK(util_door_open(at("absent"), O_RDONLY, 0, &fd) == VKOCC_ERROR_USAGE && errno == ENOENT, "absent file");
   CHECK_CONTAINS(vkocc_last_error(), at("absent"));
   /* a hard link to another file: read, but not written */
   CHECK(link(at("victim"), at("hard.lock")) == 0, "link");
-  CHECK(vkocc_door_open(at("hard.lock"), O_RDWR | O_CREAT, 0644, &fd) == VKOCC_ERROR_USAGE && fd == -1, "hard link written");
+  CHECK(util_door_open(at("hard.lock"), O_RDWR | O_CREAT, 0644, &fd) == VKOCC_ERROR_USAGE && fd == -1, "hard link written");
   CHECK_CONTAINS(vkocc_last_error(), "a hard link");
-  CHECK(vkocc_door_open(at("hard.lock"), O_RDONLY, 0, &fd) == VKOCC_OK && fd >= 0, "%s", vkocc_last_error());
+  CHECK(util_door_open(at("hard.lock"), O_RDONLY, 0, &fd) == VKOCC_OK && fd >= 0, "%s", vkocc_last_error());
   if (fd >= 0) close(fd);
   CHECK(!strcmp(slurp(at("victim")), "precious"), "the hard link's file changed");
   /* an empty path */
-  CHECK(vkocc_door_open("", O_RDONLY, 0, &fd) == VKOCC_ERROR_USAGE && fd == -1, "empty path");
+  CHECK(util_door_open("", O_RDONLY, 0, &fd) == VKOCC_ERROR_USAGE && fd == -1, "empty path");
 
   /* the files vkocc makes through the door: the temporary of an atomic write (the first name this process
    * tries), a cache entry written and read, and the target of a cache write (never followed) */
@@ -204,13 +204,13 @@ int main(void) {
     /* a cache entry: written only over a regular file or nothing, read only from a regular file */
     if (!make(i, cache)) continue;
     alarm(5);
-    s = vkocc_cache_entry_write(cache, "test/1", "k", value);
+    s = util_cache_entry_write(cache, "test/1", "k", value);
     alarm(0);
     CHECK(s == VKOCC_ERROR_USAGE, "cache write over %s: status %d", plants[i].name, (int)s);
     CHECK_CONTAINS(vkocc_last_error(), plants[i].said);
     said[1] = s == VKOCC_ERROR_USAGE ? "refused, exit 2" : "NOT REFUSED";
     alarm(5);
-    json_t *got = vkocc_cache_entry_read(cache, "test/1", "k");
+    json_t *got = util_cache_entry_read(cache, "test/1", "k");
     alarm(0);
     CHECK(!got, "a cache entry read through %s", plants[i].name);
     said[2] = !got ? "refused (a miss)" : "READ";
@@ -225,8 +225,8 @@ int main(void) {
   }
   /* and with nothing planted, the same calls work */
   CHECK(vkocc_write_file_atomic(out, "{}", 2) == VKOCC_OK, "%s", vkocc_last_error());
-  CHECK(vkocc_cache_entry_write(cache, "test/1", "k", value) == VKOCC_OK, "%s", vkocc_last_error());
-  json_t *back = vkocc_cache_entry_read(cache, "test/1", "k");
+  CHECK(util_cache_entry_write(cache, "test/1", "k", value) == VKOCC_OK, "%s", vkocc_last_error());
+  json_t *back = util_cache_entry_read(cache, "test/1", "k");
   CHECK(back && json_integer_value(json_object_get(back, "P")) == 8, "the cache entry read back");
   json_decref(back);
   json_decref(value);

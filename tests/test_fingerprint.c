@@ -5,7 +5,7 @@
 #include "io.h"
 #include "internal.h"
 #include "synth.h"
-#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
+#include "model.h" /* fingerprint_derive_fixed, the cluster recipes */
 #include <stdlib.h>
 
 int main(void) {
@@ -67,7 +67,7 @@ int main(void) {
   CHECK(strcmp(f1.cluster_id, f2.cluster_id) != 0, "W 16 vs 32 must change the ID");
   /* the recipe c1 of the same surface is still what a c1 document's ID is checked against */
   char c1[24];
-  vkocc_cluster_id_c1(&f1, c1);
+  fingerprint_cluster_id_c1(&f1, c1);
   CHECK(!strcmp(c1, "c1-dace7ddcd2e0"), "synthetic Hopper under recipe c1: %s", c1);
 
   /* clustering: 5 architectures x 6 SM counts, plus perturbed copies (other IDs) -> 5 clusters */
@@ -94,7 +94,7 @@ int main(void) {
   CHECK(vkocc_cluster(fps, n, 0, of, dist, &nc) == VKOCC_OK && nc == 15, "threshold 0 keeps perturbed copies apart: %u", nc);
 
   /* the reader: a written document reads back to the same ID; bad documents name the path */
-  json_t *doc = vkocc_fingerprint_json(&f1);
+  json_t *doc = io_fingerprint_json(&f1);
   json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/1"));
   char *text = json_dumps(doc, 0);
   vkocc_fingerprint back;

@@ -54,7 +54,7 @@ static void bytes_pass(void) {
 }
 
 int main(void) {
-  vkocc_compare_desc d;
+  core_compare_desc d;
   t1_arg f4 = arg("y", T1E_F32, 4, 100, 4), u = arg("hist", T1E_U32, 4, 256, 1), c = arg("raw", T1E_CUSTOM, 12, 10, 1);
   t1_arg b = arg("flags", T1E_BOOL, 4, 8, 1), l = arg("big", T1E_I64, 8, 3, 1);
   t1_ref rel = {.method = T1_SIDE_BY_SIDE_REL, .threshold = 0.01}, sum = {.method = T1_ABS_DIFF, .threshold = 0};
@@ -78,7 +78,7 @@ int main(void) {
   CHECK(d.elem == VKOCC_ELEM_I64 && d.count == 3, "int64");
 
   char why[300];
-  vkocc_compare_result r = {.pass = false, .mismatches = 2, .first = 7, .got = 1.5, .want = 1.25};
+  core_compare_result r = {.pass = false, .mismatches = 2, .first = 7, .got = 1.5, .want = 1.25};
   tu_gpu_compare_why(&f4, NULL, &r, why, sizeof why);
   CHECK(!strcmp(why, "y[7] = 1.5, expected 1.25 (side by side, threshold 0)"), "%s", why);
   tu_gpu_compare_why(&f4, &rel, &r, why, sizeof why);

@@ -4,7 +4,7 @@
 #include "check.h"
 #include "internal.h"
 #include "vkocc.h"
-#include "model.h" /* vkocc_derive_fixed, the cluster recipes */
+#include "model.h" /* fingerprint_derive_fixed, the cluster recipes */
 #include <glob.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -72,8 +72,8 @@ int main(int argc, char **argv) {
   CHECK(m2 == 102400 && m0 == 49152, "the families grant %u and %u shared bytes per SM", m2, m0);
   CHECK(!strcmp(q2.cluster_id, q0.cluster_id), "one H100, two queue families: %s and %s", q2.cluster_id, q0.cluster_id);
   char c1a[24], c1b[24];
-  vkocc_cluster_id_c1(&q2, c1a);
-  vkocc_cluster_id_c1(&q0, c1b);
+  fingerprint_cluster_id_c1(&q2, c1a);
+  fingerprint_cluster_id_c1(&q0, c1b);
   CHECK(strcmp(c1a, c1b) != 0, "recipe c1 gave them two IDs (%s, %s)", c1a, c1b);
   /* the committed fingerprints (recipe c1, compute-only family): their surfaces under c2 */
   snprintf(p, sizeof p, "%s/h100/fingerprint/fingerprint-1.json", argv[1]);

@@ -19,7 +19,7 @@ static void make_doc(tune_doc *d, const char *key, const char *kind, uint32_t sh
                      const double t[4]) {
   memset(d, 0, sizeof *d);
   snprintf(d->file, sizeof d->file, "%s-%s.json", key, kind);
-  d->k = &vkocc_kernel_reduce, d->n = 1u << 20;
+  d->k = &kernels_reduce, d->n = 1u << 20;
   snprintf(d->dev.id.name, sizeof d->dev.id.name, "NVIDIA H100");
   snprintf(d->dev.id.key, sizeof d->dev.id.key, "%s", key);
   snprintf(d->dev.cluster_id, sizeof d->dev.cluster_id, "%s", fp->cluster_id);
@@ -47,9 +47,9 @@ int main(void) {
   vkocc_fingerprint hop;
   synth_fingerprint(&SYNTH_HOPPER, 132, 0, &hop);
   char A[256], B[256], C[256];
-  tune_config_key(&vkocc_kernel_reduce, &CFG[0], A, sizeof A);
-  tune_config_key(&vkocc_kernel_reduce, &CFG[1], B, sizeof B);
-  tune_config_key(&vkocc_kernel_reduce, &CFG[2], C, sizeof C);
+  tune_config_key(&kernels_reduce, &CFG[0], A, sizeof A);
+  tune_config_key(&kernels_reduce, &CFG[1], B, sizeof B);
+  tune_config_key(&kernels_reduce, &CFG[2], C, sizeof C);
   tune_doc docs[3];
   make_doc(&docs[0], "h100", "compute-only", 102400, &hop, (double[]){100, 130, 200, 300});   /* best A */
   make_doc(&docs[1], "h100", "graphics+compute", 49152, &hop, (double[]){150, 100, 200, 300}); /* best B */
@@ -62,14 +62,14 @@ int main(void) {
             json_integer_value(json_object_get(qf, "shared_bytes_per_sm")) == 49152, "device.queue_family written");
   char path[600];
   snprintf(path, sizeof path, "%s/g.json", dir);
-  CHECK(vkocc_json_write(j, path) == VKOCC_OK, "write");
+  CHECK(util_json_write(j, path) == VKOCC_OK, "write");
   tune_doc back;
   CHECK(tune_results_load(path, "reduce", &back) == VKOCC_OK, "read back: %s", vkocc_last_error());
   CHECK(!strcmp(back.dev.queue_kind, "graphics+compute") && back.dev.shared_per_sm == 49152, "round trip: %s %u",
         back.dev.queue_kind, back.dev.shared_per_sm);
   tune_doc_free(&back);
   json_object_del(json_object_get(j, "device"), "queue_family");
-  CHECK(vkocc_json_write(j, path) == VKOCC_OK, "write old");
+  CHECK(util_json_write(j, path) == VKOCC_OK, "write old");
   CHECK(tune_results_load(path, "reduce", &back) == VKOCC_OK, "an older document: %s", vkocc_last_error());
   CHECK(!strcmp(back.dev.queue_kind, "unknown") && back.dev.shared_per_sm == 0, "older document: kind %s", back.dev.queue_kind);
   tune_doc_free(&back);
@@ -96,7 +96,7 @@ int main(void) {
   }
   CHECK(kinds[0] == 2 && kinds[1] == 2 && kinds[2] == 2, "entries per kind %u %u %u", kinds[0], kinds[1], kinds[2]);
   snprintf(path, sizeof path, "%s/db.json", dir);
-  CHECK(vkocc_json_write(db, path) == VKOCC_OK, "write db");
+  CHECK(util_json_write(db, path) == VKOCC_OK, "write db");
   json_decref(db);
   tune_doc twice[2] = {docs[0], docs[0]};
   CHECK(tdb_build(twice, 2, &db) == VKOCC_ERROR_USAGE, "one device twice on one kind is refused");

@@ -52,7 +52,7 @@ static void write_results(const char *path, int dev, uint64_t size, uint32_t cou
                           const char *cluster) {
   tune_doc d;
   memset(&d, 0, sizeof d);
-  d.k = &vkocc_kernel_histogram, d.n = size;
+  d.k = &kernels_histogram, d.n = size;
   snprintf(d.dev.id.name, sizeof d.dev.id.name, "GPU %d", dev);
   snprintf(d.dev.id.driver_name, sizeof d.dev.id.driver_name, "drv");
   snprintf(d.dev.id.driver_info, sizeof d.dev.id.driver_info, "1.0");
@@ -76,7 +76,7 @@ static void write_results(const char *path, int dev, uint64_t size, uint32_t cou
     }
   d.count = count;
   json_t *j = older_results_json(&d, count, 0);
-  if (vkocc_json_write(j, path)) fprintf(stderr, "write %s: %s\n", path, vkocc_last_error());
+  if (util_json_write(j, path)) fprintf(stderr, "write %s: %s\n", path, vkocc_last_error());
   json_decref(j);
   free(d.r);
 }

@@ -55,11 +55,11 @@ int main(int argc, char **argv) {
     CHECK_EQ_U(few.partitions, all.partitions);
     CHECK_EQ_U(few.max_per_invocation, all.max_per_invocation);
     CHECK(few.bound_seen && few.max_capped == all.max_capped, "%s: bound and cap as the 27", docs[k]);
-    CHECK(!vkocc_register_model_open(&few), "%s: the 12 points close the model", docs[k]);
-    CHECK(!vkocc_register_model_open(&all), "%s: the 27 points close the model", docs[k]);
+    CHECK(!characterize_register_model_open(&few), "%s: the 12 points close the model", docs[k]);
+    CHECK(!characterize_register_model_open(&all), "%s: the 27 points close the model", docs[k]);
     /* another 12 that leave R open by more than a granule (67584..71679): the whole grid is measured */
     CHECK(model_of(&d, loose, 4, &open, &n_open) == VKOCC_OK, "%s: %s", docs[k], vkocc_last_error());
-    CHECK(vkocc_register_model_open(&open), "%s: R %u..%u with U %u x Q %u is open", docs[k], open.regs_per_sm,
+    CHECK(characterize_register_model_open(&open), "%s: R %u..%u with U %u x Q %u is open", docs[k], open.regs_per_sm,
           open.regs_per_sm_max, open.alloc_unit, open.partitions);
     vkocc_register_doc_free(&d);
   }
@@ -70,10 +70,10 @@ int main(int argc, char **argv) {
   CHECK(vkocc_register_doc_load(path, &d) == VKOCC_OK, "%s: %s", path, vkocc_last_error());
   vkocc_register_model few;
   uint32_t n;
-  if (model_of(&d, core, 4, &few, &n) == VKOCC_OK) CHECK(vkocc_register_model_open(&few), "unexplained points: open");
+  if (model_of(&d, core, 4, &few, &n) == VKOCC_OK) CHECK(characterize_register_model_open(&few), "unexplained points: open");
   vkocc_register_doc_free(&d);
   /* nothing known is open */
   vkocc_register_model none = {0};
-  CHECK(vkocc_register_model_open(&none), "an unknown model is open");
+  CHECK(characterize_register_model_open(&none), "an unknown model is open");
   return check_report();
 }

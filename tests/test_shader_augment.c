@@ -35,11 +35,11 @@ static void one(const shader_case *c, const vkocc_spec_value *spec, uint32_t nsp
   snprintf(path, sizeof path, "%s/%s%s", c->built_spv ? spv_dir : src_dir, c->file, c->built_spv ? ".spv" : "");
   uint32_t *spv;
   size_t words;
-  vkocc_status s = vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, c->entry, NULL, 0, &spv, &words);
+  vkocc_status s = compile_shader_load_file(path, VKOCC_SHADER_AUTO, c->entry, NULL, 0, &spv, &words);
   CHECK(s == VKOCC_OK, "%s: %s", path, vkocc_last_error());
   if (s) return;
-  vkocc_spirv_info info;
-  s = vkocc_spirv_inspect(spv, words, path, c->entry, spec, nspec, &info);
+  compile_spirv_info info;
+  s = compile_spirv_inspect(spv, words, path, c->entry, spec, nspec, &info);
   CHECK(s == VKOCC_OK, "inspect %s: %s", path, vkocc_last_error());
   if (!s) {
     CHECK(info.wg[0] == want_wg0 && info.wg[1] == c->wg[1] && info.wg[2] == c->wg[2], "%s: wg %ux%ux%u", path,
@@ -48,14 +48,14 @@ static void one(const shader_case *c, const vkocc_spec_value *spec, uint32_t nsp
           info.shared_bytes, info.shared_exact, want_shared);
     uint32_t *aug;
     size_t aw;
-    s = vkocc_spirv_augment(spv, words, path, c->entry, info.first_free_set, &aug, &aw);
+    s = compile_spirv_augment(spv, words, path, c->entry, info.first_free_set, &aug, &aw);
     CHECK(s == VKOCC_OK, "augment %s: %s", path, vkocc_last_error());
     if (!s) {
       CHECK(aw > words + 100, "%s: augmented %zu words from %zu", path, aw, words);
       if (spirv_val) CHECK(validate(aug, aw, path) == 0, "spirv-val on augmented %s", path);
       /* the augmented module inspects the same (its own set counted now) */
-      vkocc_spirv_info again;
-      CHECK(vkocc_spirv_inspect(aug, aw, path, c->entry, spec, nspec, &again) == VKOCC_OK, "re-inspect");
+      compile_spirv_info again;
+      CHECK(compile_spirv_inspect(aug, aw, path, c->entry, spec, nspec, &again) == VKOCC_OK, "re-inspect");
       CHECK(again.shared_bytes == info.shared_bytes && again.wg[0] == info.wg[0], "augmented keeps shared and wg");
       CHECK(again.first_free_set != info.first_free_set, "augmented uses set %u", info.first_free_set);
       free(aug);
@@ -70,9 +70,9 @@ static void expect_fail(const char *file, bool in_spv_dir, const char *entry, co
   snprintf(path, sizeof path, "%s/%s", in_spv_dir ? spv_dir : src_dir, file);
   uint32_t *spv = NULL;
   size_t words = 0;
-  vkocc_status s = vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, entry, NULL, 0, &spv, &words);
-  vkocc_spirv_info info;
-  if (!s) s = vkocc_spirv_inspect(spv, words, path, entry, spec, nspec, &info);
+  vkocc_status s = compile_shader_load_file(path, VKOCC_SHADER_AUTO, entry, NULL, 0, &spv, &words);
+  compile_spirv_info info;
+  if (!s) s = compile_spirv_inspect(spv, words, path, entry, spec, nspec, &info);
   CHECK(s == VKOCC_ERROR_USAGE, "%s: expected a usage error, got %d", path, s);
   CHECK_CONTAINS(vkocc_last_error(), needle);
   CHECK(!strchr(vkocc_last_error(), '\n'), "one line: '%s'", vkocc_last_error());
@@ -112,52 +112,52 @@ int main(int argc, char **argv) {
   uint32_t *spv;
   size_t words;
   snprintf(path, sizeof path, "%s/uniform_image.comp.spv", spv_dir);
-  if (vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, NULL, 0, &spv, &words) == VKOCC_OK) {
-    vkocc_reflection r;
-    CHECK(vkocc_reflect(spv, words, "main", &r) == VKOCC_OK, "reflect: %s", vkocc_last_error());
+  if (compile_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, NULL, 0, &spv, &words) == VKOCC_OK) {
+    compile_reflection r;
+    CHECK(compile_reflect(spv, words, "main", &r) == VKOCC_OK, "reflect: %s", vkocc_last_error());
     CHECK_EQ_U(r.nbindings, 3);
     uint32_t seen = 0;
     for (uint32_t i = 0; i < r.nbindings; i++) {
-      const vkocc_reflect_binding *b = &r.bindings[i];
+      const compile_reflect_binding *b = &r.bindings[i];
       if (b->set == 0 && b->binding == 0 && b->type == 6 /* UNIFORM_BUFFER */) seen |= 1;
       if (b->set == 0 && b->binding == 1 && b->type == 3 /* STORAGE_IMAGE */ && b->image_format == 4 /* Rgba8 */) seen |= 2;
       if (b->set == 1 && b->binding == 0 && b->type == 7 /* STORAGE_BUFFER */) seen |= 4;
     }
     CHECK_EQ_U(seen, 7);
-    vkocc_spirv_info info;
-    CHECK(vkocc_spirv_inspect(spv, words, path, NULL, NULL, 0, &info) == VKOCC_OK, "inspect");
+    compile_spirv_info info;
+    CHECK(compile_spirv_inspect(spv, words, path, NULL, NULL, 0, &info) == VKOCC_OK, "inspect");
     CHECK_EQ_U(info.first_free_set, 2);
-    vkocc_reflection_free(&r);
+    compile_reflection_free(&r);
     free(spv);
   }
   snprintf(path, sizeof path, "%s/reduction.comp.spv", spv_dir);
-  if (vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, NULL, 0, &spv, &words) == VKOCC_OK) {
-    vkocc_reflection r;
-    CHECK(vkocc_reflect(spv, words, "main", &r) == VKOCC_OK, "reflect: %s", vkocc_last_error());
+  if (compile_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, NULL, 0, &spv, &words) == VKOCC_OK) {
+    compile_reflection r;
+    CHECK(compile_reflect(spv, words, "main", &r) == VKOCC_OK, "reflect: %s", vkocc_last_error());
     CHECK_EQ_U(r.push_bytes, 8);
-    vkocc_reflection_free(&r);
+    compile_reflection_free(&r);
     /* truncated: half the module */
-    CHECK(vkocc_spirv_inspect(spv, words / 2, "half.spv", NULL, NULL, 0, &(vkocc_spirv_info){0}) == VKOCC_ERROR_USAGE,
+    CHECK(compile_spirv_inspect(spv, words / 2, "half.spv", NULL, NULL, 0, &(compile_spirv_info){0}) == VKOCC_ERROR_USAGE,
           "truncated");
     CHECK_CONTAINS(vkocc_last_error(), "truncated");
     free(spv);
   }
   snprintf(path, sizeof path, "%s/histogram.comp.spv", spv_dir);
-  if (vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, NULL, 0, &spv, &words) == VKOCC_OK) {
-    vkocc_reflection r;
-    CHECK(vkocc_reflect(spv, words, "main", &r) == VKOCC_OK, "reflect: %s", vkocc_last_error());
+  if (compile_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, NULL, 0, &spv, &words) == VKOCC_OK) {
+    compile_reflection r;
+    CHECK(compile_reflect(spv, words, "main", &r) == VKOCC_OK, "reflect: %s", vkocc_last_error());
     CHECK_EQ_U(r.nspecs, 2);
     for (uint32_t i = 0; i < r.nspecs; i++)
       CHECK(r.specs[i].id == 0 ? r.specs[i].default_value == 1 : r.specs[i].id == 1 && r.specs[i].default_value == 256,
             "spec %u default %llu", r.specs[i].id, (unsigned long long)r.specs[i].default_value);
-    vkocc_reflection_free(&r);
+    compile_reflection_free(&r);
     free(spv);
   }
 
   /* corrupted modules: random word flips of a valid module are rejected with a usage error or pass
    * validation and augment; nothing reads out of bounds (the sanitizer build checks) */
   snprintf(path, sizeof path, "%s/uniform_image.hlsl.spv", spv_dir);
-  if (vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, "CSMain", NULL, 0, &spv, &words) == VKOCC_OK) {
+  if (compile_shader_load_file(path, VKOCC_SHADER_AUTO, "CSMain", NULL, 0, &spv, &words) == VKOCC_OK) {
     uint64_t rng = 0x9E3779B97F4A7C15ull;
     uint32_t rejected = 0, accepted = 0;
     uint32_t *mut = malloc(words * 4);
@@ -169,8 +169,8 @@ int main(int argc, char **argv) {
         mut[at] = (k & 4) ? (uint32_t)(rng >> 32) : mut[at] ^ (1u << (rng >> 59));
       }
       size_t n = (k % 7 == 0) ? words - 1 - (rng % (words / 2)) : words;
-      vkocc_spirv_info info;
-      vkocc_status s = vkocc_spirv_inspect(mut, n, "mutated", "CSMain", NULL, 0, &info);
+      compile_spirv_info info;
+      vkocc_status s = compile_spirv_inspect(mut, n, "mutated", "CSMain", NULL, 0, &info);
       /* a usage error, or (exit 3) an id bound above what vkocc's tables take */
       if (s) {
         rejected++;
@@ -180,9 +180,9 @@ int main(int argc, char **argv) {
       }
       uint32_t *aug;
       size_t aw;
-      if (vkocc_spirv_augment(mut, n, "mutated", "CSMain", info.first_free_set, &aug, &aw) == VKOCC_OK) {
+      if (compile_spirv_augment(mut, n, "mutated", "CSMain", info.first_free_set, &aug, &aw) == VKOCC_OK) {
         accepted++;
-        CHECK(vkocc_spirv_validate(aug, aw, "mutated", "the augmented module") == VKOCC_OK, "mutation %d: %s", k,
+        CHECK(compile_spirv_validate(aug, aw, "mutated", "the augmented module") == VKOCC_OK, "mutation %d: %s", k,
               vkocc_last_error());
         free(aug);
       }
@@ -196,9 +196,9 @@ int main(int argc, char **argv) {
   /* --define reaches the preprocessor, #include resolves next to the including file */
   snprintf(path, sizeof path, "%s/reduction.comp", src_dir);
   const char *defs[] = {"WG=256"};
-  if (vkocc_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, defs, 1, &spv, &words) == VKOCC_OK) {
-    vkocc_spirv_info info;
-    CHECK(vkocc_spirv_inspect(spv, words, path, NULL, NULL, 0, &info) == VKOCC_OK, "inspect: %s", vkocc_last_error());
+  if (compile_shader_load_file(path, VKOCC_SHADER_AUTO, NULL, defs, 1, &spv, &words) == VKOCC_OK) {
+    compile_spirv_info info;
+    CHECK(compile_spirv_inspect(spv, words, path, NULL, NULL, 0, &info) == VKOCC_OK, "inspect: %s", vkocc_last_error());
     CHECK(info.wg[0] == 256 && info.shared_bytes == 1024, "WG=256: wg %u shared %u", info.wg[0], info.shared_bytes);
     free(spv);
   } else CHECK(0, "reduction.comp with WG=256: %s", vkocc_last_error());
@@ -220,14 +220,14 @@ int main(int argc, char **argv) {
   CHECK(rename(tmp, named) == 0, "rename");
   uint32_t *w = NULL;
   size_t nw = 0;
-  vkocc_status s = vkocc_shader_load_file(named, VKOCC_SHADER_AUTO, NULL, NULL, 0, &w, &nw);
-  vkocc_spirv_info info;
-  if (!s) s = vkocc_spirv_inspect(w, nw, named, NULL, NULL, 0, &info);
+  vkocc_status s = compile_shader_load_file(named, VKOCC_SHADER_AUTO, NULL, NULL, 0, &w, &nw);
+  compile_spirv_info info;
+  if (!s) s = compile_spirv_inspect(w, nw, named, NULL, NULL, 0, &info);
   CHECK(s == VKOCC_ERROR_USAGE, "text as SPIR-V: %d", s);
   CHECK_CONTAINS(vkocc_last_error(), "wrong magic number");
   free(w);
   truncate(named, 7);
-  CHECK(vkocc_shader_load_file(named, VKOCC_SHADER_AUTO, NULL, NULL, 0, &w, &nw) == VKOCC_ERROR_USAGE, "7 bytes");
+  CHECK(compile_shader_load_file(named, VKOCC_SHADER_AUTO, NULL, NULL, 0, &w, &nw) == VKOCC_ERROR_USAGE, "7 bytes");
   CHECK_CONTAINS(vkocc_last_error(), "not a whole number of words");
   unlink(named);
   return check_report();

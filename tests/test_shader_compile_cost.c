@@ -31,7 +31,7 @@ static vkocc_status compile_size(uint32_t local, uint32_t **spv, size_t *words) 
   char def[64];
   snprintf(def, sizeof def, "LOCAL_SIZE_X=%u", local);
   const char *defs[] = {def};
-  return vkocc_shader_compile(vadd, strlen(vadd), "vadd.comp", VKOCC_SHADER_GLSL, "main", defs, 1, spv, words);
+  return compile_shader_compile(vadd, strlen(vadd), "vadd.comp", VKOCC_SHADER_GLSL, "main", defs, 1, spv, words);
 }
 
 typedef struct { uint32_t first; uint32_t *spv[NSIZES]; size_t words[NSIZES]; int failed; } job;
@@ -85,7 +85,7 @@ int main(void) {
   uint32_t *spv;
   size_t words;
   const char bad[] = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() { undefined_name = 1; }\n";
-  CHECK(vkocc_shader_compile(bad, strlen(bad), "bad.comp", VKOCC_SHADER_GLSL, "main", NULL, 0, &spv, &words) == VKOCC_ERROR_USAGE,
+  CHECK(compile_shader_compile(bad, strlen(bad), "bad.comp", VKOCC_SHADER_GLSL, "main", NULL, 0, &spv, &words) == VKOCC_ERROR_USAGE,
         "a bad shader compiles");
   CHECK_CONTAINS(vkocc_last_error(), "bad.comp:3");
   return check_report();

@@ -38,12 +38,12 @@ int main(int argc, char **argv) {
                             .nspec = hist_glsl ? 1 : 0};
     /* never runs: estimator mode leaves every user buffer zero and writes every record */
     uint32_t written = 99, records = 0;
-    vkocc_status s = vkocc_user_pipeline_test(ctx, &sh, 1, 8, &written, &records);
+    vkocc_status s = probes_user_pipeline_test(ctx, &sh, 1, 8, &written, &records);
     CHECK(s == VKOCC_OK, "%s estimate dispatch: %s", path, vkocc_last_error());
     CHECK(written == 0, "%s: the user's code ran during estimation (%u nonzero words)", path, written);
     CHECK(records == 8, "%s: %u of 8 records written", path, records);
     /* control: the user's path (flag 0) does write its buffers and no record */
-    s = vkocc_user_pipeline_test(ctx, &sh, 0, 8, &written, &records);
+    s = probes_user_pipeline_test(ctx, &sh, 0, 8, &written, &records);
     CHECK(s == VKOCC_OK, "%s user dispatch: %s", path, vkocc_last_error());
     CHECK(written > 0 && records == 0, "%s user path: %u words written, %u records", path, written, records);
 

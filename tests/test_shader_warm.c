@@ -1,4 +1,4 @@
-/* The compiler's warm-up (vkocc_shader_warm): glslang's tables for the kernel's language and #version built on a
+/* The compiler's warm-up (compile_shader_warm): glslang's tables for the kernel's language and #version built on a
  * thread of its own, so that the kernel's first compile costs what a later one does; never the kernel's own text
  * (glslang crashed on an HLSL kernel compiled without its defines). Each case in a child process of its own, forked
  * before any thread: the tables are built once per process. CPU time of the compiling thread, not wall time. */
@@ -34,7 +34,7 @@ static double first_compile_ms(void) {
   uint32_t *spv;
   size_t words;
   double t0 = thread_cpu_ms();
-  vkocc_status st = vkocc_shader_compile(kernel, strlen(kernel), "k.comp", VKOCC_SHADER_GLSL, "main", defs, 1, &spv, &words);
+  vkocc_status st = compile_shader_compile(kernel, strlen(kernel), "k.comp", VKOCC_SHADER_GLSL, "main", defs, 1, &spv, &words);
   double ms = thread_cpu_ms() - t0;
   if (st) return -1;
   free(spv);
@@ -50,12 +50,12 @@ static double in_child(int what) {
     close(fd[0]);
     double ms = 0;
     if (what == 1) { /* warmed first */
-      vkocc_shader_warm(kernel, strlen(kernel), VKOCC_SHADER_GLSL);
-      vkocc_shader_warm_wait();
+      compile_shader_warm(kernel, strlen(kernel), VKOCC_SHADER_GLSL);
+      compile_shader_warm_wait();
     }
     if (what == 2) { /* the HLSL kernel given: the warm-up must not compile it */
-      vkocc_shader_warm(hlsl, strlen(hlsl), VKOCC_SHADER_HLSL);
-      vkocc_shader_warm_wait();
+      compile_shader_warm(hlsl, strlen(hlsl), VKOCC_SHADER_HLSL);
+      compile_shader_warm_wait();
     }
     if (what != 2) ms = first_compile_ms();
     if (write(fd[1], &ms, sizeof ms) != (ssize_t)sizeof ms) _exit(3);
@@ -79,10 +79,10 @@ int main(void) {
   CHECK(warm < cold / 4, "after the warm-up the first compile took %.1f ms of CPU, cold %.1f", warm, cold);
   CHECK(hl == 0, "the HLSL warm-up: child %s", hl == -2 ? "died" : "failed");
   /* once per process: a second call does nothing, and waiting twice is harmless */
-  vkocc_shader_warm(kernel, strlen(kernel), VKOCC_SHADER_GLSL);
-  vkocc_shader_warm(kernel, strlen(kernel), VKOCC_SHADER_GLSL);
-  vkocc_shader_warm_wait();
-  vkocc_shader_warm_wait();
+  compile_shader_warm(kernel, strlen(kernel), VKOCC_SHADER_GLSL);
+  compile_shader_warm(kernel, strlen(kernel), VKOCC_SHADER_GLSL);
+  compile_shader_warm_wait();
+  compile_shader_warm_wait();
   CHECK(first_compile_ms() >= 0, "a compile after two warm-ups");
   return check_report();
 }

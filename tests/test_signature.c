@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
   vkocc_fingerprint_set_ids(&fq);
   CHECK(!strncmp(fp.cluster_id, "c3-", 3) && !strcmp(fp.occupancy_id, c2), "c3 %s, occupancy %s", fp.cluster_id, fp.occupancy_id);
   CHECK(!strcmp(fp.cluster_id, fq.cluster_id), "the H200's extremes: %s vs %s", fp.cluster_id, fq.cluster_id);
-  CHECK(vkocc_signature_unstable(&fp.signature, NULL, NULL) < 0, "the H200's spread is stable");
+  CHECK(fingerprint_signature_unstable(&fp.signature, NULL, NULL) < 0, "the H200's spread is stable");
   char text[512];
   vkocc_signature_text(&fp.signature, text, sizeof text);
   CHECK(!strcmp(text, "vendor=0x10de;sg=32..32;f64=1;i64=1;f16=1;fma_latency=4;shared_latency=10;fp32_rate=7;"
@@ -157,12 +157,12 @@ int main(int argc, char **argv) {
   vkocc_signature u = fp.signature;
   set(&u, VKOCC_SIG_FP64_RATIO, 0.30, 0.40); /* the octave step at 0.354 */
   int32_t qa = 0, qb = 0;
-  CHECK(vkocc_signature_unstable(&u, &qa, &qb) == VKOCC_SIG_FP64_RATIO && qa == -2 && qb == -1, "straddle: %d %d", qa, qb);
+  CHECK(fingerprint_signature_unstable(&u, &qa, &qb) == VKOCC_SIG_FP64_RATIO && qa == -2 && qb == -1, "straddle: %d %d", qa, qb);
   u.v[VKOCC_SIG_FP64_RATIO].state = VKOCC_SIG_NOT_STABLE;
-  CHECK(vkocc_signature_unstable(&u, NULL, NULL) < 0, "values out of the ID never refuse");
+  CHECK(fingerprint_signature_unstable(&u, NULL, NULL) < 0, "values out of the ID never refuse");
 
   /* schema 3: the signature round-trips, the stored c3 ID is checked against it */
-  json_t *doc = vkocc_doc_stamp(vkocc_fingerprint_json(&fp), VKOCC_DOC_FINGERPRINT);
+  json_t *doc = vkocc_doc_stamp(io_fingerprint_json(&fp), VKOCC_DOC_FINGERPRINT);
   char *t = json_dumps(doc, 0);
   vkocc_fingerprint back;
   CHECK(vkocc_fingerprint_parse(t, strlen(t), "mem.json", &back) == VKOCC_OK, "schema 3: %s", vkocc_last_error());
@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
   json_error_t e;
   json_t *pdb = json_load_file(path, 0, &e);
   json_t *cl = json_object();
-  json_t *fj = vkocc_fingerprint_json(&fp);
+  json_t *fj = io_fingerprint_json(&fp);
   json_object_set_new(cl, fp.cluster_id, fj);
   json_object_set_new(pdb, "clusters", cl);
   json_t *entries = json_object_get(json_object_get(json_object_get(pdb, "kernels"), "radix_sort"), "entries");

@@ -18,7 +18,7 @@ static const tune_config CFG[4] = {{{0, 256, 4, 0}, 0xf}, {{1, 256, 8, 0}, 0xf},
 static void make_doc(tune_doc *d, const char *name, const char *key, const vkocc_fingerprint *fp, const double t[4]) {
   memset(d, 0, sizeof *d);
   snprintf(d->file, sizeof d->file, "%s.json", key);
-  d->k = &vkocc_kernel_reduce, d->n = 1u << 20;
+  d->k = &kernels_reduce, d->n = 1u << 20;
   snprintf(d->dev.id.name, sizeof d->dev.id.name, "%s", name);
   snprintf(d->dev.id.key, sizeof d->dev.id.key, "%s", key);
   snprintf(d->dev.cluster_id, sizeof d->dev.cluster_id, "%s", fp->cluster_id);
@@ -42,7 +42,7 @@ static void test_import(const char *path, const tune_doc *want) {
   const int64_t any[TEXPR_NDEVICE] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, 1};
   tu_builtin b;
   tu_run run;
-  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(tu_builtin_prepare(&b, &kernels_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
   CHECK_EQ_U(tu_builtin_resume(&b, &run, &old), want->count);
   json_t *j = tu_builtin_results_json(&b, &run, &old.dev, "2026-01-01T00:00:00Z");
   CHECK(j && tune_results_shipped(j), "a shipped kernel's results document");
@@ -50,7 +50,7 @@ static void test_import(const char *path, const tune_doc *want) {
         !strcmp(json_string_value(json_object_get(j, "element_type")), "u32"), "kind user, element type u32");
   char out[700];
   snprintf(out, sizeof out, "%s/amp-new.json", dir);
-  CHECK(vkocc_json_write(j, out) == VKOCC_OK, "write the results document");
+  CHECK(util_json_write(j, out) == VKOCC_OK, "write the results document");
   json_decref(j);
   CHECK(tune_results_load(out, "reduce", &back) == VKOCC_OK && !back.imported, "read back: %s", vkocc_last_error());
   CHECK(back.count == want->count && back.k == want->k && back.n == want->n && !back.f32 &&
@@ -63,7 +63,7 @@ static void test_import(const char *path, const tune_doc *want) {
   tune_doc_free(&old);
   tu_run_free(&run);
   /* --resume from the written document: every record back, its median and count of runs */
-  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(tu_builtin_prepare(&b, &kernels_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
   CHECK(tu_builtin_resume_file(&b, &run, out, want->dev.id.key) == VKOCC_OK, "resume: %s", vkocc_last_error());
   CHECK_EQ_U(run.resumed, want->count);
   uint32_t ranked = 0;
@@ -74,9 +74,9 @@ static void test_import(const char *path, const tune_doc *want) {
   /* only a shipped kernel's records may lack their times (imported medians): any other's must give them */
   json_t *w = json_load_file(out, 0, NULL);
   json_object_del(w, "element_type");
-  CHECK(vkocc_json_write(w, out) == VKOCC_OK, "rewrite");
+  CHECK(util_json_write(w, out) == VKOCC_OK, "rewrite");
   json_decref(w);
-  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(tu_builtin_prepare(&b, &kernels_reduce, 1 << 20, false, any, "any", &run) == VKOCC_OK, "%s", vkocc_last_error());
   CHECK(tu_builtin_resume_file(&b, &run, out, want->dev.id.key) == VKOCC_ERROR_USAGE, "records without times refused");
   CHECK_CONTAINS(vkocc_last_error(), "needs runs");
   tu_run_free(&run);
@@ -203,13 +203,13 @@ static void expect_same_space(const tune_kernel_def *k) {
 /* The shipped kernels as built-in T1 specs: the same space as their documents, the device's limits as conditions
  * (counted by reason), the input and the reference from the kernel's C code, f32's tolerance */
 static void test_builtin_specs(void) {
-  expect_same_space(&vkocc_kernel_histogram);
-  expect_same_space(&vkocc_kernel_reduce);
+  expect_same_space(&kernels_histogram);
+  expect_same_space(&kernels_reduce);
   /* a device without subgroup arithmetic, 256 invocations at most, 4 KiB of shared memory */
   const int64_t small[TEXPR_NDEVICE] = {256, 256, 4096, 65535, 0};
   tu_builtin b;
   tu_run run;
-  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 1 << 20, false, small, "small", &run) == VKOCC_OK, "%s",
+  CHECK(tu_builtin_prepare(&b, &kernels_reduce, 1 << 20, false, small, "small", &run) == VKOCC_OK, "%s",
         vkocc_last_error());
   CHECK_EQ_U(run.space.count, 56); /* shared_tree at wg 32..256 */
   CHECK_EQ_U(b.pruned, 112);
@@ -219,8 +219,8 @@ static void test_builtin_specs(void) {
   const t1_spec *s = &run.spec;
   CHECK(s->nrefs == 1 && s->refs[0].data.fill == T1_FILL_HOOK && s->args[0].data.fill == T1_FILL_HOOK, "hooks");
   uint32_t *data = calloc(1 << 20, 4), want, got = 0;
-  vkocc_kernel_reduce.input(data, 1 << 20, false, 0x766b6f6363ull);
-  vkocc_kernel_reduce.reference(data, 1 << 20, false, &want);
+  kernels_reduce.input(data, 1 << 20, false, 0x766b6f6363ull);
+  kernels_reduce.reference(data, 1 << 20, false, &want);
   CHECK(t1_fill_data(s, &s->refs[0].data, s->refs[0].path, &s->args[s->refs[0].target], &got) == VKOCC_OK, "reference");
   CHECK_EQ_U(got, want);
   uint32_t *hooked = calloc(1 << 20, 4);
@@ -229,7 +229,7 @@ static void test_builtin_specs(void) {
   free(data), free(hooked);
   tu_run_free(&run);
   /* histogram: 8 copies of 1 KiB bins do not fit 4 KiB; the workgroup count limit at 2^24 elements */
-  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_histogram, 1 << 24, false, small, "small", &run) == VKOCC_OK, "%s",
+  CHECK(tu_builtin_prepare(&b, &kernels_histogram, 1 << 24, false, small, "small", &run) == VKOCC_OK, "%s",
         vkocc_last_error());
   CHECK(strstr(b.prune_note, "shared bins above maxComputeSharedMemorySize") &&
         strstr(b.prune_note, "workgroup count above maxComputeWorkGroupCount[0]"), "note: %s", b.prune_note);
@@ -240,7 +240,7 @@ static void test_builtin_specs(void) {
   }
   tu_run_free(&run);
   /* f32: the float sum checked relative to 1e-3, the kernel built with TYPE_F32 */
-  CHECK(tu_builtin_prepare(&b, &vkocc_kernel_reduce, 5003, true, small, "small", &run) == VKOCC_OK, "%s", vkocc_last_error());
+  CHECK(tu_builtin_prepare(&b, &kernels_reduce, 5003, true, small, "small", &run) == VKOCC_OK, "%s", vkocc_last_error());
   s = &run.spec;
   CHECK(s->refs[0].method == T1_SIDE_BY_SIDE_REL && s->refs[0].threshold == 1e-3, "f32 tolerance");
   CHECK(s->args[s->refs[0].target].type == T1E_F32, "the sum is a float");
@@ -249,7 +249,7 @@ static void test_builtin_specs(void) {
   /* the workgroup counts a replay's features use, from the spec's GlobalSize */
   tune_config pers = {{2, 64, 1, 1, 128}, 0x1f}, gmem = {{0, 64, 4}, 0x7}, none = {{1, 64, 3, 1}, 0xf};
   uint32_t g[3];
-  tu_builtin_groups(&vkocc_kernel_histogram, false, 40000, (tune_config[]){pers, gmem, none}, 3, g);
+  tu_builtin_groups(&kernels_histogram, false, 40000, (tune_config[]){pers, gmem, none}, 3, g);
   CHECK(g[0] == 128 && g[1] == 157 && g[2] == 0, "groups %u %u %u", g[0], g[1], g[2]);
 }
 
@@ -259,25 +259,25 @@ int main(void) {
   test_fingerprint_derived();
   /* kernels: the CPU references */
   uint32_t in[1000], ref[256];
-  vkocc_kernel_histogram.input(in, 1000, false, 1);
-  vkocc_kernel_histogram.reference(in, 1000, false, ref);
+  kernels_histogram.input(in, 1000, false, 1);
+  kernels_histogram.reference(in, 1000, false, ref);
   uint32_t total = 0;
   for (int b = 0; b < 256; b++) total += ref[b];
   CHECK_EQ_U(total, 1000);
-  vkocc_kernel_reduce.input(in, 1000, true, 1);
-  vkocc_kernel_reduce.reference(in, 1000, true, ref);
+  kernels_reduce.input(in, 1000, true, 1);
+  kernels_reduce.reference(in, 1000, true, ref);
   float sum;
   memcpy(&sum, ref, 4);
   CHECK(sum > 400 && sum < 600, "f32 sum of 1000 values in [0,1): %g", sum);
-  CHECK_EQ_U(vkocc_kernel_histogram.space(NULL), 270);
-  CHECK_EQ_U(vkocc_kernel_reduce.space(NULL), 168);
+  CHECK_EQ_U(kernels_histogram.space(NULL), 270);
+  CHECK_EQ_U(kernels_reduce.space(NULL), 168);
   test_builtin_specs();
   /* the shared memory each kernel's GLSL declares: histogram's bins per copy (none with global atomics), reduce's
    * one word per invocation and a flag */
-  CHECK_EQ_U(vkocc_kernel_histogram.shared_bytes(&(tune_config){{0, 256, 4, 0, 0}, 0x7}), 0);
-  CHECK_EQ_U(vkocc_kernel_histogram.shared_bytes(&(tune_config){{1, 256, 4, 4, 0}, 0xf}), 4096);
-  CHECK_EQ_U(vkocc_kernel_histogram.shared_bytes(&(tune_config){{2, 64, 1, 8, 512}, 0x1f}), 8192);
-  CHECK_EQ_U(vkocc_kernel_reduce.shared_bytes(&CFG[0]), 1028);
+  CHECK_EQ_U(kernels_histogram.shared_bytes(&(tune_config){{0, 256, 4, 0, 0}, 0x7}), 0);
+  CHECK_EQ_U(kernels_histogram.shared_bytes(&(tune_config){{1, 256, 4, 4, 0}, 0xf}), 4096);
+  CHECK_EQ_U(kernels_histogram.shared_bytes(&(tune_config){{2, 64, 1, 8, 512}, 0x1f}), 8192);
+  CHECK_EQ_U(kernels_reduce.shared_bytes(&CFG[0]), 1028);
   /* three devices: H1, H2 one cluster (Hopper, 132 and 114 SMs), AMP another; D invalid on H1 */
   vkocc_fingerprint h132, h114, amp, rdna;
   synth_fingerprint(&SYNTH_HOPPER, 132, 0, &h132);
@@ -303,7 +303,7 @@ int main(void) {
   json_t *j = older_results_json(&docs[2], 168, 164);
   char path[600];
   snprintf(path, sizeof path, "%s/amp.json", dir);
-  CHECK(vkocc_json_write(j, path) == VKOCC_OK, "write");
+  CHECK(util_json_write(j, path) == VKOCC_OK, "write");
   json_decref(j);
   tune_doc back;
   CHECK(tune_results_load(path, "reduce", &back) == VKOCC_OK, "read back: %s", vkocc_last_error());
@@ -316,7 +316,7 @@ int main(void) {
   /* bad documents */
   char *text;
   size_t len;
-  vkocc_read_file(path, (void **)&text, &len);
+  util_read_file(path, (void **)&text, &len);
   expect_bad_results("trunc.json", (text[len / 2] = 0, text), NULL, "invalid JSON");
   free(text);
   expect_bad_results("v2.json", "{\"schema\":\"vkocc.tune-results/2\"}", NULL, "version 2");
@@ -344,7 +344,7 @@ int main(void) {
   free(dp);
   CHECK_NEAR(json_number_value(json_object_get(json_object_get(k, "default"), "worst_efficiency")), 0.6, 1e-9);
   snprintf(path, sizeof path, "%s/db.json", dir);
-  CHECK(vkocc_json_write(db, path) == VKOCC_OK, "write db");
+  CHECK(util_json_write(db, path) == VKOCC_OK, "write db");
   json_decref(db);
   CHECK(tdb_build((tune_doc[]){docs[0], docs[0]}, 2, &db) == VKOCC_ERROR_USAGE, "the same device twice is refused");
   vkocc_policy_db *pdb;

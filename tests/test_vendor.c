@@ -13,7 +13,7 @@ static void roundtrip(const vkocc_device_info *in, vkocc_device_info *out, bool 
   json_error_t e;
   json_t *back = json_loads(text, 0, &e);
   free(text);
-  vkocc_status s = vkocc_device_info_from_json(back, "t.json", "$.device", out);
+  vkocc_status s = io_device_info_from_json(back, "t.json", "$.device", out);
   CHECK(s == VKOCC_OK, "device round trip: %s", vkocc_last_error());
   json_decref(back);
 }
@@ -60,7 +60,7 @@ int main(void) {
   json_error_t e;
   json_t *bad = json_loads("{\"name\": \"x\", \"vendor_reported\": {\"source\": \"VK_NV_shader_sm_builtins\", "
                            "\"cores\": \"many\", \"warps_per_core\": 64}}", 0, &e);
-  CHECK(vkocc_device_info_from_json(bad, "bad.json", "$.device", &back) == VKOCC_ERROR_USAGE, "bad cores accepted");
+  CHECK(io_device_info_from_json(bad, "bad.json", "$.device", &back) == VKOCC_ERROR_USAGE, "bad cores accepted");
   CHECK_CONTAINS(vkocc_last_error(), "bad.json: $.device.vendor_reported");
   CHECK_CONTAINS(vkocc_last_error(), "cores");
   json_decref(bad);
@@ -85,7 +85,7 @@ int main(void) {
   CHECK(!c.subgroups_agree, "lower bound 80 above 64 reported must differ");
   vkocc_vendor_check_compute(&lvp.vendor, &d, &c);
   CHECK(!c.available, "lavapipe has no vendor check");
-  CHECK(vkocc_vendor_check_json(&c, lvp.vendor.source) == NULL, "no JSON object without a report");
+  CHECK(io_vendor_check_json(&c, lvp.vendor.source) == NULL, "no JSON object without a report");
 
   /* the fingerprint: vendor_reported is accepted and does not enter the cluster ID */
   vkocc_fingerprint fp = {.subgroup_size = 32};
@@ -97,10 +97,10 @@ int main(void) {
   vkocc_cluster_id(&fp, fp.cluster_id);
   d = (vkocc_derived){.sm_count = 132, .subgroups_per_sm = 64, .subgroups_bound_seen = true};
   vkocc_vendor_check_compute(&nv.vendor, &d, &c);
-  json_t *doc = vkocc_fingerprint_json(&fp);
+  json_t *doc = io_fingerprint_json(&fp);
   json_object_set_new(doc, "schema", json_string("vkocc.fingerprint/1"));
   json_object_set_new(doc, "device", vkocc_device_info_json(&nv));
-  json_t *vc = vkocc_vendor_check_json(&c, nv.vendor.source);
+  json_t *vc = io_vendor_check_json(&c, nv.vendor.source);
   CHECK(vc != NULL, "vendor check JSON");
   CHECK(json_integer_value(json_object_get(json_object_get(vc, "sm_count"), "reported")) == 132, "sm reported");
   CHECK(json_is_true(json_object_get(json_object_get(vc, "subgroups_per_sm"), "agree")), "subgroups agree");

@@ -26,7 +26,7 @@ static int mkdir_p(char *path) {
   return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-vkocc_status vkocc_cache_dir(char *out, size_t len) {
+vkocc_status util_cache_dir(char *out, size_t len) {
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
   int n;
   if (xdg && xdg[0] == '/') n = snprintf(out, len, "%s/vkocc", xdg);
@@ -78,7 +78,7 @@ static vkocc_status resolve_target(const char *full, out_target *t, bool own) {
   struct stat own_st;
   if (own && full && *full && lstat(full, &own_st) == 0) {
     int fd;
-    vkocc_status s = vkocc_door_open(full, O_RDONLY, 0, &fd);
+    vkocc_status s = util_door_open(full, O_RDONLY, 0, &fd);
     if (s) return s;
     close(fd);
   }
@@ -116,9 +116,9 @@ static vkocc_status resolve_target(const char *full, out_target *t, bool own) {
     return vkocc_fail(errno_status(errno), "cannot write %s: %s", path, strerror(errno));
   }
   const char *p = real ? real : full, *slash = strrchr(p, '/');
-  if (!slash) t->dir = vkocc_xstrdup("."), t->base = vkocc_xstrdup(p);
-  else if (slash == p) t->dir = vkocc_xstrdup("/"), t->base = vkocc_xstrdup(slash + 1);
-  else t->dir = vkocc_xstrndup(p, (size_t)(slash - p)), t->base = vkocc_xstrdup(slash + 1);
+  if (!slash) t->dir = util_xstrdup("."), t->base = util_xstrdup(p);
+  else if (slash == p) t->dir = util_xstrdup("/"), t->base = util_xstrdup(slash + 1);
+  else t->dir = util_xstrndup(p, (size_t)(slash - p)), t->base = util_xstrdup(slash + 1);
   free(real);
   vkocc_status s = VKOCC_OK;
   const char *dir = show(t->dir, shown_dir);
@@ -215,7 +215,7 @@ static vkocc_status write_atomic(const char *path, const void *data, size_t len,
     snprintf(tmp, sizeof tmp, ".%.24s" TMP_TAG "%ld.%u", t.base, (long)getpid(), atomic_fetch_add(&counter, 1));
     if (!strcmp(tmp, t.base)) continue; /* a target named like one of our temporaries */
     /* through the door: created new, and a link, FIFO or anything else put at the temporary's name refused */
-    s = vkocc_door_openat(dfd, t.dir, tmp, O_WRONLY | O_CREAT | O_EXCL, 0666, &fd);
+    s = util_door_openat(dfd, t.dir, tmp, O_WRONLY | O_CREAT | O_EXCL, 0666, &fd);
     if (s && errno != EEXIST) break;
   }
   if (fd < 0) {
@@ -249,7 +249,7 @@ vkocc_status vkocc_write_file_atomic(const char *path, const void *data, size_t 
   return write_atomic(path, data, len, false);
 }
 
-vkocc_status vkocc_write_own_file_atomic(const char *path, const void *data, size_t len) {
+vkocc_status util_write_own_file_atomic(const char *path, const void *data, size_t len) {
   return write_atomic(path, data, len, true);
 }
 
@@ -262,7 +262,7 @@ vkocc_status vkocc_write_own_file_atomic(const char *path, const void *data, siz
 static vkocc_status read_file(const char *path, bool regular_only, void **data, size_t *len) {
   int fd;
   if (regular_only) { /* through the door: a link, FIFO, socket or device in a cache file's place is refused */
-    vkocc_status s = vkocc_door_open(path, O_RDONLY, 0, &fd);
+    vkocc_status s = util_door_open(path, O_RDONLY, 0, &fd);
     if (s) return s;
   } else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
     return vkocc_fail(VKOCC_ERROR_USAGE, "cannot open %s: %s", path, strerror(errno));
@@ -277,7 +277,7 @@ static vkocc_status read_file(const char *path, bool regular_only, void **data, 
     return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
   }
   size_t cap = 4096, n = 0;
-  char *buf = vkocc_xmalloc(cap + 1);
+  char *buf = util_xmalloc(cap + 1);
   if (!buf) { fclose(f); return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: out of memory", path); }
   size_t got;
   while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
@@ -289,7 +289,7 @@ static vkocc_status read_file(const char *path, bool regular_only, void **data, 
         return vkocc_fail(VKOCC_ERROR_USAGE, "%s: larger than %zu MiB (not a vkocc input file)", path, READ_LIMIT >> 20);
       }
       cap *= 2;
-      char *more = vkocc_xrealloc(buf, cap + 1);
+      char *more = util_xrealloc(buf, cap + 1);
       if (!more) {
         free(buf);
         fclose(f);
@@ -308,9 +308,9 @@ static vkocc_status read_file(const char *path, bool regular_only, void **data, 
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_read_file(const char *path, void **data, size_t *len) { return read_file(path, false, data, len); }
+vkocc_status util_read_file(const char *path, void **data, size_t *len) { return read_file(path, false, data, len); }
 
-vkocc_status vkocc_read_cache_file(const char *path, void **data, size_t *len) { return read_file(path, true, data, len); }
+vkocc_status util_read_cache_file(const char *path, void **data, size_t *len) { return read_file(path, true, data, len); }
 
 /* (public, include/vkocc.h; here with the helpers, as the cache keys name devices by it) */
 void vkocc_format_uuid(const uint8_t u[16], char out[37]) {
@@ -327,13 +327,13 @@ void vkocc_format_uuid(const uint8_t u[16], char out[37]) {
 /* The checksum of an entry: FNV-1a 64 over the schema, the key and the canonical (sorted, compact) value. */
 static void entry_checksum(const char *schema, const char *key, json_t *value, char out[17]) {
   char *text = json_dumps(value, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
-  uint64_t h = vkocc_fnv1a_str(vkocc_fnv1a_str(vkocc_fnv1a_str(VKOCC_FNV1A_OFFSET, schema), "\n"), key);
-  h = vkocc_fnv1a_str(vkocc_fnv1a_str(h, "\n"), text ? text : "");
+  uint64_t h = util_fnv1a_str(util_fnv1a_str(util_fnv1a_str(VKOCC_FNV1A_OFFSET, schema), "\n"), key);
+  h = util_fnv1a_str(util_fnv1a_str(h, "\n"), text ? text : "");
   free(text);
   snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
-vkocc_status vkocc_cache_entry_write(const char *path, const char *schema, const char *key, json_t *value) {
+vkocc_status util_cache_entry_write(const char *path, const char *schema, const char *key, json_t *value) {
   char sum[17];
   entry_checksum(schema, key, value, sum);
   json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:O}", "schema", schema, "tool_version", vkocc_version(), "key", key,
@@ -342,15 +342,15 @@ vkocc_status vkocc_cache_entry_write(const char *path, const char *schema, const
   char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
   json_decref(doc);
   if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot serialize the cache entry %s", path);
-  vkocc_status s = vkocc_write_own_file_atomic(path, text, strlen(text));
+  vkocc_status s = util_write_own_file_atomic(path, text, strlen(text));
   free(text);
   return s;
 }
 
-json_t *vkocc_cache_entry_read(const char *path, const char *schema, const char *key) {
+json_t *util_cache_entry_read(const char *path, const char *schema, const char *key) {
   void *data;
   size_t len;
-  if (vkocc_read_cache_file(path, &data, &len)) { vkocc_clear_error(); return NULL; }
+  if (util_read_cache_file(path, &data, &len)) { vkocc_clear_error(); return NULL; }
   json_error_t e;
   json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &e);
   free(data);
@@ -384,15 +384,15 @@ static bool driver_env(const char *e) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-uint64_t vkocc_driver_env_hash(uint64_t h) {
+uint64_t util_driver_env_hash(uint64_t h) {
   size_t n = 0, k = 0;
   for (char **e = environ; e && *e; e++) n += driver_env(*e);
-  const char **list = vkocc_xcalloc(n + 1, sizeof *list);
+  const char **list = util_xcalloc(n + 1, sizeof *list);
   for (char **e = environ; e && *e && k < n; e++)
     if (driver_env(*e)) list[k++] = *e;
   qsort(list, k, sizeof *list, cmp_str);
   for (size_t i = 0; i < k; i++) /* FNV-1a over each "NAME=value" and its terminating NUL */
-    h = vkocc_fnv1a(h, list[i], strlen(list[i]) + 1);
+    h = util_fnv1a(h, list[i], strlen(list[i]) + 1);
   free(list);
   return h;
 }
@@ -403,18 +403,18 @@ static void cache_key(const vkocc_device_info *d, const char *what, bool family,
   if (family) snprintf(fam, sizeof fam, "queue family %u", d->compute_queue_family);
   snprintf(out, len, "%s; device %s; driver %s (%s) %08x; %s; driver environment %016llx; vkocc %s",
            what, uuid, d->driver_name, d->driver_info, d->driver_version, fam,
-           (unsigned long long)vkocc_driver_env_hash(VKOCC_FNV1A_OFFSET), vkocc_version());
+           (unsigned long long)util_driver_env_hash(VKOCC_FNV1A_OFFSET), vkocc_version());
 }
 
-void vkocc_cache_key(const vkocc_device_info *d, const char *what, char *out, size_t len) {
+void util_cache_key(const vkocc_device_info *d, const char *what, char *out, size_t len) {
   cache_key(d, what, true, out, len);
 }
 
-void vkocc_cache_key_any_family(const vkocc_device_info *d, const char *what, char *out, size_t len) {
+void util_cache_key_any_family(const vkocc_device_info *d, const char *what, char *out, size_t len) {
   cache_key(d, what, false, out, len);
 }
 
-vkocc_status vkocc_cache_doc_write(const char *path, const char *seal_schema, json_t *doc, const char *key) {
+vkocc_status util_cache_doc_write(const char *path, const char *seal_schema, json_t *doc, const char *key) {
   json_t *copy = json_copy(doc); /* shallow: the caller's document keeps no seal */
   if (!copy) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot build the cache entry %s", path);
   json_object_del(copy, "cache");
@@ -424,15 +424,15 @@ vkocc_status vkocc_cache_doc_write(const char *path, const char *seal_schema, js
   char *text = json_dumps(copy, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
   json_decref(copy);
   if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot serialize the cache entry %s", path);
-  vkocc_status s = vkocc_write_own_file_atomic(path, text, strlen(text));
+  vkocc_status s = util_write_own_file_atomic(path, text, strlen(text));
   free(text);
   return s;
 }
 
-json_t *vkocc_cache_doc_read(const char *path, const char *seal_schema, const char *key) {
+json_t *util_cache_doc_read(const char *path, const char *seal_schema, const char *key) {
   void *data;
   size_t len;
-  if (vkocc_read_cache_file(path, &data, &len)) { vkocc_clear_error(); return NULL; }
+  if (util_read_cache_file(path, &data, &len)) { vkocc_clear_error(); return NULL; }
   json_error_t e;
   json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &e);
   free(data);
@@ -452,7 +452,7 @@ json_t *vkocc_cache_doc_read(const char *path, const char *seal_schema, const ch
   return doc;
 }
 
-int vkocc_cache_doc_fd(json_t *doc, char path[64]) {
+int util_cache_doc_fd(json_t *doc, char path[64]) {
   int fd = memfd_create("vkocc-cache", MFD_CLOEXEC);
   if (fd < 0) return -1;
   if (json_dumpfd(doc, fd, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0) { close(fd); return -1; }

@@ -90,11 +90,11 @@ static vkocc_status door(int dfd, const char *name, const char *path, int flags,
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_door_open(const char *path, int flags, mode_t mode, int *fd) {
+vkocc_status util_door_open(const char *path, int flags, mode_t mode, int *fd) {
   return door(AT_FDCWD, path, path ? path : "", flags, mode, fd);
 }
 
-vkocc_status vkocc_door_openat(int dfd, const char *dir, const char *name, int flags, mode_t mode, int *fd) {
+vkocc_status util_door_openat(int dfd, const char *dir, const char *name, int flags, mode_t mode, int *fd) {
   char path[4200];
   if (snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", name ? name : "") >= (int)sizeof path) {
     *fd = -1;

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-json_t *vkocc_json_number(double v) { return isfinite(v) ? json_real(v) : json_null(); } /* NaN/inf are not JSON */
+json_t *util_json_number(double v) { return isfinite(v) ? json_real(v) : json_null(); } /* NaN/inf are not JSON */
 
-char *vkocc_json_text(json_t *doc) {
+char *util_json_text(json_t *doc) {
   char *dump = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
   if (!dump) return NULL;
   size_t len = strlen(dump);
-  char *text = vkocc_xmalloc(len + 2);
+  char *text = util_xmalloc(len + 2);
   memcpy(text, dump, len);
   free(dump);
   text[len] = '\n';
@@ -22,8 +22,8 @@ char *vkocc_json_text(json_t *doc) {
   return text;
 }
 
-vkocc_status vkocc_json_write(json_t *doc, const char *path) {
-  char *text = vkocc_json_text(doc);
+vkocc_status util_json_write(json_t *doc, const char *path) {
+  char *text = util_json_text(doc);
   if (!text) return vkocc_fail(VKOCC_ERROR_RUNTIME, "cannot serialize JSON");
   size_t len = strlen(text);
   vkocc_status s = VKOCC_OK;
@@ -39,7 +39,7 @@ vkocc_status vkocc_json_write(json_t *doc, const char *path) {
 }
 
 
-vkocc_status vkocc_json_u32(json_t *obj, const char *key, const char *file, const char *path, bool required,
+vkocc_status util_json_u32(json_t *obj, const char *key, const char *file, const char *path, bool required,
                             uint32_t *out) {
   json_t *v = json_object_get(obj, key);
   if (!v || json_is_null(v)) {
@@ -52,7 +52,7 @@ vkocc_status vkocc_json_u32(json_t *obj, const char *key, const char *file, cons
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_json_f64(json_t *obj, const char *key, const char *file, const char *path, bool required,
+vkocc_status util_json_f64(json_t *obj, const char *key, const char *file, const char *path, bool required,
                             double *out) {
   json_t *v = json_object_get(obj, key);
   if (!v || json_is_null(v)) {
@@ -64,7 +64,7 @@ vkocc_status vkocc_json_f64(json_t *obj, const char *key, const char *file, cons
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_json_str(json_t *obj, const char *key, const char *file, const char *path, bool required,
+vkocc_status util_json_str(json_t *obj, const char *key, const char *file, const char *path, bool required,
                             char *out, size_t len) {
   json_t *v = json_object_get(obj, key);
   if (!v || json_is_null(v)) {
@@ -76,7 +76,7 @@ vkocc_status vkocc_json_str(json_t *obj, const char *key, const char *file, cons
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_json_bool(json_t *obj, const char *key, const char *file, const char *path, bool required,
+vkocc_status util_json_bool(json_t *obj, const char *key, const char *file, const char *path, bool required,
                              bool *out) {
   json_t *v = json_object_get(obj, key);
   if (!v || json_is_null(v)) {
@@ -88,11 +88,11 @@ vkocc_status vkocc_json_bool(json_t *obj, const char *key, const char *file, con
   return VKOCC_OK;
 }
 
-vkocc_status vkocc_json_load_versions(const char *file, const char *name, int oldest, int newest, json_t **doc) {
+vkocc_status util_json_load_versions(const char *file, const char *name, int oldest, int newest, json_t **doc) {
   json_error_t e;
   void *text;
   size_t len;
-  vkocc_status rs = vkocc_read_file(file, &text, &len); /* names a directory or an unreadable file as such */
+  vkocc_status rs = util_read_file(file, &text, &len); /* names a directory or an unreadable file as such */
   if (rs) { *doc = NULL; return rs; }
   *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
   free(text);
@@ -105,16 +105,16 @@ vkocc_status vkocc_json_load_versions(const char *file, const char *name, int ol
     *doc = NULL;
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $: expected a JSON object", file);
   }
-  vkocc_status s = vkocc_json_check_schema_versions(*doc, file, name, oldest, newest);
+  vkocc_status s = util_json_check_schema_versions(*doc, file, name, oldest, newest);
   if (s) { json_decref(*doc); *doc = NULL; }
   return s;
 }
 
-vkocc_status vkocc_json_load(const char *file, const char *name, json_t **doc) {
-  return vkocc_json_load_versions(file, name, VKOCC_SCHEMA_VERSION, VKOCC_SCHEMA_VERSION, doc);
+vkocc_status util_json_load(const char *file, const char *name, json_t **doc) {
+  return util_json_load_versions(file, name, VKOCC_SCHEMA_VERSION, VKOCC_SCHEMA_VERSION, doc);
 }
 
-vkocc_status vkocc_json_check_schema_versions(json_t *doc, const char *file, const char *name, int oldest, int newest) {
+vkocc_status util_json_check_schema_versions(json_t *doc, const char *file, const char *name, int oldest, int newest) {
   const char *schema = json_string_value(json_object_get(doc, "schema"));
   size_t n = strlen(name);
   if (!schema || strncmp(schema, name, n) != 0 || schema[n] != '/')
@@ -132,6 +132,6 @@ vkocc_status vkocc_json_check_schema_versions(json_t *doc, const char *file, con
                     "%d to %d)", file, schema + n + 1, name, oldest, newest);
 }
 
-vkocc_status vkocc_json_check_schema(json_t *doc, const char *file, const char *name) {
-  return vkocc_json_check_schema_versions(doc, file, name, VKOCC_SCHEMA_VERSION, VKOCC_SCHEMA_VERSION);
+vkocc_status util_json_check_schema(json_t *doc, const char *file, const char *name) {
+  return util_json_check_schema_versions(doc, file, name, VKOCC_SCHEMA_VERSION, VKOCC_SCHEMA_VERSION);
 }

@@ -17,7 +17,7 @@ vkocc_status vkocc_output_lock(const char *out, char *lock_path, size_t len, int
   if (snprintf(lock_path, len, "%s.lock", out) >= (int)len) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: the path is too long", out);
   for (int attempt = 0; attempt < 100; attempt++) {
     int f;
-    vkocc_status s = vkocc_door_open(lock_path, O_RDWR | O_CREAT, 0644, &f);
+    vkocc_status s = util_door_open(lock_path, O_RDWR | O_CREAT, 0644, &f);
     if (s && errno == EINVAL) { /* a link, FIFO, device or folder there: named, untouched */
       char why[1200];
       snprintf(why, sizeof why, "%s", vkocc_last_error());

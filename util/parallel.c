@@ -22,17 +22,17 @@ static void *pfor_worker(void *arg) {
   return NULL;
 }
 
-uint32_t vkocc_cores(uint32_t reserve, uint32_t cap) {
+uint32_t util_cores(uint32_t reserve, uint32_t cap) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   long n = cpus - (long)reserve;
   if (n > (long)cap) n = cap;
   return n > 0 ? (uint32_t)n : 1;
 }
 
-void vkocc_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user) {
+void util_parallel_for(uint32_t n, uint32_t threads, void (*fn)(void *user, uint32_t i), void *user) {
   /* drivers compile pipelines on the calling thread: one per core, up to 16 (the NVIDIA driver built 6.8x
    * faster on 15 threads than on 1, 5.3x on 8: docs/results/h100/tune-speed) */
-  if (!threads) threads = vkocc_cores(0, 16);
+  if (!threads) threads = util_cores(0, 16);
   if (threads > n) threads = n ? n : 1;
   if (threads > 64) threads = 64;
   pfor p = {.fn = fn, .user = user, .n = n};

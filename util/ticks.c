@@ -16,10 +16,10 @@ vkocc_tick_status vkocc_tick_delta(uint64_t start, uint64_t end, uint32_t valid_
   return VKOCC_TICKS_BACKWARDS;
 }
 
-double vkocc_now_ns(void) {
+double util_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-double vkocc_now_ms(void) { return vkocc_now_ns() / 1e6; }
+double vkocc_now_ms(void) { return util_now_ns() / 1e6; }

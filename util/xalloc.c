@@ -14,11 +14,11 @@ static void *checked(void *p, size_t n) {
   }
   return p;
 }
-void *vkocc_xmalloc(size_t n) { return checked(malloc(n ? n : 1), n ? n : 1); }
-void *vkocc_xcalloc(size_t n, size_t size) {
+void *util_xmalloc(size_t n) { return checked(malloc(n ? n : 1), n ? n : 1); }
+void *util_xcalloc(size_t n, size_t size) {
   if (!n || !size) n = size = 1;
   return checked(calloc(n, size), n * size);
 }
-void *vkocc_xrealloc(void *p, size_t n) { return checked(realloc(p, n ? n : 1), n ? n : 1); }
-char *vkocc_xstrdup(const char *s) { return checked(strdup(s), strlen(s) + 1); }
-char *vkocc_xstrndup(const char *s, size_t n) { return checked(strndup(s, n), strnlen(s, n) + 1); }
+void *util_xrealloc(void *p, size_t n) { return checked(realloc(p, n ? n : 1), n ? n : 1); }
+char *util_xstrdup(const char *s) { return checked(strdup(s), strlen(s) + 1); }
+char *util_xstrndup(const char *s, size_t n) { return checked(strndup(s, n), strnlen(s, n) + 1); }

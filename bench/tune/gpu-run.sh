@@ -27,7 +27,7 @@ for s in $STEPS; do
   saxpy30-transfer) # the same with the inputs restored by vkCmdCopyBuffer (the default since after3)
     VKOCC_TEST_COMPUTE_RESTORE=0 BENCH_TIMEOUT=180 $B "$V" "$R" saxpy30-transfer "$BD/tune/saxpy/saxpy.json" 32 1 --confirm 30 "${F[@]}"
     el saxpy30-transfer ;;
-  saxpy30-compute) # ... and by a compute copy (vkocc_copy)
+  saxpy30-compute) # ... and by a compute copy (core_copy)
     VKOCC_TEST_COMPUTE_RESTORE=1 BENCH_TIMEOUT=180 $B "$V" "$R" saxpy30-compute "$BD/tune/saxpy/saxpy.json" 32 1 --confirm 30 "${F[@]}"
     el saxpy30-compute ;;
   baseline-saxpy30) # the same with another binary (BASELINE), on the same board in the same call

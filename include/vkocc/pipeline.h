@@ -194,7 +194,7 @@ typedef struct vkocc_written_input {
   const vkocc_register_model *registers; /* NULL or !known: the register file is unknown */
   bool unmodified;               /* augmented_P was measured on the pipeline as written */
   uint32_t variant_P;            /* P measured with an augmentation variant whose statistics that bound occupancy
-                                    equal the written ones (vkocc_written_stats_equal); 0: none */
+                                    equal the written ones (probes_written_stats_equal); 0: none */
   const char *variant;           /* that variant's name */
 } vkocc_written_input;
 

@@ -3,7 +3,7 @@
 #include "kernels.h"
 #include <string.h>
 
-extern const char vkocc_glsl_histogram[], vkocc_t1_histogram[];
+extern const char kernels_glsl_histogram[], kernels_t1_histogram[];
 enum { P_VARIANT, P_WG, P_GRAIN, P_COPIES, P_WORKGROUPS };
 enum { V_GMEM, V_SHMEM, V_PERSISTENT };
 static const char *const variants[] = {"global_atomics", "shared_bins", "persistent"};
@@ -51,11 +51,11 @@ static void reference(const uint32_t *in, uint64_t n, bool f32, uint32_t *ref) {
 /* 256 u32 bins per privatized copy (s_hist) in the shared and persistent variants, none with global atomics */
 static uint32_t shared_bytes(const tune_config *c) { return c->v[0] == 0 ? 0 : 1024u * c->v[3]; }
 
-const tune_kernel_def vkocc_kernel_histogram = {
+const tune_kernel_def kernels_histogram = {
     .name = "histogram",
     .what = "256-bin histogram of u32 values (bin = value >> 24)",
-    .glsl = vkocc_glsl_histogram,
-    .t1 = vkocc_t1_histogram,
+    .glsl = kernels_glsl_histogram,
+    .t1 = kernels_t1_histogram,
     .reasons = reasons, .nreasons = N(reasons),
     .nparams = 5,
     .params = {{"variant", variants, 3}, {"wg_size"}, {"grain"}, {"copies"}, {"workgroups"}},

@@ -3,7 +3,7 @@
 #include "kernels.h"
 #include <string.h>
 
-extern const char vkocc_glsl_reduce[], vkocc_t1_reduce[];
+extern const char kernels_glsl_reduce[], kernels_t1_reduce[];
 enum { P_VARIANT, P_WG, P_EPT, P_ACCESS };
 enum { V_TREE, V_SUBGROUP };
 static const char *const variants[] = {"shared_tree", "subgroup"};
@@ -62,11 +62,11 @@ static void reference(const uint32_t *in, uint64_t n, bool f32, uint32_t *ref) {
 /* one T (4 bytes) per invocation (red) and a bool (is_last, 4 bytes) */
 static uint32_t shared_bytes(const tune_config *c) { return 4u * c->v[1] + 4u; }
 
-const tune_kernel_def vkocc_kernel_reduce = {
+const tune_kernel_def kernels_reduce = {
     .name = "reduce",
     .what = "sum of u32 (exact, modulo 2^32) or f32 values (inputs in [0, 1))",
-    .glsl = vkocc_glsl_reduce,
-    .t1 = vkocc_t1_reduce,
+    .glsl = kernels_glsl_reduce,
+    .t1 = kernels_t1_reduce,
     .reasons = reasons, .nreasons = N(reasons),
     .has_f32 = true,
     .nparams = 4,
@@ -76,8 +76,8 @@ const tune_kernel_def vkocc_kernel_reduce = {
     .shared_bytes = shared_bytes,
 };
 
-const tune_kernel_def *vkocc_kernel_find(const char *name) {
-  if (!strcmp(name, "histogram")) return &vkocc_kernel_histogram;
-  if (!strcmp(name, "reduce")) return &vkocc_kernel_reduce;
+const tune_kernel_def *kernels_find(const char *name) {
+  if (!strcmp(name, "histogram")) return &kernels_histogram;
+  if (!strcmp(name, "reduce")) return &kernels_reduce;
   return NULL;
 }

@@ -3,7 +3,7 @@
 # things that must not be there, and prints each line found and the counts:
 #   - a Vulkan call returning VkResult whose result is ignored (a call that starts a statement);
 #   - an unbounded wait (vkDeviceWaitIdle, vkQueueWaitIdle);
-#   - an allocation outside core's checked allocator (util/xalloc.c: vkocc_xmalloc, ...): malloc, calloc,
+#   - an allocation outside core's checked allocator (util/xalloc.c: util_xmalloc, ...): malloc, calloc,
 #     realloc, strdup, strndup.
 #   scripts/reliability/audit.sh [REPO=.]
 # The VkResult functions are read from the installed vulkan_core.h. Exit 0 always (a report, not a gate).

@@ -11,19 +11,19 @@ bool fleet_needs_reference_run(const tu_run *run, const vkocc_tune_options *o) {
 }
 static json_t *fleet_document(fleet *f, group *g) {
   char when[32];
-  vkocc_utc_now(when, sizeof when);
+  util_utc_now(when, sizeof when);
   json_t *doc = tu_results_json(&g->run, &g->dev, when);
   /* every device that measured in this cluster, the resumed document's first */
   json_t *devs = json_array();
   size_t nprev = g->prev_devices ? json_array_size(g->prev_devices) : 0;
   for (size_t i = 0; i < nprev; i++) json_array_append_new(devs, json_deep_copy(json_array_get(g->prev_devices, i)));
-  uint8_t *claimed = vkocc_xcalloc(nprev + 1, 1);
-  int32_t *index = vkocc_xcalloc(f->nslots + 1, sizeof *index);
+  uint8_t *claimed = util_xcalloc(nprev + 1, 1);
+  int32_t *index = util_xcalloc(f->nslots + 1, sizeof *index);
   for (uint32_t s = 0; s < f->nslots; s++) {
     fleet_slot *sl = &f->slots[s];
     index[s] = -1;
     if (sl->group != (uint32_t)(g - f->g)) continue;
-    json_t *d = vkocc_device_identity_json(&sl->dev.id);
+    json_t *d = io_device_identity_json(&sl->dev.id);
     char uuid[37];
     vkocc_format_uuid(sl->dev.id.uuid, uuid);
     json_object_set_new(d, "uuid", json_string(uuid));
@@ -107,7 +107,7 @@ vkocc_status fleet_checkpoint(fleet *f, group *g) {
   g->last_cp = vkocc_now_ms();
   if (!worth) return VKOCC_OK; /* a kernel that compiles for nothing leaves the previous file as it was */
   json_t *doc = fleet_document(f, g);
-  vkocc_status st = vkocc_json_write(doc, g->output);
+  vkocc_status st = util_json_write(doc, g->output);
   json_decref(doc);
   if (!st) fleet_journal_restart(f, g); /* everything it held is in the document now */
   return st;
@@ -285,7 +285,7 @@ static bool dispatch(fleet *f) {
           if (g->run.r[c[i]].measured) { /* resumed: its recorded result, nothing measured */
             tu_result *r = &g->run.r[c[i]];
             tune_search_tell(g->ts, c[i], (tune_eval){.valid = r->inv == TU_CORRECT && r->runs > 0, .time_ns = r->median_ns});
-            g->run.order = vkocc_xrealloc(g->run.order, ((size_t)g->run.nevals + 1) * sizeof *g->run.order);
+            g->run.order = util_xrealloc(g->run.order, ((size_t)g->run.nevals + 1) * sizeof *g->run.order);
             g->run.order[g->run.nevals++] = c[i];
             continue;
           }

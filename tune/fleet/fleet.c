@@ -67,7 +67,7 @@ static vkocc_status bind_group_limits(fleet *f, uint32_t gi) {
 /* The groups of the slots (by cluster ID, in the order they first appear), their records, resumed, and searches. */
 static vkocc_status make_groups(fleet *f) {
   const vkocc_tune_options *o = f->o;
-  f->g = vkocc_xcalloc(f->nslots, sizeof *f->g);
+  f->g = util_xcalloc(f->nslots, sizeof *f->g);
   for (uint32_t s = 0; s < f->nslots; s++) {
     uint32_t gi = 0;
     while (gi < f->ng && strcmp(f->g[gi].cluster_id, f->slots[s].dev.cluster_id)) gi++;
@@ -90,9 +90,9 @@ static vkocc_status make_groups(fleet *f) {
     /* --only after the resumed results, as one device does: those are kept whatever it says */
     for (uint32_t i = 0; i < o->nonly; i++)
       if ((st = tu_restrict(&g->run, o->only[i]))) return st;
-    g->who = vkocc_xmalloc(((size_t)g->run.space.count + 1) * sizeof *g->who);
-    g->told = vkocc_xcalloc((size_t)g->run.space.count + 1, 1);
-    g->prev_who = vkocc_xmalloc(((size_t)g->run.space.count + 1) * sizeof *g->prev_who);
+    g->who = util_xmalloc(((size_t)g->run.space.count + 1) * sizeof *g->who);
+    g->told = util_xcalloc((size_t)g->run.space.count + 1, 1);
+    g->prev_who = util_xmalloc(((size_t)g->run.space.count + 1) * sizeof *g->prev_who);
     for (uint32_t c = 0; c < g->run.space.count; c++) g->who[c] = -1;
     fleet_attribute_resumed(g);
     if (o->strategy) snprintf(g->run.strategy, sizeof g->run.strategy, "%s", o->strategy);
@@ -137,7 +137,7 @@ static void adopt_sentinels(fleet *f) {
     const tu_run *wr = &f->w[s].run;
     if (g->norm || f->slots[s].rank != f->rank || !wr->nsentinel) continue;
     free(g->run.sentinel);
-    g->run.sentinel = vkocc_xmalloc(wr->nsentinel * sizeof *wr->sentinel);
+    g->run.sentinel = util_xmalloc(wr->nsentinel * sizeof *wr->sentinel);
     memcpy(g->run.sentinel, wr->sentinel, wr->nsentinel * sizeof *wr->sentinel);
     g->run.nsentinel = wr->nsentinel, g->run.sentinel_config = wr->sentinel_config, g->run.sentinel_ms = wr->sentinel_ms;
   }
@@ -150,7 +150,7 @@ static bool same_device_allowed(void) {
 
 static void report_of(fleet *f, vkocc_tune_fleet_report *out) {
   out->nclusters = f->ng;
-  out->clusters = vkocc_xcalloc(f->ng + 1, sizeof *out->clusters);
+  out->clusters = util_xcalloc(f->ng + 1, sizeof *out->clusters);
   for (uint32_t gi = 0; gi < f->ng; gi++) {
     group *g = &f->g[gi];
     vkocc_tune_fleet_cluster *c = &out->clusters[gi];
@@ -211,8 +211,8 @@ static void fleet_refuse(fleet *f, vkocc_status st, const char *why) {
   snprintf(keep, sizeof keep, "%s", why);
   if (f->rank != 0) fleet_refuse_to_coordinator(f, keep);
   else {
-    char **hellos = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *hellos);
-    size_t *lens = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *lens);
+    char **hellos = util_xcalloc((size_t)f->nranks + 1, sizeof *hellos);
+    size_t *lens = util_xcalloc((size_t)f->nranks + 1, sizeof *lens);
     fleet_admit(f, "", hellos, lens, keep);
     for (int r = 0; r <= f->nranks; r++) free(hellos[r]);
     free(hellos), free(lens);
@@ -224,7 +224,7 @@ static void fleet_refuse(fleet *f, vkocc_status st, const char *why) {
 static void fill_slots(fleet *f, uint32_t n, const tune_device_id *ids, const limits_t *lims, char **hellos) {
   f->nslots = n;
   for (int r = 1; r < f->nranks; r++) f->nslots += ((hello *)hellos[r])->n;
-  f->slots = vkocc_xcalloc(f->nslots, sizeof *f->slots);
+  f->slots = util_xcalloc(f->nslots, sizeof *f->slots);
   uint32_t s = 0;
   for (uint32_t i = 0; i < n; i++, s++) {
     f->slots[s].rank = 0, f->slots[s].dev = ids[i];
@@ -281,8 +281,8 @@ static vkocc_status one_rank_per_gpu(fleet *f) {
 static vkocc_status run_coordinator(fleet *f, const vkocc_tune_fleet_member *members, uint32_t n, const tune_device_id *ids,
                                     const limits_t *lims, const char *hash, vkocc_tune_fleet_report *out) {
   vkocc_status st = VKOCC_OK;
-  char **hellos = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *hellos);
-  size_t *lens = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *lens);
+  char **hellos = util_xcalloc((size_t)f->nranks + 1, sizeof *hellos);
+  size_t *lens = util_xcalloc((size_t)f->nranks + 1, sizeof *lens);
   if (f->mpi) st = fleet_admit(f, hash, hellos, lens, NULL);
   if (!st) {
     fill_slots(f, n, ids, lims, hellos);
@@ -337,12 +337,12 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   if (fleet_mpi_built() && vkocc_mpi_launched(NULL, NULL)) {
     if ((st = fleet_mpi_init(&f->rank, &f->nranks))) return st;
     f->mpi = f->nranks > 1, mpi_inited = true;
-    f->heard = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *f->heard);
-    f->lost = vkocc_xcalloc((size_t)f->nranks + 1, sizeof *f->lost);
+    f->heard = util_xcalloc((size_t)f->nranks + 1, sizeof *f->heard);
+    f->lost = util_xcalloc((size_t)f->nranks + 1, sizeof *f->lost);
   }
   /* who this rank's members are; a device named twice would time two searches against each other */
-  tune_device_id *ids = vkocc_xcalloc(n, sizeof *ids);
-  limits_t *lims = vkocc_xcalloc(n, sizeof *lims);
+  tune_device_id *ids = util_xcalloc(n, sizeof *ids);
+  limits_t *lims = util_xcalloc(n, sizeof *lims);
   for (uint32_t i = 0; i < n && !st; i++) {
     json_t *det = members[i].details ? vkocc_fingerprint_details_json(members[i].details) : NULL;
     tune_device_id_fill(&ids[i], vkocc_context_device(members[i].ctx), det, members[i].fp);
@@ -365,7 +365,7 @@ vkocc_status vkocc_tune_fleet(const char *spec_path, const char *name, const vko
   if (st && f->mpi) fleet_refuse(f, st, vkocc_last_error());
   if (!st) {
     f->nw = n;
-    f->w = vkocc_xcalloc(n, sizeof *f->w);
+    f->w = util_xcalloc(n, sizeof *f->w);
     if (f->rank != 0) {
       st = fleet_agent(f, members, ids, lims, hash);
     } else {

@@ -72,7 +72,7 @@ vkocc_status fleet_mpi_send(int to, int tag, const void *buf, size_t len, double
   if (len > (size_t)INT32_MAX) return vkocc_fail(VKOCC_ERROR_RUNTIME, "MPI: a message of %zu bytes", len);
   /* not MPI_Send: a send to a rank that died blocks for good once its queue is full. The copy outlives a send
    * given up on (the request may still read it). */
-  void *copy = vkocc_xmalloc(len + 1);
+  void *copy = util_xmalloc(len + 1);
   memcpy(copy, buf, len);
   MPI_Request req;
   if (MPI_Isend(copy, (int)len, MPI_BYTE, to, tag, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
@@ -99,7 +99,7 @@ bool fleet_mpi_poll(int *from, int *tag, void **buf, size_t *len) {
   MPI_Status st;
   if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag) return false;
   MPI_Get_count(&st, MPI_BYTE, &n);
-  *buf = vkocc_xmalloc((size_t)n + 1);
+  *buf = util_xmalloc((size_t)n + 1);
   MPI_Recv(*buf, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   *from = st.MPI_SOURCE, *tag = st.MPI_TAG, *len = (size_t)n;
   return true;

@@ -27,7 +27,7 @@ static void journal_header(const tu_run *run, jhead *h) {
  * OUTPUT.journal is refused naming it, never followed, written or waited on */
 vkocc_status fleet_journal_open(group *g) {
   int fd;
-  vkocc_status st = vkocc_door_open(g->journal, O_WRONLY | O_CREAT | O_TRUNC, 0644, &fd);
+  vkocc_status st = util_door_open(g->journal, O_WRONLY | O_CREAT | O_TRUNC, 0644, &fd);
   if (st) return st;
   g->jf = fdopen(fd, "wb");
   if (!g->jf) {
@@ -75,7 +75,7 @@ void fleet_record(fleet *f, group *g, uint32_t sl, uint32_t c, tu_result *r) {
   free(run->r[c].times_ns);
   run->r[c] = *r;
   r->times_ns = NULL;
-  run->order = vkocc_xrealloc(run->order, ((size_t)run->nevals + 1) * sizeof *run->order);
+  run->order = util_xrealloc(run->order, ((size_t)run->nevals + 1) * sizeof *run->order);
   run->order[run->nevals++] = c;
   g->who[c] = (int32_t)sl;
   f->slots[sl].measured++;
@@ -105,7 +105,7 @@ vkocc_status fleet_resume_group(const fleet *f, group *g) {
   if (access(g->output, F_OK) == 0) {
     if ((st = tu_results_resume(g->output, &g->run, g->dev.id.key))) return st;
     json_t *doc;
-    if ((st = vkocc_doc_load(g->output, VKOCC_DOC_TUNE_RESULTS, &doc))) return st;
+    if ((st = io_doc_load(g->output, VKOCC_DOC_TUNE_RESULTS, &doc))) return st;
     json_t *devs = json_object_get(doc, "devices");
     if (json_is_array(devs)) json_array_extend(g->prev_devices, devs);
     else json_array_append(g->prev_devices, json_object_get(doc, "device")); /* one device measured it all */
@@ -162,7 +162,7 @@ vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, 
                                 bool *set_aside) {
   *applied = 0;
   int fd;
-  vkocc_status ost = vkocc_door_open(path, O_RDONLY, 0, &fd);
+  vkocc_status ost = util_door_open(path, O_RDONLY, 0, &fd);
   if (ost && errno == ENOENT) { vkocc_clear_error(); return VKOCC_OK; } /* no journal: the run before ended normally */
   if (ost) return ost; /* a link, a FIFO, a device: named, never followed or waited on */
   FILE *jf = fdopen(fd, "rb");
@@ -179,7 +179,7 @@ vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, 
   }
   json_t *index = key_index(run);
   /* each configuration at most once in a journal (the coordinator records a configuration once per run) */
-  int64_t *first = vkocc_xmalloc(((size_t)run->space.count + 1) * sizeof *first);
+  int64_t *first = util_xmalloc(((size_t)run->space.count + 1) * sizeof *first);
   for (uint32_t c = 0; c <= run->space.count; c++) first[c] = -1;
   vkocc_status st = VKOCC_OK;
   /* A record cut short is the end (a kill while it was written); a whole record that is not one vkocc writes is
@@ -208,7 +208,7 @@ vkocc_status fleet_journal_read(const char *path, tu_run *run, json_t *devices, 
                       "runs out of range): refused (remove the journal to resume from the document alone)", path, rec, key);
       break;
     }
-    r.times_ns = vkocc_xmalloc(((size_t)r.runs + 1) * sizeof *r.times_ns);
+    r.times_ns = util_xmalloc(((size_t)r.runs + 1) * sizeof *r.times_ns);
     if (r.runs && fread(r.times_ns, sizeof *r.times_ns, r.runs, jf) != r.runs) { free(r.times_ns); break; }
     json_t *ci = json_object_get(index, key);
     int64_t c = ci ? json_integer_value(ci) : -1;

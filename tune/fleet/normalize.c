@@ -8,12 +8,12 @@
 bool fleet_reference_of(const fleet_point *p, uint32_t n, double *ref_ns, double *spread) {
   *ref_ns = 0, *spread = 0;
   if (!n) return false;
-  double *v = vkocc_xmalloc(n * sizeof *v), *d = vkocc_xmalloc(n * sizeof *d);
+  double *v = util_xmalloc(n * sizeof *v), *d = util_xmalloc(n * sizeof *d);
   for (uint32_t i = 0; i < n; i++) v[i] = p[i].median_ns, d[i] = p[i].spread;
-  double ref = vkocc_median(v, n), sp = vkocc_median(d, n) / sqrt((double)n);
+  double ref = util_median(v, n), sp = util_median(d, n) / sqrt((double)n);
   if (n >= 2 && ref > 0) {
     for (uint32_t i = 0; i < n; i++) v[i] = fabs(p[i].median_ns - ref);
-    double mad = vkocc_median(v, n) / ref;
+    double mad = util_median(v, n) / ref;
     if (mad > sp) sp = mad;
   }
   free(v), free(d);
@@ -25,13 +25,13 @@ bool fleet_reference_of(const fleet_point *p, uint32_t n, double *ref_ns, double
 bool fleet_factor_of(const double *ratio, const double *noise, uint32_t n, double *factor, double *spread) {
   *factor = 0, *spread = 0;
   if (!n) return false;
-  double *v = vkocc_xmalloc(n * sizeof *v);
+  double *v = util_xmalloc(n * sizeof *v);
   memcpy(v, ratio, n * sizeof *v);
-  double fa = vkocc_median(v, n);
+  double fa = util_median(v, n);
   for (uint32_t i = 0; i < n; i++) v[i] = fabs(ratio[i] - fa);
-  double mad = n >= 2 && fa > 0 ? vkocc_median(v, n) / fa : 0;
+  double mad = n >= 2 && fa > 0 ? util_median(v, n) / fa : 0;
   memcpy(v, noise, n * sizeof *v);
-  double nz = vkocc_median(v, n);
+  double nz = util_median(v, n);
   free(v);
   if (!(fa > 0) || !isfinite(fa) || !isfinite(mad) || !isfinite(nz)) return false;
   *factor = fa, *spread = mad > nz ? mad : nz;
@@ -48,7 +48,7 @@ int32_t fleet_base_slot(const fleet *f, uint32_t gi) {
 /* device s's time of reference j: its points of j (fleet_reference_of) */
 static bool ref_time(const fleet *f, uint32_t s, uint32_t j, double *t, double *u) {
   const fleet_slot *sl = &f->slots[s];
-  fleet_point *p = vkocc_xmalloc((sl->npts + 1) * sizeof *p);
+  fleet_point *p = util_xmalloc((sl->npts + 1) * sizeof *p);
   uint32_t n = 0;
   for (uint32_t i = 0; i < sl->npts; i++)
     if (sl->pts[i].ref == j) p[n++] = sl->pts[i];
@@ -131,7 +131,7 @@ void fleet_ask_references(fleet *f, uint32_t s) {
 
 /* a point of reference j on device sl: its time as r measured it, after sl's search results so far */
 static void add_point(fleet_slot *sl, uint32_t j, const tu_result *r) {
-  sl->pts = vkocc_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
+  sl->pts = util_xrealloc(sl->pts, (sl->npts + 1) * sizeof *sl->pts);
   sl->pts[sl->npts++] = (fleet_point){.ref = j, .after = sl->measured, .median_ns = r->median_ns, .spread = r->spread,
                                       .runs = r->runs};
 }
@@ -148,7 +148,7 @@ void fleet_again_result(fleet *f, uint32_t s, const msg *m) {
   }
   for (uint32_t k = 0; m->purpose == FOR_FINAL && k < g->ncand; k++) {
     if (g->cand[k] != m->config) continue;
-    sl->fin[k] = vkocc_xrealloc(sl->fin[k], (sl->nfin[k] + m->r.runs) * sizeof *sl->fin[k]);
+    sl->fin[k] = util_xrealloc(sl->fin[k], (sl->nfin[k] + m->r.runs) * sizeof *sl->fin[k]);
     memcpy(sl->fin[k] + sl->nfin[k], m->r.times_ns, m->r.runs * sizeof *m->r.times_ns);
     sl->nfin[k] += m->r.runs;
   }
@@ -277,11 +277,11 @@ void fleet_final_record(fleet *f, uint32_t gi) {
     tu_result *r = &g->run.r[g->cand[k]];
     uint32_t n = sl->nfin[k];
     if (!n) continue;
-    double *v = vkocc_xmalloc(n * sizeof *v);
+    double *v = util_xmalloc(n * sizeof *v);
     memcpy(v, sl->fin[k], n * sizeof *v);
-    double med = vkocc_median(v, n);
+    double med = util_median(v, n);
     for (uint32_t i = 0; i < n; i++) v[i] = fabs(sl->fin[k][i] - med);
-    r->confirm_ns = med, r->confirm_spread = med > 0 ? vkocc_median(v, n) / med : 0, r->confirm_runs = n;
+    r->confirm_ns = med, r->confirm_spread = med > 0 ? util_median(v, n) / med : 0, r->confirm_runs = n;
     free(v);
   }
 }
@@ -368,12 +368,12 @@ json_t *fleet_norm_json(const fleet *f, uint32_t gi, const int32_t *index) {
     for (uint32_t s = 0; s < f->nslots; s++) {
       const fleet_slot *sl = &f->slots[s];
       if (sl->group != gi || index[s] < 0 || !sl->nfin[k]) continue;
-      double *v = vkocc_xmalloc(sl->nfin[k] * sizeof *v);
+      double *v = util_xmalloc(sl->nfin[k] * sizeof *v);
       memcpy(v, sl->fin[k], sl->nfin[k] * sizeof *v);
-      double med = vkocc_median(v, sl->nfin[k]);
+      double med = util_median(v, sl->nfin[k]);
       for (uint32_t i = 0; i < sl->nfin[k]; i++) v[i] = fabs(sl->fin[k][i] - med);
       json_array_append_new(times, json_pack("{s:i, s:f, s:f, s:i}", "device", index[s], "median_ns", med, "spread",
-                                             med > 0 ? vkocc_median(v, sl->nfin[k]) / med : 0.0, "runs", (int)sl->nfin[k]));
+                                             med > 0 ? util_median(v, sl->nfin[k]) / med : 0.0, "runs", (int)sl->nfin[k]));
       free(v);
     }
     json_object_set_new(e, "final_round", times);

@@ -8,7 +8,7 @@
 
 static vkocc_status send_msg(fleet *f, const msg *m) {
   size_t nt = m->kind == MSG_RESULT ? m->r.runs : 0, len = sizeof *m + nt * sizeof(double);
-  char *buf = vkocc_xmalloc(len);
+  char *buf = util_xmalloc(len);
   memcpy(buf, m, sizeof *m);
   if (nt) memcpy(buf + sizeof *m, m->r.times_ns, nt * sizeof(double));
   vkocc_status st = fleet_mpi_send(0, TAG_MSG, buf, len, f->silent_ms);
@@ -18,14 +18,14 @@ static vkocc_status send_msg(fleet *f, const msg *m) {
 
 msg *fleet_recv_msg(const void *buf, size_t len) {
   if (len < sizeof(msg) || !fleet_bools_ok((const unsigned char *)buf + offsetof(msg, r))) return NULL;
-  msg *m = vkocc_xmalloc(sizeof *m);
+  msg *m = util_xmalloc(sizeof *m);
   memcpy(m, buf, sizeof *m);
   m->next = NULL, m->r.times_ns = NULL;
   m->reference[sizeof m->reference - 1] = 0, m->error[sizeof m->error - 1] = 0;
   if (m->kind == MSG_RESULT && !fleet_result_sane(&m->r)) { free(m); return NULL; }
   size_t nt = m->kind == MSG_RESULT ? m->r.runs : 0;
   if (len != sizeof *m + nt * sizeof(double)) { free(m); return NULL; }
-  m->r.times_ns = vkocc_xmalloc((nt + 1) * sizeof(double));
+  m->r.times_ns = util_xmalloc((nt + 1) * sizeof(double));
   if (nt) memcpy(m->r.times_ns, (const char *)buf + sizeof *m, nt * sizeof(double));
   return m;
 }
@@ -55,7 +55,7 @@ void fleet_refuse_to_coordinator(fleet *f, const char *why) {
 vkocc_status fleet_agent(fleet *f, const vkocc_tune_fleet_member *members, const tune_device_id *ids,
                           const limits_t *lims, const char *hash) {
   size_t hl = sizeof(hello) + f->nw * (sizeof(tune_device_id) + sizeof(limits_t));
-  char *hb = vkocc_xcalloc(1, hl);
+  char *hb = util_xcalloc(1, hl);
   hello *h = (hello *)hb;
   snprintf(h->version, sizeof h->version, "%s", vkocc_version());
   snprintf(h->hash, sizeof h->hash, "%s", hash);
@@ -190,7 +190,7 @@ vkocc_status fleet_welcome_ranks(fleet *f, char **hellos) {
       const group *g = &f->g[f->slots[base + i].group];
       len += 8 + (size_t)g->run.space.count * g->run.spec.nparams * sizeof(uint32_t);
     }
-    char *buf = vkocc_xcalloc(1, len), *p = buf + sizeof(welcome);
+    char *buf = util_xcalloc(1, len), *p = buf + sizeof(welcome);
     welcome wc = {.ok = 1, .base = base};
     memcpy(buf, &wc, sizeof wc);
     for (uint32_t i = 0; i < h.n; i++) {

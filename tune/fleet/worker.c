@@ -115,7 +115,7 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
       raise(SIGKILL);
     }
     if (w->delay_ms > 0 && purpose == FOR_SEARCH) usleep((useconds_t)w->delay_ms * 1000);
-    msg *m = vkocc_xcalloc(1, sizeof *m);
+    msg *m = util_xcalloc(1, sizeof *m);
     m->kind = MSG_RESULT, m->purpose = purpose, m->worker = w->gid, m->config = c;
     vkocc_status st;
     if (purpose != FOR_SEARCH) {
@@ -126,7 +126,7 @@ static vkocc_status worker_drive(void *user, const tune_space *s, tune_eval_fn e
       m->r = w->run.r[c];
       m->r.times_ns = NULL;
       if (!st) {
-        m->r.times_ns = vkocc_xmalloc(((size_t)m->r.runs + 1) * sizeof *m->r.times_ns);
+        m->r.times_ns = util_xmalloc(((size_t)m->r.runs + 1) * sizeof *m->r.times_ns);
         if (m->r.runs) memcpy(m->r.times_ns, w->run.r[c].times_ns, m->r.runs * sizeof *m->r.times_ns);
       }
     }
@@ -172,7 +172,7 @@ static void *worker_main(void *arg) {
   w->to.shared = f->shared, w->to.fp_doc = w->fp_doc;
   vkocc_status st = tu_tune(&w->ctx, &w->run, &w->to);
   if (st) {
-    msg *m = vkocc_xcalloc(1, sizeof *m);
+    msg *m = util_xcalloc(1, sizeof *m);
     m->kind = MSG_FAILED, m->worker = w->gid;
     snprintf(m->error, sizeof m->error, "%s", vkocc_last_error());
     post(f, m);

@@ -66,10 +66,10 @@ void tu_prebuild_queue(harness *h, const uint32_t *next, uint32_t n) {
   if (!n) return;
   if (!b->thread) {
     b->cap = tu_prebuild_window(h) + b->nthreads;
-    b->job = vkocc_xcalloc(b->cap, sizeof *b->job);
+    b->job = util_xcalloc(b->cap, sizeof *b->job);
     if (!b->max_compiling || b->max_compiling > b->nthreads) b->max_compiling = b->nthreads;
     if (!b->max_building || b->max_building > b->nthreads) b->max_building = b->nthreads;
-    b->thread = vkocc_xcalloc(b->nthreads, sizeof *b->thread);
+    b->thread = util_xcalloc(b->nthreads, sizeof *b->thread);
     for (uint32_t i = 0; i < b->nthreads; i++)
       if (!pthread_create(&b->thread[b->started], NULL, prebuild_thread, h)) b->started++;
   }
@@ -86,7 +86,7 @@ void tu_prebuild_queue(harness *h, const uint32_t *next, uint32_t n) {
     if (b->njobs == b->cap && !tu_pool_evict(h)) continue;
     if (!x->sized && t1_sizes(h->s, x->coord, h->global_P ? 1 : -1, x->local, x->groups)) continue;
     x->sized = true;
-    x->pre = vkocc_xcalloc(1, sizeof *x->pre);
+    x->pre = util_xcalloc(1, sizeof *x->pre);
     x->pre->state = PB_QUEUED, x->pre->rank = i;
     b->job[b->njobs++] = x;
   }

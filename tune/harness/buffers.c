@@ -11,8 +11,8 @@ static bool restored(const t1_arg *a) { return a->vector && a->data.fill != T1_F
 /* the device compares freed, or abandoned with the buffers of a device whose work may still run */
 static void gpu_check_free(harness *h, bool abandon) {
   for (uint32_t i = 0; h->cmp && !abandon && i < h->s->nargs; i++) {
-    vkocc_compare_destroy(CTX(h), &h->cmp[i]);
-    vkocc_buffer_destroy(CTX(h), &h->want[i]);
+    core_compare_destroy(CTX(h), &h->cmp[i]);
+    core_buffer_destroy(CTX(h), &h->want[i]);
   }
   free(h->cmp), free(h->want);
   h->cmp = NULL, h->want = NULL, h->gpu_check = 0;
@@ -20,14 +20,14 @@ static void gpu_check_free(harness *h, bool abandon) {
 
 static vkocc_status gpu_check_add(harness *h, uint32_t i) {
   const t1_arg *a = &h->s->args[i];
-  vkocc_status st = vkocc_buffer_create(CTX(h), h->dev[i].size, false, &h->want[i]);
-  uint8_t *data = vkocc_xcalloc(1, h->dev[i].size);
+  vkocc_status st = core_buffer_create(CTX(h), h->dev[i].size, false, &h->want[i]);
+  uint8_t *data = util_xcalloc(1, h->dev[i].size);
   memcpy(data, h->expect[i], a->bytes);
-  if (!st) st = vkocc_buffer_upload(CTX(h), &h->want[i], data, h->dev[i].size);
+  if (!st) st = core_buffer_upload(CTX(h), &h->want[i], data, h->dev[i].size);
   free(data);
-  vkocc_compare_desc d;
+  core_compare_desc d;
   tu_gpu_compare_desc(a, h->ref_of[i], &h->dev[i], &h->want[i], &d);
-  return st ? st : vkocc_compare_create(CTX(h), &d, &h->cmp[i]);
+  return st ? st : core_compare_create(CTX(h), &d, &h->cmp[i]);
 }
 
 /* Once the reference is known: the expected outputs uploaded, a compare per validated output; where any cannot
@@ -41,8 +41,8 @@ static void gpu_check_setup(harness *h) {
    * compared here); VKOCC_TEST_CPU_COMPARE=0 keeps the device's compare there (its tests) */
   bool device_is_cpu = vkocc_context_device(CTX(h))->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   if (device_is_cpu && !(cpu && !strcmp(cpu, "0"))) return;
-  h->want = vkocc_xcalloc(h->s->nargs + 1, sizeof *h->want);
-  h->cmp = vkocc_xcalloc(h->s->nargs + 1, sizeof *h->cmp);
+  h->want = util_xcalloc(h->s->nargs + 1, sizeof *h->want);
+  h->cmp = util_xcalloc(h->s->nargs + 1, sizeof *h->cmp);
   vkocc_status st = VKOCC_OK;
   for (uint32_t i = 0; i < h->s->nargs && !st; i++)
     if (tu_validated(h, i)) st = gpu_check_add(h, i);
@@ -56,7 +56,7 @@ static void gpu_check_setup(harness *h) {
 static void clock_setup(harness *h) {
   if (h->probe_tried) return;
   h->probe_tried = true;
-  if (!(h->probe_on = !vkocc_clock_probe_create(CTX(h), 2, &h->probe))) return;
+  if (!(h->probe_on = !core_clock_probe_create(CTX(h), 2, &h->probe))) return;
   vkocc_fingerprint fp;
   vkocc_fingerprint_details det;
   if (!vkocc_fingerprint_from_cache(&CTX(h)->info, 0, &fp, &det)) return;
@@ -70,14 +70,14 @@ static void clock_setup(harness *h) {
 void tu_free_buffers(harness *h) {
   vkocc_context *ctx = CTX(h);
   gpu_check_free(h, false);
-  vkocc_clock_probe_destroy(ctx, &h->probe);
+  core_clock_probe_destroy(ctx, &h->probe);
   h->probe_on = h->probe_tried = false;
   if (!h->dev) return;
   for (uint32_t i = 0; i < h->s->nargs; i++) {
-    if (h->restore) vkocc_copy_destroy(ctx, &h->restore[i]);
-    vkocc_buffer_destroy(ctx, &h->dev[i]);
-    vkocc_buffer_destroy(ctx, &h->pristine[i]);
-    vkocc_buffer_destroy(ctx, &h->readback[i]);
+    if (h->restore) core_copy_destroy(ctx, &h->restore[i]);
+    core_buffer_destroy(ctx, &h->dev[i]);
+    core_buffer_destroy(ctx, &h->pristine[i]);
+    core_buffer_destroy(ctx, &h->readback[i]);
   }
   free(h->dev), free(h->pristine), free(h->readback), free(h->restore);
   h->dev = h->pristine = h->readback = NULL, h->restore = NULL;
@@ -93,7 +93,7 @@ static vkocc_status make_readback(harness *h) {
   for (uint32_t i = 0; i < h->s->nargs && !st; i++) {
     const t1_arg *a = &h->s->args[i];
     if (a->vector && !h->readback[i].buffer && (a->output || tu_validated(h, i)))
-      st = vkocc_buffer_create(CTX(h), (a->bytes + 3) / 4 * 4, true, &h->readback[i]);
+      st = core_buffer_create(CTX(h), (a->bytes + 3) / 4 * 4, true, &h->readback[i]);
   }
   h->readback_made = !st;
   if (h->trace_setup) tu_note(h->o, "vkocc tune: setup the read-back buffers: %.1f ms", vkocc_now_ms() - t0);
@@ -106,18 +106,18 @@ static vkocc_status make_readback(harness *h) {
 vkocc_status tu_make_buffers(harness *h) {
   vkocc_context *ctx = CTX(h);
   t1_spec *s = h->s;
-  vkocc_exec_limits lim;
-  vkocc_exec_limits_get(ctx, &lim);
-  h->dev = vkocc_xcalloc(s->nargs + 1, sizeof *h->dev);
-  h->pristine = vkocc_xcalloc(s->nargs + 1, sizeof *h->pristine);
-  h->readback = vkocc_xcalloc(s->nargs + 1, sizeof *h->readback);
+  core_exec_limits lim;
+  core_exec_limits_get(ctx, &lim);
+  h->dev = util_xcalloc(s->nargs + 1, sizeof *h->dev);
+  h->pristine = util_xcalloc(s->nargs + 1, sizeof *h->pristine);
+  h->readback = util_xcalloc(s->nargs + 1, sizeof *h->readback);
   h->readback_made = false;
-  /* inputs restored by vkCmdCopyBuffer. A compute copy (vkocc_copy) restored 256 MiB in 0.19 ms on an H100
+  /* inputs restored by vkCmdCopyBuffer. A compute copy (core_copy) restored 256 MiB in 0.19 ms on an H100
    * against 0.64, but every SAXPY it restored for timed 0.5% slower than after vkCmdCopyBuffer (the same binary,
    * board and call: best 280.22 against 278.69 us, the old harness 278.46): what a restore leaves behind must not
    * move the time. VKOCC_TEST_COMPUTE_RESTORE=1 takes the compute copy (its tests; the benchmark's comparison). */
   const char *cr = getenv("VKOCC_TEST_COMPUTE_RESTORE");
-  if (cr && !strcmp(cr, "1")) h->restore = vkocc_xcalloc(s->nargs + 1, sizeof *h->restore);
+  if (cr && !strcmp(cr, "1")) h->restore = util_xcalloc(s->nargs + 1, sizeof *h->restore);
   vkocc_status st = VKOCC_OK;
   for (uint32_t i = 0; i < s->nargs && !st; i++) {
     t1_arg *a = &s->args[i];
@@ -129,7 +129,7 @@ vkocc_status tu_make_buffers(harness *h) {
       break;
     }
     double t[5] = {vkocc_now_ms()};
-    if ((st = vkocc_buffer_create(ctx, bytes, false, &h->dev[i]))) break;
+    if ((st = core_buffer_create(ctx, bytes, false, &h->dev[i]))) break;
     t[1] = t[2] = t[3] = t[4] = vkocc_now_ms();
     if (a->data.fill != T1_FILL_NONE) {
       void *host;
@@ -137,11 +137,11 @@ vkocc_status tu_make_buffers(harness *h) {
       st = tu_fill_data(h, "arg", i, &a->data, a->path, a, bytes, &host, &shared);
       t[2] = vkocc_now_ms();
       /* the pristine copy of what a run changes, from the same staging buffer in the same submission */
-      if (!st && restored(a)) st = vkocc_buffer_create(ctx, bytes, false, &h->pristine[i]);
+      if (!st && restored(a)) st = core_buffer_create(ctx, bytes, false, &h->pristine[i]);
       t[3] = vkocc_now_ms();
-      vkocc_buffer *to[2] = {&h->dev[i], &h->pristine[i]};
-      if (!st) st = vkocc_buffer_upload_to(ctx, to, restored(a) ? 2 : 1, host, bytes);
-      if (!st && restored(a) && h->restore) st = vkocc_copy_create(ctx, &h->pristine[i], &h->dev[i], bytes, &h->restore[i]);
+      core_buffer *to[2] = {&h->dev[i], &h->pristine[i]};
+      if (!st) st = core_buffer_upload_to(ctx, to, restored(a) ? 2 : 1, host, bytes);
+      if (!st && restored(a) && h->restore) st = core_copy_create(ctx, &h->pristine[i], &h->dev[i], bytes, &h->restore[i]);
       t[4] = vkocc_now_ms();
       if (!shared) free(host);
     }
@@ -178,7 +178,7 @@ vkocc_status tu_fill_push(harness *h) {
 }
 
 /* restore what a run changes (RW inputs, outputs with initial data), poison the outputs without any */
-static void record_reset(harness *h, vkocc_batch *b, bool poison) {
+static void record_reset(harness *h, core_batch *b, bool poison) {
   t1_spec *s = h->s;
   pthread_mutex_lock(&h->pb.modules); /* the pool's threads add the bindings of modules they check */
   const uint64_t written = h->written;
@@ -189,21 +189,21 @@ static void record_reset(harness *h, vkocc_batch *b, bool poison) {
     /* a buffer no module writes (NonWritable, whatever its T1 access says) keeps its data: no copy */
     bool may_write = a->binding < 0 || a->binding >= 64 || (written >> a->binding & 1);
     if (restored(a) && may_write) {
-      if (h->restore) vkocc_copy_record(b, &h->restore[i]);
-      else vkocc_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
+      if (h->restore) core_copy_record(b, &h->restore[i]);
+      else core_batch_copy(b, &h->pristine[i], &h->dev[i], 0, 0, h->dev[i].size);
     }
     else if (poison && a->data.fill == T1_FILL_NONE)
-      vkocc_batch_fill(b, &h->dev[i], 0, h->dev[i].size, h->poison ? h->poison : POISON);
+      core_batch_fill(b, &h->dev[i], 0, h->dev[i].size, h->poison ? h->poison : POISON);
   }
-  vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
+  core_batch_barrier(b, VKOCC_SYNC_ALL);
 }
 
 /* count dispatches, timed one by one; readback copies the outputs after the last. *lost / *timed_out say
  * why a failed wait failed (the device is gone, or it did not finish within timeout_s). */
-vkocc_status tu_run_batch(harness *h, vkocc_kernel *k, const uint32_t groups[3], uint32_t count, bool poison,
+vkocc_status tu_run_batch(harness *h, core_kernel *k, const uint32_t groups[3], uint32_t count, bool poison,
                               bool readback, double timeout_s, double *ns, bool *lost, bool *timed_out) {
   vkocc_context *ctx = CTX(h);
-  vkocc_batch *b = vkocc_context_batch(ctx);
+  core_batch *b = core_context_batch(ctx);
   *lost = *timed_out = false;
   /* the run's own setup, once: uploads before the batch is begun; counted as setup (the arguments' data), not as
    * the configuration's (the first one's validation took 450 ms on an H100 with 256 MiB of expected outputs) */
@@ -221,34 +221,34 @@ vkocc_status tu_run_batch(harness *h, vkocc_kernel *k, const uint32_t groups[3],
     h->run->setup_ms += s, h->late_setup_ms += s;
     if (rs) return rs;
   }
-  vkocc_status st = vkocc_batch_begin(b);
-  if (st) { *lost = vkocc_context_lost(ctx); return st; }
+  vkocc_status st = core_batch_begin(b);
+  if (st) { *lost = core_context_lost(ctx); return st; }
   uint32_t first = 0;
-  if (h->probe_on) vkocc_clock_probe_record(b, &h->probe, 0);
+  if (h->probe_on) core_clock_probe_record(b, &h->probe, 0);
   for (uint32_t i = 0; i < count; i++) {
     record_reset(h, b, poison && i == 0);
-    vkocc_batch_bind(b, k);
-    if (h->push_bytes) vkocc_batch_push(b, k, h->push, h->push_bytes);
-    uint32_t t = vkocc_batch_timer_start_after(b); /* after the restoring copies, not during their tail */
+    core_batch_bind(b, k);
+    if (h->push_bytes) core_batch_push(b, k, h->push, h->push_bytes);
+    uint32_t t = core_batch_timer_start_after(b); /* after the restoring copies, not during their tail */
     if (!i) first = t;
-    vkocc_batch_dispatch3(b, groups[0], groups[1], groups[2]);
-    vkocc_batch_timer_stop(b, t);
-    vkocc_batch_barrier(b, VKOCC_SYNC_ALL);
+    core_batch_dispatch3(b, groups[0], groups[1], groups[2]);
+    core_batch_timer_stop(b, t);
+    core_batch_barrier(b, VKOCC_SYNC_ALL);
   }
-  if (h->probe_on) vkocc_clock_probe_record(b, &h->probe, 1);
+  if (h->probe_on) core_clock_probe_record(b, &h->probe, 1);
   if (readback && h->gpu_check == 1) {
     for (uint32_t i = 0; i < h->s->nargs; i++)
-      if (tu_validated(h, i)) vkocc_compare_record(b, &h->cmp[i]);
+      if (tu_validated(h, i)) core_compare_record(b, &h->cmp[i]);
   } else if (readback) {
     for (uint32_t i = 0; i < h->s->nargs; i++)
-      if (h->readback[i].buffer) vkocc_batch_copy(b, &h->dev[i], &h->readback[i], 0, 0, h->dev[i].size);
-    vkocc_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
+      if (h->readback[i].buffer) core_batch_copy(b, &h->dev[i], &h->readback[i], 0, 0, h->dev[i].size);
+    core_batch_barrier(b, VKOCC_SYNC_TRANSFER_TO_HOST);
   }
   if (h->gpu_end_ms > 0 && h->idle_ms >= 0) h->idle_ms += vkocc_now_ms() - h->gpu_end_ms;
   uint64_t t = (uint64_t)(timeout_s * 1e9);
-  st = vkocc_batch_run(b, t ? t : 1, "a tuning dispatch");
+  st = core_batch_run(b, t ? t : 1, "a tuning dispatch");
   if (st) {
-    *lost = vkocc_context_lost(ctx);
+    *lost = core_context_lost(ctx);
     *timed_out = !*lost && vkocc_last_reason() == VKOCC_REASON_TIMEOUT;
     return st;
   }
@@ -264,9 +264,9 @@ vkocc_status tu_run_batch(harness *h, vkocc_kernel *k, const uint32_t groups[3],
   /* the device busy with this batch, restores, compares and probes included: the tuning's device time */
   h->last_span_ms = b->span_ns * 1e-6;
   h->run->device_ms += h->last_span_ms;
-  if (h->probe_on) h->clock_before = vkocc_clock_probe_read(&h->probe, 0), h->clock_after = vkocc_clock_probe_read(&h->probe, 1);
+  if (h->probe_on) h->clock_before = core_clock_probe_read(&h->probe, 0), h->clock_after = core_clock_probe_read(&h->probe, 1);
   for (uint32_t i = 0; i < count; i++) {
-    const vkocc_batch_record *r = vkocc_batch_record_of(b, first + i);
+    const core_batch_record *r = core_batch_record_of(b, first + i);
     if (r->tick == VKOCC_TICKS_BACKWARDS)
       return vkocc_fail(VKOCC_ERROR_RUNTIME, "queue timestamps went backwards around a tuning dispatch");
     ns[i] = r->ns;
@@ -277,21 +277,21 @@ vkocc_status tu_run_batch(harness *h, vkocc_kernel *k, const uint32_t groups[3],
 /* After a dispatch that timed out or lost the device. A timed-out dispatch that ends within the context's
  * limit leaves the device usable: nothing is reopened. Otherwise the context is reopened; what was made on
  * a device whose work may still run is abandoned (its memory leaks) rather than freed under it. */
-vkocc_status tu_recover(harness *h, tu_result *r, tu_invalidity inv, const char *why, vkocc_kernel *k) {
+vkocc_status tu_recover(harness *h, tu_result *r, tu_invalidity inv, const char *why, core_kernel *k) {
   vkocc_context *ctx = CTX(h);
   r->inv = inv;
   snprintf(r->error, sizeof r->error, "%s", why);
-  bool lost = vkocc_context_lost(ctx);
-  if (!lost && vkocc_batch_wait(vkocc_context_batch(ctx), 0) == VKOCC_OK) {
-    vkocc_kernel_destroy(ctx, k);
+  bool lost = core_context_lost(ctx);
+  if (!lost && core_batch_wait(core_context_batch(ctx), 0) == VKOCC_OK) {
+    core_kernel_destroy(ctx, k);
     return VKOCC_OK; /* it finished late: recorded as timeout, the device goes on */
   }
   if (!h->o->reopen) return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s (no way to reopen the device)", why);
   tu_prebuild_drain(h); /* nothing made on this device survives it */
-  lost = vkocc_context_lost(ctx);
+  lost = core_context_lost(ctx);
   if (lost) {
     /* a lost device runs nothing more: its objects can be destroyed */
-    vkocc_kernel_destroy(ctx, k);
+    core_kernel_destroy(ctx, k);
     tu_free_buffers(h);
   } else {
     /* still running: keep its objects alive, and the device too (never destroyed under running work) */

@@ -11,10 +11,10 @@ void tu_spv_walk(const uint32_t *w, size_t words, spv_consts *out) {
   enum { MAXID = 1 << 20 };
   uint32_t bound = words > 3 ? w[3] : 0;
   if (bound > MAXID) bound = MAXID;
-  int64_t *spec_of = vkocc_xmalloc((bound + 1) * sizeof *spec_of);
+  int64_t *spec_of = util_xmalloc((bound + 1) * sizeof *spec_of);
   for (uint32_t i = 0; i <= bound; i++) spec_of[i] = -1;
   uint32_t wg_id = 0, comp[3] = {0};
-  const char **names = vkocc_xcalloc(bound + 1, sizeof *names);
+  const char **names = util_xcalloc(bound + 1, sizeof *names);
   for (size_t i = 5; i < words;) {
     uint32_t op = w[i] & 0xffff, len = w[i] >> 16;
     if (!len || i + len > words) break;
@@ -63,7 +63,7 @@ struct tu_shared {
 };
 
 tu_shared *tu_shared_new(void) {
-  tu_shared *s = vkocc_xcalloc(1, sizeof *s);
+  tu_shared *s = util_xcalloc(1, sizeof *s);
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->made, NULL);
   s->index = json_object();
@@ -90,8 +90,8 @@ static shared_entry *shared_get(tu_shared *s, const char *key, bool *mine) {
     while (e->state == 1) pthread_cond_wait(&s->made, &s->mu);
     *mine = false;
   } else {
-    if (s->n == s->cap) s->cap = s->cap ? 2 * s->cap : 16, s->e = vkocc_xrealloc(s->e, s->cap * sizeof *s->e);
-    e = s->e[s->n] = vkocc_xcalloc(1, sizeof *e); /* pointers: an entry never moves */
+    if (s->n == s->cap) s->cap = s->cap ? 2 * s->cap : 16, s->e = util_xrealloc(s->e, s->cap * sizeof *s->e);
+    e = s->e[s->n] = util_xcalloc(1, sizeof *e); /* pointers: an entry never moves */
     json_object_set_new(s->index, key, json_integer(s->n++));
     e->state = 1, *mine = true;
   }
@@ -114,7 +114,7 @@ vkocc_status tu_fill_data(harness *h, const char *what, uint32_t i, const t1_dat
                               size_t bytes, void **out, bool *shared) {
   *out = NULL, *shared = false;
   if (!h->o->shared) {
-    *out = vkocc_xcalloc(1, bytes);
+    *out = util_xcalloc(1, bytes);
     vkocc_status st = t1_fill_data(h->s, d, path, a, *out);
     if (st) free(*out), *out = NULL;
     return st;
@@ -124,7 +124,7 @@ vkocc_status tu_fill_data(harness *h, const char *what, uint32_t i, const t1_dat
   bool mine;
   shared_entry *e = shared_get(h->o->shared, key, &mine);
   if (mine) {
-    e->data = vkocc_xcalloc(1, bytes), e->bytes = bytes;
+    e->data = util_xcalloc(1, bytes), e->bytes = bytes;
     vkocc_status st = t1_fill_data(h->s, d, path, a, e->data);
     shared_made(h->o->shared, e, st);
   }
@@ -138,8 +138,8 @@ vkocc_status tu_fill_data(harness *h, const char *what, uint32_t i, const t1_dat
  * tu_options.shared (*compiled: by this call); *spv the caller's copy either way. */
 static vkocc_status compile_text_or_file(const t1_spec *s, const char *text, const char *const *defs, uint32_t ndefs,
                                          uint32_t **spv, size_t *words) {
-  return text ? vkocc_shader_compile(text, strlen(text), s->kernel_file, s->lang, s->kernel_name, defs, ndefs, spv, words)
-              : vkocc_shader_load_file(s->kernel_file, s->lang, s->kernel_name, defs, ndefs, spv, words);
+  return text ? compile_shader_compile(text, strlen(text), s->kernel_file, s->lang, s->kernel_name, defs, ndefs, spv, words)
+              : compile_shader_load_file(s->kernel_file, s->lang, s->kernel_name, defs, ndefs, spv, words);
 }
 
 static vkocc_status compile_spv(harness *h, const char *text, const char *defs_key, const char *const *defs, uint32_t ndefs,
@@ -147,7 +147,7 @@ static vkocc_status compile_spv(harness *h, const char *text, const char *defs_k
   *compiled = true;
   if (!h->o->shared) return compile_text_or_file(h->s, text, defs, ndefs, spv, words);
   size_t kl = strlen(defs_key) + 8;
-  char *key = vkocc_xmalloc(kl);
+  char *key = util_xmalloc(kl);
   snprintf(key, kl, "spv:%s", defs_key);
   bool mine;
   shared_entry *e = shared_get(h->o->shared, key, &mine);
@@ -162,7 +162,7 @@ static vkocc_status compile_spv(harness *h, const char *text, const char *defs_k
   *compiled = mine;
   if (e->st) return vkocc_fail(e->st, "%s", e->error);
   *words = e->bytes / sizeof **spv;
-  *spv = memcpy(vkocc_xmalloc(e->bytes + 4), e->data, e->bytes);
+  *spv = memcpy(util_xmalloc(e->bytes + 4), e->data, e->bytes);
   return VKOCC_OK;
 }
 
@@ -187,7 +187,7 @@ void tu_strip_comments(char *t) {
 
 bool tu_word_in(const char *text, const char *w) {
   size_t n = strlen(text);
-  return vkocc_word_in(text, n, 0, n, w, strlen(w));
+  return util_word_in(text, n, 0, n, w, strlen(w));
 }
 
 /* The SpecId of a specialization constant declared in the source as "constant_id = N) const TYPE NAME"
@@ -200,27 +200,27 @@ int32_t tu_declared_spec(const char *text, const char *name) {
     if (!isdigit((unsigned char)*q)) continue;
     long id = strtol(q, NULL, 10);
     const char *c = strstr(q, "const");
-    if (!c || c - q > 80 || vkocc_ident_char(c[5])) continue;
+    if (!c || c - q > 80 || util_ident_char(c[5])) continue;
     q = c + 5;
     while (isspace((unsigned char)*q)) q++;
-    while (vkocc_ident_char(*q)) q++; /* the type */
+    while (util_ident_char(*q)) q++; /* the type */
     while (isspace((unsigned char)*q)) q++;
     size_t l = strlen(name);
-    if (!strncmp(q, name, l) && !vkocc_ident_char(q[l]) && id >= 0 && id < INT32_MAX) return (int32_t)id;
+    if (!strncmp(q, name, l) && !util_ident_char(q[l]) && id >= 0 && id < INT32_MAX) return (int32_t)id;
   }
   return -1;
 }
 
 config *tu_config_of(harness *h, uint32_t c) {
-  if (!h->cfg) h->cfg = vkocc_xcalloc(h->run->space.count + 1, sizeof *h->cfg);
+  if (!h->cfg) h->cfg = util_xcalloc(h->run->space.count + 1, sizeof *h->cfg);
   if (h->cfg[c]) return h->cfg[c];
-  config *x = h->cfg[c] = vkocc_xcalloc(1, sizeof *x);
+  config *x = h->cfg[c] = util_xcalloc(1, sizeof *x);
   x->index = c;
   x->coord = h->run->space.coord + (size_t)c * h->s->nparams;
   x->module = -1;
   char key[1024];
   t1_config_key(h->s, x->coord, key, sizeof key);
-  x->key = vkocc_xstrdup(key);
+  x->key = util_xstrdup(key);
   return x;
 }
 
@@ -232,7 +232,7 @@ void tu_config_free(config *x) {
 
 static char *define_text(const char *name, const char *value) {
   size_t len = strlen(name) + strlen(value) + 2;
-  char *b = vkocc_xmalloc(len);
+  char *b = util_xmalloc(len);
   snprintf(b, len, "%s=%s", name, value);
   return b;
 }
@@ -240,9 +240,9 @@ static char *define_text(const char *name, const char *value) {
 /* the spec's -D defines, then LOCAL_SIZE_* and the parameters that are neither constants nor launch sizes */
 static void defines_of(harness *h, config *x) {
   t1_spec *s = h->s;
-  char **defs = x->defs = vkocc_xcalloc(s->ndefines + s->nparams + 3, sizeof *x->defs);
+  char **defs = x->defs = util_xcalloc(s->ndefines + s->nparams + 3, sizeof *x->defs);
   uint32_t n = 0;
-  for (uint32_t i = 0; i < s->ndefines; i++) defs[n++] = vkocc_xstrdup(s->defines[i]);
+  for (uint32_t i = 0; i < s->ndefines; i++) defs[n++] = util_xstrdup(s->defines[i]);
   /* KTT's convention, only where the source uses them, so a kernel sized by local_size_*_id keeps one compile */
   static const char *const ln[] = {"LOCAL_SIZE_X", "LOCAL_SIZE_Y", "LOCAL_SIZE_Z"};
   for (int d = 0; d < 3 && s->lang != VKOCC_SHADER_SPIRV; d++)
@@ -261,7 +261,7 @@ static void defines_of(harness *h, config *x) {
   }
   size_t kl = 1;
   for (uint32_t i = 0; i < n; i++) kl += strlen(defs[i]) + 1;
-  x->defs_key = vkocc_xmalloc(kl);
+  x->defs_key = util_xmalloc(kl);
   x->defs_key[0] = 0;
   for (uint32_t i = 0; i < n; i++) strcat(strcat(x->defs_key, defs[i]), ";");
   x->ndefs = n;
@@ -286,17 +286,17 @@ module *tu_get_module(harness *h, config *x, double *compile_ms) {
   }
   if (h->nmods == h->capmods) {
     h->capmods = h->capmods ? 2 * h->capmods : 8;
-    h->mods = vkocc_xrealloc(h->mods, h->capmods * sizeof *h->mods); /* pointers: a module never moves */
+    h->mods = util_xrealloc(h->mods, h->capmods * sizeof *h->mods); /* pointers: a module never moves */
   }
   x->module = (int32_t)h->nmods;
   json_object_set_new(h->mod_index, x->defs_key, json_integer(h->nmods));
-  module *m = h->mods[h->nmods++] = vkocc_xcalloc(1, sizeof *m);
+  module *m = h->mods[h->nmods++] = util_xcalloc(1, sizeof *m);
   pthread_mutex_unlock(&b->modules);
   double t0 = vkocc_now_ms();
   const char *text = h->s->kernel_text; /* a built-in spec's source is in the library */
   bool compiled;
   vkocc_status st = compile_spv(h, text, x->defs_key, (const char *const *)x->defs, x->ndefs, &m->spv, &m->words, &compiled);
-  if (!st) st = vkocc_reflect(m->spv, m->words, h->s->kernel_name, &m->refl);
+  if (!st) st = compile_reflect(m->spv, m->words, h->s->kernel_name, &m->refl);
   if (st) {
     m->failed = true;
     snprintf(m->error, sizeof m->error, "%s", vkocc_last_error());
@@ -323,16 +323,16 @@ static bool module_has_spec(const module *m, uint32_t id) {
  * Scalars = the push-constant block, packed with natural alignment. USAGE naming the spec's path. */
 vkocc_status tu_check_interface(harness *h, module *m) {
   t1_spec *s = h->s;
-  uint64_t w = vkocc_spirv_written_bindings(m->spv, m->words, 0);
+  uint64_t w = core_spirv_written_bindings(m->spv, m->words, 0);
   /* the first module checked sets the arguments' bindings and offsets, which the measuring thread then reads without
    * this lock; a later module (on a pool thread) must agree with them, not write them again */
   const bool first = h->nchecked++ == 0;
   h->written = first ? w : h->written | w;
-  const vkocc_reflection *rf = &m->refl;
+  const compile_reflection *rf = &m->refl;
   uint32_t nvec = 0, nb = 0;
   uint32_t binds[64];
   for (uint32_t i = 0; i < rf->nbindings; i++) {
-    const vkocc_reflect_binding *b = &rf->bindings[i];
+    const compile_reflect_binding *b = &rf->bindings[i];
     if (b->set != 0 || b->type != VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || b->count != 1)
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s has a descriptor at set %u binding %u "
                         "(VkDescriptorType %u, %u elements) that is not a single storage buffer in set 0; Arguments map "

@@ -10,7 +10,7 @@ static int by_median(const void *x, const void *y) {
 }
 
 /* The pipeline of configuration c, as measure_config's prepare phase builds it. */
-static vkocc_status build_again(harness *h, uint32_t c, vkocc_kernel *k) {
+static vkocc_status build_again(harness *h, uint32_t c, core_kernel *k) {
   tu_result scratch = h->run->r[c];
   config *x = tu_config_of(h, c);
   trial t = {.x = x, .coord = x->coord, .r = &scratch};
@@ -37,7 +37,7 @@ enum { FINAL_ROUNDS = 3 };
 /* The final round's candidates: their pipelines, their interleaved times, whether they turned out wrong. */
 typedef struct final_round {
   uint32_t *cand, n;
-  vkocc_kernel *kern;
+  core_kernel *kern;
   double **t;
   uint32_t *nt;
   bool *wrong;
@@ -51,7 +51,7 @@ static vkocc_status final_candidates(harness *h, const ranked *order, uint32_t n
   vkocc_status st = VKOCC_OK;
   for (uint32_t o = 0; o < norder && f->n < k && !st; o++) {
     tu_result *r = &h->run->r[order[o].i];
-    vkocc_kernel *kk = &f->kern[f->n];
+    core_kernel *kk = &f->kern[f->n];
     double first;
     bool lost, timed_out;
     char why[400];
@@ -60,11 +60,11 @@ static vkocc_status final_candidates(harness *h, const ranked *order, uint32_t n
     bool right = !st && tu_outputs_right(h, why, sizeof why);
     if (!st && !right) tu_final_wrong(r, "first run", why);
     if (!right) {
-      vkocc_kernel_destroy(CTX(h), kk);
+      core_kernel_destroy(CTX(h), kk);
       continue;
     }
     f->cand[f->n] = order[o].i;
-    f->t[f->n++] = vkocc_xmalloc(FINAL_ROUNDS * MAX_BATCH * sizeof **f->t);
+    f->t[f->n++] = util_xmalloc(FINAL_ROUNDS * MAX_BATCH * sizeof **f->t);
   }
   return st;
 }
@@ -106,7 +106,7 @@ static void final_record(harness *h, final_round *f, vkocc_status st) {
       r->confirm_ns = sum.median, r->confirm_spread = sum.median > 0 ? sum.mad / sum.median : 0, r->confirm_runs = f->nt[c];
     }
     confirmed += r->confirm_runs > 0;
-    vkocc_kernel_destroy(CTX(h), &f->kern[c]);
+    core_kernel_destroy(CTX(h), &f->kern[c]);
     free(f->t[c]);
   }
   for (uint32_t c = 0; (st || confirmed < 2) && c < f->n; c++) h->run->r[f->cand[c]].confirm_runs = 0;
@@ -117,7 +117,7 @@ vkocc_status tu_confirm_best(harness *h, uint32_t k) {
   /* when this run measured no configuration (every result resumed) the device has been idle, its clocks
    * low: the untimed warm-up rounds then last 0.2 s at least, as a search would have kept it busy */
   bool cold = h->done == 0;
-  ranked *order = vkocc_xcalloc(run->space.count + 1, sizeof *order);
+  ranked *order = util_xcalloc(run->space.count + 1, sizeof *order);
   uint32_t norder = 0;
   for (uint32_t i = 0; i < run->space.count; i++) {
     tu_result *r = &run->r[i];
@@ -126,9 +126,9 @@ vkocc_status tu_confirm_best(harness *h, uint32_t k) {
   }
   qsort(order, norder, sizeof *order, by_median);
   vkocc_status st = VKOCC_OK;
-  final_round f = {.cand = vkocc_xcalloc(k + 1, sizeof *f.cand), .kern = vkocc_xcalloc(k + 1, sizeof *f.kern),
-                   .t = vkocc_xcalloc(k + 1, sizeof *f.t), .nt = vkocc_xcalloc(k + 1, sizeof *f.nt),
-                   .wrong = vkocc_xcalloc(k + 1, sizeof *f.wrong)};
+  final_round f = {.cand = util_xcalloc(k + 1, sizeof *f.cand), .kern = util_xcalloc(k + 1, sizeof *f.kern),
+                   .t = util_xcalloc(k + 1, sizeof *f.t), .nt = util_xcalloc(k + 1, sizeof *f.nt),
+                   .wrong = util_xcalloc(k + 1, sizeof *f.wrong)};
   if (norder >= 2) {
     st = final_candidates(h, order, norder, k, &f);
     if (!st) st = final_rounds(h, &f, cold);
@@ -168,7 +168,7 @@ bool tu_sentinel_of(const tu_run *run, vkocc_tune_sentinel *out) {
 
 vkocc_status tu_sentinel_record(harness *h, uint32_t c, const tu_result *r) {
   tu_run *run = h->run;
-  run->sentinel = vkocc_xrealloc(run->sentinel, (run->nsentinel + 1) * sizeof *run->sentinel);
+  run->sentinel = util_xrealloc(run->sentinel, (run->nsentinel + 1) * sizeof *run->sentinel);
   run->sentinel[run->nsentinel++] = (struct tu_sentinel){.after = h->done, .median_ns = r->median_ns, .spread = r->spread};
   run->sentinel_config = c;
   h->since_sentinel = 0;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static vkocc_elem elem_of(t1_etype t) {
+static core_elem elem_of(t1_etype t) {
   switch (t) {
   case T1E_BOOL: return VKOCC_ELEM_BOOL32;
   case T1E_I8: return VKOCC_ELEM_I8;
@@ -20,11 +20,11 @@ static vkocc_elem elem_of(t1_etype t) {
   }
 }
 
-void tu_gpu_compare_desc(const t1_arg *a, const t1_ref *ref, const vkocc_buffer *actual, const vkocc_buffer *expected,
-                         vkocc_compare_desc *d) {
+void tu_gpu_compare_desc(const t1_arg *a, const t1_ref *ref, const core_buffer *actual, const core_buffer *expected,
+                         core_compare_desc *d) {
   t1_validation m = ref ? ref->method : T1_SIDE_BY_SIDE;
   double th = ref ? ref->threshold : 0;
-  *d = (vkocc_compare_desc){.actual = actual, .expected = expected, .threshold = th};
+  *d = (core_compare_desc){.actual = actual, .expected = expected, .threshold = th};
   if (a->type == T1E_CUSTOM) {
     d->elem = VKOCC_ELEM_U8, d->count = a->bytes, d->mode = VKOCC_CMP_EXACT;
     return;
@@ -35,8 +35,8 @@ void tu_gpu_compare_desc(const t1_arg *a, const t1_ref *ref, const vkocc_buffer 
   else d->mode = m == T1_ABS_DIFF ? VKOCC_CMP_SUM : m == T1_SIDE_BY_SIDE_REL ? VKOCC_CMP_REL : VKOCC_CMP_ABS;
 }
 
-void tu_gpu_compare_why(const t1_arg *a, const t1_ref *ref, const vkocc_compare_result *r, char *why, size_t len) {
-  vkocc_compare_desc d;
+void tu_gpu_compare_why(const t1_arg *a, const t1_ref *ref, const core_compare_result *r, char *why, size_t len) {
+  core_compare_desc d;
   tu_gpu_compare_desc(a, ref, NULL, NULL, &d);
   if (len) why[0] = 0;
   if (r->pass) return;
@@ -53,7 +53,7 @@ void tu_gpu_compare_why(const t1_arg *a, const t1_ref *ref, const vkocc_compare_
 }
 
 bool tu_host_bytes_pass(const t1_arg *a, const t1_ref *ref, const void *out, const void *expect) {
-  vkocc_compare_desc d;
+  core_compare_desc d;
   tu_gpu_compare_desc(a, ref, NULL, NULL, &d);
   if (d.mode != VKOCC_CMP_EXACT && !(d.threshold >= 0)) return false;
   if (memcmp(out, expect, a->bytes)) return false;

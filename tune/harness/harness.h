@@ -39,7 +39,7 @@ typedef struct module {
   char error[560];
   bool failed;
   spv_consts consts;
-  vkocc_reflection refl;
+  compile_reflection refl;
   bool checked;              /* interface checked against the arguments */
   bool ready;                /* compiled (or failed); until then the thread compiling it owns it */
 } module;
@@ -83,8 +83,8 @@ typedef struct harness {
   prebuilder pb;
   char *source;              /* the kernel's text (source kernels) for the define and constant checks */
   /* device resources */
-  vkocc_buffer *dev, *pristine, *readback; /* per argument */
-  vkocc_copy *restore;       /* per restored argument: pristine -> dev by a compute copy (NULL, the default:
+  core_buffer *dev, *pristine, *readback; /* per argument */
+  core_copy *restore;       /* per restored argument: pristine -> dev by a compute copy (NULL, the default:
                               * vkCmdCopyBuffer) */
   uint8_t push[256];
   uint32_t push_bytes;
@@ -101,8 +101,8 @@ typedef struct harness {
    * a compare dispatch after the last run of a batch; only the compare's answer comes back. gpu_check 0: not set
    * up yet, 1: on, -1: off (a CPU device, the device lacks what a compare needs, or VKOCC_TEST_CPU_COMPARE=1): the outputs are
    * then read back and compared on the host */
-  vkocc_buffer *want;
-  vkocc_compare *cmp;
+  core_buffer *want;
+  core_compare *cmp;
   int gpu_check;
   int64_t reference_config;  /* forced by --reference: evaluated first */
   vkocc_calibration cal;
@@ -127,11 +127,11 @@ typedef struct harness {
   /* inputs restored only where a module may write them; the SM clock read beside every batch (core/gpucheck.h) */
   uint64_t written;          /* set 0 bindings some module checked so far may write (bit b: binding b) */
   uint32_t nchecked;         /* modules whose interface was checked */
-  vkocc_clock_probe probe;   /* 2 slots: before the batch's first dispatch, after its last */
+  core_clock_probe probe;   /* 2 slots: before the batch's first dispatch, after its last */
   bool probe_on, probe_tried;
   tu_clock_state clk;
   double clock_before, clock_after; /* the last batch's readings (0: none) */
-  double last_span_ms;       /* the device's whole span of the last batch run_batch waited for (vkocc_batch.span_ns) */
+  double last_span_ms;       /* the device's whole span of the last batch run_batch waited for (core_batch.span_ns) */
   double late_setup_ms;      /* the run's setup done by run_batch (expected outputs uploaded, compares and the probe
                               * made) and not yet taken off a configuration's costs */
   /* racing (tune/search/race.h): the incumbent and the noise of the configurations measured to the full rule; racing_now
@@ -177,8 +177,8 @@ typedef struct trial {
   tu_result *r;
   module *m;
   specs sp;
-  vkocc_spirv_info info;
-  vkocc_kernel k;
+  compile_spirv_info info;
+  core_kernel k;
   double first_ns;           /* the validated run: it sizes the batches */
   bool first_counts;         /* ... and counts as the first timed run (racing, tu_race_validation_counts) */
   double timeout_s;          /* the bound on one dispatch */
@@ -199,8 +199,8 @@ typedef struct prebuilt {
   tu_outcome out;            /* TU_GO: module and pipeline below; else the main thread prepares it itself */
   module *m;
   specs sp;
-  vkocc_spirv_info info;
-  vkocc_kernel k;
+  compile_spirv_info info;
+  core_kernel k;
   double compile_ms, pipeline_ms;
 } prebuilt;
 
@@ -238,9 +238,9 @@ bool tu_validated(const harness *h, uint32_t i);
 void tu_free_buffers(harness *h);
 vkocc_status tu_make_buffers(harness *h);
 vkocc_status tu_fill_push(harness *h);
-vkocc_status tu_run_batch(harness *h, vkocc_kernel *k, const uint32_t groups[3], uint32_t count, bool poison,
+vkocc_status tu_run_batch(harness *h, core_kernel *k, const uint32_t groups[3], uint32_t count, bool poison,
                           bool readback, double timeout_s, double *ns, bool *lost, bool *timed_out);
-vkocc_status tu_recover(harness *h, tu_result *r, tu_invalidity inv, const char *why, vkocc_kernel *k);
+vkocc_status tu_recover(harness *h, tu_result *r, tu_invalidity inv, const char *why, core_kernel *k);
 tu_outcome tu_invalid(trial *t, tu_invalidity inv, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 tu_outcome tu_stop(trial *t, vkocc_status st);
 tu_outcome tu_failed(harness *h, trial *t, tu_invalidity inv, bool lost, bool timed_out, const char *why);

@@ -13,7 +13,7 @@ vkocc_status tu_measure_config(harness *h, uint32_t c, tu_result *r) {
   double t_start = vkocc_now_ms();
   memset(r, 0, sizeof *r);
   r->P = -1, r->P_from = -1, r->measured = true;
-  vkocc_utc_now(r->when, sizeof r->when);
+  util_utc_now(r->when, sizeof r->when);
   config *x = tu_config_of(h, c);
   trial t = {.c = c, .x = x, .coord = x->coord, .r = r, .timeout_s = h->o->timeout_s > 0 ? h->o->timeout_s : 5};
   tu_outcome out = TU_GO;
@@ -27,7 +27,7 @@ vkocc_status tu_measure_config(harness *h, uint32_t c, tu_result *r) {
     if (cpu && timed) tu_pool_hold(h, x, false);
     r->phase_ms[recipe[i].id] = vkocc_now_ms() - t0 - (t.late_setup_ms - late0);
   }
-  vkocc_kernel_destroy(CTX(h), &t.k);
+  core_kernel_destroy(CTX(h), &t.k);
   if (out == TU_STOP) {
     r->measured = false;
     return t.st;

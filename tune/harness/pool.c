@@ -60,7 +60,7 @@ void tu_pool_test_hooks(prebuilder *b) {
  * and a cold search of it took 12.6 ms per configuration with 15 threads against 20.2 with 8). */
 uint32_t tu_prebuild_threads(const tu_options *o) {
   if (o->threads) return o->threads > 64 ? 64 : o->threads;
-  return vkocc_cores(1, 16);
+  return util_cores(1, 16);
 }
 
 /* How many configurations ahead are handed to the pool: enough for every thread and a few in hand (the nearest
@@ -84,7 +84,7 @@ bool tu_pool_evict(harness *h) {
     config *x = b->job[i];
     prebuilt *p = x->pre;
     if (p->rank != UINT32_MAX || p->state == PB_COMPILING || p->state == PB_BUILDING) continue;
-    if (p->state == PB_READY && p->out == TU_GO) vkocc_kernel_destroy(CTX(h), &p->k);
+    if (p->state == PB_READY && p->out == TU_GO) core_kernel_destroy(CTX(h), &p->k);
     pool_remove(b, x);
     free(p);
     return true;
@@ -132,7 +132,7 @@ bool tu_prebuilt_take(harness *h, trial *t) {
 /* x's prebuilt pipeline, if any, destroyed */
 void tu_prebuild_drop(harness *h, config *x) {
   prebuilt *p = prebuilt_wait(h, x, false);
-  if (p && p->state == PB_READY && p->out == TU_GO) vkocc_kernel_destroy(CTX(h), &p->k);
+  if (p && p->state == PB_READY && p->out == TU_GO) core_kernel_destroy(CTX(h), &p->k);
   free(p);
 }
 

@@ -15,8 +15,8 @@ static tu_outcome prepare_sizes(harness *h, trial *t) {
   memcpy(r->local, x->local, sizeof r->local);
   if (!h->global_P) memcpy(r->groups, x->groups, sizeof r->groups);
   uint64_t inv = (uint64_t)r->local[0] * r->local[1] * r->local[2];
-  vkocc_exec_limits lim;
-  vkocc_exec_limits_get(CTX(h), &lim);
+  core_exec_limits lim;
+  core_exec_limits_get(CTX(h), &lim);
   if (inv > lim.max_invocations || r->local[0] > lim.max_wg_size[0] || r->local[1] > lim.max_wg_size[1] ||
       r->local[2] > lim.max_wg_size[2])
     return tu_invalid(t, TU_CONSTRAINTS, "workgroup %ux%ux%u exceeds the device's limits (%u invocations, %ux%ux%u)",
@@ -46,14 +46,14 @@ tu_outcome tu_prepare_module(harness *h, trial *t) {
   if (t->st) return TU_STOP;
   if (!tu_specs_of(h, m, t->coord, t->r->local, &t->sp, err, sizeof err)) return tu_invalid(t, TU_COMPILE, "%s", err);
   const uint32_t *l = t->r->local, *wg = t->info.wg;
-  if (vkocc_spirv_inspect(m->spv, m->words, s->kernel_file, s->kernel_name, t->sp.v, t->sp.n, &t->info))
+  if (compile_spirv_inspect(m->spv, m->words, s->kernel_file, s->kernel_name, t->sp.v, t->sp.n, &t->info))
     return tu_invalid(t, TU_COMPILE, "%s", vkocc_last_error());
   if (wg[0] != l[0] || wg[1] != l[1] || wg[2] != l[2]) /* a literal size that disagrees with LocalSize: bad input */
     return tu_stop(t, vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.LocalSize: %ux%ux%u, but %s's workgroup size "
                               "is %ux%ux%u (a literal local_size; use local_size_x_id or LOCAL_SIZE_X)", s->file, l[0],
                               l[1], l[2], s->kernel_file, wg[0], wg[1], wg[2]));
-  vkocc_exec_limits lim;
-  vkocc_exec_limits_get(CTX(h), &lim);
+  core_exec_limits lim;
+  core_exec_limits_get(CTX(h), &lim);
   if (t->info.shared_bytes > lim.max_shared_bytes)
     return tu_invalid(t, TU_COMPILE, "%u bytes of shared memory exceed the device's %u", t->info.shared_bytes,
                    lim.max_shared_bytes);
@@ -63,20 +63,20 @@ tu_outcome tu_prepare_module(harness *h, trial *t) {
 /* the pipeline: the caller's buffers at their set 0 bindings, the constants in their declared types */
 tu_outcome tu_prepare_pipeline(harness *h, trial *t) {
   t1_spec *s = h->s;
-  vkocc_kernel_resource res[64];
+  core_kernel_resource res[64];
   uint32_t nres = 0;
   for (uint32_t i = 0; i < s->nargs && nres < 64; i++)
     if (s->args[i].vector)
-      res[nres++] = (vkocc_kernel_resource){.set = 0, .binding = (uint32_t)s->args[i].binding, .buffer = &h->dev[i]};
-  vkocc_kernel_desc kd = {.spv = t->m->spv, .words = t->m->words, .name = s->kernel_file, .role = "user's",
+      res[nres++] = (core_kernel_resource){.set = 0, .binding = (uint32_t)s->args[i].binding, .buffer = &h->dev[i]};
+  core_kernel_desc kd = {.spv = t->m->spv, .words = t->m->words, .name = s->kernel_file, .role = "user's",
                           .entry = s->kernel_name, .info = &t->info, .refl = &t->m->refl, .spec = t->sp.v,
                           .nspec = t->sp.n, .res = res, .nres = nres, .statistics = h->s->uses_P || h->o->always_P,
                           .uncached = t->ahead && h->pb.uncached};
-  if (!vkocc_kernel_build(CTX(h), &kd, &t->k)) return TU_GO;
+  if (!core_kernel_build(CTX(h), &kd, &t->k)) return TU_GO;
   if (t->ahead) return TU_STOP; /* the main thread builds it again, and recovers from what failed */
   char why[600];
   snprintf(why, sizeof why, "pipeline creation: %s", vkocc_last_error());
-  return tu_failed(h, t, TU_COMPILE, vkocc_context_lost(CTX(h)), false, why);
+  return tu_failed(h, t, TU_COMPILE, core_context_lost(CTX(h)), false, why);
 }
 
 bool tu_fingerprint_derived(const json_t *doc, const vkocc_device_info *dev, vkocc_derived *out) {
@@ -117,10 +117,10 @@ static bool model_known(harness *h) {
 static bool P_of_model(harness *h, trial *t, uint32_t *P) {
   char names[24][64];
   double v[24];
-  uint32_t n = model_known(h) ? vkocc_kernel_statistics(CTX(h), &t->k, names, v, 24) : 0;
+  uint32_t n = model_known(h) ? core_kernel_statistics(CTX(h), &t->k, names, v, 24) : 0;
   uint32_t regs = 0, shared = t->info.shared_bytes;
   for (uint32_t i = 0; i < n; i++) {
-    int kind = vkocc_stat_kind(names[i]);
+    int kind = probes_stat_kind(names[i]);
     if (kind == VKOCC_STAT_REGISTERS) regs = v[i] > 0 ? (uint32_t)v[i] : 0;
     else if (kind == VKOCC_STAT_SHARED) shared = v[i] > 0 ? (uint32_t)v[i] : 0;
     else if (kind != VKOCC_STAT_NEUTRAL) return false;
@@ -152,7 +152,7 @@ static tu_outcome P_measured(harness *h, trial *t) {
   if (st) {
     char why[600];
     snprintf(why, sizeof why, "occupancy: %s", vkocc_last_error());
-    return tu_failed(h, t, TU_RUNTIME, vkocc_context_lost(ctx), false, why);
+    return tu_failed(h, t, TU_RUNTIME, core_context_lost(ctx), false, why);
   }
   h->last_P = t->r->P = pr.P;
   vkocc_pipeline_result_free(&pr);
@@ -171,13 +171,13 @@ static void P_keys(harness *h, trial *t, char *pipe, size_t plen, char *res, siz
   res[0] = 0;
   char names[24][64];
   double v[24];
-  uint32_t ns = vkocc_kernel_statistics(CTX(h), &t->k, names, v, 24);
+  uint32_t ns = core_kernel_statistics(CTX(h), &t->k, names, v, 24);
   bool regs = false;
-  for (uint32_t i = 0; i < ns; i++) regs |= vkocc_stat_kind(names[i]) == VKOCC_STAT_REGISTERS;
+  for (uint32_t i = 0; i < ns; i++) regs |= probes_stat_kind(names[i]) == VKOCC_STAT_REGISTERS;
   if (!regs) return;
   n = (size_t)snprintf(res, rlen, "resources wg %u shared %u", wg[0] * wg[1] * wg[2], t->info.shared_bytes);
   for (uint32_t i = 0; i < ns && n < rlen; i++)
-    if (vkocc_stat_kind(names[i]) != VKOCC_STAT_NEUTRAL) n += (size_t)snprintf(res + n, rlen - n, " %s=%.17g", names[i], v[i]);
+    if (probes_stat_kind(names[i]) != VKOCC_STAT_NEUTRAL) n += (size_t)snprintf(res + n, rlen - n, " %s=%.17g", names[i], v[i]);
 }
 
 /* P of the pipeline, when a condition or size names it or --occupancy asks: from the model where it is exact,
@@ -214,8 +214,8 @@ static tu_outcome prepare_P(harness *h, trial *t) {
 
 static tu_outcome prepare_groups(harness *h, trial *t) {
   const uint32_t *g = t->r->groups;
-  vkocc_exec_limits lim;
-  vkocc_exec_limits_get(CTX(h), &lim);
+  core_exec_limits lim;
+  core_exec_limits_get(CTX(h), &lim);
   if (g[0] > lim.max_wg_count[0] || g[1] > lim.max_wg_count[1] || g[2] > lim.max_wg_count[2])
     return tu_invalid(t, TU_CONSTRAINTS, "%ux%ux%u workgroups exceed maxComputeWorkGroupCount", g[0], g[1], g[2]);
   return TU_GO;

@@ -3,7 +3,7 @@
  * recipe of phases, each timed: prepare (compile, pipeline, P), validate (the first run, on poisoned outputs), warm,
  * trials (timed batches until the stopping rule holds), summary. The phases live a file each (harness.h).
  *
- * Written over core's helpers (buffers, vkocc_read_file, the pipeline cache of the context) and the
+ * Written over core's helpers (buffers, util_read_file, the pipeline cache of the context) and the
  * occupancy C API (vkocc_pipeline_occupancy); its own small pipeline builder, since the user's layout
  * (set 0 storage buffers, a push-constant block, typed specialization constants) is not core's. */
 #include "harness.h"
@@ -78,7 +78,7 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
       else if (h->sentinel >= 0 && h->since_sentinel >= (uint32_t)every && (st = tu_sentinel_again(h))) return st;
     }
   }
-  run->order = vkocc_xrealloc(run->order, (run->nevals + 1) * sizeof *run->order);
+  run->order = util_xrealloc(run->order, (run->nevals + 1) * sizeof *run->order);
   run->order[run->nevals++] = c;
   e->valid = r->inv == TU_CORRECT && r->runs > 0;
   e->time_ns = e->valid ? r->median_ns : 0;
@@ -102,7 +102,7 @@ static vkocc_status eval_cb(void *user, uint32_t c, tune_eval *e) {
 static vkocc_status space_of(tu_run *run) {
   vkocc_status st = t1_enumerate(&run->spec, &run->space);
   if (st) return st;
-  run->r = vkocc_xcalloc(run->space.count + 1, sizeof *run->r);
+  run->r = util_xcalloc(run->space.count + 1, sizeof *run->r);
   run->sentinel_config = -1;
   for (uint32_t i = 0; i < run->space.count; i++) run->r[i].P = -1;
   return VKOCC_OK;
@@ -144,8 +144,8 @@ vkocc_status tu_prepare(const char *spec_path, const char *name, tu_run *run) {
   if (run->spec.lang == VKOCC_SHADER_GLSL || run->spec.lang == VKOCC_SHADER_HLSL) {
     void *text = NULL;
     size_t len = 0;
-    if (run->spec.kernel_text) vkocc_shader_warm(run->spec.kernel_text, strlen(run->spec.kernel_text), run->spec.lang);
-    else if (!vkocc_read_file(run->spec.kernel_file, &text, &len)) vkocc_shader_warm(text, len, run->spec.lang);
+    if (run->spec.kernel_text) compile_shader_warm(run->spec.kernel_text, strlen(run->spec.kernel_text), run->spec.lang);
+    else if (!util_read_file(run->spec.kernel_file, &text, &len)) compile_shader_warm(text, len, run->spec.lang);
     free(text);
   }
   if (name) snprintf(run->name, sizeof run->name, "%s", name);
@@ -187,7 +187,7 @@ vkocc_status tu_restrict(tu_run *run, const char *only) {
     }
     if (!found) return vkocc_fail(VKOCC_ERROR_USAGE, "--only: %s=%s is not one of its values", s->params[p].name, tok);
   }
-  bool *keep = vkocc_xcalloc(run->space.count + 1, sizeof *keep);
+  bool *keep = util_xcalloc(run->space.count + 1, sizeof *keep);
   for (uint32_t c = 0; c < run->space.count; c++) keep[c] = keep_value[run->space.coord[(size_t)c * s->nparams + p]];
   vkocc_status st = tu_keep(run, keep);
   free(keep);
@@ -253,8 +253,8 @@ static vkocc_status parse_reference(harness *h, const char *text, int64_t *confi
  * readbacks), against the host's physical memory. USAGE naming the argument. */
 static vkocc_status check_sizes(harness *h) {
   t1_spec *s = h->s;
-  vkocc_exec_limits lim;
-  vkocc_exec_limits_get(CTX(h), &lim);
+  core_exec_limits lim;
+  core_exec_limits_get(CTX(h), &lim);
   uint64_t host = 0;
   for (uint32_t i = 0; i < s->nargs; i++) {
     const t1_arg *a = &s->args[i];
@@ -287,15 +287,15 @@ static vkocc_status classify_params(harness *h) {
   if (s->lang == VKOCC_SHADER_SPIRV) {
     uint32_t *spv;
     size_t words;
-    if (vkocc_shader_load_file(s->kernel_file, VKOCC_SHADER_SPIRV, s->kernel_name, NULL, 0, &spv, &words))
+    if (compile_shader_load_file(s->kernel_file, VKOCC_SHADER_SPIRV, s->kernel_name, NULL, 0, &spv, &words))
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s", s->file, vkocc_last_error());
     tu_spv_walk(spv, words, &sc);
     free(spv);
   } else {
     void *text;
     size_t len;
-    if (s->kernel_text) text = vkocc_xstrdup(s->kernel_text);
-    else if (vkocc_read_file(s->kernel_file, &text, &len))
+    if (s->kernel_text) text = util_xstrdup(s->kernel_text);
+    else if (util_read_file(s->kernel_file, &text, &len))
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.KernelSpecification.KernelFile: %s", s->file, vkocc_last_error());
     tu_strip_comments(h->source = text);
   }
@@ -324,9 +324,9 @@ static vkocc_status classify_params(harness *h) {
 static vkocc_status setup_reference(harness *h) {
   t1_spec *s = h->s;
   tu_run *run = h->run;
-  h->expect = vkocc_xcalloc(s->nargs + 1, sizeof *h->expect);
-  h->ref_of = vkocc_xcalloc(s->nargs + 1, sizeof *h->ref_of);
-  h->expect_borrowed = vkocc_xcalloc(s->nargs + 1, sizeof *h->expect_borrowed);
+  h->expect = util_xcalloc(s->nargs + 1, sizeof *h->expect);
+  h->ref_of = util_xcalloc(s->nargs + 1, sizeof *h->ref_of);
+  h->expect_borrowed = util_xcalloc(s->nargs + 1, sizeof *h->expect_borrowed);
   bool any_output = false;
   for (uint32_t i = 0; i < s->nargs; i++) any_output |= s->args[i].output;
   if (s->nrefs) {
@@ -384,7 +384,7 @@ static vkocc_status search_ahead(harness *h, const tune_space *sp, const tune_st
   tune_search *ts;
   vkocc_status st = tune_search_open(sp, def, run->seed, h->s->search_attrs, &run->budget, &ts);
   if (st) return st;
-  uint32_t c, window = tu_prebuild_window(h), *next = vkocc_xmalloc(window * sizeof *next);
+  uint32_t c, window = tu_prebuild_window(h), *next = util_xmalloc(window * sizeof *next);
   while (tune_search_ask(ts, 1, &c)) {
     tu_prebuild_queue(h, next, tune_search_peek(ts, window, next));
     tune_eval e = {0};
@@ -441,7 +441,7 @@ static vkocc_status compiles_somewhere(const harness *h) {
 }
 
 static void harness_free(harness *h) {
-  for (uint32_t i = 0; i < h->nmods; i++) free(h->mods[i]->spv), vkocc_reflection_free(&h->mods[i]->refl), free(h->mods[i]);
+  for (uint32_t i = 0; i < h->nmods; i++) free(h->mods[i]->spv), compile_reflection_free(&h->mods[i]->refl), free(h->mods[i]);
   free(h->mods);
   json_decref(h->mod_index);
   json_decref(h->P_memo);
@@ -496,7 +496,7 @@ vkocc_status tu_tune(vkocc_context **ctx, tu_run *run, const tu_options *o) {
   if (!st) st = check_sizes(&h);
   if (!st) st = classify_params(&h);
   if (!st) st = setup_reference(&h);
-  /* the arguments' data before the first module (glslang's tables meanwhile built by vkocc_shader_warm, started when
+  /* the arguments' data before the first module (glslang's tables meanwhile built by compile_shader_warm, started when
    * the spec was read): every pipeline can then be built as soon as its module is there */
   if (!st) {
     double t0 = vkocc_now_ms();

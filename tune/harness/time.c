@@ -69,7 +69,7 @@ tu_outcome tu_phase_trials(harness *h, trial *t) {
   tu_result *r = t->r;
   uint32_t max_runs = tu_max_runs(h->o);
   uint32_t min_runs = tu_min_runs(h->o);
-  r->times_ns = vkocc_xmalloc((max_runs + 1) * sizeof *r->times_ns);
+  r->times_ns = util_xmalloc((max_runs + 1) * sizeof *r->times_ns);
   double since = vkocc_now_ms();
   uint32_t retry = 0;
   /* racing with an incumbent: the first batch holds the fewest runs that may stop a configuration behind the best

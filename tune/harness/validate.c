@@ -12,14 +12,14 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
   double th = ref ? ref->threshold : 0;
   uint64_t n = a->count * a->comps;
   if (tu_host_bytes_pass(a, ref, out, h->expect[i])) return true; /* equal bytes: the loop below would pass them */
-  vkocc_compare_desc cd; /* the element type and the kind of compare as the device compare takes them */
+  core_compare_desc cd; /* the element type and the kind of compare as the device compare takes them */
   tu_gpu_compare_desc(a, ref, NULL, NULL, &cd);
   if (cd.mode == VKOCC_CMP_EXACT) { /* compare the bytes, report the first element that differs */
     if (!memcmp(out, h->expect[i], a->bytes)) return true;
     for (uint64_t k = 0; k < n; k++)
-      if (vkocc_elem_value(out, k, cd.elem) != vkocc_elem_value(h->expect[i], k, cd.elem)) {
-        snprintf(why, len, "%s[%llu] = %.17g, expected %.17g", a->name, (unsigned long long)k, vkocc_elem_value(out, k, cd.elem),
-                 vkocc_elem_value(h->expect[i], k, cd.elem));
+      if (core_elem_value(out, k, cd.elem) != core_elem_value(h->expect[i], k, cd.elem)) {
+        snprintf(why, len, "%s[%llu] = %.17g, expected %.17g", a->name, (unsigned long long)k, core_elem_value(out, k, cd.elem),
+                 core_elem_value(h->expect[i], k, cd.elem));
         return false;
       }
     snprintf(why, len, "%s differs from the reference", a->name);
@@ -27,7 +27,7 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
   }
   double sum = 0;
   for (uint64_t k = 0; k < n; k++) {
-    double x = vkocc_elem_value(out, k, cd.elem), y = vkocc_elem_value(h->expect[i], k, cd.elem), d = fabs(x - y);
+    double x = core_elem_value(out, k, cd.elem), y = core_elem_value(h->expect[i], k, cd.elem), d = fabs(x - y);
     if (isnan(x) != isnan(y) || (isnan(d) && !isnan(x))) d = INFINITY;
     else if (isnan(d)) d = 0;
     if (m == T1_ABS_DIFF) { sum += d; continue; }
@@ -53,10 +53,10 @@ static bool compare(harness *h, uint32_t i, const void *out, char *why, size_t l
  * against its own poisoned output). Then its outputs are the reference. */
 static tu_outcome validate_as_reference(harness *h, trial *t) {
   t1_spec *s = h->s;
-  uint8_t **keep = vkocc_xcalloc(s->nargs + 1, sizeof *keep);
+  uint8_t **keep = util_xcalloc(s->nargs + 1, sizeof *keep);
   for (uint32_t i = 0; i < s->nargs; i++)
     if (s->args[i].output && h->readback[i].map) {
-      keep[i] = vkocc_xmalloc(s->args[i].bytes + 1);
+      keep[i] = util_xmalloc(s->args[i].bytes + 1);
       memcpy(keep[i], h->readback[i].map, s->args[i].bytes);
     }
   double again;
@@ -78,7 +78,7 @@ static tu_outcome validate_as_reference(harness *h, trial *t) {
   if (out != TU_GO) return out;
   for (uint32_t i = 0; i < s->nargs; i++) {
     if (h->expect[i] == (void *)1) h->expect[i] = NULL;
-    if (s->args[i].output) h->expect[i] = memcpy(vkocc_xmalloc(s->args[i].bytes), h->readback[i].map, s->args[i].bytes);
+    if (s->args[i].output) h->expect[i] = memcpy(util_xmalloc(s->args[i].bytes), h->readback[i].map, s->args[i].bytes);
   }
   h->have_reference = true;
   snprintf(h->run->reference, sizeof h->run->reference, "%s", t->x->key);
@@ -106,9 +106,9 @@ tu_outcome tu_phase_validate(harness *h, trial *t) {
 bool tu_outputs_right(harness *h, char *why, size_t len) {
   if (!h->expect || !h->have_reference) return true;
   for (uint32_t i = 0; h->gpu_check == 1 && i < h->s->nargs; i++) {
-    vkocc_compare_result res;
+    core_compare_result res;
     if (!tu_validated(h, i)) continue;
-    vkocc_compare_read(&h->cmp[i], &res);
+    core_compare_read(&h->cmp[i], &res);
     if (!res.pass) return tu_gpu_compare_why(&h->s->args[i], h->ref_of[i], &res, why, len), false;
   }
   if (h->gpu_check == 1) return h->run->validated_on_device = true;

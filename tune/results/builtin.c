@@ -14,8 +14,8 @@
 #define F32_REL_TOL 1e-3           /* f32 answers: relative error against the sum in double on the host */
 
 void tu_device_limits(vkocc_context *ctx, int64_t out[TEXPR_NDEVICE]) {
-  vkocc_exec_limits lim;
-  vkocc_exec_limits_get(ctx, &lim);
+  core_exec_limits lim;
+  core_exec_limits_get(ctx, &lim);
   out[0] = lim.max_invocations, out[1] = lim.max_wg_size[0], out[2] = lim.max_shared_bytes;
   out[3] = lim.max_wg_count[0], out[4] = lim.subgroup_arithmetic;
 }
@@ -111,7 +111,7 @@ vkocc_status tu_builtin_prepare(tu_builtin *b, const tune_kernel_def *k, uint64_
   memset(run, 0, sizeof *run);
   b->k = k, b->f32 = f32, b->n = n;
   b->space_total = k->space(NULL);
-  tune_config *all = vkocc_xcalloc(b->space_total + 1, sizeof *all);
+  tune_config *all = util_xcalloc(b->space_total + 1, sizeof *all);
   k->space(all);
   for (uint32_t i = 0; i < b->space_total; i++)
     if (all[i].v[0] < 16) b->masks[all[i].v[0]] |= all[i].mask;
@@ -165,8 +165,8 @@ vkocc_status tu_builtin_prepare(tu_builtin *b, const tune_kernel_def *k, uint64_
 
 vkocc_status tu_builtin_open(tu_builtin *b, vkocc_context *ctx, const tune_kernel_def *k, uint64_t n, bool f32,
                              tu_run *run) {
-  vkocc_exec_limits lim;
-  vkocc_exec_limits_get(ctx, &lim);
+  core_exec_limits lim;
+  core_exec_limits_get(ctx, &lim);
   const char *dev = vkocc_context_device(ctx)->name;
   uint64_t bytes = 4 * n, heap = lim.device_local_heap_bytes;
   if (n == 0 || n > 0x7fffffffull)
@@ -192,7 +192,7 @@ vkocc_status tu_builtin_restrict(const tu_builtin *b, tu_run *run, const char *o
   if (!eq || p == k->nparams || !eq[1])
     return vkocc_fail(VKOCC_ERROR_USAGE, "--only '%s': expected PARAM=V1[,V2...] with a parameter of %s", only, k->name);
   const t1_spec *s = &run->spec;
-  bool *keep = vkocc_xcalloc(run->space.count + 1, sizeof *keep);
+  bool *keep = util_xcalloc(run->space.count + 1, sizeof *keep);
   for (uint32_t c = 0; c < run->space.count; c++) {
     tune_config cfg;
     doc_config(b, s, run->space.coord + (size_t)c * s->nparams, &cfg);
@@ -318,7 +318,7 @@ json_t *tu_builtin_results_json(const tu_builtin *b, const tu_run *run, const tu
 
 vkocc_status tu_builtin_resume_file(const tu_builtin *b, tu_run *run, const char *path, const char *device_key) {
   json_t *doc;
-  vkocc_status st = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
+  vkocc_status st = io_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
   if (st) return st;
   /* each configuration back in the spec's form (every parameter); one the device rules out now is left */
   json_t *index = key_index(b, run), *keep = json_array();

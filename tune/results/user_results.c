@@ -32,8 +32,8 @@ static json_t *timing_json(const tu_result *r) {
 /* The measured configurations as documents list them: in evaluation order, then those a resumed document held
  * that this search did not reach. */
 static uint32_t *report_order(const tu_run *run, uint32_t *n) {
-  uint8_t *done = vkocc_xcalloc(run->space.count + 1, 1);
-  uint32_t *out = vkocc_xcalloc(run->space.count + 1, sizeof *out);
+  uint8_t *done = util_xcalloc(run->space.count + 1, 1);
+  uint32_t *out = util_xcalloc(run->space.count + 1, sizeof *out);
   *n = 0;
   for (uint32_t k = 0; k < run->nevals + run->space.count; k++) {
     uint32_t i = k < run->nevals ? run->order[k] : k - run->nevals;
@@ -152,11 +152,11 @@ json_t *tu_results_json(const tu_run *run, const tune_device_id *dev, const char
   for (uint32_t i = 0; i < s->nproblem; i++) json_array_append_new(ps, json_integer(s->problem[i]));
   json_object_set_new(doc, "problem_sizes", ps);
   json_object_set_new(doc, "problem_size", json_integer((json_int_t)problem_product(s)));
-  json_t *dj = vkocc_device_identity_json(&dev->id);
+  json_t *dj = io_device_identity_json(&dev->id);
   json_object_set_new(dj, "queue_family", tune_device_queue_json(dev)); /* the kind of family tuned on */
   json_object_set_new(doc, "device", dj);
   json_object_set_new(doc, "cluster_id", json_string(dev->cluster_id));
-  if (dev->has_fp) json_object_set_new(doc, "fingerprint", vkocc_fingerprint_json(&dev->fp));
+  if (dev->has_fp) json_object_set_new(doc, "fingerprint", io_fingerprint_json(&dev->fp));
   json_object_set_new(doc, "parameters", params_json(run));
   uint32_t measured = 0, valid = 0;
   for (uint32_t i = 0; i < run->space.count; i++) measured += run->r[i].measured, valid += run->r[i].measured && run->r[i].inv == TU_CORRECT;
@@ -251,7 +251,7 @@ static vkocc_status check_result(json_t *e, const char *path, const char *p, tu_
   if (times && !json_is_array(times)) return bad(path, p, "'times_ns' must be an array");
   size_t n = json_array_size(times);
   if (n > 100000) return bad(path, p, "more than 100000 times");
-  double *t = vkocc_xcalloc(n + 1, sizeof *t);
+  double *t = util_xcalloc(n + 1, sizeof *t);
   for (size_t i = 0; i < n; i++) {
     json_t *v = json_array_get(times, i);
     t[i] = json_is_number(v) ? json_number_value(v) : NAN;
@@ -284,7 +284,7 @@ static vkocc_status check_result(json_t *e, const char *path, const char *p, tu_
 
 vkocc_status tu_results_resume(const char *path, tu_run *run, const char *device_key) {
   json_t *doc;
-  vkocc_status s = vkocc_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
+  vkocc_status s = io_doc_load(path, VKOCC_DOC_TUNE_RESULTS, &doc);
   if (s) return s;
   s = tu_results_resume_doc(doc, path, run, device_key);
   json_decref(doc);
@@ -308,7 +308,7 @@ vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, c
   }
   vkocc_device_identity who;
   bool has = false;
-  if (vkocc_doc_device(doc, path, &who, &has) || !has || strcmp(who.key, device_key)) {
+  if (io_doc_device(doc, path, &who, &has) || !has || strcmp(who.key, device_key)) {
     snprintf(msg, sizeof msg, "measured on '%s', not on this device ('%s')", has ? who.key : "?", device_key);
     s = bad(path, "$.device.key", msg);
     goto out;
@@ -318,7 +318,7 @@ vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, c
   json_t *res = json_object_get(doc, "results");
   if (!json_is_array(res)) { s = bad(path, "$.results", "expected an array"); goto out; }
   index = json_incref(tu_key_index(run)); /* a lookup per result was a scan of the space: quadratic */
-  first = vkocc_xmalloc(((size_t)run->space.count + 1) * sizeof *first);
+  first = util_xmalloc(((size_t)run->space.count + 1) * sizeof *first);
   for (uint32_t c = 0; c <= run->space.count; c++) first[c] = -1;
   size_t i;
   json_t *e;
@@ -349,7 +349,7 @@ vkocc_status tu_results_resume_doc(json_t *doc, const char *path, tu_run *run, c
     r->median_ns = f64(e, "median_ns"), r->spread = f64(e, "spread"), r->min_ns = f64(e, "min_ns"), r->max_ns = f64(e, "max_ns");
     json_t *times = json_object_get(e, "times_ns"), *runs = json_object_get(e, "runs");
     r->runs = (uint32_t)json_array_size(times);
-    r->times_ns = r->runs ? vkocc_xcalloc(r->runs + 1, sizeof *r->times_ns) : NULL;
+    r->times_ns = r->runs ? util_xcalloc(r->runs + 1, sizeof *r->times_ns) : NULL;
     for (uint32_t t = 0; t < r->runs; t++) r->times_ns[t] = json_number_value(json_array_get(times, t));
     /* a shipped kernel's result resumed from an older document kept its median and count of runs, not its times */
     if (!r->runs && shipped && json_is_integer(runs) && json_integer_value(runs) > 0 && json_integer_value(runs) <= 100000)
@@ -413,7 +413,7 @@ json_t *tu_t4_metadata(const tu_run *run, const tune_device_id *dev) {
   struct utsname u;
   char os[400] = "unknown";
   if (!uname(&u)) snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
-  json_t *dq = vkocc_device_identity_json(&dev->id);
+  json_t *dq = io_device_identity_json(&dev->id);
   json_object_set_new(dq, "cluster_id", json_string(dev->cluster_id));
   json_object_set_new(dq, "tool", json_string("vkocc"));
   json_object_set_new(dq, "tool_version", json_string(vkocc_version()));

@@ -21,7 +21,7 @@ void tu_race_note(tu_race *r, int64_t config, double median_ns, double spread, d
   if (!(spread >= 0 && isfinite(spread))) spread = 0;
   if (r->nspreads == r->cap) {
     r->cap = r->cap ? 2 * r->cap : 64;
-    r->spreads = vkocc_xrealloc(r->spreads, r->cap * sizeof *r->spreads);
+    r->spreads = util_xrealloc(r->spreads, r->cap * sizeof *r->spreads);
   }
   r->spreads[r->nspreads++] = spread;
   if (r->best < 0 || median_ns < r->best_ns) r->best = config, r->best_ns = median_ns, r->best_spread = spread;
@@ -34,7 +34,7 @@ static int by_value(const void *a, const void *b) {
 
 double tu_race_noise(const tu_race *r) {
   if (!r->nspreads) return 0;
-  double *s = vkocc_xmalloc(r->nspreads * sizeof *s);
+  double *s = util_xmalloc(r->nspreads * sizeof *s);
   memcpy(s, r->spreads, r->nspreads * sizeof *s);
   qsort(s, r->nspreads, sizeof *s, by_value);
   uint32_t n = r->nspreads;

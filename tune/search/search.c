@@ -40,7 +40,7 @@ static vkocc_status brute_create(const tune_space *s, uint64_t seed, const json_
   static const char *const none[] = {NULL}; /* takes no attributes: an unknown one is refused, not ignored */
   vkocc_status rc = tune_attr_check("brute_force", attrs, none);
   if (rc) return rc;
-  brute *b = vkocc_xcalloc(1, sizeof *b);
+  brute *b = util_xcalloc(1, sizeof *b);
   b->n = s->nconfigs, *st = b;
   return VKOCC_OK;
 }
@@ -66,9 +66,9 @@ static vkocc_status random_create(const tune_space *s, uint64_t seed, const json
   static const char *const none[] = {NULL};
   vkocc_status rc = tune_attr_check("random_sample", attrs, none);
   if (rc) return rc;
-  rnd *r = vkocc_xcalloc(1, sizeof *r);
+  rnd *r = util_xcalloc(1, sizeof *r);
   r->n = s->nconfigs;
-  r->perm = vkocc_xmalloc((size_t)(r->n ? r->n : 1) * sizeof *r->perm);
+  r->perm = util_xmalloc((size_t)(r->n ? r->n : 1) * sizeof *r->perm);
   tune_rng g;
   tune_rng_seed(&g, seed);
   for (uint32_t i = 0; i < r->n; i++) r->perm[i] = i;
@@ -165,20 +165,20 @@ vkocc_status tune_search_open(const tune_space *s, const tune_strategy_def *def,
   vkocc_status rc = def->create(s, seed, attrs, &st);
   if (rc) return rc;
   if (def->set_budget) def->set_budget(st, limit);
-  tune_search *ts = vkocc_xcalloc(1, sizeof *ts);
+  tune_search *ts = util_xcalloc(1, sizeof *ts);
   size_t n = s->nconfigs ? s->nconfigs : 1;
   ts->s = s, ts->def = def, ts->st = st, ts->limit = limit, ts->t0 = now_s();
   if (budget) ts->budget = *budget;
   /* a strategy that keeps proposing what it has seen still ends: repeats are bounded */
   ts->max_repeats = 1000 + 10 * (uint64_t)s->nconfigs;
-  ts->state = vkocc_xcalloc(n, 1);
-  ts->dups = vkocc_xcalloc(n, sizeof *ts->dups);
-  ts->known = vkocc_xcalloc(n, sizeof *ts->known);
-  ts->requeue = vkocc_xmalloc(n * sizeof *ts->requeue);
-  ts->buf = vkocc_xmalloc(n * sizeof *ts->buf);
+  ts->state = util_xcalloc(n, 1);
+  ts->dups = util_xcalloc(n, sizeof *ts->dups);
+  ts->known = util_xcalloc(n, sizeof *ts->known);
+  ts->requeue = util_xmalloc(n * sizeof *ts->requeue);
+  ts->buf = util_xmalloc(n * sizeof *ts->buf);
   ts->r.best = -1, ts->r.best_ns = INFINITY;
-  ts->r.order = vkocc_xmalloc((size_t)(limit ? limit : 1) * sizeof *ts->r.order);
-  ts->r.best_after = vkocc_xmalloc((size_t)(limit ? limit : 1) * sizeof *ts->r.best_after);
+  ts->r.order = util_xmalloc((size_t)(limit ? limit : 1) * sizeof *ts->r.order);
+  ts->r.best_after = util_xmalloc((size_t)(limit ? limit : 1) * sizeof *ts->r.best_after);
   *out = ts;
   return VKOCC_OK;
 }
@@ -231,7 +231,7 @@ uint32_t tune_search_peek(const tune_search *ts, uint32_t max, uint32_t *out) {
    * few more than max, as some of them may be skipped so */
   uint32_t want = max - got, n = ts->s->nconfigs, ask = want < n ? want : n;
   ask = ask + 16 < n ? ask + 16 : n;
-  uint32_t *buf = vkocc_xmalloc((size_t)(ask ? ask : 1) * sizeof *buf);
+  uint32_t *buf = util_xmalloc((size_t)(ask ? ask : 1) * sizeof *buf);
   uint32_t k = ts->def->peek(ts->st, ask, buf);
   for (uint32_t i = 0; i < k && got < max && room; i++) {
     uint32_t c = buf[i];
@@ -273,8 +273,8 @@ vkocc_status tune_search_status(const tune_search *ts) { return ts->rc; }
 void tune_search_result_get(const tune_search *ts, tune_search_result *out) {
   *out = ts->r;
   size_t n = ts->r.evals ? ts->r.evals : 1;
-  out->order = vkocc_xmalloc(n * sizeof *out->order);
-  out->best_after = vkocc_xmalloc(n * sizeof *out->best_after);
+  out->order = util_xmalloc(n * sizeof *out->order);
+  out->best_after = util_xmalloc(n * sizeof *out->best_after);
   memcpy(out->order, ts->r.order, ts->r.evals * sizeof *out->order);
   memcpy(out->best_after, ts->r.best_after, ts->r.evals * sizeof *out->best_after);
 }

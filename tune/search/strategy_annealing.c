@@ -40,14 +40,14 @@ static vkocc_status sa_create(const tune_space *s, uint64_t seed, const json_t *
       (rc = tune_attr_number("simulated_annealing", attrs, "T1", 1e-9, 100, &t1)) ||
       (rc = tune_attr_number("simulated_annealing", attrs, "design", 1, 1e6, &design)))
     return rc;
-  sa *a = vkocc_xcalloc(1, sizeof *a);
+  sa *a = util_xcalloc(1, sizeof *a);
   a->s = s, a->t0 = t0, a->t1 = t1 < t0 ? t1 : t0, a->design_attr = (uint32_t)design;
   tune_nbr_init(&a->nb, s);
   tune_track_init(&a->t, s->nconfigs);
   tune_rng_seed(&a->r, seed);
   a->budget = s->nconfigs, a->cur = -1;
-  a->kind = vkocc_xcalloc(s->nconfigs ? s->nconfigs : 1, 1);
-  a->nbuf = vkocc_xmalloc((2 * (size_t)s->nparams + 1) * sizeof *a->nbuf);
+  a->kind = util_xcalloc(s->nconfigs ? s->nconfigs : 1, 1);
+  a->nbuf = util_xmalloc((2 * (size_t)s->nparams + 1) * sizeof *a->nbuf);
   *st = a;
   return VKOCC_OK;
 }

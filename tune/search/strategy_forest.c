@@ -65,7 +65,7 @@ static vkocc_status forest_create(const tune_space *s, uint64_t seed, const json
       (rc = tune_attr_number("random_forest", attrs, "design", 1, 1e6, &design)) ||
       (rc = tune_attr_number("random_forest", attrs, "explore", 0, 1, &explore)))
     return rc;
-  forest *f = vkocc_xcalloc(1, sizeof *f);
+  forest *f = util_xcalloc(1, sizeof *f);
   f->s = s, f->ntrees = (uint32_t)trees, f->design_attr = (uint32_t)design, f->explore = explore;
   tune_nbr_init(&f->nb, s);
   tune_track_init(&f->t, s->nconfigs);
@@ -74,7 +74,7 @@ static vkocc_status forest_create(const tune_space *s, uint64_t seed, const json
   /* inputs: value indices, then the features that vary (NaN: below every known value) */
   uint32_t n = s->nconfigs, np = s->nparams, nf = s->nfeatures;
   f->nx = np + nf;
-  f->x = vkocc_xmalloc((size_t)(n ? n : 1) * (f->nx ? f->nx : 1) * sizeof *f->x);
+  f->x = util_xmalloc((size_t)(n ? n : 1) * (f->nx ? f->nx : 1) * sizeof *f->x);
   for (uint32_t c = 0; c < n; c++) {
     double *row = f->x + (size_t)c * f->nx;
     for (uint32_t p = 0; p < np; p++) row[p] = s->coord[(size_t)c * np + p];
@@ -83,16 +83,16 @@ static vkocc_status forest_create(const tune_space *s, uint64_t seed, const json
       row[np + j] = isnan(v) ? -1e300 : v;
     }
   }
-  f->trees = vkocc_xcalloc(f->ntrees, sizeof *f->trees);
-  f->obs = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *f->obs);
-  f->cand = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *f->cand);
-  f->score = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *f->score);
-  f->queue = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *f->queue);
-  f->nbuf = vkocc_xmalloc((2 * (size_t)np + 1) * sizeof *f->nbuf);
-  f->pairs = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *f->pairs);
-  f->idx = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *f->idx);
-  f->tmp = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *f->tmp);
-  f->yv = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *f->yv);
+  f->trees = util_xcalloc(f->ntrees, sizeof *f->trees);
+  f->obs = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->obs);
+  f->cand = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->cand);
+  f->score = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->score);
+  f->queue = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->queue);
+  f->nbuf = util_xmalloc((2 * (size_t)np + 1) * sizeof *f->nbuf);
+  f->pairs = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->pairs);
+  f->idx = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->idx);
+  f->tmp = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->tmp);
+  f->yv = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->yv);
   *st = f;
   return VKOCC_OK;
 }
@@ -107,7 +107,7 @@ static int cmp_pair(const void *a, const void *b) {
 static uint32_t new_node(tree *t) {
   if (t->nn == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 64;
-    t->n = vkocc_xrealloc(t->n, t->cap * sizeof *t->n);
+    t->n = util_xrealloc(t->n, t->cap * sizeof *t->n);
   }
   t->n[t->nn] = (node){.feat = -1};
   return t->nn++;
@@ -197,7 +197,7 @@ static void refill(forest *f) {
       if (!f->t.seen[c]) f->cand[nc++] = c;
   } else {
     /* large spaces: random unseen configurations and the unseen neighbours of the best observed */
-    uint8_t *mark = vkocc_xcalloc(n, 1);
+    uint8_t *mark = util_xcalloc(n, 1);
     for (uint32_t i = 0; i < 4096; i++) {
       int64_t c = tune_random_unseen(&f->t, &f->r);
       if (c >= 0 && !mark[c]) mark[c] = 1, f->cand[nc++] = (uint32_t)c;
@@ -252,7 +252,7 @@ static int64_t forest_propose(void *st) {
     f->started = true;
     uint32_t k = f->design_attr ? f->design_attr : (uint32_t)(f->budget / 40);
     if (!f->design_attr) k = k < 6 ? 6 : k > 20 ? 20 : k;
-    f->design = vkocc_xmalloc((size_t)k * sizeof *f->design);
+    f->design = util_xmalloc((size_t)k * sizeof *f->design);
     f->ndesign = tune_design(f->s, &f->t, &f->r, k, f->design);
   }
   while (f->next_design < f->ndesign) {

@@ -39,14 +39,14 @@ static vkocc_status ga_create(const tune_space *s, uint64_t seed, const json_t *
       (rc = tune_attr_number("genetic_algorithm", attrs, "population", 2, 10000, &popn)) ||
       (rc = tune_attr_number("genetic_algorithm", attrs, "mutation", 0, 1, &mutation)))
     return rc;
-  ga *a = vkocc_xcalloc(1, sizeof *a);
+  ga *a = util_xcalloc(1, sizeof *a);
   a->s = s, a->pop_attr = (uint32_t)popn;
   a->mutation = mutation > 0 ? mutation : 1.0 / (s->nparams ? s->nparams : 1);
   tune_nbr_init(&a->nb, s);
   tune_track_init(&a->t, s->nconfigs);
   tune_rng_seed(&a->r, seed);
   a->budget = s->nconfigs;
-  a->coord = vkocc_xmalloc(((size_t)s->nparams + 1) * sizeof *a->coord);
+  a->coord = util_xmalloc(((size_t)s->nparams + 1) * sizeof *a->coord);
   *st = a;
   return VKOCC_OK;
 }
@@ -71,14 +71,14 @@ static int cmp_fit(const void *x, const void *y) {
 
 /* mu + lambda: the best popn of population and generation, distinct */
 static void select_next(ga *a) {
-  uint32_t n = 0, *all = vkocc_xmalloc(((size_t)a->npop + a->ngen + 1) * sizeof *all);
+  uint32_t n = 0, *all = util_xmalloc(((size_t)a->npop + a->ngen + 1) * sizeof *all);
   for (uint32_t i = 0; i < a->npop; i++) all[n++] = a->pop[i];
   for (uint32_t i = 0; i < a->ngen; i++) {
     bool dup = false;
     for (uint32_t j = 0; j < n && !dup; j++) dup = all[j] == a->gen[i];
     if (!dup) all[n++] = a->gen[i];
   }
-  fit_of *by = vkocc_xmalloc(((size_t)n + 1) * sizeof *by);
+  fit_of *by = util_xmalloc(((size_t)n + 1) * sizeof *by);
   for (uint32_t i = 0; i < n; i++) by[i] = (fit_of){fit(a, all[i]), all[i]};
   qsort(by, n, sizeof *by, cmp_fit);
   for (uint32_t i = 0; i < n; i++) all[i] = by[i].c;
@@ -127,8 +127,8 @@ static int64_t ga_propose(void *st) {
     uint32_t p = a->pop_attr ? a->pop_attr : (uint32_t)(a->budget / 10);
     if (!a->pop_attr) p = p < 6 ? 6 : p > 32 ? 32 : p;
     a->popn = p;
-    a->pop = vkocc_xmalloc((size_t)p * sizeof *a->pop);
-    a->gen = vkocc_xmalloc((size_t)p * sizeof *a->gen);
+    a->pop = util_xmalloc((size_t)p * sizeof *a->pop);
+    a->gen = util_xmalloc((size_t)p * sizeof *a->gen);
     a->ngen = tune_design(a->s, &a->t, &a->r, p, a->gen);
     a->next = 0;
   }

@@ -36,14 +36,14 @@ static vkocc_status ils_create(const tune_space *s, uint64_t seed, const json_t 
       (rc = tune_attr_number("iterated_local_search", attrs, "kick", 1, 64, &kick)) ||
       (rc = tune_attr_number("iterated_local_search", attrs, "design", 1, 1e6, &design)))
     return rc;
-  ils *a = vkocc_xcalloc(1, sizeof *a);
+  ils *a = util_xcalloc(1, sizeof *a);
   a->s = s, a->kick = (uint32_t)kick, a->design_attr = (uint32_t)design;
   tune_nbr_init(&a->nb, s);
   tune_track_init(&a->t, s->nconfigs);
   tune_rng_seed(&a->r, seed);
   a->budget = s->nconfigs, a->cur = -1;
-  a->hop = vkocc_xcalloc(s->nconfigs ? s->nconfigs : 1, 1);
-  a->nbuf = vkocc_xmalloc((2 * (size_t)s->nparams + 1) * sizeof *a->nbuf);
+  a->hop = util_xcalloc(s->nconfigs ? s->nconfigs : 1, 1);
+  a->nbuf = util_xmalloc((2 * (size_t)s->nparams + 1) * sizeof *a->nbuf);
   *st = a;
   return VKOCC_OK;
 }

@@ -19,24 +19,24 @@ void tune_nbr_init(tune_nbr *nb, const tune_space *s) {
   uint32_t np = s->nparams, cap = 16;
   while (cap < 2u * s->nconfigs + 16) cap *= 2;
   nb->mask = cap - 1;
-  nb->table = vkocc_xmalloc((size_t)cap * sizeof *nb->table);
+  nb->table = util_xmalloc((size_t)cap * sizeof *nb->table);
   memset(nb->table, 0xff, (size_t)cap * sizeof *nb->table);
   for (uint32_t c = 0; c < s->nconfigs; c++) {
     uint32_t h = (uint32_t)hash_coord(s->coord + (size_t)c * np, np) & nb->mask;
     while (nb->table[h] != UINT32_MAX) h = (h + 1) & nb->mask;
     nb->table[h] = c;
   }
-  nb->start = vkocc_xcalloc(np ? np : 1, sizeof *nb->start);
-  nb->member = vkocc_xcalloc(np ? np : 1, sizeof *nb->member);
+  nb->start = util_xcalloc(np ? np : 1, sizeof *nb->start);
+  nb->member = util_xcalloc(np ? np : 1, sizeof *nb->member);
   for (uint32_t p = 0; p < np; p++) {
     uint32_t nv = s->nvalues[p];
-    uint32_t *st = vkocc_xcalloc((size_t)nv + 2, sizeof *st), *m = vkocc_xmalloc((size_t)(s->nconfigs ? s->nconfigs : 1) * sizeof *m);
+    uint32_t *st = util_xcalloc((size_t)nv + 2, sizeof *st), *m = util_xmalloc((size_t)(s->nconfigs ? s->nconfigs : 1) * sizeof *m);
     for (uint32_t c = 0; c < s->nconfigs; c++) {
       uint32_t v = s->coord[(size_t)c * np + p];
       st[(v < nv ? v : nv) + 1]++;
     }
     for (uint32_t v = 0; v <= nv; v++) st[v + 1] += st[v];
-    uint32_t *fill = vkocc_xmalloc(((size_t)nv + 1) * sizeof *fill);
+    uint32_t *fill = util_xmalloc(((size_t)nv + 1) * sizeof *fill);
     memcpy(fill, st, ((size_t)nv + 1) * sizeof *fill);
     for (uint32_t c = 0; c < s->nconfigs; c++) {
       uint32_t v = s->coord[(size_t)c * np + p];
@@ -77,7 +77,7 @@ int64_t tune_nbr_step(const tune_nbr *nb, uint32_t c, uint32_t p, int dir) {
   const tune_space *s = nb->s;
   uint32_t np = s->nparams, nv = s->nvalues[p];
   const uint32_t *cc = s->coord + (size_t)c * np;
-  uint32_t buf[64], *coord = np <= 64 ? buf : vkocc_xmalloc(np * sizeof *coord);
+  uint32_t buf[64], *coord = np <= 64 ? buf : util_xmalloc(np * sizeof *coord);
   memcpy(coord, cc, np * sizeof *coord);
   int64_t found = -1;
   for (int64_t w = (int64_t)cc[p] + dir; w >= 0 && w < (int64_t)nv; w += dir) {
@@ -128,8 +128,8 @@ int64_t tune_nbr_nearest(const tune_nbr *nb, const uint32_t *coord, const uint8_
 void tune_track_init(tune_track *t, uint32_t n) {
   memset(t, 0, sizeof *t);
   t->n = n;
-  t->seen = vkocc_xcalloc(n ? n : 1, 1);
-  t->y = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *t->y);
+  t->seen = util_xcalloc(n ? n : 1, 1);
+  t->y = util_xmalloc((size_t)(n ? n : 1) * sizeof *t->y);
   for (uint32_t i = 0; i < n; i++) t->y[i] = NAN;
   t->best = -1, t->best_y = INFINITY;
 }
@@ -167,7 +167,7 @@ uint32_t tune_design(const tune_space *s, const tune_track *t, tune_rng *r, uint
   if (!n || !k) return 0;
   tune_track tmp; /* seen, plus what the design has taken */
   tmp.n = n, tmp.nseen = t->nseen;
-  tmp.seen = vkocc_xmalloc(n);
+  tmp.seen = util_xmalloc(n);
   memcpy(tmp.seen, t->seen, n);
   if (s->prior_weight) {
     while (got < k) {
@@ -204,7 +204,7 @@ int64_t tune_design_next(const tune_space *s, tune_track *t, tune_rng *r, uint64
   if (!*design) {
     uint64_t k64 = budget / 50 < 6 ? 6 : budget / 50 > 16 ? 16 : budget / 50;
     uint32_t k = size ? size : (uint32_t)(k64 < budget ? k64 : budget);
-    *design = vkocc_xmalloc((size_t)(k ? k : 1) * sizeof **design);
+    *design = util_xmalloc((size_t)(k ? k : 1) * sizeof **design);
     *ndesign = tune_design(s, t, r, k, *design);
   }
   while (*next < *ndesign) {

@@ -26,8 +26,8 @@ static void occupancy_features(tune_replay_space *sp, const vkocc_derived *d, co
                                const uint32_t *shared, const uint32_t *groups) {
   uint32_t n = sp->s.nconfigs;
   for (uint32_t j = 0; j < TUNE_OCC_NFEATURES; j++) sp->feature_names[j] = tune_occ_feature_names[j];
-  sp->features = vkocc_xmalloc((size_t)(n ? n : 1) * TUNE_OCC_NFEATURES * sizeof *sp->features);
-  sp->weights = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *sp->weights);
+  sp->features = util_xmalloc((size_t)(n ? n : 1) * TUNE_OCC_NFEATURES * sizeof *sp->features);
+  sp->weights = util_xmalloc((size_t)(n ? n : 1) * sizeof *sp->weights);
   tune_occupancy_features(d, n, wg, shared, groups, sp->features, sp->weights);
   sp->s.nfeatures = TUNE_OCC_NFEATURES, sp->s.feature_names = sp->feature_names, sp->s.features = sp->features;
   sp->s.prior_weight = sp->weights;
@@ -79,7 +79,7 @@ static char *value_text(const json_t *v) {
   if (json_is_number(v)) {
     char b[40];
     snprintf(b, sizeof b, "n%.17g", json_number_value(v));
-    return vkocc_xstrdup(b);
+    return util_xstrdup(b);
   }
   return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
 }
@@ -105,7 +105,7 @@ static uint32_t value_add(values *vs, json_t *v) {
   if (have) { free(t); return (uint32_t)json_integer_value(have); }
   if (t) json_object_set_new(vs->idx, t, json_integer(vs->n));
   free(t);
-  if (vs->n == vs->cap) vs->cap = vs->cap ? 2 * vs->cap : 16, vs->v = vkocc_xrealloc(vs->v, vs->cap * sizeof *vs->v);
+  if (vs->n == vs->cap) vs->cap = vs->cap ? 2 * vs->cap : 16, vs->v = util_xrealloc(vs->v, vs->cap * sizeof *vs->v);
   vs->v[vs->n] = json_incref(v);
   return vs->n++;
 }
@@ -119,7 +119,7 @@ static uint32_t value_index(const values *vs, const json_t *v) {
 
 /* Codes configs[0..n) (JSON objects over the parameters names[0..np)) into sp: value indices, labels. */
 static void code_space(tune_replay_space *sp, json_t **configs, uint32_t n, char **names, uint32_t np) {
-  values *vs = vkocc_xcalloc(np ? np : 1, sizeof *vs);
+  values *vs = util_xcalloc(np ? np : 1, sizeof *vs);
   for (uint32_t c = 0; c < n; c++)
     for (uint32_t p = 0; p < np; p++) {
       json_t *v = json_object_get(configs[c], names[p]);
@@ -127,8 +127,8 @@ static void code_space(tune_replay_space *sp, json_t **configs, uint32_t n, char
       else vs[p].absent = true;
     }
   sp->param_names = names;
-  sp->nvalues = vkocc_xmalloc((np ? np : 1) * sizeof *sp->nvalues);
-  sp->labels = vkocc_xcalloc(np ? np : 1, sizeof *sp->labels);
+  sp->nvalues = util_xmalloc((np ? np : 1) * sizeof *sp->nvalues);
+  sp->labels = util_xcalloc(np ? np : 1, sizeof *sp->labels);
   for (uint32_t p = 0; p < np; p++) {
     if (vs[p].n) qsort(vs[p].v, vs[p].n, sizeof *vs[p].v, cmp_json); /* none when every result lacks it */
     /* the index again, in the sorted order */
@@ -139,15 +139,15 @@ static void code_space(tune_replay_space *sp, json_t **configs, uint32_t n, char
       free(t);
     }
     sp->nvalues[p] = vs[p].n + vs[p].absent;
-    sp->labels[p] = vkocc_xcalloc(sp->nvalues[p] + 1, sizeof *sp->labels[p]);
+    sp->labels[p] = util_xcalloc(sp->nvalues[p] + 1, sizeof *sp->labels[p]);
     for (uint32_t i = 0; i < vs[p].n; i++) {
       json_t *v = vs[p].v[i];
-      sp->labels[p][i] = json_is_string(v) ? vkocc_xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-      if (!sp->labels[p][i]) sp->labels[p][i] = vkocc_xstrdup("?");
+      sp->labels[p][i] = json_is_string(v) ? util_xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+      if (!sp->labels[p][i]) sp->labels[p][i] = util_xstrdup("?");
     }
-    if (vs[p].absent) sp->labels[p][vs[p].n] = vkocc_xstrdup("-");
+    if (vs[p].absent) sp->labels[p][vs[p].n] = util_xstrdup("-");
   }
-  sp->coord = vkocc_xmalloc((size_t)(n ? n : 1) * (np ? np : 1) * sizeof *sp->coord);
+  sp->coord = util_xmalloc((size_t)(n ? n : 1) * (np ? np : 1) * sizeof *sp->coord);
   for (uint32_t c = 0; c < n; c++)
     for (uint32_t p = 0; p < np; p++) sp->coord[(size_t)c * np + p] = value_index(&vs[p], json_object_get(configs[c], names[p]));
   for (uint32_t p = 0; p < np; p++) {
@@ -190,8 +190,8 @@ static vkocc_status load_user_results(const char *path, json_t *raw, const char 
                                       tune_replay_space *sp) {
   json_t *res = json_object_get(raw, "results"), *params = json_object_get(raw, "parameters");
   uint32_t total = doc->count, n = 0, np = 0;
-  json_t **configs = vkocc_xmalloc((size_t)(total ? total : 1) * sizeof *configs), **recs = vkocc_xmalloc((size_t)(total ? total : 1) * sizeof *recs);
-  tune_eval *truth = vkocc_xmalloc((size_t)(total ? total : 1) * sizeof *truth);
+  json_t **configs = util_xmalloc((size_t)(total ? total : 1) * sizeof *configs), **recs = util_xmalloc((size_t)(total ? total : 1) * sizeof *recs);
+  tune_eval *truth = util_xmalloc((size_t)(total ? total : 1) * sizeof *truth);
   for (uint32_t c = 0; c < total; c++) {
     json_t *r = json_array_get(res, c);
     const char *inv = json_string_value(json_object_get(r, "invalidity"));
@@ -207,8 +207,8 @@ static vkocc_status load_user_results(const char *path, json_t *raw, const char 
   json_array_foreach(params, i, pe) {
     const char *nm = json_string_value(json_object_get(pe, "name"));
     if (!nm || np >= 64) continue;
-    if (np == cap) cap = cap ? 2 * cap : 8, names = vkocc_xrealloc(names, cap * sizeof *names);
-    names[np++] = vkocc_xstrdup(nm);
+    if (np == cap) cap = cap ? 2 * cap : 8, names = util_xrealloc(names, cap * sizeof *names);
+    names[np++] = util_xstrdup(nm);
   }
   for (uint32_t c = 0; c < n; c++) {
     const char *key;
@@ -217,8 +217,8 @@ static vkocc_status load_user_results(const char *path, json_t *raw, const char 
       bool have = false;
       for (uint32_t p = 0; p < np && !have; p++) have = !strcmp(names[p], key);
       if (have || np >= 64) continue;
-      if (np == cap) cap = cap ? 2 * cap : 8, names = vkocc_xrealloc(names, cap * sizeof *names);
-      names[np++] = vkocc_xstrdup(key);
+      if (np == cap) cap = cap ? 2 * cap : 8, names = util_xrealloc(names, cap * sizeof *names);
+      names[np++] = util_xstrdup(key);
     }
   }
   if (!n) {
@@ -226,7 +226,7 @@ static vkocc_status load_user_results(const char *path, json_t *raw, const char 
     free(names), free(configs), free(recs), free(truth);
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: no configuration that the constraints allow", path);
   }
-  if (!names) names = vkocc_xmalloc(sizeof *names);
+  if (!names) names = util_xmalloc(sizeof *names);
   code_space(sp, configs, n, names, np);
   sp->truth = truth;
   json_t *space = json_object_get(raw, "space");
@@ -236,8 +236,8 @@ static vkocc_status load_user_results(const char *path, json_t *raw, const char 
   vkocc_derived d;
   vkocc_status s = VKOCC_OK;
   if (load_model(sp, path, fingerprint, doc->dev.id.sm_count, &d, &s)) {
-    uint32_t *wg = vkocc_xcalloc(n, sizeof *wg), *sh = vkocc_xcalloc(n, sizeof *sh), *gr = vkocc_xcalloc(n, sizeof *gr);
-    double *f = vkocc_xmalloc((size_t)n * TUNE_OCC_NFEATURES * sizeof *f), *w = vkocc_xmalloc((size_t)n * sizeof *w);
+    uint32_t *wg = util_xcalloc(n, sizeof *wg), *sh = util_xcalloc(n, sizeof *sh), *gr = util_xcalloc(n, sizeof *gr);
+    double *f = util_xmalloc((size_t)n * TUNE_OCC_NFEATURES * sizeof *f), *w = util_xmalloc((size_t)n * sizeof *w);
     bool any = false;
     for (uint32_t c = 0; c < n; c++) {
       uint64_t x = product3(json_object_get(recs[c], "local_size"));
@@ -282,12 +282,12 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
   }
   const tune_kernel_def *k = doc.k;
   uint32_t n = doc.count, np = k->nparams;
-  json_t **configs = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *configs);
+  json_t **configs = util_xmalloc((size_t)(n ? n : 1) * sizeof *configs);
   for (uint32_t c = 0; c < n; c++) configs[c] = tune_config_json(k, &doc.r[c].cfg);
-  char **names = vkocc_xmalloc(np * sizeof *names);
-  for (uint32_t p = 0; p < np; p++) names[p] = vkocc_xstrdup(k->params[p].name);
+  char **names = util_xmalloc(np * sizeof *names);
+  for (uint32_t p = 0; p < np; p++) names[p] = util_xstrdup(k->params[p].name);
   code_space(sp, configs, n, names, np);
-  sp->truth = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *sp->truth);
+  sp->truth = util_xmalloc((size_t)(n ? n : 1) * sizeof *sp->truth);
   for (uint32_t c = 0; c < n; c++)
     sp->truth[c] = (tune_eval){doc.r[c].measured && doc.r[c].valid && doc.r[c].median_ns > 0, doc.r[c].median_ns};
   json_t *space = json_object_get(raw, "space");
@@ -298,12 +298,12 @@ static vkocc_status load_tune_results(const char *path, json_t *raw, const char 
   /* features: the workgroup size is the wg_size parameter; shared memory and groups from the kernel */
   vkocc_derived d;
   if (load_model(sp, path, fingerprint, doc.dev.id.sm_count, &d, &s)) {
-    uint32_t *wg = vkocc_xcalloc(n ? n : 1, sizeof *wg), *sh = vkocc_xcalloc(n ? n : 1, sizeof *sh),
-             *gr = vkocc_xcalloc(n ? n : 1, sizeof *gr);
+    uint32_t *wg = util_xcalloc(n ? n : 1, sizeof *wg), *sh = util_xcalloc(n ? n : 1, sizeof *sh),
+             *gr = util_xcalloc(n ? n : 1, sizeof *gr);
     int wgp = -1;
     for (uint32_t p = 0; p < np; p++)
       if (!strcmp(k->params[p].name, "wg_size")) wgp = (int)p;
-    tune_config *cfg = vkocc_xcalloc(n ? n : 1, sizeof *cfg);
+    tune_config *cfg = util_xcalloc(n ? n : 1, sizeof *cfg);
     for (uint32_t c = 0; c < n; c++) cfg[c] = doc.r[c].cfg;
     tu_builtin_groups(k, doc.f32, doc.n, cfg, n, gr);
     free(cfg);
@@ -342,7 +342,7 @@ static double median_of(json_t *arr, bool *ok) {
   size_t n = json_array_size(arr);
   *ok = n > 0;
   if (!n) return NAN;
-  double *v = vkocc_xmalloc(n * sizeof *v);
+  double *v = util_xmalloc(n * sizeof *v);
   for (size_t i = 0; i < n; i++) {
     json_t *e = json_array_get(arr, i);
     if (!json_is_number(e)) { *ok = false; free(v); return NAN; }
@@ -402,7 +402,7 @@ static vkocc_status t4_features(tune_replay_space *sp, const char *path, const c
   if (!any) {
     snprintf(sp->feature_note, sizeof sp->feature_note, "no parameter names the workgroup size (block_size_x, local_size_x, wg_size...)");
   } else if (load_model(sp, path, fingerprint, 0, &d, &s)) {
-    uint32_t *wg = vkocc_xcalloc(m ? m : 1, sizeof *wg), *sh = vkocc_xcalloc(m ? m : 1, sizeof *sh);
+    uint32_t *wg = util_xcalloc(m ? m : 1, sizeof *wg), *sh = util_xcalloc(m ? m : 1, sizeof *sh);
     for (uint32_t c = 0; c < m; c++) {
       uint64_t w = 1;
       for (uint32_t p = 0; p < np; p++)
@@ -426,11 +426,11 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
   if (!json_is_array(results)) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: expected an array", path);
   size_t total = json_array_size(results);
   if (total > 50u * 1000 * 1000) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results: more than 50 million results", path);
-  json_t **configs = vkocc_xmalloc((total ? total : 1) * sizeof *configs);
-  tune_eval *truth = vkocc_xmalloc((total ? total : 1) * sizeof *truth);
+  json_t **configs = util_xmalloc((total ? total : 1) * sizeof *configs);
+  tune_eval *truth = util_xmalloc((total ? total : 1) * sizeof *truth);
   /* per record kept: its index in $.results, the times it gives (the measurement's array, else times.runtimes) and
    * their unit, and the time it is ranked by where the measurement gives one number (NAN: the median of the times) */
-  t4_rec *rec = vkocc_xmalloc((total ? total : 1) * sizeof *rec);
+  t4_rec *rec = util_xmalloc((total ? total : 1) * sizeof *rec);
   uint32_t n = 0, np = 0, cap_names = 0;
   char **names = NULL;
   vkocc_status s = VKOCC_OK;
@@ -458,8 +458,8 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
       for (uint32_t p = 0; p < np && !have; p++) have = !strcmp(names[p], key);
       if (have) continue;
       if (np == 64) { s = vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.results[%zu].configuration: more than 64 parameters", path, i); break; }
-      if (np == cap_names) cap_names = cap_names ? 2 * cap_names : 8, names = vkocc_xrealloc(names, cap_names * sizeof *names);
-      names[np++] = vkocc_xstrdup(key);
+      if (np == cap_names) cap_names = cap_names ? 2 * cap_names : 8, names = util_xrealloc(names, cap_names * sizeof *names);
+      names[np++] = util_xstrdup(key);
     }
     if (s) break;
     tune_eval e = {false, 0};
@@ -480,8 +480,8 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
   {
     uint32_t cap = 16;
     while (cap < 2 * n) cap *= 2;
-    uint32_t *tab = vkocc_xmalloc(cap * sizeof *tab);
-    int64_t *first = vkocc_xmalloc((size_t)(n ? n : 1) * sizeof *first);
+    uint32_t *tab = util_xmalloc(cap * sizeof *tab);
+    int64_t *first = util_xmalloc((size_t)(n ? n : 1) * sizeof *first);
     memset(tab, 0xff, cap * sizeof *tab);
     for (uint32_t c = 0; c < n && !s; c++) {
       const uint32_t *cc = sp->coord + (size_t)c * np;
@@ -493,7 +493,7 @@ static vkocc_status load_t4(const char *path, json_t *doc, const char *fingerpri
         if (!memcmp(sp->coord + (size_t)tab[b] * np, cc, np * sizeof *cc)) at = tab[b];
       if (at < 0) first[m] = -1;
       size_t nt = json_array_size(rec[c].times);
-      double *t = vkocc_xmalloc((nt + 1) * sizeof *t);
+      double *t = util_xmalloc((nt + 1) * sizeof *t);
       for (size_t k = 0; k < nt; k++) {
         json_t *v = json_array_get(rec[c].times, k);
         t[k] = json_is_number(v) ? json_number_value(v) * rec[c].scale : NAN;
@@ -629,8 +629,8 @@ vkocc_status tune_replay_run(const tune_replay_space *sp, const tune_strategy_de
   out->budget = budget, out->seeds = seeds;
   tune_space s = sp->s;
   if (!occupancy) s.nfeatures = 0, s.features = NULL, s.feature_names = NULL, s.prior_weight = NULL;
-  double *frac = vkocc_xmalloc((size_t)budget * seeds * sizeof *frac); /* [e][seed] */
-  out->to95 = vkocc_xmalloc(seeds * sizeof *out->to95);
+  double *frac = util_xmalloc((size_t)budget * seeds * sizeof *frac); /* [e][seed] */
+  out->to95 = util_xmalloc(seeds * sizeof *out->to95);
   double t0 = now_s();
   vkocc_status st = run_seeds(sp, &s, def, attrs, budget, seeds, seed0, frac, out->to95, &out->found_optimum);
   static const double pct[4] = {1, 2, 5, 10};
@@ -639,10 +639,10 @@ vkocc_status tune_replay_run(const tune_replay_space *sp, const tune_strategy_de
     out->at_evals[i] = e;
     out->at_median[i] = out->at_q1[i] = out->at_q3[i] = NAN;
     if (e > budget) continue;
-    double *f = e == budget ? frac : vkocc_xmalloc((size_t)e * seeds * sizeof *f);
+    double *f = e == budget ? frac : util_xmalloc((size_t)e * seeds * sizeof *f);
     if (f != frac) st = run_seeds(sp, &s, def, attrs, e, seeds, seed0, f, NULL, NULL);
     if (!st) {
-      double *v = vkocc_xmalloc(seeds * sizeof *v);
+      double *v = util_xmalloc(seeds * sizeof *v);
       memcpy(v, f + (size_t)(e - 1) * seeds, seeds * sizeof *v);
       out->at_q1[i] = quantile(v, seeds, 0.25), out->at_median[i] = quantile(v, seeds, 0.5);
       out->at_q3[i] = quantile(v, seeds, 0.75);
@@ -652,14 +652,14 @@ vkocc_status tune_replay_run(const tune_replay_space *sp, const tune_strategy_de
   }
   out->wall_s = now_s() - t0;
   if (st) { free(frac), free(out->to95); memset(out, 0, sizeof *out); return st; }
-  out->median = vkocc_xmalloc(budget * sizeof *out->median);
-  out->q1 = vkocc_xmalloc(budget * sizeof *out->q1);
-  out->q3 = vkocc_xmalloc(budget * sizeof *out->q3);
+  out->median = util_xmalloc(budget * sizeof *out->median);
+  out->q1 = util_xmalloc(budget * sizeof *out->q1);
+  out->q3 = util_xmalloc(budget * sizeof *out->q3);
   for (uint32_t e = 0; e < budget; e++) {
     double *v = frac + (size_t)e * seeds;
     out->q1[e] = quantile(v, seeds, 0.25), out->median[e] = quantile(v, seeds, 0.5), out->q3[e] = quantile(v, seeds, 0.75);
   }
-  double *t = vkocc_xmalloc(seeds * sizeof *t);
+  double *t = util_xmalloc(seeds * sizeof *t);
   for (uint32_t k = 0; k < seeds; k++) t[k] = out->to95[k];
   double q[3] = {quantile(t, seeds, 0.25), quantile(t, seeds, 0.5), quantile(t, seeds, 0.75)};
   for (int i = 0; i < 3; i++)

@@ -24,7 +24,7 @@ vkocc_status vkocc_tune_replay(const char *results, const vkocc_tune_replay_opti
   /* the strategies: those named, or every one but brute force */
   uint32_t ns, npick = 0;
   const tune_strategy_def *const *all = tune_strategies(&ns);
-  const tune_strategy_def **pick = vkocc_xcalloc(ns + o->nstrategies + 1, sizeof *pick);
+  const tune_strategy_def **pick = util_xcalloc(ns + o->nstrategies + 1, sizeof *pick);
   if (!o->strategies) {
     for (uint32_t i = 0; i < ns; i++)
       if (strcmp(all[i]->name, "brute_force")) pick[npick++] = all[i];
@@ -47,7 +47,7 @@ vkocc_status vkocc_tune_replay(const char *results, const vkocc_tune_replay_opti
   }
   bool both = o->ablation && sp.s.nfeatures;
   uint32_t nruns = npick * (both ? 2 : 1), k = 0;
-  replay_run *runs = vkocc_xcalloc(nruns, sizeof *runs);
+  replay_run *runs = util_xcalloc(nruns, sizeof *runs);
   for (uint32_t i = 0; i < npick; i++) {
     runs[k].def = pick[i], runs[k].occ = !o->no_occupancy && sp.s.nfeatures;
     snprintf(runs[k].label, sizeof runs[k].label, "%s", pick[i]->name);

@@ -43,7 +43,7 @@ struct vkocc_tune_session {
 
 
 static vkocc_tune_session *session_new(void) {
-  return vkocc_xcalloc(1, sizeof(vkocc_tune_session));
+  return util_xcalloc(1, sizeof(vkocc_tune_session));
 }
 
 vkocc_status vkocc_tune_open_spec(const char *spec_path, const char *name, vkocc_tune_session **out) {
@@ -61,7 +61,7 @@ vkocc_status vkocc_tune_open_spec(const char *spec_path, const char *name, vkocc
 
 vkocc_status vkocc_tune_open_kernel(const char *kernel, const char *type, uint64_t n, vkocc_tune_session **out) {
   vkocc_clear_error();
-  const tune_kernel_def *k = kernel ? vkocc_kernel_find(kernel) : NULL;
+  const tune_kernel_def *k = kernel ? kernels_find(kernel) : NULL;
   if (!k) return vkocc_fail(VKOCC_ERROR_USAGE, "unknown kernel '%s' (kernels: histogram, reduce)", kernel ? kernel : "");
   bool f32;
   vkocc_status st = tune_parse_type(k, type, &f32);
@@ -91,10 +91,10 @@ char *vkocc_tune_kernels_text(void) {
     abort();
   }
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    const tune_kernel_def *k = vkocc_kernel_find(names[i]);
+    const tune_kernel_def *k = kernels_find(names[i]);
     if (!k) continue;
     uint32_t n = k->space(NULL);
-    tune_config *all = vkocc_xmalloc((n ? n : 1) * sizeof *all);
+    tune_config *all = util_xmalloc((n ? n : 1) * sizeof *all);
     k->space(all);
     fprintf(f, "  %s: %s%s\n  %s parameters:", k->name, k->what, k->has_f32 ? " (--type u32|f32)" : "", k->name);
     for (uint32_t p = 0; p < k->nparams; p++) {
@@ -216,7 +216,7 @@ vkocc_status vkocc_tune_prepare(vkocc_tune_session *s, vkocc_context *ctx, const
 
 static json_t *results_json(const vkocc_tune_session *s) {
   char when[32];
-  vkocc_utc_now(when, sizeof when);
+  util_utc_now(when, sizeof when);
   return s->k ? tu_builtin_results_json(&s->b, &s->urun, &s->dev, when) : tu_results_json(&s->urun, &s->dev, when);
 }
 
@@ -227,13 +227,13 @@ void vkocc_tune_t4_metadata_path(const char *t4, char *out, size_t len) {
 }
 
 static vkocc_status write_docs(vkocc_tune_session *s, json_t *doc, const char *output, const char *t4) {
-  vkocc_status st = output ? vkocc_json_write(doc, output) : VKOCC_OK;
+  vkocc_status st = output ? util_json_write(doc, output) : VKOCC_OK;
   if (!st && t4) {
     char meta[1100];
     vkocc_tune_t4_metadata_path(t4, meta, sizeof meta);
     json_t *t = tu_t4_results(&s->urun), *m = tu_t4_metadata(&s->urun, &s->dev);
-    st = vkocc_json_write(t, t4);
-    if (!st) st = vkocc_json_write(m, meta);
+    st = util_json_write(t, t4);
+    if (!st) st = util_json_write(m, meta);
     json_decref(t), json_decref(m);
   }
   return st;
@@ -407,7 +407,7 @@ vkocc_status vkocc_tune_result_get(const vkocc_tune_session *s, uint32_t i, vkoc
 
 uint32_t vkocc_tune_ranking(const vkocc_tune_session *s, uint32_t max, uint32_t *out) {
   uint32_t n = count_of(s), k = 0;
-  bool *shown = vkocc_xcalloc(n + 1, 1);
+  bool *shown = util_xcalloc(n + 1, 1);
   for (; k < max; k++) {
     int64_t b = -1;
     for (uint32_t i = 0; i < n; i++)

@@ -46,7 +46,7 @@ static bool is_ident_start(char c) { return isalpha((unsigned char)c) || c == '_
 /* the keyword kw at the cursor as a whole word */
 static bool kw_at(parser *ps, const char *kw) {
   size_t l = strlen(kw);
-  return !strncmp(ps->p, kw, l) && !vkocc_ident_char(ps->p[l]);
+  return !strncmp(ps->p, kw, l) && !util_ident_char(ps->p[l]);
 }
 static bool accept_kw(parser *ps, const char *kw) {
   skip_ws(ps);
@@ -71,7 +71,7 @@ static int32_t add_node(parser *ps, ntype t, const char *at, int32_t a, int32_t 
   }
   if (e->count == e->cap) {
     e->cap = e->cap ? 2 * e->cap : 16;
-    e->n = vkocc_xrealloc(e->n, e->cap * sizeof *e->n);
+    e->n = util_xrealloc(e->n, e->cap * sizeof *e->n);
   }
   node *n = &e->n[e->count];
   memset(n, 0, sizeof *n);
@@ -106,7 +106,7 @@ static int32_t parse_number(parser *ps) {
     errno = 0;
     char *end;
     unsigned long long v = strtoull(q + 2, &end, 16);
-    if (end == q + 2 || vkocc_ident_char(*end)) { perr(ps, start, "bad hexadecimal literal"); return -1; }
+    if (end == q + 2 || util_ident_char(*end)) { perr(ps, start, "bad hexadecimal literal"); return -1; }
     if (errno || v > INT64_MAX) { perr(ps, start, "integer literal out of the 64-bit range"); return -1; }
     ps->p = end;
     int32_t n = add_node(ps, N_INT, start, -1, -1);
@@ -120,7 +120,7 @@ static int32_t parse_number(parser *ps) {
     if (*r == '+' || *r == '-') r++;
     if (isdigit((unsigned char)*r)) { is_float = true; q = r; while (isdigit((unsigned char)*q)) q++; }
   }
-  if (vkocc_ident_char(*q)) { perr(ps, start, "bad number"); return -1; }
+  if (util_ident_char(*q)) { perr(ps, start, "bad number"); return -1; }
   char buf[128];
   size_t l = 0;
   for (const char *c = start; c < q && l + 1 < sizeof buf; c++)
@@ -152,7 +152,7 @@ static int32_t parse_string(parser *ps) {
   int32_t n = add_node(ps, N_STR, start, -1, -1);
   if (n < 0) return -1;
   size_t l = (size_t)(q - ps->p);
-  char *s = vkocc_xmalloc(l + 1);
+  char *s = util_xmalloc(l + 1);
   memcpy(s, ps->p, l);
   s[l] = 0;
   ps->e->n[n].s = s;
@@ -173,7 +173,7 @@ static int32_t parse_call(parser *ps, const char *start, bool is_max) {
   /* min(name) / max(name) of one variable with a range: its smallest / largest value */
   if (is_ident_start(*argp)) {
     const char *q = argp;
-    while (vkocc_ident_char(*q)) q++;
+    while (util_ident_char(*q)) q++;
     const char *r = q;
     while (*r == ' ' || *r == '\t') r++;
     int32_t v = lookup_var(ps, argp, (size_t)(q - argp));
@@ -206,7 +206,7 @@ static int32_t parse_call(parser *ps, const char *start, bool is_max) {
   node *nd = &ps->e->n[n];
   nd->depth = d + 1;
   if (nd->depth > TEXPR_MAX_DEPTH) { perr(ps, start, "expression nested too deeply"); return -1; }
-  nd->args = vkocc_xmalloc(na * sizeof *nd->args);
+  nd->args = util_xmalloc(na * sizeof *nd->args);
   memcpy(nd->args, args, na * sizeof *args);
   nd->nargs = na;
   return n;
@@ -233,7 +233,7 @@ static int32_t parse_atom(parser *ps) {
     return -1;
   }
   const char *q = ps->p;
-  while (vkocc_ident_char(*q)) q++;
+  while (util_ident_char(*q)) q++;
   size_t len = (size_t)(q - start);
   int32_t v = lookup_var(ps, start, len); /* a parameter named like a built-in wins */
   if (v >= 0) {
@@ -464,9 +464,9 @@ static int32_t parse_cond(parser *ps) {
 }
 
 static texpr *texpr_new(const texpr_scope *sc) {
-  texpr *e = vkocc_xcalloc(1, sizeof *e);
+  texpr *e = util_xcalloc(1, sizeof *e);
   e->nvars = sc->nvars, e->vars = sc->vars;
-  e->uses_var = vkocc_xcalloc(sc->nvars ? sc->nvars : 1, sizeof *e->uses_var);
+  e->uses_var = util_xcalloc(sc->nvars ? sc->nvars : 1, sizeof *e->uses_var);
   e->root = -1;
   return e;
 }
@@ -514,9 +514,9 @@ void texpr_values_free(texpr_value *vals, uint32_t n) {
 static void push_value(texpr_value **vals, uint32_t *n, uint32_t *cap, texpr_value v) {
   if (*n == *cap) {
     *cap = *cap ? 2 * *cap : 16;
-    *vals = vkocc_xrealloc(*vals, *cap * sizeof **vals);
+    *vals = util_xrealloc(*vals, *cap * sizeof **vals);
   }
-  if (v.kind == TEXPR_STR) v.s = vkocc_xstrdup(v.s ? v.s : "");
+  if (v.kind == TEXPR_STR) v.s = util_xstrdup(v.s ? v.s : "");
   (*vals)[(*n)++] = v;
 }
 
@@ -553,14 +553,14 @@ bool texpr_parse_list(const char *text, const texpr_scope *scope, const texpr_en
     if (*q == '\'' || *q == '"') { const char *e2 = strchr(q + 1, *q); if (!e2) break; q = e2; continue; }
     if (*q == '(' || *q == '[') depth++;
     else if (*q == ')' || *q == ']') depth--;
-    else if (!depth && !strncmp(q, "for", 3) && (q == body || !vkocc_ident_char(q[-1])) && !vkocc_ident_char(q[3])) for_at = q;
+    else if (!depth && !strncmp(q, "for", 3) && (q == body || !util_ident_char(q[-1])) && !util_ident_char(q[3])) for_at = q;
   }
   if (for_at) {
     /* [EXPR for NAME in range(a[, b[, c]])] */
     ps.p = for_at + 3;
     skip_ws(&ps);
     const char *nm = ps.p;
-    while (vkocc_ident_char(*ps.p)) ps.p++;
+    while (util_ident_char(*ps.p)) ps.p++;
     if (ps.p == nm || !is_ident_start(*nm)) { perr(&ps, nm, "expected a loop variable after 'for'"); goto out; }
     size_t nl = (size_t)(ps.p - nm);
     char name[64];
@@ -583,7 +583,7 @@ bool texpr_parse_list(const char *text, const texpr_scope *scope, const texpr_en
     if (step == 0) { perr(&ps, text, "range() step is zero"); goto out; }
     /* the element expression: the scope plus the loop variable (last slot) */
     texpr_scope sc2 = *scope;
-    vars = vkocc_xcalloc(scope->nvars + 1, sizeof *vars);
+    vars = util_xcalloc(scope->nvars + 1, sizeof *vars);
     if (scope->nvars) memcpy(vars, scope->vars, scope->nvars * sizeof *vars);
     vars[scope->nvars] = (texpr_var){.name = name};
     sc2.vars = vars, sc2.nvars = scope->nvars + 1;
@@ -591,7 +591,7 @@ bool texpr_parse_list(const char *text, const texpr_scope *scope, const texpr_en
     if (!(elem = parse_sub(&ps, &sc2))) goto out;
     skip_ws(&ps);
     if (ps.p != for_at) { perr(&ps, ps.p, "unexpected '%.8s' before 'for'", ps.p); goto out; }
-    texpr_value *slots = vkocc_xcalloc(sc2.nvars, sizeof *slots);
+    texpr_value *slots = util_xcalloc(sc2.nvars, sizeof *slots);
     if (env && env->vars && scope->nvars) memcpy(slots, env->vars, scope->nvars * sizeof *slots);
     texpr_env env2 = env ? *env : (texpr_env){0};
     env2.vars = slots;

@@ -26,8 +26,8 @@ static bool range_binary(int op, const column *a, const column *b, uint32_t n, c
   if (op == B_POW || op == B_SHL || op == B_SHR) return false;
   out->is_int = ints && op != B_DIV;
   out->cst = a->cst && b->cst;
-  if (out->is_int) out->i = vkocc_xmalloc((size_t)n * sizeof *out->i);
-  else out->f = vkocc_xmalloc((size_t)n * sizeof *out->f);
+  if (out->is_int) out->i = util_xmalloc((size_t)n * sizeof *out->i);
+  else out->f = util_xmalloc((size_t)n * sizeof *out->f);
   if (out->is_int) {
     int64_t *r = out->i;
     const int64_t *x = a->i, *y = b->i;
@@ -114,8 +114,8 @@ static bool range_node(const texpr *e, const texpr_env *env, int32_t idx, int64_
     c->is_int = nd->t != N_FLOAT;
     c->cst = nd->t != N_VAR;
     c->seq = nd->t == N_VAR, c->first = lo;
-    if (c->is_int) c->i = vkocc_xmalloc((size_t)n * sizeof *c->i);
-    else c->f = vkocc_xmalloc((size_t)n * sizeof *c->f);
+    if (c->is_int) c->i = util_xmalloc((size_t)n * sizeof *c->i);
+    else c->f = util_xmalloc((size_t)n * sizeof *c->f);
     for (uint32_t k = 0; k < n; k++) {
       if (nd->t == N_VAR) c->i[k] = lo + (int64_t)k;
       else if (c->is_int) c->i[k] = iv;

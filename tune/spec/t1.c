@@ -121,7 +121,7 @@ static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
   if (!json_is_string(vj)) return t1_bad(r, path, "'Values' must be a string holding a list (\"[1, 2, 4]\")");
   values = json_string_value(vj);
   bool ok = name[0] && (isalpha((unsigned char)name[0]) || name[0] == '_');
-  for (const char *c = name; *c && ok; c++) ok = vkocc_ident_char(*c);
+  for (const char *c = name; *c && ok; c++) ok = util_ident_char(*c);
   if (!ok || strlen(name) > 63) return t1_bad(r, path, "Name '%.80s': expected an identifier of at most 63 characters", name);
   if (!strcmp(name, "P") || !strcmp(name, "ProblemSize") || !strcmp(name, "min") || !strcmp(name, "max") ||
       !strcmp(name, "True") || !strcmp(name, "False") || !strcmp(name, "and") || !strcmp(name, "or") ||
@@ -129,7 +129,7 @@ static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
     return t1_bad(r, path, "Name '%s' is reserved in expressions", name);
   for (uint32_t j = 0; j < i; j++)
     if (!strcmp(r->s->params[j].name, name)) return t1_bad(r, path, "Name '%s' appears twice", name);
-  out->name = vkocc_xstrdup(name), out->type = (t1_ptype)type, out->def = -1;
+  out->name = util_xstrdup(name), out->type = (t1_ptype)type, out->def = -1;
   char vpath[120], err[512];
   snprintf(vpath, sizeof vpath, "%s.Values", path);
   texpr_scope sc = {.allow_problem_size = true};
@@ -154,7 +154,7 @@ static vkocc_status read_param(rd *r, json_t *p, uint32_t i, t1_param *out) {
   /* each value once: sorted, the duplicates are neighbours (a pairwise check was quadratic: 2^17 values took
    * 15 s, the documented 2^20 minutes) */
   if (out->nvalues > 1) {
-    const texpr_value **sorted = vkocc_xmalloc(out->nvalues * sizeof *sorted);
+    const texpr_value **sorted = util_xmalloc(out->nvalues * sizeof *sorted);
     for (uint32_t k = 0; k < out->nvalues; k++) sorted[k] = &out->values[k];
     qsort(sorted, out->nvalues, sizeof *sorted, cmp_value);
     for (uint32_t k = 1; k < out->nvalues; k++)
@@ -274,7 +274,7 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
     char full[1024];
     if (!resolve(r->s, src, full, sizeof full)) return t1_bad(r, path, "DataSource: the path is longer than %zu bytes", sizeof full - 1);
     if (check_files && !file_exists(full)) return t1_bad(r, path, "DataSource '%s': no such readable file (%s)", src, full);
-    d->source = vkocc_xstrdup(full);
+    d->source = util_xstrdup(full);
     break;
   }
   case T1_FILL_GENERATOR: {
@@ -285,7 +285,7 @@ static vkocc_status read_data(rd *r, json_t *o, const char *path, bool check_fil
     char p2[96];
     snprintf(p2, sizeof p2, "%s.DataSource", path);
     if ((s = parse_expr(r, p2, src, &sc, &d->gen))) return s;
-    d->source = vkocc_xstrdup(src);
+    d->source = util_xstrdup(src);
     break;
   }
   default: break;
@@ -313,7 +313,7 @@ static vkocc_status read_arg(rd *r, json_t *a, uint32_t i, bool check_files, t1_
     return s;
   char nm[32];
   snprintf(nm, sizeof nm, "arg%u", i);
-  out->name = vkocc_xstrdup(name ? name : nm);
+  out->name = util_xstrdup(name ? name : nm);
   out->vector = m == 1, out->access = (t1_access)ac, out->binding = -1;
   if (!parse_type(type, &out->type, &out->comps)) {
     if (strstr(type, "half")) return t1_bad(r, path, "Type '%s' is not supported (no 16-bit floats yet)", type);
@@ -392,7 +392,7 @@ static vkocc_status read_ref(rd *r, json_t *a, uint32_t i, bool check_files, t1_
       (s = get_enum(r, a, "ValidationMethod", path, false, methods, T1_SIDE_BY_SIDE, &m)) ||
       (s = get_num(r, a, "ValidationThreshold", path, false, &th, &have)))
     return s;
-  out->name = vkocc_xstrdup(name), out->method = (t1_validation)m;
+  out->name = util_xstrdup(name), out->method = (t1_validation)m;
   uint32_t t = 0;
   while (t < r->s->nargs && strcmp(r->s->args[t].name, target)) t++;
   if (t == r->s->nargs) return t1_bad(r, path, "TargetName '%s' names no argument", target);
@@ -480,7 +480,7 @@ static vkocc_status read_kernel(rd *r, json_t *ks, bool check_files) {
     return t1_bad(r, "$.KernelSpecification.KernelFile", "the path is longer than %zu bytes", sizeof S->kernel_file - 1);
   if (check_files && !file_exists(S->kernel_file))
     return t1_bad(r, "$.KernelSpecification.KernelFile", "'%s': no such readable file (%s)", kfile, S->kernel_file);
-  S->lang = vkocc_shader_lang_of(S->kernel_file);
+  S->lang = compile_shader_lang_of(S->kernel_file);
   if (S->lang == VKOCC_SHADER_AUTO)
     return t1_bad(r, "$.KernelSpecification.KernelFile", "'%s': expected a .comp/.glsl (GLSL), .hlsl or .spv file", kfile);
   static const char *const gst[] = {"Vulkan", "CUDA", "OpenCL", NULL};
@@ -520,8 +520,8 @@ static vkocc_status read_kernel(rd *r, json_t *ks, bool check_files) {
     if (!json_is_string(v)) return t1_bad(r, p, "expected a string");
     const char *o = json_string_value(v);
     if (!strncmp(o, "-D", 2) && o[2] && o[2] != '=') {
-      S->defines = vkocc_xrealloc(S->defines, (S->ndefines + 1) * sizeof *S->defines);
-      S->defines[S->ndefines++] = vkocc_xstrdup(o + 2);
+      S->defines = util_xrealloc(S->defines, (S->ndefines + 1) * sizeof *S->defines);
+      S->defines[S->ndefines++] = util_xstrdup(o + 2);
     } else if (!strcmp(o, "-O") || !strcmp(o, "-O0") || !strcmp(o, "-Os") || !strcmp(o, "-g")) {
       /* accepted: the run-time compiler's own optimization setting is used (docs/tune.md) */
     } else return t1_bad(r, p, "'%s': only -DNAME[=VALUE], -O, -O0, -Os and -g are supported", o);
@@ -535,12 +535,12 @@ static vkocc_status read_params(rd *r, json_t *tp) {
   vkocc_status s;
   if (json_array_size(tp) == 0) return t1_bad(r, "$.ConfigurationSpace.TuningParameters", "no parameters");
   if (json_array_size(tp) > 32) return t1_bad(r, "$.ConfigurationSpace.TuningParameters", "more than 32 parameters");
-  S->params = vkocc_xcalloc(json_array_size(tp), sizeof *S->params);
+  S->params = util_xcalloc(json_array_size(tp), sizeof *S->params);
   for (size_t i = 0; i < json_array_size(tp); i++) {
     S->nparams++; /* counted first: t1_free frees what a failed read allocated */
     if ((s = read_param(r, json_array_get(tp, i), (uint32_t)i, &S->params[i]))) return s;
   }
-  S->vars = vkocc_xcalloc(S->nparams, sizeof *S->vars);
+  S->vars = util_xcalloc(S->nparams, sizeof *S->vars);
   for (uint32_t i = 0; i < S->nparams; i++) {
     t1_param *p = &S->params[i];
     texpr_var *v = &S->vars[i];
@@ -564,7 +564,7 @@ static vkocc_status read_conds(rd *r, json_t *conds) {
   t1_spec *S = r->s;
   vkocc_status s;
   if (conds && json_array_size(conds) > 256) return t1_bad(r, "$.ConfigurationSpace.Conditions", "more than 256 conditions");
-  S->conds = vkocc_xcalloc(json_array_size(conds) + 1, sizeof *S->conds);
+  S->conds = util_xcalloc(json_array_size(conds) + 1, sizeof *S->conds);
   for (size_t i = 0; conds && i < json_array_size(conds); i++) {
     json_t *c = json_array_get(conds, i);
     t1_cond *C = &S->conds[S->nconds];
@@ -590,7 +590,7 @@ static vkocc_status read_conds(rd *r, json_t *conds) {
     snprintf(C->path, sizeof C->path, "%s.Expression", path);
     texpr_scope sc = scope_of(S, true);
     if ((s = parse_expr(r, C->path, ex, &sc, &C->e))) return s;
-    C->text = vkocc_xstrdup(ex);
+    C->text = util_xstrdup(ex);
     C->uses_P = texpr_uses(C->e, NULL) & TEXPR_USES_P;
     C->uses_device = texpr_uses(C->e, NULL) & TEXPR_USES_DEVICE;
     S->uses_device |= C->uses_device;
@@ -616,7 +616,7 @@ static vkocc_status read_launch(rd *r, json_t *ks, bool check_files) {
       (s = get_arr(r, ks, "ReferenceArguments", "$.KernelSpecification", false, &refs)))
     return s;
   if (args && json_array_size(args) > 64) return t1_bad(r, "$.KernelSpecification.Arguments", "more than 64 arguments");
-  S->args = vkocc_xcalloc(json_array_size(args) + 1, sizeof *S->args);
+  S->args = util_xcalloc(json_array_size(args) + 1, sizeof *S->args);
   for (size_t i = 0; args && i < json_array_size(args); i++) {
     S->nargs++;
     if ((s = read_arg(r, json_array_get(args, i), (uint32_t)i, check_files, &S->args[i]))) return s;
@@ -625,7 +625,7 @@ static vkocc_status read_launch(rd *r, json_t *ks, bool check_files) {
         return t1_bad(r, S->args[i].path, "Name '%s' appears twice", S->args[i].name);
   }
   if (refs && json_array_size(refs) > 64) return t1_bad(r, "$.KernelSpecification.ReferenceArguments", "more than 64");
-  S->refs = vkocc_xcalloc(json_array_size(refs) + 1, sizeof *S->refs);
+  S->refs = util_xcalloc(json_array_size(refs) + 1, sizeof *S->refs);
   for (size_t i = 0; refs && i < json_array_size(refs); i++) {
     S->nrefs++;
     if ((s = read_ref(r, json_array_get(refs, i), (uint32_t)i, check_files, &S->refs[i]))) return s;
@@ -743,7 +743,7 @@ vkocc_status t1_parse(const char *text, size_t len, const char *file, const char
   memset(out, 0, sizeof *out);
   snprintf(out->file, sizeof out->file, "%s", file);
   snprintf(out->dir, sizeof out->dir, "%s", dir ? dir : "");
-  snprintf(out->hash, sizeof out->hash, "fnv1a64:%016llx", (unsigned long long)vkocc_fnv1a(VKOCC_FNV1A_OFFSET, text, len));
+  snprintf(out->hash, sizeof out->hash, "fnv1a64:%016llx", (unsigned long long)util_fnv1a(VKOCC_FNV1A_OFFSET, text, len));
   json_error_t e;
   json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
   if (!doc) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: line %d column %d: not JSON: %s", file, e.line, e.column, e.text);
@@ -763,7 +763,7 @@ vkocc_status t1_load(const char *path, t1_spec *out) {
   memset(out, 0, sizeof *out);
   void *data;
   size_t len;
-  vkocc_status s = vkocc_read_file(path, &data, &len);
+  vkocc_status s = util_read_file(path, &data, &len);
   if (s) return vkocc_fail(VKOCC_ERROR_USAGE, "%s", vkocc_last_error());
   char dir[1024];
   snprintf(dir, sizeof dir, "%s", path);

@@ -40,7 +40,7 @@ static void put(void *dst, uint64_t idx, t1_etype t, double v) {
   }
 }
 
-/* A Generator's elements, one chunk of indices per call (vkocc_parallel_for). */
+/* A Generator's elements, one chunk of indices per call (util_parallel_for). */
 #define GEN_CHUNK (1u << 18)
 typedef struct gen_fill {
   const t1_spec *s;
@@ -114,7 +114,7 @@ vkocc_status t1_fill_data(const t1_spec *s, const t1_data *d, const char *path, 
   case T1_FILL_BINARY: {
     void *data;
     size_t len;
-    if (vkocc_read_file(d->source, &data, &len))
+    if (util_read_file(d->source, &data, &len))
       return vkocc_fail(VKOCC_ERROR_USAGE, "%s: %s.DataSource: %s", s->file, path, vkocc_last_error());
     if (len != shape->bytes) {
       free(data);
@@ -131,8 +131,8 @@ vkocc_status t1_fill_data(const t1_spec *s, const t1_data *d, const char *path, 
     gen_fill g = {.s = s, .d = d, .t = shape->type, .dst = dst, .comps = comps, .bad = UINT64_MAX};
     pthread_mutex_init(&g.lock, NULL);
     uint32_t chunks = (uint32_t)((comps + GEN_CHUNK - 1) / GEN_CHUNK);
-    /* pure host work: every core (vkocc_parallel_for's 0 means 8) */
-    if (chunks > 1) vkocc_parallel_for(chunks, vkocc_cores(0, 32), gen_chunk, &g);
+    /* pure host work: every core (util_parallel_for's 0 means 8) */
+    if (chunks > 1) util_parallel_for(chunks, util_cores(0, 32), gen_chunk, &g);
     else if (chunks) gen_chunk(&g, 0);
     pthread_mutex_destroy(&g.lock);
     if (g.bad != UINT64_MAX)

@@ -87,7 +87,7 @@ vkocc_status t1_enumerate(const t1_spec *s, t1_space *out) {
                         "configurations", s->file, (unsigned long long)T1_MAX_SPACE);
   }
   out->total = total;
-  out->by_cond = vkocc_xcalloc(s->nconds + 1, sizeof *out->by_cond);
+  out->by_cond = util_xcalloc(s->nconds + 1, sizeof *out->by_cond);
   uint32_t cap = 0;
   uint32_t coord[32] = {0};
   texpr_value slots[32];
@@ -123,7 +123,7 @@ vkocc_status t1_enumerate(const t1_spec *s, t1_space *out) {
       }
       if (out->count == cap) {
         cap = cap ? 2 * cap : 256;
-        out->coord = vkocc_xrealloc(out->coord, (size_t)cap * s->nparams * sizeof *out->coord);
+        out->coord = util_xrealloc(out->coord, (size_t)cap * s->nparams * sizeof *out->coord);
       }
       memcpy(out->coord + (size_t)out->count * s->nparams, coord, s->nparams * sizeof *coord);
       out->count++;
