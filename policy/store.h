@@ -44,6 +44,9 @@ uint32_t pstore_holders(const char *path, int *pids, uint32_t max);
 /* The tuning results of the store as documents, in the order they were first added (tune_doc_free each,
  * then free the array). kernel NULL: every kernel. */
 vkocc_status pstore_docs(pstore *s, const char *kernel, tune_doc **docs, uint32_t *n);
+void pstore_docs_free(tune_doc *docs, uint32_t n);
+/* a text parameter, or NULL as SQL NULL */
+void pstore_bind_text(sqlite3_stmt *q, int i, const char *t);
 /* policy.c: a policy database from a document in memory (steals doc); label names it in messages. */
 vkocc_status policy_db_from_doc(json_t *doc, const char *label, vkocc_policy_db **out);
 /* header.c: the C header of a policy database document (label names it in messages). */

@@ -1,8 +1,8 @@
 /* Documents in and out of the policy store (docs/policy-store.md). In: tuning results through their one reader
  * (io/tune_results.c), T4 results with vkocc's metadata beside them, policy databases through the policy reader
  * (policy.c); each configuration once per run (kernel, element type, size, device, queue family), under a content
- * hash. Out: the results as tune_docs again, so `policy build`, `transfer` and `header` run their own code over
- * them, and the selection's view of one kernel, layered (a user store over a system store). */
+ * hash; the results as tune_docs again, for `policy build`, `transfer` and `header` to run their own code over
+ * (store_export.c: today's JSON database and the selection's view). */
 #include "store.h"
 #include "tunedb.h"
 #include "jsonio.h"
@@ -75,7 +75,7 @@ static int step(sqlite3_stmt *q, bool *row) {
   return rc;
 }
 
-static void bind_text(sqlite3_stmt *q, int i, const char *t) {
+void pstore_bind_text(sqlite3_stmt *q, int i, const char *t) {
   if (t) sqlite3_bind_text(q, i, t, -1, SQLITE_TRANSIENT);
   else sqlite3_bind_null(q, i);
 }
@@ -151,11 +151,11 @@ static vkocc_status run_q(adder *a, int qi, const char *what) {
 static vkocc_status config_id(adder *a, const char *key, int64_t *id) {
   json_t *c = json_object_get(a->config_ids, key);
   if (c) { *id = json_integer_value(c); return VKOCC_OK; }
-  bind_text(a->q[Q_CONFIG_INS], 1, key);
+  pstore_bind_text(a->q[Q_CONFIG_INS], 1, key);
   vkocc_status s = run_q(a, Q_CONFIG_INS, "storing a configuration");
   sqlite3_clear_bindings(a->q[Q_CONFIG_INS]);
   if (s) return s;
-  bind_text(a->q[Q_CONFIG_ID], 1, key);
+  pstore_bind_text(a->q[Q_CONFIG_ID], 1, key);
   s = id_of(a, Q_CONFIG_ID, id);
   if (!s) json_object_set_new(a->config_ids, key, json_integer(*id));
   return s;
@@ -163,8 +163,8 @@ static vkocc_status config_id(adder *a, const char *key, int64_t *id) {
 
 static vkocc_status addition(adder *a, const char *file, const char *kind, const char *spec, uint64_t added, uint64_t present) {
   sqlite3_stmt *q = a->q[Q_ADDITION];
-  bind_text(q, 1, file), bind_text(q, 2, kind), bind_text(q, 3, a->host), bind_text(q, 4, a->now);
-  bind_text(q, 5, vkocc_version()), bind_text(q, 6, spec);
+  pstore_bind_text(q, 1, file), pstore_bind_text(q, 2, kind), pstore_bind_text(q, 3, a->host), pstore_bind_text(q, 4, a->now);
+  pstore_bind_text(q, 5, vkocc_version()), pstore_bind_text(q, 6, spec);
   sqlite3_bind_int64(q, 7, (sqlite3_int64)added), sqlite3_bind_int64(q, 8, (sqlite3_int64)present);
   return run_q(a, Q_ADDITION, "recording the addition");
 }
@@ -186,10 +186,10 @@ static vkocc_status insert_doc(adder *a, const tune_doc *d, const char *spec, co
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: no valid configuration: nothing a policy could choose, refused", d->file);
   if (!d->dev.cluster_id[0]) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: $.cluster_id: empty", d->file);
   /* one kernel name, one spec */
-  bind_text(a->q[Q_KERNEL_INS], 1, d->k->name), bind_text(a->q[Q_KERNEL_INS], 2, spec);
+  pstore_bind_text(a->q[Q_KERNEL_INS], 1, d->k->name), pstore_bind_text(a->q[Q_KERNEL_INS], 2, spec);
   if ((s = run_q(a, Q_KERNEL_INS, "storing the kernel"))) return s;
   bool row;
-  bind_text(a->q[Q_KERNEL_SPEC], 1, d->k->name);
+  pstore_bind_text(a->q[Q_KERNEL_SPEC], 1, d->k->name);
   int rc = step(a->q[Q_KERNEL_SPEC], &row);
   char have[128] = "";
   if (row) snprintf(have, sizeof have, "%s", (const char *)sqlite3_column_text(a->q[Q_KERNEL_SPEC], 0));
@@ -208,8 +208,8 @@ static vkocc_status insert_doc(adder *a, const tune_doc *d, const char *spec, co
   snprintf(driver, sizeof driver, "%s %s", d->dev.id.driver_name, d->dev.id.driver_info);
   sqlite3_stmt *q = a->q[Q_DEVICE_INS];
   uint64_t dh = util_fnv1a_str(hash_text(idt), uuid); /* the short form has no UUID: the column keeps it apart */
-  sqlite3_bind_int64(q, 1, (sqlite3_int64)dh), bind_text(q, 2, d->dev.id.key), bind_text(q, 3, uuid);
-  bind_text(q, 4, driver), bind_text(q, 5, idt);
+  sqlite3_bind_int64(q, 1, (sqlite3_int64)dh), pstore_bind_text(q, 2, d->dev.id.key), pstore_bind_text(q, 3, uuid);
+  pstore_bind_text(q, 4, driver), pstore_bind_text(q, 5, idt);
   free(idt);
   if ((s = run_q(a, Q_DEVICE_INS, "storing the device"))) return s;
   sqlite3_bind_int64(a->q[Q_DEVICE_ID], 1, (sqlite3_int64)dh);
@@ -218,26 +218,26 @@ static vkocc_status insert_doc(adder *a, const tune_doc *d, const char *spec, co
     json_t *c = surface_json(d);
     char *ct = compact(c);
     json_decref(c);
-    bind_text(a->q[Q_CLUSTER_INS], 1, d->dev.cluster_id), bind_text(a->q[Q_CLUSTER_INS], 2, ct);
+    pstore_bind_text(a->q[Q_CLUSTER_INS], 1, d->dev.cluster_id), pstore_bind_text(a->q[Q_CLUSTER_INS], 2, ct);
     free(ct);
     if ((s = run_q(a, Q_CLUSTER_INS, "storing the cluster"))) return s;
-    bind_text(a->q[Q_CLUSTER_ID], 1, d->dev.cluster_id);
+    pstore_bind_text(a->q[Q_CLUSTER_ID], 1, d->dev.cluster_id);
     if ((s = id_of(a, Q_CLUSTER_ID, &fp_id))) return s;
   }
   /* the run: its first addition's provenance */
   q = a->q[Q_RUN_INS];
-  bind_text(q, 1, d->k->name), bind_text(q, 2, etype), sqlite3_bind_int64(q, 3, (sqlite3_int64)d->n);
-  sqlite3_bind_int64(q, 4, dev_id), bind_text(q, 5, d->dev.cluster_id), bind_text(q, 6, d->dev.queue_kind);
+  pstore_bind_text(q, 1, d->k->name), pstore_bind_text(q, 2, etype), sqlite3_bind_int64(q, 3, (sqlite3_int64)d->n);
+  sqlite3_bind_int64(q, 4, dev_id), pstore_bind_text(q, 5, d->dev.cluster_id), pstore_bind_text(q, 6, d->dev.queue_kind);
   sqlite3_bind_int64(q, 7, d->dev.shared_per_sm);
   if (fp_id >= 0) sqlite3_bind_int64(q, 8, fp_id);
   else sqlite3_bind_null(q, 8);
-  bind_text(q, 9, spec), bind_text(q, 10, d->file), bind_text(q, 11, a->host), bind_text(q, 12, a->now);
-  bind_text(q, 13, vkocc_version());
+  pstore_bind_text(q, 9, spec), pstore_bind_text(q, 10, d->file), pstore_bind_text(q, 11, a->host), pstore_bind_text(q, 12, a->now);
+  pstore_bind_text(q, 13, vkocc_version());
   if ((s = run_q(a, Q_RUN_INS, "storing the run"))) return s;
   bool fresh = sqlite3_changes(a->s->db) > 0;
   q = a->q[Q_RUN_ID];
-  bind_text(q, 1, d->k->name), bind_text(q, 2, etype), sqlite3_bind_int64(q, 3, (sqlite3_int64)d->n);
-  sqlite3_bind_int64(q, 4, dev_id), bind_text(q, 5, d->dev.queue_kind);
+  pstore_bind_text(q, 1, d->k->name), pstore_bind_text(q, 2, etype), sqlite3_bind_int64(q, 3, (sqlite3_int64)d->n);
+  sqlite3_bind_int64(q, 4, dev_id), pstore_bind_text(q, 5, d->dev.queue_kind);
   rc = step(q, &row);
   char run_cluster[32] = "", run_file[1024] = "";
   if (row) {
@@ -310,7 +310,7 @@ static vkocc_status insert_doc(adder *a, const tune_doc *d, const char *spec, co
     /* min and max as their distance from an integer median where they are integers too (a few bytes, exact) */
     bind_delta(q, 7, r->min_ns, r->median_ns), bind_delta(q, 8, r->max_ns, r->median_ns);
     bind_time(q, 9, r->normalized_ns > 0 ? r->normalized_ns : NAN), sqlite3_bind_int64(q, 10, r->runs);
-    bind_text(q, 11, r->error[0] ? r->error : NULL);
+    pstore_bind_text(q, 11, r->error[0] ? r->error : NULL);
     if ((s = run_q(a, Q_RESULT_INS, "storing a result"))) break;
     added++;
   }
@@ -435,8 +435,8 @@ static vkocc_status add_policy_db(adder *a, const char *file) {
   char *ht = compact(head);
   json_decref(head);
   sqlite3_stmt *q = a->q[Q_DOC_INS];
-  sqlite3_bind_int64(q, 1, (sqlite3_int64)h), bind_text(q, 2, file), bind_text(q, 3, a->host), bind_text(q, 4, a->now);
-  bind_text(q, 5, vkocc_version()), bind_text(q, 6, ht);
+  sqlite3_bind_int64(q, 1, (sqlite3_int64)h), pstore_bind_text(q, 2, file), pstore_bind_text(q, 3, a->host), pstore_bind_text(q, 4, a->now);
+  pstore_bind_text(q, 5, vkocc_version()), pstore_bind_text(q, 6, ht);
   free(ht);
   if ((s = run_q(a, Q_DOC_INS, "storing the database"))) goto out;
   if (sqlite3_changes(a->s->db) == 0) { /* the same database again */
@@ -450,7 +450,7 @@ static vkocc_status add_policy_db(adder *a, const char *file) {
   json_t *v;
   json_object_foreach(json_object_get(doc, "clusters"), key, v) {
     char *t = compact(v);
-    bind_text(a->q[Q_CLUSTER_INS], 1, key), bind_text(a->q[Q_CLUSTER_INS], 2, t);
+    pstore_bind_text(a->q[Q_CLUSTER_INS], 1, key), pstore_bind_text(a->q[Q_CLUSTER_INS], 2, t);
     free(t);
     if ((s = run_q(a, Q_CLUSTER_INS, "storing a cluster"))) goto out;
   }
@@ -462,7 +462,7 @@ static vkocc_status add_policy_db(adder *a, const char *file) {
     char *t = compact(kh);
     json_decref(kh);
     q = a->q[Q_KHEAD_INS];
-    sqlite3_bind_int64(q, 1, did), bind_text(q, 2, key), bind_text(q, 3, t);
+    sqlite3_bind_int64(q, 1, did), pstore_bind_text(q, 2, key), pstore_bind_text(q, 3, t);
     free(t);
     if ((s = run_q(a, Q_KHEAD_INS, "storing a kernel"))) goto out;
     size_t i;
@@ -470,8 +470,8 @@ static vkocc_status add_policy_db(adder *a, const char *file) {
     json_array_foreach(json_object_get(v, "entries"), i, e) {
       char *et = compact(e);
       q = a->q[Q_ENTRY_INS];
-      sqlite3_bind_int64(q, 1, did), bind_text(q, 2, key), bind_text(q, 3, json_string_value(json_object_get(e, "device")));
-      bind_text(q, 4, json_string_value(json_object_get(e, "cluster"))), bind_text(q, 5, et);
+      sqlite3_bind_int64(q, 1, did), pstore_bind_text(q, 2, key), pstore_bind_text(q, 3, json_string_value(json_object_get(e, "device")));
+      pstore_bind_text(q, 4, json_string_value(json_object_get(e, "cluster"))), pstore_bind_text(q, 5, et);
       sqlite3_bind_int64(q, 6, (sqlite3_int64)hash_text(et));
       free(et);
       if ((s = run_q(a, Q_ENTRY_INS, "storing an entry"))) goto out;
@@ -481,7 +481,7 @@ static vkocc_status add_policy_db(adder *a, const char *file) {
     if (def) {
       char *dt = compact(def);
       q = a->q[Q_DEFAULT_INS];
-      sqlite3_bind_int64(q, 1, did), bind_text(q, 2, key), bind_text(q, 3, dt);
+      sqlite3_bind_int64(q, 1, did), pstore_bind_text(q, 2, key), pstore_bind_text(q, 3, dt);
       free(dt);
       if ((s = run_q(a, Q_DEFAULT_INS, "storing a default"))) goto out;
     }
@@ -489,7 +489,7 @@ static vkocc_status add_policy_db(adder *a, const char *file) {
   size_t i;
   json_array_foreach(json_object_get(doc, "sources"), i, v) {
     char *t = compact(v);
-    sqlite3_bind_int64(a->q[Q_SOURCE_INS], 1, did), bind_text(a->q[Q_SOURCE_INS], 2, t);
+    sqlite3_bind_int64(a->q[Q_SOURCE_INS], 1, did), pstore_bind_text(a->q[Q_SOURCE_INS], 2, t);
     free(t);
     if ((s = run_q(a, Q_SOURCE_INS, "storing a source"))) goto out;
   }
@@ -537,7 +537,7 @@ vkocc_status pstore_docs(pstore *s, const char *kernel, tune_doc **docs, uint32_
                           " FROM results x JOIN configs c ON c.id = x.config WHERE x.run = ?1 ORDER BY x.seq",
                           -1, &r, NULL);
   if (rc) { sqlite3_finalize(q); return pstore_fail(s, rc, "reading the results"); }
-  bind_text(q, 1, kernel);
+  pstore_bind_text(q, 1, kernel);
   uint32_t cap = 0;
   vkocc_status st = VKOCC_OK;
   tune_doc *out = NULL;
@@ -599,7 +599,7 @@ vkocc_status pstore_docs(pstore *s, const char *kernel, tune_doc **docs, uint32_
   return VKOCC_OK;
 }
 
-static void docs_free(tune_doc *docs, uint32_t n) {
+void pstore_docs_free(tune_doc *docs, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) tune_doc_free(&docs[i]);
   free(docs);
 }
@@ -613,21 +613,21 @@ static vkocc_status rebuild(adder *a, const char *kernel) {
   for (uint32_t i = 0; i < n; i++) tdb_statistic(&docs[i], false);
   json_t *db = NULL;
   s = tdb_build(docs, n, &db);
-  docs_free(docs, n);
+  pstore_docs_free(docs, n);
   if (s) return s;
   sqlite3_stmt *del;
   int rc = sqlite3_prepare_v2(a->s->db, "DELETE FROM entries WHERE document IS NULL AND kernel = ?1;", -1, &del, NULL);
-  if (!rc) { bind_text(del, 1, kernel); rc = step(del, NULL); sqlite3_finalize(del); }
+  if (!rc) { pstore_bind_text(del, 1, kernel); rc = step(del, NULL); sqlite3_finalize(del); }
   if (!rc) rc = sqlite3_prepare_v2(a->s->db, "DELETE FROM defaults WHERE document IS NULL AND kernel = ?1;", -1, &del, NULL);
-  if (!rc) { bind_text(del, 1, kernel); rc = step(del, NULL); sqlite3_finalize(del); }
+  if (!rc) { pstore_bind_text(del, 1, kernel); rc = step(del, NULL); sqlite3_finalize(del); }
   if (rc) { json_decref(db); return pstore_fail(a->s, rc, "replacing the built entries"); }
   json_t *k = json_object_get(json_object_get(db, "kernels"), kernel), *e;
   size_t i;
   json_array_foreach(json_object_get(k, "entries"), i, e) {
     char *et = compact(e);
     sqlite3_stmt *q = a->q[Q_ENTRY_INS];
-    sqlite3_bind_null(q, 1), bind_text(q, 2, kernel), bind_text(q, 3, json_string_value(json_object_get(e, "device")));
-    bind_text(q, 4, json_string_value(json_object_get(e, "cluster"))), bind_text(q, 5, et);
+    sqlite3_bind_null(q, 1), pstore_bind_text(q, 2, kernel), pstore_bind_text(q, 3, json_string_value(json_object_get(e, "device")));
+    pstore_bind_text(q, 4, json_string_value(json_object_get(e, "cluster"))), pstore_bind_text(q, 5, et);
     sqlite3_bind_int64(q, 6, (sqlite3_int64)hash_text(et));
     free(et);
     if ((s = run_q(a, Q_ENTRY_INS, "storing a built entry"))) break;
@@ -636,7 +636,7 @@ static vkocc_status rebuild(adder *a, const char *kernel) {
   if (!s && def) {
     char *dt = compact(def);
     sqlite3_stmt *q = a->q[Q_DEFAULT_INS];
-    sqlite3_bind_null(q, 1), bind_text(q, 2, kernel), bind_text(q, 3, dt);
+    sqlite3_bind_null(q, 1), pstore_bind_text(q, 2, kernel), pstore_bind_text(q, 3, dt);
     free(dt);
     s = run_q(a, Q_DEFAULT_INS, "storing the built default");
   }
@@ -680,295 +680,4 @@ vkocc_status vkocc_policy_store_add(const char *path, const char *const *files, 
     vkocc_fail(st, "%s (nothing was added to %s)", why, path);
   }
   return st;
-}
-
-/* ------------------------------------------------------------------ out: today's JSON database */
-static json_t *parse(const char *t) {
-  json_error_t je;
-  return json_loads(t, JSON_DECODE_ANY, &je);
-}
-
-/* rows of sql (bound ?1 = a text, ?2 an integer when given) as the parsed JSON of column col, appended to arr */
-static int rows_json(pstore *s, const char *sql, const char *t1, const int64_t *i2, int col, json_t *arr) {
-  sqlite3_stmt *q;
-  int rc = sqlite3_prepare_v2(s->db, sql, -1, &q, NULL);
-  if (rc) return rc;
-  if (t1) bind_text(q, 1, t1);
-  if (i2) sqlite3_bind_int64(q, 2, *i2);
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    json_t *v = parse((const char *)sqlite3_column_text(q, col));
-    json_array_append_new(arr, v ? v : json_null());
-  }
-  sqlite3_finalize(q);
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-/* rows_json with two texts (?1, ?2; the second may be NULL) and the first column */
-static int rows_json2(pstore *s, const char *sql, const char *t1, const char *t2, json_t *arr) {
-  sqlite3_stmt *q;
-  int rc = sqlite3_prepare_v2(s->db, sql, -1, &q, NULL);
-  if (rc) return rc;
-  bind_text(q, 1, t1), bind_text(q, 2, t2);
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    json_t *v = parse((const char *)sqlite3_column_text(q, 0));
-    json_array_append_new(arr, v ? v : json_null());
-  }
-  sqlite3_finalize(q);
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-static int count_of(pstore *s, const char *sql, int64_t *n) {
-  sqlite3_stmt *q;
-  int rc = sqlite3_prepare_v2(s->db, sql, -1, &q, NULL);
-  if (rc) return rc;
-  rc = sqlite3_step(q);
-  *n = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
-  sqlite3_finalize(q);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-/* Imported kernels into kernels (those not there), in the order first imported: the first database's members,
- * every imported entry in order, the first default. only: one kernel (NULL every). */
-static int imported_kernels(pstore *s, json_t *kernels, const char *only, const char *device) {
-  sqlite3_stmt *q;
-  int rc = sqlite3_prepare_v2(s->db, "SELECT kernel, head, min(id) FROM kernel_heads WHERE ?1 IS NULL OR kernel = ?1"
-                              " GROUP BY kernel ORDER BY min(id)", -1, &q, NULL);
-  if (rc) return rc;
-  bind_text(q, 1, only);
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    const char *name = (const char *)sqlite3_column_text(q, 0);
-    if (json_object_get(kernels, name)) continue;
-    json_t *k = parse((const char *)sqlite3_column_text(q, 1)), *entries = json_array(), *def = json_array();
-    if (!json_is_object(k)) { json_decref(k); k = json_object(); }
-    int r2 = rows_json2(s, "SELECT entry FROM entries WHERE kernel = ?1 AND document IS NOT NULL AND (?2 IS NULL OR device_key IS"
-                        " NULL OR device_key = ?2) ORDER BY id", name, device, entries);
-    if (!r2) r2 = rows_json(s, "SELECT value FROM defaults WHERE kernel = ?1 AND document IS NOT NULL ORDER BY document LIMIT 1",
-                            name, NULL, 0, def);
-    if (r2) { json_decref(k), json_decref(entries), json_decref(def); rc = r2; break; }
-    if (json_object_get(k, "entries") || json_array_size(entries)) json_object_set(k, "entries", entries);
-    if (json_array_size(def)) json_object_set(k, "default", json_array_get(def, 0));
-    else json_object_del(k, "default");
-    json_decref(entries), json_decref(def);
-    json_object_set_new(kernels, name, k);
-  }
-  sqlite3_finalize(q);
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-/* The clusters table into clusters (those not there), in order. */
-static int all_clusters(pstore *s, json_t *clusters) {
-  sqlite3_stmt *q;
-  int rc = sqlite3_prepare_v2(s->db, "SELECT cluster_id, surface FROM clusters ORDER BY id", -1, &q, NULL);
-  if (rc) return rc;
-  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    const char *id = (const char *)sqlite3_column_text(q, 0);
-    if (!json_object_get(clusters, id)) {
-      json_t *c = parse((const char *)sqlite3_column_text(q, 1));
-      json_object_set_new(clusters, id, c ? c : json_object());
-    }
-  }
-  sqlite3_finalize(q);
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-static vkocc_status export_doc(pstore *s, bool use_min, json_t **out) {
-  *out = NULL;
-  int64_t runs, ndocs;
-  int rc = count_of(s, "SELECT count(*) FROM runs", &runs);
-  if (!rc) rc = count_of(s, "SELECT count(*) FROM documents", &ndocs);
-  if (rc) return pstore_fail(s, rc, "counting");
-  if (!runs && !ndocs) return vkocc_fail(VKOCC_ERROR_USAGE, "%s: the store is empty: nothing to export", s->path);
-  json_t *doc = NULL;
-  vkocc_status st = VKOCC_OK;
-  if (runs) {
-    tune_doc *docs;
-    uint32_t n;
-    if ((st = pstore_docs(s, NULL, &docs, &n))) return st;
-    for (uint32_t i = 0; i < n; i++) tdb_statistic(&docs[i], use_min);
-    st = tdb_build(docs, n, &doc);
-    docs_free(docs, n);
-    if (st) return st;
-  } else {
-    json_t *heads = json_array();
-    rc = rows_json(s, "SELECT head FROM documents ORDER BY id LIMIT 1", NULL, NULL, 0, heads);
-    doc = json_incref(json_array_get(heads, 0));
-    json_decref(heads);
-    if (rc || !json_is_object(doc)) { json_decref(doc); return rc ? pstore_fail(s, rc, "reading a database") : vkocc_fail(VKOCC_ERROR_USAGE, "%s: documents.head: not an object", s->path); }
-    /* several databases merged: the current version's stamp and every member; one: its members in their places */
-    if (ndocs > 1) vkocc_doc_stamp(doc, VKOCC_DOC_POLICY_DB);
-    static const char *const big[] = {"clusters", "kernels", "sources"};
-    for (int i = 0; i < 3; i++)
-      if (ndocs > 1 || json_object_get(doc, big[i])) json_object_set_new(doc, big[i], i == 2 ? json_array() : json_object());
-  }
-  json_t *clusters = json_object_get(doc, "clusters"), *kernels = json_object_get(doc, "kernels");
-  json_t *sources = json_object_get(doc, "sources");
-  rc = clusters ? all_clusters(s, clusters) : SQLITE_OK;
-  if (!rc && kernels) rc = imported_kernels(s, kernels, NULL, NULL);
-  if (!rc && sources) rc = rows_json(s, "SELECT source FROM sources ORDER BY id", NULL, NULL, 0, sources);
-  if (rc) { json_decref(doc); return pstore_fail(s, rc, "reading the databases"); }
-  *out = doc;
-  return st;
-}
-
-vkocc_status vkocc_policy_store_export(const char *store, bool use_min, const char *path, char **json) {
-  vkocc_clear_error();
-  if (json) *json = NULL;
-  pstore s;
-  vkocc_status st = pstore_open(store, false, NULL, &s);
-  if (st) return st;
-  json_t *doc = NULL;
-  st = export_doc(&s, use_min, &doc);
-  pstore_close(&s);
-  return policy_doc_out(st, doc, path, json);
-}
-
-vkocc_status vkocc_policy_store_transfer(const char *store, bool use_min, double threshold, const char *path, char **json) {
-  vkocc_clear_error();
-  if (json) *json = NULL;
-  pstore s;
-  vkocc_status st = pstore_open(store, false, NULL, &s);
-  if (st) return st;
-  tune_doc *docs;
-  uint32_t n;
-  st = pstore_docs(&s, NULL, &docs, &n);
-  pstore_close(&s);
-  if (st) return st;
-  if (!n) { free(docs); return vkocc_fail(VKOCC_ERROR_USAGE, "%s: the store holds no tuning results", store); }
-  for (uint32_t i = 0; i < n; i++) tdb_statistic(&docs[i], use_min);
-  json_t *doc = NULL;
-  st = tdb_transfer(docs, n, threshold, &doc);
-  docs_free(docs, n);
-  return policy_doc_out(st, doc, path, json);
-}
-
-vkocc_status vkocc_policy_store_header(const char *store, char **text) {
-  vkocc_clear_error();
-  *text = NULL;
-  char *json;
-  vkocc_status st = vkocc_policy_store_export(store, false, NULL, &json);
-  if (st) return st;
-  json_t *doc = parse(json);
-  free(json);
-  vkocc_policy_db *check;
-  json_incref(doc);
-  if ((st = policy_db_from_doc(doc, store, &check))) { json_decref(doc); return st; }
-  vkocc_policy_db_free(check);
-  st = policy_header_doc(doc, store, text);
-  json_decref(doc);
-  return st;
-}
-
-/* ------------------------------------------------------------------ the selection's view */
-/* One store's view of kernel (NULL every): its built entries where it has results of the kernel, else its
- * imported ones; the clusters. */
-static vkocc_status view(pstore *s, const char *kernel, const char *device, json_t **out) {
-  json_t *doc = vkocc_doc_new(VKOCC_DOC_POLICY_DB), *clusters = json_object(), *kernels = json_object();
-  json_object_set_new(doc, "clusters", clusters);
-  json_object_set_new(doc, "kernels", kernels);
-  int rc = all_clusters(s, clusters);
-  sqlite3_stmt *q = NULL;
-  if (!rc) rc = sqlite3_prepare_v2(s->db, "SELECT DISTINCT kernel FROM entries WHERE document IS NULL AND (?1 IS NULL OR kernel = ?1)",
-                                   -1, &q, NULL);
-  if (!rc) {
-    bind_text(q, 1, kernel);
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-      const char *name = (const char *)sqlite3_column_text(q, 0);
-      json_t *k = json_object(), *entries = json_array(), *def = json_array();
-      int r2 = rows_json2(s, "SELECT entry FROM entries WHERE kernel = ?1 AND document IS NULL AND (?2 IS NULL OR device_key IS NULL"
-                          " OR device_key = ?2) ORDER BY id", name, device, entries);
-      if (!r2) r2 = rows_json(s, "SELECT value FROM defaults WHERE kernel = ?1 AND document IS NULL", name, NULL, 0, def);
-      json_object_set_new(k, "entries", entries);
-      if (json_array_size(def)) json_object_set(k, "default", json_array_get(def, 0));
-      json_decref(def);
-      json_object_set_new(kernels, name, k);
-      if (r2) { rc = r2; break; }
-    }
-    if (rc == SQLITE_DONE) rc = SQLITE_OK;
-    sqlite3_finalize(q);
-  }
-  if (!rc) rc = imported_kernels(s, kernels, kernel, device);
-  if (rc) { json_decref(doc); return pstore_fail(s, rc, "reading the policy"); }
-  *out = doc;
-  return VKOCC_OK;
-}
-
-/* The group an entry answers for: its device or cluster, element type and kind of queue family. */
-static void group_of(json_t *e, char *out, size_t len) {
-  json_t *et = json_object_get(json_object_get(e, "when"), "element_type");
-  char *t = et ? json_dumps(et, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-  snprintf(out, len, "%s|%s|%s|%s", json_string_value(json_object_get(e, "device")) ? json_string_value(json_object_get(e, "device")) : "",
-           json_string_value(json_object_get(e, "cluster")), t ? t : "",
-           json_string_value(json_object_get(json_object_get(e, "queue_family"), "kind")) ? json_string_value(json_object_get(json_object_get(e, "queue_family"), "kind")) : "");
-  free(t);
-}
-
-static void mark(json_t *k, const char *label) {
-  size_t i;
-  json_t *e;
-  json_array_foreach(json_object_get(k, "entries"), i, e) json_object_set_new(e, "store", json_string(label));
-  if (json_object_get(k, "default")) json_object_set_new(json_object_get(k, "default"), "store", json_string(label));
-}
-
-vkocc_status vkocc_policy_store_load(const char *user_path, const char *system_path, const char *kernel,
-                                     const char *device_key, vkocc_policy_db **db) {
-  vkocc_clear_error();
-  *db = NULL;
-  if (!user_path && !system_path) return vkocc_fail(VKOCC_ERROR_USAGE, "no policy store given");
-  json_t *views[2] = {NULL, NULL};
-  const char *paths[2] = {user_path, system_path};
-  vkocc_status st = VKOCC_OK;
-  for (int i = 0; i < 2 && !st; i++) {
-    if (!paths[i]) continue;
-    pstore s;
-    if ((st = pstore_open(paths[i], false, NULL, &s))) break;
-    if (!(st = pstore_begin(&s))) { /* one snapshot of the store */
-      st = view(&s, kernel, device_key && *device_key ? device_key : NULL, &views[i]);
-      pstore_rollback(&s);
-    }
-    pstore_close(&s);
-  }
-  if (st) { json_decref(views[0]), json_decref(views[1]); return st; }
-  json_t *doc;
-  char label[1200];
-  if (views[0] && views[1]) {
-    /* the user store over the system store: the user's entries for a device or cluster replace the system's */
-    doc = views[0];
-    char ul[1100], sl[1100];
-    snprintf(ul, sizeof ul, "user store %s", user_path), snprintf(sl, sizeof sl, "system store %s", system_path);
-    json_t *uk = json_object_get(doc, "kernels"), *sk = json_object_get(views[1], "kernels");
-    const char *name;
-    json_t *k;
-    json_object_foreach(uk, name, k) mark(k, ul);
-    json_object_foreach(sk, name, k) {
-      mark(k, sl);
-      json_t *mine = json_object_get(uk, name);
-      if (!mine) { json_object_set(uk, name, k); continue; }
-      json_t *groups = json_object(), *e, *entries = json_object_get(mine, "entries");
-      if (!entries) json_object_set_new(mine, "entries", entries = json_array());
-      size_t i;
-      char g[1400];
-      json_array_foreach(entries, i, e) group_of(e, g, sizeof g), json_object_set_new(groups, g, json_true());
-      json_array_foreach(json_object_get(k, "entries"), i, e) {
-        group_of(e, g, sizeof g);
-        if (!json_object_get(groups, g)) json_array_append(entries, e);
-      }
-      json_decref(groups);
-      if (!json_object_get(mine, "default") && json_object_get(k, "default"))
-        json_object_set(mine, "default", json_object_get(k, "default"));
-    }
-    const char *cid;
-    json_t *c;
-    json_object_foreach(json_object_get(views[1], "clusters"), cid, c)
-      if (!json_object_get(json_object_get(doc, "clusters"), cid)) json_object_set(json_object_get(doc, "clusters"), cid, c);
-    json_decref(views[1]);
-    snprintf(label, sizeof label, "%s over %s", user_path, system_path);
-  } else {
-    doc = views[0] ? views[0] : views[1];
-    snprintf(label, sizeof label, "%s", views[0] ? user_path : system_path);
-  }
-  if (kernel && !json_object_get(json_object_get(doc, "kernels"), kernel)) {
-    json_decref(doc);
-    return vkocc_fail(VKOCC_ERROR_USAGE, "no kernel '%s' in the policy store %s", kernel, label);
-  }
-  return policy_db_from_doc(doc, label, db);
 }
