@@ -2,7 +2,7 @@
  * colour-blind safe), Okabe-Ito for lines. Each plot draws into a canvas encoded in memory and written
  * (vkocc_write_file_atomic: temporary file and rename) only when everything succeeded. */
 #include "util.h"
-#include "vkocc_plot.h"
+#include "plot_internal.h"
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -11,402 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-typedef enum { FMT_PNG, FMT_SVG, FMT_PDF } fmt;
-
-/* Checked allocation (libvkocc-plot links only libvkocc's public API, not its internal helpers). */
-static void *xrealloc(void *p, size_t n) {
-  void *q = realloc(p, n ? n : 1);
-  if (!q) { fputs("vkocc plot: out of memory\n", stderr); abort(); }
-  return q;
-}
-static void *xmalloc(size_t n) { return xrealloc(NULL, n); }
-
-/* Every label drawn, so SVG output can carry them as <title>/<desc>; and in SVG output the labels
- * themselves: cairo's SVG surface draws text as glyph outlines, which neither searches, screen readers nor
- * copy and paste can read, so there text() draws nothing and each label becomes an SVG <text> element
- * (appended over the drawing when the canvas closes). The canvas holds it; text() finds it through the cairo
- * context's user data (a context the application gave, which no canvas opened, records nothing). */
-typedef struct {
-  char *labels;
-  size_t labels_len;
-  bool svg_text;   /* the canvas is SVG: labels as <text> */
-  char *svg_elems; /* the <text> elements */
-  size_t svg_len;
-} text_state;
-static const cairo_user_data_key_t text_key;
-static text_state *text_of(cairo_t *cr) { return cairo_get_user_data(cr, &text_key); }
-
-typedef struct {
-  cairo_surface_t *surface;
-  cairo_t *cr;
-  fmt format;
-  const char *path; /* the caller's, alive until canvas_close */
-  char *buf;        /* the encoded image, written to path at once by vkocc_write_file_atomic */
-  size_t len, cap;
-  double w, h;
-  text_state text;
-} canvas;
-
-static void record_label(text_state *ts, const char *s) {
-  if (!ts) return;
-  size_t n = strlen(s);
-  ts->labels = xrealloc(ts->labels, ts->labels_len + n + 2);
-  memcpy(ts->labels + ts->labels_len, s, n);
-  ts->labels_len += n;
-  ts->labels[ts->labels_len++] = '\n';
-  ts->labels[ts->labels_len] = 0;
-}
-
-static void xml_escape(FILE *f, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    char c = s[i];
-    if (c == '<') fputs("&lt;", f);
-    else if (c == '>') fputs("&gt;", f);
-    else if (c == '&') fputs("&amp;", f);
-    else fputc(c, f);
-  }
-}
-
-/* cairo's stream sink: the image is encoded into memory, so nothing is written under any name until it
- * is complete (and then through the one atomic writer, with its checks on the target). */
-static cairo_status_t buf_write(void *closure, const unsigned char *data, unsigned int n) {
-  canvas *c = closure;
-  if (c->len + n + 1 > c->cap) {
-    size_t cap = c->cap ? c->cap : 1 << 16;
-    while (cap < c->len + n + 1) cap *= 2;
-    char *b = realloc(c->buf, cap);
-    if (!b) return CAIRO_STATUS_WRITE_ERROR;
-    c->buf = b, c->cap = cap;
-  }
-  memcpy(c->buf + c->len, data, n);
-  c->len += n;
-  c->buf[c->len] = 0;
-  return CAIRO_STATUS_SUCCESS;
-}
-
-/* Inserts <title> (the first label) and <desc> (all labels) after the <svg ...> tag and the <text> elements
- * before </svg>. */
-static bool svg_add_text(canvas *c) {
-  char *svg = c->buf, *tag = svg ? strstr(svg, "<svg") : NULL, *end = tag ? strchr(tag, '>') : NULL;
-  char *close = svg ? strstr(svg, "</svg>") : NULL;
-  char *out = NULL;
-  size_t n = 0;
-  FILE *f = end && close > end ? open_memstream(&out, &n) : NULL;
-  if (!f) return false;
-  fwrite(svg, 1, (size_t)(end + 1 - svg), f);
-  const text_state *ts = &c->text;
-  const char *nl = ts->labels ? strchr(ts->labels, '\n') : NULL;
-  fputs("\n<title>", f);
-  if (nl) xml_escape(f, ts->labels, (size_t)(nl - ts->labels));
-  fputs("</title>\n<desc>", f);
-  if (ts->labels) xml_escape(f, ts->labels, ts->labels_len);
-  fputs("</desc>", f);
-  fwrite(end + 1, 1, (size_t)(close - (end + 1)), f);
-  if (ts->svg_elems) fwrite(ts->svg_elems, 1, ts->svg_len, f);
-  fputs(close, f);
-  bool ok = !ferror(f);
-  ok = fclose(f) == 0 && ok;
-  free(c->buf);
-  c->buf = out, c->len = n, c->cap = n;
-  return ok;
-}
-
-/* One label as an SVG <text> at the device position of (x, y) in user space, anchored as `a`, rotated with
- * the current transformation, in the current source colour. */
-static void svg_label(cairo_t *cr, text_state *ts, double x, double y, double size, bool bold, int a, const char *s) {
-  cairo_matrix_t m;
-  cairo_get_matrix(cr, &m);
-  double dx = x, dy = y, r = 0, g = 0, b = 0, al = 1;
-  cairo_user_to_device(cr, &dx, &dy);
-  double scale = hypot(m.xx, m.yx), angle = atan2(m.yx, m.xx) * 180 / M_PI;
-  cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &b, &al);
-  char *t = NULL;
-  size_t n = 0;
-  FILE *f = open_memstream(&t, &n);
-  if (!f) return;
-  fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" font-family=\"sans-serif\" font-size=\"%.2f\"%s text-anchor=\"%s\" "
-          "fill=\"rgb(%d,%d,%d)\"", dx, dy, size * scale, bold ? " font-weight=\"bold\"" : "",
-          a == 0 ? "start" : a == 1 ? "middle" : "end", (int)lround(r * 255), (int)lround(g * 255), (int)lround(b * 255));
-  if (fabs(angle) > 0.01) fprintf(f, " transform=\"rotate(%.2f %.2f %.2f)\"", angle, dx, dy);
-  fputc('>', f);
-  xml_escape(f, s, strlen(s));
-  fputs("</text>\n", f);
-  if (fclose(f) == 0) {
-    ts->svg_elems = xrealloc(ts->svg_elems, ts->svg_len + n + 1);
-    memcpy(ts->svg_elems + ts->svg_len, t, n + 1);
-    ts->svg_len += n;
-  }
-  free(t);
-}
-
-static void text_state_reset(text_state *ts) {
-  free(ts->labels), free(ts->svg_elems);
-  memset(ts, 0, sizeof *ts);
-}
-
-/* Default sizes: PNG and SVG 1000 x 700 (pixels, points); PDF a page of 6.5 x 4 inches (468 x 288 points),
- * a figure for a paper's text width. A page narrower than 750 points is drawn at a larger scale and shrunk
- * (c->w, c->h: the drawing's units), so its type stays about 7 to 11 points. */
-#define PDF_DEFAULT_W 468
-#define PDF_DEFAULT_H 288
-
-static vkocc_status canvas_open(canvas *c, const char *path, const vkocc_plot_options *o) {
-  memset(c, 0, sizeof *c);
-  const char *ext = strrchr(path, '.');
-  if (ext && !strcasecmp(ext, ".png")) c->format = FMT_PNG;
-  else if (ext && !strcasecmp(ext, ".svg")) c->format = FMT_SVG;
-  else if (ext && !strcasecmp(ext, ".pdf")) c->format = FMT_PDF;
-  else return vkocc_fail(VKOCC_ERROR_USAGE, "%s: unknown image type (use .png, .svg or .pdf)", path);
-  bool pdf = c->format == FMT_PDF;
-  double pw = o && o->width ? o->width : pdf ? PDF_DEFAULT_W : 1000, ph = o && o->height ? o->height : pdf ? PDF_DEFAULT_H : 700;
-  if (pw < 200 || ph < 150 || pw > 10000 || ph > 10000)
-    return vkocc_fail(VKOCC_ERROR_USAGE, "%s: size %gx%g is outside 200x150 .. 10000x10000", path, pw, ph);
-  double k = pdf && pw < 750 ? 750 / pw : 1;
-  c->w = pw * k, c->h = ph * k;
-  vkocc_status s = vkocc_output_check(path); /* a directory, device or missing folder: say so before drawing */
-  if (s) return s;
-  c->path = path;
-  if (c->format == FMT_PNG) c->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)pw, (int)ph);
-  else if (c->format == FMT_SVG) c->surface = cairo_svg_surface_create_for_stream(buf_write, c, pw, ph);
-  else c->surface = cairo_pdf_surface_create_for_stream(buf_write, c, pw, ph);
-  cairo_status_t st = cairo_surface_status(c->surface);
-  if (st != CAIRO_STATUS_SUCCESS) {
-    cairo_surface_destroy(c->surface);
-    free(c->buf);
-    return vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot create the image: %s", path, cairo_status_to_string(st));
-  }
-  c->cr = cairo_create(c->surface);
-  cairo_scale(c->cr, 1 / k, 1 / k);
-  cairo_set_source_rgb(c->cr, 1, 1, 1);
-  cairo_paint(c->cr);
-  c->text.svg_text = c->format == FMT_SVG;
-  cairo_set_user_data(c->cr, &text_key, &c->text, NULL);
-  return VKOCC_OK;
-}
-
-static vkocc_status canvas_close(canvas *c, bool ok) {
-  cairo_status_t st = cairo_status(c->cr);
-  cairo_destroy(c->cr);
-  if (ok && st == CAIRO_STATUS_SUCCESS && c->format == FMT_PNG)
-    st = cairo_surface_write_to_png_stream(c->surface, buf_write, c);
-  cairo_surface_finish(c->surface);
-  if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(c->surface);
-  cairo_surface_destroy(c->surface);
-  bool text_ok = !ok || st != CAIRO_STATUS_SUCCESS || c->format != FMT_SVG || svg_add_text(c);
-  text_state_reset(&c->text);
-  vkocc_status s = VKOCC_OK;
-  if (!ok) s = VKOCC_ERROR_USAGE; /* the caller has set the message */
-  else if (st != CAIRO_STATUS_SUCCESS || !text_ok)
-    s = vkocc_fail(VKOCC_ERROR_RUNTIME, "%s: cannot encode the image (%s)", c->path,
-                   st != CAIRO_STATUS_SUCCESS ? cairo_status_to_string(st) : "out of memory");
-  else s = vkocc_write_file_atomic(c->path, c->buf, c->len);
-  free(c->buf);
-  c->buf = NULL;
-  return s;
-}
-
-/* viridis, sampled at 9 points and interpolated */
-static void viridis(double t, double rgb[3]) {
-  static const double v[9][3] = {{0.267, 0.005, 0.329}, {0.283, 0.141, 0.458}, {0.254, 0.265, 0.530},
-                                 {0.207, 0.372, 0.553}, {0.164, 0.471, 0.558}, {0.128, 0.567, 0.551},
-                                 {0.135, 0.659, 0.518}, {0.478, 0.821, 0.318}, {0.993, 0.906, 0.144}};
-  if (!(t >= 0)) t = 0;
-  if (t > 1) t = 1;
-  double x = t * 8;
-  int i = (int)x;
-  if (i >= 8) i = 7;
-  double f = x - i;
-  for (int k = 0; k < 3; k++) rgb[k] = v[i][k] * (1 - f) + v[i + 1][k] * f;
-}
-
-/* 1, 2 or 5 times a power of ten, giving about `want` intervals over span */
-static double nice_step(double span, int want) {
-  double raw = span / want, p = pow(10, floor(log10(raw))), f = raw / p;
-  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
-}
-
-static const double okabe_ito[8][3] = {{0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451},
-                                       {0.800, 0.475, 0.655}, {0.902, 0.624, 0.000}, {0.337, 0.706, 0.914},
-                                       {0.941, 0.894, 0.259}, {0.000, 0.000, 0.000}};
-
-typedef enum { LEFT, CENTER, RIGHT } align;
-
-static void text(cairo_t *cr, double x, double y, double size, bool bold, align a, const char *s) {
-  text_state *ts = text_of(cr);
-  record_label(ts, s);
-  if (ts && ts->svg_text) {
-    svg_label(cr, ts, x, y, size, bold, (int)a, s);
-    return;
-  }
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
-  cairo_text_extents_t e;
-  cairo_text_extents(cr, s, &e);
-  double dx = a == LEFT ? 0 : a == CENTER ? -e.width / 2 - e.x_bearing : -e.width - e.x_bearing;
-  cairo_move_to(cr, x + dx, y);
-  cairo_show_text(cr, s);
-}
-
-static double text_width(cairo_t *cr, double size, const char *s) {
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
-  cairo_text_extents_t e;
-  cairo_text_extents(cr, s, &e);
-  return e.width;
-}
-
-static void vtext(cairo_t *cr, double x, double y, double size, const char *s) {
-  cairo_save(cr);
-  cairo_translate(cr, x, y);
-  cairo_rotate(cr, -M_PI / 2);
-  text(cr, 0, 0, size, false, CENTER, s);
-  cairo_restore(cr);
-}
-
-/* A label in the largest size up to `size` (down to 8) that fits maxw. */
-static void fit_text(cairo_t *cr, double x, double y, double size, bool bold, align a, double maxw, const char *s) {
-  while (size > 8 && text_width(cr, size, s) * (bold ? 1.08 : 1) > maxw) size -= 0.5;
-  text(cr, x, y, size, bold, a, s);
-}
-
-/* Text from (x, y) broken at spaces into lines of at most maxw, 14 units apart; returns the lines drawn. */
-static int wrap_text(cairo_t *cr, double x, double y, double size, double maxw, const char *s) {
-  char line[600];
-  int lines = 0;
-  while (*s) {
-    size_t n = strlen(s), cut = n;
-    if (n >= sizeof line) n = cut = sizeof line - 1;
-    snprintf(line, sizeof line, "%.*s", (int)n, s);
-    while (text_width(cr, size, line) > maxw) { /* back to the previous space */
-      char *sp = strrchr(line, ' ');
-      if (!sp) break;
-      *sp = 0;
-      cut = (size_t)(sp - line);
-    }
-    text(cr, x, y + 14 * lines++, size, false, LEFT, line);
-    s += cut;
-    while (*s == ' ') s++;
-  }
-  return lines;
-}
-
-static void title(canvas *c, const char *main, const vkocc_device_info *d, bool has_device, const char *extra) {
-  cairo_set_source_rgb(c->cr, 0, 0, 0);
-  fit_text(c->cr, c->w / 2, 28, 18, true, CENTER, c->w - 20, main);
-  char sub[1200];
-  if (has_device)
-    snprintf(sub, sizeof sub, "%s — %s %s%s%s", d->name, d->driver_name[0] ? d->driver_name : "driver",
-             d->driver_info, extra ? " — " : "", extra ? extra : "");
-  else snprintf(sub, sizeof sub, "%s", extra ? extra : "device unknown (data without device identity)");
-  cairo_set_source_rgb(c->cr, 0.25, 0.25, 0.25);
-  fit_text(c->cr, c->w / 2, 50, 13, false, CENTER, c->w - 20, sub);
-}
-
-/* A colour scale: linear from 0 to vmax, or logarithmic (log(1 + v) / log(1 + vmax)), which keeps small
- * values apart when a few large ones set the top. */
-typedef struct { double vmax; bool log; } scale;
-
-static double scale_t(scale sc, double v) {
-  if (!(sc.vmax > 0)) return 0;
-  return sc.log ? log1p(fmax(v, 0)) / log1p(sc.vmax) : v / sc.vmax;
-}
-
-/* vertical colour bar at x..x+w, y..y+h from 0 (bottom) to vmax; ticks at 1, 2, 4, ... on a log scale */
-static void colour_bar(cairo_t *cr, double x, double y, double w, double h, scale sc, const char *label,
-                       const char *fmtstr) {
-  for (int i = 0; i < 100; i++) {
-    double rgb[3];
-    viridis(i / 99.0, rgb);
-    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-    cairo_rectangle(cr, x, y + h - (i + 1) * h / 100, w, h / 100 + 0.5);
-    cairo_fill(cr);
-  }
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_set_line_width(cr, 1);
-  cairo_rectangle(cr, x, y, w, h);
-  cairo_stroke(cr);
-  char buf[32];
-  double ticks[40];
-  int n = 0;
-  if (sc.log) {
-    ticks[n++] = 0;
-    for (double v = 1; v <= sc.vmax * 1.0001 && n < 39; v *= 2) ticks[n++] = v;
-  } else { /* a 1-2-5 step: whole numbers for counts, 25% for occupancy */
-    double st = sc.vmax == 100 ? 25 : fmax(1, nice_step(sc.vmax, 4));
-    for (double v = 0; v <= sc.vmax * 1.0001 && n < 39; v += st) ticks[n++] = v;
-  }
-  double last = 1e9;
-  for (int i = 0; i < n; i++) {
-    double yy = y + h - h * scale_t(sc, ticks[i]);
-    if (last - yy < 13 && i) continue; /* no labels on top of each other */
-    snprintf(buf, sizeof buf, fmtstr, ticks[i]);
-    cairo_move_to(cr, x + w, yy);
-    cairo_line_to(cr, x + w + 3, yy);
-    cairo_stroke(cr);
-    text(cr, x + w + 5, yy + 4, 11, false, LEFT, buf);
-    last = yy;
-  }
-  vtext(cr, x + w + 50, y + h / 2, 12, label);
-}
-
-/* One heatmap cell: viridis colour for t in [0, 1], its label centred where it fits, in black or white;
- * predicted: a small triangle in the top-right corner (the point was not measured). */
-static void heat_cell_at(cairo_t *cr, double x, double y, double cw, double ch, double t, const char *label,
-                         double max_font, bool predicted, double lx, double ly);
-static void heat_cell(cairo_t *cr, double x, double y, double cw, double ch, double t, const char *label,
-                      double max_font, bool predicted) {
-  heat_cell_at(cr, x, y, cw, ch, t, label, max_font, predicted, x + cw / 2, y + ch / 2);
-}
-
-/* heat_cell with the label centred on (lx, ly) as far as the cell allows: the point's true position */
-static void heat_cell_at(cairo_t *cr, double x, double y, double cw, double ch, double t, const char *label,
-                         double max_font, bool predicted, double lx, double ly) {
-  double rgb[3];
-  viridis(t, rgb);
-  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-  cairo_rectangle(cr, x, y, cw + 0.5, ch + 0.5);
-  cairo_fill(cr);
-  double lum = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2], ink = lum > 0.5 ? 0 : 1;
-  double fs = fmin(max_font, ch * 0.7);
-  double tw = label ? text_width(cr, fs, label) : 0;
-  if (fs >= 6 && label && tw < cw - 3) {
-    lx = fmin(fmax(lx, x + tw / 2 + 1.5), x + cw - tw / 2 - 1.5);
-    ly = fmin(fmax(ly, y + fs * 0.5), y + ch - fs * 0.5);
-    cairo_set_source_rgb(cr, ink, ink, ink);
-    text(cr, lx, ly + fs * 0.35, fs, false, CENTER, label);
-  }
-  if (predicted && fmin(cw, ch) >= 7) { /* smaller cells: the caption counts them instead */
-    double m = fmin(6, fmin(cw, ch) * 0.45);
-    cairo_set_source_rgb(cr, ink, ink, ink);
-    cairo_move_to(cr, x + cw - m, y);
-    cairo_line_to(cr, x + cw, y);
-    cairo_line_to(cr, x + cw, y + m);
-    cairo_close_path(cr);
-    cairo_fill(cr);
-  }
-}
-
-/* Horizontal grid lines with left labels: n intervals from 0 to vmax over the plot area. */
-static void y_grid(cairo_t *cr, double L, double T, double pw, double ph, int n, double vmax, const char *fmtstr) {
-  char buf[64];
-  cairo_set_line_width(cr, 1);
-  for (int i = 0; i <= n; i++) {
-    double y = T + ph - ph * i / n;
-    cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
-    cairo_move_to(cr, L, y);
-    cairo_line_to(cr, L + pw, y);
-    cairo_stroke(cr);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    snprintf(buf, sizeof buf, fmtstr, vmax * i / n);
-    text(cr, L - 6, y + 4, 11, false, RIGHT, buf);
-  }
-}
-
-static void kib_label(uint32_t bytes, char *out, size_t len) {
-  if (bytes % 1024 == 0) snprintf(out, len, "%u", bytes / 1024);
-  else snprintf(out, len, "%.3g", bytes / 1024.0);
-}
 
 /* libvkocc-plot reaches libvkocc only through the public API: its own comparator, not core's */
 static int cmp_u32(const void *a, const void *b) {
@@ -436,7 +40,7 @@ static int cmp_point(const void *a, const void *b) {
 
 /* The points sorted by (wg, shared), for find(). */
 static vkocc_surface_point *sorted_points(const vkocc_surface *s) {
-  vkocc_surface_point *p = xmalloc((s->count + 1) * sizeof *p);
+  vkocc_surface_point *p = viewer_xmalloc((s->count + 1) * sizeof *p);
   if (s->count) memcpy(p, s->points, s->count * sizeof *p);
   qsort(p, s->count, sizeof *p, cmp_point);
   return p;
@@ -519,14 +123,14 @@ void vkocc_plot_draw_surface(struct _cairo *cr, double W, double H, const vkocc_
   canvas c = {.cr = cr, .w = W, .h = H};
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
-  uint32_t *wgs = xmalloc((s->count + 1) * sizeof *wgs), *shs = xmalloc((s->count + 1) * sizeof *shs);
-  uint32_t *tmp = xmalloc((s->count + 1) * sizeof *tmp);
-  heat_cell_box *cells = xmalloc((s->count + 1) * sizeof *cells);
+  uint32_t *wgs = viewer_xmalloc((s->count + 1) * sizeof *wgs), *shs = viewer_xmalloc((s->count + 1) * sizeof *shs);
+  uint32_t *tmp = viewer_xmalloc((s->count + 1) * sizeof *tmp);
+  heat_cell_box *cells = viewer_xmalloc((s->count + 1) * sizeof *cells);
   uint32_t nw = distinct(s, true, true, wgs), ns = distinct(s, false, true, shs);
   vkocc_surface_point *sorted = sorted_points(s);
   char extra[200];
   derived_text(d, extra, sizeof extra);
-  title(&c, "Occupancy surface", &s->device, s->has_device, extra);
+  viewer_title(&c, "Occupancy surface", &s->device, s->has_device, extra);
   bool readout = cursor_wg >= 0 && cursor_sh >= 0, occ = occupancy_known(d);
   uint32_t pmax = 1, npred = 0;
   for (uint32_t i = 0; i < s->count; i++) pmax = s->points[i].P > pmax ? s->points[i].P : pmax, npred += s->points[i].predicted;
@@ -542,7 +146,7 @@ void vkocc_plot_draw_surface(struct _cairo *cr, double W, double H, const vkocc_
       vkocc_occupancy oc;
       vkocc_occupancy_from_P(d, p->wg_size, p->shared_bytes, p->P, &oc);
       snprintf(buf, sizeof buf, "%u", p->P);
-      heat_cell_at(cr, cells[k].x, cells[k].y, cells[k].w, cells[k].h, scale_t(sc, occ ? oc.occupancy_pct : p->P), buf,
+      viewer_heat_cell_at(cr, cells[k].x, cells[k].y, cells[k].w, cells[k].h, viewer_scale_t(sc, occ ? oc.occupancy_pct : p->P), buf,
                    11, p->predicted, gx(&g, p->shared_bytes), gy(&g, p->wg_size));
     }
   }
@@ -557,7 +161,7 @@ void vkocc_plot_draw_surface(struct _cairo *cr, double W, double H, const vkocc_
     if (lasty - y < 14 && a + 1 < nw) continue;
     if (lasty - y < 14) continue;
     snprintf(buf, sizeof buf, "%u", wgs[a]);
-    text(cr, L - 6, y + 4, 11, false, RIGHT, buf);
+    viewer_text(cr, L - 6, y + 4, 11, false, RIGHT, buf);
     lasty = y;
   }
   /* x: round KiB values as labels; a tick under every shared size measured or predicted (the true positions) */
@@ -565,12 +169,12 @@ void vkocc_plot_draw_surface(struct _cairo *cr, double W, double H, const vkocc_
   while ((g.x1 - fmax(g.x0, 0)) / xstep > 12) xstep *= 2;
   for (double v = 0; v <= g.x1; v += xstep) {
     if (v < g.x0) continue;
-    kib_label((uint32_t)v, buf, sizeof buf);
+    viewer_kib_label((uint32_t)v, buf, sizeof buf);
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_move_to(cr, gx(&g, v), T + ph);
     cairo_line_to(cr, gx(&g, v), T + ph + 7);
     cairo_stroke(cr);
-    text(cr, gx(&g, v), T + ph + 19, 11, false, CENTER, buf);
+    viewer_text(cr, gx(&g, v), T + ph + 19, 11, false, CENTER, buf);
   }
   cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
   cairo_set_line_width(cr, 0.8);
@@ -580,13 +184,13 @@ void vkocc_plot_draw_surface(struct _cairo *cr, double W, double H, const vkocc_
     cairo_stroke(cr);
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
-  text(cr, L + pw / 2, T + ph + 38, 13, false, CENTER, "shared memory per workgroup [KiB]");
-  vtext(cr, 22, T + ph / 2, 13, "workgroup size [threads]");
+  viewer_text(cr, L + pw / 2, T + ph + 38, 13, false, CENTER, "shared memory per workgroup [KiB]");
+  viewer_vtext(cr, 22, T + ph / 2, 13, "workgroup size [threads]");
   char cap[800];
   if (occ)
-    colour_bar(cr, L + pw + 18, T, 18, ph, sc, "occupancy [% of the per-SM thread maximum]", "%.0f%%");
+    viewer_colour_bar(cr, L + pw + 18, T, 18, ph, sc, "occupancy [% of the per-SM thread maximum]", "%.0f%%");
   else
-    colour_bar(cr, L + pw + 18, T, 18, ph, sc, "P [workgroups resident, whole device]", "%.0f");
+    viewer_colour_bar(cr, L + pw + 18, T, 18, ph, sc, "P [workgroups resident, whole device]", "%.0f");
   char pred[160] = "";
   if (npred) snprintf(pred, sizeof pred, " Corner mark: predicted (by the adaptive surface or calc's model; %u of %u), not measured.",
                       npred, s->count);
@@ -595,7 +199,7 @@ void vkocc_plot_draw_surface(struct _cairo *cr, double W, double H, const vkocc_
            "shared sizes, each number at its point.%s", occ ? "occupancy (resident threads per SM / the per-SM maximum)"
            : "P (the per-SM thread maximum is only a lower bound here: no occupancy in %)", ns, pred);
   cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-  wrap_text(cr, L, T + ph + 58, 11, c.w - L - 10, cap);
+  viewer_wrap_text(cr, L, T + ph + 58, 11, c.w - L - 10, cap);
   if (readout && (uint32_t)cursor_wg < nw && (uint32_t)cursor_sh < ns) {
     uint32_t wg = wgs[cursor_wg], sh = shs[cursor_sh];
     const vkocc_surface_point *p = find(sorted, s->count, wg, sh);
@@ -613,18 +217,18 @@ void vkocc_plot_draw_surface(struct _cairo *cr, double W, double H, const vkocc_
     cairo_rectangle(cr, cx, gy(&g, yb), fmax(cwid, 4), gy(&g, ya) - gy(&g, yb));
     cairo_stroke(cr);
     char kb[32];
-    kib_label(sh, kb, sizeof kb);
+    viewer_kib_label(sh, kb, sizeof kb);
     snprintf(buf, sizeof buf, "wg %u, %s KiB: P = %u (%u per SM), occupancy %.1f%%, binding: %s%s", wg, kb, oc.wgs,
              oc.wg_per_sm, oc.occupancy_pct, vkocc_limit_name(oc.binding),
              !p ? " (model)" : p->predicted ? " (predicted)" : "");
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text(cr, L, c.h - 10, 14, true, LEFT, buf);
+    viewer_text(cr, L, c.h - 10, 14, true, LEFT, buf);
   }
   free(wgs), free(shs), free(tmp), free(cells), free(sorted);
 }
 
 void vkocc_plot_surface_grid(const vkocc_surface *s, uint32_t *nwg, uint32_t *nshared) {
-  uint32_t *t = xmalloc((s->count + 1) * sizeof *t);
+  uint32_t *t = viewer_xmalloc((s->count + 1) * sizeof *t);
   *nwg = distinct(s, true, true, t);
   *nshared = distinct(s, false, true, t);
   free(t);
@@ -632,7 +236,7 @@ void vkocc_plot_surface_grid(const vkocc_surface *s, uint32_t *nwg, uint32_t *ns
 
 bool vkocc_plot_surface_cell_at(const vkocc_surface *s, double W, double H, double x, double y, int *cursor_wg,
                            int *cursor_sh) {
-  uint32_t *wgs = xmalloc((s->count + 1) * sizeof *wgs), *shs = xmalloc((s->count + 1) * sizeof *shs);
+  uint32_t *wgs = viewer_xmalloc((s->count + 1) * sizeof *wgs), *shs = viewer_xmalloc((s->count + 1) * sizeof *shs);
   uint32_t nw = distinct(s, true, true, wgs), ns = distinct(s, false, true, shs);
   double L = 80, R = 120, T = 70, B = 124, pw = W - L - R, ph = H - T - B;
   heat_geom g;
@@ -654,10 +258,10 @@ vkocc_status vkocc_plot_surface(const vkocc_surface *s, const vkocc_derived *d, 
   vkocc_clear_error();
   if (s->count == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "plot: the surface is empty");
   canvas c;
-  vkocc_status st = canvas_open(&c, path, o);
+  vkocc_status st = viewer_canvas_open(&c, path, o);
   if (st) return st;
   vkocc_plot_draw_surface(c.cr, c.w, c.h, s, d, -1, -1);
-  return canvas_close(&c, true);
+  return viewer_canvas_close(&c, true);
 }
 
 /* A legend entry: a line (dash: none), a marker (0 none, 1 filled dot, 2 hollow dot) and its text. */
@@ -681,11 +285,11 @@ static void legend_entry(cairo_t *cr, double x, double y, const double rgb[3], b
     }
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
-  text(cr, x + 30, y, 11, false, LEFT, label);
+  viewer_text(cr, x + 30, y, 11, false, LEFT, label);
 }
 
 uint32_t vkocc_plot_wg_default_sizes(const vkocc_surface *s, uint32_t *out, uint32_t max) {
-  uint32_t *shs = xmalloc((s->count + 1) * sizeof *shs), ns = distinct(s, false, false, shs), n = 0;
+  uint32_t *shs = viewer_xmalloc((s->count + 1) * sizeof *shs), ns = distinct(s, false, false, shs), n = 0;
   if (max > ns) max = ns;
   /* evenly over the ladder, the first and the last always */
   for (uint32_t k = 0; k < max; k++) {
@@ -702,23 +306,23 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
   if (s->count == 0) return vkocc_fail(VKOCC_ERROR_USAGE, "plot: the surface is empty");
   if (n == 0 || n > 8) return vkocc_fail(VKOCC_ERROR_USAGE, "plot wg: give 1 to 8 shared-memory sizes");
   canvas c;
-  vkocc_status st = canvas_open(&c, path, o);
+  vkocc_status st = viewer_canvas_open(&c, path, o);
   if (st) return st;
-  uint32_t *wgs = xmalloc((s->count + 1) * sizeof *wgs), nw = distinct(s, true, true, wgs);
+  uint32_t *wgs = viewer_xmalloc((s->count + 1) * sizeof *wgs), nw = distinct(s, true, true, wgs);
   vkocc_surface_point *sorted = sorted_points(s);
   char extra[200];
   derived_text(d, extra, sizeof extra);
-  title(&c, "Impact of varying workgroup size", &s->device, s->has_device, extra);
+  viewer_title(&c, "Impact of varying workgroup size", &s->device, s->has_device, extra);
   cairo_t *cr = c.cr;
   bool occ = occupancy_known(d);
   char buf[128];
   /* the legend right of the plot area, as wide as its longest entry: never over the lines, never clipped */
-  double lw = text_width(cr, 11, "predicted, not measured");
+  double lw = viewer_text_width(cr, 11, "predicted, not measured");
   for (uint32_t k = 0; k < n; k++) {
     char kb[32];
-    kib_label(shared[k], kb, sizeof kb);
+    viewer_kib_label(shared[k], kb, sizeof kb);
     snprintf(buf, sizeof buf, "%s KiB shared memory", kb);
-    lw = fmax(lw, text_width(cr, 11, buf));
+    lw = fmax(lw, viewer_text_width(cr, 11, buf));
   }
   double L = 80, R = lw + 30 + 30, T = 70, B = 76, pw = c.w - L - R, ph = c.h - T - B;
   double xmax = wgs[nw - 1], ymax = 100;
@@ -727,14 +331,14 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
     for (uint32_t i = 0; i < s->count; i++) ymax = fmax(ymax, s->points[i].P);
   }
   /* whole-number steps for counts, the top a little above the highest */
-  double ystep = occ ? 20 : fmax(1, nice_step(ymax, 5));
+  double ystep = occ ? 20 : fmax(1, viewer_nice_step(ymax, 5));
   if (!occ) ymax = ceil(ymax * 1.1 / ystep) * ystep;
-  y_grid(cr, L, T, pw, ph, (int)lround(ymax / ystep), ymax, "%.0f");
+  viewer_y_grid(cr, L, T, pw, ph, (int)lround(ymax / ystep), ymax, "%.0f");
   if (occ) { /* the % sign on the labels */
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_rectangle(cr, 0, T - 10, L - 2, ph + 20);
     cairo_fill(cr);
-    y_grid(cr, L, T, pw, ph, 5, 100, "%.0f%%");
+    viewer_y_grid(cr, L, T, pw, ph, 5, 100, "%.0f%%");
   }
   /* at most 16 labels whatever the largest size; 64-bit, so the last step cannot wrap around */
   uint64_t xstep = xmax > 512 ? 128 : xmax > 128 ? 32 : 8;
@@ -742,16 +346,16 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
   cairo_set_source_rgb(cr, 0, 0, 0);
   for (uint64_t x = 0; x <= xmax; x += xstep) {
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)x);
-    text(cr, L + pw * x / xmax, T + ph + 16, 11, false, CENTER, buf);
+    viewer_text(cr, L + pw * x / xmax, T + ph + 16, 11, false, CENTER, buf);
   }
   cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, L, T, pw, ph);
   cairo_stroke(cr);
-  text(cr, L + pw / 2, T + ph + 36, 13, false, CENTER, "workgroup size [threads]");
-  vtext(cr, 22, T + ph / 2, 13, occ ? "occupancy [% of the per-SM thread maximum]"
+  viewer_text(cr, L + pw / 2, T + ph + 36, 13, false, CENTER, "workgroup size [threads]");
+  viewer_vtext(cr, 22, T + ph / 2, 13, occ ? "occupancy [% of the per-SM thread maximum]"
                                     : "P [workgroups resident, whole device]");
   for (uint32_t k = 0; k < n; k++) {
-    const double *col = okabe_ito[k];
+    const double *col = viewer_okabe_ito[k];
     cairo_set_source_rgb(cr, col[0], col[1], col[2]);
     /* the first line widest: where lines coincide (sizes the limits treat alike) each stays visible */
     double lwid = 1.5 + 0.8 * (n - 1 - k);
@@ -802,7 +406,7 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
       }
     }
     char kb[32];
-    kib_label(shared[k], kb, sizeof kb);
+    viewer_kib_label(shared[k], kb, sizeof kb);
     snprintf(buf, sizeof buf, "%s KiB shared memory", kb);
     cairo_set_line_width(cr, lwid);
     legend_entry(cr, L + pw + 16, T + 12 + 20 * k, col, true, 0, buf);
@@ -817,10 +421,10 @@ vkocc_status vkocc_plot_wg(const vkocc_surface *s, const vkocc_derived *d, const
   else
     snprintf(buf, sizeof buf, "P: workgroups resident at once on the whole device (the per-SM thread maximum is only "
              "a lower bound here).");
-  wrap_text(cr, L, T + ph + 56, 11, c.w - L - 10, buf);
+  viewer_wrap_text(cr, L, T + ph + 56, 11, c.w - L - 10, buf);
   free(wgs);
   free(sorted);
-  return canvas_close(&c, true);
+  return viewer_canvas_close(&c, true);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -835,11 +439,11 @@ vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *t
   vkocc_status st = vkocc_comb_estimate_P(iv, n, 0, &e);
   if (st) return vkocc_fail(VKOCC_ERROR_USAGE, "plot comb: %s", vkocc_last_error());
   canvas c;
-  if ((st = canvas_open(&c, path, o))) return st;
+  if ((st = viewer_canvas_open(&c, path, o))) return st;
   cairo_t *cr = c.cr;
   /* the teeth as the estimate groups them: runs of start times without a gap above half the median sleep;
    * each drawn as one bar, as high as the workgroups it started, from its first start to its last */
-  double *t = xmalloc((n + 1) * sizeof *t);
+  double *t = viewer_xmalloc((n + 1) * sizeof *t);
   uint32_t m = 0;
   for (uint32_t i = 0; i < n; i++)
     if (iv[i].valid) t[m++] = iv[i].start;
@@ -848,28 +452,28 @@ vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *t
   for (uint32_t i = 0; i < n; i++)
     if (iv[i].valid) t1 = fmax(t1, iv[i].end);
   double span = fmax(t1 - t0, 1), gap = e.median_sleep_ns / 2;
-  uint32_t *th = xmalloc((m + 1) * sizeof *th), *tf = xmalloc((m + 1) * sizeof *tf), nt = 0, hmax = 1;
+  uint32_t *th = viewer_xmalloc((m + 1) * sizeof *th), *tf = viewer_xmalloc((m + 1) * sizeof *tf), nt = 0, hmax = 1;
   for (uint32_t i = 0; i < m; i++) {
     if (!i || t[i] - t[i - 1] > gap) tf[nt] = i, th[nt++] = 0;
     if (++th[nt - 1] > hmax) hmax = th[nt - 1];
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
-  text(cr, c.w / 2, 28, 18, true, CENTER, "Sleeping-workgroup comb: start times");
+  viewer_text(cr, c.w / 2, 28, 18, true, CENTER, "Sleeping-workgroup comb: start times");
   cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
-  text(cr, c.w / 2, 50, 13, false, CENTER, ttl);
+  viewer_text(cr, c.w / 2, 50, 13, false, CENTER, ttl);
   char buf[256];
   /* the estimate above the plot area, clear of the bars */
   snprintf(buf, sizeof buf, "P = %u%s   (first tooth %u, %u teeth, %u records, median sleep %.1f µs)", e.P,
            e.lower_bound ? " or more: every workgroup overlapped, dispatch more to find the limit" : "",
            e.tooth_heights[0], e.teeth, e.n_valid, e.median_sleep_ns / 1e3);
-  cairo_set_source_rgb(cr, okabe_ito[1][0], okabe_ito[1][1], okabe_ito[1][2]);
-  text(cr, c.w / 2, 72, 13, true, CENTER, buf);
+  cairo_set_source_rgb(cr, viewer_okabe_ito[1][0], viewer_okabe_ito[1][1], viewer_okabe_ito[1][2]);
+  viewer_text(cr, c.w / 2, 72, 13, true, CENTER, buf);
   double L = 80, R = 30, T = 90, B = 76, pw = c.w - L - R, ph = c.h - T - B;
   /* whole numbers on the axis, a 1-2-5 step, the top a little above the highest tooth */
-  double ystep = fmax(1, nice_step(hmax, 4));
+  double ystep = fmax(1, viewer_nice_step(hmax, 4));
   double ytop = ceil((hmax * 1.08) / ystep) * ystep;
-  y_grid(cr, L, T, pw, ph, (int)lround(ytop / ystep), ytop, "%.0f");
-  cairo_set_source_rgb(cr, okabe_ito[0][0], okabe_ito[0][1], okabe_ito[0][2]);
+  viewer_y_grid(cr, L, T, pw, ph, (int)lround(ytop / ystep), ytop, "%.0f");
+  cairo_set_source_rgb(cr, viewer_okabe_ito[0][0], viewer_okabe_ito[0][1], viewer_okabe_ito[0][2]);
   for (uint32_t k = 0; k < nt; k++) {
     double a = t[tf[k]] - t0, b = t[tf[k] + th[k] - 1] - t0, bh = ph * th[k] / ytop;
     double x = L + pw * a / span, w = fmax(pw * (b - a) / span, 2.5);
@@ -882,29 +486,29 @@ vkocc_status vkocc_plot_comb(const vkocc_interval *iv, uint32_t n, const char *t
       if (k && x - last < 16) continue;
       snprintf(buf, sizeof buf, "%u", th[k]);
       cairo_set_source_rgb(cr, 0, 0, 0);
-      text(cr, x + 1, T + ph - ph * th[k] / ytop - 4, 10, false, CENTER, buf);
+      viewer_text(cr, x + 1, T + ph - ph * th[k] / ytop - 4, 10, false, CENTER, buf);
       last = (uint32_t)x;
     }
   double unit = span > 20e6 ? 1e6 : 1e3; /* ms beyond 20 ms, else µs */
-  double step = nice_step(span / unit, 6);
+  double step = viewer_nice_step(span / unit, 6);
   for (double u = 0; u <= span / unit + 1e-9; u += step) {
     snprintf(buf, sizeof buf, step >= 1 ? "%.0f" : "%.1f", u);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text(cr, L + pw * u * unit / span, T + ph + 16, 11, false, CENTER, buf);
+    viewer_text(cr, L + pw * u * unit / span, T + ph + 16, 11, false, CENTER, buf);
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, L, T, pw, ph);
   cairo_stroke(cr);
-  text(cr, L + pw / 2, T + ph + 36, 13, false, CENTER,
+  viewer_text(cr, L + pw / 2, T + ph + 36, 13, false, CENTER,
        unit == 1e6 ? "start time after the first workgroup [ms]" : "start time after the first workgroup [µs]");
-  vtext(cr, 22, T + ph / 2, 13, "workgroups started in the tooth");
+  viewer_vtext(cr, 22, T + ph / 2, 13, "workgroups started in the tooth");
   cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-  wrap_text(cr, L, T + ph + 58, 11, c.w - L - 10,
+  viewer_wrap_text(cr, L, T + ph + 58, 11, c.w - L - 10,
        "Each bar: one tooth, the workgroups that started together (no gap over half a sleep), from its first start "
        "to its last.");
   free(t), free(th), free(tf);
-  return canvas_close(&c, true);
+  return viewer_canvas_close(&c, true);
 }
 
 vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const char *path,
@@ -912,7 +516,7 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
   vkocc_clear_error();
   if (n == 0 || n > 6) return vkocc_fail(VKOCC_ERROR_USAGE, "plot compare: give 1 to 6 fingerprints");
   canvas c;
-  vkocc_status st = canvas_open(&c, path, o);
+  vkocc_status st = viewer_canvas_open(&c, path, o);
   if (st) return st;
   cairo_t *cr = c.cr;
   double vmax = 1;
@@ -922,7 +526,7 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
         if (!isnan(fps[k].normalized[a][b])) vmax = fmax(vmax, fps[k].normalized[a][b]);
   scale sc = {vmax, true}; /* logarithmic: 1 and 2 workgroups per SM stay apart beside 32 */
   cairo_set_source_rgb(cr, 0, 0, 0);
-  text(cr, c.w / 2, 28, 18, true, CENTER, "Normalized occupancy surfaces (resident workgroups per SM)");
+  viewer_text(cr, c.w / 2, 28, 18, true, CENTER, "Normalized occupancy surfaces (resident workgroups per SM)");
   double L = 60, R = 150, T = 100, B = 76, gap = 30;
   double pw = (c.w - L - R - gap * (n - 1)) / n, ph = c.h - T - B;
   double cw = pw / VKOCC_CANON_SHARED, ch = ph / VKOCC_CANON_WG;
@@ -934,20 +538,20 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
     /* the whole name: on two lines (broken at a space) where one is too narrow, smaller type before cutting */
     double fs = 12;
     char *line2 = NULL;
-    if (text_width(cr, fs, buf) > pw) {
+    if (viewer_text_width(cr, fs, buf) > pw) {
       for (char *sp = strrchr(buf, ' '); sp; sp = sp > buf ? memrchr(buf, ' ', (size_t)(sp - buf)) : NULL) {
         *sp = 0;
-        bool fits = text_width(cr, fs, buf) <= pw;
+        bool fits = viewer_text_width(cr, fs, buf) <= pw;
         *sp = ' ';
         if (fits) { *sp = 0; line2 = sp + 1; break; }
       }
-      while (fs > 8 && (text_width(cr, fs, buf) > pw || (line2 && text_width(cr, fs, line2) > pw))) fs -= 0.5;
+      while (fs > 8 && (viewer_text_width(cr, fs, buf) > pw || (line2 && viewer_text_width(cr, fs, line2) > pw))) fs -= 0.5;
       char *last = line2 ? line2 : buf;
-      while (strlen(last) > 4 && text_width(cr, fs, last) > pw) last[strlen(last) - 4] = 0, strcat(last, "...");
+      while (strlen(last) > 4 && viewer_text_width(cr, fs, last) > pw) last[strlen(last) - 4] = 0, strcat(last, "...");
     }
-    text(cr, x0 + pw / 2, line2 ? T - 50 : T - 36, fs, true, CENTER, buf);
-    if (line2) text(cr, x0 + pw / 2, T - 36, fs, true, CENTER, line2);
-    text(cr, x0 + pw / 2, T - 21, 11, false, CENTER, fps[k].cluster_id);
+    viewer_text(cr, x0 + pw / 2, line2 ? T - 50 : T - 36, fs, true, CENTER, buf);
+    if (line2) viewer_text(cr, x0 + pw / 2, T - 36, fs, true, CENTER, line2);
+    viewer_text(cr, x0 + pw / 2, T - 21, 11, false, CENTER, fps[k].cluster_id);
     /* the distance to the first panel's fingerprint (docs/fingerprint.md), and what the threshold makes of it */
     if (k > 0) {
       double dist = vkocc_fingerprint_distance(&fps[0], &fps[k]);
@@ -958,7 +562,7 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
       snprintf(buf, sizeof buf, "%s", n > 1 ? "the reference for the distances" : "");
     }
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
-    if (buf[0]) text(cr, x0 + pw / 2, T - 7, 10, false, CENTER, buf);
+    if (buf[0]) viewer_text(cr, x0 + pw / 2, T - 7, 10, false, CENTER, buf);
     for (int a = 0; a < VKOCC_CANON_WG; a++)
       for (int b = 0; b < VKOCC_CANON_SHARED; b++) {
         double v = fps[k].normalized[a][b], x = x0 + b * cw, y = T + ph - (a + 1) * ch;
@@ -974,27 +578,27 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
           continue;
         }
         snprintf(buf, sizeof buf, v == floor(v) ? "%.0f" : "%.1f", v);
-        heat_cell(cr, x, y, cw, ch, scale_t(sc, v), buf, 10, false);
+        viewer_heat_cell(cr, x, y, cw, ch, viewer_scale_t(sc, v), buf, 10, false);
       }
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, x0, T, pw, ph);
     cairo_stroke(cr);
     for (int b = 0; b < VKOCC_CANON_SHARED; b += (cw < 26 ? 2 : 1)) {
-      kib_label(vkocc_canonical_shared[b], buf, sizeof buf);
-      text(cr, x0 + (b + 0.5) * cw, T + ph + 14, 10, false, CENTER, buf);
+      viewer_kib_label(vkocc_canonical_shared[b], buf, sizeof buf);
+      viewer_text(cr, x0 + (b + 0.5) * cw, T + ph + 14, 10, false, CENTER, buf);
     }
     if (k == 0)
       for (int a = 0; a < VKOCC_CANON_WG; a += (ch < 12 ? 2 : 1)) {
         snprintf(buf, sizeof buf, "%u", vkocc_canonical_wg[a]);
-        text(cr, x0 - 5, T + ph - (a + 0.5) * ch + 4, 10, false, RIGHT, buf);
+        viewer_text(cr, x0 - 5, T + ph - (a + 0.5) * ch + 4, 10, false, RIGHT, buf);
       }
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
-  text(cr, L + (c.w - L - R) / 2, T + ph + 34, 13, false, CENTER, "shared memory per workgroup [KiB]");
-  vtext(cr, 16, T + ph / 2, 13, "workgroup size [threads]");
+  viewer_text(cr, L + (c.w - L - R) / 2, T + ph + 34, 13, false, CENTER, "shared memory per workgroup [KiB]");
+  viewer_vtext(cr, 16, T + ph / 2, 13, "workgroup size [threads]");
   double bx = c.w - R + 18;
-  colour_bar(cr, bx, T, 18, ph - 60, sc, "workgroups per SM (log scale)", "%.0f");
+  viewer_colour_bar(cr, bx, T, 18, ph - 60, sc, "workgroups per SM (log scale)", "%.0f");
   /* the hatching's legend under the colour bar */
   cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
   cairo_rectangle(cr, bx, T + ph - 34, 18, 18);
@@ -1005,13 +609,13 @@ vkocc_status vkocc_plot_compare(const vkocc_fingerprint *fps, uint32_t n, const 
   cairo_line_to(cr, bx + 18, T + ph - 34);
   cairo_stroke(cr);
   cairo_set_source_rgb(cr, 0, 0, 0);
-  text(cr, bx + 24, T + ph - 27, 10, false, LEFT, "beyond the");
-  text(cr, bx + 24, T + ph - 15, 10, false, LEFT, "device's limits");
+  viewer_text(cr, bx + 24, T + ph - 27, 10, false, LEFT, "beyond the");
+  viewer_text(cr, bx + 24, T + ph - 15, 10, false, LEFT, "device's limits");
   cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
   snprintf(buf, sizeof buf, "Numbers: P / SM count, the workgroups resident per SM on the canonical grid. Distance: "
            "the mean relative difference per point (threshold %.2f).", VKOCC_CLUSTER_THRESHOLD);
-  wrap_text(cr, L, T + ph + 56, 11, c.w - L - 10, buf);
-  return canvas_close(&c, true);
+  viewer_wrap_text(cr, L, T + ph + 56, 11, c.w - L - 10, buf);
+  return viewer_canvas_close(&c, true);
 }
 
 /* ---- occupancy against registers, shared memory and workgroup size (the register axis, docs/model.md) */
@@ -1021,18 +625,18 @@ static void occ_panel(canvas *c, double L, double T, double pw, double ph, const
                       uint32_t step, uint32_t cur, double (*occ)(void *, uint32_t), void *user, int colour) {
   cairo_t *cr = c->cr;
   char buf[64];
-  y_grid(cr, L, T, pw, ph, 5, 100, "%.0f%%");
+  viewer_y_grid(cr, L, T, pw, ph, 5, 100, "%.0f%%");
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, L, T, pw, ph);
   cairo_stroke(cr);
-  double span = hi > lo ? hi - lo : 1, xs = nice_step(span, 5);
+  double span = hi > lo ? hi - lo : 1, xs = viewer_nice_step(span, 5);
   for (double x = ceil(lo / xs) * xs; x <= hi; x += xs) {
     snprintf(buf, sizeof buf, "%.0f", x);
-    text(cr, L + pw * (x - lo) / span, T + ph + 16, 11, false, CENTER, buf);
+    viewer_text(cr, L + pw * (x - lo) / span, T + ph + 16, 11, false, CENTER, buf);
   }
-  text(cr, L + pw / 2, T + ph + 38, 13, false, CENTER, xlabel);
-  cairo_set_source_rgb(cr, okabe_ito[colour][0], okabe_ito[colour][1], okabe_ito[colour][2]);
+  viewer_text(cr, L + pw / 2, T + ph + 38, 13, false, CENTER, xlabel);
+  cairo_set_source_rgb(cr, viewer_okabe_ito[colour][0], viewer_okabe_ito[colour][1], viewer_okabe_ito[colour][2]);
   cairo_set_line_width(cr, 2.2);
   double prev = -1;
   for (uint64_t x = lo; x <= hi; x += step) { /* a staircase: occupancy holds until the next value */
@@ -1048,7 +652,7 @@ static void occ_panel(canvas *c, double L, double T, double pw, double ph, const
   cairo_arc(cr, L + pw * (cur - lo) / span, T + ph - ph * v / 100, 5, 0, 2 * M_PI);
   cairo_fill(cr);
   snprintf(buf, sizeof buf, "%u: %.1f%%", cur, v);
-  text(cr, L + pw * (cur - lo) / span + 8, T + ph - ph * v / 100 - 8, 11, true, LEFT, buf);
+  viewer_text(cr, L + pw * (cur - lo) / span + 8, T + ph - ph * v / 100 - 8, 11, true, LEFT, buf);
 }
 
 typedef struct { const vkocc_derived *d; const vkocc_register_model *m; uint32_t wg, shared, regs; } occ_point;
@@ -1074,11 +678,11 @@ vkocc_status vkocc_plot_registers(const vkocc_derived *d, const vkocc_register_m
   if (!po.width) po.width = 1500;
   if (!po.height) po.height = 560;
   canvas c;
-  vkocc_status st = canvas_open(&c, path, &po);
+  vkocc_status st = viewer_canvas_open(&c, path, &po);
   if (st) return st;
   char extra[160];
   snprintf(extra, sizeof extra, "at %u threads, %u shared bytes, %u registers per invocation", wg, shared, regs);
-  title(&c, "Occupancy against registers, shared memory and workgroup size", dev, dev && dev->name[0], extra);
+  viewer_title(&c, "Occupancy against registers, shared memory and workgroup size", dev, dev && dev->name[0], extra);
   occ_point p = {d, m, wg, shared, regs};
   double gap = 70, L0 = 70, T = 80, B = 70, pw = (c.w - L0 - 3 * gap + 40) / 3, ph = c.h - T - B;
   uint32_t maxr = m->max_per_invocation ? m->max_per_invocation : 255, sg = d->subgroup_size ? d->subgroup_size : 1;
@@ -1087,10 +691,10 @@ vkocc_status vkocc_plot_registers(const vkocc_derived *d, const vkocc_register_m
   if (regs > maxr) maxr = regs;
   if (shared > maxs) maxs = shared;
   if (wg > maxwg) maxwg = wg;
-  vtext(c.cr, 22, T + ph / 2, 13, "occupancy [% of per-SM thread maximum]");
+  viewer_vtext(c.cr, 22, T + ph / 2, 13, "occupancy [% of per-SM thread maximum]");
   occ_panel(&c, L0, T, pw, ph, "registers per invocation", 1, maxr, 1, regs, occ_regs, &p, 0);
   occ_panel(&c, L0 + pw + gap, T, pw, ph, "shared memory per workgroup [bytes]", 0, maxs, maxs >= 4096 ? 256 : 1,
             shared, occ_shared, &p, 1);
   occ_panel(&c, L0 + 2 * (pw + gap), T, pw, ph, "workgroup size [threads]", sg, maxwg, sg, wg, occ_wg, &p, 2);
-  return canvas_close(&c, true);
+  return viewer_canvas_close(&c, true);
 }
