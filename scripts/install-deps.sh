@@ -2,7 +2,7 @@
 # Installs the Debian/Ubuntu packages vkocc needs to build, test and run its main job on lavapipe.
 # Idempotent: installs only what is missing. As non-root it prints the exact command and exits 1.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config
+pkgs=(build-essential cmake ninja-build pkg-config     # ninja: the suite's builds (scripts/test.sh)
       libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc   # loader + headers, lavapipe, shader compiler
       libjansson-dev libcairo2-dev libglfw3-dev libgl-dev  # JSON, plots, optional interactive viewer
       libgl1-mesa-dri xvfb xauth                           # headless (Xvfb) window test of the viewer

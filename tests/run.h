@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 static int run_cmd(const char *cmd, char **output) {
   FILE *p = popen(cmd, "r");
@@ -30,8 +31,12 @@ static int run_fmt(char **out, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(cmd, sizeof cmd, fmt, ap);
   va_end(ap);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   int rc = run_cmd(cmd, out);
-  fprintf(stderr, "$ %s  -> exit %d\n", cmd, rc);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  /* each command's wall time in the test's log: where a test's time goes */
+  fprintf(stderr, "$ %s  -> exit %d (%.1f s)\n", cmd, rc, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
   return rc;
 }
 #endif

@@ -24,7 +24,7 @@ with tempfile.TemporaryDirectory(prefix="vkocc-suite-rules-") as copy:
 UNTIMED = {"test_install_example": "builds and links the installed package; runs commands on fingerprints from tests/data"}
 # device tests that run beside others (label "beside" in tests/CMakeLists.txt, with the reason there)
 BESIDE = {"test_cli_conventions", "test_hostile", "test_hostile_tune", "test_tune_files_lvp", "test_cli_device_names",
-          "test_cli_options"}
+          "test_cli_options", "test_fleet_lvp"}
 bad, device = [], 0
 for t in doc["tests"]:
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
