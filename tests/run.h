@@ -36,7 +36,8 @@ static int run_fmt(char **out, const char *fmt, ...) {
   int rc = run_cmd(cmd, out);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   /* each command's wall time in the test's log: where a test's time goes */
-  fprintf(stderr, "$ %s  -> exit %d (%.1f s)\n", cmd, rc, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+  fprintf(stderr, "$ %s  -> exit %d (%.1f s)\n", cmd, rc,
+          (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
   return rc;
 }
 #endif
