@@ -100,6 +100,11 @@ endforeach()
 if(_vkocc_left)
   message(FATAL_ERROR "library sources in no room of cmake/rooms.cmake: ${_vkocc_left}")
 endif()
+# The search strategies' model fitting (the random forest) is the suite's longest pure computation: at -O0 under the
+# sanitizers test_search took 21-46 s; -O1 is what AddressSanitizer's own documents advise for speed
+if(VKOCC_SANITIZE)
+  target_compile_options(vkocc_room_tune_search PRIVATE -O1)
+endif()
 target_link_libraries(vkocc_room_compile PRIVATE PkgConfig::SPVC)
 target_link_libraries(vkocc_room_core PRIVATE PkgConfig::SPVC)  # <spirv.h>: the reflection's types
 target_link_libraries(vkocc_room_tune_harness PRIVATE PkgConfig::SPVC) # <spirv.h>: the kernels' constants
