@@ -204,6 +204,9 @@ int cli_tune_after_check(const cli_tune_after *after, const char *const *files, 
   if (after->store && (rc = cli_check_not_input("tune", "--db", after->store, files, n))) return rc;
   if (after->policy && after->store && !strcmp(after->policy, after->store))
     return cli_error("tune", 2, "--db %s: the same file as --policy", after->store);
+  /* the store as the add at the end will find it, before anything is measured (it is looked at again then) */
+  vkocc_status st;
+  if (after->store && (st = vkocc_policy_store_can_add(after->store, NULL))) return cli_fail("tune", st);
   return 0;
 }
 

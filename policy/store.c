@@ -359,6 +359,21 @@ bool vkocc_policy_store_is(const char *path) {
   return is;
 }
 
+vkocc_status vkocc_policy_store_can_add(const char *path, const vkocc_policy_store_options *opt) {
+  vkocc_clear_error();
+  if (!path || !*path) return vkocc_fail(VKOCC_ERROR_USAGE, "no policy store given (--db FILE)");
+  bool exists;
+  uint32_t page;
+  vkocc_status s = check_file(path, "policy store", &exists, &page);
+  if (!s) s = check_fs(path, opt && opt->allow_network_fs);
+  if (s || !exists || !page) return s; /* absent or empty: the add creates it */
+  /* read-only: the WAL, the schema; nothing written, nothing created */
+  pstore st;
+  if ((s = pstore_open(path, false, opt, &st))) return s;
+  pstore_close(&st);
+  return VKOCC_OK;
+}
+
 vkocc_status vkocc_policy_store_check(const char *path, char **report) {
   vkocc_clear_error();
   if (report) *report = NULL;

@@ -8,6 +8,10 @@
  *    are refused with exit 2 naming the journal and the record, never resumed as the best, while an honest record
  *    is resumed; T4 replays with a configuration listed twice, an empty configuration, a negative runtime or a
  *    correct record without a positive time are refused with exit 2 naming the file and the entry.
+ * 3. `tune --db STORE` on one device, as a user runs it: the results file written and its results added to the store
+ *    once; a second tune of the same kernel into the same store (other measurements of the same configurations) keeps
+ *    its results file and says how to add it, the store unchanged; a store that is a symbolic link is refused before
+ *    anything is measured.
  * argv: vkocc, the source tree. */
 #include "check.h"
 #include "run.h"
@@ -191,6 +195,39 @@ static void test_forged_t4(void) {
   }
 }
 
+static void test_db_one_device(void) {
+  char *out;
+  int rc = run_fmt(&out, "cd %s && %s tune s.json -o d1.json --db d.sqlite %s 2>&1", dir, bin, common);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "store:    d.sqlite (12 results added, 0 there already)");
+  free(out);
+  rc = run_fmt(&out, "%s policy check --db %s/d.sqlite 2>&1", bin, dir);
+  CHECK_EQ_U(rc, 0);
+  CHECK_CONTAINS(out, "integrity: ok");
+  CHECK_CONTAINS(out, "\nresults: 12\n");
+  CHECK_CONTAINS(out, "\nruns: 1\n");
+  free(out);
+  /* tuned again: its own measurements of the same configurations on the same device */
+  rc = run_fmt(&out, "cd %s && %s tune s.json -o d2.json --db d.sqlite %s 2>&1", dir, bin, common);
+  CHECK(rc == 2, "a second tune into the store: exit %d, expected 2:\n%s", rc, out);
+  CHECK_CONTAINS(out, "in the store already with another measurement");
+  CHECK_CONTAINS(out, "vkocc tune: the results are in d2.json: vkocc policy add --db d.sqlite adds them");
+  CHECK(exists("d2.json"), "the second tune's results file is kept");
+  free(out);
+  rc = run_fmt(&out, "%s policy check --db %s/d.sqlite 2>&1", bin, dir);
+  CHECK_CONTAINS(out, "\nresults: 12\n");
+  free(out);
+  /* a store that is a link: refused before the search, nothing measured or written */
+  double t0 = now_s();
+  rc = run_fmt(&out, "cd %s && ln -sf d.sqlite link.sqlite && %s tune s.json -o d3.json --db link.sqlite %s 2>&1", dir,
+               bin, common);
+  CHECK(rc == 2, "--db a link: exit %d:\n%s", rc, out);
+  CHECK_CONTAINS(out, "is a symbolic link");
+  CHECK(!exists("d3.json"), "results written though the store was refused");
+  CHECK(now_s() - t0 < 30, "refused after %.1f s", now_s() - t0);
+  free(out);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_tune_files_lvp VKOCC SOURCE_DIR\n");
@@ -206,6 +243,7 @@ int main(int argc, char **argv) {
   test_planted();
   test_forged_journal();
   test_forged_t4();
+  test_db_one_device();
   run_fmt(&out, "rm -rf %s", dir);
   free(out);
   return check_report();

@@ -134,6 +134,11 @@ typedef struct vkocc_policy_store_added {
  * VKOCC_ERROR_RUNTIME: the store stayed locked past wait_ms, or SQLite failed. */
 vkocc_status vkocc_policy_store_add(const char *path, const char *const *files, uint32_t n,
                                     const vkocc_policy_store_options *opt, vkocc_policy_store_added *out);
+/* Whether vkocc_policy_store_add could write the store at path, looked at without writing or creating anything: a
+ * symbolic link, a FIFO or other non-file, no SQLite file, no policy store, a newer schema, a truncated WAL, a network
+ * file system without allow_network_fs are VKOCC_ERROR_USAGE with the reason, as the add would say. For a command
+ * that adds at its end what it measures first (vkocc tune --db): refused before the measurement, not after. */
+vkocc_status vkocc_policy_store_can_add(const char *path, const vkocc_policy_store_options *opt);
 /* The policy database of kernel (NULL: every kernel) as vkocc_policy_select reads it, from the store at
  * user_path layered over the store at system_path (either may be NULL, not both; the system store is opened
  * read-only). The user store's entries for a device or cluster (and element type) replace the system store's;
