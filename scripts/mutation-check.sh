@@ -29,7 +29,7 @@ tune-validation-off-T1@tune/harness/buffers.c@bool tu_validated(const harness *h
 histogram-bins-wrongly@kernels/histogram/histogram.comp@    if (idx < pc.n) atomicAdd(hist.bins[inp.data[idx] >> 24], 1u);@    if (idx < pc.n) atomicAdd(hist.bins[(inp.data[idx] >> 24) ^ 1u], 1u);@^test_tune_lvp$
 race-never-stops@tune/search/race.c@  v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * v.bias * (1 + v.margin);@  v.behind = false;@^test_race$|^test_race_lvp$
 race-stops-everything@tune/search/race.c@  v.behind = n >= TU_RACE_MIN_RUNS && isfinite(v.fastest_ns) && v.fastest_ns > r->best_ns * v.bias * (1 + v.margin);@  v.behind = n >= 1;@^test_race$
-constant-cluster-id@fingerprint/normalize.c@(unsigned long long)(h >> 16)@0ull@^test_signature$|^test_fingerprint$|^test_arch_bench$|^test_one_id$|^test_cli_fingerprint$
+constant-cluster-id@fingerprint/normalize.c@(unsigned long long)(h >> 16)@(unsigned long long)(h >> 16) * 0ull@^test_signature$|^test_fingerprint$|^test_arch_bench$|^test_one_id$|^test_cli_fingerprint$
 c3-drops-fp64-ratio@fingerprint/signature.c@VKOCC_SIG_COUNT && n < len; i++) {\n    const vkocc_sig_value *v = &g->v[i];@VKOCC_SIG_COUNT && n < len; i++) {\n    if (i == VKOCC_SIG_FP64_RATIO) continue;\n    const vkocc_sig_value *v = &g->v[i];@^test_signature$
 fleet-takes-forged-results@tune/fleet/coordinator.c@  if (tu_record_check(&rv, &first, 0, "", why, sizeof why)) return true;@  if (true) return true;@^test_fleet_lvp$
 stop-rule-after-two-runs@tune/harness/decide.c@  if (runs >= min_runs && sum.median > 0 && sum.mad / sum.median <= target) return true;@  if (runs >= 2) return true;@^test_stop_rule$|^test_tune_spec_lvp$
