@@ -114,12 +114,16 @@ int main(int argc, char **argv) {
   /* GRAIN 1: workgroups of tens of microseconds, too short for lavapipe's staircase: no P, exit 1. Which refusal
    * comes first follows the dispatch noise measured in that process: "too short" where the noise is high enough
    * to set the bar above the workgroup (a busy host), else the repeats disagree ("the steps moved", seen on a
-   * quiet host: 3, 3, 2 for a 38 us workgroup). Either way no P is established. */
+   * quiet host: 3, 3, 2 for a 38 us workgroup), or the staircase's first step is lost in the launch ("grows by
+   * 30.4 us from 1 to 3 workgroups, more than a quarter of a workgroup's 34.3 us", a quiet Debug build) or absent.
+   * Each is one of the staircase's own refusals; no P is established. */
   rc = run_fmt(&out, "%s probe --shader %s/histogram_grain.comp --spec 0=64 --spec 1=1024 --spec 2=1 --unmodified "
                "--no-cache --json 2>&1", bin, src);
   CHECK(rc == 1, "short workgroups: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, FAIL_PREFIX);
-  CHECK((strstr(out, "its workgroups take ") && strstr(out, " us, too short")) || strstr(out, "the steps moved between runs"),
+  CHECK((strstr(out, "its workgroups take ") && strstr(out, " us, too short")) ||
+            strstr(out, "the steps moved between runs") || strstr(out, "more than a quarter of a workgroup's") ||
+            strstr(out, "no staircase at multiples of"),
         "short workgroups: another refusal: %s", out);
   CHECK(!strstr(out, "\"P\""), "a P was established: %s", out);
   free(out);
