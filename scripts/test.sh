@@ -22,16 +22,18 @@ scripts/install-deps.sh
 gen() { if [ ! -f "$1/CMakeCache.txt" ] && command -v ninja >/dev/null; then echo -GNinja; fi; }
 # Valgrind's memcheck over the unit tests that need no device (reads of uninitialized memory, which ASan does
 # not see) needs a build without sanitizers of just those programs (label memcheck, tests/CMakeLists.txt). It is
-# built, and its tests run, beside the suite in a session of its own at the lowest priority, so that it takes only
-# CPU time nothing else wants (the device tests run one at a time and leave a core idle much of the time: 1.04 cores
-# in use over 181 s of them, measured) and never disturbs a timed test (at the ordinary priority it was one more CPU
-# hog beside them); once the suite is done it gets this script's priority, and what is left of it runs then.
+# built, and its tests run, beside the suite in a session of its own at a low priority (autogroup nice 5: a third of
+# the weight of another session at nice 0, a ninetieth of a timed test's at -15), so that it takes mostly CPU time
+# the suite leaves (the device tests run one at a time and leave a core idle much of the time: 1.04 cores in use over
+# 181 s of them, measured) and never crowds a timed test (at nice 0 with -j2 the build was one more CPU hog beside
+# them). At nice 19 it starved beside CPU hogs, which then took all that idle time, and 41-57 s of it ran after the
+# suite (738 and 812 s beside three hogs); once the suite is done it gets this script's priority.
 # Skipped only when ctest was given a selection of tests ($@).
 mdir=$(mktemp -d)
 mbuild=
 # (Only where the priority can be raised again, as root or with CAP_SYS_NICE; elsewhere at the ordinary priority.)
 prio=0
-if nice -n -1 true 2>/dev/null; then prio=19; fi
+if nice -n -1 true 2>/dev/null; then prio=5; fi
 if [ $# -eq 0 ]; then
   setsid -w sh -c 'if [ -w /proc/self/autogroup ]; then echo "$1" >/proc/self/autogroup 2>/dev/null; fi
                    exec nice -n "$1" sh -c "cmake -S . -B build-memcheck $2 -DCMAKE_BUILD_TYPE=Debug >/dev/null &&
