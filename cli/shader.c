@@ -145,8 +145,9 @@ static int measure_model(const char *cmd, const cli_common *c, vkocc_context *ct
   return 0;
 }
 
-int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
-                     bool use_cache) {
+/* calc/probe --shader on a module compiled already: `written` names the file in the document, `sh` measures */
+static int probe_module(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
+                        bool use_cache, const vkocc_shader_desc *written, vkocc_shader_desc sh) {
   vkocc_derived d;
   bool have_d;
   vkocc_register_model rm = {0};
@@ -176,7 +177,6 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
     }
   }
   if (!rm.known) vkocc_register_model_from_cache(dev, &rm); /* `vkocc surface --registers` stores it */
-  vkocc_shader_desc sh = desc_of(o);
   vkocc_pipeline_result r;
   vkocc_status st = vkocc_pipeline_occupancy_model(ctx, NULL, &sh, po, have_d ? &d : NULL, rm.known ? &rm : NULL,
                                                    use_cache, &r);
@@ -197,7 +197,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
     char why[700];
     snprintf(why, sizeof why, "%s", vkocc_last_error());
     if (c->json) { /* -o gets no file: the command fails (exit 1) */
-      cli_emit_json(cmd, vkocc_pipeline_document(dev, &sh, &r, have_d ? &d : NULL, &rm, how, why), NULL);
+      cli_emit_json(cmd, vkocc_pipeline_document(dev, written, &r, have_d ? &d : NULL, &rm, how, why), NULL);
     } else {
       printf("measured on the augmented pipeline: P = %u (not the pipeline as written)\n", r.probe.P);
       printf("driver statistics (VK_KHR_pipeline_executable_properties), as written / augmented:\n");
@@ -212,7 +212,7 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   if (st) { vkocc_pipeline_result_free(&r); json_decref(how); return cli_fail(cmd, st); }
   if (fp_path[0] && !c->json) fprintf(stderr, "vkocc %s: per SM from the cached fingerprint %s\n", cmd, fp_path);
   if (c->json || c->output) { /* -o: the document --json prints */
-    json_t *doc = vkocc_pipeline_document(dev, &sh, &r, have_d ? &d : NULL, &rm, how, NULL);
+    json_t *doc = vkocc_pipeline_document(dev, written, &r, have_d ? &d : NULL, &rm, how, NULL);
     json_decref(how);
     how = NULL;
     /* -o FILE: the document there and nothing on standard output; "-" is standard output */
@@ -262,6 +262,23 @@ int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const 
   return agree ? 0 : 1;
 }
 
+int cli_probe_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
+                     bool use_cache) {
+  /* compiled before the device is opened: a module that does not compile is refused at once, on any machine,
+   * and the module is compiled once (the measurement takes the SPIR-V) */
+  int rc = cli_check_output(cmd, "-o", c->output);
+  if (rc) return rc;
+  vkocc_shader_desc written = desc_of(o), sh = desc_of(o);
+  uint32_t *spv = NULL;
+  size_t words = 0;
+  vkocc_status st = vkocc_shader_spirv(&written, &spv, &words);
+  if (st) return cli_fail(cmd, st);
+  sh.path = NULL, sh.name = o->path, sh.spirv = spv, sh.spirv_words = words;
+  rc = probe_module(cmd, c, o, po, use_cache, &written, sh);
+  free(spv);
+  return rc;
+}
+
 /* Combination k of the --vary values (the last --vary varies fastest) into spec[base ...]. */
 static void set_combination(cli_shader *o, uint32_t base, uint32_t k) {
   for (int v = (int)o->nvary - 1; v >= 0; v--) {
@@ -274,19 +291,28 @@ static void set_combination(cli_shader *o, uint32_t base, uint32_t k) {
 int cli_surface_shader(const char *cmd, const cli_common *c, cli_shader *o, const vkocc_probe_options *po,
                        const char *out_path) {
   if (!o->nvary) return cli_error(cmd, 2, "--shader needs at least one --vary ID=V1,V2,...");
-  vkocc_context *ctx;
-  int rc = cli_open(cmd, c, &ctx);
-  if (rc) return rc;
   uint32_t total = 1, base = o->nspec;
   for (uint32_t v = 0; v < o->nvary; v++) total *= o->vary[v].n;
   if (base + o->nvary > CLI_MAX_SPEC) { return cli_error(cmd, 2, "too many constants"); }
   json_t *points = json_array();
-  /* Compiled once; every combination checked before anything is measured or printed, so bad input
-   * (an unknown ID, a point above the device's limits) is one line and nothing else. */
+  /* Compiled once, before the device is opened; every combination checked before anything is measured or
+   * printed, so bad input (an unknown ID, a point above the device's limits) is one line and nothing else. */
   uint32_t *spv = NULL;
   size_t words = 0;
   vkocc_shader_desc whole = desc_of(o);
   vkocc_status st = vkocc_shader_spirv(&whole, &spv, &words);
+  if (st) {
+    free(spv);
+    json_decref(points);
+    return cli_fail(cmd, st);
+  }
+  vkocc_context *ctx;
+  int rc = cli_open(cmd, c, &ctx);
+  if (rc) {
+    free(spv);
+    json_decref(points);
+    return rc;
+  }
   const vkocc_device_info *dev = vkocc_context_device(ctx);
   for (uint32_t k = 0; k < total && !st; k++) {
     set_combination(o, base, k);

@@ -114,6 +114,18 @@ int main(int argc, char **argv) {
   CHECK(rc == 2, "fragment: exit %d", rc);
   CHECK_CONTAINS(out, "no compute entry point");
   free(out);
+  /* a module that does not compile is refused before a device is opened: the same line on a machine with none */
+  static const char *const cmds[] = {"calc", "probe", "surface"};
+  for (int k = 0; k < 3; k++) {
+    rc = run_fmt(&out,
+                 "VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json %s %s --shader "
+                 "%s/../hostile/set_100.comp%s 2>&1",
+                 bin, cmds[k], src, k == 2 ? " --vary 0=64" : "");
+    CHECK(rc == 2, "%s --shader, no device, a module that does not compile: exit %d", cmds[k], rc);
+    CHECK_CONTAINS(out, "set_100.comp does not compile");
+    CHECK(strchr(out, '\n') == out + strlen(out) - 1, "one line: %s", out);
+    free(out);
+  }
   char rm[256];
   snprintf(rm, sizeof rm, "rm -rf '%s'", cache);
   CHECK(system(rm) == 0, "removing %s", cache);
