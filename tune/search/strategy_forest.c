@@ -49,7 +49,7 @@ typedef struct forest {
   uint32_t *cand;        /* scratch */
   double *score;
   uint32_t *nbuf;
-  pair *pairs;
+  pair *pairs, *ptmp;
   uint32_t *idx, *tmp;
   double *yv;            /* observed targets (invalid replaced) */
   bool started, modeling;
@@ -90,6 +90,7 @@ static vkocc_status forest_create(const tune_space *s, uint64_t seed, const json
   f->queue = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->queue);
   f->nbuf = util_xmalloc((2 * (size_t)np + 1) * sizeof *f->nbuf);
   f->pairs = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->pairs);
+  f->ptmp = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->ptmp);
   f->idx = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->idx);
   f->tmp = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->tmp);
   f->yv = util_xmalloc((size_t)(n ? n : 1) * sizeof *f->yv);
@@ -99,9 +100,31 @@ static vkocc_status forest_create(const tune_space *s, uint64_t seed, const json
 
 static void forest_budget(void *st, uint64_t b) { ((forest *)st)->budget = b ? b : 1; }
 
-static int cmp_pair(const void *a, const void *b) {
-  double x = ((const pair *)a)->x, y = ((const pair *)b)->x;
-  return x < y ? -1 : x > y;
+/* A stable sort by x: ties keep their order, so the running sums of the split search and the trees are the same
+ * on every C library (glibc's qsort was a merge sort up to 2.36 and is an unstable introsort since 2.37). Inline
+ * and without a comparator call: half of a forest's fit was qsort. Insertion-sorted runs of 16, then merged. */
+static void sort_pairs(pair *a, pair *tmp, uint32_t m) {
+  for (uint32_t lo = 0; lo < m; lo += 16) {
+    uint32_t hi = lo + 16 < m ? lo + 16 : m;
+    for (uint32_t i = lo + 1; i < hi; i++) {
+      pair v = a[i];
+      uint32_t j = i;
+      for (; j > lo && a[j - 1].x > v.x; j--) a[j] = a[j - 1];
+      a[j] = v;
+    }
+  }
+  pair *src = a, *dst = tmp;
+  for (uint32_t w = 16; w < m; w *= 2) {
+    for (uint32_t lo = 0; lo < m; lo += 2 * w) {
+      uint32_t mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m, i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = src[j].x < src[i].x ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    pair *t = src;
+    src = dst, dst = t;
+  }
+  if (src != a) memcpy(a, src, (size_t)m * sizeof *a);
 }
 
 static uint32_t new_node(tree *t) {
@@ -132,7 +155,7 @@ static uint32_t build(forest *f, tree *t, uint32_t *idx, uint32_t m, int depth) 
     order[k] = order[j], order[j] = tmp;
     uint32_t feat = order[k];
     for (uint32_t i = 0; i < m; i++) f->pairs[i] = (pair){f->x[(size_t)f->obs[idx[i]] * nx + feat], f->yv[idx[i]]};
-    qsort(f->pairs, m, sizeof *f->pairs, cmp_pair);
+    sort_pairs(f->pairs, f->ptmp, m);
     double ls = 0, lq = 0;
     for (uint32_t i = 0; i + 1 < m; i++) {
       ls += f->pairs[i].y, lq += f->pairs[i].y * f->pairs[i].y;
@@ -289,7 +312,7 @@ static void forest_destroy(void *st) {
   tune_track_free(&f->t);
   for (uint32_t k = 0; k < f->ntrees; k++) free(f->trees[k].n);
   free(f->trees), free(f->x), free(f->obs), free(f->cand), free(f->score), free(f->queue), free(f->nbuf);
-  free(f->pairs), free(f->idx), free(f->tmp), free(f->yv), free(f->design), free(f);
+  free(f->pairs), free(f->ptmp), free(f->idx), free(f->tmp), free(f->yv), free(f->design), free(f);
 }
 
 const tune_strategy_def tune_strategy_forest = {
