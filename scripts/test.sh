@@ -20,9 +20,20 @@ scripts/install-deps.sh
 # Ninja where it is installed (install-deps): the ASan build in 69 s against 91 s with make on this project's 2-core
 # machine. A build folder made earlier keeps the generator it was made with.
 gen() { if [ ! -f "$1/CMakeCache.txt" ] && command -v ninja >/dev/null; then echo -GNinja; fi; }
+# gold links the ~110 test programs, each with the static library and the shader compiler in it, in half the
+# time of the default linker (0.3 s of CPU against 0.9 s each, measured on this project's 2-core machine)
+link=()
+if echo 'int main(void){return 0;}' | cc -x c -fuse-ld=gold -o /dev/null - 2>/dev/null; then
+  link=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=gold)
+fi
+cmake -S . -B build-test $(gen build-test) -DCMAKE_BUILD_TYPE=Debug -DVKOCC_SANITIZE=ON "${link[@]}" >/dev/null
+cmake --build build-test -j"$(nproc)"
+phase "the ASan+UBSan build done"
 # Valgrind's memcheck over the unit tests that need no device (reads of uninitialized memory, which ASan does
 # not see) needs a build without sanitizers of just those programs (label memcheck, tests/CMakeLists.txt). It is
-# built, and its tests run, beside the suite in a session of its own at a low priority (autogroup nice 5: a third of
+# built once the ASan build is done (beside it, it took 18 s from that build whatever its priority: 84 s against 66 s
+# alone, measured; a build's short compiler processes lose the CPU to any other work), and built and run beside the
+# suite's tests in a session of its own at a low priority (autogroup nice 5: a third of
 # the weight of another session at nice 0, a ninetieth of a timed test's at -15), so that it takes mostly CPU time
 # the suite leaves (the device tests run one at a time and leave a core idle much of the time: 1.04 cores in use over
 # 181 s of them, measured) and never crowds a timed test (at nice 0 with -j2 the build was one more CPU hog beside
@@ -45,15 +56,6 @@ if [ $# -eq 0 ]; then
     memcheck "$prio" "$(gen build-memcheck)" "$mdir" >"$mdir/setup.log" 2>&1 &
   mbuild=$!
 fi
-# gold links the ~110 test programs, each with the static library and the shader compiler in it, in half the
-# time of the default linker (0.3 s of CPU against 0.9 s each, measured on this project's 2-core machine)
-link=()
-if echo 'int main(void){return 0;}' | cc -x c -fuse-ld=gold -o /dev/null - 2>/dev/null; then
-  link=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=gold)
-fi
-cmake -S . -B build-test $(gen build-test) -DCMAKE_BUILD_TYPE=Debug -DVKOCC_SANITIZE=ON "${link[@]}" >/dev/null
-cmake --build build-test -j"$(nproc)"
-phase "the ASan+UBSan build done"
 cd build-test
 exclude=(-LE package)
 if [ "${VKOCC_TEST_PACKAGE:-0}" = 1 ]; then exclude=(); fi
