@@ -22,8 +22,9 @@ enum { MSG_RESULT = 1, MSG_FAILED };
 enum { TAG_HELLO = 11, TAG_WELCOME, TAG_CMD, TAG_MSG, TAG_BYE, TAG_BEAT };
 /* Under MPI each side says it is alive every second (TAG_BEAT, beside its other messages). A rank silent for
  * longer than VKOCC_FLEET_SILENT_S seconds (default 30) is lost: the coordinator hands its configurations in
- * flight to the others; a rank whose coordinator is silent stops. Open MPI ends the whole job when a rank dies
- * unless mpirun runs with --enable-recovery --mca orte_abort_on_non_zero_status 0 (docs/fleet.md). */
+ * flight to the others; a rank whose coordinator is silent for twice as long (and a beat) stops. Open MPI ends
+ * the whole job when a rank dies unless mpirun runs with --enable-recovery --mca orte_abort_on_non_zero_status 0
+ * (docs/fleet.md). */
 #define BEAT_MS 1000.0
 enum { CMD_GO = 1, CMD_MEASURE, CMD_STOP, CMD_AGAIN, CMD_AHEAD };
 /* why a configuration is measured: for the search, or again on a device that may have measured it before: the

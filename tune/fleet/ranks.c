@@ -99,7 +99,10 @@ vkocc_status fleet_agent(fleet *f, const vkocc_tune_fleet_member *members, const
     bool idle = true;
     if (f->o->stop && *f->o->stop) break; /* mpirun ends every rank when one is lost */
     double now = vkocc_now_ms();
-    if (now - heard > f->silent_ms) {
+    /* twice the limit and a beat: the coordinator may spend up to one limit on a send to a rank that died (every
+     * send to a rank waits that long before it gives the rank up), beating no one meanwhile; at one limit, a rank
+     * that died took the live ones with it (seen beside a loaded suite: rank 2 stopped while rank 0 waited on 1) */
+    if (now - heard > 2 * f->silent_ms + BEAT_MS) {
       st = vkocc_fail(VKOCC_ERROR_RUNTIME, "rank %d: the coordinator (rank 0) silent for %.0f s: stopped (the coordinator's "
                       "journal holds what was measured: --resume continues)", f->rank, (now - heard) / 1e3);
       break;
