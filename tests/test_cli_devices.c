@@ -52,11 +52,24 @@ int main(int argc, char **argv) {
                "/tmp/vkocc-devices-test.json && rm -f /tmp/vkocc-devices-test.json", bin);
   CHECK(rc == 0 && atoi(out) == 1, "devices -o: exit %d: %s", rc, out);
   free(out);
-  /* -o on calibrate: the document --json prints, the text still on stdout */
-  rc = run_fmt(&out, "%s calibrate --lengths 4 --repeats 1 --longest-ms 0.5 -o /tmp/vkocc-cal-test.json && grep -c "
-               "'\"schema\": \"vkocc.calibration/1\"' /tmp/vkocc-cal-test.json; rm -f /tmp/vkocc-cal-test.json", bin);
-  CHECK(strstr(out, "realtime clock:") && strstr(out, "\n1\n"), "calibrate -o: exit %d: %s", rc, out);
-  free(out);
+  /* -o on calibrate: the document --json prints, the text still on stdout. This short calibration may be refused
+   * as disturbed (exit 1, that message, and no file: a quiet suite's run met it, R^2 0.996): measured again, at most
+   * three times, since what is checked here is -o, not the fit (test_calibrate_lvp holds the fit) */
+  for (int attempt = 1;; attempt++) {
+    rc = run_fmt(&out,
+                 "%s calibrate --lengths 4 --repeats 1 --longest-ms 0.5 -o /tmp/vkocc-cal-test.json 2>&1; "
+                 "echo \"rc=$?\"; [ -e /tmp/vkocc-cal-test.json ] && grep -c '\"schema\": \"vkocc.calibration/1\"' "
+                 "/tmp/vkocc-cal-test.json; rm -f /tmp/vkocc-cal-test.json",
+                 bin);
+    if (attempt < 3 && strstr(out, "rc=1\n") && strstr(out, "calibration disturbed")) {
+      CHECK(!strstr(out, "rc=1\n1\n"), "a refused calibration wrote its -o file: %s", out);
+      free(out);
+      continue;
+    }
+    CHECK(strstr(out, "rc=0\n1\n") && strstr(out, "realtime clock:"), "calibrate -o (attempt %d): %s", attempt, out);
+    free(out);
+    break;
+  }
   /* a calibration is plausible or refused: 2 lengths fit any line (exit 2 before measuring); spins of 0.5-10 us
    * end in a refusal with the numbers, or after the longer retries in lavapipe's truth, 1 ns per tick */
   rc = run_fmt(&out, "%s calibrate --lengths 2 --repeats 1 --longest-ms 0.01 2>&1", bin);
