@@ -185,9 +185,13 @@ static void cli_on_lavapipe(const char *bin) {
 
   /* text output names the family */
   rc = run_fmt(&out, "%s calibrate --queue graphics --lengths 6 --repeats 3 --longest-ms 1 2>&1", bin);
-  /* exit 1 is a poor clock fit (a busy machine), which the text still reports in full */
+  /* exit 1 is a poor clock fit or a line the timestamps do not allow (a busy machine), which the text still reports in
+   * full */
   CHECK(rc == 0 || rc == 1, "calibrate text exit %d", rc);
-  if (rc == 1) CHECK_CONTAINS(out, "calibration disturbed: poor fit after 3 attempts");
+  if (rc == 1)
+    CHECK(strstr(out, "calibration disturbed: poor fit after 3 attempts") ||
+              strstr(out, "calibration implausible after 3 attempts"),
+          "calibrate text: exit 1 without the refusal: %s", out);
   CHECK_CONTAINS(out, "queue family 0 (graphics+compute, --queue graphics)");
   free(out);
 

@@ -104,8 +104,10 @@ int main(int argc, char **argv) {
       o = slurp(out), e = slurp(err);
       /* a measurement a loaded host made disagree, or a clock fit it spoiled, is measured again (an honest refusal
        * that names the busy machine, never an answer, never a crash) */
-      if (!(want == 0 && rc == 1 && (strstr(e, "could not establish P") || strstr(e, "less busy machine") ||
-                                     strstr(e, "busy machine?") || strstr(e, "calibration disturbed")))) break;
+      if (!(want == 0 && rc == 1 &&
+            (strstr(e, "could not establish P") || strstr(e, "less busy machine") || strstr(e, "busy machine?") ||
+             strstr(e, "calibration disturbed") || strstr(e, "calibration implausible"))))
+        break;
     }
     char reason[300];
     reason_of(e, reason, sizeof reason);
