@@ -266,14 +266,24 @@ static int int_of(pstore *s, const char *sql, int *rc) {
 
 /* The schema: a new store's made, an existing one's version checked (newer: refused, never touched). */
 static vkocc_status check_schema(pstore *s) {
-  int rc, version = int_of(s, "PRAGMA user_version", &rc);
+  /* the version and the tables in one statement, so one snapshot: read one after the other, another writer's
+   * creation of the store could commit between them (version 0, then its tables), which looked like a database of
+   * something else (8 concurrent writers, one refused so, in a run beside three CPU hogs) */
+  int rc, version = 0, tables = 0;
+  sqlite3_stmt *q;
+  rc = sqlite3_prepare_v2(s->db,
+                          "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)",
+                          -1, &q, NULL);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) version = sqlite3_column_int(q, 0), tables = sqlite3_column_int(q, 1), rc = SQLITE_OK;
+    sqlite3_finalize(q);
+  }
   if (rc) return pstore_fail(s, rc, "reading the schema version");
   if (version > PSTORE_SCHEMA_VERSION)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: a policy store of schema version %d; this vkocc (%s) reads version %d "
                       "and older: use a newer vkocc (the store is left as it is)", s->path, version, vkocc_version(),
                       PSTORE_SCHEMA_VERSION);
-  int tables = int_of(s, "SELECT count(*) FROM sqlite_schema", &rc);
-  if (rc) return pstore_fail(s, rc, "reading the schema");
   if (version == 0 && tables > 0)
     return vkocc_fail(VKOCC_ERROR_USAGE, "%s: a SQLite database, but no vkocc policy store (user_version 0, %d tables "
                       "of something else)", s->path, tables);
@@ -292,7 +302,6 @@ static vkocc_status check_schema(pstore *s) {
     }
     return pstore_commit(s);
   }
-  sqlite3_stmt *q;
   char name[128] = "";
   if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'schema'", -1, &q, NULL) == SQLITE_OK) {
     if (sqlite3_step(q) == SQLITE_ROW) snprintf(name, sizeof name, "%s", (const char *)sqlite3_column_text(q, 0));
