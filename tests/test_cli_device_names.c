@@ -37,8 +37,7 @@ int main(int argc, char **argv) {
     char args[1024];
     snprintf(args, sizeof args, cmds[i], spec, dir);
     rc = run_fmt(&out, "%s %s --device '%s' 2>&1", bin, args, name);
-    CHECK(rc == 0 || (rc == 1 && (strstr(out, "calibration disturbed") || strstr(out, "calibration implausible"))),
-          "%s --device '%s': exit %d: %s", args, name, rc, out);
+    CHECK(rc == 0 || (rc == 1 && calibration_refused(out)), "%s --device '%s': exit %d: %s", args, name, rc, out);
     CHECK(!strstr(out, "named twice") && !strstr(out, "matches no device") && !strstr(out, "several devices"),
           "%s: the name was split: %s", args, out);
     free(out);

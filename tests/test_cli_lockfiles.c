@@ -73,8 +73,7 @@ int main(int argc, char **argv) {
   /* the device's UUID names its lock files: a first calibration makes them */
   char *out;
   int rc = run_fmt(&out, "%s calibrate --json 2>&1", cli);
-  CHECK(rc == 0 || (rc == 1 && (strstr(out, "calibration disturbed") || strstr(out, "calibration implausible"))),
-        "first calibration: %s", out);
+  CHECK(rc == 0 || (rc == 1 && calibration_refused(out)), "first calibration: %s", out);
   free(out);
   rc = run_fmt(&out, "ls %s | sed -n 's/^device-\\(.*\\)\\.lock$/\\1/p'", cache);
   sscanf(out, "%36s", uuid);
@@ -110,8 +109,8 @@ int main(int argc, char **argv) {
         snprintf(row[f], sizeof row[f], "%s, exit %d, %.1f s", rc == 2 && strstr(out, said[i]) ? "refused" : "NOT REFUSED",
                  rc, s);
       } else { /* a cache: not read, not written; the calibration measures as without one */
-        CHECK(rc == 0 || (rc == 1 && (strstr(out, "calibration disturbed") || strstr(out, "calibration implausible"))),
-              "%s at the pipeline cache: exit %d: %s", kinds[i], rc, out);
+        CHECK(rc == 0 || (rc == 1 && calibration_refused(out)), "%s at the pipeline cache: exit %d: %s", kinds[i], rc,
+              out);
         snprintf(row[f], sizeof row[f], "not used, exit %d, %.1f s", rc, s);
       }
       free(out);

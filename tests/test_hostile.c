@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
        * that names the busy machine, never an answer, never a crash) */
       if (!(want == 0 && rc == 1 &&
             (strstr(e, "could not establish P") || strstr(e, "less busy machine") || strstr(e, "busy machine?") ||
-             strstr(e, "calibration disturbed") || strstr(e, "calibration implausible"))))
+             calibration_refused(e))))
         break;
     }
     char reason[300];
