@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The suite's own rules, checked on the registered tests (ctest --show-only=json-v1), so that a new test
 cannot quietly break them (docs/testing.md):
-- every device test (label lavapipe) runs through tests/timed.sh, alone (RUN_SERIAL), with a timeout (the
-  exception named below, with its reason); a device test runs beside others only with the label "beside" (it
-  checks refusals, files and messages, never a measured value a starved host could move), and then it is named
-  below as such, so that a test cannot lose RUN_SERIAL by a slip;
+- every device test (label lavapipe) runs through tests/timed.sh, one timed device test at a time (RESOURCE_LOCK
+  timed_device, first in ctest's order: COST 2000), with a timeout (the exception named below, with its reason); a
+  device test runs beside other device tests only with the label "beside" (it checks refusals, files and messages,
+  never a measured value a starved host could move), and then it is named below as such and runs a step below the
+  timed ones (VKOCC_TIMED_NICE=-10), so that a test cannot lose its lock by a slip;
 - no device test turns an exit status into a skip (SKIP_RETURN_CODE): a device test passes or fails.
 usage: test_suite_rules.py CTEST BUILD_DIR"""
 import json, os, shutil, subprocess, sys, tempfile
@@ -39,10 +40,18 @@ for t in doc["tests"]:
     beside = "beside" in props.get("LABELS", [])
     if beside != (name in BESIDE):
         bad.append(f"{name}: label beside {'set' if beside else 'missing'}, but {'not ' if name not in BESIDE else ''}named in BESIDE")
-    if not props.get("RUN_SERIAL") and not beside:
-        bad.append(f"{name}: not RUN_SERIAL")
-    if props.get("RUN_SERIAL") and beside:
-        bad.append(f"{name}: RUN_SERIAL with the label beside")
+    locked = "timed_device" in (props.get("RESOURCE_LOCK") or [])
+    env = props.get("ENVIRONMENT") or []
+    if not locked and not beside:
+        bad.append(f"{name}: not RESOURCE_LOCK timed_device")
+    if not beside and (props.get("COST") or 0) < 2000:
+        bad.append(f"{name}: COST {props.get('COST')}: a timed device test starts before the others (COST 2000)")
+    if locked and beside:
+        bad.append(f"{name}: RESOURCE_LOCK timed_device with the label beside")
+    if beside and "VKOCC_TIMED_NICE=-10" not in env:
+        bad.append(f"{name}: beside, but not a step below the timed tests (VKOCC_TIMED_NICE=-10)")
+    if props.get("RUN_SERIAL"):
+        bad.append(f"{name}: RUN_SERIAL (a timed device test takes the lock timed_device and runs beside a test that times nothing)")
     if not props.get("TIMEOUT"):
         bad.append(f"{name}: no TIMEOUT")
     if "SKIP_RETURN_CODE" in props:
