@@ -4,8 +4,9 @@ cannot quietly break them (docs/testing.md):
 - every device test (label lavapipe) runs through tests/timed.sh, one timed device test at a time (RESOURCE_LOCK
   timed_device, first in ctest's order: COST 2000), with a timeout (the exception named below, with its reason); a
   device test runs beside other device tests only with the label "beside" (it checks refusals, files and messages,
-  never a measured value a starved host could move), and then it is named below as such and runs a step below the
-  timed ones (VKOCC_TIMED_NICE=-10), so that a test cannot lose its lock by a slip;
+  never a measured value a starved host could move), and then it is named below as such and runs in ctest's
+  session with the unit tests (VKOCC_BESIDE=1), which a timed test lowers while it runs, so that a test cannot
+  lose its lock by a slip;
 - no device test turns an exit status into a skip (SKIP_RETURN_CODE): a device test passes or fails.
 usage: test_suite_rules.py CTEST BUILD_DIR"""
 import json, os, shutil, subprocess, sys, tempfile
@@ -48,8 +49,8 @@ for t in doc["tests"]:
         bad.append(f"{name}: COST {props.get('COST')}: a timed device test starts before the others (COST 2000)")
     if locked and beside:
         bad.append(f"{name}: RESOURCE_LOCK timed_device with the label beside")
-    if beside and "VKOCC_TIMED_NICE=-10" not in env:
-        bad.append(f"{name}: beside, but not a step below the timed tests (VKOCC_TIMED_NICE=-10)")
+    if beside != ("VKOCC_BESIDE=1" in env):
+        bad.append(f"{name}: {'beside, but not' if beside else 'not beside, but'} run in ctest's session (VKOCC_BESIDE=1)")
     if props.get("RUN_SERIAL"):
         bad.append(f"{name}: RUN_SERIAL (a timed device test takes the lock timed_device and runs beside a test that times nothing)")
     if not props.get("TIMEOUT"):
