@@ -2,7 +2,8 @@
 """The suite's own rules, checked on the registered tests (ctest --show-only=json-v1), so that a new test
 cannot quietly break them (docs/testing.md):
 - every device test (label lavapipe) runs through tests/timed.sh, one timed device test at a time (RESOURCE_LOCK
-  timed_device, first in ctest's order: COST 2000), with a timeout (the exception named below, with its reason); a
+  timed_device, first in ctest's order: COST 2000; alone, RUN_SERIAL, where its priority cannot be raised above
+  its neighbour's), with a timeout (the exception named below, with its reason); a
   device test runs beside other device tests only with the label "beside" (it checks refusals, files and messages,
   never a measured value a starved host could move), and then it is named below as such and runs in ctest's
   session with the unit tests (VKOCC_BESIDE=1), which a timed test lowers while it runs, so that a test cannot
@@ -27,6 +28,8 @@ UNTIMED = {"test_install_example": "builds and links the installed package; runs
 # device tests that run beside others (label "beside" in tests/CMakeLists.txt, with the reason there)
 BESIDE = {"test_cli_conventions", "test_hostile", "test_hostile_tune", "test_tune_files_lvp", "test_cli_device_names",
           "test_cli_options", "test_fleet_lvp"}
+# timed.sh raises a timed test above its neighbour only with root or CAP_SYS_NICE; without, it runs alone
+RAISE = subprocess.run(["nice", "-n", "-20", "true"], capture_output=True).returncode == 0
 bad, device = [], 0
 for t in doc["tests"]:
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
@@ -42,17 +45,19 @@ for t in doc["tests"]:
     if beside != (name in BESIDE):
         bad.append(f"{name}: label beside {'set' if beside else 'missing'}, but {'not ' if name not in BESIDE else ''}named in BESIDE")
     locked = "timed_device" in (props.get("RESOURCE_LOCK") or [])
+    serial = bool(props.get("RUN_SERIAL"))
     env = props.get("ENVIRONMENT") or []
-    if not locked and not beside:
-        bad.append(f"{name}: not RESOURCE_LOCK timed_device")
-    if not beside and (props.get("COST") or 0) < 2000:
-        bad.append(f"{name}: COST {props.get('COST')}: a timed device test starts before the others (COST 2000)")
-    if locked and beside:
-        bad.append(f"{name}: RESOURCE_LOCK timed_device with the label beside")
+    if beside and (locked or serial):
+        bad.append(f"{name}: {'RESOURCE_LOCK timed_device' if locked else 'RUN_SERIAL'} with the label beside")
     if beside != ("VKOCC_BESIDE=1" in env):
         bad.append(f"{name}: {'beside, but not' if beside else 'not beside, but'} run in ctest's session (VKOCC_BESIDE=1)")
-    if props.get("RUN_SERIAL"):
-        bad.append(f"{name}: RUN_SERIAL (a timed device test takes the lock timed_device and runs beside a test that times nothing)")
+    if not beside and RAISE:
+        if not locked or serial:
+            bad.append(f"{name}: not RESOURCE_LOCK timed_device (the priority can be raised here)")
+        if (props.get("COST") or 0) < 2000:
+            bad.append(f"{name}: COST {props.get('COST')}: a timed device test starts before the others (COST 2000)")
+    if not beside and not RAISE and (locked or not serial):
+        bad.append(f"{name}: not RUN_SERIAL (the priority cannot be raised here: a timed test runs alone)")
     if not props.get("TIMEOUT"):
         bad.append(f"{name}: no TIMEOUT")
     if "SKIP_RETURN_CODE" in props:
