@@ -3,7 +3,8 @@
 cannot quietly break them (docs/testing.md):
 - every device test (label lavapipe) runs through tests/timed.sh, one timed device test at a time (RESOURCE_LOCK
   timed_device, first in ctest's order: COST 2000; alone, RUN_SERIAL, where its priority cannot be raised above
-  its neighbour's), with a timeout (the exception named below, with its reason); a
+  its neighbour's), those named in ALONE alone and before all others (RUN_SERIAL, COST 3000), with a timeout (the
+  exception named below, with its reason); a
   device test runs beside other device tests only with the label "beside" (it checks refusals, files and messages,
   never a measured value a starved host could move), and then it is named below as such and runs in ctest's
   session with the unit tests (VKOCC_BESIDE=1), which a timed test lowers while it runs, so that a test cannot
@@ -28,6 +29,9 @@ UNTIMED = {"test_install_example": "builds and links the installed package; runs
 # device tests that run beside others (label "beside" in tests/CMakeLists.txt, with the reason there)
 BESIDE = {"test_cli_conventions", "test_hostile", "test_hostile_tune", "test_tune_files_lvp", "test_cli_device_names",
           "test_cli_options", "test_fleet_lvp"}
+# timed device tests that run alone and first (RUN_SERIAL, COST 3000), with the reason in tests/CMakeLists.txt
+ALONE = {"test_calibrate_lvp", "test_probe_lvp_threads1", "test_probe_lvp_threads2", "test_shader_lvp",
+         "test_shader_unmod", "test_race_lvp"}
 # timed.sh raises a timed test above its neighbour only with root or CAP_SYS_NICE; without, it runs alone
 RAISE = subprocess.run(["nice", "-n", "-20", "true"], capture_output=True).returncode == 0
 bad, device = [], 0
@@ -51,17 +55,22 @@ for t in doc["tests"]:
         bad.append(f"{name}: {'RESOURCE_LOCK timed_device' if locked else 'RUN_SERIAL'} with the label beside")
     if beside != ("VKOCC_BESIDE=1" in env):
         bad.append(f"{name}: {'beside, but not' if beside else 'not beside, but'} run in ctest's session (VKOCC_BESIDE=1)")
-    if not beside and RAISE:
+    if name in ALONE:
+        if beside or locked or not serial or (props.get("COST") or 0) < 3000:
+            bad.append(f"{name}: named in ALONE, but not RUN_SERIAL with COST 3000 (or beside, or locked)")
+    elif not beside and RAISE:
         if not locked or serial:
             bad.append(f"{name}: not RESOURCE_LOCK timed_device (the priority can be raised here)")
         if (props.get("COST") or 0) < 2000:
             bad.append(f"{name}: COST {props.get('COST')}: a timed device test starts before the others (COST 2000)")
-    if not beside and not RAISE and (locked or not serial):
+    if name not in ALONE and not beside and not RAISE and (locked or not serial):
         bad.append(f"{name}: not RUN_SERIAL (the priority cannot be raised here: a timed test runs alone)")
     if not props.get("TIMEOUT"):
         bad.append(f"{name}: no TIMEOUT")
     if "SKIP_RETURN_CODE" in props:
         bad.append(f"{name}: SKIP_RETURN_CODE {props['SKIP_RETURN_CODE']} (a device test passes or fails)")
+for name in sorted(ALONE - {t["name"] for t in doc["tests"]}):
+    bad.append(f"{name}: named in ALONE, but no such test")
 print(f"{device} device tests checked")
 for b in bad:
     print("rule broken:", b)
