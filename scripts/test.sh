@@ -34,11 +34,11 @@ phase "the ASan+UBSan build done"
 # built once the ASan build is done (beside it, it took 18 s from that build whatever its priority: 84 s against 66 s
 # alone, measured; a build's short compiler processes lose the CPU to any other work), and built and run beside the
 # suite's tests in a session of its own at a low priority (autogroup nice 5: a third of
-# the weight of another session at nice 0, a 265th of a timed test's at -20), so that it takes mostly CPU time
-# the suite leaves (the device tests run one at a time and leave a core idle much of the time: 1.04 cores in use over
-# 181 s of them, measured) and never crowds a timed test (at nice 0 with -j2 the build was one more CPU hog beside
-# them). At nice 19 it starved beside CPU hogs, which then took all that idle time, and 41-57 s of it ran after the
-# suite (738 and 812 s beside three hogs); once the suite is done it gets this script's priority.
+# the weight of another session at nice 0, a 265th of a timed test's at -20), so that it takes CPU time the suite
+# leaves and never crowds a timed test (at nice 0 with -j2 the build was one more CPU hog beside them). Quiet, that
+# is enough: its build done before the suite, its tests within a second of it (4 of 4 runs). Beside three hogs, which
+# take most of what the suite leaves, 27-30 s of it ran after the suite (6 of 6 runs; at nice 19, 41-57 s). Once the
+# suite is done it gets this script's priority.
 # Skipped only when ctest was given a selection of tests ($@).
 mdir=$(mktemp -d)
 mbuild=
