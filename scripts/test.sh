@@ -8,7 +8,9 @@ set -euo pipefail
 # where allowed (root or CAP_SYS_NICE): other work on the machine then slows it little. Its device tests
 # raise their own priority anyway (tests/timed.sh); docs/testing.md says why a session and not only nice.
 # (On a terminal a new session would no longer get the terminal's Ctrl-C.)
-if [ -z "${VKOCC_TEST_SESSION:-}" ] && [ ! -t 0 ] && nice -n -10 true 2>/dev/null; then
+# (GNU nice runs the command even where it cannot set the priority, warning only: so the check reads the priority got)
+can_raise() { [ "$(nice -n -1 nice 2>/dev/null)" -lt "$(nice)" ]; }
+if [ -z "${VKOCC_TEST_SESSION:-}" ] && [ ! -t 0 ] && can_raise; then
   export VKOCC_TEST_SESSION=1
   exec setsid -w sh -c 'if [ -w /proc/self/autogroup ]; then echo -10 >/proc/self/autogroup 2>/dev/null; fi
                         exec nice -n -10 "$@"' test.sh "$0" "$@"
@@ -44,7 +46,7 @@ mdir=$(mktemp -d)
 mbuild=
 # (Only where the priority can be raised again, as root or with CAP_SYS_NICE; elsewhere at the ordinary priority.)
 prio=0
-if nice -n -1 true 2>/dev/null; then prio=5; fi
+if can_raise; then prio=5; fi
 if [ $# -eq 0 ]; then
   setsid -w sh -c 'if [ -w /proc/self/autogroup ]; then echo "$1" >/proc/self/autogroup 2>/dev/null; fi
                    exec nice -n "$1" sh -c "cmake -S . -B build-memcheck $2 -DCMAKE_BUILD_TYPE=Debug >/dev/null &&
