@@ -13,7 +13,7 @@ static const char *help =
     "(intercept), R^2 and the largest relative residual. N is 4..64: 2 or 3 points fit a line whatever they\n"
     "measured. A fit below R^2 0.999, or one the timestamps do not allow (a spin whose ticks would outlast its\n"
     "dispatch, spins too short to judge), is measured again with longer spins, then refused: exit 1 with the\n"
-    "numbers.\n"
+    "numbers, and -o writes no file.\n"
     "--no-shader-clock measures as if the device had no VK_KHR_shader_clock. -o FILE writes the JSON\n"
     "document (schema vkocc.calibration/1) that --json prints.\n";
 
@@ -67,13 +67,14 @@ int cmd_calibrate(cli_run *run, int argc, char **argv) {
   rc = cli_open("calibrate", &c, &ctx);
   if (rc) return rc;
   vkocc_calibration cal;
-  /* a poor fit is refused (exit 1) but still printed and written, marked poor_fit: the numbers are the evidence */
+  /* a poor fit is refused (exit 1) but still printed (--json: the document marked poor_fit): the numbers are the
+   * evidence. It writes no -o file: that would replace a calibration the user kept there with a refused one. */
   vkocc_status s = vkocc_calibrate(ctx, &o, &cal);
   if (s && !cal.poor_fit) return cli_fail("calibrate", s);
   if (s) fprintf(stderr, "vkocc calibrate: %s\n", vkocc_last_error());
   const vkocc_device_info *d = vkocc_context_device(ctx);
   vkocc_status w;
-  if (c.output && (w = vkocc_calibration_save(d, &cal, c.output))) return cli_fail("calibrate", w);
+  if (c.output && !cal.poor_fit && (w = vkocc_calibration_save(d, &cal, c.output))) return cli_fail("calibrate", w);
   if (c.json) { /* poor_fit is in the document */
     w = vkocc_calibration_save(d, &cal, "-");
     return w ? cli_fail("calibrate", w) : cal.poor_fit ? 1 : 0;

@@ -76,8 +76,20 @@ int main(int argc, char **argv) {
   CHECK(rc == 2, "calibrate --lengths 2: exit %d: %s", rc, out);
   CHECK_CONTAINS(out, "--lengths 2: a calibration needs at least 4 spin lengths");
   free(out);
-  rc = run_fmt(&out, "%s calibrate --lengths 4 --repeats 1 --longest-ms 0.01 --json 2>&1", bin);
+  /* with -o on a file that holds something: written where accepted, left as it was where refused (a calibration the
+   * user kept there is not replaced by a refused one) */
+  char keep[64];
+  snprintf(keep, sizeof keep, "/tmp/vkocc-cal-keep-%d.json", (int)getpid());
+  FILE *kf = fopen(keep, "w");
+  if (kf) fputs("kept\n", kf), fclose(kf);
+  rc = run_fmt(&out, "%s calibrate --lengths 4 --repeats 1 --longest-ms 0.01 --json -o %s 2>&1", bin, keep);
   {
+    char *kept;
+    run_fmt(&kept, "cat %s; rm -f %s", keep, keep);
+    if (rc == 0)
+      CHECK(strstr(kept, "\"schema\": \"vkocc.calibration/1\""), "an accepted calibration's -o file: %.200s", kept);
+    else CHECK(!strcmp(kept, "kept\n"), "a refused calibration (exit %d) replaced the -o file: %.200s", rc, kept);
+    free(kept);
     json_error_t je;
     const char *brace = strchr(out, '{');
     json_t *doc = brace ? json_loads(brace, 0, &je) : NULL;
