@@ -38,8 +38,8 @@ phase "the ASan+UBSan build done"
 # suite's tests in a session of its own at a low priority (autogroup nice 5: a third of
 # the weight of another session at nice 0, a 265th of a timed test's at -20), so that it takes CPU time the suite
 # leaves and never crowds a timed test (at nice 0 with -j2 the build was one more CPU hog beside them). Quiet, that
-# is enough: its build done before the suite, its tests within a second of it (4 of 4 runs). Beside three hogs, which
-# take most of what the suite leaves, 27-30 s of it ran after the suite (6 of 6 runs; at nice 19, 41-57 s). Once the
+# is enough: its build done before the suite, its tests within a second of it (6 of 6 runs). Beside three hogs, which
+# take most of what the suite leaves, 24-31 s of it ran after the suite (8 of 8 runs; at nice 19, 41-57 s). Once the
 # suite is done it gets this script's priority.
 # Skipped only when ctest was given a selection of tests ($@).
 mdir=$(mktemp -d)
