@@ -14,12 +14,13 @@
 # A device test that times nothing (label "beside": VKOCC_BESIDE=1) stays in that session, at its priority.
 # usage: timed.sh PROGRAM [ARGS...]
 if [ -n "${VKOCC_BESIDE:-}" ]; then exec "$@"; fi
-# (GNU nice runs the command even where it cannot set the priority, warning only: so the check reads the priority got)
-if [ "$(nice -n -20 nice 2>/dev/null)" = -20 ]; then
+# (GNU nice runs the command even where it cannot set the priority, warning only: so the check reads the priority got;
+# -40 because nice adds to the current value: -20 from any start)
+if [ "$(nice -n -40 nice 2>/dev/null)" = -20 ]; then
   home=$(sed -nE 's/.* nice (-?[0-9]+)$/\1/p' /proc/self/autogroup 2>/dev/null)
   if [ -n "$home" ] && [ "$home" -lt -5 ]; then echo -5 >/proc/self/autogroup 2>/dev/null || home=; else home=; fi
   setsid -w sh -c 'if [ -w /proc/self/autogroup ]; then echo -20 >/proc/self/autogroup 2>/dev/null; fi
-                   exec nice -n -20 "$@"' timed.sh "$@"
+                   exec nice -n -40 "$@"' timed.sh "$@"
   rc=$?
   if [ -n "$home" ]; then echo "$home" >/proc/self/autogroup 2>/dev/null; fi
   exit "$rc"
