@@ -31,7 +31,7 @@ BESIDE = {"test_cli_conventions", "test_hostile", "test_hostile_tune", "test_tun
           "test_cli_options", "test_fleet_lvp"}
 # timed device tests that run alone and first (RUN_SERIAL, COST 3000), with the reason in tests/CMakeLists.txt
 ALONE = {"test_calibrate_lvp", "test_probe_lvp_threads1", "test_probe_lvp_threads2", "test_shader_lvp",
-         "test_shader_unmod", "test_race_lvp"}
+         "test_shader_unmod", "test_race_lvp", "test_surface_lvp"}
 # timed.sh raises a timed test above its neighbour only with root or CAP_SYS_NICE; without, it runs alone
 # (GNU nice runs the command even where it cannot set the priority, warning only: so this reads the priority got)
 RAISE = subprocess.run(["nice", "-n", "-40", "nice"], capture_output=True, text=True).stdout.strip() == "-20"
