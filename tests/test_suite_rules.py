@@ -64,7 +64,7 @@ for t in doc["tests"]:
             bad.append(f"{name}: not RESOURCE_LOCK timed_device (the priority can be raised here)")
         if (props.get("COST") or 0) < 2000:
             bad.append(f"{name}: COST {props.get('COST')}: a timed device test starts before the others (COST 2000)")
-    if name not in ALONE and not beside and not RAISE and (locked or not serial):
+    elif not beside and (locked or not serial):
         bad.append(f"{name}: not RUN_SERIAL (the priority cannot be raised here: a timed test runs alone)")
     if not props.get("TIMEOUT"):
         bad.append(f"{name}: no TIMEOUT")
