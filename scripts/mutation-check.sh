@@ -41,6 +41,7 @@ validation-skips-last-device@shaders/compare.comp@k < pc.n; k += stride@k + 1u <
 comb-second-tooth-as-P@probes/comb.c@  free(starts); free(ends); free(len); free(dwell);\n  return VKOCC_OK;@  if (out->teeth >= 2) out->P = out->tooth_heights[1];\n  free(starts); free(ends); free(len); free(dwell);\n  return VKOCC_OK;@^test_comb$|^test_probe_lvp_threads
 header-identifier-lets-star-slash@policy/header.c@name[i] == '_' || name[i] == '-')@name[i] == '_' || name[i] == '-' || name[i] == '*' || name[i] == '/')@^test_policy_header$
 P-condition-error-as-true@tune/spec/t1_space.c@    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) return cond_fail(s, &s->conds[c], coord, err);\n    if (!texpr_truthy(&v)) {@    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) continue;\n    if (!texpr_truthy(&v)) {@^test_t1$
+calibrate-o-writes-refused@cli/cmd_calibrate.c@  if (c.output && !cal.poor_fit && (w = vkocc_calibration_save(d, &cal, c.output)))@  if (c.output && (w = vkocc_calibration_save(d, &cal, c.output)))@^test_cli_devices$
 EOF
 )
 
