@@ -42,6 +42,7 @@ comb-second-tooth-as-P@probes/comb.c@  free(starts); free(ends); free(len); free
 header-identifier-lets-star-slash@policy/header.c@name[i] == '_' || name[i] == '-')@name[i] == '_' || name[i] == '-' || name[i] == '*' || name[i] == '/')@^test_policy_header$
 P-condition-error-as-true@tune/spec/t1_space.c@    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) return cond_fail(s, &s->conds[c], coord, err);\n    if (!texpr_truthy(&v)) {@    if (!texpr_eval(s->conds[c].e, &env, &v, err, sizeof err)) continue;\n    if (!texpr_truthy(&v)) {@^test_t1$
 calibrate-o-writes-refused@cli/cmd_calibrate.c@  if (c.output && !cal.poor_fit && (w = vkocc_calibration_save(d, &cal, c.output)))@  if (c.output && (w = vkocc_calibration_save(d, &cal, c.output)))@^test_cli_devices$
+batched-combs-never-establish@probes/probe.c@  if (!ctx->device_clock || ps->dispatch || !n ||@  if (1 || !ctx->device_clock || ps->dispatch || !n ||@^test_surface_lvp$
 EOF
 )
 
