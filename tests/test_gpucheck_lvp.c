@@ -11,6 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 extern const uint32_t shaders_spv_compare_exact[], shaders_spv_clockprobe[];
 extern const size_t shaders_spv_compare_exact_size, shaders_spv_clockprobe_size;
 
@@ -270,9 +275,13 @@ static void test_probe(void) {
   vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   CHECK(vkocc_calibrate(ctx, &co, &cal) == VKOCC_OK, "calibrate: %s", vkocc_last_error());
   double expect = cal.shader_clock_mhz * cal.ns_per_tick / 1e3; /* cycles per realtime tick */
-  double lo = INFINITY, hi = 0;
+  /* Each reading is lavapipe's two clocks read by a host thread, which the host may preempt between them: a loaded
+   * host gave one reading of 0.69 beside 0.99 (a fresh-clone run, quiet). So 10 readings, and the constant clock must
+   * read alike in 8 of them: one disturbed reading is the host's, a probe that reads wrongly fails most of them. */
+  double lo = INFINITY, hi = 0, rd[10];
+  uint32_t nrd = 0;
   CHECK(core_clock_probe_read(&p, 0) == 0, "nothing recorded yet");
-  for (int batch = 0; batch < 3; batch++) {
+  for (int batch = 0; batch < 5; batch++) {
     core_batch *b = core_context_batch(ctx);
     CHECK(core_batch_begin(b) == VKOCC_OK, "begin");
     core_clock_probe_record(b, &p, 0);
@@ -284,6 +293,7 @@ static void test_probe(void) {
       CHECK(x > 0, "batch %d slot %u: reading %g", batch, sl, x);
       if (x < lo) lo = x;
       if (x > hi) hi = x;
+      rd[nrd++] = x;
     }
     CHECK(core_clock_probe_read(&p, 2) > 0, "batch %d: slot 2 keeps its last reading", batch);
   }
@@ -296,8 +306,15 @@ static void test_probe(void) {
   CHECK(core_clock_probe_read(&p, 2) > 0, "run: a reading");
   CHECK(core_clock_probe_read(&p, 3) == 0, "slot 3 does not exist");
   printf("probe readings %.4f..%.4f cycles per realtime tick, calibration %.4f\n", lo, hi, expect);
-  CHECK(hi <= 1.25 * lo, "a constant clock reads alike: %g..%g", lo, hi);
-  CHECK(lo >= 0.75 * expect && hi <= 1.25 * expect, "the calibration's ratio %g", expect);
+  qsort(rd, nrd, sizeof *rd, cmp_double);
+  double med = (rd[nrd / 2 - 1] + rd[nrd / 2]) / 2;
+  uint32_t alike = 0;
+  for (uint32_t i = 0; i < nrd; i++) alike += rd[i] >= med / 1.25 && rd[i] <= med * 1.25;
+  CHECK(nrd == 10 && alike >= 8,
+        "a constant clock reads alike: %u of %u readings within 25%% of their median %g (%g..%g)", alike, nrd, med, lo,
+        hi);
+  CHECK(med >= 0.75 * expect && med <= 1.25 * expect, "the readings' median %g against the calibration's ratio %g", med,
+        expect);
   core_clock_probe_destroy(ctx, &p);
 }
 
