@@ -275,10 +275,11 @@ static void test_probe(void) {
   vkocc_calibrate_preset(VKOCC_CALIBRATION_QUICK, &co);
   CHECK(vkocc_calibrate(ctx, &co, &cal) == VKOCC_OK, "calibrate: %s", vkocc_last_error());
   double expect = cal.shader_clock_mhz * cal.ns_per_tick / 1e3; /* cycles per realtime tick */
-  /* Each reading is lavapipe's two clocks read by a host thread, which the host may preempt between them: a loaded
-   * host gave one reading of 0.69 beside 0.99 (a fresh-clone run, quiet). So 10 readings, and the constant clock must
-   * read alike in 8 of them: one disturbed reading is the host's, a probe that reads wrongly fails most of them. */
-  double lo = INFINITY, hi = 0, rd[10];
+  /* Each reading is lavapipe's two clocks read by a host thread, which the host may preempt between them: the host's
+   * other work (the memcheck build of a quiet fresh-clone run) gave one reading of 0.69 beside 0.99. So 10 readings,
+   * and the constant clock must read alike in 8 of them: one disturbed reading is the host's, a probe that reads
+   * wrongly fails most of them. */
+  double rd[10];
   uint32_t nrd = 0;
   CHECK(core_clock_probe_read(&p, 0) == 0, "nothing recorded yet");
   for (int batch = 0; batch < 5; batch++) {
@@ -291,8 +292,6 @@ static void test_probe(void) {
     for (uint32_t sl = 0; sl < 2; sl++) {
       double x = core_clock_probe_read(&p, sl);
       CHECK(x > 0, "batch %d slot %u: reading %g", batch, sl, x);
-      if (x < lo) lo = x;
-      if (x > hi) hi = x;
       rd[nrd++] = x;
     }
     CHECK(core_clock_probe_read(&p, 2) > 0, "batch %d: slot 2 keeps its last reading", batch);
@@ -305,14 +304,13 @@ static void test_probe(void) {
   CHECK(core_batch_run(b, 0, "probe") == VKOCC_OK, "run: %s", vkocc_last_error());
   CHECK(core_clock_probe_read(&p, 2) > 0, "run: a reading");
   CHECK(core_clock_probe_read(&p, 3) == 0, "slot 3 does not exist");
-  printf("probe readings %.4f..%.4f cycles per realtime tick, calibration %.4f\n", lo, hi, expect);
   qsort(rd, nrd, sizeof *rd, cmp_double);
+  printf("probe readings %.4f..%.4f cycles per realtime tick, calibration %.4f\n", rd[0], rd[nrd - 1], expect);
   double med = (rd[nrd / 2 - 1] + rd[nrd / 2]) / 2;
   uint32_t alike = 0;
   for (uint32_t i = 0; i < nrd; i++) alike += rd[i] >= med / 1.25 && rd[i] <= med * 1.25;
-  CHECK(nrd == 10 && alike >= 8,
-        "a constant clock reads alike: %u of %u readings within 25%% of their median %g (%g..%g)", alike, nrd, med, lo,
-        hi);
+  CHECK(alike >= 8, "a constant clock reads alike: %u of %u readings within 25%% of their median %g (%g..%g)", alike,
+        nrd, med, rd[0], rd[nrd - 1]);
   CHECK(med >= 0.75 * expect && med <= 1.25 * expect, "the readings' median %g against the calibration's ratio %g", med,
         expect);
   core_clock_probe_destroy(ctx, &p);

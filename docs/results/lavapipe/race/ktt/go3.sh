@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # KTT side by side on this (otherwise idle) machine: 5 rounds quiet, then 5 beside two yes hogs.
-# before = /tmp/h4442-brace/build/vkocc (459d1ed, before racing), after = main's HEAD (build-rel), KTT 931c415's vadd
+# before = /tmp/h4442-brace/build/vkocc (459d1ed, before racing), after = main at 159adf2 (Release, /tmp/ct-Release/vkocc copied to A), KTT 931c415's vadd
 set -u
 K=/tmp/ktt/Build/03KernelTuningVulkan
 B=/tmp/h4442-brace/build/vkocc
